@@ -1,0 +1,10 @@
+# Warnings: -Wall -Wextra clean is a project rule; PRUNER_WERROR turns them into errors.
+option(PRUNER_WERROR "Treat warnings as errors" OFF)
+add_compile_options(-Wall -Wextra)
+if(PRUNER_WERROR)
+  add_compile_options(-Werror)
+endif()
+if(PRUNER_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -1,0 +1,100 @@
+/* pruner/compile.h: one (workload, config, target) to a GPU binary and how to launch it.
+ *
+ * Compilation happens in-process through the MLIR C API: the workload is rebuilt as a
+ * linalg function, the config's transform schedule (pruner/schedule.h) is applied, the
+ * result is lowered to NVVM and PTX, and ptxas turns the PTX into a cubin while reporting
+ * registers, spills and shared memory. Many candidates compile in parallel in worker
+ * processes, each under a timeout (ptxas and some pattern sets can hang or explode).
+ * A config that MLIR or ptxas rejects is an error result carrying the compiler's message,
+ * never a crash of the caller. */
+#ifndef PRUNER_COMPILE_H
+#define PRUNER_COMPILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pruner/space.h"
+#include "pruner/status.h"
+#include "pruner/target.h"
+#include "pruner/workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PRUNER_MAX_KERNEL_ARGS 64
+
+typedef enum PrunerKernelArgKind {
+  PRUNER_ARG_BUFFER_ALLOCATED = 0, /* pointer: memref allocated pointer          */
+  PRUNER_ARG_BUFFER_ALIGNED,       /* pointer: memref aligned pointer            */
+  PRUNER_ARG_INDEX,                /* i64 scalar (memref offset, size or stride) */
+} PrunerKernelArgKind;
+
+/* One kernel parameter. Buffers are passed as expanded memref descriptors: allocated
+ * pointer, aligned pointer, offset, sizes..., strides...; `operand` says which operand of
+ * the workload the descriptor belongs to (-1 for scalars that are not part of one). */
+typedef struct PrunerKernelArg {
+  PrunerKernelArgKind kind;
+  int operand;
+  int64_t value; /* for PRUNER_ARG_INDEX */
+} PrunerKernelArg;
+
+typedef struct PrunerKernelResources {
+  int registers;
+  int spill_store_bytes;
+  int spill_load_bytes;
+  int stack_bytes;
+  int shared_bytes; /* static shared memory */
+  int constant_bytes;
+} PrunerKernelResources;
+
+typedef struct PrunerCompileResult {
+  PrunerStatus status;  /* !ok: the message is the compiler's (first lines)     */
+  char kernel_name[128];
+  int64_t grid[3];
+  int64_t block[3];
+  int64_t dynamic_smem_bytes;
+  int num_args;
+  PrunerKernelArg args[PRUNER_MAX_KERNEL_ARGS];
+  PrunerKernelResources resources;
+  unsigned char *binary; /* cubin (or PTX text when format is PTX); owned, free with
+                            prunerCompileResultRelease */
+  size_t binary_size;
+  double mlir_seconds;   /* time spent in MLIR (schedule, lowering, PTX)  */
+  double ptxas_seconds;  /* time spent in ptxas                           */
+} PrunerCompileResult;
+
+typedef enum PrunerBinaryFormat {
+  PRUNER_BINARY_CUBIN = 0,
+  PRUNER_BINARY_PTX = 1,
+} PrunerBinaryFormat;
+
+typedef struct PrunerCompileOptions {
+  PrunerBinaryFormat format;
+  double timeout_seconds;   /* per candidate; default 60                   */
+  int64_t memory_limit_mb;  /* per worker address space; default 6000      */
+  int jobs;                 /* worker processes; 0 = number of cores       */
+  const char *ptxas_path;   /* NULL: /usr/local/cuda/bin/ptxas or PATH     */
+} PrunerCompileOptions;
+
+PrunerCompileOptions prunerCompileDefaultOptions(void);
+
+/* Compiles one candidate in the calling process (no timeout protection). */
+PrunerCompileResult prunerCompileOne(const PrunerWorkload *w, const PrunerConfig *config,
+                                     const PrunerTargetDesc *t,
+                                     const PrunerCompileOptions *opts);
+
+/* Compiles `n` candidates of one workload in parallel worker processes, each under the
+ * timeout; results[i] belongs to configs[i]. Never fails as a whole: a candidate that
+ * times out, crashes its worker or is rejected gets an error status. */
+void prunerCompileMany(const PrunerWorkload *w, const PrunerConfig *configs, size_t n,
+                       const PrunerTargetDesc *t, const PrunerCompileOptions *opts,
+                       PrunerCompileResult *results);
+
+void prunerCompileResultRelease(PrunerCompileResult *result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PRUNER_COMPILE_H */

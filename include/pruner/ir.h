@@ -1,0 +1,51 @@
+/* pruner/ir.h: the bridge between MLIR IR and pruner's plain-C descriptions.
+ *
+ * Reading: a linalg op becomes a PrunerWorkload (or a status saying why it is not
+ * tunable: dynamic shapes, an unsupported op); a `pruner.config` attribute becomes a
+ * PrunerConfig. Writing: a config or a space becomes an attribute. All through the MLIR
+ * C API; this is the only part of the core library that links MLIR. The plugin's passes
+ * and pruner-tune both use it, so the IR they read and write is the same. */
+#ifndef PRUNER_IR_H
+#define PRUNER_IR_H
+
+#include <mlir-c/IR.h>
+
+#include "pruner/space.h"
+#include "pruner/status.h"
+#include "pruner/workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PRUNER_CONFIG_ATTR "pruner.config"
+#define PRUNER_SPACE_ATTR "pruner.space"
+
+/* True for ops of the linalg dialect that pruner looks at (everything named "linalg.*"
+ * that implements the structured-op interface, including linalg.fill). */
+bool prunerIsLinalgOp(MlirOperation op);
+
+/* Describes `op`. Fails, with a message naming the op, for ops pruner does not tune
+ * (fills, copies, unsupported named ops, non-affine generics), dynamic shapes, tensor
+ * semantics violations and element types outside PrunerDType. */
+PrunerStatus prunerWorkloadFromOperation(MlirOperation op, PrunerWorkload *out);
+
+/* Reads a config attribute (a dictionary with IREE's key names; arrays may be written
+ * as [..] of integers or as array<i64: ..>). Unknown keys, wrong lengths and
+ * non-integers are errors naming the key. Does not check the config against a target:
+ * call prunerConfigCheck for that. */
+PrunerStatus prunerConfigFromAttribute(const PrunerWorkload *w, MlirAttribute attr,
+                                       PrunerConfig *out);
+
+/* The dictionary attribute for a config (the form of docs/config.md). */
+MlirAttribute prunerConfigToAttribute(MlirContext ctx, const PrunerWorkload *w,
+                                      const PrunerConfig *config);
+
+/* The `pruner.space` dictionary: workload, knobs, target limits, valid count. */
+MlirAttribute prunerSpaceToAttribute(MlirContext ctx, PrunerSpace space);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PRUNER_IR_H */

@@ -1,0 +1,112 @@
+/* pruner/records.h: the tuning log, one JSON object per measured candidate.
+ *
+ * Records are JSON lines (format in docs/records.md), appended and flushed one line at a
+ * time so that a crash or Ctrl-C loses nothing already measured. Each line is
+ * self-contained: workload key and description, target key, config, status, samples and
+ * their median, clock, and the draft/verifier scores the candidate had when it was chosen.
+ * A reader skips a torn or corrupt line with a warning (counted, with its line number)
+ * and loses nothing else. Tuning resumes from the file and never re-measures a config it
+ * already has for the same workload and target; records of another target are kept
+ * apart and never count as measurements of this one. MLIR-free (cJSON only), so the
+ * runner uses it too. */
+#ifndef PRUNER_RECORDS_H
+#define PRUNER_RECORDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pruner/space.h"
+#include "pruner/status.h"
+#include "pruner/workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PRUNER_RECORDS_VERSION 1
+#define PRUNER_MAX_SAMPLES 64
+
+typedef enum PrunerRecordStatus {
+  PRUNER_RECORD_OK = 0,
+  PRUNER_RECORD_COMPILE_ERROR,
+  PRUNER_RECORD_LAUNCH_ERROR,
+  PRUNER_RECORD_TIMEOUT,
+  PRUNER_RECORD_WRONG_RESULT,
+  PRUNER_RECORD_INVALID,
+  PRUNER_RECORD_STATUS_COUNT
+} PrunerRecordStatus;
+
+typedef struct PrunerRecord {
+  int version;
+  char workload_key[PRUNER_WORKLOAD_KEY_SIZE];
+  PrunerWorkload workload;   /* full description (kind, bounds, operands)        */
+  bool has_workload;         /* false if the line only carried the key          */
+  char target_key[96];       /* prunerTargetKey(): arch, device, SM count       */
+  char device_name[96];
+  char driver_version[32];
+  char toolchain_version[32];
+  bool is_baseline;          /* a cuBLAS / OpenBLAS measurement, no config      */
+  char baseline_name[32];    /* "cublas", "openblas"                            */
+  PrunerConfig config;
+  PrunerRecordStatus status;
+  char error[256];           /* compiler/launch/check message when not ok       */
+  int num_samples;
+  double samples_us[PRUNER_MAX_SAMPLES];
+  double median_us;
+  double spread_us;          /* max - min of the samples                        */
+  double max_abs_error;      /* against the reference                           */
+  double sm_clock_mhz;       /* 0 if unknown                                    */
+  double draft_score_us;     /* predicted latency when chosen, 0 if none        */
+  double verifier_score;     /* verifier output when chosen, 0 if none          */
+  int registers;             /* ptxas, -1 if unknown                            */
+  int spill_bytes;
+  int shared_bytes;
+  double timestamp;          /* seconds since the epoch                         */
+} PrunerRecord;
+
+const char *prunerRecordStatusName(PrunerRecordStatus status);
+bool prunerRecordStatusParse(const char *name, PrunerRecordStatus *out);
+
+/* A record with every field at its "unknown" value. */
+void prunerRecordInit(PrunerRecord *record);
+
+/* One JSON line (no trailing newline) for `record`; returns a malloc'ed string. */
+char *prunerRecordToJson(const PrunerRecord *record);
+/* Parses one line; the message says what is wrong with a bad line. */
+PrunerStatus prunerRecordFromJson(const char *line, PrunerRecord *out);
+
+/* An open records file (append mode) plus everything it already held. */
+typedef struct PrunerRecordsImpl *PrunerRecords;
+
+/* Opens (creating if absent) and loads `path`. Corrupt lines are skipped; their count
+ * and the first few line numbers are available through prunerRecordsWarnings. */
+PrunerStatus prunerRecordsOpen(const char *path, PrunerRecords *out);
+/* An in-memory log with no file (for replay and tests). */
+PrunerRecords prunerRecordsCreateInMemory(void);
+void prunerRecordsClose(PrunerRecords records);
+
+/* Appends, writes the line and flushes (fflush + fsync) before returning. */
+PrunerStatus prunerRecordsAppend(PrunerRecords records, const PrunerRecord *record);
+
+size_t prunerRecordsCount(PrunerRecords records);
+const PrunerRecord *prunerRecordsGet(PrunerRecords records, size_t i);
+/* Skipped-line report of the last load ("" if none). */
+const char *prunerRecordsWarnings(PrunerRecords records);
+size_t prunerRecordsSkippedLines(PrunerRecords records);
+
+/* The record measuring `config` of `workload_key` on `target_key`, or NULL. */
+const PrunerRecord *prunerRecordsFind(PrunerRecords records, const char *workload_key,
+                                      const char *target_key, const PrunerConfig *config);
+/* Best ok record (lowest median) for the workload on the target, or NULL. */
+const PrunerRecord *prunerRecordsBest(PrunerRecords records, const char *workload_key,
+                                      const char *target_key);
+/* Baseline record (cuBLAS/OpenBLAS) for the workload on the target, or NULL. */
+const PrunerRecord *prunerRecordsBaseline(PrunerRecords records, const char *workload_key,
+                                          const char *target_key);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PRUNER_RECORDS_H */

@@ -1,0 +1,149 @@
+/* pruner/space.h: the tuning space of one workload on one target, and its configs.
+ *
+ * A config (PrunerConfig) is one choice of every knob: the tile of each parallel loop
+ * per thread block (`workgroup`), the step of each reduction loop (`reduction`), the tile
+ * of each parallel loop per thread (`thread`), the operands staged through shared memory
+ * (`promote_operands`) and the width of vector loads and stores (`vector_width`). Arrays
+ * have one entry per loop of the workload; key names and meanings follow IREE's
+ * lowering_config and are documented in docs/config.md.
+ *
+ * A space (PrunerSpace) lists candidate values per knob and the rules a config must
+ * satisfy on the target (threads per block, shared memory, divisibility, vector width).
+ * It is never materialized: the knobs form a mixed-radix "raw" index, and valid configs
+ * get dense indices 0 .. count-1 through a chunked prefix count built on first use
+ * (8 bytes per PRUNER_SPACE_CHUNK raw configs). Iteration (prunerSpaceNext) visits valid
+ * configs in index order without any allocation. */
+#ifndef PRUNER_SPACE_H
+#define PRUNER_SPACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pruner/status.h"
+#include "pruner/target.h"
+#include "pruner/workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PRUNER_MAX_KNOB_VALUES 64
+#define PRUNER_SPACE_CHUNK 4096
+
+typedef struct PrunerConfig {
+  int64_t workgroup[PRUNER_MAX_LOOPS]; /* parallel loops: tile >= 1; reduction loops: 0 */
+  int64_t reduction[PRUNER_MAX_LOOPS]; /* reduction loops: step >= 1; parallel loops: 0 */
+  int64_t thread[PRUNER_MAX_LOOPS];    /* parallel loops: tile >= 1; reduction loops: 0 */
+  uint32_t promote_operands;           /* bit i set: operand i staged in shared memory  */
+  int32_t vector_width;                /* elements per vector load/store: 1, 2 or 4     */
+} PrunerConfig;
+
+/* Values derived from a config that every consumer needs. */
+typedef struct PrunerLaunchShape {
+  int64_t grid[3];   /* x, y, z */
+  int64_t block[3];  /* x, y, z */
+  int64_t threads_per_block;
+  int64_t blocks;
+  int64_t smem_bytes; /* shared memory for promoted operand tiles */
+  /* Loop that each grid / block dimension walks (-1 when that dimension is 1). The
+   * innermost tiled parallel loop maps to x; see docs/config.md. */
+  int grid_loop[3];
+  int block_loop[3];
+} PrunerLaunchShape;
+
+typedef enum PrunerKnobKind {
+  PRUNER_KNOB_TILE = 0,       /* a (workgroup, thread) tile pair of one parallel loop */
+  PRUNER_KNOB_REDUCTION,      /* step of one reduction loop                           */
+  PRUNER_KNOB_PROMOTE,        /* promote_operands bit mask                            */
+  PRUNER_KNOB_VECTOR_WIDTH,
+} PrunerKnobKind;
+
+/* One knob of a space: for TILE knobs the candidates are pairs (workgroup, thread);
+ * otherwise `values` holds the candidates and `thread_values` is unused. */
+typedef struct PrunerKnob {
+  PrunerKnobKind kind;
+  int loop; /* loop index for TILE and REDUCTION knobs, -1 otherwise */
+  int num_values;
+  int64_t values[PRUNER_MAX_KNOB_VALUES * 4];
+  int64_t thread_values[PRUNER_MAX_KNOB_VALUES * 4];
+} PrunerKnob;
+
+typedef struct PrunerSpaceOptions {
+  int64_t max_workgroup_tile;  /* per loop; default 256                  */
+  int64_t max_thread_tile;     /* per loop; default 16                   */
+  int64_t max_thread_elements; /* product of thread tiles; default 64    */
+  int64_t min_threads;         /* per block; default 32 (a full warp)    */
+} PrunerSpaceOptions;
+
+typedef struct PrunerSpaceImpl *PrunerSpace;
+
+/* Default options (see docs/space.md). */
+PrunerSpaceOptions prunerSpaceDefaultOptions(void);
+
+/* Builds the space of `w` on `t`. `opts` may be NULL for the defaults. The space copies
+ * the workload and target; destroy it with prunerSpaceDestroy. */
+PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                               const PrunerSpaceOptions *opts, PrunerSpace *out);
+void prunerSpaceDestroy(PrunerSpace space);
+
+const PrunerWorkload *prunerSpaceGetWorkload(PrunerSpace space);
+const PrunerTargetDesc *prunerSpaceGetTarget(PrunerSpace space);
+
+int prunerSpaceNumKnobs(PrunerSpace space);
+const PrunerKnob *prunerSpaceGetKnob(PrunerSpace space, int i);
+
+/* Product of the knobs' candidate counts: the raw (unfiltered) size. */
+uint64_t prunerSpaceRawSize(PrunerSpace space);
+/* Decodes a raw index into a config (which may be invalid). */
+void prunerSpaceDecodeRaw(PrunerSpace space, uint64_t raw, PrunerConfig *out);
+/* Encodes a config into its raw index; false if some value is not a candidate. */
+bool prunerSpaceEncodeRaw(PrunerSpace space, const PrunerConfig *config, uint64_t *raw);
+
+/* Number of valid configs (builds the chunk index on first call). */
+uint64_t prunerSpaceCount(PrunerSpace space);
+/* Dense index <-> config among valid configs. */
+PrunerStatus prunerSpaceGetConfig(PrunerSpace space, uint64_t index, PrunerConfig *out);
+PrunerStatus prunerSpaceGetIndex(PrunerSpace space, const PrunerConfig *config,
+                                 uint64_t *index);
+
+/* Iteration over valid configs in index order: start with raw = 0; each call fills
+ * `config` and advances `*raw`, returning false when the space is exhausted. */
+bool prunerSpaceNext(PrunerSpace space, uint64_t *raw, PrunerConfig *config);
+
+/* True if `config` is one of the space's candidates and valid. */
+bool prunerSpaceContains(PrunerSpace space, const PrunerConfig *config);
+
+/* Hard validity of any config (candidate or hand-written) for `w` on `t`: array entries
+ * in range and in the right loops, thread tiles dividing workgroup tiles, workgroup tiles
+ * dividing the bounds, threads per block within [1, max], at most three mapped grid and
+ * block dimensions, shared memory within the per-block limit, vector width dividing the
+ * contiguous thread tile. The message names the key and value at fault. */
+PrunerStatus prunerConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                               const PrunerConfig *config);
+
+/* Fast boolean form of prunerConfigCheck for scans (no message). */
+bool prunerConfigIsValid(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                         const PrunerConfig *config);
+
+/* Grid, block and shared memory implied by a config (assumes it is valid). */
+void prunerConfigLaunchShape(const PrunerWorkload *w, const PrunerConfig *config,
+                             PrunerLaunchShape *out);
+
+/* Writes the config in the attribute syntax of docs/config.md:
+ * {workgroup = [64, 64, 0], reduction = [0, 0, 16], thread = [4, 4, 0],
+ *  promote_operands = [0, 1], vector_width = 4}. Returns the length written. */
+int prunerConfigFormat(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
+                       size_t size);
+
+/* Compact form for tables and logs: "wg64x64 r16 t4x4 p01 v4". */
+int prunerConfigFormatShort(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
+                            size_t size);
+
+bool prunerConfigEqual(const PrunerConfig *a, const PrunerConfig *b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PRUNER_SPACE_H */

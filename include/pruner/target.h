@@ -1,0 +1,82 @@
+/* pruner/target.h: descriptions of the machines a kernel is tuned for.
+ *
+ * A target is a plain description of one device: how many SMs it has, how fast they
+ * compute, how much memory bandwidth and on-chip storage they have, and the hardware
+ * limits a kernel launch must respect. The draft model and the space's validity rules
+ * read nothing else about the hardware, so a new GPU (or the host CPU) is one more table
+ * entry. Entries come from public datasheets (sources are cited in lib/target/table.c);
+ * on a machine with a GPU the runner reads the real values from the driver and
+ * prunerTargetOverride() lets them replace the table's. */
+#ifndef PRUNER_TARGET_H
+#define PRUNER_TARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pruner/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum PrunerTargetKind {
+  PRUNER_TARGET_GPU = 0,
+  PRUNER_TARGET_HOST = 1,
+} PrunerTargetKind;
+
+typedef struct PrunerTargetDesc {
+  PrunerTargetKind kind;
+  char name[32];          /* table key: "h100-sxm", "a100-40gb", ...  */
+  char arch[16];          /* "sm_90"; "host" for the CPU              */
+  char device[64];        /* marketing name: "NVIDIA H100 SXM5 80GB"  */
+  int compute_capability; /* 90 for sm_90                             */
+  int sm_count;
+  double boost_clock_mhz;
+  double peak_fp32_gflops;   /* non-tensor FP32 FMA rate (2 flops/FMA) */
+  double peak_tensor_gflops; /* dense FP16 in, FP32 accumulate         */
+  double dram_gbps;          /* GB/s = 1e9 bytes/s                     */
+  int64_t l2_bytes;
+  int64_t dram_bytes;
+  int smem_per_sm;              /* bytes of shared memory an SM can give */
+  int smem_per_block;           /* max bytes per block (opt-in)          */
+  int smem_per_block_static;    /* static limit without opt-in (48 KiB)  */
+  int smem_reserved_per_block;  /* driver reservation per block (1 KiB)  */
+  int regs_per_sm;              /* 32-bit registers                      */
+  int regs_per_block;
+  int max_regs_per_thread;
+  int reg_alloc_unit;           /* registers are allocated per warp in units of this */
+  int max_threads_per_block;
+  int max_threads_per_sm;
+  int max_blocks_per_sm;
+  int warp_size;
+  int smem_banks;               /* 32 banks of 4 bytes */
+  int l1_line_bytes;            /* 128 */
+  int dram_sector_bytes;        /* 32  */
+} PrunerTargetDesc;
+
+/* Number of entries in the built-in table. */
+size_t prunerTargetTableSize(void);
+
+/* The i-th built-in entry (i < prunerTargetTableSize()); a pointer into static storage. */
+const PrunerTargetDesc *prunerTargetTableEntry(size_t i);
+
+/* Looks a target up by table name ("h200"), by architecture ("sm_90", which picks the
+ * arch's default device, see docs/targets.md) or by device name. On failure the status
+ * lists every accepted name. */
+PrunerStatus prunerTargetLookup(const char *name, PrunerTargetDesc *out);
+
+/* The accepted values of a `target=` option, comma separated, written into buf. */
+void prunerTargetListNames(char *buf, size_t size);
+
+/* Replaces the fields of `desc` with values read from a real device; fields that are
+ * zero in `measured` are left as they are. */
+void prunerTargetOverride(PrunerTargetDesc *desc, const PrunerTargetDesc *measured);
+
+/* Writes a stable key naming the target for records ("sm_90:h200:132sm"). */
+void prunerTargetKey(const PrunerTargetDesc *desc, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PRUNER_TARGET_H */
