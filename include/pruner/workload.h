@@ -72,6 +72,33 @@ typedef enum PrunerDType {
   PRUNER_DTYPE_COUNT
 } PrunerDType;
 
+/* The scalar body of a linalg op, as a tiny SSA program, so that references (host and
+ * GPU) and regenerated payloads compute exactly what the original op computed. Values
+ * 0 .. num_inputs+num_outputs-1 are the block arguments (one per operand, outputs last);
+ * value num_operands + i is the result of body[i]. Named contractions and convolutions
+ * get the body mulf + addf (muli + addi for integers). */
+#define PRUNER_MAX_BODY_OPS 16
+typedef enum PrunerBodyOpcode {
+  PRUNER_BODY_ADD = 0, /* arith.addf / arith.addi                 */
+  PRUNER_BODY_SUB,
+  PRUNER_BODY_MUL,
+  PRUNER_BODY_DIV,
+  PRUNER_BODY_MAX,     /* arith.maximumf / maxnumf / maxsi        */
+  PRUNER_BODY_MIN,
+  PRUNER_BODY_NEG,
+  PRUNER_BODY_EXP,     /* math.exp                                */
+  PRUNER_BODY_CONST,   /* arith.constant: `constant`              */
+  PRUNER_BODY_CAST,    /* extf / truncf / sitofp ...: to `dtype`  */
+  PRUNER_BODY_OPCODE_COUNT
+} PrunerBodyOpcode;
+
+typedef struct PrunerBodyOp {
+  PrunerBodyOpcode opcode;
+  int args[2];       /* value numbers (see above); -1 if unused */
+  double constant;   /* PRUNER_BODY_CONST                       */
+  PrunerDType dtype; /* result type                             */
+} PrunerBodyOp;
+
 typedef struct PrunerOperand {
   int rank;
   int64_t shape[PRUNER_MAX_RANK];
@@ -93,8 +120,12 @@ typedef struct PrunerWorkload {
   PrunerOperand operands[PRUNER_MAX_OPERANDS]; /* inputs first, then outputs */
   int64_t strides[2];   /* convolutions: (h, w); 1 otherwise */
   int64_t dilations[2];
-  /* Elementwise/reduction generics: arithmetic ops in the body per iteration, and a
-   * hash of the body so that different bodies get different keys. */
+  /* The body (see PrunerBodyOp); body_yield[i] is the value yielded for output i.
+   * body_ops counts arithmetic ops per iteration (constants and casts excluded) and
+   * body_hash fingerprints the body for the key. */
+  int body_len;
+  PrunerBodyOp body[PRUNER_MAX_BODY_OPS];
+  int body_yield[PRUNER_MAX_OPERANDS];
   int body_ops;
   uint64_t body_hash;
   char key[PRUNER_WORKLOAD_KEY_SIZE];

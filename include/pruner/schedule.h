@@ -1,0 +1,51 @@
+/* pruner/schedule.h: a config turned into a transform-dialect schedule, and a workload
+ * turned back into payload IR.
+ *
+ * The schedule is the recipe that applies a config to one linalg op: tile to blocks,
+ * tile the reduction loops, promote operands to shared memory, tile to threads, fuse the
+ * producers and consumers that belong to the kernel (the accumulator's fill, a bias add),
+ * vectorize, bufferize, lower vectors and map the loops to GPU blocks and threads. It is
+ * produced as transform-dialect IR text (printable for debugging, parsed with the C API)
+ * and applied with the transform interpreter. With `gpu_mapping` off the schedule stops
+ * before the GPU mapping, so that the same tiled program can run on the host to check
+ * its numerics against the untiled op. */
+#ifndef PRUNER_SCHEDULE_H
+#define PRUNER_SCHEDULE_H
+
+#include <stdbool.h>
+
+#include "pruner/space.h"
+#include "pruner/status.h"
+#include "pruner/target.h"
+#include "pruner/workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct PrunerScheduleOptions {
+  bool gpu_mapping;        /* false: keep scf.forall loops (host numerical checks) */
+  const char *match_attr;  /* unit attribute naming the payload op to transform, e.g.
+                              "pruner.apply_0"; NULL matches the op by its name    */
+} PrunerScheduleOptions;
+
+PrunerScheduleOptions prunerScheduleDefaultOptions(void);
+
+/* Transform module text (a module with transform.with_named_sequence holding
+ * @__transform_main) applying `config` to the workload's op; malloc'ed, caller frees.
+ * Fails with a message naming the key when the config cannot be scheduled. */
+PrunerStatus prunerScheduleBuild(const PrunerWorkload *w, const PrunerConfig *config,
+                                 const PrunerTargetDesc *t, const PrunerScheduleOptions *opts,
+                                 char **text);
+
+/* Payload module text: func.func @<name>(inputs..., outputs...) -> results holding the
+ * workload's op on tensors (a linalg.fill of zero feeding the accumulator for
+ * contractions and convolutions when `with_fill`). malloc'ed, caller frees. */
+PrunerStatus prunerSchedulePayload(const PrunerWorkload *w, const char *func_name,
+                                   bool with_fill, char **text);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PRUNER_SCHEDULE_H */
