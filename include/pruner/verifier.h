@@ -1,0 +1,112 @@
+/* pruner/verifier.h: the learned ranking model that orders the draft's survivors.
+ *
+ * The verifier scores (workload, config) pairs; a higher score means a faster kernel.
+ * Scores only rank configs of one workload against each other (they are not latencies).
+ * It is an XGBoost `rank:pairwise` model over a fixed feature vector per candidate
+ * (docs/verifier.md lists every feature): the config's knobs, the draft model's hardware
+ * symbols (pruner/draft.h), the workload's shape and types, and the ptxas resources of
+ * a compiled candidate (NaN, XGBoost's missing value, when it was not compiled).
+ *
+ * Online use: after every measurement round the tuner calls prunerVerifierTrain with the
+ * whole records log; only ok records of the verifier's own target key train it, grouped
+ * per workload, labelled with normalized throughput (best latency / latency). With too
+ * few usable records (see PrunerVerifierOptions.min_records) or fewer than two distinct
+ * latencies the verifier has no model and predicts -draft latency (the draft's order);
+ * prunerVerifierUsesDraft says so.
+ *
+ * Transfer: a model saved on another GPU can be attached as a frozen prior
+ * (prunerVerifierSetPriorFile); predictions then blend prior and online model with a
+ * momentum weight w = momentum^(measurement rounds on this target), in the spirit of
+ * Pruner's MoA (docs/verifier.md). The other GPU's records are never read as this
+ * target's measurements.
+ *
+ * A PrunerVerifier owns its XGBoost boosters and its target description; it is not
+ * thread-safe (one tuner thread uses it). */
+#ifndef PRUNER_VERIFIER_H
+#define PRUNER_VERIFIER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pruner/compile.h"
+#include "pruner/records.h"
+#include "pruner/space.h"
+#include "pruner/status.h"
+#include "pruner/target.h"
+#include "pruner/workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The draft's symbols for one config (defined in pruner/draft.h). */
+struct PrunerDraftSymbols;
+
+typedef struct PrunerVerifierOptions {
+  int min_records;      /* fewer usable ok records: draft fallback; default 8          */
+  int num_rounds;       /* boosting rounds per training; default 60                    */
+  int max_depth;        /* tree depth; default 6                                       */
+  double eta;           /* learning rate; default 0.3 (XGBoost's default)              */
+  double prior_momentum;/* w = momentum^rounds for a prior; default 0.8                */
+  int num_threads;      /* XGBoost nthread; 0 = XGBoost's default                      */
+  unsigned seed;        /* XGBoost seed; default 0                                     */
+} PrunerVerifierOptions;
+
+typedef struct PrunerVerifierImpl *PrunerVerifier;
+
+PrunerVerifierOptions prunerVerifierDefaultOptions(void);
+
+/* A verifier for `target` (copied). `opts` may be NULL for the defaults. Starts with no
+ * model: predictions follow the draft until the first successful training. */
+PrunerStatus prunerVerifierCreate(const PrunerTargetDesc *target,
+                                  const PrunerVerifierOptions *opts, PrunerVerifier *out);
+void prunerVerifierDestroy(PrunerVerifier verifier);
+
+/* Retrains from scratch on the ok records of `target_key` (NULL: the key of the target
+ * the verifier was created with) that carry a full workload description. Records of
+ * other targets, baselines and failed candidates are ignored. Too few records is not an
+ * error: the verifier drops its online model and falls back to the draft. Each call
+ * counts as one measurement round for the prior's momentum weight. */
+PrunerStatus prunerVerifierTrain(PrunerVerifier verifier, PrunerRecords records,
+                                 const char *target_key);
+
+/* Scores n configs of workload `w`: scores[i] higher = predicted faster. `symbols` holds
+ * the draft's symbols for each config (n entries) or is NULL (the verifier runs the
+ * draft itself). Candidates are treated as not compiled (ptxas features missing). */
+PrunerStatus prunerVerifierPredict(PrunerVerifier verifier, const PrunerWorkload *w,
+                                   const PrunerConfig *configs,
+                                   const struct PrunerDraftSymbols *symbols, size_t n,
+                                   float *scores);
+
+/* True when predictions are the draft's order (-predicted µs): no online model and no
+ * prior. */
+bool prunerVerifierUsesDraft(PrunerVerifier verifier);
+/* Number of records the current online model was trained on (0 if none). */
+size_t prunerVerifierTrainedRecords(PrunerVerifier verifier);
+/* Current weight of the prior in the blend (0 when there is no prior). */
+double prunerVerifierPriorWeight(PrunerVerifier verifier);
+
+/* Saves the online model (XGBoost's JSON model format; the file name should end in
+ * .json). Fails if there is no online model. */
+PrunerStatus prunerVerifierSave(PrunerVerifier verifier, const char *path);
+/* Replaces the online model with one saved by prunerVerifierSave; fails, naming the
+ * file, if it is unreadable or has another feature count. */
+PrunerStatus prunerVerifierLoad(PrunerVerifier verifier, const char *path);
+/* Attaches a model saved on another target as a frozen prior (replacing any prior). */
+PrunerStatus prunerVerifierSetPriorFile(PrunerVerifier verifier, const char *path);
+
+/* The feature vector (docs/verifier.md). */
+int prunerVerifierNumFeatures(void);
+const char *prunerVerifierFeatureName(int i);
+/* Fills out[prunerVerifierNumFeatures()] for one candidate. `symbols` may be NULL (the
+ * draft is run), `resources` may be NULL (not compiled: NaN). */
+PrunerStatus prunerVerifierFeatures(PrunerVerifier verifier, const PrunerWorkload *w,
+                                    const PrunerConfig *config,
+                                    const struct PrunerDraftSymbols *symbols,
+                                    const PrunerKernelResources *resources, float *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PRUNER_VERIFIER_H */
