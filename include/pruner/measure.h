@@ -1,0 +1,170 @@
+/* pruner/measure.h: bundles of compiled candidates, and running them in isolation.
+ *
+ * A bundle is a folder holding `manifest.json` and one cubin file per candidate: every-
+ * thing a GPU host needs to launch, check and time the candidates without MLIR (format in
+ * docs/bundle.md). The tuner fills a bundle from compile results (prunerBundleCreate,
+ * prunerBundleAddCandidate, prunerBundleWrite); tools/pruner-run reads it
+ * (prunerBundleRead) and appends one record per candidate to a records file
+ * (pruner/records.h). prunerMeasureRunBundle runs pruner-run as a child process for a
+ * tuner on a machine with a GPU.
+ *
+ * Isolation: a kernel that faults poisons its CUDA context and a kernel that hangs never
+ * returns, so candidates run in a child worker process under a watchdog. PrunerWorker is
+ * that mechanism, independent of CUDA: the parent sends fixed-size requests, the child
+ * runs an injected handler and answers; a child that crashes or overruns its timeout is
+ * killed, the call reports it, and the next call starts a fresh child. MLIR-free (cJSON,
+ * POSIX). */
+#ifndef PRUNER_MEASURE_H
+#define PRUNER_MEASURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pruner/compile.h"
+#include "pruner/space.h"
+#include "pruner/status.h"
+#include "pruner/target.h"
+#include "pruner/workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PRUNER_BUNDLE_VERSION 1
+#define PRUNER_BUNDLE_MANIFEST "manifest.json"
+
+/* ------------------------------------------------------------------------------------ */
+/* Bundle                                                                               */
+
+/* One candidate of a bundle: how to launch it and where it came from. */
+typedef struct PrunerBundleCandidate {
+  int id;                                      /* unique within the bundle, 0-based   */
+  int workload;                                /* index into the bundle's workloads   */
+  char workload_key[PRUNER_WORKLOAD_KEY_SIZE];
+  PrunerConfig config;
+  char cubin_file[64];                         /* relative to the bundle folder       */
+  char kernel_name[128];
+  int64_t grid[3];
+  int64_t block[3];
+  int64_t dynamic_smem_bytes;
+  int num_args;
+  PrunerKernelArg args[PRUNER_MAX_KERNEL_ARGS];
+  PrunerKernelResources resources;
+  double draft_score_us;                       /* 0 if none */
+  double verifier_score;                       /* 0 if none */
+} PrunerBundleCandidate;
+
+typedef struct PrunerBundleImpl *PrunerBundle;
+
+/* Starts a bundle in folder `dir` (created if absent; an existing manifest in it is
+ * replaced on prunerBundleWrite, old cubin files are overwritten as ids are reused) for
+ * `target`, whose inputs the runner draws from `seed`. */
+PrunerStatus prunerBundleCreate(const char *dir, const PrunerTargetDesc *target,
+                                uint64_t seed, PrunerBundle *out);
+
+/* Adds one compiled candidate: copies the workload (once per key), writes the cubin
+ * file at once and records the launch description. `result` must be ok and hold a
+ * binary. `id` (may be NULL) receives the candidate's id. */
+PrunerStatus prunerBundleAddCandidate(PrunerBundle bundle, const PrunerWorkload *w,
+                                      const PrunerConfig *config,
+                                      const PrunerCompileResult *result,
+                                      double draft_score_us, double verifier_score, int *id);
+
+/* Writes manifest.json (to a temporary file, then renamed, so a reader never sees a
+ * half-written manifest). May be called again after more candidates were added. */
+PrunerStatus prunerBundleWrite(PrunerBundle bundle);
+
+/* Reads and validates `dir`/manifest.json: format version, every required field, every
+ * workload (prunerWorkloadVerify), every candidate's workload reference and cubin file
+ * (present and non-empty). The message names the file, the candidate and the field. */
+PrunerStatus prunerBundleRead(const char *dir, PrunerBundle *out);
+
+void prunerBundleDestroy(PrunerBundle bundle);
+
+const char *prunerBundleDir(PrunerBundle bundle);
+uint64_t prunerBundleSeed(PrunerBundle bundle);
+/* The target the candidates were compiled for: table name, arch ("sm_90") and the key
+ * (prunerTargetKey) the tuner will look records up under. */
+const char *prunerBundleTargetName(PrunerBundle bundle);
+const char *prunerBundleTargetArch(PrunerBundle bundle);
+const char *prunerBundleTargetKey(PrunerBundle bundle);
+
+size_t prunerBundleNumWorkloads(PrunerBundle bundle);
+const PrunerWorkload *prunerBundleGetWorkload(PrunerBundle bundle, size_t i);
+size_t prunerBundleNumCandidates(PrunerBundle bundle);
+const PrunerBundleCandidate *prunerBundleGetCandidate(PrunerBundle bundle, size_t i);
+
+/* Reads candidate i's cubin into a malloc'ed buffer (caller frees). */
+PrunerStatus prunerBundleLoadBinary(PrunerBundle bundle, size_t i, unsigned char **data,
+                                    size_t *size);
+
+/* ------------------------------------------------------------------------------------ */
+/* Running a bundle (pruner-run as a child process)                                     */
+
+/* pruner-run's exit codes. */
+#define PRUNER_RUN_EXIT_OK 0
+#define PRUNER_RUN_EXIT_ERROR 1     /* bad arguments, bad bundle, records not writable */
+#define PRUNER_RUN_EXIT_NO_DEVICE 3 /* "no CUDA device: <reason>"                     */
+
+typedef struct PrunerRunOptions {
+  double timeout_seconds; /* per candidate; default 10                                */
+  int samples;            /* minimum timed samples per candidate; default 10          */
+  uint64_t seed;          /* 0: the bundle's seed                                     */
+  bool only_baseline;     /* measure cuBLAS only                                      */
+} PrunerRunOptions;
+
+PrunerRunOptions prunerRunDefaultOptions(void);
+
+/* Runs `runner` (path to pruner-run; NULL: "pruner-run" on PATH) on `bundle_dir`,
+ * appending to `records_path`, and waits. Its output goes to the caller's stderr. A
+ * missing GPU is an error whose message contains "no CUDA device". */
+PrunerStatus prunerMeasureRunBundle(const char *runner, const char *bundle_dir,
+                                    const char *records_path, const PrunerRunOptions *opts);
+
+/* ------------------------------------------------------------------------------------ */
+/* Isolated worker with a watchdog                                                      */
+
+/* Runs in the child for each request. Fills `reply` (reply_size bytes, zeroed before the
+ * call). Returns false to make the child exit after answering (e.g. its CUDA context is
+ * poisoned); the next call then starts a fresh child. */
+typedef bool (*PrunerWorkerHandler)(void *context, const void *request, void *reply);
+
+typedef struct PrunerWorkerSpec {
+  PrunerWorkerHandler handler;
+  void *context;       /* passed to the handler in the child (copied by fork) */
+  size_t request_size; /* fixed sizes of one request and one reply           */
+  size_t reply_size;
+} PrunerWorkerSpec;
+
+typedef enum PrunerWorkerOutcome {
+  PRUNER_WORKER_DONE = 0, /* the reply is filled                               */
+  PRUNER_WORKER_TIMEOUT,  /* no answer within the timeout; the child was killed */
+  PRUNER_WORKER_CRASHED,  /* the child died (signal or exit) before answering   */
+  PRUNER_WORKER_FAILED,   /* could not start a child (fork/pipe failed)         */
+} PrunerWorkerOutcome;
+
+typedef struct PrunerWorkerImpl *PrunerWorker;
+
+/* No child runs until the first call. */
+PrunerStatus prunerWorkerCreate(const PrunerWorkerSpec *spec, PrunerWorker *out);
+/* Closes the child's request pipe, waits briefly for it to exit, then kills it. */
+void prunerWorkerDestroy(PrunerWorker worker);
+
+/* Sends one request and waits up to `timeout_seconds` for the reply. On anything but
+ * DONE, `why` (may be NULL) receives a one-line reason ("killed by signal 11
+ * (Segmentation fault)", "no reply within 2.0 s"). */
+PrunerWorkerOutcome prunerWorkerCall(PrunerWorker worker, const void *request, void *reply,
+                                     double timeout_seconds, char *why, size_t why_size);
+
+/* Counts children started so far; it changes when a call lands on a fresh child, so a
+ * caller can tell that per-child state (buffers, references) must be set up again. */
+int prunerWorkerGeneration(PrunerWorker worker);
+/* Starts the child now if none runs (so that a caller can prepare it before timing). */
+PrunerStatus prunerWorkerEnsureStarted(PrunerWorker worker);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PRUNER_MEASURE_H */
