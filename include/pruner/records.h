@@ -105,6 +105,20 @@ const PrunerRecord *prunerRecordsBest(PrunerRecords records, const char *workloa
 const PrunerRecord *prunerRecordsBaseline(PrunerRecords records, const char *workload_key,
                                           const char *target_key);
 
+/* JSON forms shared by records and the runner's bundle manifest (one implementation;
+ * docs/records.md). The cJSON values are created with cJSON's allocator; the caller owns
+ * them (cJSON_Delete). Parsers name the offending key in their message. */
+struct cJSON;
+/* The whole workload: kind, op name, loops (bounds, kinds, roles), operands (shape, dtype,
+ * output flag, index coefficients), strides, dilations, body program, key. */
+struct cJSON *prunerWorkloadToJson(const PrunerWorkload *w);
+PrunerStatus prunerWorkloadFromJson(const struct cJSON *json, PrunerWorkload *out);
+/* A config in the docs/config.md form: {"workgroup": [..], "reduction": [..],
+ * "thread": [..], "promote_operands": [0, 1], "vector_width": 4}; arrays have
+ * `num_loops` entries. */
+struct cJSON *prunerConfigToJson(const PrunerConfig *config, int num_loops);
+PrunerStatus prunerConfigFromJson(const struct cJSON *json, PrunerConfig *out);
+
 #ifdef __cplusplus
 }
 #endif

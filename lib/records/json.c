@@ -1,0 +1,557 @@
+/* JSON forms of workloads, configs and records (docs/records.md), through cJSON. */
+#include "pruner/records.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- names ------------------------------------------------------------------------- */
+
+static const char *const kStatusNames[PRUNER_RECORD_STATUS_COUNT] = {
+    "ok", "compile_error", "launch_error", "timeout", "wrong_result", "invalid"};
+
+/* Body opcodes have no name function in workload.h; these are the JSON spellings. */
+static const char *const kBodyOpNames[PRUNER_BODY_OPCODE_COUNT] = {
+    "add", "sub", "mul", "div", "max", "min", "neg", "exp", "const", "cast"};
+
+const char *prunerRecordStatusName(PrunerRecordStatus status) {
+  if ((int)status < 0 || status >= PRUNER_RECORD_STATUS_COUNT)
+    return "unknown";
+  return kStatusNames[status];
+}
+
+bool prunerRecordStatusParse(const char *name, PrunerRecordStatus *out) {
+  for (int i = 0; i < PRUNER_RECORD_STATUS_COUNT; ++i) {
+    if (strcmp(name, kStatusNames[i]) == 0) {
+      *out = (PrunerRecordStatus)i;
+      return true;
+    }
+  }
+  return false;
+}
+
+void prunerRecordInit(PrunerRecord *record) {
+  memset(record, 0, sizeof(*record));
+  record->version = PRUNER_RECORDS_VERSION;
+  record->status = PRUNER_RECORD_INVALID;
+  record->median_us = NAN;
+  record->spread_us = NAN;
+  record->max_abs_error = NAN;
+  record->registers = -1;
+  record->spill_bytes = -1;
+  record->shared_bytes = -1;
+}
+
+/* ---- small helpers ------------------------------------------------------------------ */
+
+static cJSON *intArray(const int64_t *values, int n) {
+  cJSON *array = cJSON_CreateArray();
+  for (int i = 0; i < n; ++i)
+    cJSON_AddItemToArray(array, cJSON_CreateNumber((double)values[i]));
+  return array;
+}
+
+/* Reads an integer array of at most `max` entries into out (zero-filled); *n gets the
+ * length. */
+static PrunerStatus readIntArray(const cJSON *parent, const char *key, int64_t *out, int max,
+                                 int *n) {
+  const cJSON *array = cJSON_GetObjectItemCaseSensitive(parent, key);
+  if (!cJSON_IsArray(array))
+    return prunerStatusError("key '%s': expected an array of integers", key);
+  int count = cJSON_GetArraySize(array);
+  if (count > max)
+    return prunerStatusError("key '%s': %d entries, at most %d allowed", key, count, max);
+  for (int i = 0; i < max; ++i)
+    out[i] = 0;
+  int i = 0;
+  const cJSON *item;
+  cJSON_ArrayForEach(item, array) {
+    if (!cJSON_IsNumber(item) || item->valuedouble != floor(item->valuedouble))
+      return prunerStatusError("key '%s': entry %d is not an integer", key, i);
+    out[i++] = (int64_t)item->valuedouble;
+  }
+  if (n)
+    *n = count;
+  return prunerStatusOk();
+}
+
+static PrunerStatus readInt(const cJSON *parent, const char *key, int64_t *out) {
+  const cJSON *item = cJSON_GetObjectItemCaseSensitive(parent, key);
+  if (!cJSON_IsNumber(item) || item->valuedouble != floor(item->valuedouble))
+    return prunerStatusError("key '%s': expected an integer", key);
+  *out = (int64_t)item->valuedouble;
+  return prunerStatusOk();
+}
+
+/* A number, or NaN for null/absent (cJSON writes NaN as null). */
+static double readNumberOr(const cJSON *parent, const char *key, double fallback) {
+  const cJSON *item = cJSON_GetObjectItemCaseSensitive(parent, key);
+  if (cJSON_IsNumber(item))
+    return item->valuedouble;
+  if (cJSON_IsNull(item))
+    return NAN;
+  return fallback;
+}
+
+static PrunerStatus readString(const cJSON *parent, const char *key, char *out, size_t size,
+                               bool required) {
+  const cJSON *item = cJSON_GetObjectItemCaseSensitive(parent, key);
+  if (!item) {
+    if (required)
+      return prunerStatusError("missing key '%s'", key);
+    out[0] = '\0';
+    return prunerStatusOk();
+  }
+  if (!cJSON_IsString(item))
+    return prunerStatusError("key '%s': expected a string", key);
+  if (strlen(item->valuestring) >= size)
+    return prunerStatusError("key '%s': string longer than %zu bytes", key, size - 1);
+  strcpy(out, item->valuestring);
+  return prunerStatusOk();
+}
+
+#define TRY(expr)                                                                          \
+  do {                                                                                     \
+    PrunerStatus try_status_ = (expr);                                                     \
+    if (!try_status_.ok)                                                                   \
+      return try_status_;                                                                  \
+  } while (0)
+
+/* Prefixes a failed status with where it happened. */
+static PrunerStatus within(const char *where, PrunerStatus status) {
+  if (status.ok)
+    return status;
+  char message[PRUNER_STATUS_MESSAGE_SIZE];
+  snprintf(message, sizeof(message), "%s", status.message);
+  return prunerStatusError("%s: %s", where, message);
+}
+
+/* ---- configs ------------------------------------------------------------------------ */
+
+cJSON *prunerConfigToJson(const PrunerConfig *config, int num_loops) {
+  if (num_loops < 0 || num_loops > PRUNER_MAX_LOOPS)
+    num_loops = PRUNER_MAX_LOOPS;
+  cJSON *json = cJSON_CreateObject();
+  cJSON_AddItemToObject(json, "workgroup", intArray(config->workgroup, num_loops));
+  cJSON_AddItemToObject(json, "reduction", intArray(config->reduction, num_loops));
+  cJSON_AddItemToObject(json, "thread", intArray(config->thread, num_loops));
+  cJSON *promote = cJSON_CreateArray();
+  for (int i = 0; i < 32; ++i) {
+    if (config->promote_operands & (1u << i))
+      cJSON_AddItemToArray(promote, cJSON_CreateNumber(i));
+  }
+  cJSON_AddItemToObject(json, "promote_operands", promote);
+  cJSON_AddNumberToObject(json, "vector_width", config->vector_width);
+  return json;
+}
+
+PrunerStatus prunerConfigFromJson(const cJSON *json, PrunerConfig *out) {
+  memset(out, 0, sizeof(*out));
+  if (!cJSON_IsObject(json))
+    return prunerStatusError("config: expected an object");
+  int n_wg = 0, n_red = 0, n_thr = 0;
+  TRY(within("config", readIntArray(json, "workgroup", out->workgroup, PRUNER_MAX_LOOPS,
+                                    &n_wg)));
+  TRY(within("config", readIntArray(json, "reduction", out->reduction, PRUNER_MAX_LOOPS,
+                                    &n_red)));
+  TRY(within("config",
+             readIntArray(json, "thread", out->thread, PRUNER_MAX_LOOPS, &n_thr)));
+  if (n_wg != n_red || n_wg != n_thr)
+    return prunerStatusError("config: workgroup, reduction and thread have %d, %d and %d "
+                             "entries; they must have one per loop",
+                             n_wg, n_red, n_thr);
+  int64_t promote[32];
+  int n_promote = 0;
+  TRY(within("config", readIntArray(json, "promote_operands", promote, 32, &n_promote)));
+  for (int i = 0; i < n_promote; ++i) {
+    if (promote[i] < 0 || promote[i] >= 32)
+      return prunerStatusError("config: key 'promote_operands': operand %" PRId64
+                               " out of range",
+                               promote[i]);
+    out->promote_operands |= 1u << promote[i];
+  }
+  int64_t width = 0;
+  TRY(within("config", readInt(json, "vector_width", &width)));
+  out->vector_width = (int32_t)width;
+  return prunerStatusOk();
+}
+
+/* ---- workloads ---------------------------------------------------------------------- */
+
+static cJSON *operandToJson(const PrunerOperand *op, int num_loops) {
+  cJSON *json = cJSON_CreateObject();
+  cJSON_AddItemToObject(json, "shape", intArray(op->shape, op->rank));
+  cJSON_AddStringToObject(json, "dtype", prunerDTypeName(op->dtype));
+  cJSON_AddBoolToObject(json, "is_output", op->is_output != 0);
+  cJSON *coeff = cJSON_CreateArray();
+  for (int d = 0; d < op->rank; ++d)
+    cJSON_AddItemToArray(coeff, intArray(op->index_coeff[d], num_loops));
+  cJSON_AddItemToObject(json, "index_coeff", coeff);
+  return json;
+}
+
+cJSON *prunerWorkloadToJson(const PrunerWorkload *w) {
+  cJSON *json = cJSON_CreateObject();
+  cJSON_AddStringToObject(json, "kind", prunerOpKindName(w->kind));
+  cJSON_AddStringToObject(json, "op_name", w->op_name);
+  cJSON_AddItemToObject(json, "bounds", intArray(w->bounds, w->num_loops));
+  cJSON *kinds = cJSON_CreateArray();
+  cJSON *roles = cJSON_CreateArray();
+  for (int l = 0; l < w->num_loops; ++l) {
+    cJSON_AddItemToArray(kinds, cJSON_CreateString(w->loop_kinds[l] == PRUNER_LOOP_REDUCTION
+                                                       ? "reduction"
+                                                       : "parallel"));
+    cJSON_AddItemToArray(roles, cJSON_CreateString(prunerLoopRoleName(w->loop_roles[l])));
+  }
+  cJSON_AddItemToObject(json, "loop_kinds", kinds);
+  cJSON_AddItemToObject(json, "loop_roles", roles);
+  cJSON_AddNumberToObject(json, "num_inputs", w->num_inputs);
+  cJSON_AddNumberToObject(json, "num_outputs", w->num_outputs);
+  cJSON *operands = cJSON_CreateArray();
+  for (int i = 0; i < w->num_inputs + w->num_outputs && i < PRUNER_MAX_OPERANDS; ++i)
+    cJSON_AddItemToArray(operands, operandToJson(&w->operands[i], w->num_loops));
+  cJSON_AddItemToObject(json, "operands", operands);
+  cJSON_AddItemToObject(json, "strides", intArray(w->strides, 2));
+  cJSON_AddItemToObject(json, "dilations", intArray(w->dilations, 2));
+  cJSON *body = cJSON_CreateArray();
+  for (int i = 0; i < w->body_len && i < PRUNER_MAX_BODY_OPS; ++i) {
+    const PrunerBodyOp *op = &w->body[i];
+    cJSON *item = cJSON_CreateObject();
+    cJSON_AddStringToObject(item, "op",
+                            (int)op->opcode >= 0 && op->opcode < PRUNER_BODY_OPCODE_COUNT
+                                ? kBodyOpNames[op->opcode]
+                                : "unknown");
+    int64_t args[2] = {op->args[0], op->args[1]};
+    cJSON_AddItemToObject(item, "args", intArray(args, 2));
+    if (op->opcode == PRUNER_BODY_CONST)
+      cJSON_AddNumberToObject(item, "constant", op->constant);
+    cJSON_AddStringToObject(item, "dtype", prunerDTypeName(op->dtype));
+    cJSON_AddItemToArray(body, item);
+  }
+  cJSON_AddItemToObject(json, "body", body);
+  int64_t yield[PRUNER_MAX_OPERANDS];
+  for (int i = 0; i < PRUNER_MAX_OPERANDS; ++i)
+    yield[i] = w->body_yield[i];
+  cJSON_AddItemToObject(json, "body_yield", intArray(yield, w->num_outputs));
+  cJSON_AddNumberToObject(json, "body_ops", w->body_ops);
+  /* 64-bit hash as hex: JSON numbers are doubles and would lose bits. */
+  char hash[24];
+  snprintf(hash, sizeof(hash), "%016" PRIx64, w->body_hash);
+  cJSON_AddStringToObject(json, "body_hash", hash);
+  cJSON_AddStringToObject(json, "key", w->key);
+  return json;
+}
+
+static PrunerStatus parseDType(const cJSON *parent, const char *key, PrunerDType *out) {
+  char name[16];
+  TRY(readString(parent, key, name, sizeof(name), true));
+  if (!prunerDTypeParse(name, out))
+    return prunerStatusError("key '%s': unknown dtype '%s'", key, name);
+  return prunerStatusOk();
+}
+
+static PrunerStatus operandFromJson(const cJSON *json, int num_loops, PrunerOperand *op) {
+  if (!cJSON_IsObject(json))
+    return prunerStatusError("expected an object");
+  TRY(readIntArray(json, "shape", op->shape, PRUNER_MAX_RANK, &op->rank));
+  TRY(parseDType(json, "dtype", &op->dtype));
+  const cJSON *is_output = cJSON_GetObjectItemCaseSensitive(json, "is_output");
+  if (!cJSON_IsBool(is_output))
+    return prunerStatusError("key 'is_output': expected true or false");
+  op->is_output = cJSON_IsTrue(is_output) ? 1 : 0;
+  const cJSON *coeff = cJSON_GetObjectItemCaseSensitive(json, "index_coeff");
+  if (!cJSON_IsArray(coeff) || cJSON_GetArraySize(coeff) != op->rank)
+    return prunerStatusError("key 'index_coeff': expected %d rows (one per dimension)",
+                             op->rank);
+  int d = 0;
+  const cJSON *row;
+  cJSON_ArrayForEach(row, coeff) {
+    int n = 0;
+    /* readIntArray wants a parent object; wrap the row check inline instead. */
+    if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != num_loops)
+      return prunerStatusError("key 'index_coeff': row %d must have %d entries", d,
+                               num_loops);
+    const cJSON *item;
+    cJSON_ArrayForEach(item, row) {
+      if (!cJSON_IsNumber(item) || item->valuedouble != floor(item->valuedouble))
+        return prunerStatusError("key 'index_coeff': row %d entry %d is not an integer", d,
+                                 n);
+      op->index_coeff[d][n++] = (int64_t)item->valuedouble;
+    }
+    ++d;
+  }
+  return prunerStatusOk();
+}
+
+static PrunerStatus bodyFromJson(const cJSON *json, PrunerWorkload *w) {
+  const cJSON *body = cJSON_GetObjectItemCaseSensitive(json, "body");
+  if (!cJSON_IsArray(body))
+    return prunerStatusError("key 'body': expected an array");
+  int n = cJSON_GetArraySize(body);
+  if (n > PRUNER_MAX_BODY_OPS)
+    return prunerStatusError("key 'body': %d ops, at most %d allowed", n,
+                             PRUNER_MAX_BODY_OPS);
+  w->body_len = n;
+  int i = 0;
+  const cJSON *item;
+  cJSON_ArrayForEach(item, body) {
+    PrunerBodyOp *op = &w->body[i];
+    char name[16];
+    char where[32];
+    snprintf(where, sizeof(where), "body[%d]", i);
+    TRY(within(where, readString(item, "op", name, sizeof(name), true)));
+    int opcode = -1;
+    for (int k = 0; k < PRUNER_BODY_OPCODE_COUNT; ++k) {
+      if (strcmp(name, kBodyOpNames[k]) == 0)
+        opcode = k;
+    }
+    if (opcode < 0)
+      return prunerStatusError("%s: unknown op '%s'", where, name);
+    op->opcode = (PrunerBodyOpcode)opcode;
+    int64_t args[2];
+    int nargs = 0;
+    TRY(within(where, readIntArray(item, "args", args, 2, &nargs)));
+    op->args[0] = nargs > 0 ? (int)args[0] : -1;
+    op->args[1] = nargs > 1 ? (int)args[1] : -1;
+    op->constant = readNumberOr(item, "constant", 0.0);
+    TRY(within(where, parseDType(item, "dtype", &op->dtype)));
+    ++i;
+  }
+  return prunerStatusOk();
+}
+
+static PrunerStatus workloadFromJson(const cJSON *json, PrunerWorkload *w) {
+  memset(w, 0, sizeof(*w));
+  if (!cJSON_IsObject(json))
+    return prunerStatusError("expected an object");
+  char name[48];
+  TRY(readString(json, "kind", name, sizeof(name), true));
+  int kind = -1;
+  for (int k = 0; k < PRUNER_OP_KIND_COUNT; ++k) {
+    if (strcmp(name, prunerOpKindName((PrunerOpKind)k)) == 0)
+      kind = k;
+  }
+  if (kind < 0)
+    return prunerStatusError("key 'kind': unknown op kind '%s'", name);
+  w->kind = (PrunerOpKind)kind;
+  TRY(readString(json, "op_name", w->op_name, sizeof(w->op_name), true));
+  TRY(readIntArray(json, "bounds", w->bounds, PRUNER_MAX_LOOPS, &w->num_loops));
+  const cJSON *kinds = cJSON_GetObjectItemCaseSensitive(json, "loop_kinds");
+  const cJSON *roles = cJSON_GetObjectItemCaseSensitive(json, "loop_roles");
+  if (!cJSON_IsArray(kinds) || cJSON_GetArraySize(kinds) != w->num_loops)
+    return prunerStatusError("key 'loop_kinds': expected %d names", w->num_loops);
+  if (!cJSON_IsArray(roles) || cJSON_GetArraySize(roles) != w->num_loops)
+    return prunerStatusError("key 'loop_roles': expected %d names", w->num_loops);
+  for (int l = 0; l < w->num_loops; ++l) {
+    const cJSON *k = cJSON_GetArrayItem(kinds, l);
+    const cJSON *r = cJSON_GetArrayItem(roles, l);
+    if (!cJSON_IsString(k) || (strcmp(k->valuestring, "parallel") != 0 &&
+                               strcmp(k->valuestring, "reduction") != 0))
+      return prunerStatusError("key 'loop_kinds': entry %d is not parallel or reduction", l);
+    w->loop_kinds[l] =
+        strcmp(k->valuestring, "reduction") == 0 ? PRUNER_LOOP_REDUCTION : PRUNER_LOOP_PARALLEL;
+    int role = -1;
+    for (int q = 0; cJSON_IsString(r) && q < PRUNER_ROLE_COUNT; ++q) {
+      if (strcmp(r->valuestring, prunerLoopRoleName((PrunerLoopRole)q)) == 0)
+        role = q;
+    }
+    if (role < 0)
+      return prunerStatusError("key 'loop_roles': entry %d is not a known role", l);
+    w->loop_roles[l] = (PrunerLoopRole)role;
+  }
+  int64_t value = 0;
+  TRY(readInt(json, "num_inputs", &value));
+  w->num_inputs = (int)value;
+  TRY(readInt(json, "num_outputs", &value));
+  w->num_outputs = (int)value;
+  if (w->num_inputs < 0 || w->num_outputs < 1 ||
+      w->num_inputs + w->num_outputs > PRUNER_MAX_OPERANDS)
+    return prunerStatusError("keys 'num_inputs'/'num_outputs': %d + %d operands (1 to %d "
+                             "allowed, at least one output)",
+                             w->num_inputs, w->num_outputs, PRUNER_MAX_OPERANDS);
+  const cJSON *operands = cJSON_GetObjectItemCaseSensitive(json, "operands");
+  if (!cJSON_IsArray(operands) ||
+      cJSON_GetArraySize(operands) != w->num_inputs + w->num_outputs)
+    return prunerStatusError("key 'operands': expected %d operands",
+                             w->num_inputs + w->num_outputs);
+  for (int i = 0; i < w->num_inputs + w->num_outputs; ++i) {
+    char where[32];
+    snprintf(where, sizeof(where), "operands[%d]", i);
+    TRY(within(where, operandFromJson(cJSON_GetArrayItem(operands, i), w->num_loops,
+                                      &w->operands[i])));
+  }
+  TRY(readIntArray(json, "strides", w->strides, 2, NULL));
+  TRY(readIntArray(json, "dilations", w->dilations, 2, NULL));
+  TRY(bodyFromJson(json, w));
+  int64_t yield[PRUNER_MAX_OPERANDS];
+  int n_yield = 0;
+  TRY(readIntArray(json, "body_yield", yield, PRUNER_MAX_OPERANDS, &n_yield));
+  if (n_yield != w->num_outputs)
+    return prunerStatusError("key 'body_yield': %d entries for %d outputs", n_yield,
+                             w->num_outputs);
+  for (int i = 0; i < PRUNER_MAX_OPERANDS; ++i)
+    w->body_yield[i] = (int)yield[i];
+  TRY(readInt(json, "body_ops", &value));
+  w->body_ops = (int)value;
+  char hash[24];
+  TRY(readString(json, "body_hash", hash, sizeof(hash), true));
+  char *end = NULL;
+  w->body_hash = (uint64_t)strtoull(hash, &end, 16);
+  if (!end || *end != '\0' || hash[0] == '\0')
+    return prunerStatusError("key 'body_hash': '%s' is not a hexadecimal number", hash);
+  TRY(readString(json, "key", w->key, sizeof(w->key), true));
+  return prunerStatusOk();
+}
+
+PrunerStatus prunerWorkloadFromJson(const cJSON *json, PrunerWorkload *out) {
+  return within("workload", workloadFromJson(json, out));
+}
+
+/* ---- records ------------------------------------------------------------------------ */
+
+char *prunerRecordToJson(const PrunerRecord *r) {
+  cJSON *json = cJSON_CreateObject();
+  cJSON_AddNumberToObject(json, "version", r->version);
+  cJSON_AddStringToObject(json, "workload_key", r->workload_key);
+  if (r->has_workload)
+    cJSON_AddItemToObject(json, "workload", prunerWorkloadToJson(&r->workload));
+  cJSON *target = cJSON_CreateObject();
+  cJSON_AddStringToObject(target, "key", r->target_key);
+  cJSON_AddStringToObject(target, "device", r->device_name);
+  cJSON_AddStringToObject(target, "driver", r->driver_version);
+  cJSON_AddStringToObject(target, "toolchain", r->toolchain_version);
+  cJSON_AddItemToObject(json, "target", target);
+  if (r->is_baseline) {
+    cJSON_AddStringToObject(json, "baseline", r->baseline_name);
+  } else {
+    int loops = r->has_workload ? r->workload.num_loops : PRUNER_MAX_LOOPS;
+    if (!r->has_workload) {
+      /* Without the workload, trim trailing all-zero loops (configs have >= 1 loop). */
+      while (loops > 1 && r->config.workgroup[loops - 1] == 0 &&
+             r->config.reduction[loops - 1] == 0 && r->config.thread[loops - 1] == 0)
+        --loops;
+    }
+    cJSON_AddItemToObject(json, "config", prunerConfigToJson(&r->config, loops));
+  }
+  cJSON_AddStringToObject(json, "status", prunerRecordStatusName(r->status));
+  if (r->error[0])
+    cJSON_AddStringToObject(json, "error", r->error);
+  cJSON *samples = cJSON_CreateArray();
+  for (int i = 0; i < r->num_samples && i < PRUNER_MAX_SAMPLES; ++i)
+    cJSON_AddItemToArray(samples, cJSON_CreateNumber(r->samples_us[i]));
+  cJSON_AddItemToObject(json, "samples_us", samples);
+  cJSON_AddNumberToObject(json, "median_us", r->median_us);
+  cJSON_AddNumberToObject(json, "spread_us", r->spread_us);
+  cJSON_AddNumberToObject(json, "max_abs_error", r->max_abs_error);
+  cJSON_AddNumberToObject(json, "sm_clock_mhz", r->sm_clock_mhz);
+  cJSON_AddNumberToObject(json, "draft_score_us", r->draft_score_us);
+  cJSON_AddNumberToObject(json, "verifier_score", r->verifier_score);
+  cJSON *ptxas = cJSON_CreateObject();
+  cJSON_AddNumberToObject(ptxas, "registers", r->registers);
+  cJSON_AddNumberToObject(ptxas, "spill_bytes", r->spill_bytes);
+  cJSON_AddNumberToObject(ptxas, "shared_bytes", r->shared_bytes);
+  cJSON_AddItemToObject(json, "ptxas", ptxas);
+  cJSON_AddNumberToObject(json, "timestamp", r->timestamp);
+  char *text = cJSON_PrintUnformatted(json);
+  cJSON_Delete(json);
+  return text;
+}
+
+static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
+  if (!cJSON_IsObject(json))
+    return prunerStatusError("not a JSON object");
+  int64_t version = 0;
+  TRY(readInt(json, "version", &version));
+  if (version < 1 || version > PRUNER_RECORDS_VERSION)
+    return prunerStatusError("key 'version': %" PRId64 " is not supported (this reader "
+                             "knows 1 to %d)",
+                             version, PRUNER_RECORDS_VERSION);
+  out->version = (int)version;
+  TRY(readString(json, "workload_key", out->workload_key, sizeof(out->workload_key), true));
+  if (out->workload_key[0] == '\0')
+    return prunerStatusError("key 'workload_key': empty");
+  const cJSON *workload = cJSON_GetObjectItemCaseSensitive(json, "workload");
+  if (workload) {
+    TRY(prunerWorkloadFromJson(workload, &out->workload));
+    if (strcmp(out->workload.key, out->workload_key) != 0)
+      return prunerStatusError("key 'workload_key': '%s' differs from the workload's key "
+                               "'%s'",
+                               out->workload_key, out->workload.key);
+    out->has_workload = true;
+  }
+  const cJSON *target = cJSON_GetObjectItemCaseSensitive(json, "target");
+  if (!cJSON_IsObject(target))
+    return prunerStatusError("key 'target': expected an object");
+  TRY(within("target", readString(target, "key", out->target_key, sizeof(out->target_key),
+                                  true)));
+  if (out->target_key[0] == '\0')
+    return prunerStatusError("target: key 'key': empty");
+  TRY(within("target", readString(target, "device", out->device_name,
+                                  sizeof(out->device_name), false)));
+  TRY(within("target", readString(target, "driver", out->driver_version,
+                                  sizeof(out->driver_version), false)));
+  TRY(within("target", readString(target, "toolchain", out->toolchain_version,
+                                  sizeof(out->toolchain_version), false)));
+  const cJSON *baseline = cJSON_GetObjectItemCaseSensitive(json, "baseline");
+  if (baseline) {
+    TRY(readString(json, "baseline", out->baseline_name, sizeof(out->baseline_name), true));
+    out->is_baseline = true;
+  } else {
+    const cJSON *config = cJSON_GetObjectItemCaseSensitive(json, "config");
+    if (!config)
+      return prunerStatusError("missing key 'config' (and not a baseline)");
+    TRY(prunerConfigFromJson(config, &out->config));
+  }
+  char status[32];
+  TRY(readString(json, "status", status, sizeof(status), true));
+  if (!prunerRecordStatusParse(status, &out->status))
+    return prunerStatusError("key 'status': unknown status '%s'", status);
+  TRY(readString(json, "error", out->error, sizeof(out->error), false));
+  const cJSON *samples = cJSON_GetObjectItemCaseSensitive(json, "samples_us");
+  if (samples) {
+    if (!cJSON_IsArray(samples) || cJSON_GetArraySize(samples) > PRUNER_MAX_SAMPLES)
+      return prunerStatusError("key 'samples_us': expected at most %d numbers",
+                               PRUNER_MAX_SAMPLES);
+    const cJSON *item;
+    cJSON_ArrayForEach(item, samples) {
+      if (!cJSON_IsNumber(item))
+        return prunerStatusError("key 'samples_us': entry %d is not a number",
+                                 out->num_samples);
+      out->samples_us[out->num_samples++] = item->valuedouble;
+    }
+  }
+  out->median_us = readNumberOr(json, "median_us", NAN);
+  if (out->status == PRUNER_RECORD_OK && !(out->median_us > 0.0))
+    return prunerStatusError("key 'median_us': an ok record needs a positive latency");
+  out->spread_us = readNumberOr(json, "spread_us", NAN);
+  out->max_abs_error = readNumberOr(json, "max_abs_error", NAN);
+  out->sm_clock_mhz = readNumberOr(json, "sm_clock_mhz", 0.0);
+  out->draft_score_us = readNumberOr(json, "draft_score_us", 0.0);
+  out->verifier_score = readNumberOr(json, "verifier_score", 0.0);
+  const cJSON *ptxas = cJSON_GetObjectItemCaseSensitive(json, "ptxas");
+  if (cJSON_IsObject(ptxas)) {
+    out->registers = (int)readNumberOr(ptxas, "registers", -1);
+    out->spill_bytes = (int)readNumberOr(ptxas, "spill_bytes", -1);
+    out->shared_bytes = (int)readNumberOr(ptxas, "shared_bytes", -1);
+  }
+  out->timestamp = readNumberOr(json, "timestamp", 0.0);
+  return prunerStatusOk();
+}
+
+PrunerStatus prunerRecordFromJson(const char *line, PrunerRecord *out) {
+  prunerRecordInit(out);
+  const char *end = NULL;
+  /* Null-terminated: two objects glued on one line (a torn line followed by a whole
+   * one) are rejected rather than half-read. */
+  cJSON *json = cJSON_ParseWithOpts(line, &end, 1);
+  if (!json) {
+    long offset = end && end >= line ? (long)(end - line) : -1;
+    return prunerStatusError("invalid JSON near byte %ld (torn or corrupt line)", offset);
+  }
+  PrunerStatus status = recordFromJson(json, out);
+  cJSON_Delete(json);
+  return status;
+}

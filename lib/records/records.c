@@ -1,0 +1,397 @@
+/* The records log: a JSON-lines file plus an in-memory copy with hash indexes.
+ *
+ * Records live in fixed-size chunks so that pointers handed out by Get/Find/Best stay
+ * valid while more records are appended. Two open-addressing tables (linear probing,
+ * load factor <= 1/2) make resume lookups O(1): one keyed by (workload, target, config)
+ * for Find, one keyed by (workload, target) holding the best ok record and the latest
+ * baseline. */
+#define _GNU_SOURCE /* getline */
+#include "pruner/records.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CHUNK_RECORDS 256
+#define MAX_WARNED_LINES 5 /* line numbers spelled out in the warning text */
+#define WARNINGS_SIZE 2048
+
+typedef struct GroupEntry {
+  uint64_t hash;
+  size_t any;      /* some record of the group + 1 (for key comparison); 0 = empty slot */
+  size_t best;     /* best ok non-baseline record + 1, or 0                             */
+  size_t baseline; /* chosen baseline record + 1, or 0                                  */
+} GroupEntry;
+
+typedef struct HashTable {
+  size_t capacity; /* power of two, or 0 */
+  size_t used;
+  uint64_t *hashes;
+  size_t *slots; /* record index + 1 (config table) */
+} HashTable;
+
+struct PrunerRecordsImpl {
+  FILE *file; /* NULL for in-memory logs */
+  char path[1024];
+  bool needs_newline; /* the file ends in a torn line without '\n' */
+  PrunerRecord **chunks;
+  size_t num_chunks;
+  size_t count;
+  HashTable configs;
+  size_t group_capacity;
+  size_t group_used;
+  GroupEntry *groups;
+  size_t skipped;
+  char warnings[WARNINGS_SIZE];
+};
+
+/* ---- hashing ------------------------------------------------------------------------ */
+
+/* FNV-1a, 64-bit (offset basis and prime from the FNV reference, isthe.com/chongo/tech/
+ * comp/fnv). */
+static uint64_t fnvBytes(uint64_t h, const void *data, size_t n) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; ++i) {
+    h ^= p[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+static uint64_t fnvString(uint64_t h, const char *s) {
+  return fnvBytes(h, s, strlen(s) + 1); /* the terminator separates the two keys */
+}
+
+static uint64_t groupHash(const char *workload_key, const char *target_key) {
+  return fnvString(fnvString(14695981039346656037ull, workload_key), target_key);
+}
+
+static uint64_t configHash(uint64_t h, const PrunerConfig *c) {
+  for (int l = 0; l < PRUNER_MAX_LOOPS; ++l) {
+    int64_t v[3] = {c->workgroup[l], c->reduction[l], c->thread[l]};
+    h = fnvBytes(h, v, sizeof(v));
+  }
+  h = fnvBytes(h, &c->promote_operands, sizeof(c->promote_operands));
+  h = fnvBytes(h, &c->vector_width, sizeof(c->vector_width));
+  return h;
+}
+
+/* Field-wise equality, consistent with configHash. */
+static bool configSame(const PrunerConfig *a, const PrunerConfig *b) {
+  for (int l = 0; l < PRUNER_MAX_LOOPS; ++l) {
+    if (a->workgroup[l] != b->workgroup[l] || a->reduction[l] != b->reduction[l] ||
+        a->thread[l] != b->thread[l])
+      return false;
+  }
+  return a->promote_operands == b->promote_operands && a->vector_width == b->vector_width;
+}
+
+static PrunerRecord *recordAt(PrunerRecords r, size_t i) {
+  return &r->chunks[i / CHUNK_RECORDS][i % CHUNK_RECORDS];
+}
+
+static bool sameGroup(const PrunerRecord *rec, const char *workload_key,
+                      const char *target_key) {
+  return strcmp(rec->workload_key, workload_key) == 0 &&
+         strcmp(rec->target_key, target_key) == 0;
+}
+
+/* ---- the config table --------------------------------------------------------------- */
+
+static bool configTableGrow(HashTable *t) {
+  size_t capacity = t->capacity ? t->capacity * 2 : 1024;
+  uint64_t *hashes = calloc(capacity, sizeof(*hashes));
+  size_t *slots = calloc(capacity, sizeof(*slots));
+  if (!hashes || !slots) {
+    free(hashes);
+    free(slots);
+    return false;
+  }
+  for (size_t i = 0; i < t->capacity; ++i) {
+    if (!t->slots[i])
+      continue;
+    size_t j = t->hashes[i] & (capacity - 1);
+    while (slots[j])
+      j = (j + 1) & (capacity - 1);
+    hashes[j] = t->hashes[i];
+    slots[j] = t->slots[i];
+  }
+  free(t->hashes);
+  free(t->slots);
+  t->hashes = hashes;
+  t->slots = slots;
+  t->capacity = capacity;
+  return true;
+}
+
+/* The slot holding (workload, target, config), or the empty slot where it would go. */
+static size_t configTableProbe(PrunerRecords r, uint64_t h, const char *workload_key,
+                               const char *target_key, const PrunerConfig *config) {
+  const HashTable *t = &r->configs;
+  size_t j = h & (t->capacity - 1);
+  while (t->slots[j]) {
+    if (t->hashes[j] == h) {
+      const PrunerRecord *rec = recordAt(r, t->slots[j] - 1);
+      if (sameGroup(rec, workload_key, target_key) && configSame(&rec->config, config))
+        return j;
+    }
+    j = (j + 1) & (t->capacity - 1);
+  }
+  return j;
+}
+
+/* ---- the group table ---------------------------------------------------------------- */
+
+static bool groupTableGrow(PrunerRecords r) {
+  size_t capacity = r->group_capacity ? r->group_capacity * 2 : 256;
+  GroupEntry *groups = calloc(capacity, sizeof(*groups));
+  if (!groups)
+    return false;
+  for (size_t i = 0; i < r->group_capacity; ++i) {
+    if (!r->groups[i].any)
+      continue;
+    size_t j = r->groups[i].hash & (capacity - 1);
+    while (groups[j].any)
+      j = (j + 1) & (capacity - 1);
+    groups[j] = r->groups[i];
+  }
+  free(r->groups);
+  r->groups = groups;
+  r->group_capacity = capacity;
+  return true;
+}
+
+static GroupEntry *groupProbe(PrunerRecords r, uint64_t h, const char *workload_key,
+                              const char *target_key) {
+  if (!r->group_capacity)
+    return NULL;
+  size_t j = h & (r->group_capacity - 1);
+  while (r->groups[j].any) {
+    if (r->groups[j].hash == h &&
+        sameGroup(recordAt(r, r->groups[j].any - 1), workload_key, target_key))
+      return &r->groups[j];
+    j = (j + 1) & (r->group_capacity - 1);
+  }
+  return &r->groups[j];
+}
+
+/* ---- storage ------------------------------------------------------------------------ */
+
+/* Copies `record` in and indexes it; false when memory runs out. */
+static bool storeRecord(PrunerRecords r, const PrunerRecord *record) {
+  if (r->count == r->num_chunks * CHUNK_RECORDS) {
+    PrunerRecord **chunks = realloc(r->chunks, (r->num_chunks + 1) * sizeof(*chunks));
+    if (!chunks)
+      return false;
+    r->chunks = chunks;
+    r->chunks[r->num_chunks] = malloc(CHUNK_RECORDS * sizeof(PrunerRecord));
+    if (!r->chunks[r->num_chunks])
+      return false;
+    r->num_chunks++;
+  }
+  if ((r->configs.used + 1) * 2 > r->configs.capacity && !configTableGrow(&r->configs))
+    return false;
+  if ((r->group_used + 1) * 2 > r->group_capacity && !groupTableGrow(r))
+    return false;
+
+  size_t index = r->count++;
+  PrunerRecord *rec = recordAt(r, index);
+  *rec = *record;
+
+  uint64_t gh = groupHash(rec->workload_key, rec->target_key);
+  GroupEntry *group = groupProbe(r, gh, rec->workload_key, rec->target_key);
+  if (!group->any) {
+    group->hash = gh;
+    group->any = index + 1;
+    r->group_used++;
+  }
+  if (rec->is_baseline) {
+    /* The latest ok baseline wins (the runner re-measures it at the end, interleaved
+     * with the winners); a failed one only stands in while there is no ok one. */
+    const PrunerRecord *old = group->baseline ? recordAt(r, group->baseline - 1) : NULL;
+    if (rec->status == PRUNER_RECORD_OK || !old || old->status != PRUNER_RECORD_OK)
+      group->baseline = index + 1;
+    return true;
+  }
+  if (rec->status == PRUNER_RECORD_OK) {
+    const PrunerRecord *best = group->best ? recordAt(r, group->best - 1) : NULL;
+    if (!best || rec->median_us < best->median_us)
+      group->best = index + 1;
+  }
+  /* Find returns the latest record of a config (a re-measurement supersedes). */
+  uint64_t ch = configHash(gh, &rec->config);
+  size_t slot = configTableProbe(r, ch, rec->workload_key, rec->target_key, &rec->config);
+  if (!r->configs.slots[slot]) {
+    r->configs.used++;
+    r->configs.hashes[slot] = ch;
+  }
+  r->configs.slots[slot] = index + 1;
+  return true;
+}
+
+static void addWarning(PrunerRecords r, size_t line_number, const char *message) {
+  r->skipped++;
+  size_t len = strlen(r->warnings);
+  if (r->skipped <= MAX_WARNED_LINES) {
+    snprintf(r->warnings + len, sizeof(r->warnings) - len, "%s%s:%zu: skipped: %s",
+             len ? "\n" : "", r->path, line_number, message);
+  }
+}
+
+static void finishWarnings(PrunerRecords r) {
+  if (r->skipped > MAX_WARNED_LINES) {
+    size_t len = strlen(r->warnings);
+    snprintf(r->warnings + len, sizeof(r->warnings) - len,
+             "\n%s: %zu more corrupt lines skipped", r->path, r->skipped - MAX_WARNED_LINES);
+  }
+}
+
+static bool onlyWhitespace(const char *s) {
+  for (; *s; ++s) {
+    if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+      return false;
+  }
+  return true;
+}
+
+static PrunerStatus loadFile(PrunerRecords r) {
+  char *line = NULL;
+  size_t capacity = 0;
+  ssize_t length;
+  size_t line_number = 0;
+  PrunerRecord *record = malloc(sizeof(*record));
+  if (!record)
+    return prunerStatusError("%s: out of memory", r->path);
+  r->needs_newline = false;
+  while ((length = getline(&line, &capacity, r->file)) > 0) {
+    ++line_number;
+    r->needs_newline = line[length - 1] != '\n';
+    if (onlyWhitespace(line))
+      continue;
+    PrunerStatus status = prunerRecordFromJson(line, record);
+    if (!status.ok) {
+      addWarning(r, line_number, status.message);
+      continue;
+    }
+    if (!storeRecord(r, record)) {
+      free(line);
+      free(record);
+      return prunerStatusError("%s:%zu: out of memory", r->path, line_number);
+    }
+  }
+  bool failed = ferror(r->file) != 0;
+  free(line);
+  free(record);
+  finishWarnings(r);
+  if (failed)
+    return prunerStatusError("%s: read error: %s", r->path, strerror(errno));
+  return prunerStatusOk();
+}
+
+/* ---- public API --------------------------------------------------------------------- */
+
+PrunerRecords prunerRecordsCreateInMemory(void) {
+  PrunerRecords r = calloc(1, sizeof(*r));
+  if (r)
+    snprintf(r->path, sizeof(r->path), "<memory>");
+  return r;
+}
+
+PrunerStatus prunerRecordsOpen(const char *path, PrunerRecords *out) {
+  *out = NULL;
+  PrunerRecords r = prunerRecordsCreateInMemory();
+  if (!r)
+    return prunerStatusError("%s: out of memory", path);
+  snprintf(r->path, sizeof(r->path), "%s", path);
+  /* "a+": created if absent, read from the start, every write appended. */
+  r->file = fopen(path, "a+");
+  if (!r->file) {
+    PrunerStatus status = prunerStatusError("%s: cannot open records file: %s", path,
+                                            strerror(errno));
+    prunerRecordsClose(r);
+    return status;
+  }
+  PrunerStatus status = loadFile(r);
+  if (!status.ok) {
+    prunerRecordsClose(r);
+    return status;
+  }
+  *out = r;
+  return prunerStatusOk();
+}
+
+void prunerRecordsClose(PrunerRecords r) {
+  if (!r)
+    return;
+  if (r->file)
+    fclose(r->file);
+  for (size_t i = 0; i < r->num_chunks; ++i)
+    free(r->chunks[i]);
+  free(r->chunks);
+  free(r->configs.hashes);
+  free(r->configs.slots);
+  free(r->groups);
+  free(r);
+}
+
+PrunerStatus prunerRecordsAppend(PrunerRecords r, const PrunerRecord *record) {
+  if (!record->workload_key[0])
+    return prunerStatusError("%s: record without a workload key", r->path);
+  if (!record->target_key[0])
+    return prunerStatusError("%s: record of workload '%s' without a target key", r->path,
+                             record->workload_key);
+  if (record->has_workload && strcmp(record->workload.key, record->workload_key) != 0)
+    return prunerStatusError("%s: record's workload_key '%s' differs from its workload's "
+                             "key '%s'",
+                             r->path, record->workload_key, record->workload.key);
+  if (r->file) {
+    char *text = prunerRecordToJson(record);
+    if (!text)
+      return prunerStatusError("%s: out of memory", r->path);
+    /* A torn last line is closed first so that this line starts on its own. */
+    bool ok = !r->needs_newline || fputc('\n', r->file) != EOF;
+    ok = ok && fputs(text, r->file) != EOF && fputc('\n', r->file) != EOF;
+    ok = ok && fflush(r->file) == 0 && fsync(fileno(r->file)) == 0;
+    free(text);
+    if (!ok)
+      return prunerStatusError("%s: cannot append record of workload '%s': %s", r->path,
+                               record->workload_key, strerror(errno));
+    r->needs_newline = false;
+  }
+  if (!storeRecord(r, record))
+    return prunerStatusError("%s: out of memory", r->path);
+  return prunerStatusOk();
+}
+
+size_t prunerRecordsCount(PrunerRecords r) { return r->count; }
+
+const PrunerRecord *prunerRecordsGet(PrunerRecords r, size_t i) {
+  return i < r->count ? recordAt(r, i) : NULL;
+}
+
+const char *prunerRecordsWarnings(PrunerRecords r) { return r->warnings; }
+
+size_t prunerRecordsSkippedLines(PrunerRecords r) { return r->skipped; }
+
+const PrunerRecord *prunerRecordsFind(PrunerRecords r, const char *workload_key,
+                                      const char *target_key, const PrunerConfig *config) {
+  if (!r->configs.capacity)
+    return NULL;
+  uint64_t h = configHash(groupHash(workload_key, target_key), config);
+  size_t slot = configTableProbe(r, h, workload_key, target_key, config);
+  return r->configs.slots[slot] ? recordAt(r, r->configs.slots[slot] - 1) : NULL;
+}
+
+const PrunerRecord *prunerRecordsBest(PrunerRecords r, const char *workload_key,
+                                      const char *target_key) {
+  GroupEntry *g = groupProbe(r, groupHash(workload_key, target_key), workload_key, target_key);
+  return g && g->best ? recordAt(r, g->best - 1) : NULL;
+}
+
+const PrunerRecord *prunerRecordsBaseline(PrunerRecords r, const char *workload_key,
+                                          const char *target_key) {
+  GroupEntry *g = groupProbe(r, groupHash(workload_key, target_key), workload_key, target_key);
+  return g && g->baseline ? recordAt(r, g->baseline - 1) : NULL;
+}
