@@ -37,6 +37,21 @@ extern "C" {
 /* ------------------------------------------------------------------------------------ */
 /* Bundle                                                                               */
 
+/* What the output buffers hold when a candidate's correctness launch starts. Kernels that
+ * fuse the accumulator's fill overwrite the output and are checked against a NaN poison
+ * (unwritten elements show up); kernels that accumulate into it need the fill's zeros;
+ * generics whose body reads the output need its initial values (seeded random). */
+typedef enum PrunerOutputInit {
+  PRUNER_OUTPUT_POISON = 0, /* NaN (all bits set) before the check launch  */
+  PRUNER_OUTPUT_ZERO,       /* zeros: the payload's linalg.fill of zero    */
+  PRUNER_OUTPUT_RANDOM,     /* seeded random initial values                */
+} PrunerOutputInit;
+
+/* The default for a workload: ZERO for contractions and convolutions, RANDOM for generics
+ * whose body reads an output value, POISON otherwise. */
+PrunerOutputInit prunerOutputInitDefault(const PrunerWorkload *w);
+const char *prunerOutputInitName(PrunerOutputInit init); /* "poison", "zero", "random" */
+
 /* One candidate of a bundle: how to launch it and where it came from. */
 typedef struct PrunerBundleCandidate {
   int id;                                      /* unique within the bundle, 0-based   */
@@ -53,6 +68,7 @@ typedef struct PrunerBundleCandidate {
   PrunerKernelResources resources;
   double draft_score_us;                       /* 0 if none */
   double verifier_score;                       /* 0 if none */
+  PrunerOutputInit output_init;                /* prunerOutputInitDefault unless set */
 } PrunerBundleCandidate;
 
 typedef struct PrunerBundleImpl *PrunerBundle;
@@ -64,12 +80,15 @@ PrunerStatus prunerBundleCreate(const char *dir, const PrunerTargetDesc *target,
                                 uint64_t seed, PrunerBundle *out);
 
 /* Adds one compiled candidate: copies the workload (once per key), writes the cubin
- * file at once and records the launch description. `result` must be ok and hold a
- * binary. `id` (may be NULL) receives the candidate's id. */
+ * file at once and records the launch description (output_init from
+ * prunerOutputInitDefault; prunerBundleSetOutputInit changes it). `result` must be ok and
+ * hold a binary. `id` (may be NULL) receives the candidate's id. */
 PrunerStatus prunerBundleAddCandidate(PrunerBundle bundle, const PrunerWorkload *w,
                                       const PrunerConfig *config,
                                       const PrunerCompileResult *result,
                                       double draft_score_us, double verifier_score, int *id);
+
+PrunerStatus prunerBundleSetOutputInit(PrunerBundle bundle, int id, PrunerOutputInit init);
 
 /* Writes manifest.json (to a temporary file, then renamed, so a reader never sees a
  * half-written manifest). May be called again after more candidates were added. */
