@@ -79,6 +79,14 @@ typedef struct PrunerCompileOptions {
 
 PrunerCompileOptions prunerCompileDefaultOptions(void);
 
+/* The NVVM lowering pipeline applied after a schedule, as pass-pipeline text
+ * ("builtin.module(...)"): cleanups, launch index sinking, kernel outlining, NVVM/LLVM
+ * lowering, nvvm-attach-target for t->arch, gpu-module-to-binary in `format` (PTX or
+ * cubin). The one definition shared by prunerCompileOne and the plugin's
+ * pruner-gpu-pipeline (docs/compile.md). Returns the length snprintf would write. */
+int prunerCompileLoweringPipeline(const PrunerTargetDesc *t, PrunerBinaryFormat format,
+                                  char *buf, size_t size);
+
 /* Compiles one candidate in the calling process (no timeout protection). */
 PrunerCompileResult prunerCompileOne(const PrunerWorkload *w, const PrunerConfig *config,
                                      const PrunerTargetDesc *t,
