@@ -25,6 +25,11 @@ extern "C" {
  * that implements the structured-op interface, including linalg.fill). */
 bool prunerIsLinalgOp(MlirOperation op);
 
+/* True for linalg ops pruner never tunes on their own because they fuse into a tuned
+ * neighbour (linalg.fill, linalg.copy, linalg.transpose, linalg.broadcast): the passes
+ * skip them without a remark. */
+bool prunerIsFusedLinalgOp(MlirOperation op);
+
 /* Describes `op`. Fails, with a message naming the op, for ops pruner does not tune
  * (fills, copies, unsupported named ops, non-affine generics), dynamic shapes, tensor
  * semantics violations and element types outside PrunerDType. */

@@ -1,0 +1,162 @@
+/* lib/ir/config_attr.c: the `pruner.config` dictionary <-> PrunerConfig.
+ *
+ * Key names follow IREE's lowering_config (docs/config.md, docs/plugin.md). Every key is
+ * optional when reading: a missing array means "all 0", missing promote_operands means
+ * none, a missing vector_width means 1; prunerConfigCheck then says whether the result
+ * is valid on a target. Written back with every key, arrays as [..] of i64. */
+#include <stdio.h>
+#include <string.h>
+
+#include <mlir-c/BuiltinAttributes.h>
+
+#include "ir_internal.h"
+#include "pruner/ir.h"
+
+static const char *const kKeys = "workgroup, reduction, thread, promote_operands, vector_width";
+
+/* Reads an integer list written as [..] of IntegerAttrs or as array<i64/i32: ..>. */
+static PrunerStatus readIntArray(const PrunerWorkload *w, const char *key, MlirAttribute a,
+                                 int64_t *out, int cap, int *len) {
+  char text[96];
+  if (mlirAttributeIsADenseI64Array(a) || mlirAttributeIsADenseI32Array(a)) {
+    int n = (int)mlirDenseArrayGetNumElements(a);
+    if (n > cap)
+      return prunerStatusError("pruner.config on %s: key '%s' has %d entries, at most %d",
+                               w->op_name, key, n, cap);
+    for (int i = 0; i < n; ++i)
+      out[i] = mlirAttributeIsADenseI64Array(a) ? mlirDenseI64ArrayGetElement(a, i)
+                                                : mlirDenseI32ArrayGetElement(a, i);
+    *len = n;
+    return prunerStatusOk();
+  }
+  if (!mlirAttributeIsAArray(a)) {
+    prunerIrAttrToString(a, text, sizeof text);
+    return prunerStatusError("pruner.config on %s: key '%s' must be a list of integers, got %s",
+                             w->op_name, key, text);
+  }
+  int n = (int)mlirArrayAttrGetNumElements(a);
+  if (n > cap)
+    return prunerStatusError("pruner.config on %s: key '%s' has %d entries, at most %d",
+                             w->op_name, key, n, cap);
+  for (int i = 0; i < n; ++i) {
+    MlirAttribute e = mlirArrayAttrGetElement(a, i);
+    if (!mlirAttributeIsAInteger(e)) {
+      prunerIrAttrToString(e, text, sizeof text);
+      return prunerStatusError("pruner.config on %s: key '%s': entry %d is not an integer: %s",
+                               w->op_name, key, i, text);
+    }
+    out[i] = mlirIntegerAttrGetValueInt(e);
+  }
+  *len = n;
+  return prunerStatusOk();
+}
+
+/* workgroup / reduction / thread: one non-negative entry per loop. */
+static PrunerStatus readTileArray(const PrunerWorkload *w, const char *key, MlirAttribute a,
+                                  int64_t *out) {
+  int n = 0;
+  PrunerStatus s = readIntArray(w, key, a, out, PRUNER_MAX_LOOPS, &n);
+  if (!s.ok)
+    return s;
+  if (n != w->num_loops)
+    return prunerStatusError("pruner.config on %s: key '%s' has %d entries, expected %d (one "
+                             "per loop)",
+                             w->op_name, key, n, w->num_loops);
+  for (int i = 0; i < n; ++i)
+    if (out[i] < 0)
+      return prunerStatusError("pruner.config on %s: key '%s': entry %d is negative (%lld)",
+                               w->op_name, key, i, (long long)out[i]);
+  return prunerStatusOk();
+}
+
+static PrunerStatus readPromote(const PrunerWorkload *w, MlirAttribute a, uint32_t *mask) {
+  int64_t idx[PRUNER_MAX_OPERANDS];
+  int n = 0;
+  PrunerStatus s = readIntArray(w, "promote_operands", a, idx, PRUNER_MAX_OPERANDS, &n);
+  if (!s.ok)
+    return s;
+  int operands = w->num_inputs + w->num_outputs;
+  *mask = 0;
+  for (int i = 0; i < n; ++i) {
+    if (idx[i] < 0 || idx[i] >= operands)
+      return prunerStatusError("pruner.config on %s: key 'promote_operands': operand index "
+                               "%lld out of range [0, %d)",
+                               w->op_name, (long long)idx[i], operands);
+    if (*mask & (1u << idx[i]))
+      return prunerStatusError("pruner.config on %s: key 'promote_operands': operand %lld "
+                               "listed twice",
+                               w->op_name, (long long)idx[i]);
+    *mask |= 1u << idx[i];
+  }
+  return prunerStatusOk();
+}
+
+static PrunerStatus readVectorWidth(const PrunerWorkload *w, MlirAttribute a, int32_t *out) {
+  char text[96];
+  if (!mlirAttributeIsAInteger(a)) {
+    prunerIrAttrToString(a, text, sizeof text);
+    return prunerStatusError("pruner.config on %s: key 'vector_width' must be an integer, "
+                             "got %s",
+                             w->op_name, text);
+  }
+  int64_t v = mlirIntegerAttrGetValueInt(a);
+  if (v < 1 || v > 64)
+    return prunerStatusError("pruner.config on %s: key 'vector_width' = %lld out of range "
+                             "[1, 64]",
+                             w->op_name, (long long)v);
+  *out = (int32_t)v;
+  return prunerStatusOk();
+}
+
+PrunerStatus prunerConfigFromAttribute(const PrunerWorkload *w, MlirAttribute attr,
+                                       PrunerConfig *out) {
+  memset(out, 0, sizeof *out);
+  out->vector_width = 1;
+  char text[128];
+  if (mlirAttributeIsNull(attr) || !mlirAttributeIsADictionary(attr)) {
+    prunerIrAttrToString(attr, text, sizeof text);
+    return prunerStatusError("pruner.config on %s: expected a dictionary attribute, got %s",
+                             w->op_name, text);
+  }
+  intptr_t n = mlirDictionaryAttrGetNumElements(attr);
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirNamedAttribute e = mlirDictionaryAttrGetElement(attr, i);
+    char key[64];
+    prunerIrStringRefCopy(mlirIdentifierStr(e.name), key, sizeof key);
+    PrunerStatus s;
+    if (strcmp(key, "workgroup") == 0)
+      s = readTileArray(w, key, e.attribute, out->workgroup);
+    else if (strcmp(key, "reduction") == 0)
+      s = readTileArray(w, key, e.attribute, out->reduction);
+    else if (strcmp(key, "thread") == 0)
+      s = readTileArray(w, key, e.attribute, out->thread);
+    else if (strcmp(key, "promote_operands") == 0)
+      s = readPromote(w, e.attribute, &out->promote_operands);
+    else if (strcmp(key, "vector_width") == 0)
+      s = readVectorWidth(w, e.attribute, &out->vector_width);
+    else
+      s = prunerStatusError("pruner.config on %s: unknown key '%s' (expected %s)", w->op_name,
+                            key, kKeys);
+    if (!s.ok)
+      return s;
+  }
+  return prunerStatusOk();
+}
+
+MlirAttribute prunerConfigToAttribute(MlirContext ctx, const PrunerWorkload *w,
+                                      const PrunerConfig *config) {
+  int64_t promote[PRUNER_MAX_OPERANDS];
+  int np = 0;
+  for (int i = 0; i < w->num_inputs + w->num_outputs; ++i)
+    if (config->promote_operands & (1u << i))
+      promote[np++] = i;
+  /* DictionaryAttr keeps its entries sorted by name, whatever order they are given in. */
+  MlirNamedAttribute entries[5] = {
+      prunerIrNamed(ctx, "workgroup", prunerIrI64Array(ctx, config->workgroup, w->num_loops)),
+      prunerIrNamed(ctx, "reduction", prunerIrI64Array(ctx, config->reduction, w->num_loops)),
+      prunerIrNamed(ctx, "thread", prunerIrI64Array(ctx, config->thread, w->num_loops)),
+      prunerIrNamed(ctx, "promote_operands", prunerIrI64Array(ctx, promote, np)),
+      prunerIrNamed(ctx, "vector_width", prunerIrI64(ctx, config->vector_width)),
+  };
+  return mlirDictionaryAttrGet(ctx, 5, entries);
+}

@@ -1,0 +1,79 @@
+/* lib/ir/util.c: small MLIR C API helpers shared by pruner_ir's files. */
+#include <string.h>
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+
+#include "ir_internal.h"
+
+typedef struct PrintBuffer {
+  char *buf;
+  size_t size;
+  size_t len;
+} PrintBuffer;
+
+/* MlirStringCallback that appends to a fixed buffer, dropping what does not fit. */
+static void appendChunk(MlirStringRef chunk, void *user) {
+  PrintBuffer *out = user;
+  if (out->len + 1 >= out->size)
+    return;
+  size_t room = out->size - 1 - out->len;
+  size_t n = chunk.length < room ? chunk.length : room;
+  memcpy(out->buf + out->len, chunk.data, n);
+  out->len += n;
+  out->buf[out->len] = '\0';
+}
+
+void prunerIrTypeToString(MlirType type, char *buf, size_t size) {
+  if (size == 0)
+    return;
+  buf[0] = '\0';
+  PrintBuffer out = {buf, size, 0};
+  mlirTypePrint(type, appendChunk, &out);
+}
+
+void prunerIrAttrToString(MlirAttribute attr, char *buf, size_t size) {
+  if (size == 0)
+    return;
+  buf[0] = '\0';
+  if (mlirAttributeIsNull(attr)) {
+    strncpy(buf, "<null>", size - 1);
+    buf[size - 1] = '\0';
+    return;
+  }
+  PrintBuffer out = {buf, size, 0};
+  mlirAttributePrint(attr, appendChunk, &out);
+}
+
+void prunerIrStringRefCopy(MlirStringRef ref, char *buf, size_t size) {
+  if (size == 0)
+    return;
+  size_t n = ref.length < size - 1 ? ref.length : size - 1;
+  memcpy(buf, ref.data, n);
+  buf[n] = '\0';
+}
+
+void prunerIrOpName(MlirOperation op, char *buf, size_t size) {
+  prunerIrStringRefCopy(mlirIdentifierStr(mlirOperationGetName(op)), buf, size);
+}
+
+MlirAttribute prunerIrI64(MlirContext ctx, int64_t value) {
+  return mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), value);
+}
+
+MlirAttribute prunerIrI64Array(MlirContext ctx, const int64_t *values, int n) {
+  MlirAttribute elems[PRUNER_IR_MAX_ARRAY];
+  if (n > PRUNER_IR_MAX_ARRAY)
+    n = PRUNER_IR_MAX_ARRAY;
+  for (int i = 0; i < n; ++i)
+    elems[i] = prunerIrI64(ctx, values[i]);
+  return mlirArrayAttrGet(ctx, n, elems);
+}
+
+MlirAttribute prunerIrString(MlirContext ctx, const char *s) {
+  return mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(s));
+}
+
+MlirNamedAttribute prunerIrNamed(MlirContext ctx, const char *name, MlirAttribute attr) {
+  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString(name)), attr);
+}

@@ -1,0 +1,64 @@
+/* passes/expose_space.c: pruner-expose-space, in C over the MLIR C API.
+ *
+ * Walks the IR, describes each linalg op as a workload (lib/ir), builds its space on the
+ * chosen target (lib/space) and attaches the space as `pruner.space`. Nothing else in
+ * the IR changes. */
+#include <stdio.h>
+#include <string.h>
+
+#include "passes.h"
+#include "pruner/ir.h"
+#include "pruner/space.h"
+#include "pruner/target.h"
+
+typedef struct ExposeState {
+  PrunerTargetDesc target;
+} ExposeState;
+
+static void remarkNotTunable(MlirOperation op, const char *reason) {
+  char msg[PRUNER_STATUS_MESSAGE_SIZE + 32];
+  snprintf(msg, sizeof msg, "pruner: not tunable: %s", reason);
+  prunerEmitRemark(op, msg);
+}
+
+static void exposeOne(MlirOperation op, const ExposeState *state) {
+  PrunerWorkload w;
+  PrunerStatus s = prunerWorkloadFromOperation(op, &w);
+  if (!s.ok) {
+    remarkNotTunable(op, s.message);
+    return;
+  }
+  PrunerSpace space;
+  s = prunerSpaceCreate(&w, &state->target, NULL, &space);
+  if (!s.ok) {
+    remarkNotTunable(op, s.message);
+    return;
+  }
+  MlirAttribute attr = prunerSpaceToAttribute(mlirOperationGetContext(op), space);
+  prunerSpaceDestroy(space);
+  if (mlirAttributeIsNull(attr)) {
+    remarkNotTunable(op, "out of memory while building pruner.space");
+    return;
+  }
+  mlirOperationSetDiscardableAttributeByName(
+      op, mlirStringRefCreateFromCString(PRUNER_SPACE_ATTR), attr);
+}
+
+static MlirWalkResult visit(MlirOperation op, void *user) {
+  if (prunerIsLinalgOp(op) && !prunerIsFusedLinalgOp(op))
+    exposeOne(op, user);
+  return MlirWalkResultAdvance;
+}
+
+PrunerStatus prunerExposeSpaceRun(MlirOperation root, const char *target) {
+  ExposeState state;
+  PrunerStatus s = prunerTargetLookup(target, &state.target);
+  if (!s.ok) {
+    char names[PRUNER_STATUS_MESSAGE_SIZE];
+    prunerTargetListNames(names, sizeof names);
+    return prunerStatusError("pruner-expose-space: unknown target '%s'; valid values: %s",
+                             target, names);
+  }
+  mlirOperationWalk(root, visit, &state, MlirWalkPreOrder);
+  return prunerStatusOk();
+}

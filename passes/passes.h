@@ -1,0 +1,36 @@
+/* passes/passes.h: the C side of pruner's MLIR passes.
+ *
+ * The passes are written in C over the MLIR C API. PluginRegistration.cpp (the only C++)
+ * registers them with MLIR under their pipeline names, carries their options across, and
+ * provides the two diagnostic hooks below, which the C API lacks. */
+#ifndef PRUNER_PASSES_H
+#define PRUNER_PASSES_H
+
+#include <mlir-c/IR.h>
+
+#include "pruner/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* pruner-expose-space{target=...}: attaches `pruner.space` (lib/ir, docs/plugin.md) to
+ * every tunable linalg op under `root`. Ops pruner cannot tune are left untouched with a
+ * remark "pruner: not tunable: <reason>"; fills, copies, transposes and broadcasts are
+ * skipped silently. Fails only for an unknown target (the message lists valid ones). */
+PrunerStatus prunerExposeSpaceRun(MlirOperation root, const char *target);
+
+/* pruner-strip: removes every discardable attribute named "pruner.*" from every op under
+ * (and including) `root`. Returns how many attributes were removed. */
+int prunerStripRun(MlirOperation root);
+
+/* Diagnostics attached to an op (implemented in the C++ shim with Operation::emitRemark /
+ * emitError, which the C API does not expose). */
+void prunerEmitRemark(MlirOperation op, const char *message);
+void prunerEmitError(MlirOperation op, const char *message);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PRUNER_PASSES_H */
