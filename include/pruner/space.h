@@ -90,6 +90,9 @@ void prunerSpaceDestroy(PrunerSpace space);
 const PrunerWorkload *prunerSpaceGetWorkload(PrunerSpace space);
 const PrunerTargetDesc *prunerSpaceGetTarget(PrunerSpace space);
 
+/* The options the space was built with (defaults filled in). */
+PrunerSpaceOptions prunerSpaceGetOptions(PrunerSpace space);
+
 int prunerSpaceNumKnobs(PrunerSpace space);
 const PrunerKnob *prunerSpaceGetKnob(PrunerSpace space, int i);
 
@@ -125,6 +128,28 @@ PrunerStatus prunerConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *
 /* Fast boolean form of prunerConfigCheck for scans (no message). */
 bool prunerConfigIsValid(const PrunerWorkload *w, const PrunerTargetDesc *t,
                          const PrunerConfig *config);
+
+/* The same rules with the limits of `opts` (max_thread_elements, min_threads) instead of
+ * the defaults; NULL means the defaults. A space applies its own options this way, so
+ * every config it enumerates passes prunerConfigCheckWithOptions with them. */
+PrunerStatus prunerConfigCheckWithOptions(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                          const PrunerSpaceOptions *opts,
+                                          const PrunerConfig *config);
+bool prunerConfigIsValidWithOptions(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                    const PrunerSpaceOptions *opts, const PrunerConfig *config);
+
+/* Fewest threads per block the rules accept: opts->min_threads, or fewer when the
+ * product of the workload's parallel bounds (capped by the target) is smaller. */
+int64_t prunerSpaceMinThreads(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                              const PrunerSpaceOptions *opts);
+
+/* Extent of one block's tile of operand `operand` along its dimension `dim`:
+ * sum_l coeff * (tile_l - 1) + 1, with workgroup tiles for parallel loops and reduction
+ * steps for reduction loops. */
+int64_t prunerConfigOperandFootprint(const PrunerWorkload *w, const PrunerConfig *config,
+                                     int operand, int dim);
+/* Bytes of shared memory the promoted operands' tiles take (sum of footprints x dtype). */
+int64_t prunerConfigSharedBytes(const PrunerWorkload *w, const PrunerConfig *config);
 
 /* Grid, block and shared memory implied by a config (assumes it is valid). */
 void prunerConfigLaunchShape(const PrunerWorkload *w, const PrunerConfig *config,

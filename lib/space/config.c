@@ -1,0 +1,330 @@
+/* Config validity (prunerConfigCheck and friends), the launch shape a config implies,
+ * and its printed forms. The rules are listed in docs/space.md and docs/config.md; the
+ * space (space.c) enumerates exactly the candidates these rules accept, through its own
+ * precomputed fast path, and the unit tests compare the two. */
+#include "pruner/space.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* CUDA programming guide, "Technical Specifications per Compute Capability" (all of
+ * sm_75 .. sm_90): grid x up to 2^31-1, grid y and z up to 65535, block x and y up to
+ * 1024, block z up to 64. */
+#define GRID_X_MAX 2147483647LL
+#define GRID_YZ_MAX 65535LL
+#define BLOCK_XY_MAX 1024LL
+#define BLOCK_Z_MAX 64LL
+
+PrunerSpaceOptions prunerSpaceDefaultOptions(void) {
+  PrunerSpaceOptions o;
+  o.max_workgroup_tile = 256;
+  o.max_thread_tile = 16;
+  /* 64 accumulators plus operand fragments stay under the 255-register cap per thread. */
+  o.max_thread_elements = 64;
+  o.min_threads = 32; /* a full warp */
+  return o;
+}
+
+/* Fewest threads a block must have: opts->min_threads, unless the workload cannot give
+ * that many at all (product of its parallel bounds, capped by the target). */
+int64_t prunerSpaceMinThreads(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                              const PrunerSpaceOptions *opts) {
+  int64_t possible = 1;
+  for (int l = 0; l < w->num_loops; ++l) {
+    if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL) continue;
+    possible *= w->bounds[l];
+    if (possible > t->max_threads_per_block) {
+      possible = t->max_threads_per_block;
+      break;
+    }
+  }
+  return opts->min_threads < possible ? opts->min_threads : possible;
+}
+
+int64_t prunerConfigOperandFootprint(const PrunerWorkload *w, const PrunerConfig *c, int operand,
+                                     int dim) {
+  const PrunerOperand *o = &w->operands[operand];
+  int64_t extent = 1;
+  for (int l = 0; l < w->num_loops; ++l) {
+    int64_t coeff = o->index_coeff[dim][l];
+    if (!coeff) continue;
+    int64_t tile = w->loop_kinds[l] == PRUNER_LOOP_PARALLEL ? c->workgroup[l] : c->reduction[l];
+    extent += coeff * (tile - 1);
+  }
+  return extent;
+}
+
+int64_t prunerConfigSharedBytes(const PrunerWorkload *w, const PrunerConfig *c) {
+  int64_t bytes = 0;
+  int num_operands = w->num_inputs + w->num_outputs;
+  for (int i = 0; i < num_operands; ++i) {
+    if (!(c->promote_operands & (1u << i))) continue;
+    int64_t elems = 1;
+    for (int d = 0; d < w->operands[i].rank; ++d)
+      elems *= prunerConfigOperandFootprint(w, c, i, d);
+    bytes += elems * prunerDTypeBytes(w->operands[i].dtype);
+  }
+  return bytes;
+}
+
+/* "[64, 64, 0]" over the workload's loops. */
+static const char *formatArray(char *buf, size_t size, const int64_t *a, int n) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < n && len < size; ++i) {
+    int k = snprintf(buf + len, size - len, "%s%lld", i ? ", " : "[", (long long)a[i]);
+    if (k > 0) len += (size_t)k;
+  }
+  if (len < size) snprintf(buf + len, size - len, n ? "]" : "[]");
+  return buf;
+}
+
+static const char *formatPromote(char *buf, size_t size, uint32_t mask) {
+  size_t len = 0;
+  buf[0] = '\0';
+  int first = 1;
+  len += (size_t)snprintf(buf, size, "[");
+  for (int i = 0; i < 32 && len < size; ++i) {
+    if (!(mask & (1u << i))) continue;
+    int k = snprintf(buf + len, size - len, "%s%d", first ? "" : ", ", i);
+    if (k > 0) len += (size_t)k;
+    first = 0;
+  }
+  if (len < size) snprintf(buf + len, size - len, "]");
+  return buf;
+}
+
+#define FAIL(...)                                                                              \
+  do {                                                                                         \
+    if (status) *status = prunerStatusError(__VA_ARGS__);                                      \
+    return false;                                                                              \
+  } while (0)
+#define ARR(name, a) formatArray(name, sizeof(name), a, w->num_loops)
+
+/* The rules, in the order their messages are reported. With status == NULL it is the
+ * silent boolean form. */
+static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                        const PrunerSpaceOptions *opts, const PrunerConfig *c,
+                        PrunerStatus *status) {
+  char a1[160], a2[160];
+  const int n = w->num_loops;
+  if (c->vector_width != 1 && c->vector_width != 2 && c->vector_width != 4)
+    FAIL("vector_width = %d is not one of 1, 2, 4", (int)c->vector_width);
+  /* Arrays only in the right loops. */
+  for (int l = 0; l < PRUNER_MAX_LOOPS; ++l) {
+    int par = l < n && w->loop_kinds[l] == PRUNER_LOOP_PARALLEL;
+    int red = l < n && w->loop_kinds[l] == PRUNER_LOOP_REDUCTION;
+    if (!par && c->workgroup[l])
+      FAIL("workgroup tile %s has an entry for %s %d; parallel loops only", ARR(a1, c->workgroup),
+           red ? "reduction loop" : "nonexistent loop", l);
+    if (!par && c->thread[l])
+      FAIL("thread tile %s has an entry for %s %d; parallel loops only", ARR(a1, c->thread),
+           red ? "reduction loop" : "nonexistent loop", l);
+    if (!red && c->reduction[l])
+      FAIL("reduction %s has an entry for %s %d; reduction loops only", ARR(a1, c->reduction),
+           par ? "parallel loop" : "nonexistent loop", l);
+  }
+  /* Tiles >= 1 and dividing. */
+  for (int l = 0; l < n; ++l) {
+    const char *role = prunerLoopRoleName(w->loop_roles[l]);
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) {
+      if (c->reduction[l] < 1)
+        FAIL("reduction %s is %lld for reduction loop %d (%s); steps are >= 1",
+             ARR(a1, c->reduction), (long long)c->reduction[l], l, role);
+      if (w->bounds[l] % c->reduction[l])
+        FAIL("reduction %s does not divide the loop bounds %s", ARR(a1, c->reduction),
+             ARR(a2, w->bounds));
+      continue;
+    }
+    if (c->workgroup[l] < 1)
+      FAIL("workgroup tile %s is %lld for parallel loop %d (%s); tiles are >= 1",
+           ARR(a1, c->workgroup), (long long)c->workgroup[l], l, role);
+    if (c->thread[l] < 1)
+      FAIL("thread tile %s is %lld for parallel loop %d (%s); tiles are >= 1",
+           ARR(a1, c->thread), (long long)c->thread[l], l, role);
+    if (w->bounds[l] % c->workgroup[l])
+      FAIL("workgroup tile %s does not divide the loop bounds %s", ARR(a1, c->workgroup),
+           ARR(a2, w->bounds));
+    if (c->workgroup[l] % c->thread[l])
+      FAIL("thread tile %s does not divide workgroup tile %s", ARR(a1, c->thread),
+           ARR(a2, c->workgroup));
+  }
+  int num_operands = w->num_inputs + w->num_outputs;
+  if (c->promote_operands >> num_operands)
+    FAIL("promote_operands %s names an operand beyond the op's %d operands",
+         formatPromote(a1, sizeof(a1), c->promote_operands), num_operands);
+  /* Threads, grid and block dimensions (innermost parallel loop -> x). */
+  int64_t threads = 1, elements = 1;
+  int grid_dims = 0, block_dims = 0;
+  for (int l = n - 1; l >= 0; --l) {
+    if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL) continue;
+    int64_t blocks = w->bounds[l] / c->workgroup[l];
+    int64_t per_block = c->workgroup[l] / c->thread[l];
+    const char *role = prunerLoopRoleName(w->loop_roles[l]);
+    threads *= per_block;
+    elements *= c->thread[l];
+    if (blocks > 1) {
+      if (grid_dims == 3)
+        FAIL("workgroup tile %s leaves more than 3 parallel loops with several blocks; the "
+             "grid has 3 dimensions",
+             ARR(a1, c->workgroup));
+      int64_t limit = grid_dims == 0 ? GRID_X_MAX : GRID_YZ_MAX;
+      if (blocks > limit)
+        FAIL("workgroup tile %s gives grid %c = %lld blocks for loop %d (%s); at most %lld",
+             ARR(a1, c->workgroup), "xyz"[grid_dims], (long long)blocks, l, role,
+             (long long)limit);
+      ++grid_dims;
+    }
+    if (per_block > 1) {
+      if (block_dims == 3)
+        FAIL("thread tile %s leaves more than 3 parallel loops with several threads; the "
+             "block has 3 dimensions",
+             ARR(a1, c->thread));
+      int64_t limit = block_dims == 2 ? BLOCK_Z_MAX : BLOCK_XY_MAX;
+      if (per_block > limit)
+        FAIL("thread tile %s gives block %c = %lld threads for loop %d (%s); at most %lld",
+             ARR(a1, c->thread), "xyz"[block_dims], (long long)per_block, l, role,
+             (long long)limit);
+      ++block_dims;
+    }
+    if (threads > t->max_threads_per_block)
+      break; /* reported below; also keeps the product from overflowing */
+  }
+  if (threads > t->max_threads_per_block)
+    FAIL("workgroup tile %s over thread tile %s gives more than %d threads per block (%s)",
+         ARR(a1, c->workgroup), ARR(a2, c->thread), t->max_threads_per_block, t->name);
+  int64_t min_threads = prunerSpaceMinThreads(w, t, opts);
+  if (threads < min_threads)
+    FAIL("workgroup tile %s over thread tile %s gives %lld threads per block; at least %lld",
+         ARR(a1, c->workgroup), ARR(a2, c->thread), (long long)threads, (long long)min_threads);
+  if (elements > opts->max_thread_elements)
+    FAIL("thread tile %s gives %lld elements per thread; at most %lld (register budget)",
+         ARR(a1, c->thread), (long long)elements, (long long)opts->max_thread_elements);
+  int64_t smem = prunerConfigSharedBytes(w, c);
+  if (smem > t->smem_per_block_static)
+    FAIL("promote_operands %s needs %lld bytes of shared memory; %s allows %d per block "
+         "(static allocation limit)",
+         formatPromote(a1, sizeof(a1), c->promote_operands), (long long)smem, t->name,
+         t->smem_per_block_static);
+  /* Vector width: divides the output's contiguous thread tile and every promoted tile's
+   * contiguous extent. */
+  if (c->vector_width > 1) {
+    for (int i = w->num_inputs; i < num_operands; ++i) {
+      int l = prunerWorkloadContiguousLoop(w, i);
+      if (l < 0)
+        FAIL("vector_width = %d needs a contiguous loop in output operand %d; it has none",
+             (int)c->vector_width, i);
+      if (c->thread[l] % c->vector_width)
+        FAIL("vector_width = %d does not divide thread tile %s at loop %d (%s), the output's "
+             "contiguous loop",
+             (int)c->vector_width, ARR(a1, c->thread), l, prunerLoopRoleName(w->loop_roles[l]));
+    }
+    for (int i = 0; i < num_operands; ++i) {
+      if (!(c->promote_operands & (1u << i)) || w->operands[i].rank < 1) continue;
+      int64_t extent = prunerConfigOperandFootprint(w, c, i, w->operands[i].rank - 1);
+      if (extent % c->vector_width)
+        FAIL("vector_width = %d does not divide the contiguous extent %lld of promoted "
+             "operand %d's tile",
+             (int)c->vector_width, (long long)extent, i);
+    }
+  }
+  return true;
+}
+
+PrunerStatus prunerConfigCheckWithOptions(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                          const PrunerSpaceOptions *opts,
+                                          const PrunerConfig *config) {
+  PrunerSpaceOptions defaults = prunerSpaceDefaultOptions();
+  PrunerStatus status = prunerStatusOk();
+  checkConfig(w, t, opts ? opts : &defaults, config, &status);
+  return status;
+}
+
+bool prunerConfigIsValidWithOptions(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                    const PrunerSpaceOptions *opts, const PrunerConfig *config) {
+  PrunerSpaceOptions defaults = prunerSpaceDefaultOptions();
+  return checkConfig(w, t, opts ? opts : &defaults, config, NULL);
+}
+
+PrunerStatus prunerConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                               const PrunerConfig *config) {
+  return prunerConfigCheckWithOptions(w, t, NULL, config);
+}
+
+bool prunerConfigIsValid(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                         const PrunerConfig *config) {
+  return prunerConfigIsValidWithOptions(w, t, NULL, config);
+}
+
+void prunerConfigLaunchShape(const PrunerWorkload *w, const PrunerConfig *config,
+                             PrunerLaunchShape *out) {
+  memset(out, 0, sizeof(*out));
+  int g = 0, b = 0;
+  for (int i = 0; i < 3; ++i) {
+    out->grid[i] = out->block[i] = 1;
+    out->grid_loop[i] = out->block_loop[i] = -1;
+  }
+  for (int l = w->num_loops - 1; l >= 0; --l) {
+    if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL || config->workgroup[l] < 1 ||
+        config->thread[l] < 1)
+      continue;
+    int64_t blocks = w->bounds[l] / config->workgroup[l];
+    int64_t threads = config->workgroup[l] / config->thread[l];
+    if (blocks > 1 && g < 3) {
+      out->grid[g] = blocks;
+      out->grid_loop[g++] = l;
+    }
+    if (threads > 1 && b < 3) {
+      out->block[b] = threads;
+      out->block_loop[b++] = l;
+    }
+  }
+  out->blocks = out->grid[0] * out->grid[1] * out->grid[2];
+  out->threads_per_block = out->block[0] * out->block[1] * out->block[2];
+  out->smem_bytes = prunerConfigSharedBytes(w, config);
+}
+
+int prunerConfigFormat(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
+                       size_t size) {
+  char wg[160], red[160], th[160], pr[64];
+  return snprintf(buf, size,
+                  "{workgroup = %s, reduction = %s, thread = %s, promote_operands = %s, "
+                  "vector_width = %d}",
+                  ARR(wg, config->workgroup), ARR(red, config->reduction),
+                  ARR(th, config->thread), formatPromote(pr, sizeof(pr), config->promote_operands),
+                  (int)config->vector_width);
+}
+
+/* "wg64x64 r16 t4x4 p01 v4": parallel loops' tiles, reduction steps, promoted operand
+ * digits ("p-" for none), vector width. */
+int prunerConfigFormatShort(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
+                            size_t size) {
+  char wg[96] = "", red[96] = "", th[96] = "", pr[40] = "";
+  size_t lw = 0, lr = 0, lt = 0, lp = 0;
+  for (int l = 0; l < w->num_loops; ++l) {
+    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL) {
+      if (lw < sizeof(wg))
+        lw += (size_t)snprintf(wg + lw, sizeof(wg) - lw, "%s%lld", lw ? "x" : "",
+                               (long long)config->workgroup[l]);
+      if (lt < sizeof(th))
+        lt += (size_t)snprintf(th + lt, sizeof(th) - lt, "%s%lld", lt ? "x" : "",
+                               (long long)config->thread[l]);
+    } else if (lr < sizeof(red)) {
+      lr += (size_t)snprintf(red + lr, sizeof(red) - lr, "%s%lld", lr ? "x" : "",
+                             (long long)config->reduction[l]);
+    }
+  }
+  for (int i = 0; i < 32 && lp + 1 < sizeof(pr); ++i)
+    if (config->promote_operands & (1u << i))
+      lp += (size_t)snprintf(pr + lp, sizeof(pr) - lp, "%d", i);
+  return snprintf(buf, size, "wg%s r%s t%s p%s v%d", wg, lr ? red : "-", th, lp ? pr : "-",
+                  (int)config->vector_width);
+}
+
+bool prunerConfigEqual(const PrunerConfig *a, const PrunerConfig *b) {
+  for (int l = 0; l < PRUNER_MAX_LOOPS; ++l)
+    if (a->workgroup[l] != b->workgroup[l] || a->reduction[l] != b->reduction[l] ||
+        a->thread[l] != b->thread[l])
+      return false;
+  return a->promote_operands == b->promote_operands && a->vector_width == b->vector_width;
+}

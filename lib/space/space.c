@@ -1,0 +1,530 @@
+/* The tuning space: knobs and their candidates, the mixed-radix raw index, the fast
+ * validity scan and the chunked prefix count that gives valid configs dense indices.
+ * Decisions and formulas: docs/space.md. The rules are those of config.c; this file
+ * evaluates them on precomputed per-candidate values so that a scan does no division. */
+#include "pruner/space.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Reduction steps are divisors of the bound up to this (docs/space.md). */
+#define MAX_REDUCTION_STEP 64
+/* Larger raw spaces are refused: the prefix count would need more than 128 MiB. */
+#define MAX_RAW_SIZE (1ULL << 36)
+#define MAX_KNOBS (PRUNER_MAX_LOOPS + 2)
+#define MAX_CANDIDATES (PRUNER_MAX_KNOB_VALUES * 4)
+
+/* The footprint of one operand dimension: sum over its (loop, coeff) terms. */
+typedef struct DimTerms {
+  int count;
+  int loop[PRUNER_MAX_LOOPS];
+  int64_t coeff[PRUNER_MAX_LOOPS];
+} DimTerms;
+
+typedef struct PrunerSpaceImpl PrunerSpaceImpl;
+
+struct PrunerSpaceImpl {
+  PrunerWorkload w;
+  PrunerTargetDesc t;
+  PrunerSpaceOptions opts;
+  int num_knobs, num_tile_knobs, promote_knob, vector_knob;
+  PrunerKnob knobs[MAX_KNOBS];
+  uint64_t raw_size;
+  /* Per tile-knob candidate: blocks (bound / workgroup) and threads (workgroup / thread). */
+  int64_t blocks[PRUNER_MAX_LOOPS][MAX_CANDIDATES];
+  int64_t threads[PRUNER_MAX_LOOPS][MAX_CANDIDATES];
+  int64_t min_threads;
+  /* Operands: footprint terms per dimension and element size. */
+  int num_operands;
+  int rank[PRUNER_MAX_OPERANDS];
+  int dtype_bytes[PRUNER_MAX_OPERANDS];
+  DimTerms terms[PRUNER_MAX_OPERANDS][PRUNER_MAX_RANK];
+  /* Knob index of each output's contiguous loop's tile knob; -1 if none (only vector
+   * width 1 is then valid). */
+  int num_out_contig;
+  int out_contig_knob[PRUNER_MAX_OPERANDS];
+  int knob_of_loop[PRUNER_MAX_LOOPS];
+  /* Prefix count, built on first use. */
+  bool indexed;
+  uint64_t count;
+  size_t num_chunks;
+  uint64_t *prefix; /* valid configs in chunks before chunk i */
+};
+
+/* ---- building ----------------------------------------------------------------------- */
+
+static int isContraction(PrunerOpKind k) {
+  return k == PRUNER_OP_MATMUL || k == PRUNER_OP_BATCH_MATMUL || k == PRUNER_OP_CONTRACTION;
+}
+
+static int isConv(PrunerOpKind k) {
+  return k == PRUNER_OP_CONV_2D_NHWC_HWCF || k == PRUNER_OP_CONV_2D_NCHW_FCHW ||
+         k == PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC;
+}
+
+static PrunerStatus addTileKnob(PrunerSpaceImpl *s, int l) {
+  PrunerKnob *k = &s->knobs[s->num_knobs];
+  const int64_t bound = s->w.bounds[l];
+  memset(k, 0, sizeof(*k));
+  k->kind = PRUNER_KNOB_TILE;
+  k->loop = l;
+  for (int64_t wg = 1; wg <= bound && wg <= s->opts.max_workgroup_tile; ++wg) {
+    if (bound % wg) continue;
+    for (int64_t th = 1; th <= wg && th <= s->opts.max_thread_tile; ++th) {
+      if (wg % th || wg / th > s->t.max_threads_per_block) continue;
+      if (k->num_values == MAX_CANDIDATES)
+        return prunerStatusError("loop %d (%s, bound %lld) has more than %d (workgroup, thread) "
+                                 "tile candidates; lower max_workgroup_tile or max_thread_tile",
+                                 l, prunerLoopRoleName(s->w.loop_roles[l]), (long long)bound,
+                                 MAX_CANDIDATES);
+      k->values[k->num_values] = wg;
+      k->thread_values[k->num_values] = th;
+      s->blocks[s->num_knobs][k->num_values] = bound / wg;
+      s->threads[s->num_knobs][k->num_values] = wg / th;
+      ++k->num_values;
+    }
+  }
+  if (k->num_values == 0) /* max_workgroup_tile < 1 etc. */
+    return prunerStatusError("loop %d (%s) has no tile candidates with max_workgroup_tile = %lld "
+                             "and max_thread_tile = %lld",
+                             l, prunerLoopRoleName(s->w.loop_roles[l]),
+                             (long long)s->opts.max_workgroup_tile,
+                             (long long)s->opts.max_thread_tile);
+  s->knob_of_loop[l] = s->num_knobs++;
+  return prunerStatusOk();
+}
+
+static void addReductionKnob(PrunerSpaceImpl *s, int l) {
+  PrunerKnob *k = &s->knobs[s->num_knobs];
+  memset(k, 0, sizeof(*k));
+  k->kind = PRUNER_KNOB_REDUCTION;
+  k->loop = l;
+  PrunerLoopRole role = s->w.loop_roles[l];
+  /* The direct-conv schedule decomposes the per-thread 2-D window into 1-D convs, which
+   * needs the filter loops kh and kw stepped by 1 (GPU-SCHEDULE-FACTS.md). */
+  if (isConv(s->w.kind) && (role == PRUNER_ROLE_FILTER_H || role == PRUNER_ROLE_FILTER_W)) {
+    k->values[k->num_values++] = 1;
+  } else {
+    for (int64_t step = 1; step <= s->w.bounds[l] && step <= MAX_REDUCTION_STEP; ++step)
+      if (s->w.bounds[l] % step == 0) k->values[k->num_values++] = step;
+  }
+  s->knob_of_loop[l] = s->num_knobs++;
+}
+
+static void addPromoteKnob(PrunerSpaceImpl *s) {
+  PrunerKnob *k = &s->knobs[s->num_knobs];
+  memset(k, 0, sizeof(*k));
+  k->kind = PRUNER_KNOB_PROMOTE;
+  k->loop = -1;
+  k->values[k->num_values++] = 0;
+  /* Only the contraction schedules stage operands (A, B) through shared memory yet. */
+  if (isContraction(s->w.kind) && s->w.num_inputs >= 2) {
+    k->values[k->num_values++] = 1;
+    k->values[k->num_values++] = 2;
+    k->values[k->num_values++] = 3;
+  }
+  s->promote_knob = s->num_knobs++;
+}
+
+static void addVectorKnob(PrunerSpaceImpl *s) {
+  PrunerKnob *k = &s->knobs[s->num_knobs];
+  memset(k, 0, sizeof(*k));
+  k->kind = PRUNER_KNOB_VECTOR_WIDTH;
+  k->loop = -1;
+  k->values[k->num_values++] = 1;
+  k->values[k->num_values++] = 2;
+  k->values[k->num_values++] = 4;
+  s->vector_knob = s->num_knobs++;
+}
+
+static void precomputeOperands(PrunerSpaceImpl *s) {
+  const PrunerWorkload *w = &s->w;
+  s->num_operands = w->num_inputs + w->num_outputs;
+  for (int i = 0; i < s->num_operands; ++i) {
+    s->rank[i] = w->operands[i].rank;
+    s->dtype_bytes[i] = prunerDTypeBytes(w->operands[i].dtype);
+    for (int d = 0; d < w->operands[i].rank; ++d) {
+      DimTerms *t = &s->terms[i][d];
+      t->count = 0;
+      for (int l = 0; l < w->num_loops; ++l) {
+        if (!w->operands[i].index_coeff[d][l]) continue;
+        t->loop[t->count] = l;
+        t->coeff[t->count++] = w->operands[i].index_coeff[d][l];
+      }
+    }
+  }
+  s->num_out_contig = 0;
+  for (int i = w->num_inputs; i < s->num_operands; ++i) {
+    int l = prunerWorkloadContiguousLoop(w, i);
+    s->out_contig_knob[s->num_out_contig++] = l < 0 ? -1 : s->knob_of_loop[l];
+  }
+}
+
+PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                               const PrunerSpaceOptions *opts, PrunerSpace *out) {
+  *out = NULL;
+  if (t->kind == PRUNER_TARGET_HOST)
+    return prunerStatusError("target %s: host spaces are provided by the host target, which "
+                             "is not built yet",
+                             t->name);
+  PrunerStatus st = prunerWorkloadVerify(w);
+  if (!st.ok) return st;
+  if (t->max_threads_per_block < 1 || t->smem_per_block_static < 0)
+    return prunerStatusError("target %s: max_threads_per_block = %d, smem_per_block_static = "
+                             "%d; not a usable GPU description",
+                             t->name, t->max_threads_per_block, t->smem_per_block_static);
+  PrunerSpaceImpl *s = calloc(1, sizeof(*s));
+  if (!s) return prunerStatusError("space of %s: out of memory", w->key);
+  s->w = *w;
+  s->t = *t;
+  s->opts = opts ? *opts : prunerSpaceDefaultOptions();
+  s->min_threads = prunerSpaceMinThreads(w, t, &s->opts);
+  /* Knob order (most significant raw digit first): parallel loops' tiles in loop order,
+   * reduction loops' steps in loop order, promote_operands, vector_width. */
+  for (int l = 0; l < w->num_loops; ++l) {
+    if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL) continue;
+    st = addTileKnob(s, l);
+    if (!st.ok) {
+      free(s);
+      return st;
+    }
+  }
+  s->num_tile_knobs = s->num_knobs;
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) addReductionKnob(s, l);
+  addPromoteKnob(s);
+  addVectorKnob(s);
+  precomputeOperands(s);
+  s->raw_size = 1;
+  for (int k = 0; k < s->num_knobs; ++k) {
+    s->raw_size *= (uint64_t)s->knobs[k].num_values;
+    if (s->raw_size > MAX_RAW_SIZE) {
+      free(s);
+      return prunerStatusError("space of %s has more than %llu raw configs; lower "
+                               "max_workgroup_tile or max_thread_tile",
+                               w->key, (unsigned long long)MAX_RAW_SIZE);
+    }
+  }
+  *out = s;
+  return prunerStatusOk();
+}
+
+void prunerSpaceDestroy(PrunerSpace space) {
+  if (!space) return;
+  free(space->prefix);
+  free(space);
+}
+
+const PrunerWorkload *prunerSpaceGetWorkload(PrunerSpace space) { return &space->w; }
+const PrunerTargetDesc *prunerSpaceGetTarget(PrunerSpace space) { return &space->t; }
+int prunerSpaceNumKnobs(PrunerSpace space) { return space->num_knobs; }
+const PrunerKnob *prunerSpaceGetKnob(PrunerSpace space, int i) {
+  return i >= 0 && i < space->num_knobs ? &space->knobs[i] : NULL;
+}
+uint64_t prunerSpaceRawSize(PrunerSpace space) { return space->raw_size; }
+PrunerSpaceOptions prunerSpaceGetOptions(PrunerSpace space) { return space->opts; }
+
+/* ---- raw index <-> digits <-> config ------------------------------------------------- */
+
+static void decodeDigits(const PrunerSpaceImpl *s, uint64_t raw, int *digits) {
+  for (int k = s->num_knobs - 1; k >= 0; --k) {
+    uint64_t radix = (uint64_t)s->knobs[k].num_values;
+    digits[k] = (int)(raw % radix);
+    raw /= radix;
+  }
+}
+
+static uint64_t encodeDigits(const PrunerSpaceImpl *s, const int *digits) {
+  uint64_t raw = 0;
+  for (int k = 0; k < s->num_knobs; ++k) raw = raw * (uint64_t)s->knobs[k].num_values + digits[k];
+  return raw;
+}
+
+static void digitsToConfig(const PrunerSpaceImpl *s, const int *digits, PrunerConfig *c) {
+  memset(c, 0, sizeof(*c));
+  for (int k = 0; k < s->num_knobs; ++k) {
+    const PrunerKnob *knob = &s->knobs[k];
+    int64_t v = knob->values[digits[k]];
+    switch (knob->kind) {
+    case PRUNER_KNOB_TILE:
+      c->workgroup[knob->loop] = v;
+      c->thread[knob->loop] = knob->thread_values[digits[k]];
+      break;
+    case PRUNER_KNOB_REDUCTION:
+      c->reduction[knob->loop] = v;
+      break;
+    case PRUNER_KNOB_PROMOTE:
+      c->promote_operands = (uint32_t)v;
+      break;
+    case PRUNER_KNOB_VECTOR_WIDTH:
+      c->vector_width = (int32_t)v;
+      break;
+    }
+  }
+}
+
+/* Digits of a config; false if a value is not a candidate or an entry sits where no knob
+ * puts one. */
+static bool configToDigits(const PrunerSpaceImpl *s, const PrunerConfig *c, int *digits) {
+  PrunerConfig check;
+  for (int k = 0; k < s->num_knobs; ++k) {
+    const PrunerKnob *knob = &s->knobs[k];
+    int found = -1;
+    for (int v = 0; v < knob->num_values && found < 0; ++v) {
+      switch (knob->kind) {
+      case PRUNER_KNOB_TILE:
+        if (c->workgroup[knob->loop] == knob->values[v] &&
+            c->thread[knob->loop] == knob->thread_values[v])
+          found = v;
+        break;
+      case PRUNER_KNOB_REDUCTION:
+        if (c->reduction[knob->loop] == knob->values[v]) found = v;
+        break;
+      case PRUNER_KNOB_PROMOTE:
+        if ((int64_t)c->promote_operands == knob->values[v]) found = v;
+        break;
+      case PRUNER_KNOB_VECTOR_WIDTH:
+        if ((int64_t)c->vector_width == knob->values[v]) found = v;
+        break;
+      }
+    }
+    if (found < 0) return false;
+    digits[k] = found;
+  }
+  digitsToConfig(s, digits, &check);
+  return prunerConfigEqual(&check, c);
+}
+
+void prunerSpaceDecodeRaw(PrunerSpace space, uint64_t raw, PrunerConfig *out) {
+  int digits[MAX_KNOBS];
+  decodeDigits(space, raw % space->raw_size, digits);
+  digitsToConfig(space, digits, out);
+}
+
+bool prunerSpaceEncodeRaw(PrunerSpace space, const PrunerConfig *config, uint64_t *raw) {
+  int digits[MAX_KNOBS];
+  if (!configToDigits(space, config, digits)) return false;
+  if (raw) *raw = encodeDigits(space, digits);
+  return true;
+}
+
+/* ---- the fast rules ------------------------------------------------------------------ */
+
+/* Rules that depend on the tile knobs only: threads per block, grid and block
+ * dimensions, elements per thread. Divisibility holds by construction. */
+static bool tilesValid(const PrunerSpaceImpl *s, const int *digits) {
+  int64_t threads = 1, elements = 1;
+  int grid_dims = 0, block_dims = 0;
+  for (int k = s->num_tile_knobs - 1; k >= 0; --k) { /* innermost loop first: x */
+    int64_t blocks = s->blocks[k][digits[k]];
+    int64_t per_block = s->threads[k][digits[k]];
+    threads *= per_block;
+    elements *= s->knobs[k].thread_values[digits[k]];
+    if (blocks > 1) {
+      if (grid_dims == 3 || (grid_dims > 0 && blocks > 65535) || blocks > 2147483647LL)
+        return false;
+      ++grid_dims;
+    }
+    if (per_block > 1) {
+      if (block_dims == 3 || per_block > (block_dims == 2 ? 64 : 1024)) return false;
+      ++block_dims;
+    }
+    if (threads > s->t.max_threads_per_block) return false;
+  }
+  return threads >= s->min_threads && elements <= s->opts.max_thread_elements;
+}
+
+static inline int64_t loopTile(const PrunerSpaceImpl *s, const int *digits, int l) {
+  int k = s->knob_of_loop[l];
+  return s->knobs[k].values[digits[k]]; /* workgroup tile or reduction step */
+}
+
+static inline int64_t dimExtent(const PrunerSpaceImpl *s, const int *digits, int i, int d) {
+  const DimTerms *t = &s->terms[i][d];
+  int64_t e = 1;
+  for (int j = 0; j < t->count; ++j) e += t->coeff[j] * (loopTile(s, digits, t->loop[j]) - 1);
+  return e;
+}
+
+static bool smemValid(const PrunerSpaceImpl *s, const int *digits) {
+  uint32_t mask = (uint32_t)s->knobs[s->promote_knob].values[digits[s->promote_knob]];
+  if (!mask) return true;
+  int64_t bytes = 0;
+  for (int i = 0; i < s->num_operands; ++i) {
+    if (!(mask & (1u << i))) continue;
+    int64_t elems = 1;
+    for (int d = 0; d < s->rank[i]; ++d) elems *= dimExtent(s, digits, i, d);
+    bytes += elems * s->dtype_bytes[i];
+  }
+  return bytes <= s->t.smem_per_block_static;
+}
+
+static bool vectorValid(const PrunerSpaceImpl *s, const int *digits) {
+  int64_t vw = s->knobs[s->vector_knob].values[digits[s->vector_knob]];
+  if (vw == 1) return true;
+  for (int i = 0; i < s->num_out_contig; ++i) {
+    int k = s->out_contig_knob[i];
+    if (k < 0 || s->knobs[k].thread_values[digits[k]] % vw) return false;
+  }
+  uint32_t mask = (uint32_t)s->knobs[s->promote_knob].values[digits[s->promote_knob]];
+  for (int i = 0; mask && i < s->num_operands; ++i) {
+    if (!(mask & (1u << i)) || s->rank[i] < 1) continue;
+    if (dimExtent(s, digits, i, s->rank[i] - 1) % vw) return false;
+  }
+  return true;
+}
+
+/* Advances the odometer at knob k (lower knobs reset); false when it runs out. */
+static bool advance(const PrunerSpaceImpl *s, int *digits, int k) {
+  for (int j = k + 1; j < s->num_knobs; ++j) digits[j] = 0;
+  for (; k >= 0; --k) {
+    if (++digits[k] < s->knobs[k].num_values) return true;
+    digits[k] = 0;
+  }
+  return false;
+}
+
+/* First valid raw index >= *raw, or false. Whole subtrees are skipped when a rule fails
+ * on a more significant group of knobs: a tile failure skips every reduction / promote /
+ * vector choice under it, a shared-memory failure every vector width. */
+static bool nextValidRaw(const PrunerSpaceImpl *s, uint64_t start, uint64_t *found) {
+  if (start >= s->raw_size) return false;
+  int digits[MAX_KNOBS];
+  decodeDigits(s, start, digits);
+  const int last_tile = s->num_tile_knobs - 1;
+  bool tiles_known = false, tiles_ok = false;
+  for (;;) {
+    if (!tiles_known) {
+      tiles_ok = tilesValid(s, digits);
+      tiles_known = true;
+    }
+    int fail_at;
+    if (!tiles_ok)
+      fail_at = last_tile;
+    else if (!smemValid(s, digits))
+      fail_at = s->promote_knob;
+    else if (!vectorValid(s, digits))
+      fail_at = s->vector_knob;
+    else {
+      *found = encodeDigits(s, digits);
+      return true;
+    }
+    if (fail_at < 0) return false; /* no tile knobs and the empty tiling fails */
+    /* Remember whether the tile digits change. */
+    int changed = fail_at;
+    for (int k = fail_at; k >= 0; --k) {
+      changed = k;
+      if (digits[k] + 1 < s->knobs[k].num_values) break;
+    }
+    if (!advance(s, digits, fail_at)) return false;
+    if (changed <= last_tile) tiles_known = false;
+  }
+}
+
+bool prunerSpaceNext(PrunerSpace space, uint64_t *raw, PrunerConfig *config) {
+  uint64_t found;
+  if (!nextValidRaw(space, *raw, &found)) {
+    *raw = space->raw_size;
+    return false;
+  }
+  *raw = found + 1;
+  prunerSpaceDecodeRaw(space, found, config);
+  return true;
+}
+
+static bool rawValid(const PrunerSpaceImpl *s, uint64_t raw) {
+  uint64_t found;
+  return nextValidRaw(s, raw, &found) && found == raw;
+}
+
+bool prunerSpaceContains(PrunerSpace space, const PrunerConfig *config) {
+  uint64_t raw;
+  return prunerSpaceEncodeRaw(space, config, &raw) && rawValid(space, raw);
+}
+
+/* ---- dense index --------------------------------------------------------------------- */
+
+static PrunerStatus buildIndex(PrunerSpaceImpl *s) {
+  if (s->indexed) return prunerStatusOk();
+  size_t chunks = (size_t)((s->raw_size + PRUNER_SPACE_CHUNK - 1) / PRUNER_SPACE_CHUNK);
+  uint64_t *prefix = calloc(chunks ? chunks : 1, sizeof(uint64_t));
+  if (!prefix)
+    return prunerStatusError("space of %s: out of memory for the index of %zu chunks", s->w.key,
+                             chunks);
+  /* Count per chunk, then turn the counts into exclusive prefix sums. */
+  uint64_t raw = 0, found, total = 0;
+  while (nextValidRaw(s, raw, &found)) {
+    ++prefix[found / PRUNER_SPACE_CHUNK];
+    raw = found + 1;
+  }
+  for (size_t c = 0; c < chunks; ++c) {
+    uint64_t n = prefix[c];
+    prefix[c] = total;
+    total += n;
+  }
+  s->prefix = prefix;
+  s->num_chunks = chunks;
+  s->count = total;
+  s->indexed = true;
+  return prunerStatusOk();
+}
+
+uint64_t prunerSpaceCount(PrunerSpace space) {
+  if (!buildIndex(space).ok) return 0;
+  return space->count;
+}
+
+PrunerStatus prunerSpaceGetConfig(PrunerSpace space, uint64_t index, PrunerConfig *out) {
+  PrunerStatus st = buildIndex(space);
+  if (!st.ok) return st;
+  if (index >= space->count)
+    return prunerStatusError("config index %llu out of range: the space of %s has %llu valid "
+                             "configs",
+                             (unsigned long long)index, space->w.key,
+                             (unsigned long long)space->count);
+  /* Last chunk whose prefix is <= index. */
+  size_t lo = 0, hi = space->num_chunks - 1;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo + 1) / 2;
+    if (space->prefix[mid] <= index)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  uint64_t raw = (uint64_t)lo * PRUNER_SPACE_CHUNK, found = 0;
+  for (uint64_t skip = index - space->prefix[lo];; --skip) {
+    if (!nextValidRaw(space, raw, &found))
+      return prunerStatusError("space of %s: index is inconsistent at %llu", space->w.key,
+                               (unsigned long long)index);
+    if (skip == 0) break;
+    raw = found + 1;
+  }
+  prunerSpaceDecodeRaw(space, found, out);
+  return prunerStatusOk();
+}
+
+PrunerStatus prunerSpaceGetIndex(PrunerSpace space, const PrunerConfig *config,
+                                 uint64_t *index) {
+  PrunerStatus st = buildIndex(space);
+  if (!st.ok) return st;
+  uint64_t raw;
+  if (!prunerSpaceEncodeRaw(space, config, &raw)) {
+    char buf[400];
+    prunerConfigFormat(&space->w, config, buf, sizeof(buf));
+    return prunerStatusError("config %s is not a candidate of the space of %s", buf,
+                             space->w.key);
+  }
+  if (!rawValid(space, raw)) {
+    st = prunerConfigCheckWithOptions(&space->w, &space->t, &space->opts, config);
+    if (st.ok) /* cannot happen: the fast rules and config.c agree (tested) */
+      st = prunerStatusError("config is a candidate of %s but not valid", space->w.key);
+    return st;
+  }
+  uint64_t chunk = raw / PRUNER_SPACE_CHUNK, r = chunk * PRUNER_SPACE_CHUNK, found, n = 0;
+  while (nextValidRaw(space, r, &found) && found < raw) {
+    ++n;
+    r = found + 1;
+  }
+  *index = space->prefix[chunk] + n;
+  return prunerStatusOk();
+}

@@ -1,0 +1,125 @@
+/* Lookup, listing, keys and driver overrides over the built-in table (table.c). */
+#include "target_table.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+size_t prunerTargetTableSize(void) { return prunerTargetTableCount; }
+
+const PrunerTargetDesc *prunerTargetTableEntry(size_t i) {
+  return i < prunerTargetTableCount ? &prunerTargetTable[i].desc : NULL;
+}
+
+/* Case-insensitive equality that also treats '-', '_' and ' ' alike, so "H100 SXM",
+ * "h100-sxm" and "h100_sxm" all name the same entry. */
+static int sameName(const char *a, const char *b) {
+  for (;; ++a, ++b) {
+    int ca = tolower((unsigned char)*a), cb = tolower((unsigned char)*b);
+    if (ca == '-' || ca == '_') ca = ' ';
+    if (cb == '-' || cb == '_') cb = ' ';
+    if (ca != cb) return 0;
+    if (ca == '\0') return 1;
+  }
+}
+
+static const PrunerTargetEntry *findByName(const char *name) {
+  for (size_t i = 0; i < prunerTargetTableCount; ++i) {
+    const PrunerTargetEntry *e = &prunerTargetTable[i];
+    if (sameName(name, e->desc.name) || sameName(name, e->desc.device)) return e;
+    for (int a = 0; a < PRUNER_TARGET_MAX_ALIASES && e->aliases[a]; ++a)
+      if (sameName(name, e->aliases[a])) return e;
+  }
+  return NULL;
+}
+
+static const PrunerTargetEntry *findByArch(const char *arch) {
+  for (size_t i = 0; i < prunerTargetArchDefaultCount; ++i)
+    if (sameName(arch, prunerTargetArchDefaults[i].arch))
+      return findByName(prunerTargetArchDefaults[i].name);
+  return NULL;
+}
+
+PrunerStatus prunerTargetLookup(const char *name, PrunerTargetDesc *out) {
+  if (!name || !*name) {
+    char names[512];
+    prunerTargetListNames(names, sizeof(names));
+    return prunerStatusError("empty target name; accepted: %s", names);
+  }
+  const PrunerTargetEntry *e = findByName(name);
+  if (!e) e = findByArch(name);
+  if (!e) {
+    char names[400];
+    prunerTargetListNames(names, sizeof(names));
+    return prunerStatusError("unknown target '%.64s'; accepted: %s", name, names);
+  }
+  if (out) *out = e->desc;
+  return prunerStatusOk();
+}
+
+/* Appends `s` to buf (length *len), separated by ", "; never overflows. */
+static void appendName(char *buf, size_t size, size_t *len, const char *s) {
+  if (*len >= size) return;
+  int n = snprintf(buf + *len, size - *len, "%s%s", *len ? ", " : "", s);
+  if (n > 0) *len += (size_t)n;
+  if (*len >= size) *len = size - 1;
+}
+
+void prunerTargetListNames(char *buf, size_t size) {
+  if (!buf || size == 0) return;
+  buf[0] = '\0';
+  size_t len = 0;
+  for (size_t i = 0; i < prunerTargetTableCount; ++i)
+    appendName(buf, size, &len, prunerTargetTable[i].desc.name);
+  for (size_t i = 0; i < prunerTargetArchDefaultCount; ++i)
+    appendName(buf, size, &len, prunerTargetArchDefaults[i].arch);
+  for (size_t i = 0; i < prunerTargetTableCount; ++i)
+    appendName(buf, size, &len, prunerTargetTable[i].desc.device);
+}
+
+void prunerTargetOverride(PrunerTargetDesc *desc, const PrunerTargetDesc *measured) {
+  if (!desc || !measured) return;
+  const PrunerTargetDesc *m = measured;
+  if (m->kind) desc->kind = m->kind;
+  if (m->name[0]) snprintf(desc->name, sizeof(desc->name), "%s", m->name);
+  if (m->arch[0]) snprintf(desc->arch, sizeof(desc->arch), "%s", m->arch);
+  if (m->device[0]) snprintf(desc->device, sizeof(desc->device), "%s", m->device);
+#define OVERRIDE(field)                                                                        \
+  if (m->field) desc->field = m->field
+  OVERRIDE(compute_capability);
+  OVERRIDE(sm_count);
+  OVERRIDE(boost_clock_mhz);
+  OVERRIDE(peak_fp32_gflops);
+  OVERRIDE(peak_tensor_gflops);
+  OVERRIDE(dram_gbps);
+  OVERRIDE(l2_bytes);
+  OVERRIDE(dram_bytes);
+  OVERRIDE(smem_per_sm);
+  OVERRIDE(smem_per_block);
+  OVERRIDE(smem_per_block_static);
+  OVERRIDE(smem_reserved_per_block);
+  OVERRIDE(regs_per_sm);
+  OVERRIDE(regs_per_block);
+  OVERRIDE(max_regs_per_thread);
+  OVERRIDE(reg_alloc_unit);
+  OVERRIDE(max_threads_per_block);
+  OVERRIDE(max_threads_per_sm);
+  OVERRIDE(max_blocks_per_sm);
+  OVERRIDE(warp_size);
+  OVERRIDE(smem_banks);
+  OVERRIDE(l1_line_bytes);
+  OVERRIDE(dram_sector_bytes);
+#undef OVERRIDE
+}
+
+void prunerTargetKey(const PrunerTargetDesc *desc, char *buf, size_t size) {
+  if (!buf || size == 0) return;
+  if (!desc) {
+    buf[0] = '\0';
+    return;
+  }
+  if (desc->kind == PRUNER_TARGET_HOST)
+    snprintf(buf, size, "host:%s", desc->name);
+  else
+    snprintf(buf, size, "%s:%s:%dsm", desc->arch, desc->name, desc->sm_count);
+}
