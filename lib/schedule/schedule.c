@@ -1,0 +1,342 @@
+/* lib/schedule/schedule.c: a config turned into a transform-dialect schedule.
+ *
+ * The schedule module holds three named sequences so that several configured ops of one
+ * module can be transformed together (bufferization is module-wide and must run once):
+ *   @pruner_tile      (per op) tile to blocks, fuse the fill, tile to threads, fuse the
+ *                     fill again, tile the reduction loops inside each thread, decompose
+ *                     convolutions to 1-D, vectorize, hoist the accumulator;
+ *   @pruner_bufferize (module) one-shot bufferize, staged vector lowering to 1-D;
+ *   @pruner_map       (per op) remaining linalg ops to loops, then map the block forall
+ *                     to a gpu.launch and its nested forall to threads.
+ * @__transform_main runs the three in order for one op. docs/schedule.md gives the why of
+ * each step; GPU-SCHEDULE-FACTS.md the measurements behind them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pruner/schedule.h"
+#include "schedule_internal.h"
+#include "text.h"
+
+PrunerScheduleOptions prunerScheduleDefaultOptions(void) {
+  PrunerScheduleOptions o;
+  o.gpu_mapping = true;
+  o.match_attr = NULL;
+  return o;
+}
+
+static const char kDim[3] = {'x', 'y', 'z'};
+
+/* Everything the emitter needs about one op's tiling, derived from the config. */
+typedef struct Plan {
+  int n;                               /* loops */
+  int64_t block_tile[PRUNER_MAX_LOOPS];  /* 0: loop not split across blocks */
+  int block_dim[PRUNER_MAX_LOOPS];       /* gpu dim (0 x, 1 y, 2 z) per tiled loop */
+  int64_t thread_tile[PRUNER_MAX_LOOPS]; /* 0: loop not split across threads */
+  int thread_dim[PRUNER_MAX_LOOPS];
+  int64_t inner_step[PRUNER_MAX_LOOPS];  /* scf.for steps inside a thread; 0: no loop */
+  int64_t grid[3], block[3];
+  bool decompose;  /* 2-D conv -> 1-D conv (kh = oh = 1 inside the thread) */
+  bool vectorize;
+  bool fill;
+} Plan;
+
+static int findRole(const PrunerWorkload *w, PrunerLoopRole role) {
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_roles[l] == role)
+      return l;
+  return -1;
+}
+
+static int innermostParallel(const PrunerWorkload *w) {
+  for (int l = w->num_loops - 1; l >= 0; --l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL)
+      return l;
+  return -1;
+}
+
+static PrunerStatus makePlan(const PrunerWorkload *w, const PrunerConfig *c, Plan *p) {
+  memset(p, 0, sizeof *p);
+  p->n = w->num_loops;
+  PrunerLaunchShape ls;
+  prunerConfigLaunchShape(w, c, &ls);
+  for (int d = 0; d < 3; ++d) {
+    p->grid[d] = ls.grid[d];
+    p->block[d] = ls.block[d];
+  }
+  for (int l = 0; l < p->n; ++l)
+    p->block_dim[l] = p->thread_dim[l] = -1;
+  for (int d = 0; d < 3; ++d) {
+    int l = ls.grid_loop[d];
+    if (l >= 0 && l < p->n) {
+      p->block_tile[l] = c->workgroup[l];
+      p->block_dim[l] = d;
+    }
+    l = ls.block_loop[d];
+    if (l >= 0 && l < p->n) {
+      p->thread_tile[l] = c->thread[l];
+      p->thread_dim[l] = d;
+    }
+  }
+  int inner = innermostParallel(w);
+  if (inner < 0)
+    return prunerStatusError("schedule for %s: the op has no parallel loop to map to threads",
+                             w->op_name);
+  bool any_block = false, any_thread = false;
+  for (int l = 0; l < p->n; ++l) {
+    if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL)
+      continue;
+    /* The launch shape must account for every split loop, or the schedule would drop it. */
+    if (c->workgroup[l] < w->bounds[l] && p->block_dim[l] < 0)
+      return prunerStatusError("schedule for %s: workgroup tile %lld of loop %d (bound %lld) "
+                               "has no grid dimension",
+                               w->op_name, (long long)c->workgroup[l], l, (long long)w->bounds[l]);
+    if (c->thread[l] < c->workgroup[l] && p->thread_dim[l] < 0)
+      return prunerStatusError("schedule for %s: thread tile %lld of loop %d (workgroup %lld) "
+                               "has no block dimension",
+                               w->op_name, (long long)c->thread[l], l, (long long)c->workgroup[l]);
+    any_block |= p->block_dim[l] >= 0;
+    any_thread |= p->thread_dim[l] >= 0;
+  }
+  /* A one-block (one-thread) launch still needs a mapped forall: tile the innermost
+   * parallel loop by its whole extent and map it to x. */
+  if (!any_block) {
+    p->block_tile[inner] = c->workgroup[inner];
+    p->block_dim[inner] = 0;
+  }
+  if (!any_thread) {
+    p->thread_tile[inner] = c->thread[inner];
+    p->thread_dim[inner] = 0;
+  }
+  for (int l = 0; l < p->n; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION && c->reduction[l] < w->bounds[l])
+      p->inner_step[l] = c->reduction[l];
+
+  bool conv2d = w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF || w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW ||
+                w->kind == PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC;
+  if (conv2d) {
+    /* The vectorizer handles 1-D convolutions only; `decompose` rewrites a 2-D conv whose
+     * kh and oh extents are 1 (GPU-SCHEDULE-FACTS.md). So kh steps by 1 and oh is walked
+     * one row at a time inside the thread. */
+    int kh = findRole(w, PRUNER_ROLE_FILTER_H), oh = findRole(w, PRUNER_ROLE_OUT_H);
+    if (kh < 0 || oh < 0)
+      return prunerStatusError("schedule for %s: convolution without oh/kh loops", w->op_name);
+    if (w->bounds[kh] > 1)
+      p->inner_step[kh] = 1;
+    if (c->thread[oh] > 1)
+      p->inner_step[oh] = 1;
+    p->decompose = true;
+  }
+  p->vectorize = c->vector_width > 1;
+  p->fill = prunerScheduleHasFill(w);
+  return prunerStatusOk();
+}
+
+/* Emits `tile_sizes [..] (mapping = [..])` for one forall level. */
+static int appendForallTiles(PrunerText *t, int n, const int64_t *tile, const int *dim,
+                             const char *kind) {
+  int count = 0, last = -1;
+  for (int l = 0; l < n; ++l)
+    if (tile[l] > 0)
+      last = l;
+  prunerTextAppend(t, "tile_sizes [");
+  for (int l = 0; l <= last; ++l)
+    prunerTextAppend(t, "%s%lld", l ? ", " : "", (long long)tile[l]);
+  prunerTextAppend(t, "] (mapping = [");
+  for (int l = 0; l <= last; ++l)
+    if (tile[l] > 0)
+      prunerTextAppend(t, "%s#gpu.%s<%c>", count++ ? ", " : "", kind, kDim[dim[l]]);
+  prunerTextAppend(t, "])");
+  return count;
+}
+
+static void appendMatch(PrunerText *t, const char *result, const char *op_name,
+                        const char *attr, const char *suffix, const char *in) {
+  if (attr)
+    prunerTextAppend(t, "    %s = transform.structured.match attributes{%s%s} in %s", result,
+                     attr, suffix, in);
+  else
+    prunerTextAppend(t, "    %s = transform.structured.match ops{[\"%s\"]} in %s", result,
+                     op_name, in);
+  prunerTextAppend(t, " : (!transform.any_op) -> !transform.any_op\n");
+}
+
+#define ANY "!transform.any_op"
+
+static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Plan *p,
+                               const char *attr, const char *forall_tag) {
+  prunerTextAppend(t, "  transform.named_sequence @pruner_tile(%%root: " ANY
+                      " {transform.readonly}) {\n");
+  appendMatch(t, "%op", prunerSchedulePayloadOpName(w), attr, "", "%root");
+  if (p->fill)
+    appendMatch(t, "%fill", "linalg.fill", attr, ".fill", "%root");
+
+  prunerTextAppend(t, "    // Blocks: grid [%lld, %lld, %lld].\n", (long long)p->grid[0],
+                   (long long)p->grid[1], (long long)p->grid[2]);
+  prunerTextAppend(t, "    %%tb, %%fb = transform.structured.tile_using_forall %%op ");
+  appendForallTiles(t, p->n, p->block_tile, p->block_dim, "block");
+  prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+  prunerTextAppend(t, "    transform.annotate %%fb \"%s\" : " ANY "\n", forall_tag);
+  if (p->fill)
+    prunerTextAppend(t, "    %%fill1, %%fb1 = transform.structured.fuse_into_containing_op %%fill "
+                        "into %%fb : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
+
+  prunerTextAppend(t, "    // Threads: block [%lld, %lld, %lld].\n", (long long)p->block[0],
+                   (long long)p->block[1], (long long)p->block[2]);
+  prunerTextAppend(t, "    %%tt, %%ft = transform.structured.tile_using_forall %%tb ");
+  appendForallTiles(t, p->n, p->thread_tile, p->thread_dim, "thread");
+  prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+  if (p->fill)
+    prunerTextAppend(t, "    %%fill2, %%ft1 = transform.structured.fuse_into_containing_op "
+                        "%%fill1 into %%ft : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
+
+  int loops = 0;
+  for (int l = 0; l < p->n; ++l)
+    loops += p->inner_step[l] > 0;
+  const char *inner = "%tt";
+  if (loops) {
+    prunerTextAppend(t, "    // Reduction loops inside the thread (the accumulator stays put).\n");
+    prunerTextAppend(t, "    %%tr");
+    for (int i = 0; i < loops; ++i)
+      prunerTextAppend(t, ", %%l%d", i);
+    prunerTextAppend(t, " = transform.structured.tile_using_for %%tt tile_sizes ");
+    prunerTextAppendI64List(t, p->inner_step, p->n);
+    prunerTextAppend(t, " : (" ANY ") -> (" ANY);
+    for (int i = 0; i < loops; ++i)
+      prunerTextAppend(t, ", " ANY);
+    prunerTextAppend(t, ")\n");
+    inner = "%tr";
+  }
+  if (p->decompose) {
+    prunerTextAppend(t, "    %%dec = transform.structured.decompose %s : (" ANY ") -> " ANY "\n",
+                     inner);
+    inner = "%dec";
+  }
+  if (p->vectorize) {
+    /* structured.vectorize on the op, not vectorize_children on the function: the latter
+     * would also vectorize other (untiled) linalg ops of the function, and it drops rows
+     * of strided NCHW 1-D convs (GPU-SCHEDULE-FACTS.md). */
+    prunerTextAppend(t, "    transform.structured.vectorize %s : " ANY "\n", inner);
+    if (p->fill)
+      prunerTextAppend(t, "    transform.structured.vectorize %%fill2 : " ANY "\n");
+  }
+  prunerTextAppend(t, "    %%func = transform.structured.match ops{[\"func.func\"]} in %%root"
+                      " : (" ANY ") -> " ANY "\n");
+  prunerTextAppend(t, "    transform.apply_patterns to %%func {\n");
+  if (p->vectorize) {
+    prunerTextAppend(t, "      transform.apply_patterns.vector.reduction_to_contract\n"
+                        "      transform.apply_patterns.vector.sink_ops\n");
+    /* Without it the contraction lowers to 16-wide dot products (mul + add, 72 registers
+     * on a 4x4x16 matmul tile) instead of outer-product FMAs (40 registers). For strided
+     * NCHW convs it would turn the accumulator write into a broadcast + transpose that no
+     * longer pairs with its read, which blocks the hoist (GPU-SCHEDULE-FACTS.md). */
+    if (w->kind != PRUNER_OP_CONV_2D_NCHW_FCHW)
+      prunerTextAppend(t, "      transform.apply_patterns.vector.transfer_permutation_patterns\n");
+  }
+  prunerTextAppend(t, "      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers\n"
+                      "      transform.apply_patterns.canonicalization\n"
+                      "      transform.apply_patterns.linalg.tiling_canonicalization\n"
+                      "    } : " ANY "\n"
+                      "    transform.apply_cse to %%func : " ANY "\n");
+  prunerTextAppend(t, "    // Keep the accumulator in registers across the reduction loops.\n");
+  prunerTextAppend(t, "    %%fa = transform.structured.match ops{[\"scf.forall\"]} attributes{%s} "
+                      "in %%root : (" ANY ") -> " ANY "\n", forall_tag);
+  prunerTextAppend(t, "    %%loops = transform.structured.match ops{[\"scf.for\"]} in %%fa : (" ANY
+                      ") -> " ANY "\n"
+                      "    transform.loop.hoist_loop_invariant_subsets %%loops : " ANY "\n");
+  prunerTextAppend(t, "    transform.apply_patterns to %%func {\n"
+                      "      transform.apply_patterns.canonicalization\n"
+                      "      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers\n"
+                      "    } : " ANY "\n");
+  prunerTextAppend(t, "    transform.yield\n  }\n");
+}
+
+/* Module-wide: identical for every op so that one run serves all configured ops. */
+static void appendBufferizeSequence(PrunerText *t) {
+  prunerTextAppend(
+      t,
+      "  transform.named_sequence @pruner_bufferize(%%root: " ANY " {transform.consumed}) -> " ANY " {\n"
+      "    // IdentityLayoutMap: the default dynamic layout cost 184 registers instead of 48.\n"
+      "    %%b = transform.bufferization.one_shot_bufferize layout{IdentityLayoutMap} %%root "
+      "{bufferize_function_boundaries = true} : (" ANY ") -> " ANY "\n"
+      "    %%f = transform.structured.match ops{[\"func.func\"]} in %%b : (" ANY ") -> " ANY "\n"
+      "    // Staged lowering to 1-D vectors: one combined pattern set never converges.\n"
+      "    transform.apply_patterns to %%f {\n"
+      "      transform.apply_patterns.vector.lower_contraction lowering_strategy = \"outerproduct\"\n"
+      "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+      "      transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = \"innerparallel\"\n"
+      "    } : " ANY "\n"
+      "    transform.apply_patterns to %%f {\n"
+      "      transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1 full_unroll = true\n"
+      "      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1\n"
+      "    } : " ANY "\n"
+      "    transform.apply_patterns to %%f {\n"
+      "      transform.apply_patterns.vector.lower_outerproduct\n"
+      "      transform.apply_patterns.vector.lower_broadcast\n"
+      "      transform.apply_patterns.vector.lower_shape_cast\n"
+      "      transform.apply_patterns.vector.lower_transpose lowering_strategy = \"shuffle_1d\"\n"
+      "    } : " ANY "\n"
+      "    transform.apply_patterns to %%f { transform.apply_patterns.canonicalization } : " ANY "\n"
+      "    // n-D vector.from_elements (the hoisted accumulator) has no NVVM lowering.\n"
+      "    transform.apply_patterns to %%f {\n"
+      "      transform.apply_patterns.vector.unroll_from_elements\n"
+      "      transform.apply_patterns.vector.unroll_to_elements\n"
+      "    } : " ANY "\n"
+      "    transform.apply_cse to %%f : " ANY "\n"
+      "    transform.apply_patterns to %%f { transform.apply_patterns.canonicalization } : " ANY "\n"
+      "    transform.yield %%b : " ANY "\n  }\n");
+}
+
+static void appendMapSequence(PrunerText *t, const Plan *p, const char *forall_tag,
+                              bool gpu_mapping) {
+  prunerTextAppend(t, "  transform.named_sequence @pruner_map(%%root: " ANY " {transform.readonly}) {\n");
+  prunerTextAppend(t, "    %%fa = transform.structured.match ops{[\"scf.forall\"]} attributes{%s} "
+                      "in %%root : (" ANY ") -> " ANY "\n", forall_tag);
+  prunerTextAppend(t, "    %%lin = transform.structured.match interface{LinalgOp} in %%fa : (" ANY
+                      ") -> " ANY "\n"
+                      "    %%linloops = transform.structured.convert_to_loops %%lin : (" ANY ") -> " ANY "\n");
+  if (gpu_mapping) {
+    prunerTextAppend(t, "    %%launch = transform.gpu.map_forall_to_blocks %%fa generate_gpu_launch "
+                        "grid_dims = [%lld, %lld, %lld] : (" ANY ") -> " ANY "\n",
+                     (long long)p->grid[0], (long long)p->grid[1], (long long)p->grid[2]);
+    prunerTextAppend(t, "    transform.gpu.map_nested_forall_to_threads %%launch block_dims = "
+                        "[%lld, %lld, %lld] : (" ANY ") -> " ANY "\n",
+                     (long long)p->block[0], (long long)p->block[1], (long long)p->block[2]);
+  }
+  prunerTextAppend(t, "    transform.yield\n  }\n");
+}
+
+PrunerStatus prunerScheduleBuild(const PrunerWorkload *w, const PrunerConfig *config,
+                                 const PrunerTargetDesc *target,
+                                 const PrunerScheduleOptions *opts, char **text) {
+  *text = NULL;
+  PrunerScheduleOptions defaults = prunerScheduleDefaultOptions();
+  if (!opts)
+    opts = &defaults;
+  PrunerStatus s = prunerConfigCheck(w, target, config);
+  if (!s.ok)
+    return s;
+  if (config->promote_operands)
+    return prunerStatusError("schedule for %s: promote_operands is not scheduled yet", w->op_name);
+  Plan p;
+  s = makePlan(w, config, &p);
+  if (!s.ok)
+    return s;
+  char forall_tag[160];
+  snprintf(forall_tag, sizeof forall_tag, "%s.forall", opts->match_attr ? opts->match_attr : "pruner");
+
+  PrunerText t;
+  prunerTextInit(&t);
+  prunerTextAppend(&t, "module attributes {transform.with_named_sequence} {\n");
+  appendTileSequence(&t, w, &p, opts->match_attr, forall_tag);
+  appendBufferizeSequence(&t);
+  appendMapSequence(&t, &p, forall_tag, opts->gpu_mapping);
+  prunerTextAppend(&t,
+                   "  transform.named_sequence @__transform_main(%%root: " ANY " {transform.consumed}) {\n"
+                   "    transform.include @pruner_tile failures(propagate) (%%root) : (" ANY ") -> ()\n"
+                   "    %%b = transform.include @pruner_bufferize failures(propagate) (%%root) : (" ANY
+                   ") -> " ANY "\n"
+                   "    transform.include @pruner_map failures(propagate) (%%b) : (" ANY ") -> ()\n"
+                   "    transform.yield\n  }\n}\n");
+  return prunerTextFinish(&t, "schedule", text);
+}
