@@ -1,0 +1,205 @@
+/* pruner/tune.h: the end-to-end tuning driver behind `pruner-tune`.
+ *
+ * A session reads an MLIR module, finds its tunable linalg ops and groups identical
+ * workloads by key (each is tuned once and weighted by how often it occurs). It spreads a
+ * trial budget over the workloads (round-robin first, then a gradient scheduler in the
+ * manner of Ansor's task scheduler, docs/tune.md). Each round of one workload: the draft
+ * keeps the top N configs of the space, the verifier ranks them, K are picked with
+ * epsilon-greedy exploration (never a config already in the records), compiled and
+ * measured by the chosen backend, appended to the records, and the verifier retrains.
+ * The winners are written back as `pruner.config` (+ `pruner.tuning`) attributes and as a
+ * transform-dialect tuning spec (docs/tuning-spec.md).
+ *
+ * The library never prints: progress, per-candidate lines and warnings are reported
+ * through an event callback, and the summary table is returned as a string. Interruption
+ * is cooperative: the caller's signal handler sets `*stop`, the session finishes the
+ * current step (records are flushed per measurement) and Run returns with
+ * prunerTuneSessionInterrupted() true; the best-so-far outputs can still be written. */
+#ifndef PRUNER_TUNE_H
+#define PRUNER_TUNE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pruner/records.h"
+#include "pruner/space.h"
+#include "pruner/status.h"
+#include "pruner/workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where latencies come from. */
+typedef enum PrunerTuneMeasure {
+  PRUNER_TUNE_MEASURE_GPU = 0, /* compile, run pruner-run on the local GPU              */
+  PRUNER_TUNE_MEASURE_BUNDLE,  /* compile, write a bundle for another machine, stop      */
+  PRUNER_TUNE_MEASURE_REPLAY,  /* latencies from a records file covering the space      */
+  PRUNER_TUNE_MEASURE_NONE,    /* models only: nothing is measured, results say so      */
+} PrunerTuneMeasure;
+
+/* How candidates are chosen (the study compares them; tuning uses DRAFT_VERIFIER). */
+typedef enum PrunerTuneStrategy {
+  PRUNER_TUNE_DRAFT_VERIFIER = 0, /* draft top N, verifier ranks, epsilon-greedy       */
+  PRUNER_TUNE_DRAFT_ONLY,         /* draft top N in draft order, epsilon-greedy        */
+  PRUNER_TUNE_VERIFIER_ONLY,      /* random N of the space, verifier ranks             */
+  PRUNER_TUNE_RANDOM,             /* uniformly random unmeasured configs               */
+  PRUNER_TUNE_STRATEGY_COUNT
+} PrunerTuneStrategy;
+
+const char *prunerTuneStrategyName(PrunerTuneStrategy strategy);
+const char *prunerTuneMeasureName(PrunerTuneMeasure measure);
+
+typedef enum PrunerTuneEventKind {
+  PRUNER_TUNE_EVENT_ROUND = 0,  /* a round of one workload finished                    */
+  PRUNER_TUNE_EVENT_CANDIDATE,  /* one candidate was measured (or failed)              */
+  PRUNER_TUNE_EVENT_NOTE,       /* a warning or remark for the user (`message`)        */
+} PrunerTuneEventKind;
+
+typedef struct PrunerTuneEvent {
+  PrunerTuneEventKind kind;
+  int task;              /* workload index, -1 for session-wide notes           */
+  int round;             /* rounds of this workload so far                      */
+  int64_t task_trials;   /* measurements of this workload (incl. resumed ones)  */
+  int64_t total_trials;  /* measurements of all workloads                       */
+  int64_t budget;        /* the trial budget                                    */
+  double best_us;        /* best measured latency of the workload, 0 if none    */
+  /* CANDIDATE only: */
+  const PrunerConfig *config;
+  PrunerRecordStatus status;
+  double measured_us;
+  double draft_us;
+  double verifier_score;
+  const char *message;   /* NOTE: the text; CANDIDATE: the error, if any        */
+} PrunerTuneEvent;
+
+typedef void (*PrunerTuneEventFn)(const PrunerTuneEvent *event, void *user);
+
+typedef struct PrunerTuneOptions {
+  const char *target;        /* prunerTargetLookup name; default "sm_90"              */
+  int64_t trials;            /* budget over all workloads, counting resumed records;
+                                default 200                                            */
+  int draft_size;            /* N: draft survivors per round; default 512             */
+  int batch;                 /* K: candidates measured per round; default 16          */
+  double epsilon;            /* share of K drawn at random; default 0.1               */
+  double time_limit_s;       /* stop after this many seconds; 0: no limit             */
+  int early_stop;            /* a workload stops after R rounds without improvement;
+                                0: never                                               */
+  bool gradient_scheduler;   /* after the first round-robin pass; default true        */
+  PrunerTuneStrategy strategy;
+  PrunerTuneMeasure measure;
+  const char *measure_path;  /* bundle: folder; replay: records file                   */
+  const char *records_path;  /* the tuning log (append + resume); NULL: in memory     */
+  const char *ingest_path;   /* runner results to read in before tuning; may be NULL  */
+  const char *runner_path;   /* pruner-run for MEASURE_GPU; NULL: next to the tool    */
+  int compile_jobs;          /* parallel compile workers; 0: number of cores          */
+  uint64_t seed;             /* epsilon-greedy and sampling; default 1                */
+  const volatile sig_atomic_t *stop; /* set by the caller's signal handler; may be NULL */
+  PrunerTuneEventFn on_event;
+  void *user;
+} PrunerTuneOptions;
+
+PrunerTuneOptions prunerTuneDefaultOptions(void);
+
+/* What the session knows about one distinct workload. */
+typedef struct PrunerTuneTaskInfo {
+  const PrunerWorkload *workload;
+  int occurrences;           /* ops in the module with this workload                  */
+  uint64_t space_size;       /* valid configs                                         */
+  int rounds;
+  int64_t trials;            /* measurements of this workload on this target          */
+  int64_t new_trials;        /* of those, made in this session                        */
+  bool has_best;
+  bool measured;             /* best_us is a measurement (false: a model prediction)  */
+  PrunerConfig best;
+  double best_us;            /* measured median, or draft prediction when !measured   */
+  double baseline_us;        /* cuBLAS (from the records), 0 if unknown               */
+  char baseline_name[32];
+  double seconds;            /* wall time spent on this workload                      */
+} PrunerTuneTaskInfo;
+
+typedef struct PrunerTuneSessionImpl *PrunerTuneSession;
+
+/* Parses `input_path` (MLIR) and prepares the tasks: target lookup, spaces, draft,
+ * verifier, records (opened and loaded; records of other targets are counted and
+ * reported as a warning), replay file. A malformed module fails with the parser's
+ * diagnostic (file:line:col). A module without tunable ops is not an error: it has zero
+ * tasks and a NOTE explains why. Destroy with prunerTuneSessionDestroy. */
+PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOptions *opts,
+                                     PrunerTuneSession *out);
+void prunerTuneSessionDestroy(PrunerTuneSession session);
+
+/* Tunes until the budget, the time limit, early stopping or *stop. Fails only for
+ * session-wide problems (no GPU for MEASURE_GPU, an unwritable records file). */
+PrunerStatus prunerTuneSessionRun(PrunerTuneSession session);
+
+/* True when the last Run ended because *stop was set. */
+bool prunerTuneSessionInterrupted(PrunerTuneSession session);
+
+size_t prunerTuneSessionNumTasks(PrunerTuneSession session);
+void prunerTuneSessionGetTask(PrunerTuneSession session, size_t i, PrunerTuneTaskInfo *out);
+
+/* Writes the module with `pruner.config` and `pruner.tuning` on every op of every task
+ * that has a best config. With no tunable op the input file is copied unchanged. */
+PrunerStatus prunerTuneSessionWriteOutput(PrunerTuneSession session, const char *path);
+
+/* Writes the transform-dialect tuning spec (docs/tuning-spec.md). */
+PrunerStatus prunerTuneSessionWriteSpec(PrunerTuneSession session, const char *path);
+
+/* The spec as text (malloc'ed, caller frees); NULL on allocation failure. */
+char *prunerTuneSessionSpecText(PrunerTuneSession session);
+
+/* The final table (op, shape, best µs, GFLOP/s, cuBLAS µs, speedup, trials, time) as
+ * text (malloc'ed, caller frees). */
+char *prunerTuneSessionSummary(PrunerTuneSession session);
+
+/* The draft's `n` best configs of task i (fastest first) into `out` (n entries) with
+ * their predicted µs in `predicted_us`; returns how many were written. */
+size_t prunerTuneSessionDraftTop(PrunerTuneSession session, size_t i, size_t n,
+                                 PrunerConfig *out, double *predicted_us);
+
+/* ---------------------------------------------------------------------------------- */
+/* Search-quality study on a complete-space replay file.                              */
+
+typedef struct PrunerTuneStudyOptions {
+  const char *replay_path;  /* records covering whole spaces                          */
+  const char *target;       /* only records of this target's key are used            */
+  int seeds;                /* repetitions per strategy; default 5                    */
+  double within;            /* "good enough": best * (1 + within); default 0.05       */
+  int64_t max_trials;       /* per run; 0: the workload's space size                  */
+  int draft_size;
+  int batch;
+  double epsilon;
+  const volatile sig_atomic_t *stop;
+  PrunerTuneEventFn on_event; /* NOTEs (per-run results) */
+  void *user;
+} PrunerTuneStudyOptions;
+
+PrunerTuneStudyOptions prunerTuneStudyDefaultOptions(void);
+
+/* Per workload of the replay file and strategy: trials each seed needed to come within
+ * `within` of the file's best ok latency (max_trials + 1 when it never did). */
+typedef struct PrunerTuneStudyRow {
+  char workload_key[PRUNER_WORKLOAD_KEY_SIZE];
+  uint64_t space_size;
+  int64_t replay_configs;   /* ok records of the workload in the file                 */
+  double best_us;
+  double mean_trials[PRUNER_TUNE_STRATEGY_COUNT];
+  int64_t worst_trials[PRUNER_TUNE_STRATEGY_COUNT];
+} PrunerTuneStudyRow;
+
+/* Runs the study; *rows (malloc'ed, caller frees) gets one row per workload. */
+PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *opts, PrunerTuneStudyRow **rows,
+                             size_t *num_rows);
+
+/* The study table with ratios against random search (malloc'ed, caller frees). */
+char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
+                            const PrunerTuneStudyOptions *opts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PRUNER_TUNE_H */

@@ -1,0 +1,908 @@
+/* lib/tune/engine.c: the draft -> verifier -> measure -> retrain loop over workloads.
+ *
+ * Decisions (docs/tune.md): the trial budget counts every record of a workload on the
+ * target, resumed ones included, so rerunning an interrupted command completes it rather
+ * than doubling it; a config that has a record is never chosen again; workloads get one
+ * round each in turn, then the gradient scheduler picks the next one. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pruner/compile.h"
+#include "pruner/measure.h"
+#include "tune_internal.h"
+
+/* Ansor's task scheduler constants (Zheng et al., OSDI'20, Sec. 6; TVM's
+ * auto_scheduler/task_scheduler.py defaults): alpha weighs the backward gradient
+ * against the forward estimate, beta bounds the optimism of the similar-task term. */
+#define TUNE_GRAD_ALPHA 0.2
+#define TUNE_GRAD_BETA 2.0
+
+/* ---------------------------------------------------------------------------------- */
+/* Small helpers                                                                       */
+
+double tuneNow(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* splitmix64: small, seedable, good enough for sampling indices. */
+uint64_t tuneRandom(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static double tuneUniform(uint64_t *state) {
+  return (double)(tuneRandom(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+void tuneBufAppend(TuneBuf *b, const char *s, size_t n) {
+  if (b->failed)
+    return;
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + n + 1)
+      cap *= 2;
+    char *data = realloc(b->data, cap);
+    if (!data) {
+      b->failed = true;
+      return;
+    }
+    b->data = data;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = '\0';
+}
+
+void tuneBufPrintf(TuneBuf *b, const char *fmt, ...) {
+  char small[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    b->failed = true;
+    return;
+  }
+  if ((size_t)n < sizeof small) {
+    tuneBufAppend(b, small, (size_t)n);
+    return;
+  }
+  char *big = malloc((size_t)n + 1);
+  if (!big) {
+    b->failed = true;
+    return;
+  }
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  tuneBufAppend(b, big, (size_t)n);
+  free(big);
+}
+
+static void tuneEmit(TuneEngine *e, const PrunerTuneEvent *ev) {
+  if (e->opts.on_event)
+    e->opts.on_event(ev, e->opts.user);
+}
+
+void tuneNote(TuneEngine *e, int task, const char *fmt, ...) {
+  char text[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  PrunerTuneEvent ev = {.kind = PRUNER_TUNE_EVENT_NOTE, .task = task, .message = text};
+  tuneEmit(e, &ev);
+}
+
+static bool tuneStopRequested(const TuneEngine *e) {
+  return e->opts.stop && *e->opts.stop;
+}
+
+static int64_t tuneTotalTrials(const TuneEngine *e) {
+  int64_t total = 0;
+  for (size_t i = 0; i < e->num_tasks; ++i)
+    total += e->tasks[i].trials;
+  return total;
+}
+
+static bool tuneFileExists(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return false;
+  fclose(f);
+  return true;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Set-up                                                                              */
+
+PrunerStatus tuneEngineInit(TuneEngine *e, const PrunerTuneOptions *opts) {
+  memset(e, 0, sizeof *e);
+  e->opts = *opts;
+  e->rng = opts->seed ? opts->seed : 1;
+  e->start_time = tuneNow();
+  if (e->opts.draft_size < 1 || e->opts.batch < 1)
+    return prunerStatusError("--draft-size and --batch must be at least 1 (got %d, %d)",
+                             e->opts.draft_size, e->opts.batch);
+  if (e->opts.epsilon < 0.0 || e->opts.epsilon > 1.0)
+    return prunerStatusError("--epsilon must be in [0, 1] (got %g)", e->opts.epsilon);
+  PrunerStatus st = prunerTargetLookup(opts->target ? opts->target : "sm_90", &e->target);
+  if (!st.ok)
+    return st;
+  prunerTargetKey(&e->target, e->target_key, sizeof e->target_key);
+
+  if (opts->records_path) {
+    st = prunerRecordsOpen(opts->records_path, &e->records);
+    if (!st.ok)
+      return st;
+    if (prunerRecordsSkippedLines(e->records) > 0)
+      tuneNote(e, -1, "warning: %s", prunerRecordsWarnings(e->records));
+    size_t foreign = 0;
+    for (size_t i = 0; i < prunerRecordsCount(e->records); ++i)
+      if (strcmp(prunerRecordsGet(e->records, i)->target_key, e->target_key) != 0)
+        ++foreign;
+    if (foreign > 0)
+      tuneNote(e, -1,
+               "warning: %s: ignoring %zu record(s) of other targets (tuning for %s); they "
+               "are never taken as measurements of this one",
+               opts->records_path, foreign, e->target_key);
+  } else {
+    e->records = prunerRecordsCreateInMemory();
+    if (!e->records)
+      return prunerStatusError("out of memory creating the in-memory records");
+  }
+
+  if (opts->measure == PRUNER_TUNE_MEASURE_REPLAY) {
+    if (!opts->measure_path)
+      return prunerStatusError("--measure=replay needs a file: --measure=replay:FILE");
+    if (!tuneFileExists(opts->measure_path))
+      return prunerStatusError("replay file %s: %s", opts->measure_path, strerror(errno));
+    st = prunerRecordsOpen(opts->measure_path, &e->replay);
+    if (!st.ok)
+      return st;
+    e->owns_replay = true;
+    if (prunerRecordsSkippedLines(e->replay) > 0)
+      tuneNote(e, -1, "warning: %s", prunerRecordsWarnings(e->replay));
+  }
+
+  PrunerVerifierOptions vopts = prunerVerifierDefaultOptions();
+  vopts.seed = (unsigned)e->rng;
+  st = prunerVerifierCreate(&e->target, &vopts, &e->verifier);
+  if (!st.ok)
+    return st;
+  return prunerStatusOk();
+}
+
+int tuneEngineAddWorkload(TuneEngine *e, const PrunerWorkload *w) {
+  for (size_t i = 0; i < e->num_tasks; ++i)
+    if (strcmp(e->tasks[i].w.key, w->key) == 0) {
+      e->tasks[i].occurrences++;
+      return (int)i;
+    }
+  TuneTask *tasks = realloc(e->tasks, (e->num_tasks + 1) * sizeof *tasks);
+  if (!tasks)
+    return -1;
+  e->tasks = tasks;
+  TuneTask *t = &e->tasks[e->num_tasks];
+  memset(t, 0, sizeof *t);
+  t->w = *w;
+  t->occurrences = 1;
+  return (int)e->num_tasks++;
+}
+
+/* Trials and best of a task from the records (resume, ingest, after each round). */
+static void tuneRefreshFromRecords(TuneEngine *e, TuneTask *t) {
+  int64_t trials = 0;
+  for (size_t i = 0; i < prunerRecordsCount(e->records); ++i) {
+    const PrunerRecord *r = prunerRecordsGet(e->records, i);
+    if (!r->is_baseline && strcmp(r->workload_key, t->w.key) == 0 &&
+        strcmp(r->target_key, e->target_key) == 0)
+      ++trials;
+  }
+  t->trials = trials;
+  const PrunerRecord *best = prunerRecordsBest(e->records, t->w.key, e->target_key);
+  if (best) {
+    t->has_best = true;
+    t->best = best->config;
+    t->best_us = best->median_us;
+  }
+}
+
+PrunerStatus tuneEnginePrepare(TuneEngine *e) {
+  for (size_t i = 0; i < e->num_tasks; ++i) {
+    TuneTask *t = &e->tasks[i];
+    PrunerStatus st = prunerSpaceCreate(&t->w, &e->target, NULL, &t->space);
+    if (!st.ok) {
+      tuneNote(e, (int)i, "warning: %s %s: no tuning space: %s", t->w.op_name, t->w.key,
+               st.message);
+      t->done = true;
+      continue;
+    }
+    t->space_size = prunerSpaceCount(t->space);
+    st = prunerDraftCreate(&t->w, &e->target, &t->draft);
+    if (!st.ok)
+      return st;
+    if (t->space_size == 0) {
+      tuneNote(e, (int)i, "warning: %s %s: no valid config on %s", t->w.op_name, t->w.key,
+               e->target.name);
+      t->done = true;
+    }
+    tuneRefreshFromRecords(e, t);
+    if (t->trials > 0)
+      tuneNote(e, (int)i, "resuming %s: %lld record(s) of this workload on %s", t->w.key,
+               (long long)t->trials, e->target_key);
+  }
+  /* The verifier learns from what the log already holds (resume, ingest). */
+  if (e->opts.strategy == PRUNER_TUNE_DRAFT_VERIFIER ||
+      e->opts.strategy == PRUNER_TUNE_VERIFIER_ONLY) {
+    PrunerStatus st = prunerVerifierTrain(e->verifier, e->records, e->target_key);
+    if (!st.ok)
+      tuneNote(e, -1, "warning: verifier training failed: %s", st.message);
+  }
+  return prunerStatusOk();
+}
+
+void tuneEngineDestroy(TuneEngine *e) {
+  for (size_t i = 0; i < e->num_tasks; ++i) {
+    TuneTask *t = &e->tasks[i];
+    if (t->draft)
+      prunerDraftDestroy(t->draft);
+    if (t->space)
+      prunerSpaceDestroy(t->space);
+    free(t->pool);
+  }
+  free(e->tasks);
+  if (e->verifier)
+    prunerVerifierDestroy(e->verifier);
+  if (e->records)
+    prunerRecordsClose(e->records);
+  if (e->replay && e->owns_replay)
+    prunerRecordsClose(e->replay);
+  memset(e, 0, sizeof *e);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Choosing candidates                                                                 */
+
+typedef struct TuneCandidate {
+  PrunerConfig config;
+  double draft_us;
+  double score; /* higher is better */
+} TuneCandidate;
+
+static bool tuneMeasured(TuneEngine *e, TuneTask *t, const PrunerConfig *c) {
+  return prunerRecordsFind(e->records, t->w.key, e->target_key, c) != NULL;
+}
+
+static bool tuneInList(const TuneCandidate *list, size_t n, const PrunerConfig *c) {
+  for (size_t i = 0; i < n; ++i)
+    if (prunerConfigEqual(&list[i].config, c))
+      return true;
+  return false;
+}
+
+/* A uniformly random unmeasured config not in `taken`; false after a bounded search. */
+static bool tuneRandomConfig(TuneEngine *e, TuneTask *t, const TuneCandidate *taken,
+                             size_t n_taken, PrunerConfig *out) {
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    uint64_t index = tuneRandom(&e->rng) % t->space_size;
+    if (!prunerSpaceGetConfig(t->space, index, out).ok)
+      continue;
+    if (!tuneMeasured(e, t, out) && !tuneInList(taken, n_taken, out))
+      return true;
+  }
+  return false;
+}
+
+/* Grows the draft pool until it holds at least `want` unmeasured configs or covers the
+ * space. */
+static bool tuneEnsurePool(TuneEngine *e, TuneTask *t, size_t want) {
+  for (;;) {
+    size_t unmeasured = 0;
+    for (size_t i = 0; i < t->pool_len; ++i)
+      if (!tuneMeasured(e, t, &t->pool[i].config))
+        ++unmeasured;
+    if (t->pool && (unmeasured >= want || t->pool_len >= t->space_size))
+      return true;
+    size_t request = t->pool_request ? t->pool_request * 2 : (size_t)e->opts.draft_size;
+    if (request > t->space_size)
+      request = (size_t)t->space_size;
+    PrunerDraftCandidate *pool = realloc(t->pool, request * sizeof *pool);
+    if (!pool)
+      return false;
+    t->pool = pool;
+    t->pool_request = request;
+    t->pool_len = prunerDraftTopN(t->draft, t->space, request, t->pool);
+    if (t->pool_len < request) /* fewer valid configs than the space count promised */
+      t->space_size = t->pool_len;
+  }
+}
+
+static int tuneCompareScore(const void *a, const void *b) {
+  const TuneCandidate *x = a, *y = b;
+  return (x->score < y->score) - (x->score > y->score);
+}
+
+/* The ranked list of unmeasured candidates for one round (malloc'ed). */
+static TuneCandidate *tuneRankedCandidates(TuneEngine *e, TuneTask *t, size_t want,
+                                           size_t *n_out) {
+  PrunerTuneStrategy s = e->opts.strategy;
+  size_t cap = (size_t)e->opts.draft_size;
+  TuneCandidate *list = NULL;
+  size_t n = 0;
+  if (s == PRUNER_TUNE_DRAFT_VERIFIER || s == PRUNER_TUNE_DRAFT_ONLY) {
+    if (!tuneEnsurePool(e, t, want))
+      return NULL;
+    list = malloc((t->pool_len ? t->pool_len : 1) * sizeof *list);
+    if (!list)
+      return NULL;
+    for (size_t i = 0; i < t->pool_len; ++i) {
+      if (tuneMeasured(e, t, &t->pool[i].config))
+        continue;
+      list[n].config = t->pool[i].config;
+      list[n].draft_us = t->pool[i].predicted_us;
+      list[n].score = -t->pool[i].predicted_us;
+      ++n;
+    }
+  } else {
+    /* A random sample of the space (all of it when small). */
+    list = malloc(cap * sizeof *list);
+    if (!list)
+      return NULL;
+    if (t->space_size <= 2 * (uint64_t)cap) {
+      uint64_t raw = 0;
+      PrunerConfig c;
+      TuneCandidate *all = NULL;
+      size_t all_n = 0;
+      all = malloc((size_t)t->space_size * sizeof *all + 1);
+      if (!all) {
+        free(list);
+        return NULL;
+      }
+      while (prunerSpaceNext(t->space, &raw, &c))
+        if (all_n < t->space_size && !tuneMeasured(e, t, &c))
+          all[all_n++].config = c;
+      /* Fisher-Yates, then keep the first `cap`. */
+      for (size_t i = all_n; i > 1; --i) {
+        size_t j = tuneRandom(&e->rng) % i;
+        TuneCandidate tmp = all[i - 1];
+        all[i - 1] = all[j];
+        all[j] = tmp;
+      }
+      n = all_n < cap ? all_n : cap;
+      memcpy(list, all, n * sizeof *list);
+      free(all);
+    } else {
+      while (n < cap) {
+        if (!tuneRandomConfig(e, t, list, n, &list[n].config))
+          break;
+        ++n;
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      list[i].draft_us = prunerDraftPredictUs(t->draft, &list[i].config);
+      list[i].score = 0.0;
+    }
+  }
+  if (n > 0 && (s == PRUNER_TUNE_DRAFT_VERIFIER || s == PRUNER_TUNE_VERIFIER_ONLY)) {
+    PrunerConfig *configs = malloc(n * sizeof *configs);
+    float *scores = malloc(n * sizeof *scores);
+    if (configs && scores) {
+      for (size_t i = 0; i < n; ++i)
+        configs[i] = list[i].config;
+      PrunerStatus st = prunerVerifierPredict(e->verifier, &t->w, configs, NULL, n, scores);
+      if (st.ok) {
+        for (size_t i = 0; i < n; ++i)
+          list[i].score = scores[i];
+        qsort(list, n, sizeof *list, tuneCompareScore);
+      } else {
+        tuneNote(e, -1, "warning: verifier: %s (keeping the draft's order)", st.message);
+      }
+    }
+    free(configs);
+    free(scores);
+  }
+  *n_out = n;
+  return list;
+}
+
+/* Picks up to k candidates: the best of the ranked list, each slot replaced with
+ * probability epsilon by a random unmeasured config of the whole space (Pruner measures
+ * 9 best + 1 random per round: epsilon = 0.1). */
+static size_t tunePick(TuneEngine *e, TuneTask *t, size_t k, TuneCandidate *out) {
+  size_t n_ranked = 0;
+  TuneCandidate *ranked = tuneRankedCandidates(e, t, k, &n_ranked);
+  if (!ranked)
+    return 0;
+  size_t next = 0, n = 0;
+  bool random_strategy = e->opts.strategy == PRUNER_TUNE_RANDOM;
+  while (n < k) {
+    bool explore = !random_strategy && tuneUniform(&e->rng) < e->opts.epsilon;
+    if (explore && tuneRandomConfig(e, t, out, n, &out[n].config)) {
+      out[n].draft_us = prunerDraftPredictUs(t->draft, &out[n].config);
+      out[n].score = 0.0;
+      ++n;
+      continue;
+    }
+    while (next < n_ranked && tuneInList(out, n, &ranked[next].config))
+      ++next;
+    if (next >= n_ranked)
+      break;
+    out[n++] = ranked[next++];
+  }
+  free(ranked);
+  return n;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Measuring                                                                           */
+
+static void tuneFillRecord(TuneEngine *e, TuneTask *t, const TuneCandidate *c,
+                           PrunerRecord *r) {
+  snprintf(r->workload_key, sizeof r->workload_key, "%s", t->w.key);
+  r->workload = t->w;
+  r->has_workload = true;
+  snprintf(r->target_key, sizeof r->target_key, "%s", e->target_key);
+  r->config = c->config;
+  r->draft_score_us = c->draft_us > 0 ? c->draft_us : 0.0;
+  r->verifier_score = c->score;
+  r->timestamp = (double)time(NULL);
+}
+
+static PrunerStatus tuneAppend(TuneEngine *e, TuneTask *t, const TuneCandidate *c,
+                               const PrunerRecord *r, int64_t *round_trials) {
+  PrunerStatus st = prunerRecordsAppend(e->records, r);
+  if (!st.ok)
+    return st;
+  t->trials++;
+  t->new_trials++;
+  (*round_trials)++;
+  if (e->target_us > 0 && t->reached_at == 0 && r->status == PRUNER_RECORD_OK &&
+      r->median_us <= e->target_us)
+    t->reached_at = t->trials;
+  PrunerTuneEvent ev = {.kind = PRUNER_TUNE_EVENT_CANDIDATE,
+                        .task = (int)(t - e->tasks),
+                        .round = t->rounds,
+                        .task_trials = t->trials,
+                        .total_trials = tuneTotalTrials(e),
+                        .budget = e->opts.trials,
+                        .best_us = t->has_best ? t->best_us : 0.0,
+                        .config = &c->config,
+                        .status = r->status,
+                        .measured_us = r->median_us,
+                        .draft_us = c->draft_us,
+                        .verifier_score = c->score,
+                        .message = r->error[0] ? r->error : NULL};
+  tuneEmit(e, &ev);
+  return prunerStatusOk();
+}
+
+static PrunerStatus tuneMeasureReplay(TuneEngine *e, TuneTask *t, const TuneCandidate *cs,
+                                      size_t n, int64_t *round_trials) {
+  for (size_t i = 0; i < n; ++i) {
+    const PrunerRecord *src =
+        prunerRecordsFind(e->replay, t->w.key, e->target_key, &cs[i].config);
+    PrunerRecord r;
+    if (src) {
+      r = *src;
+    } else {
+      /* Kernel Tuner's replay convention: a config the file lacks is invalid here. */
+      prunerRecordInit(&r);
+      r.status = PRUNER_RECORD_INVALID;
+      snprintf(r.error, sizeof r.error, "not in replay file %s", e->opts.measure_path);
+    }
+    tuneFillRecord(e, t, &cs[i], &r);
+    PrunerStatus st = tuneAppend(e, t, &cs[i], &r, round_trials);
+    if (!st.ok)
+      return st;
+    if (tuneStopRequested(e))
+      break;
+  }
+  return prunerStatusOk();
+}
+
+/* Compiles the candidates; ok results go into `bundle`, failures become records. */
+static PrunerStatus tuneCompileInto(TuneEngine *e, TuneTask *t, const TuneCandidate *cs,
+                                    size_t n, PrunerBundle bundle, int *ids,
+                                    int64_t *round_trials) {
+  PrunerConfig *configs = malloc(n * sizeof *configs);
+  PrunerCompileResult *results = calloc(n, sizeof *results);
+  if (!configs || !results) {
+    free(configs);
+    free(results);
+    return prunerStatusError("out of memory compiling %zu candidates", n);
+  }
+  for (size_t i = 0; i < n; ++i)
+    configs[i] = cs[i].config;
+  PrunerCompileOptions copts = prunerCompileDefaultOptions();
+  copts.jobs = e->opts.compile_jobs;
+  prunerCompileMany(&t->w, configs, n, &e->target, &copts, results);
+  PrunerStatus st = prunerStatusOk();
+  for (size_t i = 0; i < n && st.ok; ++i) {
+    ids[i] = -1;
+    if (results[i].status.ok) {
+      st = prunerBundleAddCandidate(bundle, &t->w, &cs[i].config, &results[i],
+                                    cs[i].draft_us, cs[i].score, &ids[i]);
+      if (st.ok)
+        continue;
+      results[i].status = st;
+      st = prunerStatusOk();
+    }
+    if (round_trials) {
+      PrunerRecord r;
+      prunerRecordInit(&r);
+      r.status = PRUNER_RECORD_COMPILE_ERROR;
+      snprintf(r.error, sizeof r.error, "%s", results[i].status.message);
+      tuneFillRecord(e, t, &cs[i], &r);
+      st = tuneAppend(e, t, &cs[i], &r, round_trials);
+    }
+  }
+  for (size_t i = 0; i < n; ++i)
+    prunerCompileResultRelease(&results[i]);
+  free(configs);
+  free(results);
+  return st;
+}
+
+static PrunerStatus tuneMeasureGpu(TuneEngine *e, TuneTask *t, const TuneCandidate *cs,
+                                   size_t n, int64_t *round_trials) {
+  char dir[] = "/tmp/pruner-tune-XXXXXX";
+  if (!mkdtemp(dir))
+    return prunerStatusError("cannot create a bundle folder in /tmp: %s", strerror(errno));
+  char results_path[sizeof dir + 32];
+  snprintf(results_path, sizeof results_path, "%s/results.jsonl", dir);
+  PrunerBundle bundle = NULL;
+  int *ids = calloc(n, sizeof *ids);
+  PrunerStatus st = ids ? prunerBundleCreate(dir, &e->target, e->rng, &bundle)
+                        : prunerStatusError("out of memory");
+  if (st.ok)
+    st = tuneCompileInto(e, t, cs, n, bundle, ids, round_trials);
+  if (st.ok && prunerBundleNumCandidates(bundle) > 0) {
+    st = prunerBundleWrite(bundle);
+    PrunerRunOptions ropts = prunerRunDefaultOptions();
+    if (st.ok)
+      st = prunerMeasureRunBundle(e->opts.runner_path, dir, results_path, &ropts);
+    if (!st.ok && strstr(st.message, "no CUDA device"))
+      st = prunerStatusError("--measure=gpu: %s. Without a local GPU, compile here and "
+                             "measure elsewhere with --measure=bundle:DIR (then --ingest), "
+                             "study with --measure=replay:FILE, or rank by the models "
+                             "alone with --measure=none",
+                             st.message);
+    PrunerRecords got = NULL;
+    if (st.ok)
+      st = prunerRecordsOpen(results_path, &got);
+    for (size_t i = 0; st.ok && i < n; ++i) {
+      if (ids[i] < 0)
+        continue;
+      const PrunerRecord *m = prunerRecordsFind(got, t->w.key, e->target_key, &cs[i].config);
+      PrunerRecord r;
+      if (m) {
+        r = *m;
+      } else {
+        prunerRecordInit(&r);
+        r.status = PRUNER_RECORD_LAUNCH_ERROR;
+        snprintf(r.error, sizeof r.error, "pruner-run wrote no result for candidate %d",
+                 ids[i]);
+      }
+      tuneFillRecord(e, t, &cs[i], &r);
+      st = tuneAppend(e, t, &cs[i], &r, round_trials);
+    }
+    /* The runner measures cuBLAS alongside; keep one baseline per workload. */
+    if (st.ok && !prunerRecordsBaseline(e->records, t->w.key, e->target_key)) {
+      const PrunerRecord *b = prunerRecordsBaseline(got, t->w.key, e->target_key);
+      if (b)
+        st = prunerRecordsAppend(e->records, b);
+    }
+    if (got)
+      prunerRecordsClose(got);
+  }
+  if (bundle)
+    prunerBundleDestroy(bundle);
+  free(ids);
+  return st;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Scheduling                                                                          */
+
+/* Ansor's gradient of the weighted objective sum_i w_i * best_i with respect to the
+ * trials given to task i (negative = worth tuning). */
+static double tuneGradient(TuneEngine *e, const TuneTask *t) {
+  double w = (double)t->occurrences;
+  double g = t->best_us;
+  double trials = (double)(t->trials > 0 ? t->trials : 1);
+  double backward = 0.0;
+  if (t->last_round_trials > 0 && t->prev_best_us > 0)
+    backward = (g - t->prev_best_us) / (double)t->last_round_trials;
+  double forward = -g / trials;
+  /* Similar tasks (same op kind): a task could reach beta x their best FLOP rate. */
+  double best_rate = 0.0;
+  for (size_t i = 0; i < e->num_tasks; ++i) {
+    const TuneTask *o = &e->tasks[i];
+    if (o->w.kind == t->w.kind && o->has_best && o->best_us > 0) {
+      double rate = prunerWorkloadFlops(&o->w) / o->best_us;
+      if (rate > best_rate)
+        best_rate = rate;
+    }
+  }
+  if (best_rate > 0) {
+    double similar = TUNE_GRAD_BETA * prunerWorkloadFlops(&t->w) / best_rate - g;
+    if (similar < forward)
+      forward = similar;
+  }
+  return w * (TUNE_GRAD_ALPHA * backward + (1.0 - TUNE_GRAD_ALPHA) * forward);
+}
+
+static TuneTask *tuneNextTask(TuneEngine *e) {
+  TuneTask *pick = NULL;
+  /* Round-robin until every task has had a round (and for tasks without a valid
+   * measurement yet, which have no gradient). */
+  for (size_t i = 0; i < e->num_tasks; ++i) {
+    TuneTask *t = &e->tasks[i];
+    if (t->done)
+      continue;
+    if (!pick || t->rounds < pick->rounds)
+      pick = t;
+  }
+  if (!pick || !e->opts.gradient_scheduler || pick->rounds == 0)
+    return pick;
+  double best_grad = 0.0;
+  TuneTask *grad_pick = NULL;
+  for (size_t i = 0; i < e->num_tasks; ++i) {
+    TuneTask *t = &e->tasks[i];
+    if (t->done)
+      continue;
+    if (!t->has_best)
+      return t->rounds < 3 ? t : pick; /* unknown gradient: try a few rounds first */
+    double g = tuneGradient(e, t);
+    if (!grad_pick || g < best_grad) {
+      grad_pick = t;
+      best_grad = g;
+    }
+  }
+  return grad_pick ? grad_pick : pick;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* The loop                                                                            */
+
+static PrunerStatus tuneRound(TuneEngine *e, TuneTask *t, int64_t k) {
+  double start = tuneNow();
+  TuneCandidate *cs = malloc((size_t)k * sizeof *cs);
+  if (!cs)
+    return prunerStatusError("out of memory");
+  size_t n = tunePick(e, t, (size_t)k, cs);
+  t->prev_best_us = t->has_best ? t->best_us : 0.0;
+  int64_t round_trials = 0;
+  PrunerStatus st = prunerStatusOk();
+  if (n == 0) {
+    t->done = true; /* every config measured, or none could be drawn */
+  } else if (e->opts.measure == PRUNER_TUNE_MEASURE_REPLAY) {
+    st = tuneMeasureReplay(e, t, cs, n, &round_trials);
+  } else {
+    st = tuneMeasureGpu(e, t, cs, n, &round_trials);
+  }
+  free(cs);
+  t->rounds++;
+  t->last_round_trials = round_trials;
+  double before = t->has_best ? t->best_us : INFINITY;
+  tuneRefreshFromRecords(e, t);
+  /* An improvement is a new best at least 0.1% faster (noise floor of the medians). */
+  if (t->has_best && t->best_us < before * 0.999)
+    t->rounds_without_improvement = 0;
+  else
+    t->rounds_without_improvement++;
+  if (e->opts.early_stop > 0 && t->rounds_without_improvement >= e->opts.early_stop) {
+    t->done = true;
+    tuneNote(e, (int)(t - e->tasks), "%s: early stop after %d rounds without improvement",
+             t->w.key, e->opts.early_stop);
+  }
+  if ((uint64_t)t->trials >= t->space_size)
+    t->done = true;
+  if (e->target_us > 0 && t->reached_at > 0)
+    t->done = true;
+  t->seconds += tuneNow() - start;
+  if (st.ok && round_trials > 0 && (e->opts.strategy == PRUNER_TUNE_DRAFT_VERIFIER ||
+                                    e->opts.strategy == PRUNER_TUNE_VERIFIER_ONLY)) {
+    PrunerStatus vs = prunerVerifierTrain(e->verifier, e->records, e->target_key);
+    if (!vs.ok)
+      tuneNote(e, -1, "warning: verifier training failed: %s", vs.message);
+  }
+  PrunerTuneEvent ev = {.kind = PRUNER_TUNE_EVENT_ROUND,
+                        .task = (int)(t - e->tasks),
+                        .round = t->rounds,
+                        .task_trials = t->trials,
+                        .total_trials = tuneTotalTrials(e),
+                        .budget = e->opts.trials,
+                        .best_us = t->has_best ? t->best_us : 0.0};
+  tuneEmit(e, &ev);
+  return st;
+}
+
+/* --measure=none: the models' first choice, labelled as unmeasured. */
+static void tuneRankOnly(TuneEngine *e) {
+  e->opts.epsilon = 0.0; /* the models' choice, no exploration */
+  for (size_t i = 0; i < e->num_tasks; ++i) {
+    TuneTask *t = &e->tasks[i];
+    if (t->done || t->has_best)
+      continue; /* a measured best (resumed or ingested) stays */
+    TuneCandidate c;
+    if (tunePick(e, t, 1, &c) == 1) {
+      t->best = c.config;
+      t->best_us = c.draft_us;
+    }
+  }
+}
+
+static PrunerStatus tuneBundleOnly(TuneEngine *e) {
+  PrunerBundle bundle = NULL;
+  PrunerStatus st = prunerBundleCreate(e->opts.measure_path, &e->target, e->rng, &bundle);
+  if (!st.ok)
+    return st;
+  int64_t left = e->opts.trials - tuneTotalTrials(e);
+  size_t open_tasks = 0;
+  for (size_t i = 0; i < e->num_tasks; ++i)
+    open_tasks += !e->tasks[i].done;
+  for (size_t i = 0; i < e->num_tasks && st.ok && left > 0 && !tuneStopRequested(e); ++i) {
+    TuneTask *t = &e->tasks[i];
+    if (t->done)
+      continue;
+    int64_t k = left / (int64_t)(open_tasks ? open_tasks : 1);
+    if (k > e->opts.batch)
+      k = e->opts.batch;
+    if (k < 1)
+      k = 1;
+    TuneCandidate *cs = malloc((size_t)k * sizeof *cs);
+    int *ids = malloc((size_t)k * sizeof *ids);
+    if (!cs || !ids) {
+      free(cs);
+      free(ids);
+      st = prunerStatusError("out of memory");
+      break;
+    }
+    size_t n = tunePick(e, t, (size_t)k, cs);
+    double start = tuneNow();
+    st = tuneCompileInto(e, t, cs, n, bundle, ids, NULL);
+    t->seconds += tuneNow() - start;
+    t->rounds++;
+    free(cs);
+    free(ids);
+  }
+  if (st.ok)
+    st = prunerBundleWrite(bundle);
+  if (st.ok)
+    tuneNote(e, -1,
+             "bundle with %zu candidate(s) written to %s; measure it on the GPU host with "
+             "`pruner-run %s --records=results.jsonl`, then rerun with --ingest "
+             "results.jsonl",
+             prunerBundleNumCandidates(bundle), e->opts.measure_path, e->opts.measure_path);
+  prunerBundleDestroy(bundle);
+  return st;
+}
+
+PrunerStatus tuneEngineRun(TuneEngine *e) {
+  e->interrupted = false;
+  if (e->opts.measure == PRUNER_TUNE_MEASURE_NONE) {
+    tuneRankOnly(e);
+    return prunerStatusOk();
+  }
+  if (e->opts.measure == PRUNER_TUNE_MEASURE_BUNDLE) {
+    PrunerStatus st = tuneBundleOnly(e);
+    e->interrupted = tuneStopRequested(e);
+    return st;
+  }
+  for (;;) {
+    if (tuneStopRequested(e)) {
+      e->interrupted = true;
+      break;
+    }
+    int64_t left = e->opts.trials - tuneTotalTrials(e);
+    if (left <= 0)
+      break;
+    if (e->opts.time_limit_s > 0 && tuneNow() - e->start_time >= e->opts.time_limit_s) {
+      tuneNote(e, -1, "time limit of %g s reached", e->opts.time_limit_s);
+      break;
+    }
+    TuneTask *t = tuneNextTask(e);
+    if (!t)
+      break;
+    int64_t k = left < e->opts.batch ? left : e->opts.batch;
+    PrunerStatus st = tuneRound(e, t, k);
+    if (!st.ok)
+      return st;
+  }
+  if (tuneStopRequested(e))
+    e->interrupted = true;
+  return prunerStatusOk();
+}
+
+void tuneEngineTaskInfo(TuneEngine *e, size_t i, PrunerTuneTaskInfo *out) {
+  const TuneTask *t = &e->tasks[i];
+  memset(out, 0, sizeof *out);
+  out->workload = &t->w;
+  out->occurrences = t->occurrences;
+  out->space_size = t->space_size;
+  out->rounds = t->rounds;
+  out->trials = t->trials;
+  out->new_trials = t->new_trials;
+  out->seconds = t->seconds;
+  const PrunerRecord *best = prunerRecordsBest(e->records, t->w.key, e->target_key);
+  if (best) {
+    out->has_best = true;
+    out->measured = true;
+    out->best = best->config;
+    out->best_us = best->median_us;
+  } else if (e->opts.measure == PRUNER_TUNE_MEASURE_NONE && t->best_us > 0) {
+    out->has_best = true;
+    out->best = t->best;
+    out->best_us = t->best_us;
+  }
+  const PrunerRecord *base = prunerRecordsBaseline(e->records, t->w.key, e->target_key);
+  if (!base && e->replay)
+    base = prunerRecordsBaseline(e->replay, t->w.key, e->target_key);
+  if (base && base->status == PRUNER_RECORD_OK) {
+    out->baseline_us = base->median_us;
+    snprintf(out->baseline_name, sizeof out->baseline_name, "%s",
+             base->baseline_name[0] ? base->baseline_name : "cublas");
+  }
+}
+
+size_t tuneEngineDraftTop(TuneEngine *e, size_t i, size_t n, PrunerConfig *out,
+                          double *predicted_us) {
+  TuneTask *t = &e->tasks[i];
+  if (!t->draft || !t->space || n == 0)
+    return 0;
+  PrunerDraftCandidate *cands = malloc(n * sizeof *cands);
+  if (!cands)
+    return 0;
+  size_t got = prunerDraftTopN(t->draft, t->space, n, cands);
+  for (size_t j = 0; j < got; ++j) {
+    out[j] = cands[j].config;
+    predicted_us[j] = cands[j].predicted_us;
+  }
+  free(cands);
+  return got;
+}
+
+PrunerStatus tuneIngest(TuneEngine *e, const char *path) {
+  if (!tuneFileExists(path))
+    return prunerStatusError("--ingest %s: %s", path, strerror(errno));
+  PrunerRecords in = NULL;
+  PrunerStatus st = prunerRecordsOpen(path, &in);
+  if (!st.ok)
+    return st;
+  if (prunerRecordsSkippedLines(in) > 0)
+    tuneNote(e, -1, "warning: %s", prunerRecordsWarnings(in));
+  size_t added = 0, foreign = 0;
+  for (size_t i = 0; i < prunerRecordsCount(in) && st.ok; ++i) {
+    const PrunerRecord *r = prunerRecordsGet(in, i);
+    if (strcmp(r->target_key, e->target_key) != 0) {
+      ++foreign;
+      continue;
+    }
+    bool have = r->is_baseline
+                    ? prunerRecordsBaseline(e->records, r->workload_key, e->target_key) != NULL
+                    : prunerRecordsFind(e->records, r->workload_key, e->target_key,
+                                        &r->config) != NULL;
+    if (have)
+      continue;
+    st = prunerRecordsAppend(e->records, r);
+    added += st.ok;
+  }
+  prunerRecordsClose(in);
+  if (foreign > 0)
+    tuneNote(e, -1, "warning: %s: ignoring %zu record(s) of other targets (tuning for %s)",
+             path, foreign, e->target_key);
+  tuneNote(e, -1, "ingested %zu record(s) from %s", added, path);
+  return st;
+}

@@ -1,0 +1,376 @@
+/* lib/tune/session.c: the MLIR side of the driver: read the module, collect tunable ops,
+ * write `pruner.config` / `pruner.tuning` back, and produce the summary table. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mlir-c/Diagnostics.h>
+#include <mlir-c/IR.h>
+#include <mlir-c/RegisterEverything.h>
+
+#include "pruner/ir.h"
+#include "pruner/tune.h"
+#include "tune_internal.h"
+
+typedef struct TuneOpRef {
+  MlirOperation op;
+  int task;
+} TuneOpRef;
+
+struct PrunerTuneSessionImpl {
+  TuneEngine engine;
+  char *input_path;
+  char *input_text;
+  size_t input_size;
+  MlirContext ctx;
+  MlirModule module;
+  TuneOpRef *ops;
+  size_t num_ops;
+  size_t cap_ops;
+  char first_error[PRUNER_STATUS_MESSAGE_SIZE];
+};
+
+const char *prunerTuneStrategyName(PrunerTuneStrategy strategy) {
+  switch (strategy) {
+  case PRUNER_TUNE_DRAFT_VERIFIER: return "draft+verifier";
+  case PRUNER_TUNE_DRAFT_ONLY: return "draft-only";
+  case PRUNER_TUNE_VERIFIER_ONLY: return "verifier-only";
+  case PRUNER_TUNE_RANDOM: return "random";
+  default: return "?";
+  }
+}
+
+const char *prunerTuneMeasureName(PrunerTuneMeasure measure) {
+  switch (measure) {
+  case PRUNER_TUNE_MEASURE_GPU: return "gpu";
+  case PRUNER_TUNE_MEASURE_BUNDLE: return "bundle";
+  case PRUNER_TUNE_MEASURE_REPLAY: return "replay";
+  case PRUNER_TUNE_MEASURE_NONE: return "none";
+  default: return "?";
+  }
+}
+
+PrunerTuneOptions prunerTuneDefaultOptions(void) {
+  PrunerTuneOptions o;
+  memset(&o, 0, sizeof o);
+  o.target = "sm_90";
+  o.trials = 200;
+  o.draft_size = 512; /* Pruner's draft size (ASPLOS'25, Sec. 6) */
+  o.batch = 16;
+  o.epsilon = 0.1;    /* Pruner measures 9 best + 1 random per round */
+  o.gradient_scheduler = true;
+  o.strategy = PRUNER_TUNE_DRAFT_VERIFIER;
+  o.measure = PRUNER_TUNE_MEASURE_GPU;
+  o.seed = 1;
+  return o;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Reading                                                                             */
+
+static void tuneAppendToString(MlirStringRef s, void *user) {
+  tuneBufAppend((TuneBuf *)user, s.data, s.length);
+}
+
+static MlirLogicalResult tuneDiagnostic(MlirDiagnostic d, void *user) {
+  PrunerTuneSession s = user;
+  if (mlirDiagnosticGetSeverity(d) == MlirDiagnosticError && !s->first_error[0]) {
+    TuneBuf b = {0};
+    mlirLocationPrint(mlirDiagnosticGetLocation(d), tuneAppendToString, &b);
+    tuneBufAppend(&b, ": ", 2);
+    mlirDiagnosticPrint(d, tuneAppendToString, &b);
+    snprintf(s->first_error, sizeof s->first_error, "%s", b.data ? b.data : "error");
+    free(b.data);
+  }
+  return mlirLogicalResultSuccess();
+}
+
+static PrunerStatus tuneReadFile(const char *path, char **text, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return prunerStatusError("cannot read %s: %s", path, strerror(errno));
+  TuneBuf b = {0};
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    tuneBufAppend(&b, chunk, n);
+  bool bad = ferror(f) != 0;
+  fclose(f);
+  if (bad || b.failed) {
+    free(b.data);
+    return prunerStatusError("cannot read %s", path);
+  }
+  if (!b.data)
+    tuneBufAppend(&b, "", 0);
+  *text = b.data;
+  *size = b.len;
+  return prunerStatusOk();
+}
+
+typedef struct TuneWalk {
+  PrunerTuneSession session;
+  bool failed;
+} TuneWalk;
+
+static MlirWalkResult tuneVisit(MlirOperation op, void *user) {
+  TuneWalk *walk = user;
+  PrunerTuneSession s = walk->session;
+  if (!prunerIsLinalgOp(op))
+    return MlirWalkResultAdvance;
+  PrunerWorkload w;
+  PrunerStatus st = prunerWorkloadFromOperation(op, &w);
+  if (!st.ok) {
+    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+    /* Fills and copies are never tuned; anything else deserves a remark. */
+    if (strncmp(name.data, "linalg.fill", name.length) != 0 &&
+        strncmp(name.data, "linalg.copy", name.length) != 0)
+      tuneNote(&s->engine, -1, "remark: not tuned: %s", st.message);
+    return MlirWalkResultAdvance;
+  }
+  int task = tuneEngineAddWorkload(&s->engine, &w);
+  if (task < 0 || (s->num_ops == s->cap_ops && !(s->cap_ops = s->cap_ops ? 2 * s->cap_ops : 16,
+                                                  s->ops = realloc(s->ops, s->cap_ops *
+                                                                               sizeof *s->ops)))) {
+    walk->failed = true;
+    return MlirWalkResultInterrupt;
+  }
+  s->ops[s->num_ops++] = (TuneOpRef){op, task};
+  return MlirWalkResultAdvance;
+}
+
+PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOptions *opts,
+                                     PrunerTuneSession *out) {
+  *out = NULL;
+  PrunerTuneSession s = calloc(1, sizeof *s);
+  if (!s)
+    return prunerStatusError("out of memory");
+  PrunerStatus st = tuneEngineInit(&s->engine, opts);
+  if (st.ok)
+    st = tuneReadFile(input_path, &s->input_text, &s->input_size);
+  if (!st.ok) {
+    prunerTuneSessionDestroy(s);
+    return st;
+  }
+  s->input_path = strdup(input_path);
+  s->ctx = mlirContextCreate();
+  MlirDialectRegistry registry = mlirDialectRegistryCreate();
+  mlirRegisterAllDialects(registry);
+  mlirContextAppendDialectRegistry(s->ctx, registry);
+  mlirDialectRegistryDestroy(registry);
+  mlirContextAttachDiagnosticHandler(s->ctx, tuneDiagnostic, s, NULL);
+  s->module = mlirModuleCreateParse(
+      s->ctx, mlirStringRefCreate(s->input_text, s->input_size));
+  if (mlirModuleIsNull(s->module)) {
+    st = prunerStatusError("%s: cannot parse the module: %s", input_path,
+                           s->first_error[0] ? s->first_error : "unknown parse error");
+    prunerTuneSessionDestroy(s);
+    return st;
+  }
+  TuneWalk walk = {s, false};
+  mlirOperationWalk(mlirModuleGetOperation(s->module), tuneVisit, &walk, MlirWalkPreOrder);
+  if (walk.failed) {
+    prunerTuneSessionDestroy(s);
+    return prunerStatusError("out of memory collecting the ops of %s", input_path);
+  }
+  if (s->engine.num_tasks == 0)
+    tuneNote(&s->engine, -1,
+             "remark: %s has no tunable linalg op; the output equals the input", input_path);
+  if (opts->ingest_path) {
+    st = tuneIngest(&s->engine, opts->ingest_path);
+    if (!st.ok) {
+      prunerTuneSessionDestroy(s);
+      return st;
+    }
+  }
+  st = tuneEnginePrepare(&s->engine);
+  if (!st.ok) {
+    prunerTuneSessionDestroy(s);
+    return st;
+  }
+  *out = s;
+  return prunerStatusOk();
+}
+
+void prunerTuneSessionDestroy(PrunerTuneSession s) {
+  if (!s)
+    return;
+  tuneEngineDestroy(&s->engine);
+  if (!mlirModuleIsNull(s->module))
+    mlirModuleDestroy(s->module);
+  if (s->ctx.ptr)
+    mlirContextDestroy(s->ctx);
+  free(s->ops);
+  free(s->input_text);
+  free(s->input_path);
+  free(s);
+}
+
+PrunerStatus prunerTuneSessionRun(PrunerTuneSession s) { return tuneEngineRun(&s->engine); }
+
+bool prunerTuneSessionInterrupted(PrunerTuneSession s) { return s->engine.interrupted; }
+
+size_t prunerTuneSessionNumTasks(PrunerTuneSession s) { return s->engine.num_tasks; }
+
+void prunerTuneSessionGetTask(PrunerTuneSession s, size_t i, PrunerTuneTaskInfo *out) {
+  tuneEngineTaskInfo(&s->engine, i, out);
+}
+
+size_t prunerTuneSessionDraftTop(PrunerTuneSession s, size_t i, size_t n, PrunerConfig *out,
+                                 double *predicted_us) {
+  if (i >= s->engine.num_tasks)
+    return 0;
+  return tuneEngineDraftTop(&s->engine, i, n, out, predicted_us);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Writing                                                                             */
+
+/* The `pruner.tuning` dictionary beside the config. */
+static MlirAttribute tuneTuningAttr(PrunerTuneSession s, const PrunerTuneTaskInfo *info) {
+  TuneBuf b = {0};
+  if (info->measured) {
+    tuneBufPrintf(&b, "{best_us = %.4f : f64, trials = %lld : i64, measured = true",
+                  info->best_us, (long long)info->trials);
+    if (info->baseline_us > 0)
+      tuneBufPrintf(&b, ", baseline_us = %.4f : f64, baseline = \"%s\"", info->baseline_us,
+                    info->baseline_name);
+    else
+      tuneBufPrintf(&b, ", baseline = \"none measured\"");
+  } else {
+    tuneBufPrintf(&b,
+                  "{predicted_us = %.4f : f64, trials = 0 : i64, measured = false, "
+                  "note = \"unmeasured: chosen by the draft and verifier models only\"",
+                  info->best_us);
+  }
+  tuneBufPrintf(&b, ", target = \"%s\"}", s->engine.target_key);
+  MlirAttribute a = b.data ? mlirAttributeParseGet(s->ctx, mlirStringRefCreateFromCString(b.data))
+                           : (MlirAttribute){NULL};
+  free(b.data);
+  return a;
+}
+
+static void tuneWriteToFile(MlirStringRef str, void *user) {
+  fwrite(str.data, 1, str.length, (FILE *)user);
+}
+
+static PrunerStatus tuneCopyFile(PrunerTuneSession s, const char *path) {
+  FILE *f = fopen(path, "wb");
+  if (!f)
+    return prunerStatusError("cannot write %s: %s", path, strerror(errno));
+  size_t n = fwrite(s->input_text, 1, s->input_size, f);
+  if (fclose(f) != 0 || n != s->input_size)
+    return prunerStatusError("cannot write %s", path);
+  return prunerStatusOk();
+}
+
+PrunerStatus prunerTuneSessionWriteOutput(PrunerTuneSession s, const char *path) {
+  if (s->engine.num_tasks == 0)
+    return tuneCopyFile(s, path);
+  for (size_t i = 0; i < s->num_ops; ++i) {
+    PrunerTuneTaskInfo info;
+    tuneEngineTaskInfo(&s->engine, (size_t)s->ops[i].task, &info);
+    if (!info.has_best)
+      continue;
+    MlirAttribute config = prunerConfigToAttribute(s->ctx, info.workload, &info.best);
+    MlirAttribute tuning = tuneTuningAttr(s, &info);
+    if (mlirAttributeIsNull(config) || mlirAttributeIsNull(tuning))
+      return prunerStatusError("%s %s: cannot build the pruner.config attribute",
+                               info.workload->op_name, info.workload->key);
+    mlirOperationSetDiscardableAttributeByName(
+        s->ops[i].op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR), config);
+    mlirOperationSetDiscardableAttributeByName(
+        s->ops[i].op, mlirStringRefCreateFromCString("pruner.tuning"), tuning);
+  }
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return prunerStatusError("cannot write %s: %s", path, strerror(errno));
+  mlirOperationPrint(mlirModuleGetOperation(s->module), tuneWriteToFile, f);
+  fputc('\n', f);
+  if (fclose(f) != 0)
+    return prunerStatusError("cannot write %s", path);
+  return prunerStatusOk();
+}
+
+char *prunerTuneSessionSpecText(PrunerTuneSession s) {
+  return tuneSpecText(&s->engine, s->ctx);
+}
+
+PrunerStatus prunerTuneSessionWriteSpec(PrunerTuneSession s, const char *path) {
+  char *text = prunerTuneSessionSpecText(s);
+  if (!text)
+    return prunerStatusError("out of memory writing the tuning spec");
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    free(text);
+    return prunerStatusError("cannot write %s: %s", path, strerror(errno));
+  }
+  fputs(text, f);
+  free(text);
+  if (fclose(f) != 0)
+    return prunerStatusError("cannot write %s", path);
+  return prunerStatusOk();
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Summary                                                                             */
+
+static void tuneShape(const PrunerWorkload *w, char *buf, size_t size) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int l = 0; l < w->num_loops && used < size; ++l)
+    used += (size_t)snprintf(buf + used, size - used, "%s%lld", l ? "x" : "",
+                             (long long)w->bounds[l]);
+  if (used < size)
+    snprintf(buf + used, size - used, " %s", prunerDTypeName(w->operands[0].dtype));
+}
+
+char *prunerTuneSessionSummary(PrunerTuneSession s) {
+  TuneBuf b = {0};
+  TuneEngine *e = &s->engine;
+  tuneBufPrintf(&b, "%-20s %-22s %4s %11s %9s %11s %8s %7s %8s  %s\n", "op", "shape", "n",
+                "best_us", "GFLOP/s", "cublas_us", "speedup", "trials", "time_s", "config");
+  double total_best = 0, total_base = 0;
+  bool all_base = true, any_unmeasured = false;
+  for (size_t i = 0; i < e->num_tasks; ++i) {
+    PrunerTuneTaskInfo info;
+    tuneEngineTaskInfo(e, i, &info);
+    char shape[64], cfg[128] = "-", best[32] = "-", gflops[32] = "-", base[32] = "-",
+                    speed[32] = "-";
+    tuneShape(info.workload, shape, sizeof shape);
+    if (info.has_best) {
+      prunerConfigFormatShort(info.workload, &info.best, cfg, sizeof cfg);
+      snprintf(best, sizeof best, "%.2f%s", info.best_us, info.measured ? "" : "*");
+      snprintf(gflops, sizeof gflops, "%.0f%s",
+               prunerWorkloadFlops(info.workload) / info.best_us * 1e-3,
+               info.measured ? "" : "*");
+      total_best += info.occurrences * info.best_us;
+      any_unmeasured |= !info.measured;
+    }
+    if (info.baseline_us > 0) {
+      snprintf(base, sizeof base, "%.2f", info.baseline_us);
+      total_base += info.occurrences * info.baseline_us;
+      if (info.has_best && info.measured)
+        snprintf(speed, sizeof speed, "%.2fx", info.baseline_us / info.best_us);
+    } else {
+      all_base = false;
+    }
+    tuneBufPrintf(&b, "%-20s %-22s %4d %11s %9s %11s %8s %7lld %8.1f  %s\n",
+                  info.workload->op_name, shape, info.occurrences, best, gflops, base, speed,
+                  (long long)info.trials, info.seconds, cfg);
+  }
+  if (e->num_tasks > 0) {
+    tuneBufPrintf(&b, "total (weighted by occurrences): %.2f us", total_best);
+    if (all_base && total_base > 0 && !any_unmeasured)
+      tuneBufPrintf(&b, " vs cuBLAS %.2f us (%.2fx)", total_base, total_base / total_best);
+    tuneBufPrintf(&b, "\n");
+  }
+  if (any_unmeasured)
+    tuneBufPrintf(&b, "* unmeasured: draft/verifier prediction, nothing was run on a GPU\n");
+  if (b.failed) {
+    free(b.data);
+    return NULL;
+  }
+  return b.data;
+}

@@ -1,0 +1,170 @@
+/* lib/tune/spec.c: the transform-dialect tuning spec (format: docs/tuning-spec.md).
+ *
+ * One matcher per tuned workload built from upstream match ops only (op name, loop count,
+ * every loop bound, the element bitwidth of every operand, the contraction body), and an
+ * action that annotates the matched op with its `pruner.config`. The entry point
+ * @__kernel_config runs `transform.foreach_match` over the root (IREE's tuning-spec
+ * convention); @__transform_main wraps it for the stock `--transform-interpreter`. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mlir-c/IR.h>
+
+#include "pruner/ir.h"
+#include "tune_internal.h"
+
+static void tuneSpecAppend(MlirStringRef s, void *user) {
+  tuneBufAppend((TuneBuf *)user, s.data, s.length);
+}
+
+static void tuneSpecParamEq(TuneBuf *b, const char *value, long long want, int *counter) {
+  int c = (*counter)++;
+  tuneBufPrintf(b,
+                "      %%want%d = transform.param.constant %lld : i64 -> !transform.param<i64>\n"
+                "      transform.match.param.cmpi eq %s, %%want%d : !transform.param<i64>\n",
+                c, want, value, c);
+}
+
+static bool tuneIsFloat(PrunerDType t) {
+  return t == PRUNER_DTYPE_F32 || t == PRUNER_DTYPE_F16 || t == PRUNER_DTYPE_BF16 ||
+         t == PRUNER_DTYPE_F64;
+}
+
+static void tuneSpecMatcher(TuneBuf *b, size_t index, const PrunerWorkload *w) {
+  int counter = 0;
+  tuneBufPrintf(b,
+                "  // %s\n"
+                "  transform.named_sequence @pruner_match_%zu(%%op: !transform.any_op "
+                "{transform.readonly}) -> !transform.any_op {\n"
+                "    transform.match.operation_name %%op [\"%s\"] : !transform.any_op\n"
+                "    transform.match.structured %%op : !transform.any_op {\n"
+                "    ^bb0(%%s: !transform.any_op):\n"
+                "      %%rank = transform.match.structured.rank %%s : (!transform.any_op) -> "
+                "!transform.param<i64>\n",
+                w->key, index, w->op_name);
+  tuneSpecParamEq(b, "%rank", w->num_loops, &counter);
+  for (int l = 0; l < w->num_loops; ++l) {
+    tuneBufPrintf(b,
+                  "      %%dim%d = transform.match.structured.dim %%s[%d] : "
+                  "(!transform.any_op) -> !transform.param<i64>\n",
+                  l, l);
+    char name[16];
+    snprintf(name, sizeof name, "%%dim%d", l);
+    tuneSpecParamEq(b, name, (long long)w->bounds[l], &counter);
+  }
+  for (int o = 0; o < w->num_inputs + w->num_outputs; ++o) {
+    bool init = o >= w->num_inputs;
+    int pos = init ? o - w->num_inputs : o;
+    tuneBufPrintf(b,
+                  "      %%operand%d = transform.match.structured.%s %%s[%d] : "
+                  "(!transform.any_op) -> !transform.any_value\n"
+                  "      %%bits%d = transform.match.structured.elemental_bitwidth %%operand%d : "
+                  "(!transform.any_value) -> !transform.param<i64>\n",
+                  o, init ? "init" : "input", pos, o, o);
+    char name[16];
+    snprintf(name, sizeof name, "%%bits%d", o);
+    tuneSpecParamEq(b, name, 8LL * prunerDTypeBytes(w->operands[o].dtype), &counter);
+  }
+  /* Bitwidths cannot tell f32 from i32: for contractions the body can. */
+  if (w->kind == PRUNER_OP_MATMUL || w->kind == PRUNER_OP_BATCH_MATMUL ||
+      w->kind == PRUNER_OP_CONTRACTION) {
+    bool fp = tuneIsFloat(w->operands[w->num_inputs].dtype);
+    tuneBufPrintf(b,
+                  "      transform.match.structured.body %%s {contraction = [\"%s\", \"%s\"]} "
+                  ": !transform.any_op\n",
+                  fp ? "arith.mulf" : "arith.muli", fp ? "arith.addf" : "arith.addi");
+  }
+  tuneBufPrintf(b, "      transform.match.structured.yield\n"
+                   "    }\n"
+                   "    transform.yield %%op : !transform.any_op\n"
+                   "  }\n");
+}
+
+static void tuneSpecAction(TuneBuf *b, size_t index, MlirAttribute config) {
+  tuneBufPrintf(b,
+                "  transform.named_sequence @pruner_apply_%zu(%%op: !transform.any_op "
+                "{transform.readonly}) {\n"
+                "    %%config = transform.param.constant ",
+                index);
+  mlirAttributePrint(config, tuneSpecAppend, b);
+  tuneBufPrintf(b, " -> !transform.any_param\n"
+                   "    transform.annotate %%op \"" PRUNER_CONFIG_ATTR
+                   "\" = %%config : !transform.any_op, !transform.any_param\n"
+                   "    transform.yield\n"
+                   "  }\n");
+}
+
+/* Two workloads the matchers cannot tell apart (same name, bounds and bitwidths, e.g.
+ * f16 vs bf16, or generics with other maps): foreach_match would take the first. */
+static bool tuneSpecAmbiguous(const PrunerWorkload *a, const PrunerWorkload *b) {
+  if (strcmp(a->op_name, b->op_name) != 0 || a->num_loops != b->num_loops ||
+      a->num_inputs != b->num_inputs || a->num_outputs != b->num_outputs)
+    return false;
+  for (int l = 0; l < a->num_loops; ++l)
+    if (a->bounds[l] != b->bounds[l])
+      return false;
+  for (int o = 0; o < a->num_inputs + a->num_outputs; ++o)
+    if (prunerDTypeBytes(a->operands[o].dtype) != prunerDTypeBytes(b->operands[o].dtype))
+      return false;
+  return true;
+}
+
+char *tuneSpecText(TuneEngine *e, MlirContext ctx) {
+  TuneBuf b = {0};
+  tuneBufPrintf(&b,
+                "// pruner-mlir tuning spec for %s (docs/tuning-spec.md).\n"
+                "// Apply: mlir-opt --transform-preload-library=transform-library-paths=THIS "
+                "--transform-interpreter in.mlir\n"
+                "module attributes {transform.with_named_sequence} {\n",
+                e->target_key);
+  size_t *tuned = malloc((e->num_tasks + 1) * sizeof *tuned);
+  size_t num_tuned = 0;
+  if (!tuned)
+    return NULL;
+  for (size_t i = 0; i < e->num_tasks; ++i) {
+    PrunerTuneTaskInfo info;
+    tuneEngineTaskInfo(e, i, &info);
+    if (!info.has_best)
+      continue;
+    bool ambiguous = false;
+    for (size_t j = 0; j < num_tuned; ++j)
+      ambiguous |= tuneSpecAmbiguous(&e->tasks[tuned[j]].w, info.workload);
+    if (ambiguous) {
+      tuneNote(e, (int)i,
+               "warning: tuning spec: %s cannot be told apart from an earlier workload by "
+               "upstream matchers (same op, bounds and bitwidths); left out of the spec",
+               info.workload->key);
+      continue;
+    }
+    MlirAttribute config = prunerConfigToAttribute(ctx, info.workload, &info.best);
+    if (mlirAttributeIsNull(config))
+      continue;
+    tuneSpecMatcher(&b, i, info.workload);
+    tuneSpecAction(&b, i, config);
+    tuned[num_tuned++] = i;
+  }
+  tuneBufPrintf(&b, "  transform.named_sequence @__kernel_config(%%root: !transform.any_op "
+                    "{transform.consumed}) -> !transform.any_op {\n");
+  if (num_tuned == 0) {
+    tuneBufPrintf(&b, "    transform.yield %%root : !transform.any_op\n  }\n");
+  } else {
+    tuneBufPrintf(&b, "    %%result = transform.foreach_match in %%root\n");
+    for (size_t j = 0; j < num_tuned; ++j)
+      tuneBufPrintf(&b, "        %s@pruner_match_%zu -> @pruner_apply_%zu\n", j ? ", " : "",
+                    tuned[j], tuned[j]);
+    tuneBufPrintf(&b, "      : (!transform.any_op) -> !transform.any_op\n"
+                      "    transform.yield %%result : !transform.any_op\n  }\n");
+  }
+  tuneBufPrintf(&b, "  transform.named_sequence @__transform_main(%%root: !transform.any_op "
+                    "{transform.consumed}) {\n"
+                    "    %%0 = transform.include @__kernel_config failures(propagate) "
+                    "(%%root) : (!transform.any_op) -> !transform.any_op\n"
+                    "    transform.yield\n  }\n}\n");
+  free(tuned);
+  if (b.failed) {
+    free(b.data);
+    return NULL;
+  }
+  return b.data;
+}

@@ -1,0 +1,96 @@
+/* lib/tune/tune_internal.h: the search engine shared by the MLIR session (session.c)
+ * and the replay study (study.c). The engine knows workloads, records and backends; it
+ * never touches MLIR. */
+#ifndef PRUNER_TUNE_INTERNAL_H
+#define PRUNER_TUNE_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pruner/draft.h"
+#include "pruner/records.h"
+#include "pruner/space.h"
+#include "pruner/target.h"
+#include "pruner/tune.h"
+#include "pruner/verifier.h"
+#include "pruner/workload.h"
+
+typedef struct TuneTask {
+  PrunerWorkload w;
+  int occurrences;
+  PrunerSpace space;
+  PrunerDraft draft;
+  uint64_t space_size;
+  /* Draft survivors, fastest first; grows (doubling) when the unmeasured part runs low. */
+  PrunerDraftCandidate *pool;
+  size_t pool_len;
+  size_t pool_request;
+  int rounds;
+  int rounds_without_improvement;
+  int64_t trials;     /* records of this workload on the target (incl. resumed)     */
+  int64_t new_trials; /* measured by this engine                                    */
+  bool has_best;
+  PrunerConfig best;
+  double best_us;
+  /* For the gradient scheduler: best before the last round and that round's trials. */
+  double prev_best_us;
+  int64_t last_round_trials;
+  double seconds;
+  bool done;
+  /* Study: trial count when the target latency was first reached (0: not yet). */
+  int64_t reached_at;
+} TuneTask;
+
+typedef struct TuneEngine {
+  PrunerTuneOptions opts;
+  PrunerTargetDesc target;
+  char target_key[96];
+  TuneTask *tasks;
+  size_t num_tasks;
+  PrunerRecords records;
+  PrunerRecords replay;
+  bool owns_replay;
+  PrunerVerifier verifier;
+  uint64_t rng;
+  bool interrupted;
+  double start_time;
+  double target_us; /* study: stop a task once a measurement is <= this (0: off) */
+} TuneEngine;
+
+/* Growable text buffer. */
+typedef struct TuneBuf {
+  char *data;
+  size_t len;
+  size_t cap;
+  bool failed;
+} TuneBuf;
+void tuneBufPrintf(TuneBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tuneBufAppend(TuneBuf *b, const char *s, size_t n);
+
+double tuneNow(void);
+uint64_t tuneRandom(uint64_t *state);
+
+/* Sets up target, records (opts->records_path or in memory), replay, verifier. */
+PrunerStatus tuneEngineInit(TuneEngine *e, const PrunerTuneOptions *opts);
+/* Adds one occurrence of `w`; returns the task index or -1 on allocation failure. */
+int tuneEngineAddWorkload(TuneEngine *e, const PrunerWorkload *w);
+/* Builds spaces and drafts, reads resumed state. Tasks whose space cannot be built are
+ * reported with a NOTE and marked done. */
+PrunerStatus tuneEnginePrepare(TuneEngine *e);
+PrunerStatus tuneEngineRun(TuneEngine *e);
+void tuneEngineTaskInfo(TuneEngine *e, size_t i, PrunerTuneTaskInfo *out);
+size_t tuneEngineDraftTop(TuneEngine *e, size_t i, size_t n, PrunerConfig *out,
+                          double *predicted_us);
+void tuneEngineDestroy(TuneEngine *e);
+/* Appends the records of `path` measured on the engine's target that the log lacks;
+ * other targets' records are counted and reported, never used. */
+PrunerStatus tuneIngest(TuneEngine *e, const char *path);
+/* The tuning spec for the tasks with a best config (spec.c); malloc'ed. */
+#include <mlir-c/IR.h>
+char *tuneSpecText(TuneEngine *e, MlirContext ctx);
+void tuneNote(TuneEngine *e, int task, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif /* PRUNER_TUNE_INTERNAL_H */

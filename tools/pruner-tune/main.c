@@ -1,0 +1,378 @@
+/* pruner-tune: tunes the linalg ops of an MLIR module and writes the winners back.
+ * Arguments, progress, signals and tables only; the tuning lives in lib/tune. */
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pruner/target.h"
+#include "pruner/tune.h"
+
+static volatile sig_atomic_t g_stop = 0;
+
+static void onSignal(int sig) {
+  (void)sig;
+  g_stop = 1;
+}
+
+typedef struct Cli {
+  const char *input;
+  const char *output;
+  const char *spec;
+  bool verbose;
+  bool quiet;
+  bool tty;
+  bool draft_only;
+  int top;
+  const char *study;
+  int64_t interrupt_after; /* testing: raise SIGINT after this many new trials */
+  int64_t new_trials;
+  size_t num_tasks;
+  PrunerTuneSession session;
+} Cli;
+
+static void usage(FILE *f) {
+  char targets[512];
+  prunerTargetListNames(targets, sizeof targets);
+  fprintf(f,
+    "usage: pruner-tune INPUT.mlir -o OUTPUT.mlir [options]\n"
+    "       pruner-tune INPUT.mlir --draft-only [--top=N] [--target=T]\n"
+    "       pruner-tune --study=REPLAY.jsonl [--seeds=N] [--target=T]\n"
+    "\n"
+    "Tunes every tunable linalg op of INPUT (identical workloads once, weighted by their\n"
+    "count): the draft model keeps the best N configs, the verifier ranks them, K per\n"
+    "round are measured, the verifier retrains. Writes `pruner.config` and\n"
+    "`pruner.tuning` on each tuned op (docs/tune.md).\n"
+    "\n"
+    "Output:\n"
+    "  -o, --output=FILE        tuned module (required unless --draft-only/--study)\n"
+    "      --spec=FILE          also write a transform-dialect tuning spec\n"
+    "                           (docs/tuning-spec.md)\n"
+    "Search:\n"
+    "      --target=NAME        GPU to tune for (default sm_90); one of:\n"
+    "                           %s\n"
+    "      --trials=N           measurement budget over all workloads, counting records\n"
+    "                           already in --records (default 200)\n"
+    "      --draft-size=N       draft survivors per round (default 512)\n"
+    "      --batch=K            candidates measured per round (default 16)\n"
+    "      --epsilon=E          share of each batch drawn at random (default 0.1)\n"
+    "      --time=SECONDS       stop after this wall time (default: no limit)\n"
+    "      --early-stop=R       stop a workload after R rounds without improvement\n"
+    "      --scheduler=S        gradient (default) or round-robin\n"
+    "      --strategy=S         draft+verifier (default), draft-only, verifier-only, random\n"
+    "      --seed=N             exploration seed (default 1)\n"
+    "Measurement:\n"
+    "      --measure=MODE       gpu (default): compile, run pruner-run on the local GPU\n"
+    "                           bundle:DIR: compile, write a bundle for a GPU host, stop\n"
+    "                           replay:FILE: latencies from a records file of the space\n"
+    "                           none: rank by the models only (results say unmeasured)\n"
+    "      --records=FILE       tuning log: appended per measurement, resumed on rerun\n"
+    "      --ingest=FILE        read a GPU host's results (pruner-run records) first\n"
+    "      --runner=PATH        pruner-run (default: next to pruner-tune)\n"
+    "      --jobs=N             parallel compile workers (default: cores)\n"
+    "Inspection and studies:\n"
+    "      --draft-only         print the draft's best configs per op and exit\n"
+    "      --top=N              how many for --draft-only (default 10)\n"
+    "      --study=FILE         trials random / draft / verifier / draft+verifier need to\n"
+    "                           come within 5%% of the best, on a complete-space replay file\n"
+    "      --seeds=N            seeds per strategy for --study (default 5)\n"
+    "      --max-trials=N       cap per study run (default: the space size)\n"
+    "Other:\n"
+    "  -v, --verbose            one line per measured candidate\n"
+    "  -q, --quiet              no progress lines\n"
+    "      --interrupt-after=N  (testing) raise SIGINT after N new measurements\n"
+    "  -h, --help               this text\n"
+    "\n"
+    "Ctrl-C (SIGINT/SIGTERM) finishes the current step, keeps the records, writes the\n"
+    "best-so-far output and exits with status 130.\n",
+    targets);
+}
+
+static bool parseInt(const char *s, int64_t min, int64_t *out) {
+  char *end = NULL;
+  long long v = strtoll(s, &end, 10);
+  if (!s[0] || *end || v < min)
+    return false;
+  *out = v;
+  return true;
+}
+
+static bool parseDouble(const char *s, double *out) {
+  char *end = NULL;
+  double v = strtod(s, &end);
+  if (!s[0] || *end || v < 0)
+    return false;
+  *out = v;
+  return true;
+}
+
+static void onEvent(const PrunerTuneEvent *ev, void *user) {
+  Cli *cli = user;
+  switch (ev->kind) {
+  case PRUNER_TUNE_EVENT_NOTE:
+    if (cli->tty)
+      fputs("\r\033[K", stderr);
+    fprintf(stderr, "pruner-tune: %s\n", ev->message);
+    break;
+  case PRUNER_TUNE_EVENT_CANDIDATE: {
+    ++cli->new_trials;
+    if (cli->verbose && cli->session) {
+      PrunerTuneTaskInfo info;
+      prunerTuneSessionGetTask(cli->session, (size_t)ev->task, &info);
+      char cfg[128];
+      prunerConfigFormatShort(info.workload, ev->config, cfg, sizeof cfg);
+      if (cli->tty)
+        fputs("\r\033[K", stderr);
+      fprintf(stderr, "  [%d] %-32s %-14s", ev->task, cfg, prunerRecordStatusName(ev->status));
+      if (ev->status == PRUNER_RECORD_OK)
+        fprintf(stderr, " %10.2f us", ev->measured_us);
+      fprintf(stderr, "  draft %.2f us  verifier %.3f%s%s\n", ev->draft_us, ev->verifier_score,
+              ev->message ? "  " : "", ev->message ? ev->message : "");
+    }
+    if (cli->interrupt_after > 0 && cli->new_trials == cli->interrupt_after)
+      raise(SIGINT);
+    break;
+  }
+  case PRUNER_TUNE_EVENT_ROUND:
+    if (cli->quiet)
+      break;
+    if (cli->tty)
+      fputs("\r\033[K", stderr);
+    fprintf(stderr, "task %d/%zu round %d: trials %lld (all %lld/%lld) best %s", ev->task + 1,
+            cli->num_tasks, ev->round, (long long)ev->task_trials,
+            (long long)ev->total_trials, (long long)ev->budget, ev->best_us > 0 ? "" : "-");
+    if (ev->best_us > 0)
+      fprintf(stderr, "%.2f us", ev->best_us);
+    fputs(cli->tty ? "" : "\n", stderr);
+    fflush(stderr);
+    break;
+  }
+}
+
+static int runStudy(Cli *cli, PrunerTuneStudyOptions *so) {
+  so->replay_path = cli->study;
+  so->stop = &g_stop;
+  so->on_event = cli->verbose ? onEvent : NULL;
+  so->user = cli;
+  PrunerTuneStudyRow *rows = NULL;
+  size_t n = 0;
+  PrunerStatus st = prunerTuneStudy(so, &rows, &n);
+  if (!st.ok) {
+    fprintf(stderr, "pruner-tune: error: %s\n", st.message);
+    return 1;
+  }
+  char *table = prunerTuneStudyFormat(rows, n, so);
+  if (table)
+    fputs(table, stdout);
+  free(table);
+  free(rows);
+  return 0;
+}
+
+static int runDraftOnly(Cli *cli) {
+  PrunerConfig *cfgs = calloc((size_t)cli->top, sizeof *cfgs);
+  double *us = calloc((size_t)cli->top, sizeof *us);
+  if (!cfgs || !us) {
+    free(cfgs);
+    free(us);
+    fprintf(stderr, "pruner-tune: error: out of memory\n");
+    return 1;
+  }
+  for (size_t i = 0; i < prunerTuneSessionNumTasks(cli->session); ++i) {
+    PrunerTuneTaskInfo info;
+    prunerTuneSessionGetTask(cli->session, i, &info);
+    printf("%s (x%d, %llu valid configs)\n", info.workload->key, info.occurrences,
+           (unsigned long long)info.space_size);
+    size_t got = prunerTuneSessionDraftTop(cli->session, i, (size_t)cli->top, cfgs, us);
+    for (size_t j = 0; j < got; ++j) {
+      char text[256];
+      prunerConfigFormat(info.workload, &cfgs[j], text, sizeof text);
+      printf("  %2zu  %10.2f us (predicted)  %s\n", j + 1, us[j], text);
+    }
+  }
+  free(cfgs);
+  free(us);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  Cli cli = {.top = 10, .tty = isatty(STDERR_FILENO) != 0};
+  PrunerTuneOptions o = prunerTuneDefaultOptions();
+  PrunerTuneStudyOptions so = prunerTuneStudyDefaultOptions();
+  char runner[PATH_MAX] = "";
+  enum { O_SPEC = 256, O_TARGET, O_TRIALS, O_DRAFT, O_BATCH, O_EPS, O_TIME, O_EARLY,
+         O_SCHED, O_STRATEGY, O_SEED, O_MEASURE, O_RECORDS, O_INGEST, O_RUNNER, O_JOBS,
+         O_DRAFT_ONLY, O_TOP, O_STUDY, O_SEEDS, O_MAX_TRIALS, O_INTERRUPT };
+  static const struct option longs[] = {
+      {"output", required_argument, 0, 'o'},   {"spec", required_argument, 0, O_SPEC},
+      {"target", required_argument, 0, O_TARGET}, {"trials", required_argument, 0, O_TRIALS},
+      {"draft-size", required_argument, 0, O_DRAFT}, {"batch", required_argument, 0, O_BATCH},
+      {"epsilon", required_argument, 0, O_EPS}, {"time", required_argument, 0, O_TIME},
+      {"early-stop", required_argument, 0, O_EARLY},
+      {"scheduler", required_argument, 0, O_SCHED},
+      {"strategy", required_argument, 0, O_STRATEGY}, {"seed", required_argument, 0, O_SEED},
+      {"measure", required_argument, 0, O_MEASURE},
+      {"records", required_argument, 0, O_RECORDS},
+      {"ingest", required_argument, 0, O_INGEST}, {"runner", required_argument, 0, O_RUNNER},
+      {"jobs", required_argument, 0, O_JOBS}, {"draft-only", no_argument, 0, O_DRAFT_ONLY},
+      {"top", required_argument, 0, O_TOP}, {"study", required_argument, 0, O_STUDY},
+      {"seeds", required_argument, 0, O_SEEDS},
+      {"max-trials", required_argument, 0, O_MAX_TRIALS},
+      {"interrupt-after", required_argument, 0, O_INTERRUPT},
+      {"verbose", no_argument, 0, 'v'}, {"quiet", no_argument, 0, 'q'},
+      {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  int c;
+  int64_t v;
+  double d;
+  while ((c = getopt_long(argc, argv, "o:vqh", longs, NULL)) != -1) {
+    bool bad = false;
+    switch (c) {
+    case 'o': cli.output = optarg; break;
+    case O_SPEC: cli.spec = optarg; break;
+    case O_TARGET: o.target = so.target = optarg; break;
+    case O_TRIALS: bad = !parseInt(optarg, 0, &o.trials); break;
+    case O_DRAFT: bad = !parseInt(optarg, 1, &v); o.draft_size = so.draft_size = (int)v; break;
+    case O_BATCH: bad = !parseInt(optarg, 1, &v); o.batch = so.batch = (int)v; break;
+    case O_EPS:
+      bad = !parseDouble(optarg, &d) || d > 1;
+      o.epsilon = so.epsilon = d;
+      break;
+    case O_TIME: bad = !parseDouble(optarg, &o.time_limit_s); break;
+    case O_EARLY: bad = !parseInt(optarg, 0, &v); o.early_stop = (int)v; break;
+    case O_SCHED:
+      if (strcmp(optarg, "gradient") == 0) o.gradient_scheduler = true;
+      else if (strcmp(optarg, "round-robin") == 0) o.gradient_scheduler = false;
+      else bad = true;
+      break;
+    case O_STRATEGY:
+      bad = true;
+      for (int s = 0; s < PRUNER_TUNE_STRATEGY_COUNT; ++s)
+        if (strcmp(optarg, prunerTuneStrategyName((PrunerTuneStrategy)s)) == 0) {
+          o.strategy = (PrunerTuneStrategy)s;
+          bad = false;
+        }
+      break;
+    case O_SEED: bad = !parseInt(optarg, 0, &v); o.seed = (uint64_t)v; break;
+    case O_MEASURE:
+      if (strcmp(optarg, "gpu") == 0) o.measure = PRUNER_TUNE_MEASURE_GPU;
+      else if (strcmp(optarg, "none") == 0) o.measure = PRUNER_TUNE_MEASURE_NONE;
+      else if (strncmp(optarg, "bundle:", 7) == 0 && optarg[7]) {
+        o.measure = PRUNER_TUNE_MEASURE_BUNDLE;
+        o.measure_path = optarg + 7;
+      } else if (strncmp(optarg, "replay:", 7) == 0 && optarg[7]) {
+        o.measure = PRUNER_TUNE_MEASURE_REPLAY;
+        o.measure_path = optarg + 7;
+      } else bad = true;
+      break;
+    case O_RECORDS: o.records_path = optarg; break;
+    case O_INGEST: o.ingest_path = optarg; break;
+    case O_RUNNER: o.runner_path = optarg; break;
+    case O_JOBS: bad = !parseInt(optarg, 0, &v); o.compile_jobs = (int)v; break;
+    case O_DRAFT_ONLY: cli.draft_only = true; break;
+    case O_TOP: bad = !parseInt(optarg, 1, &v); cli.top = (int)v; break;
+    case O_STUDY: cli.study = optarg; break;
+    case O_SEEDS: bad = !parseInt(optarg, 1, &v); so.seeds = (int)v; break;
+    case O_MAX_TRIALS: bad = !parseInt(optarg, 0, &so.max_trials); break;
+    case O_INTERRUPT: bad = !parseInt(optarg, 1, &cli.interrupt_after); break;
+    case 'v': cli.verbose = true; break;
+    case 'q': cli.quiet = true; break;
+    case 'h': usage(stdout); return 0;
+    default: usage(stderr); return 2;
+    }
+    if (bad) {
+      fprintf(stderr, "pruner-tune: error: invalid value '%s' for %s (see --help)\n", optarg,
+              argv[optind - 1]);
+      return 2;
+    }
+  }
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = onSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+
+  if (cli.study)
+    return runStudy(&cli, &so);
+  if (optind != argc - 1) {
+    fprintf(stderr, "pruner-tune: error: expected one input module (see --help)\n");
+    return 2;
+  }
+  cli.input = argv[optind];
+  if (!cli.output && !cli.draft_only) {
+    fprintf(stderr, "pruner-tune: error: no output: pass -o OUTPUT.mlir (see --help)\n");
+    return 2;
+  }
+  if (!o.runner_path) {
+    ssize_t n = readlink("/proc/self/exe", runner, sizeof runner - 16);
+    if (n > 0) {
+      runner[n] = '\0';
+      char *slash = strrchr(runner, '/');
+      if (slash) {
+        strcpy(slash + 1, "pruner-run");
+        o.runner_path = runner;
+      }
+    }
+  }
+  if (cli.draft_only)
+    o.measure = PRUNER_TUNE_MEASURE_NONE;
+  o.stop = &g_stop;
+  o.on_event = onEvent;
+  o.user = &cli;
+
+  PrunerStatus st = prunerTuneSessionCreate(cli.input, &o, &cli.session);
+  if (!st.ok) {
+    fprintf(stderr, "pruner-tune: error: %s\n", st.message);
+    return 1;
+  }
+  cli.num_tasks = prunerTuneSessionNumTasks(cli.session);
+  if (cli.draft_only) {
+    int rc = runDraftOnly(&cli);
+    prunerTuneSessionDestroy(cli.session);
+    return rc;
+  }
+  if (!cli.quiet)
+    fprintf(stderr, "pruner-tune: %zu workload(s) on %s, budget %lld trials, measure=%s%s%s\n",
+            cli.num_tasks, o.target, (long long)o.trials, prunerTuneMeasureName(o.measure),
+            o.measure_path ? ":" : "", o.measure_path ? o.measure_path : "");
+  st = prunerTuneSessionRun(cli.session);
+  if (cli.tty && !cli.quiet)
+    fputs("\n", stderr);
+  int rc = 0;
+  if (!st.ok) {
+    fprintf(stderr, "pruner-tune: error: %s\n", st.message);
+    rc = 1;
+  }
+  bool interrupted = prunerTuneSessionInterrupted(cli.session);
+  if (rc == 0 || interrupted) {
+    PrunerStatus w = prunerTuneSessionWriteOutput(cli.session, cli.output);
+    if (w.ok && cli.spec)
+      w = prunerTuneSessionWriteSpec(cli.session, cli.spec);
+    if (!w.ok) {
+      fprintf(stderr, "pruner-tune: error: %s\n", w.message);
+      rc = 1;
+    }
+  }
+  if (cli.num_tasks > 0) {
+    char *table = prunerTuneSessionSummary(cli.session);
+    if (table)
+      fputs(table, stdout);
+    free(table);
+  }
+  if (o.measure == PRUNER_TUNE_MEASURE_NONE)
+    fprintf(stderr, "pruner-tune: measure=none: nothing was measured; every result is a "
+                    "model prediction (unmeasured)\n");
+  if (rc == 0)
+    fprintf(stderr, "pruner-tune: wrote %s%s%s\n", cli.output, cli.spec ? " and " : "",
+            cli.spec ? cli.spec : "");
+  prunerTuneSessionDestroy(cli.session);
+  if (interrupted) {
+    fprintf(stderr, "pruner-tune: interrupted: records kept, best-so-far written to %s\n",
+            cli.output);
+    return 130;
+  }
+  return rc;
+}
