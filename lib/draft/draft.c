@@ -1,0 +1,689 @@
+/* The draft model: symbols of one config and the latency they predict. The formulas,
+ * constants and their sources are in docs/draft.md; the comments here name them. */
+#include <math.h>
+#include <string.h>
+
+#include "draft_internal.h"
+
+#include <stdlib.h>
+
+/* ---- Constants (docs/draft.md, "Constants") ---------------------------------------- */
+
+/* CUDA occupancy rules, cuda_occupancy.h (CUDA 13): 4 sub-partitions per SM (cc >= 7),
+ * shared memory allocated in 128-byte units on cc >= 8 (256 before). */
+enum { kSubPartitions = 4 };
+/* Addressing, loop and index registers a kernel needs beyond its data (ptxas on our
+ * matmul schedules: 16 accumulators + 8 fragments -> 40-48 registers,
+ * GPU-SCHEDULE-FACTS.md). */
+static const int kBaseRegisters = 20;
+/* Dependent FP32 FMA latency, 4 cycles on Volta through Hopper (Jia et al., "Dissecting
+ * the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018; Luo et al., "Benchmarking
+ * and Dissecting the Nvidia Hopper GPU Architecture", IPDPS 2024). */
+static const double kFmaLatencyCycles = 4.0;
+/* Global memory (DRAM) load latency, ~480-600 cycles on A100/H100 (Luo et al. 2024);
+ * taken as 550 ns-equivalent cycles at the boost clock below. */
+static const double kDramLatencyCycles = 550.0;
+/* Fraction of the datasheet DRAM bandwidth a streaming kernel reaches (~90% in
+ * nvbandwidth/STREAM-style copies on A100 and H100; estimate). */
+static const double kDramEfficiency = 0.90;
+/* L2 -> SM read bandwidth: 5120 B/clk on A100 for 108 SMs (NVIDIA A100 Tensor Core GPU
+ * Architecture whitepaper, 2020) = 47.4 B/clk/SM, applied per SM to every target. */
+static const double kL2BytesPerClockPerSm = 5120.0 / 108.0;
+/* Shared memory / L1 delivers 32 banks x 4 bytes per clock per SM (CUDA C Programming
+ * Guide, "Shared Memory" of compute capabilities 5.x-9.x). */
+static const double kSharedBytesPerClock = 128.0;
+/* Kernel launch overhead seen by event timing of back-to-back launches, ~2-4 µs
+ * (CUDA C++ Best Practices Guide, "Kernel launch overhead"; Triton's do_bench); 3 µs. */
+static const double kLaunchUs = 3.0;
+/* Per-iteration loop and address instructions of a thread's inner loop (estimate, read
+ * off the PTX of our matmul schedules: an add, a compare-branch and an address add). */
+static const double kLoopOverheadInstr = 3.0;
+/* Per reduction step of a block: loop bounds, tile address recomputation and, with
+ * promotion, two barriers (estimate, same PTX reading). */
+static const double kStepOverheadInstr = 12.0;
+/* Time multiplier per spilled register fraction: local memory goes through L1 and L2 (a
+ * spill costs a store and a reload per use; estimate). */
+static const double kSpillPenalty = 4.0;
+/* Overlap between pipes is imperfect even with many warps: a tenth of the shorter of two
+ * overlapping times stays exposed (estimate; it also orders configs that one bottleneck
+ * alone would tie). */
+static const double kOverlapResidual = 0.1;
+
+/* ---- Small helpers ------------------------------------------------------------------- */
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t roundUp(int64_t a, int64_t b) { return ceilDiv(a, b) * b; }
+static double dmin(double a, double b) { return a < b ? a : b; }
+static double dmax(double a, double b) { return a > b ? a : b; }
+
+/* Unified L1 + shared memory per SM: shared capacity + 28 KiB on cc 8.x/9.x (256 KiB on
+ * H100, 192 KiB on A100, 128 KiB on sm_86/89) and 96 KiB on Turing (CUDA C Programming
+ * Guide, "Compute Capabilities", unified data cache sizes). */
+static double unifiedL1Bytes(const PrunerTargetDesc *t) {
+  if (t->compute_capability < 80) return 96.0 * 1024.0;
+  return (double)t->smem_per_sm + 28.0 * 1024.0;
+}
+
+static int accRegistersPerElem(PrunerDType dtype) {
+  return prunerDTypeBytes(dtype) > 4 ? 2 : 1;
+}
+
+/* ---- Creation ------------------------------------------------------------------------- */
+
+static PrunerStatus checkTarget(const PrunerWorkload *w, const PrunerTargetDesc *t) {
+  if (t->kind != PRUNER_TARGET_GPU)
+    return prunerStatusError("draft for %s: target '%s' is not a GPU (the draft models GPUs only)",
+                             w->key, t->name);
+  struct {
+    const char *name;
+    double value;
+  } fields[] = {
+      {"sm_count", t->sm_count},
+      {"boost_clock_mhz", t->boost_clock_mhz},
+      {"peak_fp32_gflops", t->peak_fp32_gflops},
+      {"dram_gbps", t->dram_gbps},
+      {"l2_bytes", (double)t->l2_bytes},
+      {"smem_per_sm", t->smem_per_sm},
+      {"regs_per_sm", t->regs_per_sm},
+      {"regs_per_block", t->regs_per_block},
+      {"reg_alloc_unit", t->reg_alloc_unit},
+      {"max_threads_per_sm", t->max_threads_per_sm},
+      {"max_blocks_per_sm", t->max_blocks_per_sm},
+      {"warp_size", t->warp_size},
+  };
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i)
+    if (!(fields[i].value > 0))
+      return prunerStatusError("draft for %s: target '%s' has %s = %g (must be > 0)", w->key,
+                               t->name, fields[i].name, fields[i].value);
+  return prunerStatusOk();
+}
+
+static void initOperand(const PrunerWorkload *w, int i, DraftOperand *o) {
+  const PrunerOperand *src = &w->operands[i];
+  memset(o, 0, sizeof *o);
+  o->bytes = prunerDTypeBytes(src->dtype);
+  o->is_output = src->is_output;
+  o->rank = src->rank;
+  double elems = 1.0;
+  double pitch[PRUNER_MAX_RANK];
+  double p = 1.0;
+  for (int d = src->rank - 1; d >= 0; --d) {
+    pitch[d] = p;
+    p *= (double)src->shape[d];
+  }
+  for (int d = 0; d < src->rank; ++d) {
+    o->shape[d] = src->shape[d];
+    elems *= (double)src->shape[d];
+    for (int l = 0; l < w->num_loops; ++l) {
+      int64_t c = src->index_coeff[d][l];
+      if (c == 0) continue;
+      o->terms[o->num_terms++] = (DraftTerm){d, l, c < 0 ? -c : c};
+      o->global_step_bytes[l] += (double)c * pitch[d] * o->bytes;
+    }
+  }
+  o->total_bytes = elems * o->bytes;
+  o->contiguous_loop = prunerWorkloadContiguousLoop(w, i);
+}
+
+PrunerStatus prunerDraftCreate(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                               PrunerDraft *out) {
+  *out = NULL;
+  PrunerStatus st = prunerWorkloadVerify(w);
+  if (!st.ok) return st;
+  st = checkTarget(w, t);
+  if (!st.ok) return st;
+  struct PrunerDraftImpl *d = calloc(1, sizeof *d);
+  if (!d) return prunerStatusError("draft for %s: out of memory", w->key);
+  d->w = *w;
+  d->t = *t;
+  d->num_operands = w->num_inputs + w->num_outputs;
+  for (int i = 0; i < d->num_operands; ++i) {
+    initOperand(w, i, &d->ops[i]);
+    if (!w->operands[i].is_output) d->input_bytes += d->ops[i].total_bytes;
+  }
+  d->points = 1.0;
+  for (int l = 0; l < w->num_loops; ++l) d->points *= (double)w->bounds[l];
+  d->flops = prunerWorkloadFlops(w);
+  /* Contractions: one FMA per point (2 flops); generics: one instruction per body op. */
+  double flops_per_point = d->points > 0 ? d->flops / d->points : 0.0;
+  bool mac = w->kind <= PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC;
+  d->instr_per_point = mac ? flops_per_point / 2.0 : dmax(1.0, flops_per_point);
+  d->acc_regs_per_elem = accRegistersPerElem(w->operands[w->num_inputs].dtype);
+  d->clock_hz = t->boost_clock_mhz * 1e6;
+  d->lanes_per_sm = t->peak_fp32_gflops * 1e9 / (2.0 * d->clock_hz * t->sm_count);
+  d->fma_issue_cycles = dmax(1.0, t->warp_size / (d->lanes_per_sm / kSubPartitions));
+  d->l2_bytes_per_s = kL2BytesPerClockPerSm * t->sm_count * d->clock_hz;
+  d->l1_bytes_per_sm = unifiedL1Bytes(t);
+  d->smem_granularity = t->compute_capability >= 80 ? 128 : 256;
+  d->reg_cap_per_thread = t->max_regs_per_thread > 0 ? t->max_regs_per_thread : 255;
+  *out = d;
+  return prunerStatusOk();
+}
+
+void prunerDraftDestroy(PrunerDraft draft) { free(draft); }
+
+const PrunerWorkload *prunerDraftGetWorkload(PrunerDraft draft) { return &draft->w; }
+const PrunerTargetDesc *prunerDraftGetTarget(PrunerDraft draft) { return &draft->t; }
+
+/* ---- Per-config geometry ---------------------------------------------------------------- */
+
+/* Tile sizes of one "box" of the iteration space: one entry per loop. */
+typedef struct Box {
+  int64_t s[PRUNER_MAX_LOOPS];
+} Box;
+
+/* Elements of operand `o` touched by a box: per dim 1 + sum |coeff| (s - 1), capped at
+ * the dim's size (a padded edge tile reads no more than exists). */
+static double footprint(const DraftOperand *o, const Box *b) {
+  int64_t ext[PRUNER_MAX_RANK];
+  for (int d = 0; d < o->rank; ++d) ext[d] = 1;
+  for (int i = 0; i < o->num_terms; ++i)
+    ext[o->terms[i].dim] += o->terms[i].coeff * (b->s[o->terms[i].loop] - 1);
+  double e = 1.0;
+  for (int d = 0; d < o->rank; ++d) e *= (double)(ext[d] < o->shape[d] ? ext[d] : o->shape[d]);
+  return e;
+}
+
+/* Byte step of each loop inside a shared-memory copy of the tile `b` (row-major over the
+ * tile's own extents), the layout `promote` gives. */
+static void tileStepBytes(const DraftOperand *o, const Box *b, double *step) {
+  int64_t ext[PRUNER_MAX_RANK];
+  double pitch[PRUNER_MAX_RANK];
+  for (int d = 0; d < o->rank; ++d) ext[d] = 1;
+  for (int i = 0; i < o->num_terms; ++i)
+    ext[o->terms[i].dim] += o->terms[i].coeff * (b->s[o->terms[i].loop] - 1);
+  double p = 1.0;
+  for (int d = o->rank - 1; d >= 0; --d) {
+    pitch[d] = p;
+    p *= (double)(ext[d] < o->shape[d] ? ext[d] : o->shape[d]);
+  }
+  for (int l = 0; l < PRUNER_MAX_LOOPS; ++l) step[l] = 0.0;
+  for (int i = 0; i < o->num_terms; ++i)
+    step[o->terms[i].loop] += (double)o->terms[i].coeff * pitch[o->terms[i].dim] * o->bytes;
+}
+
+/* How the 32 lanes of a warp spread over the thread grid: lane = x + bx * y. */
+typedef struct WarpShape {
+  int loop_x, loop_y;   /* loops walked by thread x and y, -1 if none */
+  int64_t bx, by;       /* lanes along x and y within one warp */
+} WarpShape;
+
+/* Number of distinct values in v[0..n) (n <= 64), small insertion set. */
+static int countDistinct(const int64_t *v, int n) {
+  int64_t seen[64];
+  int k = 0;
+  for (int i = 0; i < n; ++i) {
+    int j = 0;
+    while (j < k && seen[j] != v[i]) ++j;
+    if (j == k) seen[k++] = v[i];
+  }
+  return k;
+}
+
+/* Lane byte offsets of one warp-wide load; each lane reads `width` bytes. */
+static int laneOffsets(const WarpShape *ws, double sx, double sy, int64_t *off) {
+  int n = 0;
+  for (int64_t y = 0; y < ws->by; ++y)
+    for (int64_t x = 0; x < ws->bx; ++x) off[n++] = (int64_t)(x * sx + y * sy);
+  return n;
+}
+
+/* 32-byte sectors a warp-wide load touches and the useful bytes it brings. Lanes of one
+ * row (fixed y) have non-decreasing offsets, so a row is counted in one pass; rows that
+ * coincide (sy = 0) or lie in disjoint sectors are combined without a set. */
+static void warpSectors(const WarpShape *ws, double sx, double sy, int width, double *sectors,
+                        double *useful) {
+  int64_t row_sectors = 0, last = -1;
+  for (int64_t x = 0; x < ws->bx; ++x) {
+    int64_t off = (int64_t)(x * sx);
+    int64_t first = off / 32, end = (off + width - 1) / 32;
+    if (first <= last) first = last + 1;
+    if (end >= first) row_sectors += end - first + 1;
+    if (end > last) last = end;
+  }
+  double row_distinct = (sx != 0 ? (double)ws->bx : 1.0) * width;
+  double row_span = (ws->bx - 1) * sx + width;
+  if (sy == 0 || ws->by == 1) {
+    *sectors = (double)row_sectors;
+    *useful = row_distinct;
+  } else if (sy >= row_span + 32) {
+    *sectors = (double)(row_sectors * ws->by);
+    *useful = row_distinct * ws->by;
+  } else {
+    int64_t off[32] = {0}, sec[64];
+    int n = laneOffsets(ws, sx, sy, off);
+    int distinct = countDistinct(off, n);
+    int m = 0;
+    for (int i = 0; i < n && m < 63; ++i) {
+      int64_t a = off[i] / 32, b = (off[i] + width - 1) / 32;
+      for (int64_t q = a; q <= b && m < 64; ++q) sec[m++] = q;
+    }
+    *sectors = countDistinct(sec, m);
+    *useful = (double)distinct * width;
+  }
+}
+
+/* Shared-memory replay factor (n-way bank conflict) of one warp-wide load: accesses are
+ * served in phases of 128 bytes (a quarter warp for 16-byte loads); within a phase a bank
+ * serving k distinct 4-byte words takes k cycles; equal words are broadcast. */
+static double bankConflict(const WarpShape *ws, double sx, double sy, int width) {
+  int64_t off[32];
+  int n = laneOffsets(ws, sx, sy, off);
+  int words = width >= 4 ? width / 4 : 1;
+  int phase = 32 / words;
+  if (phase < 1) phase = 1;
+  double worst = 1.0, phases = 0.0;
+  for (int p0 = 0; p0 < n; p0 += phase) {
+    int64_t bank_words[32][8];
+    int count[32] = {0};
+    int degree = 1;
+    for (int i = p0; i < n && i < p0 + phase; ++i) {
+      for (int k = 0; k < words; ++k) {
+        int64_t word = off[i] / 4 + k;
+        int b = (int)(word & 31);
+        int j = 0;
+        while (j < count[b] && j < 8 && bank_words[b][j] != word) ++j;
+        if (j == count[b]) {
+          if (count[b] < 8) bank_words[b][count[b]] = word;
+          ++count[b];
+          if (count[b] > degree) degree = count[b];
+        }
+      }
+    }
+    phases += 1.0;
+    worst = dmax(worst, (double)degree);
+  }
+  (void)phases;
+  return worst;
+}
+
+/* ---- Scoring ---------------------------------------------------------------------------- */
+
+typedef struct Occupancy {
+  int blocks_per_sm;
+  PrunerDraftLimiter limiter;
+} Occupancy;
+
+/* Resident blocks per SM by cuda_occupancy.h's rules (cudaOccMaxBlocksPerSM*Limit). */
+static Occupancy occupancy(const struct PrunerDraftImpl *d, int64_t threads, int regs,
+                           int64_t smem) {
+  const PrunerTargetDesc *t = &d->t;
+  int64_t warps = ceilDiv(threads, t->warp_size);
+  Occupancy o = {t->max_blocks_per_sm, PRUNER_DRAFT_LIMIT_BLOCKS};
+  int64_t by_threads = (t->max_threads_per_sm / t->warp_size) / warps;
+  if (by_threads < o.blocks_per_sm) o = (Occupancy){(int)by_threads, PRUNER_DRAFT_LIMIT_THREADS};
+  int64_t regs_per_warp = roundUp((int64_t)regs * t->warp_size, t->reg_alloc_unit);
+  int64_t by_regs = 0;
+  if (regs_per_warp * roundUp(warps, kSubPartitions) <= t->regs_per_block &&
+      regs <= d->reg_cap_per_thread + 1) {
+    int64_t warps_per_partition = (t->regs_per_sm / kSubPartitions) / regs_per_warp;
+    by_regs = warps_per_partition * kSubPartitions / warps;
+  }
+  if (by_regs < o.blocks_per_sm) o = (Occupancy){(int)by_regs, PRUNER_DRAFT_LIMIT_REGISTERS};
+  int64_t smem_alloc = roundUp(smem + t->smem_reserved_per_block, d->smem_granularity);
+  int64_t by_smem = smem_alloc > 0 ? t->smem_per_sm / smem_alloc : o.blocks_per_sm;
+  if (smem + t->smem_reserved_per_block > t->smem_per_sm) by_smem = 0;
+  if (by_smem < o.blocks_per_sm) o = (Occupancy){(int)by_smem, PRUNER_DRAFT_LIMIT_SHARED};
+  return o;
+}
+
+/* Thread-block and grid mapping: the innermost tiled parallel loop walks x, the next y
+ * (docs/config.md); loops with a single thread or a single block are not mapped. */
+static void warpShape(const PrunerWorkload *w, const PrunerConfig *c, int64_t warp_size,
+                      WarpShape *ws) {
+  ws->loop_x = ws->loop_y = -1;
+  ws->bx = ws->by = 1;
+  for (int l = w->num_loops - 1; l >= 0; --l) {
+    if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL) continue;
+    int64_t n = c->workgroup[l] / c->thread[l];
+    if (n <= 1) continue;
+    if (ws->loop_x < 0) {
+      ws->loop_x = l;
+      ws->bx = n < warp_size ? n : warp_size;
+    } else if (ws->loop_y < 0) {
+      ws->loop_y = l;
+      int64_t rest = warp_size / ws->bx;
+      ws->by = n < rest ? n : rest;
+      break;
+    }
+  }
+}
+
+/* Per-operand results of the traffic analysis. */
+typedef struct OperandTraffic {
+  double l2_bytes;       /* L2 -> SM bytes (sector granular) */
+  double dram_bytes;
+  double smem_cycles;    /* shared / L1 wavefront cycles, whole kernel */
+  double smem_store_bytes;
+  double smem_load_bytes;
+  double coalescing;
+  double bank;
+  double loads_per_iter; /* load instructions per thread per reduction point */
+  double frag_elems;     /* fragment elements per thread per reduction point */
+  double inflight_bytes; /* per block, issued before the block waits */
+} OperandTraffic;
+
+/* Grid order of the parallel loops with more than one block, innermost first. */
+static int gridLoops(const PrunerWorkload *w, const int64_t *ntiles, int *order) {
+  int n = 0;
+  for (int l = w->num_loops - 1; l >= 0; --l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL && ntiles[l] > 1) order[n++] = l;
+  return n;
+}
+
+bool prunerDraftScore(PrunerDraft draft, const PrunerConfig *config,
+                      const PrunerKernelResources *resources, PrunerDraftSymbols *out) {
+  const struct PrunerDraftImpl *d = draft;
+  const PrunerWorkload *w = &d->w;
+  const PrunerTargetDesc *t = &d->t;
+  if (!prunerConfigIsValid(w, t, config)) return false;
+
+  /* Work and launch shape. */
+  int64_t ntiles[PRUNER_MAX_LOOPS];
+  Box block_step, thread_step, thread_iter, block_out;
+  double blocks = 1.0, steps = 1.0, threads = 1.0, padded_points = 1.0, acc_elems = 1.0;
+  double red_points_step = 1.0;
+  for (int l = 0; l < w->num_loops; ++l) {
+    bool par = w->loop_kinds[l] == PRUNER_LOOP_PARALLEL;
+    int64_t tile = par ? config->workgroup[l] : config->reduction[l];
+    ntiles[l] = ceilDiv(w->bounds[l], tile);
+    padded_points *= (double)(ntiles[l] * tile);
+    block_step.s[l] = tile;
+    thread_step.s[l] = par ? config->thread[l] : tile;
+    thread_iter.s[l] = par ? config->thread[l] : 1;
+    block_out.s[l] = par ? tile : 1;
+    if (par) {
+      blocks *= (double)ntiles[l];
+      threads *= (double)(config->workgroup[l] / config->thread[l]);
+      acc_elems *= (double)config->thread[l];
+    } else {
+      steps *= (double)ntiles[l];
+      red_points_step *= (double)tile;
+    }
+  }
+  int64_t ithreads = (int64_t)threads;
+  int64_t warps = ceilDiv(ithreads, t->warp_size);
+  WarpShape ws;
+  warpShape(w, config, t->warp_size, &ws);
+
+  /* Shared memory of promoted tiles and the register estimate. */
+  double smem = 0.0, frag_regs = 0.0;
+  for (int i = 0; i < w->num_inputs; ++i) {
+    const DraftOperand *o = &d->ops[i];
+    if (config->promote_operands & (1u << i)) smem += footprint(o, &block_step) * o->bytes;
+    frag_regs += footprint(o, &thread_iter) * (o->bytes > 4 ? 2 : 1);
+  }
+  int regs_est = (int)(acc_elems * d->acc_regs_per_elem + frag_regs) + kBaseRegisters;
+  int regs = regs_est, spill_bytes = 0;
+  int64_t smem_used = (int64_t)smem;
+  if (resources) {
+    regs = resources->registers;
+    spill_bytes = resources->spill_store_bytes + resources->spill_load_bytes;
+    if (resources->shared_bytes > smem_used) smem_used = resources->shared_bytes;
+    /* ptxas' figures decide launchability: the per-block register and smem limits. */
+    if ((int64_t)roundUp((int64_t)regs * t->warp_size, t->reg_alloc_unit) *
+                roundUp(warps, kSubPartitions) >
+            t->regs_per_block ||
+        smem_used > t->smem_per_block)
+      return false;
+  } else {
+    /* ptxas fits a kernel with a known block size into the per-block register file
+     * (nvvm.reqntid), spilling the rest: cap = 65536 / (warps rounded to partitions x 32),
+     * in allocation units. */
+    int64_t per_thread = t->regs_per_block / (roundUp(warps, kSubPartitions) * t->warp_size);
+    per_thread = (per_thread * t->warp_size / t->reg_alloc_unit) * t->reg_alloc_unit /
+                 t->warp_size;
+    if (per_thread > d->reg_cap_per_thread) per_thread = d->reg_cap_per_thread;
+    if (regs > per_thread) {
+      spill_bytes = (regs - (int)per_thread) * 4;
+      regs = (int)per_thread;
+    }
+  }
+  Occupancy occ = occupancy(d, ithreads, regs, smem_used);
+  if (occ.blocks_per_sm < 1) return false; /* cannot launch at all */
+  double slots = (double)t->sm_count * occ.blocks_per_sm;
+  double wave_blocks = dmin(blocks, slots);
+  double waves = ceil(blocks / slots);
+  double waves_frac = blocks / slots;
+
+  /* Blocks of one wave cover a sub-grid: fill the grid loops innermost first. */
+  Box wave_total = block_step, wave_step = block_step;
+  {
+    int order[PRUNER_MAX_LOOPS];
+    int n = gridLoops(w, ntiles, order);
+    double covered = 1.0;
+    for (int i = 0; i < n; ++i) {
+      int l = order[i];
+      double c = dmin((double)ntiles[l], ceil(wave_blocks / covered));
+      covered *= c;
+      wave_total.s[l] = wave_step.s[l] = (int64_t)c * config->workgroup[l];
+    }
+    for (int l = 0; l < w->num_loops; ++l)
+      if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+        wave_total.s[l] = ntiles[l] * config->reduction[l];
+  }
+
+  /* Traffic per input operand. */
+  OperandTraffic tr[PRUNER_MAX_OPERANDS];
+  double ws_total = 0.0, ws_step = 0.0, unpromoted_block_ws = 0.0;
+  double unique_total[PRUNER_MAX_OPERANDS], unique_step[PRUNER_MAX_OPERANDS];
+  double fp_block[PRUNER_MAX_OPERANDS], fp_thread[PRUNER_MAX_OPERANDS];
+  for (int i = 0; i < w->num_inputs; ++i) {
+    const DraftOperand *o = &d->ops[i];
+    fp_block[i] = footprint(o, &block_step) * o->bytes;
+    fp_thread[i] = footprint(o, &thread_step) * o->bytes;
+    unique_total[i] = footprint(o, &wave_total) * o->bytes;
+    unique_step[i] = footprint(o, &wave_step) * o->bytes;
+    ws_total += unique_total[i];
+    ws_step += unique_step[i];
+    if (!(config->promote_operands & (1u << i))) unpromoted_block_ws += fp_block[i];
+  }
+  double l1_free = d->l1_bytes_per_sm -
+                   occ.blocks_per_sm * (double)roundUp(smem_used, d->smem_granularity);
+  double l1_fit = unpromoted_block_ws > 0
+                      ? dmax(0.0, dmin(1.0, l1_free / (occ.blocks_per_sm * unpromoted_block_ws)))
+                      : 1.0;
+  double l2 = (double)t->l2_bytes;
+  double total_l2 = 0.0, total_dram = 0.0, total_smem_cycles = 0.0, smem_load = 0.0,
+         smem_store = 0.0, loads_per_iter = 0.0, inflight = 0.0, coal_num = 0.0,
+         coal_den = 0.0, bank_worst = 1.0, frag_bytes_total = 0.0, frag_elems_total = 0.0;
+  for (int i = 0; i < w->num_inputs; ++i) {
+    const DraftOperand *o = &d->ops[i];
+    bool promoted = config->promote_operands & (1u << i);
+    /* Vector loads run along the operand's contiguous loop when its per-thread extent
+     * holds whole vectors. */
+    int vw = 1;
+    int cl = o->contiguous_loop;
+    if (cl >= 0 && config->vector_width > 1 && thread_step.s[cl] % config->vector_width == 0)
+      vw = config->vector_width;
+    int width = vw * o->bytes;
+    double frag = footprint(o, &thread_iter);
+    double loads = frag / vw;
+    loads_per_iter += loads;
+    frag_bytes_total += frag * o->bytes;
+    frag_elems_total += frag;
+    /* Warp-level access pattern: lanes step by the thread tile of the x / y loop. */
+    double gsx = ws.loop_x >= 0 ? o->global_step_bytes[ws.loop_x] * config->thread[ws.loop_x] : 0;
+    double gsy = ws.loop_y >= 0 ? o->global_step_bytes[ws.loop_y] * config->thread[ws.loop_y] : 0;
+    double sectors, useful;
+    double warp_instrs = blocks * warps * steps * red_points_step * loads;
+    double block_bytes = blocks * steps * fp_block[i];
+    double thread_bytes = blocks * threads * steps * fp_thread[i];
+    /* Tile rows are fetched in whole 32-byte sectors. */
+    double row = 1.0;
+    if (cl >= 0) row = (double)(block_step.s[cl] < o->shape[o->rank - 1] ? block_step.s[cl]
+                                                                         : o->shape[o->rank - 1]);
+    double row_bytes = row * o->bytes;
+    double row_eff = row_bytes / (ceil(row_bytes / t->dram_sector_bytes) * t->dram_sector_bytes);
+    if (promoted) {
+      double step[PRUNER_MAX_LOOPS];
+      tileStepBytes(o, &block_step, step);
+      double ssx = ws.loop_x >= 0 ? step[ws.loop_x] * config->thread[ws.loop_x] : 0;
+      double ssy = ws.loop_y >= 0 ? step[ws.loop_y] * config->thread[ws.loop_y] : 0;
+      tr[i].bank = bankConflict(&ws, ssx, ssy, width);
+      warpSectors(&ws, ssx, ssy, width, &sectors, &useful);
+      /* A warp load moves its distinct bytes in 128-byte wavefronts, replayed per conflict. */
+      double wavefronts = dmax(1.0, ceil(useful / kSharedBytesPerClock)) * tr[i].bank;
+      /* The cooperative copy: coalesced rows, one 4-byte store per element and thread. */
+      double copy_cycles = block_bytes / kSharedBytesPerClock * 2.0;
+      tr[i].smem_cycles = warp_instrs * wavefronts + copy_cycles;
+      tr[i].smem_store_bytes = block_bytes;
+      tr[i].smem_load_bytes = thread_bytes;
+      tr[i].l2_bytes = block_bytes / row_eff;
+      tr[i].coalescing = row_eff;
+      tr[i].inflight_bytes = fp_block[i];
+    } else {
+      warpSectors(&ws, gsx, gsy, width, &sectors, &useful);
+      tr[i].bank = 1.0;
+      tr[i].coalescing = useful / (sectors * t->dram_sector_bytes);
+      /* L1 serves a warp's sectors four per 128-byte wavefront. */
+      tr[i].smem_cycles = warp_instrs * dmax(1.0, ceil(sectors / 4.0));
+      tr[i].smem_store_bytes = 0.0;
+      tr[i].smem_load_bytes = 0.0;
+      /* Reuse between the threads of a block survives in L1 as far as it fits. */
+      double base = block_bytes / row_eff;
+      tr[i].l2_bytes = base + dmax(0.0, thread_bytes / tr[i].coalescing - base) * (1.0 - l1_fit);
+      tr[i].inflight_bytes = threads * fp_thread[i];
+    }
+    /* DRAM: blocks of one wave share tiles through L2 (docs/draft.md, "L2 reuse"). */
+    double l2_wave = tr[i].l2_bytes / dmax(1.0, waves_frac);
+    double per_step = steps * unique_step[i] / row_eff;
+    double dram_wave;
+    if (ws_total <= l2)
+      dram_wave = unique_total[i] / row_eff;
+    else if (ws_step <= l2)
+      dram_wave = per_step; /* blocks share a step's tiles; halos re-read per step */
+    else
+      dram_wave = per_step + (l2_wave - per_step) * (1.0 - l2 / ws_step);
+    double dram = dmin(tr[i].l2_bytes, dram_wave * dmax(1.0, waves_frac));
+    /* Whole inputs that fit in L2 together are fetched once. */
+    if (d->input_bytes <= l2) dram = dmin(dram, o->total_bytes / row_eff);
+    tr[i].dram_bytes = dmax(dram, o->total_bytes);
+    tr[i].loads_per_iter = loads;
+    tr[i].frag_elems = frag;
+
+    total_l2 += tr[i].l2_bytes;
+    total_dram += tr[i].dram_bytes;
+    total_smem_cycles += tr[i].smem_cycles;
+    smem_load += tr[i].smem_load_bytes;
+    smem_store += tr[i].smem_store_bytes;
+    inflight += tr[i].inflight_bytes;
+    coal_num += tr[i].coalescing * tr[i].l2_bytes;
+    coal_den += tr[i].l2_bytes;
+    bank_worst = dmax(bank_worst, tr[i].bank);
+  }
+  /* Output stores: each block writes its tile once (accumulators stay in registers). */
+  double store_bytes = 0.0;
+  for (int i = w->num_inputs; i < d->num_operands; ++i)
+    store_bytes += blocks * footprint(&d->ops[i], &block_out) * d->ops[i].bytes;
+  total_l2 += store_bytes;
+  total_dram += store_bytes;
+
+  /* Compute: per SM, k resident blocks share 4 schedulers (docs/draft.md, "Compute"). */
+  double fma_per_iter = acc_elems * d->instr_per_point;
+  double issue = fma_per_iter + loads_per_iter + kLoopOverheadInstr +
+                 (kStepOverheadInstr + (config->promote_operands ? 2.0 * kStepOverheadInstr : 0.0)) /
+                     red_points_step;
+  double instr_eff = dmin(1.0, fma_per_iter * d->fma_issue_cycles / issue);
+  double warp_fill = threads / (double)(warps * t->warp_size);
+  double ilp = dmin(acc_elems, kFmaLatencyCycles);
+  double block_instr = padded_points / blocks * d->instr_per_point; /* thread-instrs */
+  double lanes_rate = d->lanes_per_sm * d->clock_hz;
+  double t_block_sm[2];
+  int kblocks[2] = {occ.blocks_per_sm, 0};
+  double full_waves = floor(blocks / slots);
+  double rem = blocks - full_waves * slots;
+  kblocks[1] = (int)ceil(rem / t->sm_count);
+  for (int j = 0; j < 2; ++j) {
+    int k = kblocks[j];
+    if (k == 0) {
+      t_block_sm[j] = 0.0;
+      continue;
+    }
+    double rw = (double)k * warps;
+    double sched_fill = dmin(1.0, rw / kSubPartitions);
+    double per_sched = rw / dmin(rw, kSubPartitions);
+    double lat_hide = dmin(1.0, per_sched * ilp * d->fma_issue_cycles / kFmaLatencyCycles);
+    double eff = instr_eff * sched_fill * lat_hide * warp_fill;
+    t_block_sm[j] = k * block_instr / (lanes_rate * eff);
+  }
+  double compute_s = full_waves * t_block_sm[0] + t_block_sm[1];
+
+  /* Register pressure: spills add local-memory round trips. */
+  double spill_frac = regs > 0 ? (spill_bytes / 4.0) / (double)(regs + spill_bytes / 4.0) : 0.0;
+  double reg_penalty = 1.0 + kSpillPenalty * spill_frac;
+  compute_s *= reg_penalty;
+
+  /* Memory: DRAM bandwidth, reached only with enough bytes in flight (Little's law). */
+  double busy_sms = dmin((double)t->sm_count, blocks);
+  double need_inflight = t->dram_gbps * 1e9 / t->sm_count * (kDramLatencyCycles / d->clock_hz);
+  double have_inflight = dmin((double)occ.blocks_per_sm, ceil(blocks / t->sm_count)) *
+                         inflight;
+  double hiding = inflight > 0 ? dmin(1.0, have_inflight / need_inflight) : 1.0;
+  double sm_share = busy_sms / t->sm_count;
+  double dram_s = total_dram / (t->dram_gbps * 1e9 * kDramEfficiency * dmax(1e-3, hiding * sm_share));
+  double l2_s = total_l2 / (d->l2_bytes_per_s * sm_share);
+  double smem_s = total_smem_cycles / (busy_sms * d->clock_hz) *
+                  (waves / dmax(1.0, waves_frac));
+  double core_s = dmax(compute_s, smem_s) + kOverlapResidual * dmin(compute_s, smem_s);
+  double mem_s = dmax(dram_s, l2_s);
+  /* Loads and math overlap across resident blocks; with one block per SM and a barrier
+   * per step (no double buffering) they serialize. */
+  double non_overlap = dmin(1.0, 1.0 / dmax(1.0, (double)occ.blocks_per_sm) + kOverlapResidual);
+  double body_s = dmax(core_s, mem_s) + non_overlap * dmin(core_s, mem_s);
+  double body_us = body_s * 1e6;
+
+  if (!out) return true;
+  memset(out, 0, sizeof *out);
+  out->compute_us = compute_s * 1e6;
+  out->memory_us = dram_s * 1e6;
+  out->l2_us = l2_s * 1e6;
+  out->shared_us = smem_s * 1e6;
+  out->launch_us = kLaunchUs;
+  out->predicted_us = kLaunchUs + body_us;
+  if (kLaunchUs > body_us)
+    out->bound = PRUNER_DRAFT_BOUND_LAUNCH;
+  else if (mem_s >= core_s)
+    out->bound = PRUNER_DRAFT_BOUND_MEMORY;
+  else
+    out->bound = compute_s >= smem_s ? PRUNER_DRAFT_BOUND_COMPUTE : PRUNER_DRAFT_BOUND_SHARED;
+  out->flops = d->flops;
+  out->executed_flops = d->flops * padded_points / d->points;
+  out->padding_waste = padded_points / d->points - 1.0;
+  out->global_load_bytes = total_l2 - store_bytes;
+  out->dram_bytes = total_dram;
+  out->shared_load_bytes = smem_load;
+  out->shared_store_bytes = smem_store;
+  out->global_store_bytes = store_bytes;
+  out->reuse = frag_bytes_total > 0 ? 2.0 * fma_per_iter / frag_bytes_total : 0.0;
+  out->arithmetic_intensity = total_dram > 0 ? d->flops / total_dram : 0.0;
+  out->blocks = (int64_t)blocks;
+  out->threads_per_block = ithreads;
+  out->warps_per_block = warps;
+  out->registers = regs;
+  out->registers_from_ptxas = resources != NULL;
+  out->spill_bytes = spill_bytes;
+  out->smem_per_block = smem_used;
+  out->blocks_per_sm = occ.blocks_per_sm;
+  out->limiter = occ.limiter;
+  out->occupancy = (double)occ.blocks_per_sm * warps / (t->max_threads_per_sm / t->warp_size);
+  out->waves = waves;
+  out->waves_fractional = waves_frac;
+  out->sm_utilization = waves_frac / waves;
+  out->warp_fill = warp_fill;
+  out->register_penalty = reg_penalty;
+  out->coalescing = coal_den > 0 ? coal_num / coal_den : 1.0;
+  out->vector_efficiency =
+      loads_per_iter > 0 && config->vector_width > 0
+          ? frag_elems_total / (loads_per_iter * config->vector_width)
+          : 1.0;
+  out->bank_conflict = bank_worst;
+  out->l2_reuse = total_dram > 0 ? total_l2 / total_dram : 1.0;
+  out->latency_hiding = hiding;
+  return true;
+}
+
+double prunerDraftPredictUs(PrunerDraft draft, const PrunerConfig *config) {
+  PrunerDraftSymbols s;
+  return prunerDraftScore(draft, config, NULL, &s) ? s.predicted_us : -1.0;
+}

@@ -1,0 +1,48 @@
+/* Internal layout of a PrunerDraft: everything that depends only on (workload, target),
+ * precomputed by prunerDraftCreate so that scoring a config is arithmetic only. */
+#ifndef PRUNER_DRAFT_INTERNAL_H
+#define PRUNER_DRAFT_INTERNAL_H
+
+#include "pruner/draft.h"
+
+/* One non-zero indexing term: operand dim `dim` moves by `coeff` per step of `loop`. */
+typedef struct DraftTerm {
+  int dim;
+  int loop;
+  int64_t coeff; /* absolute value: footprints only need the span */
+} DraftTerm;
+
+typedef struct DraftOperand {
+  int bytes;
+  int is_output;
+  int rank;
+  int64_t shape[PRUNER_MAX_RANK];
+  int num_terms;
+  DraftTerm terms[PRUNER_MAX_RANK * PRUNER_MAX_LOOPS];
+  /* Byte distance in global memory of one step of each loop (row-major layout). */
+  double global_step_bytes[PRUNER_MAX_LOOPS];
+  int contiguous_loop; /* loop walking the last dim with coefficient 1, or -1 */
+  double total_bytes;  /* whole operand: the compulsory DRAM traffic */
+} DraftOperand;
+
+struct PrunerDraftImpl {
+  PrunerWorkload w;
+  PrunerTargetDesc t;
+  int num_operands;
+  DraftOperand ops[PRUNER_MAX_OPERANDS];
+  double flops;            /* useful FLOPs */
+  double points;           /* product of the bounds */
+  double instr_per_point;  /* FMA-pipe instructions per iteration point */
+  int acc_regs_per_elem;   /* registers per accumulator element */
+  double input_bytes;      /* sum of input operand sizes */
+  /* Target-derived constants (docs/draft.md). */
+  double clock_hz;
+  double lanes_per_sm;     /* FP32 lanes: peak / (2 x clock x SMs) */
+  double fma_issue_cycles; /* scheduler cycles one warp FMA occupies the FP32 pipe */
+  double l2_bytes_per_s;
+  double l1_bytes_per_sm;  /* unified L1 + shared memory of one SM */
+  int smem_granularity;
+  int reg_cap_per_thread;  /* 255: the most a thread can address (PTX ISA) */
+};
+
+#endif /* PRUNER_DRAFT_INTERNAL_H */
