@@ -1,0 +1,540 @@
+/* Unit tests of the tuning space: counts against an independent brute force over the
+ * cartesian product of candidates, index <-> config round trips, agreement between the
+ * fast scan and prunerConfigCheck, specific diagnostics and the launch shape. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pruner/space.h"
+
+static PrunerTargetDesc h200(void) {
+  PrunerTargetDesc t;
+  assert_true(prunerTargetLookup("h200", &t).ok);
+  return t;
+}
+
+/* An all-parallel 2-D generic: out = a + b. */
+static void elementwise2d(PrunerWorkload *w, int64_t m, int64_t n) {
+  memset(w, 0, sizeof(*w));
+  w->kind = PRUNER_OP_ELEMENTWISE;
+  snprintf(w->op_name, sizeof(w->op_name), "linalg.generic");
+  w->num_loops = 2;
+  w->bounds[0] = m;
+  w->bounds[1] = n;
+  w->loop_roles[0] = w->loop_roles[1] = PRUNER_ROLE_PARALLEL;
+  w->num_inputs = 2;
+  w->num_outputs = 1;
+  for (int i = 0; i < 3; ++i) {
+    w->operands[i].rank = 2;
+    w->operands[i].shape[0] = m;
+    w->operands[i].shape[1] = n;
+    w->operands[i].index_coeff[0][0] = w->operands[i].index_coeff[1][1] = 1;
+    w->operands[i].is_output = i == 2;
+  }
+  w->strides[0] = w->strides[1] = w->dilations[0] = w->dilations[1] = 1;
+  w->body_len = 1;
+  w->body[0] = (PrunerBodyOp){PRUNER_BODY_ADD, {0, 1}, 0.0, PRUNER_DTYPE_F32};
+  w->body_yield[0] = 3;
+  prunerWorkloadComputeKey(w);
+  assert_true(prunerWorkloadVerify(w).ok);
+}
+
+/* Row max: out[b, i] = max_j in[b, i, j]. */
+static void rowReduction(PrunerWorkload *w, int64_t b, int64_t m, int64_t n) {
+  memset(w, 0, sizeof(*w));
+  w->kind = PRUNER_OP_REDUCTION;
+  snprintf(w->op_name, sizeof(w->op_name), "linalg.generic");
+  w->num_loops = 3;
+  w->bounds[0] = b;
+  w->bounds[1] = m;
+  w->bounds[2] = n;
+  w->loop_kinds[2] = PRUNER_LOOP_REDUCTION;
+  w->loop_roles[0] = w->loop_roles[1] = PRUNER_ROLE_PARALLEL;
+  w->loop_roles[2] = PRUNER_ROLE_REDUCED;
+  w->num_inputs = 1;
+  w->num_outputs = 1;
+  w->operands[0].rank = 3;
+  for (int d = 0; d < 3; ++d) {
+    w->operands[0].shape[d] = w->bounds[d];
+    w->operands[0].index_coeff[d][d] = 1;
+  }
+  w->operands[1].rank = 2;
+  w->operands[1].is_output = 1;
+  for (int d = 0; d < 2; ++d) {
+    w->operands[1].shape[d] = w->bounds[d];
+    w->operands[1].index_coeff[d][d] = 1;
+  }
+  w->strides[0] = w->strides[1] = w->dilations[0] = w->dilations[1] = 1;
+  w->body_len = 1;
+  w->body[0] = (PrunerBodyOp){PRUNER_BODY_MAX, {1, 0}, 0.0, PRUNER_DTYPE_F32};
+  w->body_yield[0] = 2;
+  prunerWorkloadComputeKey(w);
+  assert_true(prunerWorkloadVerify(w).ok);
+}
+
+/* ---- an independent brute force ------------------------------------------------------ */
+
+/* Candidate values per loop, built here from the rules of docs/space.md (not from the
+ * space's knobs), then the full cartesian product checked with prunerConfigIsValid. */
+typedef struct Brute {
+  const PrunerWorkload *w;
+  const PrunerTargetDesc *t;
+  PrunerSpace space;
+  int64_t wg[PRUNER_MAX_LOOPS][256], th[PRUNER_MAX_LOOPS][256];
+  int n[PRUNER_MAX_LOOPS];
+  uint32_t promote[4];
+  int num_promote;
+  uint64_t valid, total, missing;
+  PrunerConfig config;
+} Brute;
+
+static void bruteCandidates(Brute *b) {
+  const PrunerWorkload *w = b->w;
+  int conv = w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF || w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW;
+  for (int l = 0; l < w->num_loops; ++l) {
+    b->n[l] = 0;
+    for (int64_t x = 1; x <= w->bounds[l]; ++x) {
+      if (w->bounds[l] % x) continue;
+      if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) {
+        int filter = w->loop_roles[l] == PRUNER_ROLE_FILTER_H ||
+                     w->loop_roles[l] == PRUNER_ROLE_FILTER_W;
+        if (x <= 64 && (!conv || !filter || x == 1)) b->wg[l][b->n[l]++] = x;
+        continue;
+      }
+      if (x > 256) continue;
+      for (int64_t y = 1; y <= x && y <= 16; ++y) {
+        if (x % y || x / y > 1024) continue;
+        b->wg[l][b->n[l]] = x;
+        b->th[l][b->n[l]++] = y;
+      }
+    }
+  }
+  b->num_promote = 1;
+  b->promote[0] = 0;
+  if (w->kind == PRUNER_OP_MATMUL || w->kind == PRUNER_OP_BATCH_MATMUL) {
+    b->promote[1] = 1;
+    b->promote[2] = 2;
+    b->promote[3] = 3;
+    b->num_promote = 4;
+  }
+}
+
+static void bruteVisit(Brute *b) {
+  static const int widths[3] = {1, 2, 4};
+  for (int p = 0; p < b->num_promote; ++p) {
+    for (int v = 0; v < 3; ++v) {
+      b->config.promote_operands = b->promote[p];
+      b->config.vector_width = widths[v];
+      ++b->total;
+      bool valid = prunerConfigIsValid(b->w, b->t, &b->config);
+      /* The boolean and the message form agree. */
+      assert_int_equal(valid, prunerConfigCheck(b->w, b->t, &b->config).ok);
+      /* The space holds every candidate and calls exactly the valid ones valid. */
+      uint64_t raw;
+      assert_true(prunerSpaceEncodeRaw(b->space, &b->config, &raw));
+      assert_int_equal(valid, prunerSpaceContains(b->space, &b->config));
+      if (valid) ++b->valid;
+    }
+  }
+}
+
+static void bruteLoop(Brute *b, int l) {
+  if (l >= PRUNER_MAX_LOOPS || l == b->w->num_loops) {
+    bruteVisit(b);
+    return;
+  }
+  for (int i = 0; i < b->n[l]; ++i) {
+    if (b->w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) {
+      b->config.reduction[l] = b->wg[l][i];
+    } else {
+      b->config.workgroup[l] = b->wg[l][i];
+      b->config.thread[l] = b->th[l][i];
+    }
+    bruteLoop(b, l + 1);
+  }
+}
+
+/* Count == brute force; the raw size is the cartesian product; every index round-trips
+ * and every enumerated config passes prunerConfigCheck. */
+static void checkAgainstBruteForce(const PrunerWorkload *w, int round_trip_all) {
+  PrunerTargetDesc t = h200();
+  Brute *b = calloc(1, sizeof(*b));
+  b->w = w;
+  b->t = &t;
+  PrunerStatus st = prunerSpaceCreate(w, &t, NULL, &b->space);
+  assert_true(st.ok);
+  bruteCandidates(b);
+  bruteLoop(b, 0);
+  uint64_t count = prunerSpaceCount(b->space);
+  printf("  %-60s raw %8llu valid %7llu\n", w->key, (unsigned long long)b->total,
+         (unsigned long long)count);
+  assert_int_equal(prunerSpaceRawSize(b->space), b->total);
+  assert_int_equal(count, b->valid);
+  assert_true(count > 0);
+  /* Next visits exactly count configs, in index order, each valid. */
+  uint64_t raw = 0, n = 0;
+  PrunerConfig c, d;
+  while (prunerSpaceNext(b->space, &raw, &c)) {
+    st = prunerConfigCheck(w, &t, &c);
+    if (!st.ok) fail_msg("enumerated config invalid: %s", st.message);
+    if (round_trip_all || n % 97 == 0) {
+      assert_true(prunerSpaceGetConfig(b->space, n, &d).ok);
+      assert_true(prunerConfigEqual(&c, &d));
+      uint64_t index = ~0ULL;
+      assert_true(prunerSpaceGetIndex(b->space, &c, &index).ok);
+      assert_int_equal(index, n);
+      uint64_t r;
+      assert_true(prunerSpaceEncodeRaw(b->space, &c, &r));
+      assert_int_equal(r, raw - 1);
+      prunerSpaceDecodeRaw(b->space, r, &d);
+      assert_true(prunerConfigEqual(&c, &d));
+    }
+    ++n;
+  }
+  assert_int_equal(n, count);
+  assert_false(prunerSpaceGetConfig(b->space, count, &c).ok);
+  prunerSpaceDestroy(b->space);
+  free(b);
+}
+
+static void bruteMatmul(void **state) {
+  (void)state;
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 64, 48, 24, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  checkAgainstBruteForce(&w, 1);
+  /* Large enough that promotion overflows 48 KiB for some tiles. */
+  prunerWorkloadMatmul(&w, 512, 256, 128, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  checkAgainstBruteForce(&w, 0);
+  prunerWorkloadMatmul(&w, 256, 256, 64, PRUNER_DTYPE_F16, PRUNER_DTYPE_F32);
+  checkAgainstBruteForce(&w, 0);
+}
+
+static void bruteBatchMatmul(void **state) {
+  (void)state;
+  PrunerWorkload w;
+  prunerWorkloadBatchMatmul(&w, 6, 32, 16, 12, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  checkAgainstBruteForce(&w, 1);
+}
+
+static void bruteConvNhwc(void **state) {
+  (void)state;
+  PrunerWorkload w;
+  prunerWorkloadConv2dNhwcHwcf(&w, 2, 16, 16, 8, 3, 3, 16, 1, 1, PRUNER_DTYPE_F32);
+  checkAgainstBruteForce(&w, 1);
+  prunerWorkloadConv2dNhwcHwcf(&w, 1, 29, 29, 6, 3, 3, 8, 2, 1, PRUNER_DTYPE_F16);
+  checkAgainstBruteForce(&w, 1);
+}
+
+static void bruteConvNchw(void **state) {
+  (void)state;
+  PrunerWorkload w;
+  prunerWorkloadConv2dNchwFchw(&w, 1, 4, 18, 18, 8, 3, 3, 1, 1, PRUNER_DTYPE_F32);
+  checkAgainstBruteForce(&w, 1);
+  prunerWorkloadConv2dNchwFchw(&w, 2, 3, 33, 33, 8, 7, 7, 2, 1, PRUNER_DTYPE_F32);
+  checkAgainstBruteForce(&w, 1);
+}
+
+static void bruteElementwise(void **state) {
+  (void)state;
+  PrunerWorkload w;
+  elementwise2d(&w, 56, 96);
+  checkAgainstBruteForce(&w, 1);
+  elementwise2d(&w, 1, 7); /* tiny: fewer than 32 threads possible */
+  checkAgainstBruteForce(&w, 1);
+}
+
+static void bruteReduction(void **state) {
+  (void)state;
+  PrunerWorkload w;
+  rowReduction(&w, 12, 16, 128);
+  checkAgainstBruteForce(&w, 1);
+}
+
+/* Random indices of the ResNet-50 3x3 conv space round-trip. */
+static void bigConvRoundTrip(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  prunerWorkloadConv2dNhwcHwcf(&w, 1, 58, 58, 64, 3, 3, 64, 1, 1, PRUNER_DTYPE_F32);
+  PrunerSpace s;
+  assert_true(prunerSpaceCreate(&w, &t, NULL, &s).ok);
+  uint64_t count = prunerSpaceCount(s);
+  assert_true(count > 10000);
+  uint64_t seed = 12345;
+  for (int i = 0; i < 3000; ++i) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    uint64_t index = (seed >> 17) % count;
+    if (i == 0) index = 0;
+    if (i == 1) index = count - 1;
+    PrunerConfig c;
+    assert_true(prunerSpaceGetConfig(s, index, &c).ok);
+    assert_true(prunerConfigCheck(&w, &t, &c).ok);
+    assert_int_equal(c.reduction[4], 1); /* kh, kw step 1 */
+    assert_int_equal(c.reduction[5], 1);
+    assert_int_equal(c.promote_operands, 0);
+    uint64_t back;
+    assert_true(prunerSpaceGetIndex(s, &c, &back).ok);
+    assert_int_equal(back, index);
+  }
+  prunerSpaceDestroy(s);
+}
+
+/* Candidates: all divisors (56 -> 1, 2, 4, 7, 8, 14, 28, 56), thread tiles dividing. */
+static void knobCandidates(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  prunerWorkloadConv2dNhwcHwcf(&w, 1, 58, 58, 64, 3, 3, 64, 1, 1, PRUNER_DTYPE_F32);
+  PrunerSpace s;
+  assert_true(prunerSpaceCreate(&w, &t, NULL, &s).ok);
+  assert_int_equal(prunerSpaceNumKnobs(s), 4 + 3 + 2);
+  const PrunerKnob *n = prunerSpaceGetKnob(s, 0);
+  assert_int_equal(n->kind, PRUNER_KNOB_TILE);
+  assert_int_equal(n->num_values, 1); /* bound 1: (1, 1) */
+  const PrunerKnob *oh = prunerSpaceGetKnob(s, 1);
+  assert_int_equal(oh->loop, 1);
+  int64_t seen[8] = {0};
+  int distinct = 0;
+  for (int i = 0; i < oh->num_values; ++i) {
+    assert_int_equal(56 % oh->values[i], 0);
+    assert_int_equal(oh->values[i] % oh->thread_values[i], 0);
+    assert_true(oh->thread_values[i] <= 16);
+    if (!distinct || seen[distinct - 1] != oh->values[i]) seen[distinct++] = oh->values[i];
+  }
+  const int64_t expect[8] = {1, 2, 4, 7, 8, 14, 28, 56};
+  assert_int_equal(distinct, 8);
+  assert_memory_equal(seen, expect, sizeof(expect));
+  const PrunerKnob *kh = prunerSpaceGetKnob(s, 4);
+  assert_int_equal(kh->kind, PRUNER_KNOB_REDUCTION);
+  assert_int_equal(kh->num_values, 1);
+  const PrunerKnob *c = prunerSpaceGetKnob(s, 6);
+  assert_int_equal(c->num_values, 7); /* 1 .. 64 */
+  assert_int_equal(prunerSpaceGetKnob(s, 7)->kind, PRUNER_KNOB_PROMOTE);
+  assert_int_equal(prunerSpaceGetKnob(s, 7)->num_values, 1);
+  assert_int_equal(prunerSpaceGetKnob(s, 8)->kind, PRUNER_KNOB_VECTOR_WIDTH);
+  assert_null(prunerSpaceGetKnob(s, 9));
+  prunerSpaceDestroy(s);
+  prunerWorkloadMatmul(&w, 128, 128, 128, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_true(prunerSpaceCreate(&w, &t, NULL, &s).ok);
+  assert_int_equal(prunerSpaceGetKnob(s, 3)->num_values, 4); /* none, {0}, {1}, {0,1} */
+  prunerSpaceDestroy(s);
+}
+
+static PrunerConfig matmulConfig(int64_t wm, int64_t wn, int64_t k, int64_t tm, int64_t tn,
+                                 uint32_t promote, int vw) {
+  PrunerConfig c;
+  memset(&c, 0, sizeof(c));
+  c.workgroup[0] = wm;
+  c.workgroup[1] = wn;
+  c.reduction[2] = k;
+  c.thread[0] = tm;
+  c.thread[1] = tn;
+  c.promote_operands = promote;
+  c.vector_width = vw;
+  return c;
+}
+
+static void expectError(const PrunerWorkload *w, const PrunerTargetDesc *t, PrunerConfig c,
+                        const char *needle) {
+  PrunerStatus st = prunerConfigCheck(w, t, &c);
+  assert_false(st.ok);
+  assert_false(prunerConfigIsValid(w, t, &c));
+  if (!strstr(st.message, needle)) fail_msg("expected '%s' in '%s'", needle, st.message);
+}
+
+static void diagnostics(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 512, 256, 1024, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerConfig ok = matmulConfig(64, 64, 16, 4, 4, 3, 4);
+  assert_true(prunerConfigCheck(&w, &t, &ok).ok);
+  expectError(&w, &t, matmulConfig(64, 64, 16, 3, 4, 0, 1),
+              "thread tile [3, 4, 0] does not divide workgroup tile [64, 64, 0]");
+  expectError(&w, &t, matmulConfig(256, 256, 16, 4, 4, 0, 1),
+              "gives more than 1024 threads per block");
+  expectError(&w, &t, matmulConfig(16, 8, 16, 4, 4, 0, 1), "gives 8 threads per block; at least 32");
+  /* A: 256 x 64 f32 = 64 KiB alone. */
+  expectError(&w, &t, matmulConfig(256, 64, 64, 16, 4, 1, 1),
+              "promote_operands [0] needs 65536 bytes of shared memory; h200 allows 49152");
+  expectError(&w, &t, matmulConfig(64, 64, 16, 4, 2, 0, 4),
+              "vector_width = 4 does not divide thread tile [4, 2, 0]");
+  /* The promoted A tile is 64 x 2: its contiguous extent (k) is 2. */
+  expectError(&w, &t, matmulConfig(64, 64, 2, 4, 4, 1, 4),
+              "vector_width = 4 does not divide the contiguous extent 2 of promoted operand 0");
+  expectError(&w, &t, matmulConfig(64, 64, 16, 4, 4, 0, 3), "vector_width = 3");
+  expectError(&w, &t, matmulConfig(48, 64, 16, 4, 4, 0, 1),
+              "workgroup tile [48, 64, 0] does not divide the loop bounds [512, 256, 1024]");
+  expectError(&w, &t, matmulConfig(64, 64, 48, 4, 4, 0, 1), "reduction [0, 0, 48] does not divide");
+  expectError(&w, &t, matmulConfig(64, 64, 0, 4, 4, 0, 1), "reduction [0, 0, 0] is 0");
+  expectError(&w, &t, matmulConfig(64, 64, 16, 16, 8, 0, 1), "128 elements per thread; at most 64");
+  expectError(&w, &t, matmulConfig(64, 64, 16, 4, 4, 8, 1), "promote_operands [3] names an operand");
+  PrunerConfig c = matmulConfig(64, 64, 16, 4, 4, 0, 1);
+  c.workgroup[2] = 16;
+  expectError(&w, &t, c, "workgroup tile [64, 64, 16] has an entry for reduction loop 2");
+  c = matmulConfig(64, 64, 16, 4, 4, 0, 1);
+  c.reduction[0] = 4;
+  expectError(&w, &t, c, "reduction [4, 0, 16] has an entry for parallel loop 0");
+  c = matmulConfig(64, 64, 16, 4, 4, 0, 1);
+  c.thread[5] = 1;
+  expectError(&w, &t, c, "nonexistent loop 5");
+  /* Grid y limit: 1 x 131072 x 2 elementwise with tiles (1, 2): 131072 blocks on y. */
+  PrunerWorkload e;
+  elementwise2d(&e, 131072, 64);
+  PrunerConfig g;
+  memset(&g, 0, sizeof(g));
+  g.workgroup[0] = 1;
+  g.workgroup[1] = 32;
+  g.thread[0] = 1;
+  g.thread[1] = 1;
+  g.vector_width = 1;
+  expectError(&e, &t, g, "grid y = 131072 blocks for loop 0");
+  /* Block z limit: four parallel loops with threads would need a 4th block dimension. */
+  PrunerWorkload bm;
+  prunerWorkloadBatchMatmul(&bm, 128, 64, 64, 16, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerConfig z;
+  memset(&z, 0, sizeof(z));
+  z.workgroup[0] = 128;
+  z.workgroup[1] = 4;
+  z.workgroup[2] = 4;
+  z.reduction[3] = 16;
+  z.thread[0] = 1;
+  z.thread[1] = 2;
+  z.thread[2] = 2;
+  z.vector_width = 1;
+  expectError(&bm, &t, z, "block z = 128 threads for loop 0 (b); at most 64");
+}
+
+/* Innermost tiled parallel loop -> x, then y, then z; loops with one block/thread skip. */
+static void launchShape(void **state) {
+  (void)state;
+  PrunerWorkload w;
+  prunerWorkloadBatchMatmul(&w, 12, 128, 64, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerConfig c;
+  memset(&c, 0, sizeof(c));
+  c.workgroup[0] = 1;
+  c.workgroup[1] = 64;
+  c.workgroup[2] = 64;
+  c.reduction[3] = 16;
+  c.thread[0] = 1;
+  c.thread[1] = 4;
+  c.thread[2] = 4;
+  c.promote_operands = 3;
+  c.vector_width = 4;
+  PrunerTargetDesc t = h200();
+  assert_true(prunerConfigCheck(&w, &t, &c).ok);
+  PrunerLaunchShape s;
+  prunerConfigLaunchShape(&w, &c, &s);
+  /* n has a single block (64 / 64), so x goes to m (2 blocks) and y to b (12). */
+  assert_int_equal(s.grid[0], 2);
+  assert_int_equal(s.grid_loop[0], 1);
+  assert_int_equal(s.grid[1], 12);
+  assert_int_equal(s.grid_loop[1], 0);
+  assert_int_equal(s.grid[2], 1);
+  assert_int_equal(s.grid_loop[2], -1);
+  assert_int_equal(s.block[0], 16);
+  assert_int_equal(s.block_loop[0], 2);
+  assert_int_equal(s.block[1], 16);
+  assert_int_equal(s.block[2], 1);
+  assert_int_equal(s.block_loop[2], -1);
+  assert_int_equal(s.threads_per_block, 256);
+  assert_int_equal(s.blocks, 24);
+  assert_int_equal(s.smem_bytes, (64 * 16 + 16 * 64) * 4);
+}
+
+static void formats(void **state) {
+  (void)state;
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 512, 256, 1024, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerConfig c = matmulConfig(64, 64, 16, 4, 4, 2, 4);
+  char buf[256];
+  prunerConfigFormat(&w, &c, buf, sizeof(buf));
+  assert_string_equal(buf, "{workgroup = [64, 64, 0], reduction = [0, 0, 16], thread = [4, 4, 0], "
+                           "promote_operands = [1], vector_width = 4}");
+  c.promote_operands = 0;
+  prunerConfigFormat(&w, &c, buf, sizeof(buf));
+  assert_non_null(strstr(buf, "promote_operands = [], vector_width = 4}"));
+  c.promote_operands = 3;
+  prunerConfigFormatShort(&w, &c, buf, sizeof(buf));
+  assert_string_equal(buf, "wg64x64 r16 t4x4 p01 v4");
+  PrunerConfig d = c;
+  assert_true(prunerConfigEqual(&c, &d));
+  d.vector_width = 2;
+  assert_false(prunerConfigEqual(&c, &d));
+}
+
+static void errors(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 64, 64, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerSpace s = NULL;
+  PrunerTargetDesc host = t;
+  host.kind = PRUNER_TARGET_HOST;
+  PrunerStatus st = prunerSpaceCreate(&w, &host, NULL, &s);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "host target"));
+  assert_null(s);
+  PrunerWorkload bad = w;
+  bad.bounds[0] = 0;
+  assert_false(prunerSpaceCreate(&bad, &t, NULL, &s).ok);
+  assert_true(prunerSpaceCreate(&w, &t, NULL, &s).ok);
+  /* Not a candidate (thread tile 32 > 16), and a candidate that is invalid. */
+  PrunerConfig c = matmulConfig(64, 64, 16, 32, 1, 0, 1);
+  uint64_t index;
+  st = prunerSpaceGetIndex(s, &c, &index);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "not a candidate"));
+  c = matmulConfig(64, 64, 16, 8, 16, 0, 1);
+  st = prunerSpaceGetIndex(s, &c, &index);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "128 elements per thread"));
+  assert_false(prunerSpaceContains(s, &c));
+  prunerSpaceDestroy(s);
+}
+
+/* Options change the candidates and the limits; the space and the rules agree. */
+static void options(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 128, 128, 32, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerSpaceOptions o = prunerSpaceDefaultOptions();
+  o.max_workgroup_tile = 32;
+  o.max_thread_elements = 16;
+  o.min_threads = 64;
+  PrunerSpace s;
+  assert_true(prunerSpaceCreate(&w, &t, &o, &s).ok);
+  uint64_t raw = 0, n = 0;
+  PrunerConfig c;
+  while (prunerSpaceNext(s, &raw, &c)) {
+    assert_true(c.workgroup[0] <= 32 && c.workgroup[1] <= 32);
+    assert_true(c.thread[0] * c.thread[1] <= 16);
+    assert_true((c.workgroup[0] / c.thread[0]) * (c.workgroup[1] / c.thread[1]) >= 64);
+    assert_true(prunerConfigCheckWithOptions(&w, &t, &o, &c).ok);
+    ++n;
+  }
+  assert_int_equal(n, prunerSpaceCount(s));
+  assert_true(n > 0);
+  assert_int_equal(prunerSpaceGetOptions(s).min_threads, 64);
+  prunerSpaceDestroy(s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(bruteMatmul),      cmocka_unit_test(bruteBatchMatmul),
+      cmocka_unit_test(bruteConvNhwc),    cmocka_unit_test(bruteConvNchw),
+      cmocka_unit_test(bruteElementwise), cmocka_unit_test(bruteReduction),
+      cmocka_unit_test(bigConvRoundTrip), cmocka_unit_test(knobCandidates),
+      cmocka_unit_test(diagnostics),      cmocka_unit_test(launchShape),
+      cmocka_unit_test(formats),          cmocka_unit_test(errors),
+      cmocka_unit_test(options),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,154 @@
+/* Unit tests of the target table: lookups by table name, arch and device name, the
+ * error that lists accepted names, keys, overrides and the table's own consistency. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pruner/target.h"
+
+static void lookupByName(void **state) {
+  (void)state;
+  PrunerTargetDesc t;
+  assert_true(prunerTargetLookup("h200", &t).ok);
+  assert_string_equal(t.name, "h200");
+  assert_int_equal(t.sm_count, 132);
+  assert_int_equal(t.compute_capability, 90);
+  assert_true(prunerTargetLookup("H100-SXM", &t).ok); /* case-insensitive */
+  assert_string_equal(t.name, "h100-sxm");
+  assert_true(prunerTargetLookup("A100-80GB", &t).ok);
+  assert_string_equal(t.name, "a100-80gb");
+  assert_true(prunerTargetLookup("rtx4090", &t).ok);
+  assert_string_equal(t.arch, "sm_89");
+}
+
+static void lookupByArch(void **state) {
+  (void)state;
+  const struct {
+    const char *arch, *name;
+  } expect[] = {{"sm_75", "t4"},  {"sm_80", "a100-40gb"}, {"sm_86", "a10"},
+                {"sm_89", "l40s"}, {"sm_90", "h200"},     {"SM_90", "h200"}};
+  for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); ++i) {
+    PrunerTargetDesc t;
+    PrunerStatus st = prunerTargetLookup(expect[i].arch, &t);
+    assert_true(st.ok);
+    assert_string_equal(t.name, expect[i].name);
+  }
+}
+
+static void lookupByDevice(void **state) {
+  (void)state;
+  PrunerTargetDesc t;
+  assert_true(prunerTargetLookup("NVIDIA H200", &t).ok);
+  assert_string_equal(t.name, "h200");
+  assert_true(prunerTargetLookup("NVIDIA A100-SXM4-40GB", &t).ok); /* as the driver says */
+  assert_string_equal(t.name, "a100-40gb");
+  assert_true(prunerTargetLookup("Tesla T4", &t).ok);
+  assert_string_equal(t.name, "t4");
+  assert_true(prunerTargetLookup("NVIDIA GeForce RTX 4090", &t).ok);
+  assert_string_equal(t.name, "rtx4090");
+}
+
+static void lookupFailureListsNames(void **state) {
+  (void)state;
+  PrunerTargetDesc t;
+  PrunerStatus st = prunerTargetLookup("sm_100", &t);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "sm_100"));
+  for (size_t i = 0; i < prunerTargetTableSize(); ++i)
+    assert_non_null(strstr(st.message, prunerTargetTableEntry(i)->name));
+  const char *archs[] = {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90"};
+  for (size_t i = 0; i < 5; ++i) assert_non_null(strstr(st.message, archs[i]));
+  assert_false(prunerTargetLookup("", &t).ok);
+  assert_false(prunerTargetLookup("h20", &t).ok);
+}
+
+static void listNames(void **state) {
+  (void)state;
+  char buf[1024];
+  prunerTargetListNames(buf, sizeof(buf));
+  assert_non_null(strstr(buf, "h200"));
+  assert_non_null(strstr(buf, "sm_90"));
+  assert_non_null(strstr(buf, "NVIDIA L40S"));
+  char tiny[8];
+  prunerTargetListNames(tiny, sizeof(tiny)); /* truncates, stays terminated */
+  assert_true(strlen(tiny) < sizeof(tiny));
+}
+
+static void keys(void **state) {
+  (void)state;
+  PrunerTargetDesc t;
+  char key[96];
+  assert_true(prunerTargetLookup("h200", &t).ok);
+  prunerTargetKey(&t, key, sizeof(key));
+  assert_string_equal(key, "sm_90:h200:132sm");
+  assert_true(prunerTargetLookup("t4", &t).ok);
+  prunerTargetKey(&t, key, sizeof(key));
+  assert_string_equal(key, "sm_75:t4:40sm");
+}
+
+static void override(void **state) {
+  (void)state;
+  PrunerTargetDesc t, measured;
+  assert_true(prunerTargetLookup("h100-sxm", &t).ok);
+  memset(&measured, 0, sizeof(measured));
+  measured.sm_count = 114; /* an H100 PCIe reports 114 SMs */
+  measured.boost_clock_mhz = 1755;
+  prunerTargetOverride(&t, &measured);
+  assert_int_equal(t.sm_count, 114);
+  assert_true(t.boost_clock_mhz == 1755);
+  assert_int_equal(t.max_threads_per_block, 1024); /* zero in measured: kept */
+  assert_string_equal(t.name, "h100-sxm");
+  char key[96];
+  prunerTargetKey(&t, key, sizeof(key));
+  assert_string_equal(key, "sm_90:h100-sxm:114sm");
+}
+
+/* Every entry is complete and agrees with the CUDA programming guide's per-CC limits;
+ * peak FP32 is SMs x FP32 lanes x 2 x boost clock within 1%. */
+static void tableConsistent(void **state) {
+  (void)state;
+  assert_int_equal(prunerTargetTableSize(), 8);
+  assert_null(prunerTargetTableEntry(8));
+  for (size_t i = 0; i < prunerTargetTableSize(); ++i) {
+    const PrunerTargetDesc *t = prunerTargetTableEntry(i);
+    assert_int_equal(t->kind, PRUNER_TARGET_GPU);
+    assert_true(t->sm_count > 0 && t->boost_clock_mhz > 0 && t->dram_gbps > 0);
+    assert_true(t->peak_tensor_gflops > t->peak_fp32_gflops);
+    assert_true(t->l2_bytes > 0 && t->dram_bytes > t->l2_bytes);
+    assert_int_equal(t->smem_per_block_static, 48 * 1024);
+    assert_true(t->smem_per_block >= t->smem_per_block_static);
+    assert_true(t->smem_per_sm >= t->smem_per_block);
+    assert_int_equal(t->smem_reserved_per_block, t->compute_capability >= 80 ? 1024 : 0);
+    assert_int_equal(t->regs_per_sm, 65536);
+    assert_int_equal(t->max_regs_per_thread, 255);
+    assert_int_equal(t->max_threads_per_block, 1024);
+    assert_int_equal(t->warp_size, 32);
+    int lanes = t->compute_capability == 75 || t->compute_capability == 80 ? 64 : 128;
+    double peak = t->sm_count * lanes * 2.0 * t->boost_clock_mhz / 1000.0;
+    assert_true(t->peak_fp32_gflops > 0.99 * peak && t->peak_fp32_gflops < 1.01 * peak);
+    char arch[16];
+    snprintf(arch, sizeof(arch), "sm_%d", t->compute_capability);
+    assert_string_equal(arch, t->arch);
+    /* Looking an entry up by its own name and device gives it back. */
+    PrunerTargetDesc back;
+    assert_true(prunerTargetLookup(t->name, &back).ok);
+    assert_string_equal(back.name, t->name);
+    assert_true(prunerTargetLookup(t->device, &back).ok);
+    assert_string_equal(back.name, t->name);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(lookupByName),   cmocka_unit_test(lookupByArch),
+      cmocka_unit_test(lookupByDevice), cmocka_unit_test(lookupFailureListsNames),
+      cmocka_unit_test(listNames),      cmocka_unit_test(keys),
+      cmocka_unit_test(override),       cmocka_unit_test(tableConsistent),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
