@@ -544,7 +544,7 @@ PrunerStatus prunerWorkloadFromOperation(MlirOperation op, PrunerWorkload *out) 
   if (prunerIsFusedLinalgOp(op))
     return prunerStatusError("%s: not tuned on its own (it fuses into a tuned neighbour)",
                              name);
-  snprintf(out->op_name, sizeof out->op_name, "%s", name);
+  snprintf(out->op_name, sizeof out->op_name, "%.47s", name);
   out->strides[0] = out->strides[1] = 1;
   out->dilations[0] = out->dilations[1] = 1;
   PrunerStatus s = readOperands(op, name, out);
