@@ -105,6 +105,40 @@ PrunerStatus prunerVerifierFeatures(PrunerVerifier verifier, const PrunerWorkloa
                                     const struct PrunerDraftSymbols *symbols,
                                     const PrunerKernelResources *resources, float *out);
 
+/* ---- evaluation (pruner-eval) ---------------------------------------------------- */
+
+/* Ranking quality of `scores` (higher = predicted faster) against measured latencies of
+ * one workload: pairwise accuracy over pairs with different latencies (ties in score
+ * count half), and TenSet's top-k score, best true throughput among the k best-scored
+ * over the true best (1 = the best config is among them). */
+typedef struct PrunerRankMetrics {
+  size_t n;
+  size_t pairs;
+  double pairwise_accuracy; /* NaN when no pair has different latencies */
+  double top1;
+  double top5;
+} PrunerRankMetrics;
+
+PrunerRankMetrics prunerRankMetrics(const float *scores, const double *latency_us, size_t n);
+
+/* Per-workload result of a leave-workload-out cross validation. */
+typedef struct PrunerEvalWorkload {
+  char workload_key[PRUNER_WORKLOAD_KEY_SIZE];
+  int fold;
+  PrunerRankMetrics verifier; /* model trained on the other folds' workloads */
+  PrunerRankMetrics draft;    /* the draft's order alone                     */
+  bool verifier_fell_back;    /* too few training records: verifier = draft  */
+} PrunerEvalWorkload;
+
+/* Splits the workloads with ok records of `target_key` on `target` into `folds` folds
+ * (round robin over workload keys in sorted order), trains on all other folds and scores
+ * each held-out workload. `*out` (malloc'ed, free with free()) gets one entry per
+ * workload with at least two ok records. */
+PrunerStatus prunerVerifierCrossValidate(PrunerRecords records, const PrunerTargetDesc *target,
+                                         const char *target_key,
+                                         const PrunerVerifierOptions *opts, int folds,
+                                         PrunerEvalWorkload **out, size_t *count);
+
 #ifdef __cplusplus
 }
 #endif

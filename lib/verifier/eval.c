@@ -1,0 +1,186 @@
+/* Ranking metrics and leave-workload-out cross validation (pruner-eval). */
+#include "verifier_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+PrunerRankMetrics prunerRankMetrics(const float *scores, const double *latency_us, size_t n) {
+  PrunerRankMetrics m = {n, 0, NAN, NAN, NAN};
+  if (n == 0)
+    return m;
+  double correct = 0;
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = i + 1; j < n; ++j) {
+      if (latency_us[i] == latency_us[j])
+        continue;
+      m.pairs++;
+      bool i_faster = latency_us[i] < latency_us[j];
+      if (scores[i] == scores[j])
+        correct += 0.5;
+      else if ((scores[i] > scores[j]) == i_faster)
+        correct += 1.0;
+    }
+  }
+  if (m.pairs)
+    m.pairwise_accuracy = correct / (double)m.pairs;
+  /* Top-k (TenSet): best latency overall over best latency among the k highest scores.
+   * Selection by repeated scans keeps it allocation-free (k <= 5). */
+  double best = INFINITY;
+  for (size_t i = 0; i < n; ++i)
+    best = fmin(best, latency_us[i]);
+  double best_in_top = INFINITY;
+  float last = INFINITY;
+  size_t last_index = (size_t)-1;
+  for (size_t k = 0; k < 5 && k < n; ++k) {
+    /* next highest score after (last, last_index) in (score desc, index asc) order */
+    size_t pick = (size_t)-1;
+    for (size_t i = 0; i < n; ++i) {
+      bool after = scores[i] < last || (scores[i] == last && i > last_index) ||
+                   last_index == (size_t)-1;
+      if (!after)
+        continue;
+      if (pick == (size_t)-1 || scores[i] > scores[pick])
+        pick = i;
+    }
+    if (pick == (size_t)-1)
+      break;
+    last = scores[pick];
+    last_index = pick;
+    best_in_top = fmin(best_in_top, latency_us[pick]);
+    if (k == 0)
+      m.top1 = best / best_in_top;
+  }
+  m.top5 = best / best_in_top;
+  return m;
+}
+
+typedef struct Item {
+  const PrunerRecord *record;
+  size_t index;
+} Item;
+
+static int compareItems(const void *a, const void *b) {
+  const Item *x = a, *y = b;
+  int c = strcmp(x->record->workload_key, y->record->workload_key);
+  if (c)
+    return c;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Scores one held-out workload [begin, end) of `items` with `v`. */
+static PrunerStatus scoreWorkload(PrunerVerifier v, const Item *items, size_t count,
+                                  PrunerRankMetrics *out) {
+  PrunerConfig *configs = malloc(count * sizeof(*configs));
+  double *latency = malloc(count * sizeof(*latency));
+  float *scores = malloc(count * sizeof(*scores));
+  PrunerStatus status = prunerStatusOk();
+  if (!configs || !latency || !scores) {
+    status = prunerStatusError("verifier: out of memory evaluating %zu records", count);
+  } else {
+    for (size_t i = 0; i < count; ++i) {
+      configs[i] = items[i].record->config;
+      latency[i] = items[i].record->median_us;
+    }
+    status = prunerVerifierPredict(v, &items[0].record->workload, configs, NULL, count, scores);
+    if (status.ok)
+      *out = prunerRankMetrics(scores, latency, count);
+  }
+  free(configs);
+  free(latency);
+  free(scores);
+  return status;
+}
+
+PrunerStatus prunerVerifierCrossValidate(PrunerRecords records, const PrunerTargetDesc *target,
+                                         const char *target_key,
+                                         const PrunerVerifierOptions *opts, int folds,
+                                         PrunerEvalWorkload **out, size_t *count) {
+  *out = NULL;
+  *count = 0;
+  if (folds < 2)
+    return prunerStatusError("verifier: --folds must be at least 2 (got %d)", folds);
+  size_t total = prunerRecordsCount(records);
+  Item *items = malloc((total ? total : 1) * sizeof(*items));
+  if (!items)
+    return prunerStatusError("verifier: out of memory for %zu records", total);
+  size_t n = 0;
+  for (size_t i = 0; i < total; ++i) {
+    const PrunerRecord *r = prunerRecordsGet(records, i);
+    if (!r->is_baseline && r->status == PRUNER_RECORD_OK && r->has_workload &&
+        r->median_us > 0 && isfinite(r->median_us) && strcmp(r->target_key, target_key) == 0)
+      items[n++] = (Item){r, i};
+  }
+  qsort(items, n, sizeof(*items), compareItems);
+  /* Workload boundaries: starts[g] .. starts[g+1]. */
+  size_t *starts = malloc((n + 1) * sizeof(*starts));
+  PrunerEvalWorkload *results = calloc(n ? n : 1, sizeof(*results));
+  if (!starts || !results) {
+    free(items);
+    free(starts);
+    free(results);
+    return prunerStatusError("verifier: out of memory");
+  }
+  size_t groups = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (i == 0 || strcmp(items[i].record->workload_key, items[i - 1].record->workload_key))
+      starts[groups++] = i;
+  }
+  starts[groups] = n;
+  if (groups < 2) {
+    free(items);
+    free(starts);
+    free(results);
+    return prunerStatusError("verifier: leave-workload-out needs ok records of at least 2 "
+                             "workloads on target '%s' (found %zu)",
+                             target_key, groups);
+  }
+  PrunerStatus status = prunerStatusOk();
+  PrunerVerifier draft_only = NULL;
+  status = prunerVerifierCreate(target, opts, &draft_only);
+  size_t produced = 0;
+  for (int f = 0; status.ok && f < folds; ++f) {
+    PrunerRecords train = prunerRecordsCreateInMemory();
+    PrunerVerifier v = NULL;
+    if (!train) {
+      status = prunerStatusError("verifier: out of memory");
+      break;
+    }
+    for (size_t g = 0; status.ok && g < groups; ++g) {
+      if ((int)(g % (size_t)folds) == f)
+        continue;
+      for (size_t i = starts[g]; status.ok && i < starts[g + 1]; ++i)
+        status = prunerRecordsAppend(train, items[i].record);
+    }
+    if (status.ok)
+      status = prunerVerifierCreate(target, opts, &v);
+    if (status.ok)
+      status = prunerVerifierTrain(v, train, target_key);
+    for (size_t g = (size_t)f; status.ok && g < groups; g += (size_t)folds) {
+      size_t begin = starts[g], end = starts[g + 1];
+      if (end - begin < 2)
+        continue;
+      PrunerEvalWorkload *e = &results[produced];
+      memcpy(e->workload_key, items[begin].record->workload_key, sizeof(e->workload_key));
+      e->fold = f;
+      e->verifier_fell_back = prunerVerifierUsesDraft(v);
+      status = scoreWorkload(v, items + begin, end - begin, &e->verifier);
+      if (status.ok)
+        status = scoreWorkload(draft_only, items + begin, end - begin, &e->draft);
+      if (status.ok)
+        produced++;
+    }
+    prunerVerifierDestroy(v);
+    prunerRecordsClose(train);
+  }
+  prunerVerifierDestroy(draft_only);
+  free(items);
+  free(starts);
+  if (!status.ok) {
+    free(results);
+    return status;
+  }
+  *out = results;
+  *count = produced;
+  return status;
+}

@@ -1,0 +1,518 @@
+/* The learned verifier: XGBoost rank:pairwise over the features of features.c, trained
+ * per target from the records log, with a draft fallback and a frozen prior
+ * (docs/verifier.md). */
+#include "verifier_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xgboost/c_api.h>
+
+struct PrunerVerifierImpl {
+  PrunerTargetDesc target;
+  char target_key[96];
+  PrunerVerifierOptions opts;
+  BoosterHandle online; /* NULL: no online model */
+  BoosterHandle prior;  /* NULL: no prior        */
+  size_t trained_records;
+  size_t last_usable; /* usable records seen by the previous Train */
+  int rounds;         /* Train calls that brought new records of this target */
+  /* One cached draft (the last workload predicted), so repeated Predict calls for one
+   * workload do not rebuild it. */
+  PrunerDraft draft;
+  char draft_key[PRUNER_WORKLOAD_KEY_SIZE];
+};
+
+/* ---- helpers ------------------------------------------------------------------------ */
+
+static PrunerStatus xgbError(const char *what) {
+  return prunerStatusError("verifier: XGBoost %s failed: %s", what, XGBGetLastError());
+}
+
+static void freeBooster(BoosterHandle *b) {
+  if (*b)
+    XGBoosterFree(*b);
+  *b = NULL;
+}
+
+/* The draft for `w`, created on first use and cached by workload key. */
+static PrunerDraft draftFor(PrunerVerifier v, const PrunerWorkload *w) {
+  if (v->draft && strcmp(v->draft_key, w->key) == 0)
+    return v->draft;
+  if (v->draft)
+    prunerDraftDestroy(v->draft);
+  v->draft = NULL;
+  if (!prunerDraftCreate(w, &v->target, &v->draft).ok) {
+    v->draft = NULL;
+    return NULL;
+  }
+  snprintf(v->draft_key, sizeof(v->draft_key), "%s", w->key);
+  return v->draft;
+}
+
+/* FNV-1a 64 over the config: decides which training records hide their ptxas figures
+ * (see maskResources). */
+static uint64_t configHash(const char *key, const PrunerConfig *c) {
+  uint64_t h = 14695981039346656037ull;
+  for (const char *p = key; *p; ++p)
+    h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  const unsigned char *bytes = (const unsigned char *)c;
+  for (size_t i = 0; i < sizeof(*c); ++i)
+    h = (h ^ bytes[i]) * 1099511628211ull;
+  return h;
+}
+
+/* Candidates are ranked before they are compiled, so prediction never sees ptxas
+ * figures; training on records that always have them would leave the trees' missing
+ * branches untrained. Half the training records (by a hash of the config, so the
+ * choice is stable across rounds) are presented as uncompiled. */
+static bool maskResources(const PrunerRecord *r) {
+  return (configHash(r->workload_key, &r->config) >> 17) & 1u;
+}
+
+static void fillRecordFeatures(PrunerDraft draft, const PrunerRecord *r, float *out) {
+  PrunerKernelResources resources;
+  memset(&resources, 0, sizeof(resources));
+  bool compiled = r->registers > 0 && !maskResources(r);
+  if (compiled) {
+    resources.registers = r->registers;
+    resources.spill_store_bytes = r->spill_bytes > 0 ? r->spill_bytes : 0;
+    resources.shared_bytes = r->shared_bytes > 0 ? r->shared_bytes : 0;
+  }
+  PrunerDraftSymbols symbols;
+  bool scored = draft && prunerDraftScore(draft, &r->config, compiled ? &resources : NULL,
+                                          &symbols);
+  /* ptxas figures the draft calls unlaunchable: keep the estimate-based symbols. */
+  if (draft && !scored && compiled)
+    scored = prunerDraftScore(draft, &r->config, NULL, &symbols);
+  prunerVerifierFillFeatures(&r->workload, &r->config, scored ? &symbols : NULL,
+                             compiled ? &resources : NULL, out);
+}
+
+/* ---- lifecycle ---------------------------------------------------------------------- */
+
+PrunerVerifierOptions prunerVerifierDefaultOptions(void) {
+  PrunerVerifierOptions o;
+  o.min_records = 8;
+  o.num_rounds = 60;
+  o.max_depth = 6;
+  o.eta = 0.3;
+  o.prior_momentum = 0.8;
+  o.num_threads = 0;
+  o.seed = 0;
+  return o;
+}
+
+PrunerStatus prunerVerifierCreate(const PrunerTargetDesc *target,
+                                  const PrunerVerifierOptions *opts, PrunerVerifier *out) {
+  *out = NULL;
+  if (!target)
+    return prunerStatusError("verifier: no target");
+  PrunerVerifierOptions o = opts ? *opts : prunerVerifierDefaultOptions();
+  if (o.num_rounds < 1 || o.max_depth < 1 || !(o.eta > 0) || o.min_records < 2 ||
+      !(o.prior_momentum >= 0 && o.prior_momentum <= 1))
+    return prunerStatusError("verifier: bad options (num_rounds %d, max_depth %d, eta %g, "
+                             "min_records %d, prior_momentum %g)",
+                             o.num_rounds, o.max_depth, o.eta, o.min_records,
+                             o.prior_momentum);
+  PrunerVerifier v = calloc(1, sizeof(*v));
+  if (!v)
+    return prunerStatusError("verifier: out of memory");
+  v->target = *target;
+  v->opts = o;
+  prunerTargetKey(target, v->target_key, sizeof(v->target_key));
+  *out = v;
+  return prunerStatusOk();
+}
+
+void prunerVerifierDestroy(PrunerVerifier v) {
+  if (!v)
+    return;
+  freeBooster(&v->online);
+  freeBooster(&v->prior);
+  if (v->draft)
+    prunerDraftDestroy(v->draft);
+  free(v);
+}
+
+bool prunerVerifierUsesDraft(PrunerVerifier v) { return !v->online && !v->prior; }
+
+size_t prunerVerifierTrainedRecords(PrunerVerifier v) {
+  return v->online ? v->trained_records : 0;
+}
+
+double prunerVerifierPriorWeight(PrunerVerifier v) {
+  if (!v->prior)
+    return 0.0;
+  if (!v->online)
+    return 1.0;
+  return pow(v->opts.prior_momentum, v->rounds);
+}
+
+/* ---- training ----------------------------------------------------------------------- */
+
+static bool usable(const PrunerRecord *r, const char *target_key) {
+  return !r->is_baseline && r->status == PRUNER_RECORD_OK && r->has_workload &&
+         r->median_us > 0 && isfinite(r->median_us) &&
+         strcmp(r->target_key, target_key) == 0;
+}
+
+typedef struct SortItem {
+  const PrunerRecord *record;
+  size_t index;
+} SortItem;
+
+static int compareItems(const void *a, const void *b) {
+  const SortItem *x = a, *y = b;
+  int c = strcmp(x->record->workload_key, y->record->workload_key);
+  if (c)
+    return c;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static PrunerStatus setParams(PrunerVerifier v, BoosterHandle b) {
+  char value[32];
+  struct {
+    const char *key;
+    const char *value;
+  } fixed[] = {
+      {"objective", "rank:pairwise"},
+      {"tree_method", "hist"},
+      {"verbosity", "0"},
+  };
+  for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); ++i) {
+    if (XGBoosterSetParam(b, fixed[i].key, fixed[i].value) != 0)
+      return xgbError(fixed[i].key);
+  }
+  snprintf(value, sizeof(value), "%d", v->opts.max_depth);
+  if (XGBoosterSetParam(b, "max_depth", value) != 0)
+    return xgbError("max_depth");
+  snprintf(value, sizeof(value), "%g", v->opts.eta);
+  if (XGBoosterSetParam(b, "eta", value) != 0)
+    return xgbError("eta");
+  snprintf(value, sizeof(value), "%u", v->opts.seed);
+  if (XGBoosterSetParam(b, "seed", value) != 0)
+    return xgbError("seed");
+  if (v->opts.num_threads > 0) {
+    snprintf(value, sizeof(value), "%d", v->opts.num_threads);
+    if (XGBoosterSetParam(b, "nthread", value) != 0)
+      return xgbError("nthread");
+  }
+  return prunerStatusOk();
+}
+
+/* Trains a booster on rows grouped by workload. */
+static PrunerStatus trainBooster(PrunerVerifier v, const float *x, const float *labels,
+                                 const unsigned *groups, size_t num_groups, size_t n,
+                                 BoosterHandle *out) {
+  *out = NULL;
+  int nf = prunerVerifierNumFeatures();
+  DMatrixHandle dm = NULL;
+  if (XGDMatrixCreateFromMat(x, (bst_ulong)n, (bst_ulong)nf, NAN, &dm) != 0)
+    return xgbError("DMatrix creation");
+  PrunerStatus status = prunerStatusOk();
+  BoosterHandle b = NULL;
+  if (XGDMatrixSetFloatInfo(dm, "label", labels, (bst_ulong)n) != 0)
+    status = xgbError("setting labels");
+  else if (XGDMatrixSetUIntInfo(dm, "group", groups, (bst_ulong)num_groups) != 0)
+    status = xgbError("setting groups");
+  else if (XGBoosterCreate(&dm, 1, &b) != 0)
+    status = xgbError("booster creation");
+  if (status.ok)
+    status = setParams(v, b);
+  for (int it = 0; status.ok && it < v->opts.num_rounds; ++it) {
+    if (XGBoosterUpdateOneIter(b, it, dm) != 0)
+      status = xgbError("training iteration");
+  }
+  XGDMatrixFree(dm);
+  if (!status.ok) {
+    freeBooster(&b);
+    return status;
+  }
+  *out = b;
+  return status;
+}
+
+PrunerStatus prunerVerifierTrain(PrunerVerifier v, PrunerRecords records,
+                                 const char *target_key) {
+  const char *key = target_key ? target_key : v->target_key;
+  size_t total = prunerRecordsCount(records);
+  SortItem *items = malloc((total ? total : 1) * sizeof(*items));
+  if (!items)
+    return prunerStatusError("verifier: out of memory for %zu records", total);
+  size_t n = 0;
+  for (size_t i = 0; i < total; ++i) {
+    const PrunerRecord *r = prunerRecordsGet(records, i);
+    if (usable(r, key))
+      items[n++] = (SortItem){r, i};
+  }
+  qsort(items, n, sizeof(*items), compareItems);
+
+  /* Groups (one per workload) and whether any group has two distinct latencies, the
+   * least a pairwise ranking can learn from. */
+  size_t num_groups = 0;
+  bool has_pairs = false;
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    double lo = items[i].record->median_us, hi = lo;
+    while (j < n && strcmp(items[j].record->workload_key, items[i].record->workload_key) == 0) {
+      lo = fmin(lo, items[j].record->median_us);
+      hi = fmax(hi, items[j].record->median_us);
+      ++j;
+    }
+    has_pairs = has_pairs || hi > lo;
+    ++num_groups;
+    i = j;
+  }
+  if (n > v->last_usable) {
+    v->rounds++;
+    v->last_usable = n;
+  }
+  if (n < (size_t)v->opts.min_records || !has_pairs) {
+    /* Too little to learn from: the draft's order (or the prior) ranks. */
+    freeBooster(&v->online);
+    v->trained_records = 0;
+    free(items);
+    return prunerStatusOk();
+  }
+
+  int nf = prunerVerifierNumFeatures();
+  float *x = malloc(n * (size_t)nf * sizeof(float));
+  float *labels = malloc(n * sizeof(float));
+  unsigned *groups = malloc(num_groups * sizeof(unsigned));
+  if (!x || !labels || !groups) {
+    free(x);
+    free(labels);
+    free(groups);
+    free(items);
+    return prunerStatusError("verifier: out of memory for %zu training rows", n);
+  }
+  size_t g = 0;
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    double best = INFINITY;
+    while (j < n && strcmp(items[j].record->workload_key, items[i].record->workload_key) == 0) {
+      best = fmin(best, items[j].record->median_us);
+      ++j;
+    }
+    PrunerDraft draft = NULL;
+    if (!prunerDraftCreate(&items[i].record->workload, &v->target, &draft).ok)
+      draft = NULL; /* draft features become missing for this workload */
+    for (size_t k = i; k < j; ++k) {
+      const PrunerRecord *r = items[k].record;
+      fillRecordFeatures(draft, r, x + k * (size_t)nf);
+      /* Normalized throughput (Pruner, TenSet): 1 for the best config of the workload. */
+      labels[k] = (float)(best / r->median_us);
+    }
+    if (draft)
+      prunerDraftDestroy(draft);
+    groups[g++] = (unsigned)(j - i);
+    i = j;
+  }
+  BoosterHandle booster = NULL;
+  PrunerStatus status = trainBooster(v, x, labels, groups, num_groups, n, &booster);
+  free(x);
+  free(labels);
+  free(groups);
+  free(items);
+  if (!status.ok)
+    return status;
+  freeBooster(&v->online);
+  v->online = booster;
+  v->trained_records = n;
+  return prunerStatusOk();
+}
+
+/* ---- prediction --------------------------------------------------------------------- */
+
+static PrunerStatus boosterPredict(BoosterHandle b, const float *x, size_t n, float *out) {
+  int nf = prunerVerifierNumFeatures();
+  DMatrixHandle dm = NULL;
+  if (XGDMatrixCreateFromMat(x, (bst_ulong)n, (bst_ulong)nf, NAN, &dm) != 0)
+    return xgbError("DMatrix creation");
+  const char *config =
+      "{\"type\": 0, \"training\": false, \"iteration_begin\": 0, \"iteration_end\": 0, "
+      "\"strict_shape\": false}";
+  const bst_ulong *shape = NULL;
+  bst_ulong dim = 0;
+  const float *result = NULL;
+  int rc = XGBoosterPredictFromDMatrix(b, dm, config, &shape, &dim, &result);
+  PrunerStatus status = prunerStatusOk();
+  if (rc != 0)
+    status = xgbError("prediction");
+  else
+    memcpy(out, result, n * sizeof(float));
+  XGDMatrixFree(dm);
+  return status;
+}
+
+/* Scores of one model rescaled to zero mean and unit deviation over the batch, so that
+ * two models with different margins can be blended. */
+static void standardize(float *s, size_t n) {
+  double mean = 0, var = 0;
+  for (size_t i = 0; i < n; ++i)
+    mean += s[i];
+  mean /= (double)n;
+  for (size_t i = 0; i < n; ++i)
+    var += (s[i] - mean) * (s[i] - mean);
+  double sd = sqrt(var / (double)n);
+  for (size_t i = 0; i < n; ++i)
+    s[i] = sd > 0 ? (float)((s[i] - mean) / sd) : 0.0f;
+}
+
+PrunerStatus prunerVerifierPredict(PrunerVerifier v, const PrunerWorkload *w,
+                                   const PrunerConfig *configs,
+                                   const struct PrunerDraftSymbols *symbols, size_t n,
+                                   float *scores) {
+  if (n == 0)
+    return prunerStatusOk();
+  PrunerDraft draft = symbols ? NULL : draftFor(v, w);
+  if (!symbols && !draft)
+    return prunerStatusError("verifier: workload '%s': the draft model cannot describe it "
+                             "on target '%s'",
+                             w->key, v->target_key);
+  if (prunerVerifierUsesDraft(v)) {
+    /* Fallback: the draft's order; invalid configs rank last. */
+    for (size_t i = 0; i < n; ++i) {
+      PrunerDraftSymbols s;
+      bool ok = symbols ? true : prunerDraftScore(draft, &configs[i], NULL, &s);
+      double us = symbols ? symbols[i].predicted_us : s.predicted_us;
+      scores[i] = ok && isfinite(us) ? (float)-us : -FLT_MAX;
+    }
+    return prunerStatusOk();
+  }
+  int nf = prunerVerifierNumFeatures();
+  float *x = malloc(n * (size_t)nf * sizeof(float));
+  float *prior = v->prior && v->online ? malloc(n * sizeof(float)) : NULL;
+  if (!x || (v->prior && v->online && !prior)) {
+    free(x);
+    free(prior);
+    return prunerStatusError("verifier: out of memory for %zu candidates", n);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    PrunerDraftSymbols s;
+    const PrunerDraftSymbols *sym = symbols ? &symbols[i] : NULL;
+    if (!symbols && prunerDraftScore(draft, &configs[i], NULL, &s))
+      sym = &s;
+    prunerVerifierFillFeatures(w, &configs[i], sym, NULL, x + i * (size_t)nf);
+  }
+  PrunerStatus status;
+  if (v->online && v->prior) {
+    status = boosterPredict(v->online, x, n, scores);
+    if (status.ok)
+      status = boosterPredict(v->prior, x, n, prior);
+    if (status.ok) {
+      standardize(scores, n);
+      standardize(prior, n);
+      double wp = prunerVerifierPriorWeight(v);
+      for (size_t i = 0; i < n; ++i)
+        scores[i] = (float)(wp * prior[i] + (1.0 - wp) * scores[i]);
+    }
+  } else {
+    status = boosterPredict(v->online ? v->online : v->prior, x, n, scores);
+  }
+  free(x);
+  free(prior);
+  return status;
+}
+
+PrunerStatus prunerVerifierFeatures(PrunerVerifier v, const PrunerWorkload *w,
+                                    const PrunerConfig *config,
+                                    const struct PrunerDraftSymbols *symbols,
+                                    const PrunerKernelResources *resources, float *out) {
+  PrunerDraftSymbols s;
+  if (!symbols) {
+    PrunerDraft draft = draftFor(v, w);
+    if (draft && prunerDraftScore(draft, config, resources, &s))
+      symbols = &s;
+  }
+  prunerVerifierFillFeatures(w, config, symbols, resources, out);
+  return prunerStatusOk();
+}
+
+/* ---- persistence -------------------------------------------------------------------- */
+
+static PrunerStatus loadBooster(const char *path, BoosterHandle *out) {
+  *out = NULL;
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return prunerStatusError("verifier: cannot open model file '%s'", path);
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = size > 0 ? malloc((size_t)size) : NULL;
+  bool read_ok = buf && fread(buf, 1, (size_t)size, f) == (size_t)size;
+  fclose(f);
+  if (!read_ok) {
+    free(buf);
+    return prunerStatusError("verifier: cannot read model file '%s' (empty or unreadable)",
+                             path);
+  }
+  BoosterHandle b = NULL;
+  if (XGBoosterCreate(NULL, 0, &b) != 0) {
+    free(buf);
+    return xgbError("booster creation");
+  }
+  int rc = XGBoosterLoadModelFromBuffer(b, buf, (bst_ulong)size);
+  free(buf);
+  if (rc != 0) {
+    PrunerStatus s = prunerStatusError("verifier: model file '%s' is not an XGBoost model: %s",
+                                       path, XGBGetLastError());
+    XGBoosterFree(b);
+    return s;
+  }
+  bst_ulong features = 0;
+  if (XGBoosterGetNumFeature(b, &features) != 0 ||
+      features != (bst_ulong)prunerVerifierNumFeatures()) {
+    XGBoosterFree(b);
+    return prunerStatusError("verifier: model file '%s' has %llu features, this verifier "
+                             "uses %d (a different feature layout)",
+                             path, (unsigned long long)features, prunerVerifierNumFeatures());
+  }
+  *out = b;
+  return prunerStatusOk();
+}
+
+PrunerStatus prunerVerifierSave(PrunerVerifier v, const char *path) {
+  if (!v->online)
+    return prunerStatusError("verifier: no trained model to save to '%s' (too few records "
+                             "so far; the draft ranks)",
+                             path);
+  bst_ulong len = 0;
+  const char *data = NULL;
+  if (XGBoosterSaveModelToBuffer(v->online, "{\"format\": \"json\"}", &len, &data) != 0)
+    return xgbError("model serialization");
+  FILE *f = fopen(path, "wb");
+  if (!f)
+    return prunerStatusError("verifier: cannot write model file '%s'", path);
+  bool ok = fwrite(data, 1, (size_t)len, f) == (size_t)len;
+  ok = fclose(f) == 0 && ok;
+  if (!ok)
+    return prunerStatusError("verifier: cannot write model file '%s'", path);
+  return prunerStatusOk();
+}
+
+PrunerStatus prunerVerifierLoad(PrunerVerifier v, const char *path) {
+  BoosterHandle b = NULL;
+  PrunerStatus status = loadBooster(path, &b);
+  if (!status.ok)
+    return status;
+  freeBooster(&v->online);
+  v->online = b;
+  v->trained_records = 0;
+  return status;
+}
+
+PrunerStatus prunerVerifierSetPriorFile(PrunerVerifier v, const char *path) {
+  BoosterHandle b = NULL;
+  PrunerStatus status = loadBooster(path, &b);
+  if (!status.ok)
+    return status;
+  freeBooster(&v->prior);
+  v->prior = b;
+  return status;
+}

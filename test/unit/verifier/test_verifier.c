@@ -1,0 +1,358 @@
+/* Unit tests for lib/verifier on synthetic records with a known ranking
+ * (tools/pruner-eval/synthetic.c): learning, save/load, draft fallback, uncompiled
+ * candidates, target separation, the prior, and the ranking metrics. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pruner/draft.h"
+#include "pruner/verifier.h"
+#include "synthetic.h"
+
+typedef struct Fixture {
+  PrunerTargetDesc h100, a100;
+  char h100_key[96], a100_key[96];
+} Fixture;
+
+static int setup(void **state) {
+  Fixture *f = calloc(1, sizeof(*f));
+  if (!prunerTargetLookup("sm_90", &f->h100).ok || !prunerTargetLookup("sm_80", &f->a100).ok)
+    return -1;
+  prunerTargetKey(&f->h100, f->h100_key, sizeof(f->h100_key));
+  prunerTargetKey(&f->a100, f->a100_key, sizeof(f->a100_key));
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  free(*state);
+  return 0;
+}
+
+/* Scores and latencies of every record of `key` (target `tkey`) in `records`. */
+static PrunerRankMetrics evaluate(PrunerVerifier v, PrunerRecords records, const char *key,
+                                  const char *tkey) {
+  size_t total = prunerRecordsCount(records), n = 0;
+  PrunerConfig *configs = malloc(total * sizeof(*configs));
+  double *lat = malloc(total * sizeof(*lat));
+  float *scores = malloc(total * sizeof(*scores));
+  const PrunerWorkload *w = NULL;
+  for (size_t i = 0; i < total; ++i) {
+    const PrunerRecord *r = prunerRecordsGet(records, i);
+    if (strcmp(r->workload_key, key) || strcmp(r->target_key, tkey))
+      continue;
+    w = &r->workload;
+    configs[n] = r->config;
+    lat[n++] = r->median_us;
+  }
+  assert_true(n >= 2);
+  PrunerStatus s = prunerVerifierPredict(v, w, configs, NULL, n, scores);
+  assert_true(s.ok);
+  PrunerRankMetrics m = prunerRankMetrics(scores, lat, n);
+  free(configs);
+  free(lat);
+  free(scores);
+  return m;
+}
+
+static void test_metrics(void **state) {
+  (void)state;
+  double lat[4] = {1.0, 2.0, 3.0, 4.0};
+  float perfect[4] = {4, 3, 2, 1};
+  float reversed[4] = {1, 2, 3, 4};
+  PrunerRankMetrics m = prunerRankMetrics(perfect, lat, 4);
+  assert_int_equal(m.pairs, 6);
+  assert_true(m.pairwise_accuracy == 1.0 && m.top1 == 1.0 && m.top5 == 1.0);
+  m = prunerRankMetrics(reversed, lat, 4);
+  assert_true(m.pairwise_accuracy == 0.0);
+  assert_true(m.top1 == 0.25); /* picked the 4 µs one: 1/4 of the best throughput */
+  assert_true(m.top5 == 1.0);  /* all four are in the top 5 */
+  float flat[4] = {0, 0, 0, 0};
+  m = prunerRankMetrics(flat, lat, 4);
+  assert_true(m.pairwise_accuracy == 0.5);
+}
+
+static void test_feature_names(void **state) {
+  (void)state;
+  int n = prunerVerifierNumFeatures();
+  assert_true(n > prunerDraftNumFeatures());
+  for (int i = 0; i < n; ++i) {
+    const char *name = prunerVerifierFeatureName(i);
+    assert_non_null(name);
+    assert_true(strlen(name) > 0);
+    for (int j = 0; j < i; ++j)
+      assert_string_not_equal(name, prunerVerifierFeatureName(j));
+  }
+}
+
+/* The model learns the synthetic law on 6 workloads and ranks 2 unseen ones. */
+static void test_recovers_known_ranking(void **state) {
+  Fixture *f = *state;
+  PrunerRecords train = prunerRecordsCreateInMemory();
+  PrunerRecords test = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->h100, 6, 150, 1, train).ok);
+  /* Workloads 6 and 7 of the generator's list, never seen in training. */
+  PrunerRecords all = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->h100, 8, 150, 2, all).ok);
+  for (size_t i = 6 * 150; i < prunerRecordsCount(all); ++i)
+    assert_true(prunerRecordsAppend(test, prunerRecordsGet(all, i)).ok);
+
+  PrunerVerifier v;
+  assert_true(prunerVerifierCreate(&f->h100, NULL, &v).ok);
+  assert_true(prunerVerifierUsesDraft(v));
+  assert_true(prunerVerifierTrain(v, train, NULL).ok);
+  assert_false(prunerVerifierUsesDraft(v));
+  assert_int_equal(prunerVerifierTrainedRecords(v), 900);
+  for (int k = 0; k < 2; ++k) {
+    const char *key = prunerRecordsGet(test, (size_t)k * 150)->workload_key;
+    PrunerRankMetrics m = evaluate(v, test, key, f->h100_key);
+    printf("held-out %s: pairwise %.3f top1 %.3f top5 %.3f\n", key, m.pairwise_accuracy,
+           m.top1, m.top5);
+    assert_true(m.pairwise_accuracy > 0.85);
+    assert_true(m.top5 > 0.8);
+  }
+  prunerVerifierDestroy(v);
+  prunerRecordsClose(train);
+  prunerRecordsClose(test);
+  prunerRecordsClose(all);
+}
+
+static void test_save_load_identical(void **state) {
+  Fixture *f = *state;
+  PrunerRecords records = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->h100, 4, 100, 3, records).ok);
+  PrunerVerifier a, b;
+  assert_true(prunerVerifierCreate(&f->h100, NULL, &a).ok);
+  assert_true(prunerVerifierCreate(&f->h100, NULL, &b).ok);
+  char path[] = "/tmp/pruner-verifier-model-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  PrunerStatus s = prunerVerifierSave(a, path);
+  assert_false(s.ok); /* nothing trained yet */
+  assert_non_null(strstr(s.message, path));
+  assert_true(prunerVerifierTrain(a, records, NULL).ok);
+  assert_true(prunerVerifierSave(a, path).ok);
+  assert_true(prunerVerifierLoad(b, path).ok);
+  size_t n = prunerRecordsCount(records);
+  const PrunerWorkload *w = &prunerRecordsGet(records, 0)->workload;
+  PrunerConfig *configs = malloc(n * sizeof(*configs));
+  size_t m = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (strcmp(prunerRecordsGet(records, i)->workload_key, w->key) == 0)
+      configs[m++] = prunerRecordsGet(records, i)->config;
+  }
+  float *sa = malloc(m * sizeof(float)), *sb = malloc(m * sizeof(float));
+  assert_true(prunerVerifierPredict(a, w, configs, NULL, m, sa).ok);
+  assert_true(prunerVerifierPredict(b, w, configs, NULL, m, sb).ok);
+  assert_memory_equal(sa, sb, m * sizeof(float));
+  /* A file that is not a model is refused by name. */
+  FILE *file = fopen(path, "w");
+  fputs("{\"not\": \"a model\"}", file);
+  fclose(file);
+  s = prunerVerifierLoad(b, path);
+  assert_false(s.ok);
+  assert_non_null(strstr(s.message, path));
+  unlink(path);
+  free(configs);
+  free(sa);
+  free(sb);
+  prunerVerifierDestroy(a);
+  prunerVerifierDestroy(b);
+  prunerRecordsClose(records);
+}
+
+/* Zero or one record: the draft's order, flagged. */
+static void test_fallback_to_draft(void **state) {
+  Fixture *f = *state;
+  PrunerRecords all = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->h100, 1, 20, 4, all).ok);
+  PrunerRecords few = prunerRecordsCreateInMemory();
+  PrunerVerifier v;
+  assert_true(prunerVerifierCreate(&f->h100, NULL, &v).ok);
+  for (int k = 0; k < 2; ++k) {
+    assert_true(prunerVerifierTrain(v, few, NULL).ok);
+    assert_true(prunerVerifierUsesDraft(v));
+    assert_int_equal(prunerVerifierTrainedRecords(v), 0);
+    assert_true(prunerRecordsAppend(few, prunerRecordsGet(all, 0)).ok);
+  }
+  const PrunerWorkload *w = &prunerRecordsGet(all, 0)->workload;
+  PrunerDraft draft;
+  assert_true(prunerDraftCreate(w, &f->h100, &draft).ok);
+  PrunerConfig configs[20];
+  float scores[20];
+  for (int i = 0; i < 20; ++i)
+    configs[i] = prunerRecordsGet(all, (size_t)i)->config;
+  assert_true(prunerVerifierPredict(v, w, configs, NULL, 20, scores).ok);
+  for (int i = 0; i < 20; ++i) {
+    double us = prunerDraftPredictUs(draft, &configs[i]);
+    assert_true(us > 0);
+    assert_true(fabs(scores[i] + us) <= 1e-4 * us);
+  }
+  /* With draft symbols passed in, the same order without rerunning the draft. */
+  PrunerDraftSymbols symbols[20];
+  for (int i = 0; i < 20; ++i)
+    assert_true(prunerDraftScore(draft, &configs[i], NULL, &symbols[i]));
+  float again[20];
+  assert_true(prunerVerifierPredict(v, w, configs, symbols, 20, again).ok);
+  assert_memory_equal(scores, again, sizeof(scores));
+  /* Many records that all have one latency: nothing to rank by, still the draft. */
+  PrunerRecords flat = prunerRecordsCreateInMemory();
+  for (int i = 0; i < 20; ++i) {
+    PrunerRecord r = *prunerRecordsGet(all, (size_t)i);
+    r.median_us = 7.0;
+    assert_true(prunerRecordsAppend(flat, &r).ok);
+  }
+  assert_true(prunerVerifierTrain(v, flat, NULL).ok);
+  assert_true(prunerVerifierUsesDraft(v));
+  prunerDraftDestroy(draft);
+  prunerVerifierDestroy(v);
+  prunerRecordsClose(all);
+  prunerRecordsClose(few);
+  prunerRecordsClose(flat);
+}
+
+/* Uncompiled candidates have missing (NaN) ptxas features; compiled ones have values. */
+static void test_uncompiled_features(void **state) {
+  Fixture *f = *state;
+  PrunerRecords all = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->h100, 1, 1, 5, all).ok);
+  const PrunerRecord *r = prunerRecordsGet(all, 0);
+  PrunerVerifier v;
+  assert_true(prunerVerifierCreate(&f->h100, NULL, &v).ok);
+  int n = prunerVerifierNumFeatures();
+  float *x = malloc((size_t)n * sizeof(float));
+  assert_true(prunerVerifierFeatures(v, &r->workload, &r->config, NULL, NULL, x).ok);
+  int registers = -1, tile_m = -1, draft_first = n - prunerDraftNumFeatures();
+  for (int i = 0; i < n; ++i) {
+    if (strcmp(prunerVerifierFeatureName(i), "ptxas_registers") == 0)
+      registers = i;
+    if (strcmp(prunerVerifierFeatureName(i), "log2_tile_m") == 0)
+      tile_m = i;
+  }
+  assert_true(registers >= 0 && tile_m >= 0);
+  assert_true(isnan(x[registers]));
+  assert_true(x[tile_m] == (float)log2((double)r->config.workgroup[0]));
+  for (int i = draft_first; i < n; ++i)
+    assert_false(isnan(x[i])); /* the draft ran */
+  PrunerKernelResources res = {.registers = 64, .shared_bytes = 8192};
+  assert_true(prunerVerifierFeatures(v, &r->workload, &r->config, NULL, &res, x).ok);
+  assert_true(x[registers] == 64.0f);
+  /* Training on records with ptxas figures, then predicting uncompiled candidates. */
+  PrunerRecords compiled = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->h100, 3, 60, 6, compiled).ok);
+  PrunerRecords withres = prunerRecordsCreateInMemory();
+  for (size_t i = 0; i < prunerRecordsCount(compiled); ++i) {
+    PrunerRecord c = *prunerRecordsGet(compiled, i);
+    c.registers = 32 + (int)(i % 64);
+    c.spill_bytes = 0;
+    c.shared_bytes = 4096;
+    assert_true(prunerRecordsAppend(withres, &c).ok);
+  }
+  assert_true(prunerVerifierTrain(v, withres, NULL).ok);
+  PrunerRankMetrics m = evaluate(v, withres, prunerRecordsGet(withres, 0)->workload_key,
+                                 f->h100_key);
+  assert_true(m.pairwise_accuracy > 0.8);
+  free(x);
+  prunerVerifierDestroy(v);
+  prunerRecordsClose(all);
+  prunerRecordsClose(compiled);
+  prunerRecordsClose(withres);
+}
+
+/* Records of another GPU never train this target's model; as a prior they blend in with
+ * a weight that decays as this target's rounds accumulate. */
+static void test_other_target_and_prior(void **state) {
+  Fixture *f = *state;
+  PrunerRecords other = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->a100, 4, 80, 7, other).ok);
+  PrunerVerifier v;
+  assert_true(prunerVerifierCreate(&f->h100, NULL, &v).ok);
+  assert_true(prunerVerifierTrain(v, other, NULL).ok);
+  assert_true(prunerVerifierUsesDraft(v)); /* all 320 records are the A100's */
+  /* Mixed log: only the H100 lines count. */
+  assert_true(prunerSyntheticRecords(&f->h100, 2, 30, 8, other).ok);
+  assert_true(prunerVerifierTrain(v, other, NULL).ok);
+  assert_int_equal(prunerVerifierTrainedRecords(v), 60);
+  prunerVerifierDestroy(v);
+
+  /* An A100 model as the prior of an H100 verifier. */
+  PrunerVerifier a100;
+  assert_true(prunerVerifierCreate(&f->a100, NULL, &a100).ok);
+  assert_true(prunerVerifierTrain(a100, other, NULL).ok);
+  assert_int_equal(prunerVerifierTrainedRecords(a100), 320);
+  char path[] = "/tmp/pruner-verifier-prior-XXXXXX";
+  int fd = mkstemp(path);
+  close(fd);
+  assert_true(prunerVerifierSave(a100, path).ok);
+  assert_true(prunerVerifierCreate(&f->h100, NULL, &v).ok);
+  assert_true(prunerVerifierSetPriorFile(v, path).ok);
+  assert_false(prunerVerifierUsesDraft(v));
+  assert_true(prunerVerifierPriorWeight(v) == 1.0);
+  /* The prior alone already ranks an unseen H100 workload well. */
+  PrunerRecords h100 = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->h100, 6, 40, 9, h100).ok);
+  const char *key = prunerRecordsGet(h100, 5 * 40)->workload_key;
+  PrunerRankMetrics m = evaluate(v, h100, key, f->h100_key);
+  assert_true(m.pairwise_accuracy > 0.8);
+  assert_true(prunerVerifierTrain(v, h100, NULL).ok);
+  double w1 = prunerVerifierPriorWeight(v);
+  assert_true(fabs(w1 - 0.8) < 1e-12); /* one round: momentum^1 */
+  assert_true(prunerSyntheticRecords(&f->h100, 7, 40, 10, h100).ok);
+  assert_true(prunerVerifierTrain(v, h100, NULL).ok);
+  assert_true(fabs(prunerVerifierPriorWeight(v) - 0.64) < 1e-12);
+  m = evaluate(v, h100, key, f->h100_key);
+  assert_true(m.pairwise_accuracy > 0.8);
+  unlink(path);
+  prunerVerifierDestroy(v);
+  prunerVerifierDestroy(a100);
+  prunerRecordsClose(other);
+  prunerRecordsClose(h100);
+}
+
+static void test_cross_validate(void **state) {
+  Fixture *f = *state;
+  PrunerRecords records = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->h100, 8, 80, 11, records).ok);
+  PrunerEvalWorkload *results = NULL;
+  size_t count = 0;
+  assert_true(prunerVerifierCrossValidate(records, &f->h100, f->h100_key, NULL, 4, &results,
+                                          &count)
+                  .ok);
+  assert_int_equal(count, 8);
+  double mean = 0;
+  for (size_t i = 0; i < count; ++i) {
+    assert_false(results[i].verifier_fell_back);
+    assert_true(results[i].verifier.n == 80);
+    mean += results[i].verifier.pairwise_accuracy / (double)count;
+  }
+  assert_true(mean > 0.85);
+  free(results);
+  PrunerStatus s =
+      prunerVerifierCrossValidate(records, &f->h100, "sm_1:none:1sm", NULL, 4, &results, &count);
+  assert_false(s.ok);
+  assert_non_null(strstr(s.message, "sm_1:none:1sm"));
+  prunerRecordsClose(records);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_metrics),
+      cmocka_unit_test(test_feature_names),
+      cmocka_unit_test(test_recovers_known_ranking),
+      cmocka_unit_test(test_save_load_identical),
+      cmocka_unit_test(test_fallback_to_draft),
+      cmocka_unit_test(test_uncompiled_features),
+      cmocka_unit_test(test_other_target_and_prior),
+      cmocka_unit_test(test_cross_validate),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
