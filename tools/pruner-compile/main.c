@@ -1,0 +1,524 @@
+/* pruner-compile: compiles one config, or N random valid configs of a workload's space,
+ * to cubins and reports per candidate status, registers, spills, shared memory and time,
+ * then a summary (compiled, rejected by reason, timeouts, rate, MLIR vs ptxas split).
+ *
+ *   pruner-compile --op=matmul --shape=1024x1024x1024 [--dtype=f32]
+ *                  [--config='{workgroup = [...], ...}' | --random=N --seed=S]
+ *                  [--target=sm_90] [--jobs=2] [--timeout=S] [--format=cubin|ptx]
+ *                  [--out=DIR] [--quiet]
+ *   pruner-compile --input=FILE.mlir [--op-index=I] ...     (a linalg op of a module)
+ *
+ * Shapes: matmul MxNxK; batch_matmul BxMxNxK; conv_2d_nhwc_hwcf NxIHxIWxCxKHxKWxF[xSTRIDE
+ * [xDILATION]]; conv_2d_nchw_fchw NxCxIHxIWxFxKHxKW[xSTRIDE[xDILATION]]; elementwise
+ * D0x..xDn (out = a + b); reduction D0x..xDn (sum over the last dimension). Elementwise
+ * and reduction ops are written as linalg.generic text and read back through lib/ir, like
+ * any op of an input module. With --out, compiled candidates form a bundle (manifest.json
+ * + cubins) that pruner-run measures. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/IR.h>
+#include <mlir-c/RegisterEverything.h>
+
+#include "pruner/compile.h"
+#include "pruner/ir.h"
+#include "pruner/space.h"
+#ifdef PRUNER_HAVE_MEASURE
+#include "pruner/measure.h"
+#endif
+
+#define MAX_DIMS 10
+
+typedef struct Args {
+  const char *op, *shape, *config, *target, *out, *input, *format;
+  const char *dtype;
+  long random, jobs, op_index;
+  unsigned long long seed;
+  double timeout;
+  int quiet;
+} Args;
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: pruner-compile (--op=KIND --shape=AxBx... | --input=FILE.mlir "
+          "[--op-index=I])\n"
+          "         [--dtype=f32] [--config='{...}' | --random=N [--seed=S]] [--target=sm_90]\n"
+          "         [--jobs=N] [--timeout=SECONDS] [--format=cubin|ptx] [--out=DIR] "
+          "[--quiet]\n"
+          "kinds: matmul (MxNxK), batch_matmul (BxMxNxK),\n"
+          "       conv_2d_nhwc_hwcf (NxIHxIWxCxKHxKWxF[xSTRIDE[xDILATION]]),\n"
+          "       conv_2d_nchw_fchw (NxCxIHxIWxFxKHxKW[xSTRIDE[xDILATION]]),\n"
+          "       elementwise (D0x..xDn: a + b), reduction (D0x..xDn: sum over the last)\n");
+}
+
+static int parseArgs(int argc, char **argv, Args *a) {
+  memset(a, 0, sizeof(*a));
+  a->target = "sm_90";
+  a->dtype = "f32";
+  a->format = "cubin";
+  a->seed = 1;
+  a->timeout = -1;
+  for (int i = 1; i < argc; ++i) {
+    const char *s = argv[i];
+    const char *v = strchr(s, '=');
+    v = v ? v + 1 : "";
+#define OPT(name) (strncmp(s, "--" name "=", strlen(name) + 3) == 0)
+    if (OPT("op")) a->op = v;
+    else if (OPT("shape")) a->shape = v;
+    else if (OPT("dtype")) a->dtype = v;
+    else if (OPT("config")) a->config = v;
+    else if (OPT("random")) a->random = strtol(v, NULL, 10);
+    else if (OPT("seed")) a->seed = strtoull(v, NULL, 10);
+    else if (OPT("target")) a->target = v;
+    else if (OPT("jobs")) a->jobs = strtol(v, NULL, 10);
+    else if (OPT("timeout")) a->timeout = strtod(v, NULL);
+    else if (OPT("format")) a->format = v;
+    else if (OPT("out")) a->out = v;
+    else if (OPT("input")) a->input = v;
+    else if (OPT("op-index")) a->op_index = strtol(v, NULL, 10);
+    else if (strcmp(s, "--quiet") == 0) a->quiet = 1;
+    else if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+      usage(stdout);
+      exit(0);
+    } else {
+      fprintf(stderr, "pruner-compile: unknown argument '%s'\n", s);
+      return 2;
+    }
+#undef OPT
+  }
+  if (!a->op == !a->input || (a->op && !a->shape)) {
+    fprintf(stderr, "pruner-compile: give --op with --shape, or --input\n");
+    usage(stderr);
+    return 2;
+  }
+  if (a->config && a->random) {
+    fprintf(stderr, "pruner-compile: --config and --random exclude each other\n");
+    return 2;
+  }
+  if (strcmp(a->format, "cubin") != 0 && strcmp(a->format, "ptx") != 0) {
+    fprintf(stderr, "pruner-compile: --format must be cubin or ptx, not '%s'\n", a->format);
+    return 2;
+  }
+  return 0;
+}
+
+static int parseShape(const char *text, int64_t *dims) {
+  int n = 0;
+  const char *p = text;
+  while (*p && n < MAX_DIMS) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(p, &end, 10);
+    if (end == p || v <= 0 || errno)
+      return -1;
+    dims[n++] = v;
+    if (*end == '\0')
+      return n;
+    if (*end != 'x')
+      return -1;
+    p = end + 1;
+  }
+  return -1;
+}
+
+/* ---- workloads written as MLIR text (generics, --input) ---------------------------- */
+
+static MlirContext createContext(void) {
+  MlirDialectRegistry registry = mlirDialectRegistryCreate();
+  mlirRegisterAllDialects(registry);
+  MlirContext ctx = mlirContextCreateWithRegistry(registry, /*threadingEnabled=*/false);
+  mlirDialectRegistryDestroy(registry);
+  return ctx;
+}
+
+typedef struct OpSearch {
+  long wanted, seen;
+  PrunerWorkload *out;
+  PrunerStatus status;
+  bool found;
+} OpSearch;
+
+static MlirWalkResult findTunableOp(MlirOperation op, void *userData) {
+  OpSearch *s = userData;
+  if (!prunerIsLinalgOp(op))
+    return MlirWalkResultAdvance;
+  PrunerWorkload w;
+  PrunerStatus st = prunerWorkloadFromOperation(op, &w);
+  if (!st.ok)
+    return MlirWalkResultAdvance; /* fills, copies: not tunable */
+  if (s->seen++ == s->wanted) {
+    *s->out = w;
+    s->found = true;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+static PrunerStatus workloadFromText(MlirContext ctx, const char *text, long index,
+                                     PrunerWorkload *w) {
+  MlirModule module = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));
+  if (mlirModuleIsNull(module))
+    return prunerStatusError("the module does not parse (see MLIR's message above)");
+  OpSearch s = {.wanted = index, .seen = 0, .out = w, .found = false};
+  mlirOperationWalk(mlirModuleGetOperation(module), findTunableOp, &s, MlirWalkPreOrder);
+  mlirModuleDestroy(module);
+  if (!s.found)
+    return prunerStatusError("op index %ld: the module has %ld tunable linalg ops", index,
+                             s.seen);
+  return prunerStatusOk();
+}
+
+static char *readFile(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  rewind(f);
+  char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n)
+    buf[n] = '\0';
+  else {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  return buf;
+}
+
+/* linalg.generic text: elementwise out = a + b, or a sum over the last dimension. */
+static char *genericText(bool reduction, const int64_t *dims, int rank, const char *dtype) {
+  char in[256] = "", out[256] = "", loops[128] = "", outLoops[128] = "", iters[256] = "";
+  size_t li = 0, lo = 0, lt = 0, ln = 0, lol = 0;
+  for (int d = 0; d < rank; ++d) {
+    li += (size_t)snprintf(in + li, sizeof(in) - li, "%lldx", (long long)dims[d]);
+    ln += (size_t)snprintf(loops + ln, sizeof(loops) - ln, "%sd%d", d ? ", " : "", d);
+    bool kept = !reduction || d + 1 < rank;
+    if (kept) {
+      lo += (size_t)snprintf(out + lo, sizeof(out) - lo, "%lldx", (long long)dims[d]);
+      lol += (size_t)snprintf(outLoops + lol, sizeof(outLoops) - lol, "%sd%d", lol ? ", " : "", d);
+    }
+    lt += (size_t)snprintf(iters + lt, sizeof(iters) - lt, "%s\"%s\"", d ? ", " : "",
+                           kept ? "parallel" : "reduction");
+  }
+  bool isFloat = dtype[0] == 'f' || dtype[0] == 'b';
+  const char *add = isFloat ? "arith.addf" : "arith.addi";
+  char *text = malloc(4096);
+  if (!text)
+    return NULL;
+  if (reduction)
+    snprintf(text, 4096,
+             "func.func @reduce(%%a: tensor<%s%s>, %%c: tensor<%s%s>) -> tensor<%s%s> {\n"
+             "  %%0 = linalg.generic {indexing_maps = [affine_map<(%s) -> (%s)>, "
+             "affine_map<(%s) -> (%s)>], iterator_types = [%s]}\n"
+             "      ins(%%a : tensor<%s%s>) outs(%%c : tensor<%s%s>) {\n"
+             "  ^bb0(%%x: %s, %%acc: %s):\n"
+             "    %%s = %s %%x, %%acc : %s\n"
+             "    linalg.yield %%s : %s\n"
+             "  } -> tensor<%s%s>\n"
+             "  return %%0 : tensor<%s%s>\n}\n",
+             in, dtype, out, dtype, out, dtype, loops, loops, loops, outLoops, iters, in, dtype,
+             out, dtype, dtype, dtype, add, dtype, dtype, out, dtype, out, dtype);
+  else
+    snprintf(text, 4096,
+             "func.func @add(%%a: tensor<%s%s>, %%b: tensor<%s%s>, %%c: tensor<%s%s>) -> "
+             "tensor<%s%s> {\n"
+             "  %%0 = linalg.generic {indexing_maps = [affine_map<(%s) -> (%s)>, "
+             "affine_map<(%s) -> (%s)>, affine_map<(%s) -> (%s)>], iterator_types = [%s]}\n"
+             "      ins(%%a, %%b : tensor<%s%s>, tensor<%s%s>) outs(%%c : tensor<%s%s>) {\n"
+             "  ^bb0(%%x: %s, %%y: %s, %%o: %s):\n"
+             "    %%s = %s %%x, %%y : %s\n"
+             "    linalg.yield %%s : %s\n"
+             "  } -> tensor<%s%s>\n"
+             "  return %%0 : tensor<%s%s>\n}\n",
+             in, dtype, in, dtype, in, dtype, in, dtype, loops, loops, loops, loops, loops, loops,
+             iters, in, dtype, in, dtype, in, dtype, dtype, dtype, dtype, add, dtype, dtype, in,
+             dtype, in, dtype);
+  return text;
+}
+
+static PrunerStatus buildWorkload(const Args *a, MlirContext ctx, PrunerWorkload *w) {
+  if (a->input) {
+    char *text = readFile(a->input);
+    if (!text)
+      return prunerStatusError("cannot read %s: %s", a->input, strerror(errno));
+    PrunerStatus s = workloadFromText(ctx, text, a->op_index, w);
+    free(text);
+    return s;
+  }
+  PrunerDType dt;
+  if (!prunerDTypeParse(a->dtype, &dt))
+    return prunerStatusError("--dtype: unknown element type '%s'", a->dtype);
+  int64_t d[MAX_DIMS];
+  int n = parseShape(a->shape, d);
+  if (n < 0)
+    return prunerStatusError("--shape: '%s' is not a list of positive sizes like 64x64x64",
+                             a->shape);
+  bool isAcc = dt == PRUNER_DTYPE_F16 || dt == PRUNER_DTYPE_BF16;
+  PrunerDType acc = isAcc ? PRUNER_DTYPE_F32 : dt;
+  if (strcmp(a->op, "matmul") == 0 && n == 3)
+    prunerWorkloadMatmul(w, d[0], d[1], d[2], dt, acc);
+  else if (strcmp(a->op, "batch_matmul") == 0 && n == 4)
+    prunerWorkloadBatchMatmul(w, d[0], d[1], d[2], d[3], dt, acc);
+  else if (strcmp(a->op, "conv_2d_nhwc_hwcf") == 0 && n >= 7 && n <= 9)
+    prunerWorkloadConv2dNhwcHwcf(w, d[0], d[1], d[2], d[3], d[4], d[5], d[6], n > 7 ? d[7] : 1,
+                                 n > 8 ? d[8] : 1, dt);
+  else if (strcmp(a->op, "conv_2d_nchw_fchw") == 0 && n >= 7 && n <= 9)
+    prunerWorkloadConv2dNchwFchw(w, d[0], d[1], d[2], d[3], d[4], d[5], d[6], n > 7 ? d[7] : 1,
+                                 n > 8 ? d[8] : 1, dt);
+  else if ((strcmp(a->op, "elementwise") == 0 && n >= 1 && n <= 4) ||
+           (strcmp(a->op, "reduction") == 0 && n >= 2 && n <= 4)) {
+    char *text = genericText(a->op[0] == 'r', d, n, a->dtype);
+    if (!text)
+      return prunerStatusError("out of memory");
+    PrunerStatus s = workloadFromText(ctx, text, 0, w);
+    free(text);
+    return s;
+  } else
+    return prunerStatusError("--op=%s with a %d-dimensional --shape is not supported (see "
+                             "--help)",
+                             a->op, n);
+  return prunerWorkloadVerify(w);
+}
+
+/* ---- candidates ---------------------------------------------------------------------- */
+
+/* splitmix64 (Steele, Lea, Flood, OOPSLA 2014): small, seedable, reproducible. */
+static uint64_t nextRandom(uint64_t *state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static int cmpU64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* N distinct dense indices of valid configs (all of them when the space is smaller). */
+static size_t randomConfigs(PrunerSpace space, size_t n, uint64_t seed, PrunerConfig *out,
+                            uint64_t *indices) {
+  uint64_t count = prunerSpaceCount(space);
+  if (count == 0)
+    return 0;
+  size_t k = 0;
+  if (count <= n) {
+    for (uint64_t i = 0; i < count; ++i)
+      indices[k++] = i;
+  } else {
+    uint64_t state = seed;
+    while (k < n) {
+      uint64_t idx = nextRandom(&state) % count;
+      bool dup = false;
+      for (size_t j = 0; j < k && !dup; ++j)
+        dup = indices[j] == idx;
+      if (!dup)
+        indices[k++] = idx;
+    }
+    qsort(indices, k, sizeof(uint64_t), cmpU64);
+  }
+  for (size_t i = 0; i < k; ++i)
+    if (!prunerSpaceGetConfig(space, indices[i], &out[i]).ok)
+      return i;
+  return k;
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- report -------------------------------------------------------------------------- */
+
+typedef struct Reason {
+  char text[120];
+  int count;
+} Reason;
+
+/* Groups messages by their text with numbers replaced by N. */
+static void addReason(Reason *reasons, int *num, int max, const char *message) {
+  char key[120];
+  size_t k = 0;
+  for (const char *p = message; *p && k + 2 < sizeof(key); ++p) {
+    if (*p >= '0' && *p <= '9') {
+      if (k == 0 || key[k - 1] != 'N')
+        key[k++] = 'N';
+      while (p[1] >= '0' && p[1] <= '9')
+        ++p;
+    } else {
+      key[k++] = *p;
+    }
+  }
+  key[k] = '\0';
+  for (int i = 0; i < *num; ++i)
+    if (strcmp(reasons[i].text, key) == 0) {
+      reasons[i].count++;
+      return;
+    }
+  if (*num < max) {
+    snprintf(reasons[*num].text, sizeof(reasons[*num].text), "%s", key);
+    reasons[(*num)++].count = 1;
+  }
+}
+
+static bool isTimeout(const PrunerCompileResult *r) {
+  return strncmp(r->status.message, "timeout after", 13) == 0 ||
+         strstr(r->status.message, ": timeout after") != NULL;
+}
+
+static void printCandidate(const PrunerWorkload *w, const PrunerConfig *c, size_t i,
+                           uint64_t index, const PrunerCompileResult *r) {
+  char shortForm[160];
+  prunerConfigFormatShort(w, c, shortForm, sizeof(shortForm));
+  printf("[%zu] #%llu %-28s ", i, (unsigned long long)index, shortForm);
+  if (r->status.ok)
+    printf("ok  regs %3d spill %d/%d stack %d smem %d grid %lldx%lldx%lld block "
+           "%lldx%lldx%lld  mlir %.2fs ptxas %.2fs\n",
+           r->resources.registers, r->resources.spill_store_bytes,
+           r->resources.spill_load_bytes, r->resources.stack_bytes, r->resources.shared_bytes,
+           (long long)r->grid[0], (long long)r->grid[1], (long long)r->grid[2],
+           (long long)r->block[0], (long long)r->block[1], (long long)r->block[2],
+           r->mlir_seconds, r->ptxas_seconds);
+  else
+    printf("REJECTED  %s\n", r->status.message);
+}
+
+static void printSummary(const PrunerCompileResult *r, size_t n, double wall, int jobs) {
+  size_t ok = 0, timeouts = 0, crashes = 0;
+  double mlir = 0, ptxas = 0;
+  Reason reasons[64];
+  int numReasons = 0;
+  for (size_t i = 0; i < n; ++i) {
+    mlir += r[i].mlir_seconds;
+    ptxas += r[i].ptxas_seconds;
+    if (r[i].status.ok)
+      ok++;
+    else {
+      if (isTimeout(&r[i]))
+        timeouts++;
+      else if (strstr(r[i].status.message, "compiler crashed"))
+        crashes++;
+      addReason(reasons, &numReasons, 64, r[i].status.message);
+    }
+  }
+  size_t rejected = n - ok - timeouts - crashes;
+  printf("\nsummary: %zu candidates: compiled %zu, rejected %zu (%.1f%%), timeouts %zu, "
+         "crashed %zu\n",
+         n, ok, rejected, n ? 100.0 * (double)rejected / (double)n : 0.0, timeouts, crashes);
+  for (int i = 0; i < numReasons; ++i)
+    printf("  %5d x %s\n", reasons[i].count, reasons[i].text);
+  printf("rate: %.2f candidates/s (%zu in %.2f s wall, %d jobs)\n", wall > 0 ? n / wall : 0.0,
+         n, wall, jobs);
+  double total = mlir + ptxas;
+  printf("time (summed over candidates): MLIR %.2f s (%.0f%%), ptxas %.2f s (%.0f%%); per "
+         "candidate MLIR %.3f s, ptxas %.3f s\n",
+         mlir, total > 0 ? 100 * mlir / total : 0.0, ptxas, total > 0 ? 100 * ptxas / total : 0.0,
+         n ? mlir / (double)n : 0.0, n ? ptxas / (double)n : 0.0);
+}
+
+#ifdef PRUNER_HAVE_MEASURE
+static void writeBundle(const char *dir, const PrunerTargetDesc *t, uint64_t seed,
+                        const PrunerWorkload *w, const PrunerConfig *c,
+                        const PrunerCompileResult *r, size_t n) {
+  PrunerBundle bundle;
+  PrunerStatus s = prunerBundleCreate(dir, t, seed, &bundle);
+  size_t added = 0;
+  for (size_t i = 0; s.ok && i < n; ++i)
+    if (r[i].status.ok && r[i].binary) {
+      /* No draft or verifier ran here: scores are 0. */
+      s = prunerBundleAddCandidate(bundle, w, &c[i], &r[i], 0.0, 0.0, NULL);
+      added += s.ok;
+    }
+  if (s.ok)
+    s = prunerBundleWrite(bundle);
+  if (!s.ok)
+    fprintf(stderr, "pruner-compile: bundle %s: %s\n", dir, s.message);
+  else
+    printf("bundle: %zu candidates in %s\n", added, dir);
+  prunerBundleDestroy(bundle);
+}
+#endif
+
+int main(int argc, char **argv) {
+  Args a;
+  int rc = parseArgs(argc, argv, &a);
+  if (rc)
+    return rc;
+  PrunerTargetDesc t;
+  PrunerStatus s = prunerTargetLookup(a.target, &t);
+  if (!s.ok) {
+    fprintf(stderr, "pruner-compile: --target: %s\n", s.message);
+    return 2;
+  }
+  /* The context parses generics, --input and --config; it is gone before the workers
+   * fork, which build their own. */
+  MlirContext ctx = createContext();
+  PrunerWorkload w;
+  s = buildWorkload(&a, ctx, &w);
+  size_t n = a.config ? 1 : (size_t)(a.random > 0 ? a.random : 1);
+  PrunerConfig *configs = calloc(n, sizeof(PrunerConfig));
+  uint64_t *indices = calloc(n, sizeof(uint64_t));
+  if (s.ok && a.config) {
+    MlirAttribute attr = mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString(a.config));
+    s = mlirAttributeIsNull(attr)
+            ? prunerStatusError("--config does not parse as an attribute: %s", a.config)
+            : prunerConfigFromAttribute(&w, attr, &configs[0]);
+  }
+  mlirContextDestroy(ctx);
+  if (!s.ok) {
+    fprintf(stderr, "pruner-compile: %s\n", s.message);
+    return 1;
+  }
+  PrunerSpace space = NULL;
+  if (!a.config) {
+    s = prunerSpaceCreate(&w, &t, NULL, &space);
+    if (!s.ok) {
+      fprintf(stderr, "pruner-compile: space of %s: %s\n", w.key, s.message);
+      return 1;
+    }
+    printf("workload %s on %s: %llu valid configs\n", w.key, t.name,
+           (unsigned long long)prunerSpaceCount(space));
+    n = randomConfigs(space, n, a.seed, configs, indices);
+  } else {
+    printf("workload %s on %s\n", w.key, t.name);
+  }
+  PrunerCompileOptions opts = prunerCompileDefaultOptions();
+  opts.jobs = (int)a.jobs;
+  if (a.timeout > 0)
+    opts.timeout_seconds = a.timeout;
+  opts.format = strcmp(a.format, "ptx") == 0 ? PRUNER_BINARY_PTX : PRUNER_BINARY_CUBIN;
+  PrunerCompileResult *results = calloc(n ? n : 1, sizeof(PrunerCompileResult));
+  double start = now();
+  prunerCompileMany(&w, configs, n, &t, &opts, results);
+  double wall = now() - start;
+  for (size_t i = 0; i < n && !a.quiet; ++i)
+    printCandidate(&w, &configs[i], i, indices[i], &results[i]);
+  int jobs = opts.jobs > 0 ? opts.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+  printSummary(results, n, wall, jobs < (int)n ? jobs : (int)n);
+  if (a.out) {
+#ifdef PRUNER_HAVE_MEASURE
+    writeBundle(a.out, &t, a.seed, &w, configs, results, n);
+#else
+    fprintf(stderr, "pruner-compile: --out needs lib/measure, which this build lacks\n");
+#endif
+  }
+  size_t ok = 0;
+  for (size_t i = 0; i < n; ++i) {
+    ok += results[i].status.ok;
+    prunerCompileResultRelease(&results[i]);
+  }
+  free(results);
+  free(configs);
+  free(indices);
+  if (space)
+    prunerSpaceDestroy(space);
+  /* A single --config that fails is a failed command; random sweeps report and succeed. */
+  return a.config && ok == 0 ? 1 : 0;
+}
