@@ -1,0 +1,36 @@
+/* passes/schedule_passes.h: the C side of pruner-apply-config and pruner-gpu-pipeline.
+ * Registered by PluginRegistration.cpp (see docs/schedule.md). */
+#ifndef PRUNER_SCHEDULE_PASSES_H
+#define PRUNER_SCHEDULE_PASSES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <mlir-c/IR.h>
+
+#include "pruner/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* pruner-apply-config{target=... gpu-mapping=...} on a module: every linalg op carrying
+ * `pruner.config` is checked against `target` (invalid: an error on the op naming the
+ * key, and the pass fails), tagged, and transformed by its schedule (lib/schedule); all
+ * configured ops are tiled first, the module is bufferized once, then each op's block
+ * forall becomes its own gpu.launch. Ops without a config are left alone. Ends with
+ * canonicalize, cse and gpu-launch-sink-index-computations. Errors on an op are emitted
+ * through prunerEmitError; the returned status carries the first one. */
+PrunerStatus prunerApplyConfigRun(MlirOperation module, const char *target, bool gpu_mapping);
+
+/* The pass pipeline text that follows pruner-apply-config inside
+ * `pruner-gpu-pipeline{chip=... format=bin|isa}`: NVVM lowering with nvvm-attach-target
+ * for `chip` and gpu-module-to-binary in `format`. Returns the length written (as
+ * snprintf); fails for an unknown chip or format. */
+PrunerStatus prunerGpuPipelineText(const char *chip, const char *format, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PRUNER_SCHEDULE_PASSES_H */
