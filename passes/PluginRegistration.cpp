@@ -8,15 +8,18 @@
 #include <string>
 
 #include "mlir/CAPI/IR.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Tools/Plugins/PassPlugin.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/Compiler.h"
 
 #include "passes.h"
+#include "schedule_passes.h"
 
 extern "C" void prunerEmitRemark(MlirOperation op, const char *message) {
   unwrap(op)->emitRemark(message);
@@ -68,12 +71,84 @@ struct StripPass : public mlir::PassWrapper<StripPass, mlir::OperationPass<>> {
   void runOnOperation() override { prunerStripRun(wrap(getOperation())); }
 };
 
+// pruner-apply-config{target=... gpu-mapping=...}: see prunerApplyConfigRun.
+struct ApplyConfigPass
+    : public mlir::PassWrapper<ApplyConfigPass, mlir::OperationPass<mlir::ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ApplyConfigPass)
+
+  ApplyConfigPass() = default;
+  ApplyConfigPass(const ApplyConfigPass &other) : PassWrapper(other) {}
+  ApplyConfigPass(const std::string &t, bool mapping) {
+    target = t;
+    gpuMapping = mapping;
+  }
+
+  llvm::StringRef getArgument() const final { return "pruner-apply-config"; }
+  llvm::StringRef getDescription() const final {
+    return "Apply each op's pruner.config: tile, fuse, vectorize, bufferize, map to GPU";
+  }
+
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("GPU the configs are checked against"),
+                             llvm::cl::init("sm_90")};
+  Option<bool> gpuMapping{*this, "gpu-mapping",
+                          llvm::cl::desc("Map to gpu.launch (false keeps scf.forall)"),
+                          llvm::cl::init(true)};
+
+  void runOnOperation() override {
+    PrunerStatus s = prunerApplyConfigRun(wrap(getOperation().getOperation()),
+                                          target.getValue().c_str(), gpuMapping);
+    if (!s.ok)
+      signalPassFailure(); // the op at fault already carries the error
+  }
+};
+
+struct GpuPipelineOptions : public mlir::PassPipelineOptions<GpuPipelineOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("GPU architecture (sm_80, sm_90)"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> format{*this, "format",
+                             llvm::cl::desc("gpu.binary contents: bin (cubin) or isa (PTX)"),
+                             llvm::cl::init("bin")};
+};
+
+// Pipeline builders cannot fail: a bad option becomes a pass that reports it and fails.
+struct PipelineErrorPass : public mlir::PassWrapper<PipelineErrorPass, mlir::OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PipelineErrorPass)
+  explicit PipelineErrorPass(std::string m) : message(std::move(m)) {}
+  void runOnOperation() override {
+    getOperation()->emitError(message);
+    signalPassFailure();
+  }
+  std::string message;
+};
+
+void buildGpuPipeline(mlir::OpPassManager &pm, const GpuPipelineOptions &options) {
+  char text[4096];
+  PrunerStatus s =
+      prunerGpuPipelineText(options.chip.getValue().c_str(), options.format.getValue().c_str(),
+                            text, sizeof text);
+  if (!s.ok) {
+    pm.addPass(std::make_unique<PipelineErrorPass>(s.message));
+    return;
+  }
+  pm.addPass(std::make_unique<ApplyConfigPass>(options.chip.getValue(), true));
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  if (mlir::failed(mlir::parsePassPipeline(text, pm, os)))
+    pm.addPass(std::make_unique<PipelineErrorPass>("pruner-gpu-pipeline: " + err));
+}
+
 void registerPrunerPasses() {
   mlir::PassRegistration<ExposeSpacePass>();
   mlir::PassRegistration<StripPass>();
 
   // ---- Registrations owned by "schedule" (added by them; keep this block last) ----
   // pruner-apply-config and the pipeline pruner-gpu-pipeline{chip=... format=...}.
+  mlir::PassRegistration<ApplyConfigPass>();
+  mlir::PassPipelineRegistration<GpuPipelineOptions>(
+      "pruner-gpu-pipeline",
+      "pruner-apply-config, then the NVVM lowering to a gpu.binary (docs/schedule.md)",
+      buildGpuPipeline);
   // ---- end of "schedule" registrations ----
 }
 
