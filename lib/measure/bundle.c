@@ -344,7 +344,7 @@ static PrunerStatus getNumber(const cJSON *o, const char *key, const char *where
 
 static PrunerStatus getInt(const cJSON *o, const char *key, const char *where, int64_t lo,
                            int64_t hi, int64_t *out) {
-  double d;
+  double d = 0;
   PrunerStatus st = getNumber(o, key, where, &d);
   if (!st.ok)
     return st;
@@ -556,7 +556,7 @@ static PrunerStatus parseManifest(PrunerBundle b, const cJSON *root, const char 
     return st;
   if (strcmp(format, "pruner-bundle") != 0)
     return prunerStatusError("%s: format '%s' is not 'pruner-bundle'", where, format);
-  double version;
+  double version = 0;
   if ((st = getNumber(root, "version", where, &version)).ok == false)
     return st;
   if (version != PRUNER_BUNDLE_VERSION)

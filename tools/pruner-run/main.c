@@ -1,0 +1,131 @@
+/* pruner-run: measures a bundle of compiled candidates on the local GPU.
+ *
+ *   pruner-run BUNDLE [-o records.jsonl] [--timeout=S] [--samples=N] [--seed=S]
+ *              [--only-baseline] [--no-final]
+ *
+ * One record per candidate is appended (and flushed) to the records file; a rerun skips
+ * what is already there. Exit codes: 0 done, 1 error, 3 no CUDA device. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: pruner-run BUNDLE [-o RECORDS] [--timeout=S] [--samples=N] [--seed=S]\n"
+          "                  [--only-baseline] [--no-final]\n"
+          "Checks and times every candidate of BUNDLE (a folder with manifest.json and\n"
+          "cubins) on CUDA device 0, plus cuBLAS per GEMM-shaped workload, and appends one\n"
+          "JSON record per measurement to RECORDS (default BUNDLE/records.jsonl).\n"
+          "  --timeout=S      per-candidate watchdog in seconds (default 10)\n"
+          "  --samples=N      minimum timed samples per candidate (default 10, max %d)\n"
+          "  --seed=S         input seed (default: the bundle's)\n"
+          "  --only-baseline  measure cuBLAS only\n"
+          "  --no-final       skip the interleaved re-measurement of the top %d\n"
+          "Exit codes: 0 done, 1 error, 3 no CUDA device.\n",
+          PRUNER_MAX_SAMPLES, RUN_FINAL_TOP);
+}
+
+static bool parseDouble(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !(v > 0))
+    return false;
+  *out = v;
+  return true;
+}
+
+static bool parseU64(const char *s, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s || *end || s[0] == '-')
+    return false;
+  *out = v;
+  return true;
+}
+
+int main(int argc, char **argv) {
+  const char *bundle_dir = NULL, *records = NULL;
+  PrunerRunOptions ro = prunerRunDefaultOptions();
+  bool final_remeasure = true;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    uint64_t u;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage(stdout);
+      return PRUNER_RUN_EXIT_OK;
+    } else if (!strcmp(a, "-o") && i + 1 < argc) {
+      records = argv[++i];
+    } else if (!strncmp(a, "--timeout=", 10)) {
+      if (!parseDouble(a + 10, &ro.timeout_seconds)) {
+        fprintf(stderr, "pruner-run: --timeout wants a positive number of seconds, got '%s'\n",
+                a + 10);
+        return PRUNER_RUN_EXIT_ERROR;
+      }
+    } else if (!strncmp(a, "--samples=", 10)) {
+      if (!parseU64(a + 10, &u) || u < 1 || u > PRUNER_MAX_SAMPLES) {
+        fprintf(stderr, "pruner-run: --samples wants 1..%d, got '%s'\n", PRUNER_MAX_SAMPLES,
+                a + 10);
+        return PRUNER_RUN_EXIT_ERROR;
+      }
+      ro.samples = (int)u;
+    } else if (!strncmp(a, "--seed=", 7)) {
+      if (!parseU64(a + 7, &ro.seed)) {
+        fprintf(stderr, "pruner-run: --seed wants a non-negative integer, got '%s'\n", a + 7);
+        return PRUNER_RUN_EXIT_ERROR;
+      }
+    } else if (!strcmp(a, "--only-baseline")) {
+      ro.only_baseline = true;
+    } else if (!strcmp(a, "--no-final")) {
+      final_remeasure = false;
+    } else if (a[0] == '-') {
+      fprintf(stderr, "pruner-run: unknown option '%s'\n", a);
+      usage(stderr);
+      return PRUNER_RUN_EXIT_ERROR;
+    } else if (!bundle_dir) {
+      bundle_dir = a;
+    } else {
+      fprintf(stderr, "pruner-run: more than one bundle given ('%s', '%s')\n", bundle_dir, a);
+      return PRUNER_RUN_EXIT_ERROR;
+    }
+  }
+  if (!bundle_dir) {
+    usage(stderr);
+    return PRUNER_RUN_EXIT_ERROR;
+  }
+  PrunerBundle bundle;
+  PrunerStatus st = prunerBundleRead(bundle_dir, &bundle);
+  if (!st.ok) {
+    fprintf(stderr, "pruner-run: %s\n", st.message);
+    return PRUNER_RUN_EXIT_ERROR;
+  }
+  char default_records[4200];
+  if (!records) {
+    snprintf(default_records, sizeof(default_records), "%s/records.jsonl", bundle_dir);
+    records = default_records;
+  }
+  RunnerOptions opts = {
+      .records_path = records,
+      .timeout_seconds = ro.timeout_seconds,
+      .prepare_timeout_seconds = 300,
+      .samples = ro.samples,
+      .seed = ro.seed,
+      .only_baseline = ro.only_baseline,
+      .final_remeasure = final_remeasure,
+      .log = stdout,
+  };
+  printf("bundle %s: %zu workloads, %zu candidates, compiled for %s; records -> %s\n",
+         bundle_dir, prunerBundleNumWorkloads(bundle), prunerBundleNumCandidates(bundle),
+         prunerBundleTargetKey(bundle), records);
+  void *ctx = runnerGpuContextCreate(bundle);
+  int code = ctx ? runnerExecute(bundle, &opts, runnerGpuHandler, ctx) : PRUNER_RUN_EXIT_ERROR;
+  runnerGpuContextDestroy(ctx);
+  prunerBundleDestroy(bundle);
+  if (code == PRUNER_RUN_EXIT_NO_DEVICE)
+    fprintf(stderr, "pruner-run: no CUDA device; nothing measured\n");
+  return code;
+}
