@@ -1,0 +1,195 @@
+/* pruner-eval: how well the verifier (and the draft alone) rank measured configs.
+ *
+ *   pruner-eval RECORDS [--target KEY] [--folds=K] [--quiet]
+ *   pruner-eval --synthetic=OUT [--workloads=N] [--per-workload=M] [--target NAME] [--seed=S]
+ *
+ * The first form cross-validates by workload (leave-workload-out) and prints pairwise
+ * accuracy, top-1 and top-5 scores per workload and overall. The second writes synthetic
+ * records with a known latency law (not measurements) for trying the first form without
+ * a GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pruner/records.h"
+#include "pruner/target.h"
+#include "pruner/verifier.h"
+#include "synthetic.h"
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: pruner-eval RECORDS [--target KEY] [--folds=K] [--quiet]\n"
+          "       pruner-eval --synthetic=OUT [--workloads=N] [--per-workload=M] "
+          "[--target NAME] [--seed=S]\n"
+          "\n"
+          "Cross-validates the verifier by workload (leave-workload-out, K folds, default 5)\n"
+          "on the ok records of one target and prints, per workload and overall, pairwise\n"
+          "accuracy and TenSet's top-1/top-5 scores for the verifier and the draft alone.\n"
+          "--target KEY picks the target key (default: the key with the most ok records).\n"
+          "--synthetic writes synthetic records (a known latency law, not measurements).\n");
+}
+
+/* The target description behind a records key "arch:name:NNsm". */
+static int targetFromKey(const char *key, PrunerTargetDesc *out) {
+  char name[96];
+  const char *first = strchr(key, ':');
+  const char *second = first ? strchr(first + 1, ':') : NULL;
+  if (first && second && (size_t)(second - first - 1) < sizeof(name)) {
+    memcpy(name, first + 1, (size_t)(second - first - 1));
+    name[second - first - 1] = '\0';
+    if (prunerTargetLookup(name, out).ok) {
+      int sms = atoi(second + 1);
+      if (sms > 0)
+        out->sm_count = sms; /* a measured device may differ from the table */
+      return 1;
+    }
+  }
+  snprintf(name, sizeof(name), "%.*s", first ? (int)(first - key) : (int)strlen(key), key);
+  return prunerTargetLookup(name, out).ok;
+}
+
+/* The target key with the most ok records. */
+static const char *busiestTarget(PrunerRecords records) {
+  size_t n = prunerRecordsCount(records), best_count = 0;
+  const char *best = NULL;
+  for (size_t i = 0; i < n; ++i) {
+    const PrunerRecord *r = prunerRecordsGet(records, i);
+    if (r->status != PRUNER_RECORD_OK || (best && !strcmp(best, r->target_key)))
+      continue;
+    size_t c = 0;
+    for (size_t j = 0; j < n; ++j) {
+      const PrunerRecord *q = prunerRecordsGet(records, j);
+      c += q->status == PRUNER_RECORD_OK && !strcmp(q->target_key, r->target_key);
+    }
+    if (c > best_count) {
+      best_count = c;
+      best = r->target_key;
+    }
+  }
+  return best;
+}
+
+static int writeSynthetic(const char *path, const char *target_name, int workloads,
+                          int per_workload, unsigned long long seed) {
+  PrunerTargetDesc target;
+  PrunerStatus s = prunerTargetLookup(target_name, &target);
+  if (!s.ok) {
+    fprintf(stderr, "pruner-eval: %s\n", s.message);
+    return 2;
+  }
+  PrunerRecords records;
+  s = prunerRecordsOpen(path, &records);
+  if (s.ok)
+    s = prunerSyntheticRecords(&target, workloads, per_workload, seed, records);
+  if (!s.ok) {
+    fprintf(stderr, "pruner-eval: %s\n", s.message);
+    return 1;
+  }
+  printf("wrote %zu synthetic records (not measurements) to %s\n", prunerRecordsCount(records),
+         path);
+  prunerRecordsClose(records);
+  return 0;
+}
+
+static void printRow(const char *name, const PrunerRankMetrics *v, const PrunerRankMetrics *d,
+                     size_t n, const char *note) {
+  printf("%-48s %6zu  %6.3f %6.3f %6.3f   %6.3f %6.3f %6.3f%s\n", name, n,
+         v->pairwise_accuracy, v->top1, v->top5, d->pairwise_accuracy, d->top1, d->top5, note);
+}
+
+int main(int argc, char **argv) {
+  const char *path = NULL, *target_arg = NULL, *synthetic = NULL;
+  int folds = 5, workloads = 8, per_workload = 200, quiet = 0;
+  unsigned long long seed = 1;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage(stdout);
+      return 0;
+    } else if (!strcmp(a, "--target") && i + 1 < argc) {
+      target_arg = argv[++i];
+    } else if (!strncmp(a, "--target=", 9)) {
+      target_arg = a + 9;
+    } else if (!strncmp(a, "--folds=", 8)) {
+      folds = atoi(a + 8);
+    } else if (!strncmp(a, "--synthetic=", 12)) {
+      synthetic = a + 12;
+    } else if (!strncmp(a, "--workloads=", 12)) {
+      workloads = atoi(a + 12);
+    } else if (!strncmp(a, "--per-workload=", 15)) {
+      per_workload = atoi(a + 15);
+    } else if (!strncmp(a, "--seed=", 7)) {
+      seed = strtoull(a + 7, NULL, 10);
+    } else if (!strcmp(a, "--quiet")) {
+      quiet = 1;
+    } else if (a[0] == '-' || path) {
+      fprintf(stderr, "pruner-eval: unexpected argument '%s'\n", a);
+      usage(stderr);
+      return 2;
+    } else {
+      path = a;
+    }
+  }
+  if (synthetic)
+    return writeSynthetic(synthetic, target_arg ? target_arg : "sm_90", workloads,
+                          per_workload, seed);
+  if (!path) {
+    usage(stderr);
+    return 2;
+  }
+  PrunerRecords records;
+  PrunerStatus s = prunerRecordsOpen(path, &records);
+  if (!s.ok) {
+    fprintf(stderr, "pruner-eval: %s\n", s.message);
+    return 1;
+  }
+  if (prunerRecordsSkippedLines(records))
+    fprintf(stderr, "pruner-eval: warning: %s\n", prunerRecordsWarnings(records));
+  const char *key = target_arg ? target_arg : busiestTarget(records);
+  PrunerTargetDesc target;
+  if (!key || !targetFromKey(key, &target)) {
+    fprintf(stderr, "pruner-eval: %s: %s\n", path,
+            key ? "target key names no known GPU (expected arch:name:NNsm)"
+                : "no ok records to evaluate");
+    prunerRecordsClose(records);
+    return 1;
+  }
+  PrunerEvalWorkload *results = NULL;
+  size_t count = 0;
+  s = prunerVerifierCrossValidate(records, &target, key, NULL, folds, &results, &count);
+  if (!s.ok) {
+    fprintf(stderr, "pruner-eval: %s: %s\n", path, s.message);
+    prunerRecordsClose(records);
+    return 1;
+  }
+  printf("target %s, %d folds, leave-workload-out, %zu workloads\n", key, folds, count);
+  printf("%-48s %6s  %-20s   %-20s\n", "", "", "verifier", "draft alone");
+  printf("%-48s %6s  %6s %6s %6s   %6s %6s %6s\n", "workload", "n", "pair", "top1", "top5",
+         "pair", "top1", "top5");
+  PrunerRankMetrics vsum = {0, 0, 0, 0, 0}, dsum = {0, 0, 0, 0, 0};
+  size_t pairs = 0, n = 0;
+  double vpair = 0, dpair = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const PrunerEvalWorkload *e = &results[i];
+    if (!quiet)
+      printRow(e->workload_key, &e->verifier, &e->draft, e->verifier.n,
+               e->verifier_fell_back ? "  (verifier = draft: too few records)" : "");
+    n += e->verifier.n;
+    vsum.top1 += e->verifier.top1 / (double)count;
+    vsum.top5 += e->verifier.top5 / (double)count;
+    dsum.top1 += e->draft.top1 / (double)count;
+    dsum.top5 += e->draft.top5 / (double)count;
+    if (e->verifier.pairs) {
+      /* pairwise accuracy pooled over all pairs of all workloads */
+      vpair += e->verifier.pairwise_accuracy * (double)e->verifier.pairs;
+      dpair += e->draft.pairwise_accuracy * (double)e->draft.pairs;
+      pairs += e->verifier.pairs;
+    }
+  }
+  vsum.pairwise_accuracy = pairs ? vpair / (double)pairs : 0.0;
+  dsum.pairwise_accuracy = pairs ? dpair / (double)pairs : 0.0;
+  printRow("overall (pairs pooled, top-k averaged)", &vsum, &dsum, n, "");
+  free(results);
+  prunerRecordsClose(records);
+  return 0;
+}
