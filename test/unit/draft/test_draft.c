@@ -1,0 +1,377 @@
+/* Unit tests of the draft model on hand-computed cases (docs/draft.md). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pruner/draft.h"
+
+static PrunerTargetDesc h100(void) {
+  PrunerTargetDesc t;
+  PrunerStatus st = prunerTargetLookup("h100", &t);
+  assert_true(st.ok);
+  return t;
+}
+
+static PrunerDraft makeDraft(const PrunerWorkload *w, const PrunerTargetDesc *t) {
+  PrunerDraft d;
+  PrunerStatus st = prunerDraftCreate(w, t, &d);
+  if (!st.ok) fail_msg("%s", st.message);
+  return d;
+}
+
+/* A matmul config: block tile (m, n), K step, thread tile (tm, tn). */
+static PrunerConfig mm(int64_t wm, int64_t wn, int64_t k, int64_t tm, int64_t tn,
+                       uint32_t promote, int vw) {
+  PrunerConfig c;
+  memset(&c, 0, sizeof c);
+  c.workgroup[0] = wm;
+  c.workgroup[1] = wn;
+  c.reduction[2] = k;
+  c.thread[0] = tm;
+  c.thread[1] = tn;
+  c.promote_operands = promote;
+  c.vector_width = vw;
+  return c;
+}
+
+static void scoreOk(PrunerDraft d, const PrunerConfig *c, const PrunerKernelResources *r,
+                    PrunerDraftSymbols *s) {
+  if (!prunerDraftScore(d, c, r, s)) {
+    char buf[256];
+    prunerConfigFormatShort(prunerDraftGetWorkload(d), c, buf, sizeof buf);
+    fail_msg("config %s unexpectedly rejected", buf);
+  }
+}
+
+static void test_rejects_over_shared_memory(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h100();
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 1024, 1024, 1024, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerDraft d = makeDraft(&w, &t);
+  /* (64 x 256 + 256 x 64) x 4 B = 128 KiB of promoted tiles > the 48 KiB static limit
+   * the space's validity rules apply (docs/space.md). */
+  PrunerConfig big = mm(64, 64, 256, 4, 4, 3, 4);
+  assert_false(prunerDraftScore(d, &big, NULL, NULL));
+  assert_true(prunerDraftPredictUs(d, &big) < 0);
+  /* The same tiles unpromoted fit. */
+  PrunerConfig small = mm(64, 64, 256, 4, 4, 0, 4);
+  assert_true(prunerDraftScore(d, &small, NULL, NULL));
+  /* ptxas' shared memory over the limit rejects too. */
+  PrunerKernelResources res = {.registers = 32, .shared_bytes = 300 * 1024};
+  PrunerConfig ok = mm(64, 64, 16, 4, 4, 0, 4);
+  assert_false(prunerDraftScore(d, &ok, &res, NULL));
+  prunerDraftDestroy(d);
+}
+
+static void test_double_block_tile_halves_global_traffic(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h100();
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 1024, 1024, 1024, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerDraft d = makeDraft(&w, &t);
+  PrunerDraftSymbols a, b;
+  PrunerConfig ca = mm(32, 32, 16, 4, 4, 3, 4), cb = mm(64, 64, 16, 8, 8, 3, 4);
+  scoreOk(d, &ca, NULL, &a);
+  scoreOk(d, &cb, NULL, &b);
+  /* Hand count: A: 1024 blocks x 64 steps x 32 x 16 x 4 B = 128 MiB, the same for B. */
+  assert_float_equal(a.global_load_bytes, 2.0 * 1024 * 64 * 32 * 16 * 4, 1.0);
+  assert_float_equal(b.global_load_bytes, a.global_load_bytes / 2.0, 1.0);
+  /* Output is written once either way: 4 MiB. */
+  assert_float_equal(a.global_store_bytes, 1024.0 * 1024 * 4, 1.0);
+  assert_float_equal(b.global_store_bytes, a.global_store_bytes, 1.0);
+  assert_true(a.dram_bytes <= a.global_load_bytes + a.global_store_bytes);
+  assert_true(a.dram_bytes >= 3.0 * 1024 * 1024 * 4 - 1.0); /* compulsory */
+  prunerDraftDestroy(d);
+}
+
+static void test_extra_block_pays_second_wave(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h100();
+  PrunerWorkload w1, w2;
+  /* 128 x 128 tiles with 4 x 4 per thread: 1024 threads; with 64 registers (ptxas) a
+   * block takes all 65536 registers of an SM, so one block per SM. */
+  prunerWorkloadMatmul(&w1, 128 * t.sm_count, 128, 1024, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  prunerWorkloadMatmul(&w2, 128 * (t.sm_count + 1), 128, 1024, PRUNER_DTYPE_F32,
+                       PRUNER_DTYPE_F32);
+  PrunerConfig c = mm(128, 128, 16, 4, 4, 3, 4);
+  PrunerKernelResources r = {.registers = 64, .shared_bytes = 16384};
+  PrunerDraft d1 = makeDraft(&w1, &t), d2 = makeDraft(&w2, &t);
+  PrunerDraftSymbols s1, s2;
+  scoreOk(d1, &c, &r, &s1);
+  scoreOk(d2, &c, &r, &s2);
+  assert_int_equal(s1.blocks_per_sm, 1);
+  assert_int_equal(s1.limiter, PRUNER_DRAFT_LIMIT_REGISTERS);
+  assert_int_equal(s1.blocks, t.sm_count);
+  assert_int_equal(s2.blocks, t.sm_count + 1);
+  assert_float_equal(s1.waves, 1.0, 0.0);
+  assert_float_equal(s2.waves, 2.0, 0.0);
+  assert_float_equal(s2.waves_fractional, (t.sm_count + 1.0) / t.sm_count, 1e-12);
+  /* One more block (0.8% more work) costs about a second wave of compute. */
+  assert_true(s2.compute_us > 1.8 * s1.compute_us);
+  assert_true(s2.predicted_us > 1.5 * (s1.predicted_us - s1.launch_us));
+  prunerDraftDestroy(d1);
+  prunerDraftDestroy(d2);
+}
+
+static void test_occupancy_matches_cuda_rules(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h100();
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 1024, 1024, 1024, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerDraft d = makeDraft(&w, &t);
+  PrunerDraftSymbols s;
+  /* 128 threads, 64 registers, no smem on sm_90: a warp takes 64 x 32 = 2048 registers
+   * (a multiple of 256); a sub-partition's 16384 hold 8 warps, the SM 32 warps = 8 blocks
+   * of 4 warps; threads would allow 16, blocks 32, smem (1 KiB reserved) 228. */
+  PrunerConfig c128 = mm(32, 64, 16, 4, 4, 0, 4);
+  PrunerKernelResources r64 = {.registers = 64};
+  scoreOk(d, &c128, &r64, &s);
+  assert_int_equal(s.threads_per_block, 128);
+  assert_int_equal(s.blocks_per_sm, 8);
+  assert_int_equal(s.limiter, PRUNER_DRAFT_LIMIT_REGISTERS);
+  assert_float_equal(s.occupancy, 0.5, 1e-12);
+  assert_true(s.registers_from_ptxas);
+  /* 256 threads, 32 registers, 48 KiB static smem: registers allow 8, threads 8, smem
+   * floor(228 KiB / 49 KiB) = 4. */
+  PrunerConfig c256 = mm(64, 64, 16, 4, 4, 0, 4);
+  PrunerKernelResources r32 = {.registers = 32, .shared_bytes = 48 * 1024};
+  scoreOk(d, &c256, &r32, &s);
+  assert_int_equal(s.blocks_per_sm, 4);
+  assert_int_equal(s.limiter, PRUNER_DRAFT_LIMIT_SHARED);
+  /* 37 registers round up to 40 per thread in 256-register warp units (1280 / warp):
+   * 16384 / 1280 = 12 warps per sub-partition, 48 per SM, 12 blocks of 4 warps; threads
+   * allow 16. */
+  PrunerKernelResources r37 = {.registers = 37};
+  scoreOk(d, &c128, &r37, &s);
+  assert_int_equal(s.blocks_per_sm, 12);
+  assert_int_equal(s.limiter, PRUNER_DRAFT_LIMIT_REGISTERS);
+  /* 1024 threads x 80 registers exceeds the 64 K per-block register file: unlaunchable. */
+  PrunerConfig c1024 = mm(128, 128, 16, 4, 4, 0, 4);
+  PrunerKernelResources r80 = {.registers = 80};
+  assert_false(prunerDraftScore(d, &c1024, &r80, &s));
+  prunerDraftDestroy(d);
+}
+
+static void test_more_flops_not_faster(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h100();
+  const PrunerConfig configs[] = {
+      mm(64, 64, 16, 4, 4, 3, 4), mm(32, 32, 8, 2, 2, 0, 1), mm(128, 64, 32, 8, 4, 1, 4),
+      mm(16, 64, 16, 1, 4, 2, 4), mm(64, 128, 16, 8, 8, 0, 4),
+  };
+  for (size_t i = 0; i < sizeof configs / sizeof configs[0]; ++i) {
+    double prev = 0.0;
+    for (int64_t k = 256; k <= 4096; k *= 2) {
+      PrunerWorkload w;
+      prunerWorkloadMatmul(&w, 1024, 1024, k, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+      PrunerDraft d = makeDraft(&w, &t);
+      PrunerDraftSymbols s;
+      scoreOk(d, &configs[i], NULL, &s);
+      assert_true(s.predicted_us >= prev);
+      prev = s.predicted_us;
+      prunerDraftDestroy(d);
+    }
+  }
+}
+
+static void test_one_block_slower_than_full_wave(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h100();
+  PrunerConfig c = mm(64, 64, 16, 4, 4, 3, 4);
+  PrunerWorkload one, full;
+  /* Same per-block work (64 x 64 x 1024); 1 block vs 4 blocks on every SM. */
+  prunerWorkloadMatmul(&one, 64, 64, 1024, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  prunerWorkloadMatmul(&full, 64 * 4 * t.sm_count, 64, 1024, PRUNER_DTYPE_F32,
+                       PRUNER_DTYPE_F32);
+  PrunerDraft d1 = makeDraft(&one, &t), df = makeDraft(&full, &t);
+  PrunerDraftSymbols s1, sf;
+  scoreOk(d1, &c, NULL, &s1);
+  scoreOk(df, &c, NULL, &sf);
+  assert_int_equal(s1.blocks, 1);
+  assert_true(sf.waves == 1.0);
+  double gflops1 = s1.flops / s1.predicted_us, gflopsf = sf.flops / sf.predicted_us;
+  assert_true(gflopsf > 50.0 * gflops1);
+  /* The same total work as one block or spread over many: the single block is slower. */
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 256, 256, 1024, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerDraft d = makeDraft(&w, &t);
+  PrunerConfig single = mm(256, 256, 16, 8, 8, 0, 4), spread = mm(64, 64, 16, 2, 2, 0, 2);
+  PrunerDraftSymbols ss, sp;
+  scoreOk(d, &single, NULL, &ss);
+  scoreOk(d, &spread, NULL, &sp);
+  assert_int_equal(ss.blocks, 1);
+  assert_int_equal(sp.blocks, 16);
+  assert_true(ss.predicted_us > 2.0 * sp.predicted_us);
+  prunerDraftDestroy(d);
+  prunerDraftDestroy(d1);
+  prunerDraftDestroy(df);
+}
+
+typedef struct Scored {
+  double us;
+  uint64_t index;
+} Scored;
+
+static int cmpScored(const void *a, const void *b) {
+  const Scored *x = a, *y = b;
+  if (x->us != y->us) return x->us < y->us ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static void test_topn_equals_brute_force(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h100();
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 128, 64, 96, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerSpace space;
+  PrunerStatus st = prunerSpaceCreate(&w, &t, NULL, &space);
+  assert_true(st.ok);
+  PrunerDraft d = makeDraft(&w, &t);
+  uint64_t count = prunerSpaceCount(space);
+  assert_true(count > 50);
+  Scored *all = calloc(count, sizeof *all);
+  size_t valid = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    PrunerConfig c;
+    assert_true(prunerSpaceGetConfig(space, i, &c).ok);
+    PrunerDraftSymbols s;
+    if (prunerDraftScore(d, &c, NULL, &s)) all[valid++] = (Scored){s.predicted_us, i};
+  }
+  qsort(all, valid, sizeof *all, cmpScored);
+  const size_t sizes[] = {1, 7, 40, (size_t)count + 10};
+  for (size_t k = 0; k < 4; ++k) {
+    size_t n = sizes[k];
+    PrunerDraftCandidate *out = calloc(n, sizeof *out);
+    size_t got = prunerDraftTopN(d, space, n, out);
+    assert_int_equal(got, n < valid ? n : valid);
+    for (size_t i = 0; i < got; ++i) {
+      assert_int_equal(out[i].index, all[i].index);
+      assert_float_equal(out[i].predicted_us, all[i].us, 0.0);
+      PrunerConfig c;
+      assert_true(prunerSpaceGetConfig(space, out[i].index, &c).ok);
+      assert_true(prunerConfigEqual(&c, &out[i].config));
+    }
+    free(out);
+  }
+  /* A range scan equals the brute force restricted to the range. */
+  uint64_t begin = count / 3, end = 2 * count / 3;
+  PrunerDraftScanOptions range = {begin, end, 0, 0};
+  PrunerDraftCandidate out[10];
+  uint64_t scored = 0;
+  size_t got = prunerDraftTopNScan(d, space, &range, 10, out, &scored);
+  size_t j = 0;
+  for (size_t i = 0; i < valid && j < got; ++i) {
+    if (all[i].index < begin || all[i].index >= end) continue;
+    assert_int_equal(out[j].index, all[i].index);
+    ++j;
+  }
+  assert_int_equal(j, got);
+  assert_true(scored <= end - begin);
+  /* A sample never returns duplicates and is reproducible from its seed. */
+  PrunerDraftScanOptions sample = {0, 0, 4 * count, 42};
+  PrunerDraftCandidate s1[20], s2[20];
+  size_t g1 = prunerDraftTopNScan(d, space, &sample, 20, s1, NULL);
+  size_t g2 = prunerDraftTopNScan(d, space, &sample, 20, s2, NULL);
+  assert_int_equal(g1, g2);
+  for (size_t i = 0; i < g1; ++i) {
+    assert_int_equal(s1[i].index, s2[i].index);
+    for (size_t k = 0; k < i; ++k) assert_true(s1[i].index != s1[k].index);
+    if (i > 0) assert_true(s1[i].predicted_us >= s1[i - 1].predicted_us);
+  }
+  /* With 4x oversampling of a small space, the sample finds the true best. */
+  assert_int_equal(s1[0].index, all[0].index);
+  free(all);
+  prunerDraftDestroy(d);
+  prunerSpaceDestroy(space);
+}
+
+static void test_features(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h100();
+  PrunerWorkload w;
+  prunerWorkloadConv2dNhwcHwcf(&w, 1, 58, 58, 64, 3, 3, 64, 1, 1, PRUNER_DTYPE_F32);
+  PrunerDraft d = makeDraft(&w, &t);
+  int n = prunerDraftNumFeatures();
+  assert_true(n > 20);
+  for (int i = 0; i < n; ++i) {
+    assert_non_null(prunerDraftFeatureName(i));
+    for (int j = 0; j < i; ++j)
+      assert_string_not_equal(prunerDraftFeatureName(i), prunerDraftFeatureName(j));
+  }
+  assert_null(prunerDraftFeatureName(n));
+  PrunerConfig c;
+  memset(&c, 0, sizeof c);
+  /* conv loops (n, oh, ow, f, kh, kw, c). */
+  c.workgroup[0] = 1; c.workgroup[1] = 4; c.workgroup[2] = 8; c.workgroup[3] = 32;
+  c.thread[0] = 1; c.thread[1] = 1; c.thread[2] = 2; c.thread[3] = 4;
+  c.reduction[4] = 1; c.reduction[5] = 1; c.reduction[6] = 8;
+  c.vector_width = 4;
+  PrunerDraftSymbols s;
+  scoreOk(d, &c, NULL, &s);
+  float *f = calloc(n, sizeof *f);
+  prunerDraftSymbolsToFeatures(&s, f);
+  for (int i = 0; i < n; ++i) assert_true(isfinite(f[i]));
+  assert_float_equal(f[0], log2(1.0 + s.predicted_us), 1e-4);
+  free(f);
+  /* Conv traffic from index_coeff: a 4x8 output tile with a 3x3 window reads a 6x10 input
+   * halo per kh/kw step of 1 -> per block and step (1 x 4 x 8 x 8) input elements. */
+  assert_true(s.global_load_bytes > 0);
+  assert_true(s.dram_bytes >= prunerWorkloadBytes(&w) - 1.0);
+  prunerDraftDestroy(d);
+}
+
+static void test_spearman(void **state) {
+  (void)state;
+  const double a[] = {1, 2, 3, 4, 5};
+  const double up[] = {10, 20, 30, 40, 50};
+  const double down[] = {5, 4, 3, 2, 1};
+  const double tie[] = {1, 1, 2, 2, 3};
+  assert_float_equal(prunerDraftSpearman(a, up, 5), 1.0, 1e-12);
+  assert_float_equal(prunerDraftSpearman(a, down, 5), -1.0, 1e-12);
+  /* Ranks of tie: 1.5 1.5 3.5 3.5 5 vs 1..5: r = 0.9486832980505138 (hand computed). */
+  assert_float_equal(prunerDraftSpearman(a, tie, 5), 0.9486832980505138, 1e-9);
+  assert_true(isnan(prunerDraftSpearman(a, up, 1)));
+  const double flat[] = {2, 2, 2, 2, 2};
+  assert_true(isnan(prunerDraftSpearman(a, flat, 5)));
+}
+
+static void test_create_rejects_bad_target(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h100();
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 64, 64, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerDraft d = NULL;
+  t.dram_gbps = 0;
+  PrunerStatus st = prunerDraftCreate(&w, &t, &d);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "dram_gbps"));
+  assert_non_null(strstr(st.message, w.key));
+  assert_null(d);
+  t = h100();
+  t.kind = PRUNER_TARGET_HOST;
+  st = prunerDraftCreate(&w, &t, &d);
+  assert_false(st.ok);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rejects_over_shared_memory),
+      cmocka_unit_test(test_double_block_tile_halves_global_traffic),
+      cmocka_unit_test(test_extra_block_pays_second_wave),
+      cmocka_unit_test(test_occupancy_matches_cuda_rules),
+      cmocka_unit_test(test_more_flops_not_faster),
+      cmocka_unit_test(test_one_block_slower_than_full_wave),
+      cmocka_unit_test(test_topn_equals_brute_force),
+      cmocka_unit_test(test_features),
+      cmocka_unit_test(test_spearman),
+      cmocka_unit_test(test_create_rejects_bad_target),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
