@@ -144,6 +144,14 @@ PrunerStatus prunerWorkerEnsureStarted(PrunerWorker worker) {
     /* A killed runner must not leave a child holding the GPU. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
+    /* A fault in the child must kill it, even if the parent installed handlers that
+     * would catch it (test harnesses, crash reporters) and resume in inherited code. */
+    const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM};
+    for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+      signal(fatal[i], SIG_DFL);
+    /* Ctrl-C is the parent's to handle; the child dies with it (PDEATHSIG) instead of
+     * first reporting a bogus crash for the candidate in flight. */
+    signal(SIGINT, SIG_IGN);
     childLoop(&worker->spec, fds[1]);
     _exit(0);
   }

@@ -1,0 +1,317 @@
+/* lib/measure: bundle write -> read round trip, rejection of bad bundles with clear
+ * messages, and the watchdogged worker against handlers that hang and crash. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pruner/measure.h"
+
+static char g_dir[256];
+
+static void fakeResult(PrunerCompileResult *r, const char *name) {
+  memset(r, 0, sizeof(*r));
+  r->status = prunerStatusOk();
+  snprintf(r->kernel_name, sizeof(r->kernel_name), "%s", name);
+  r->grid[0] = 16; r->grid[1] = 8; r->grid[2] = 1;
+  r->block[0] = 64; r->block[1] = 2; r->block[2] = 1;
+  r->dynamic_smem_bytes = 1024;
+  r->num_args = 5;
+  r->args[0] = (PrunerKernelArg){PRUNER_ARG_BUFFER_ALLOCATED, 0, 0};
+  r->args[1] = (PrunerKernelArg){PRUNER_ARG_BUFFER_ALIGNED, 0, 0};
+  r->args[2] = (PrunerKernelArg){PRUNER_ARG_INDEX, 0, 0};
+  r->args[3] = (PrunerKernelArg){PRUNER_ARG_INDEX, 0, 128};
+  r->args[4] = (PrunerKernelArg){PRUNER_ARG_INDEX, -1, -7};
+  r->resources.registers = 40;
+  r->resources.shared_bytes = 8192;
+  r->resources.spill_store_bytes = 4;
+  static unsigned char elf[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 9, 9};
+  r->binary = elf;
+  r->binary_size = sizeof(elf);
+}
+
+static PrunerConfig matmulConfig(void) {
+  PrunerConfig c;
+  memset(&c, 0, sizeof(c));
+  c.workgroup[0] = 64; c.workgroup[1] = 32;
+  c.reduction[2] = 16;
+  c.thread[0] = 4; c.thread[1] = 4;
+  c.vector_width = 4;
+  c.promote_operands = 3;
+  return c;
+}
+
+/* Writes a bundle with one matmul and one conv candidate into a fresh folder. */
+static void writeBundle(void) {
+  snprintf(g_dir, sizeof(g_dir), "/tmp/pruner-measure-test-%d/b", (int)getpid());
+  char cmd[300];
+  snprintf(cmd, sizeof(cmd), "rm -rf /tmp/pruner-measure-test-%d", (int)getpid());
+  assert_int_equal(system(cmd), 0);
+  PrunerTargetDesc t;
+  assert_true(prunerTargetLookup("h200", &t).ok);
+  PrunerBundle b;
+  PrunerStatus st = prunerBundleCreate(g_dir, &t, 1234, &b);
+  assert_true(st.ok);
+  PrunerWorkload mm, conv;
+  prunerWorkloadMatmul(&mm, 128, 256, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  prunerWorkloadConv2dNhwcHwcf(&conv, 1, 18, 18, 8, 3, 3, 16, 1, 1, PRUNER_DTYPE_F32);
+  PrunerCompileResult r;
+  fakeResult(&r, "matmul_kernel");
+  PrunerConfig c = matmulConfig();
+  int id = -1;
+  assert_true(prunerBundleAddCandidate(b, &mm, &c, &r, 12.5, 0.75, &id).ok);
+  assert_int_equal(id, 0);
+  PrunerConfig cc;
+  memset(&cc, 0, sizeof(cc));
+  for (int l = 0; l < conv.num_loops; l++) {
+    if (conv.loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      cc.reduction[l] = 1;
+    else
+      cc.workgroup[l] = cc.thread[l] = 1;
+  }
+  cc.vector_width = 1;
+  fakeResult(&r, "conv_kernel");
+  assert_true(prunerBundleAddCandidate(b, &conv, &cc, &r, 3.0, -1.5, &id).ok);
+  assert_int_equal(id, 1);
+  /* a failed compile is refused */
+  r.status = prunerStatusError("ptxas: too many resources");
+  st = prunerBundleAddCandidate(b, &mm, &c, &r, 0, 0, NULL);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "did not compile"));
+  assert_true(prunerBundleWrite(b).ok);
+  prunerBundleDestroy(b);
+}
+
+static void test_round_trip(void **state) {
+  (void)state;
+  writeBundle();
+  PrunerBundle b;
+  PrunerStatus st = prunerBundleRead(g_dir, &b);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  assert_int_equal(prunerBundleSeed(b), 1234);
+  assert_string_equal(prunerBundleTargetArch(b), "sm_90");
+  assert_string_equal(prunerBundleTargetName(b), "h200");
+  assert_int_equal(prunerBundleNumWorkloads(b), 2);
+  assert_int_equal(prunerBundleNumCandidates(b), 2);
+  PrunerWorkload mm;
+  prunerWorkloadMatmul(&mm, 128, 256, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  const PrunerBundleCandidate *c = prunerBundleGetCandidate(b, 0);
+  assert_string_equal(c->workload_key, mm.key);
+  assert_string_equal(prunerBundleGetWorkload(b, 0)->key, mm.key);
+  assert_int_equal(prunerBundleGetWorkload(b, 0)->bounds[1], 256);
+  PrunerConfig want = matmulConfig();
+  assert_true(prunerConfigEqual(&c->config, &want));
+  assert_string_equal(c->kernel_name, "matmul_kernel");
+  assert_int_equal(c->grid[0], 16);
+  assert_int_equal(c->block[1], 2);
+  assert_int_equal(c->dynamic_smem_bytes, 1024);
+  assert_int_equal(c->num_args, 5);
+  assert_int_equal(c->args[1].kind, PRUNER_ARG_BUFFER_ALIGNED);
+  assert_int_equal(c->args[3].value, 128);
+  assert_int_equal(c->args[4].operand, -1);
+  assert_int_equal(c->args[4].value, -7);
+  assert_int_equal(c->resources.registers, 40);
+  assert_int_equal(c->resources.spill_store_bytes, 4);
+  assert_true(c->draft_score_us == 12.5 && c->verifier_score == 0.75);
+  assert_int_equal(c->output_init, PRUNER_OUTPUT_ZERO);
+  const PrunerBundleCandidate *c1 = prunerBundleGetCandidate(b, 1);
+  assert_int_equal(c1->workload, 1);
+  assert_true(c1->verifier_score == -1.5);
+  unsigned char *data;
+  size_t size;
+  assert_true(prunerBundleLoadBinary(b, 1, &data, &size).ok);
+  assert_int_equal(size, 10);
+  assert_memory_equal(data, "\x7f" "ELF", 4);
+  free(data);
+  prunerBundleDestroy(b);
+}
+
+/* Edits the manifest through cJSON, then expects prunerBundleRead to fail with `needle`. */
+typedef void (*Edit)(cJSON *root);
+
+static void expectRejected(Edit edit, const char *needle) {
+  writeBundle();
+  char path[300];
+  snprintf(path, sizeof(path), "%s/manifest.json", g_dir);
+  if (edit) {
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char text[1 << 20];
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = 0;
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    edit(root);
+    char *out = cJSON_Print(root);
+    f = fopen(path, "wb");
+    fputs(out, f);
+    fclose(f);
+    cJSON_free(out);
+    cJSON_Delete(root);
+  }
+  PrunerBundle b;
+  PrunerStatus st = prunerBundleRead(g_dir, &b);
+  assert_false(st.ok);
+  if (!strstr(st.message, needle))
+    fail_msg("message '%s' lacks '%s'", st.message, needle);
+}
+
+static void wrongVersion(cJSON *r) { cJSON_ReplaceItemInObject(r, "version", cJSON_CreateNumber(7)); }
+static void noKernel(cJSON *r) {
+  cJSON_DeleteItemFromObject(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "candidates"), 1), "kernel");
+}
+static void noTarget(cJSON *r) { cJSON_DeleteItemFromObject(r, "target"); }
+static void badWorkloadRef(cJSON *r) {
+  cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "candidates"), 0),
+                            "workload", cJSON_CreateNumber(5));
+}
+static void badGrid(cJSON *r) {
+  cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "candidates"), 0), "grid",
+                            cJSON_CreateString("16"));
+}
+static void badArgKind(cJSON *r) {
+  cJSON *args = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "candidates"), 0), "args");
+  cJSON_ReplaceItemInObject(cJSON_GetArrayItem(args, 0), "kind", cJSON_CreateString("pointer"));
+}
+static void escapingCubin(cJSON *r) {
+  cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "candidates"), 0), "cubin",
+                            cJSON_CreateString("../x.cubin"));
+}
+
+static void test_rejects_bad_bundles(void **state) {
+  (void)state;
+  expectRejected(wrongVersion, "format version 7 is not supported");
+  expectRejected(noKernel, "candidates[1]: missing field 'kernel'");
+  expectRejected(noTarget, "missing field 'target'");
+  expectRejected(badWorkloadRef, "field 'workload' = 5");
+  expectRejected(badGrid, "'grid' must be an array of 3 integers");
+  expectRejected(badArgKind, "args[0]: kind 'pointer'");
+  expectRejected(escapingCubin, "must be a plain file name");
+}
+
+static void test_missing_cubin_and_manifest(void **state) {
+  (void)state;
+  writeBundle();
+  char path[300];
+  snprintf(path, sizeof(path), "%s/c000001.cubin", g_dir);
+  assert_int_equal(unlink(path), 0);
+  PrunerBundle b;
+  PrunerStatus st = prunerBundleRead(g_dir, &b);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "c000001.cubin' is missing"));
+  snprintf(path, sizeof(path), "%s/manifest.json", g_dir);
+  assert_int_equal(unlink(path), 0);
+  st = prunerBundleRead(g_dir, &b);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "cannot open"));
+  assert_non_null(strstr(st.message, "manifest.json"));
+}
+
+static void test_truncated_manifest(void **state) {
+  (void)state;
+  writeBundle();
+  char path[300];
+  snprintf(path, sizeof(path), "%s/manifest.json", g_dir);
+  FILE *f = fopen(path, "rb");
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fclose(f);
+  assert_int_equal(truncate(path, n / 2), 0);
+  PrunerBundle b;
+  PrunerStatus st = prunerBundleRead(g_dir, &b);
+  assert_false(st.ok);
+  if (!strstr(st.message, "truncated"))
+    fail_msg("%s", st.message);
+  f = fopen(path, "wb");
+  fputs("{\"format\": \"pruner-bundle\", \"version\": 1,, }", f);
+  fclose(f);
+  st = prunerBundleRead(g_dir, &b);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "invalid JSON at byte"));
+}
+
+/* ---- worker ---- */
+typedef struct Req { int op; int value; } Req;
+typedef struct Rep { int value; int pid; } Rep;
+
+static bool handler(void *ctx, const void *request, void *reply) {
+  (void)ctx;
+  const Req *q = request;
+  Rep *r = reply;
+  r->pid = (int)getpid();
+  switch (q->op) {
+  case 0: r->value = q->value * 2; return true;        /* answer */
+  case 1: for (;;) pause();                              /* hang */
+  case 2: raise(SIGSEGV); return true;                  /* crash */
+  case 3: r->value = -1; return false;                  /* answer, then retire */
+  }
+  return true;
+}
+
+static void test_worker_watchdog(void **state) {
+  (void)state;
+  PrunerWorkerSpec spec = {handler, NULL, sizeof(Req), sizeof(Rep)};
+  PrunerWorker w;
+  assert_true(prunerWorkerCreate(&spec, &w).ok);
+  assert_int_equal(prunerWorkerGeneration(w), 0);
+  Req q = {0, 21};
+  Rep r;
+  char why[256];
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
+  assert_int_equal(r.value, 42);
+  int first_pid = r.pid;
+  assert_int_equal(prunerWorkerGeneration(w), 1);
+  q.op = 1; /* hang */
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 0.3, why, sizeof(why)), PRUNER_WORKER_TIMEOUT);
+  assert_non_null(strstr(why, "no reply within 0.3 s"));
+  q.op = 0;
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
+  assert_int_equal(r.value, 42);
+  assert_int_not_equal(r.pid, first_pid);
+  assert_int_equal(prunerWorkerGeneration(w), 2);
+  q.op = 2; /* crash */
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_CRASHED);
+  assert_non_null(strstr(why, "signal 11"));
+  q.op = 3; /* retires after answering */
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
+  assert_int_equal(r.value, -1);
+  assert_int_equal(prunerWorkerGeneration(w), 3);
+  q.op = 0;
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
+  assert_int_equal(prunerWorkerGeneration(w), 4);
+  prunerWorkerDestroy(w);
+}
+
+static void test_run_bundle_missing_runner(void **state) {
+  (void)state;
+  PrunerStatus st = prunerMeasureRunBundle("/nonexistent/pruner-run", "/tmp", "/tmp/x.jsonl", NULL);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "cannot run"));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_round_trip),
+      cmocka_unit_test(test_rejects_bad_bundles),
+      cmocka_unit_test(test_missing_cubin_and_manifest),
+      cmocka_unit_test(test_truncated_manifest),
+      cmocka_unit_test(test_worker_watchdog),
+      cmocka_unit_test(test_run_bundle_missing_runner),
+  };
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  char cmd[300];
+  snprintf(cmd, sizeof(cmd), "rm -rf /tmp/pruner-measure-test-%d", (int)getpid());
+  if (system(cmd) != 0)
+    fprintf(stderr, "could not remove the test folder\n");
+  return rc;
+}
