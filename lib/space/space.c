@@ -227,6 +227,15 @@ PrunerSpaceOptions prunerSpaceGetOptions(PrunerSpace space) { return space->opts
 /* ---- raw index <-> digits <-> config ------------------------------------------------- */
 
 static void decodeDigits(const PrunerSpaceImpl *s, uint64_t raw, int *digits) {
+  if (raw <= UINT32_MAX) { /* 32-bit division is several times cheaper (most spaces) */
+    uint32_t r = (uint32_t)raw;
+    for (int k = s->num_knobs - 1; k >= 0; --k) {
+      uint32_t radix = (uint32_t)s->knobs[k].num_values;
+      digits[k] = (int)(r % radix);
+      r /= radix;
+    }
+    return;
+  }
   for (int k = s->num_knobs - 1; k >= 0; --k) {
     uint64_t radix = (uint64_t)s->knobs[k].num_values;
     digits[k] = (int)(raw % radix);
@@ -374,61 +383,78 @@ static bool vectorValid(const PrunerSpaceImpl *s, const int *digits) {
   return true;
 }
 
-/* Advances the odometer at knob k (lower knobs reset); false when it runs out. */
-static bool advance(const PrunerSpaceImpl *s, int *digits, int k) {
-  for (int j = k + 1; j < s->num_knobs; ++j) digits[j] = 0;
-  for (; k >= 0; --k) {
-    if (++digits[k] < s->knobs[k].num_values) return true;
-    digits[k] = 0;
-  }
-  return false;
+/* A position in the raw space kept as digits, so that a scan never divides. */
+typedef struct Cursor {
+  int digits[MAX_KNOBS];
+  bool tiles_known, tiles_ok;
+} Cursor;
+
+static void cursorStart(const PrunerSpaceImpl *s, Cursor *c, uint64_t raw) {
+  decodeDigits(s, raw, c->digits);
+  c->tiles_known = false;
 }
 
-/* First valid raw index >= *raw, or false. Whole subtrees are skipped when a rule fails
- * on a more significant group of knobs: a tile failure skips every reduction / promote /
- * vector choice under it, a shared-memory failure every vector width. */
-static bool nextValidRaw(const PrunerSpaceImpl *s, uint64_t start, uint64_t *found) {
-  if (start >= s->raw_size) return false;
-  int digits[MAX_KNOBS];
-  decodeDigits(s, start, digits);
-  const int last_tile = s->num_tile_knobs - 1;
-  bool tiles_known = false, tiles_ok = false;
+/* Advances the cursor at knob k (lower knobs reset); false when the space runs out. */
+static bool cursorAdvance(const PrunerSpaceImpl *s, Cursor *c, int k) {
+  if (k < 0) return false;
+  for (int j = k + 1; j < s->num_knobs; ++j) c->digits[j] = 0;
+  for (; k >= 0; --k) {
+    if (++c->digits[k] < s->knobs[k].num_values) break;
+    c->digits[k] = 0;
+  }
+  if (k < 0) return false;
+  if (k < s->num_tile_knobs) c->tiles_known = false;
+  return true;
+}
+
+/* Moves the cursor to the first valid config at or after it; false if there is none.
+ * Whole subtrees are skipped when a rule fails on a more significant group of knobs: a
+ * tile failure skips every reduction / promote / vector choice under it, a shared-memory
+ * failure every vector width. */
+static bool cursorSeek(const PrunerSpaceImpl *s, Cursor *c) {
   for (;;) {
-    if (!tiles_known) {
-      tiles_ok = tilesValid(s, digits);
-      tiles_known = true;
+    if (!c->tiles_known) {
+      c->tiles_ok = tilesValid(s, c->digits);
+      c->tiles_known = true;
     }
     int fail_at;
-    if (!tiles_ok)
-      fail_at = last_tile;
-    else if (!smemValid(s, digits))
+    if (!c->tiles_ok)
+      fail_at = s->num_tile_knobs - 1; /* -1 with no tile knobs: nothing is valid */
+    else if (!smemValid(s, c->digits))
       fail_at = s->promote_knob;
-    else if (!vectorValid(s, digits))
+    else if (!vectorValid(s, c->digits))
       fail_at = s->vector_knob;
-    else {
-      *found = encodeDigits(s, digits);
+    else
       return true;
-    }
-    if (fail_at < 0) return false; /* no tile knobs and the empty tiling fails */
-    /* Remember whether the tile digits change. */
-    int changed = fail_at;
-    for (int k = fail_at; k >= 0; --k) {
-      changed = k;
-      if (digits[k] + 1 < s->knobs[k].num_values) break;
-    }
-    if (!advance(s, digits, fail_at)) return false;
-    if (changed <= last_tile) tiles_known = false;
+    if (!cursorAdvance(s, c, fail_at)) return false;
   }
+}
+
+/* The valid config after the one the cursor is on. */
+static bool cursorNext(const PrunerSpaceImpl *s, Cursor *c) {
+  return cursorAdvance(s, c, s->num_knobs - 1) && cursorSeek(s, c);
+}
+
+/* First valid raw index >= start, or false. */
+static bool nextValidRaw(const PrunerSpaceImpl *s, uint64_t start, uint64_t *found) {
+  if (start >= s->raw_size) return false;
+  Cursor c;
+  cursorStart(s, &c, start);
+  if (!cursorSeek(s, &c)) return false;
+  *found = encodeDigits(s, c.digits);
+  return true;
 }
 
 bool prunerSpaceNext(PrunerSpace space, uint64_t *raw, PrunerConfig *config) {
-  uint64_t found;
-  if (!nextValidRaw(space, *raw, &found)) {
+  if (*raw >= space->raw_size) return false;
+  Cursor c;
+  cursorStart(space, &c, *raw);
+  if (!cursorSeek(space, &c)) {
     *raw = space->raw_size;
     return false;
   }
-  *raw = found + 1;
-  prunerSpaceDecodeRaw(space, found, config);
+  *raw = encodeDigits(space, c.digits) + 1;
+  digitsToConfig(space, c.digits, config);
   return true;
 }
 
@@ -452,11 +478,11 @@ static PrunerStatus buildIndex(PrunerSpaceImpl *s) {
     return prunerStatusError("space of %s: out of memory for the index of %zu chunks", s->w.key,
                              chunks);
   /* Count per chunk, then turn the counts into exclusive prefix sums. */
-  uint64_t raw = 0, found, total = 0;
-  while (nextValidRaw(s, raw, &found)) {
-    ++prefix[found / PRUNER_SPACE_CHUNK];
-    raw = found + 1;
-  }
+  uint64_t total = 0;
+  Cursor cur;
+  cursorStart(s, &cur, 0);
+  for (bool more = cursorSeek(s, &cur); more; more = cursorNext(s, &cur))
+    ++prefix[encodeDigits(s, cur.digits) / PRUNER_SPACE_CHUNK];
   for (size_t c = 0; c < chunks; ++c) {
     uint64_t n = prefix[c];
     prefix[c] = total;
@@ -491,15 +517,15 @@ PrunerStatus prunerSpaceGetConfig(PrunerSpace space, uint64_t index, PrunerConfi
     else
       hi = mid - 1;
   }
-  uint64_t raw = (uint64_t)lo * PRUNER_SPACE_CHUNK, found = 0;
-  for (uint64_t skip = index - space->prefix[lo];; --skip) {
-    if (!nextValidRaw(space, raw, &found))
-      return prunerStatusError("space of %s: index is inconsistent at %llu", space->w.key,
-                               (unsigned long long)index);
-    if (skip == 0) break;
-    raw = found + 1;
-  }
-  prunerSpaceDecodeRaw(space, found, out);
+  Cursor cur;
+  cursorStart(space, &cur, (uint64_t)lo * PRUNER_SPACE_CHUNK);
+  bool more = cursorSeek(space, &cur);
+  for (uint64_t skip = index - space->prefix[lo]; more && skip > 0; --skip)
+    more = cursorNext(space, &cur);
+  if (!more) /* cannot happen: the prefix counts came from the same scan */
+    return prunerStatusError("space of %s: index is inconsistent at %llu", space->w.key,
+                             (unsigned long long)index);
+  digitsToConfig(space, cur.digits, out);
   return prunerStatusOk();
 }
 
@@ -520,11 +546,12 @@ PrunerStatus prunerSpaceGetIndex(PrunerSpace space, const PrunerConfig *config,
       st = prunerStatusError("config is a candidate of %s but not valid", space->w.key);
     return st;
   }
-  uint64_t chunk = raw / PRUNER_SPACE_CHUNK, r = chunk * PRUNER_SPACE_CHUNK, found, n = 0;
-  while (nextValidRaw(space, r, &found) && found < raw) {
+  uint64_t chunk = raw / PRUNER_SPACE_CHUNK, n = 0;
+  Cursor cur;
+  cursorStart(space, &cur, chunk * PRUNER_SPACE_CHUNK);
+  for (bool more = cursorSeek(space, &cur); more && encodeDigits(space, cur.digits) < raw;
+       more = cursorNext(space, &cur))
     ++n;
-    r = found + 1;
-  }
   *index = space->prefix[chunk] + n;
   return prunerStatusOk();
 }
