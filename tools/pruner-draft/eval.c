@@ -1,0 +1,91 @@
+/* pruner-draft --eval: Spearman correlation and recall of the measured best in the top N,
+ * per workload, from a records file. */
+#include "eval.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool usable(const PrunerRecord *r, const char *target_key) {
+  return r->status == PRUNER_RECORD_OK && !r->is_baseline && r->has_workload &&
+         r->median_us > 0 && strcmp(r->target_key, target_key) == 0;
+}
+
+static PrunerStatus evalOne(PrunerRecords records, const PrunerTargetDesc *t,
+                            const char *target_key, const PrunerRecord *first, size_t top,
+                            DraftEvalRow *row) {
+  memset(row, 0, sizeof *row);
+  snprintf(row->workload_key, sizeof row->workload_key, "%s", first->workload_key);
+  PrunerDraft draft;
+  PrunerStatus st = prunerDraftCreate(&first->workload, t, &draft);
+  if (!st.ok) return st;
+  size_t n = prunerRecordsCount(records);
+  double *pred = malloc(n * sizeof *pred), *meas = malloc(n * sizeof *meas);
+  PrunerDraftCandidate *cand = malloc(top * sizeof *cand);
+  if (!pred || !meas || !cand) {
+    free(pred), free(meas), free(cand);
+    prunerDraftDestroy(draft);
+    return prunerStatusError("%s: out of memory", first->workload_key);
+  }
+  size_t m = 0;
+  const PrunerRecord *best = NULL;
+  for (size_t i = 0; i < n; ++i) {
+    const PrunerRecord *r = prunerRecordsGet(records, i);
+    if (!usable(r, target_key) || strcmp(r->workload_key, first->workload_key) != 0) continue;
+    double us = prunerDraftPredictUs(draft, &r->config);
+    if (us < 0) continue; /* measured, but invalid for the model: not rankable */
+    pred[m] = us;
+    meas[m] = r->median_us;
+    ++m;
+    if (!best || r->median_us < best->median_us) best = r;
+  }
+  row->measured = m;
+  row->spearman = prunerDraftSpearman(pred, meas, m);
+  row->best_rank = -1;
+  if (best) {
+    row->best_us = best->median_us;
+    PrunerSpace space;
+    st = prunerSpaceCreate(&first->workload, t, NULL, &space);
+    if (st.ok) {
+      size_t got = prunerDraftTopN(draft, space, top, cand);
+      for (size_t i = 0; i < got; ++i)
+        if (prunerConfigEqual(&cand[i].config, &best->config)) {
+          row->best_rank = (long)i;
+          break;
+        }
+      prunerSpaceDestroy(space);
+    }
+  }
+  row->recall = row->best_rank >= 0;
+  free(pred), free(meas), free(cand);
+  prunerDraftDestroy(draft);
+  return st;
+}
+
+PrunerStatus draftEvalRecords(PrunerRecords records, const PrunerTargetDesc *target,
+                              size_t top, DraftEvalRow *rows, size_t max_rows,
+                              size_t *num_rows, size_t *skipped) {
+  char target_key[96];
+  prunerTargetKey(target, target_key, sizeof target_key);
+  size_t n = prunerRecordsCount(records);
+  *num_rows = 0;
+  *skipped = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const PrunerRecord *r = prunerRecordsGet(records, i);
+    if (!usable(r, target_key)) {
+      if (strcmp(r->target_key, target_key) != 0) ++*skipped;
+      continue;
+    }
+    /* First usable record of its workload starts a row. */
+    bool seen = false;
+    for (size_t j = 0; j < *num_rows && !seen; ++j)
+      seen = strcmp(rows[j].workload_key, r->workload_key) == 0;
+    if (seen) continue;
+    if (*num_rows == max_rows)
+      return prunerStatusError("records hold more than %zu workloads", max_rows);
+    PrunerStatus st = evalOne(records, target, target_key, r, top, &rows[*num_rows]);
+    if (!st.ok) return st;
+    ++*num_rows;
+  }
+  return prunerStatusOk();
+}

@@ -1,0 +1,27 @@
+/* pruner-draft --eval: how well the draft ranks measured configs (docs/draft.md). */
+#ifndef PRUNER_DRAFT_EVAL_H
+#define PRUNER_DRAFT_EVAL_H
+
+#include <stdio.h>
+
+#include "pruner/draft.h"
+#include "pruner/records.h"
+
+/* Quality of the draft on one workload's ok, non-baseline records of one target. */
+typedef struct DraftEvalRow {
+  char workload_key[PRUNER_WORKLOAD_KEY_SIZE];
+  size_t measured;      /* ok records used                                  */
+  double spearman;      /* predicted vs measured latency (NaN if undefined) */
+  double best_us;       /* best measured median                             */
+  long best_rank;       /* 0-based rank of the measured best in the draft's top-N, -1 if out */
+  int recall;           /* 1 if the measured best is in the draft's top-N   */
+} DraftEvalRow;
+
+/* Evaluates every workload of `records` measured on `target` (target key equality);
+ * rows[] receives at most max_rows entries; *num_rows the count written. `top` is N
+ * (512 by default). Records of other targets are counted in *skipped. */
+PrunerStatus draftEvalRecords(PrunerRecords records, const PrunerTargetDesc *target,
+                              size_t top, DraftEvalRow *rows, size_t max_rows,
+                              size_t *num_rows, size_t *skipped);
+
+#endif

@@ -1,0 +1,299 @@
+/* pruner-draft: the draft model's view of a module's tunable ops, and its quality
+ * against measured records (docs/draft.md).
+ *
+ *   pruner-draft model.mlir [--target=sm_90] [--top=10] [--json]
+ *   pruner-draft --eval RECORDS [--target=sm_90] [--top=512] */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+#include <mlir-c/IR.h>
+#include <mlir-c/RegisterEverything.h>
+
+#include "eval.h"
+#include "pruner/draft.h"
+#include "pruner/ir.h"
+#include "pruner/records.h"
+
+typedef struct Options {
+  const char *input;
+  const char *eval;
+  const char *target;
+  long top;
+  int json;
+} Options;
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: pruner-draft MODEL.mlir [--target=NAME] [--top=N] [--json]\n"
+             "       pruner-draft --eval RECORDS [--target=NAME] [--top=N]\n"
+             "Prints, per tunable linalg op, the space size and the draft's best configs\n"
+             "(predicted µs, GFLOP/s, occupancy, waves, DRAM MB, registers, bound).\n"
+             "--eval: per workload, Spearman of predicted vs measured latency and whether\n"
+             "the measured best is in the draft's top N (default 512).\n");
+}
+
+static int parseArgs(int argc, char **argv, Options *o) {
+  *o = (Options){NULL, NULL, "sm_90", -1, 0};
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (strncmp(a, "--target=", 9) == 0) o->target = a + 9;
+    else if (strncmp(a, "--top=", 6) == 0) {
+      char *end;
+      errno = 0;
+      o->top = strtol(a + 6, &end, 10);
+      if (errno || *end || o->top < 1) {
+        fprintf(stderr, "pruner-draft: --top=%s is not a positive integer\n", a + 6);
+        return 2;
+      }
+    } else if (strcmp(a, "--json") == 0) o->json = 1;
+    else if (strcmp(a, "--eval") == 0 && i + 1 < argc) o->eval = argv[++i];
+    else if (strncmp(a, "--eval=", 7) == 0) o->eval = a + 7;
+    else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage(stdout);
+      return 1;
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "pruner-draft: unknown option '%s'\n", a);
+      usage(stderr);
+      return 2;
+    } else if (!o->input) o->input = a;
+    else {
+      fprintf(stderr, "pruner-draft: more than one input ('%s' and '%s')\n", o->input, a);
+      return 2;
+    }
+  }
+  if (!o->input && !o->eval) {
+    usage(stderr);
+    return 2;
+  }
+  return 0;
+}
+
+static char *readFile(const char *path) {
+  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  size_t got;
+  while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+    len += got;
+    if (cap - len - 1 == 0) {
+      char *nb = realloc(buf, cap *= 2);
+      if (!nb) free(buf);
+      buf = nb;
+    }
+  }
+  if (f != stdin) fclose(f);
+  if (buf) buf[len] = '\0';
+  return buf;
+}
+
+static double seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- model mode ------------------------------------------------------------------------ */
+
+typedef struct Walk {
+  const Options *opts;
+  const PrunerTargetDesc *target;
+  cJSON *json_ops;
+  int index;
+  int failures;
+} Walk;
+
+static cJSON *candidateJson(const PrunerWorkload *w, const PrunerDraftCandidate *c,
+                            const PrunerDraftSymbols *s) {
+  char buf[512];
+  cJSON *o = cJSON_CreateObject();
+  prunerConfigFormat(w, &c->config, buf, sizeof buf);
+  cJSON_AddStringToObject(o, "config", buf);
+  cJSON_AddNumberToObject(o, "index", (double)c->index);
+  cJSON_AddNumberToObject(o, "predicted_us", s->predicted_us);
+  cJSON_AddNumberToObject(o, "gflops", s->flops / s->predicted_us * 1e-3);
+  cJSON_AddNumberToObject(o, "occupancy", s->occupancy);
+  cJSON_AddNumberToObject(o, "blocks_per_sm", s->blocks_per_sm);
+  cJSON_AddNumberToObject(o, "waves", s->waves);
+  cJSON_AddNumberToObject(o, "dram_mb", s->dram_bytes / 1e6);
+  cJSON_AddNumberToObject(o, "registers", s->registers);
+  cJSON_AddNumberToObject(o, "smem_bytes", (double)s->smem_per_block);
+  cJSON_AddStringToObject(o, "bound", prunerDraftBoundName(s->bound));
+  cJSON *f = cJSON_AddObjectToObject(o, "symbols");
+  int nf = prunerDraftNumFeatures();
+  float feats[128];
+  if (nf <= 128) {
+    prunerDraftSymbolsToFeatures(s, feats);
+    for (int i = 0; i < nf; ++i) cJSON_AddNumberToObject(f, prunerDraftFeatureName(i), feats[i]);
+  }
+  return o;
+}
+
+static void reportOp(Walk *wk, const PrunerWorkload *w) {
+  const Options *o = wk->opts;
+  PrunerSpace space;
+  PrunerStatus st = prunerSpaceCreate(w, wk->target, NULL, &space);
+  PrunerDraft draft = NULL;
+  if (st.ok) st = prunerDraftCreate(w, wk->target, &draft);
+  if (!st.ok) {
+    fprintf(stderr, "pruner-draft: op %d (%s): %s\n", wk->index, w->op_name, st.message);
+    if (draft) prunerDraftDestroy(draft);
+    ++wk->failures;
+    return;
+  }
+  size_t top = o->top > 0 ? (size_t)o->top : 10;
+  PrunerDraftCandidate *cand = calloc(top, sizeof *cand);
+  double t0 = seconds();
+  uint64_t count = prunerSpaceCount(space);
+  size_t got = cand ? prunerDraftTopN(draft, space, top, cand) : 0;
+  double elapsed = seconds() - t0;
+  if (o->json) {
+    cJSON *op = cJSON_CreateObject();
+    cJSON_AddNumberToObject(op, "op", wk->index);
+    cJSON_AddStringToObject(op, "op_name", w->op_name);
+    cJSON_AddStringToObject(op, "workload", w->key);
+    cJSON_AddNumberToObject(op, "space_size", (double)count);
+    cJSON *arr = cJSON_AddArrayToObject(op, "top");
+    for (size_t i = 0; i < got; ++i) {
+      PrunerDraftSymbols s;
+      prunerDraftScore(draft, &cand[i].config, NULL, &s);
+      cJSON_AddItemToArray(arr, candidateJson(w, &cand[i], &s));
+    }
+    cJSON_AddItemToArray(wk->json_ops, op);
+  } else {
+    printf("op %d: %s %s\n", wk->index, w->op_name, w->key);
+    printf("  space: %llu valid configs, scanned in %.3f s\n", (unsigned long long)count,
+           elapsed);
+    printf("  %4s  %-34s %10s %9s %5s %6s %9s %5s %7s  %s\n", "rank", "config", "pred_us",
+           "GFLOP/s", "occ", "waves", "dram_MB", "regs", "smem_B", "bound");
+    for (size_t i = 0; i < got; ++i) {
+      PrunerDraftSymbols s;
+      char buf[128];
+      prunerDraftScore(draft, &cand[i].config, NULL, &s);
+      prunerConfigFormatShort(w, &cand[i].config, buf, sizeof buf);
+      printf("  %4zu  %-34s %10.2f %9.0f %5.2f %6.2f %9.2f %5d %7lld  %s\n", i + 1, buf,
+             s.predicted_us, s.flops / s.predicted_us * 1e-3, s.occupancy, s.waves,
+             s.dram_bytes / 1e6, s.registers, (long long)s.smem_per_block,
+             prunerDraftBoundName(s.bound));
+    }
+  }
+  free(cand);
+  prunerDraftDestroy(draft);
+  prunerSpaceDestroy(space);
+}
+
+static MlirWalkResult visit(MlirOperation op, void *user) {
+  Walk *wk = user;
+  if (!prunerIsLinalgOp(op)) return MlirWalkResultAdvance;
+  PrunerWorkload w;
+  PrunerStatus st = prunerWorkloadFromOperation(op, &w);
+  if (!st.ok) return MlirWalkResultAdvance; /* fills, copies: not tunable */
+  reportOp(wk, &w);
+  ++wk->index;
+  return MlirWalkResultAdvance;
+}
+
+static int runModel(const Options *o, const PrunerTargetDesc *t) {
+  char *text = readFile(o->input);
+  if (!text) {
+    fprintf(stderr, "pruner-draft: cannot read '%s': %s\n", o->input, strerror(errno));
+    return 1;
+  }
+  MlirDialectRegistry registry = mlirDialectRegistryCreate();
+  mlirRegisterAllDialects(registry);
+  MlirContext ctx = mlirContextCreateWithRegistry(registry, false);
+  mlirDialectRegistryDestroy(registry);
+  MlirModule module = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));
+  free(text);
+  if (mlirModuleIsNull(module)) {
+    fprintf(stderr, "pruner-draft: '%s' does not parse (see MLIR's message above)\n",
+            o->input);
+    mlirContextDestroy(ctx);
+    return 1;
+  }
+  Walk wk = {o, t, o->json ? cJSON_CreateArray() : NULL, 0, 0};
+  if (!o->json) {
+    char key[96];
+    prunerTargetKey(t, key, sizeof key);
+    printf("target: %s (%s)\n", key, t->device);
+  }
+  mlirOperationWalk(mlirModuleGetOperation(module), visit, &wk, MlirWalkPreOrder);
+  if (o->json) {
+    cJSON *root = cJSON_CreateObject();
+    char key[96];
+    prunerTargetKey(t, key, sizeof key);
+    cJSON_AddStringToObject(root, "target", key);
+    cJSON_AddItemToObject(root, "ops", wk.json_ops);
+    char *s = cJSON_Print(root);
+    if (s) puts(s);
+    free(s);
+    cJSON_Delete(root);
+  } else if (wk.index == 0) {
+    printf("no tunable linalg ops\n");
+  }
+  mlirModuleDestroy(module);
+  mlirContextDestroy(ctx);
+  return wk.failures ? 1 : 0;
+}
+
+/* ---- eval mode ------------------------------------------------------------------------- */
+
+static int runEval(const Options *o, const PrunerTargetDesc *t) {
+  PrunerRecords records;
+  PrunerStatus st = prunerRecordsOpen(o->eval, &records);
+  if (!st.ok) {
+    fprintf(stderr, "pruner-draft: %s\n", st.message);
+    return 1;
+  }
+  if (prunerRecordsSkippedLines(records))
+    fprintf(stderr, "pruner-draft: warning: %s\n", prunerRecordsWarnings(records));
+  enum { kMaxRows = 4096 };
+  DraftEvalRow *rows = calloc(kMaxRows, sizeof *rows);
+  size_t n = 0, skipped = 0;
+  size_t top = o->top > 0 ? (size_t)o->top : PRUNER_DRAFT_DEFAULT_TOP;
+  st = rows ? draftEvalRecords(records, t, top, rows, kMaxRows, &n, &skipped)
+            : prunerStatusError("out of memory");
+  prunerRecordsClose(records);
+  if (!st.ok) {
+    fprintf(stderr, "pruner-draft: %s\n", st.message);
+    free(rows);
+    return 1;
+  }
+  char key[96];
+  prunerTargetKey(t, key, sizeof key);
+  printf("target: %s; %zu workloads; %zu records of other targets skipped\n", key, n, skipped);
+  printf("%-60s %8s %9s %10s %9s %s\n", "workload", "measured", "spearman", "best_us",
+         "best_rank", "recall@N");
+  double sum_rho = 0, sum_recall = 0;
+  size_t n_rho = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const DraftEvalRow *r = &rows[i];
+    printf("%-60s %8zu %9.3f %10.2f %9ld %d\n", r->workload_key, r->measured, r->spearman,
+           r->best_us, r->best_rank >= 0 ? r->best_rank + 1 : -1, r->recall);
+    if (!isnan(r->spearman)) sum_rho += r->spearman, ++n_rho;
+    sum_recall += r->recall;
+  }
+  if (n)
+    printf("mean: spearman %.3f over %zu workloads, recall of the measured best in top %zu: "
+           "%.3f\n",
+           n_rho ? sum_rho / n_rho : NAN, n_rho, top, sum_recall / n);
+  free(rows);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  Options o;
+  int rc = parseArgs(argc, argv, &o);
+  if (rc) return rc == 1 ? 0 : rc;
+  PrunerTargetDesc t;
+  PrunerStatus st = prunerTargetLookup(o.target, &t);
+  if (!st.ok) {
+    fprintf(stderr, "pruner-draft: %s\n", st.message);
+    return 2;
+  }
+  return o.eval ? runEval(&o, &t) : runModel(&o, &t);
+}
