@@ -211,6 +211,41 @@ static void test_convs_match_builders(void **state) {
   assert_string_equal(w.key, ref.key);
 }
 
+static void test_depthwise_and_mixed_precision(void **state) {
+  Fixture *f = *state;
+  const char *text =
+      "func.func @dw(%i: tensor<1x58x58x64xf32>, %k: tensor<3x3x64xf32>, "
+      "%o: tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32> {\n"
+      "  %r = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, "
+      "strides = dense<1> : tensor<2xi64>}\n"
+      "       ins(%i, %k : tensor<1x58x58x64xf32>, tensor<3x3x64xf32>)\n"
+      "       outs(%o : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>\n"
+      "  return %r : tensor<1x56x56x64xf32>\n}\n"
+      "func.func @mixed(%a: tensor<64x32xf16>, %b: tensor<32x128xf16>, "
+      "%c: tensor<64x128xf32>) -> tensor<64x128xf32> {\n"
+      "  %r = linalg.matmul ins(%a, %b : tensor<64x32xf16>, tensor<32x128xf16>)\n"
+      "       outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>\n"
+      "  return %r : tensor<64x128xf32>\n}\n";
+  PrunerWorkload w, ref;
+  assert_true(prunerWorkloadFromOperation(
+                  parseAndFind(f, text, "linalg.depthwise_conv_2d_nhwc_hwc", 0), &w)
+                  .ok);
+  assert_int_equal(w.kind, PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC);
+  assert_int_equal(w.num_loops, 6);
+  assert_int_equal(w.loop_roles[3], PRUNER_ROLE_OUT_CHANNEL); /* the depth channel */
+  assert_int_equal(w.loop_roles[4], PRUNER_ROLE_FILTER_H);
+  assert_int_equal(w.bounds[3], 64);
+
+  /* Named ops with narrower inputs get extf casts in their region: same body as the
+   * builder's (cast, cast, mul, add), so the same key. */
+  assert_true(prunerWorkloadFromOperation(parseAndFind(f, text, "linalg.matmul", 0), &w).ok);
+  prunerWorkloadMatmul(&ref, 64, 128, 32, PRUNER_DTYPE_F16, PRUNER_DTYPE_F32);
+  assert_int_equal(w.body_len, 4);
+  assert_int_equal(w.body[0].opcode, PRUNER_BODY_CAST);
+  assert_int_equal(w.body[0].dtype, PRUNER_DTYPE_F32);
+  assert_string_equal(w.key, ref.key);
+}
+
 static void test_transposed_matmul_is_contraction(void **state) {
   Fixture *f = *state;
   const char *text =
@@ -463,6 +498,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_fill_is_fused_not_tunable, setup, teardown),
       cmocka_unit_test_setup_teardown(test_batch_matmul_matches_builder, setup, teardown),
       cmocka_unit_test_setup_teardown(test_convs_match_builders, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_depthwise_and_mixed_precision, setup, teardown),
       cmocka_unit_test_setup_teardown(test_transposed_matmul_is_contraction, setup, teardown),
       cmocka_unit_test_setup_teardown(test_generics, setup, teardown),
       cmocka_unit_test_setup_teardown(test_not_tunable_reasons, setup, teardown),
