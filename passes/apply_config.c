@@ -60,7 +60,10 @@ static void opName(MlirOperation op, char *buf, size_t size) {
 static PrunerStatus failOn(MlirOperation op, PrunerStatus s) {
   char name[64];
   opName(op, name, sizeof name);
-  PrunerStatus e = prunerStatusError("pruner.config on %s: %s", name, s.message);
+  /* lib/ir's messages already start with "pruner.config on <op>". */
+  PrunerStatus e = strncmp(s.message, PRUNER_CONFIG_ATTR " on ", strlen(PRUNER_CONFIG_ATTR) + 4) == 0
+                       ? s
+                       : prunerStatusError("pruner.config on %s: %s", name, s.message);
   prunerEmitError(op, e.message);
   return e;
 }

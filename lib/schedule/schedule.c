@@ -293,10 +293,11 @@ static void appendBufferizeSequence(PrunerText *t) {
  * gpu.launch keeps constants out of the kernel parameters (48 -> 40 registers on a plain
  * matmul, 255 + spills -> 40 on a fused conv; GPU-SCHEDULE-FACTS.md). */
 static void appendCleanupSequence(PrunerText *t, bool gpu_mapping) {
-  prunerTextAppend(t, "  transform.named_sequence @pruner_cleanup(%%root: " ANY " {transform.consumed}) {\n"
+  prunerTextAppend(t, "  transform.named_sequence @pruner_cleanup(%%root: " ANY " {transform.%s}) {\n"
                       "    transform.apply_patterns to %%root { transform.apply_patterns.canonicalization } : " ANY "\n"
                       "    transform.apply_cse to %%root : " ANY "\n"
-                      "    transform.apply_patterns to %%root { transform.apply_patterns.canonicalization } : " ANY "\n");
+                      "    transform.apply_patterns to %%root { transform.apply_patterns.canonicalization } : " ANY "\n",
+                   gpu_mapping ? "consumed" : "readonly");
   if (gpu_mapping)
     prunerTextAppend(t, "    %%sunk = transform.apply_registered_pass \"gpu-launch-sink-index-computations\" "
                         "to %%root : (" ANY ") -> " ANY "\n");
