@@ -9,6 +9,7 @@
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Location.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Pass/Pass.h"
@@ -49,6 +50,15 @@ struct ExposeSpacePass
       *this, "target",
       llvm::cl::desc("GPU to tune for: a table name (h200), an arch (sm_90) or a device"),
       llvm::cl::init("sm_90")};
+
+  // A bad target fails once, here, rather than once per op the pass is nested on.
+  llvm::LogicalResult initialize(mlir::MLIRContext *ctx) override {
+    PrunerStatus s = prunerExposeSpaceCheckTarget(target.getValue().c_str());
+    if (s.ok)
+      return llvm::success();
+    mlir::emitError(mlir::UnknownLoc::get(ctx), s.message);
+    return llvm::failure();
+  }
 
   void runOnOperation() override {
     PrunerStatus s = prunerExposeSpaceRun(wrap(getOperation()), target.getValue().c_str());

@@ -50,15 +50,26 @@ static MlirWalkResult visit(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
+static PrunerStatus lookupTarget(const char *target, PrunerTargetDesc *out) {
+  PrunerStatus s = prunerTargetLookup(target, out);
+  if (s.ok)
+    return s;
+  char names[PRUNER_STATUS_MESSAGE_SIZE];
+  prunerTargetListNames(names, sizeof names);
+  return prunerStatusError("pruner-expose-space: unknown target '%s'; valid values: %s",
+                           target, names);
+}
+
+PrunerStatus prunerExposeSpaceCheckTarget(const char *target) {
+  PrunerTargetDesc desc;
+  return lookupTarget(target, &desc);
+}
+
 PrunerStatus prunerExposeSpaceRun(MlirOperation root, const char *target) {
   ExposeState state;
-  PrunerStatus s = prunerTargetLookup(target, &state.target);
-  if (!s.ok) {
-    char names[PRUNER_STATUS_MESSAGE_SIZE];
-    prunerTargetListNames(names, sizeof names);
-    return prunerStatusError("pruner-expose-space: unknown target '%s'; valid values: %s",
-                             target, names);
-  }
+  PrunerStatus s = lookupTarget(target, &state.target);
+  if (!s.ok)
+    return s;
   mlirOperationWalk(root, visit, &state, MlirWalkPreOrder);
   return prunerStatusOk();
 }

@@ -20,6 +20,10 @@ extern "C" {
  * skipped silently. Fails only for an unknown target (the message lists valid ones). */
 PrunerStatus prunerExposeSpaceRun(MlirOperation root, const char *target);
 
+/* The target lookup of pruner-expose-space alone, so that the shim can reject a bad
+ * `target=` once, when the pass is initialized, before any op is visited. */
+PrunerStatus prunerExposeSpaceCheckTarget(const char *target);
+
 /* pruner-strip: removes every discardable attribute named "pruner.*" from every op under
  * (and including) `root`. Returns how many attributes were removed. */
 int prunerStripRun(MlirOperation root);
