@@ -40,8 +40,8 @@ static void exposeOne(MlirOperation op, const ExposeState *state) {
     remarkNotTunable(op, "out of memory while building pruner.space");
     return;
   }
-  mlirOperationSetDiscardableAttributeByName(
-      op, mlirStringRefCreateFromCString(PRUNER_SPACE_ATTR), attr);
+  mlirOperationSetDiscardableAttributeByName(op, mlirStringRefCreateFromCString(PRUNER_SPACE_ATTR),
+                                             attr);
 }
 
 static MlirWalkResult visit(MlirOperation op, void *user) {
@@ -56,8 +56,8 @@ static PrunerStatus lookupTarget(const char *target, PrunerTargetDesc *out) {
     return s;
   char names[PRUNER_STATUS_MESSAGE_SIZE];
   prunerTargetListNames(names, sizeof names);
-  return prunerStatusError("pruner-expose-space: unknown target '%s'; valid values: %s",
-                           target, names);
+  return prunerStatusError("pruner-expose-space: unknown target '%s'; valid values: %s", target,
+                           names);
 }
 
 PrunerStatus prunerExposeSpaceCheckTarget(const char *target) {

@@ -36,8 +36,8 @@ static PrunerStatus readIntArray(const PrunerWorkload *w, const char *key, MlirA
   }
   int n = (int)mlirArrayAttrGetNumElements(a);
   if (n > cap)
-    return prunerStatusError("pruner.config on %s: key '%s' has %d entries, at most %d",
-                             w->op_name, key, n, cap);
+    return prunerStatusError("pruner.config on %s: key '%s' has %d entries, at most %d", w->op_name,
+                             key, n, cap);
   for (int i = 0; i < n; ++i) {
     MlirAttribute e = mlirArrayAttrGetElement(a, i);
     if (!mlirAttributeIsAInteger(e)) {
@@ -135,8 +135,8 @@ PrunerStatus prunerConfigFromAttribute(const PrunerWorkload *w, MlirAttribute at
     else if (strcmp(key, "vector_width") == 0)
       s = readVectorWidth(w, e.attribute, &out->vector_width);
     else
-      s = prunerStatusError("pruner.config on %s: unknown key '%s' (expected %s)", w->op_name,
-                            key, kKeys);
+      s = prunerStatusError("pruner.config on %s: unknown key '%s' (expected %s)", w->op_name, key,
+                            kKeys);
     if (!s.ok)
       return s;
   }

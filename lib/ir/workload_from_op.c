@@ -79,18 +79,18 @@ static PrunerStatus readOperands(MlirOperation op, const char *name, PrunerWorkl
                                name, (int)i);
     if (!mlirTypeIsARankedTensor(t)) {
       prunerIrTypeToString(t, text, sizeof text);
-      return prunerStatusError("%s: operand %d has type %s, not a ranked tensor", name,
-                               (int)i, text);
+      return prunerStatusError("%s: operand %d has type %s, not a ranked tensor", name, (int)i,
+                               text);
     }
     if (!mlirShapedTypeHasStaticShape(t)) {
       prunerIrTypeToString(t, text, sizeof text);
-      return prunerStatusError("%s: dynamic shape %s of operand %d (static shapes only)",
-                               name, text, (int)i);
+      return prunerStatusError("%s: dynamic shape %s of operand %d (static shapes only)", name,
+                               text, (int)i);
     }
   }
   if (results == 0 || results > n)
-    return prunerStatusError("%s: %d results for %d operands: not a linalg op on tensors",
-                             name, (int)results, (int)n);
+    return prunerStatusError("%s: %d results for %d operands: not a linalg op on tensors", name,
+                             (int)results, (int)n);
   if (n > PRUNER_MAX_OPERANDS)
     return prunerStatusError("%s: %d operands, more than the %d supported", name, (int)n,
                              PRUNER_MAX_OPERANDS);
@@ -139,11 +139,9 @@ static bool accumulateExpr(MlirAffineExpr e, int64_t scale, int64_t *coeff, int 
     MlirAffineExpr lhs = mlirAffineBinaryOpExprGetLHS(e);
     MlirAffineExpr rhs = mlirAffineBinaryOpExprGetRHS(e);
     if (mlirAffineExprIsAConstant(rhs))
-      return accumulateExpr(lhs, scale * mlirAffineConstantExprGetValue(rhs), coeff,
-                            num_loops);
+      return accumulateExpr(lhs, scale * mlirAffineConstantExprGetValue(rhs), coeff, num_loops);
     if (mlirAffineExprIsAConstant(lhs))
-      return accumulateExpr(rhs, scale * mlirAffineConstantExprGetValue(lhs), coeff,
-                            num_loops);
+      return accumulateExpr(rhs, scale * mlirAffineConstantExprGetValue(lhs), coeff, num_loops);
   }
   return false;
 }
@@ -167,8 +165,7 @@ static PrunerStatus readIndexing(MlirOperation op, const char *name, PrunerWorkl
     if (mlirAffineMapGetNumSymbols(map) != 0 || dims != w->num_loops ||
         mlirAffineMapGetNumResults(map) != o->rank) {
       prunerIrAttrToString(mlirArrayAttrGetElement(maps, i), text, sizeof text);
-      return prunerStatusError("%s: indexing map %s of operand %d is not supported", name,
-                               text, i);
+      return prunerStatusError("%s: indexing map %s of operand %d is not supported", name, text, i);
     }
     for (int d = 0; d < o->rank; ++d) {
       MlirAffineExpr e = mlirAffineMapGetResult(map, d);
@@ -202,8 +199,8 @@ static PrunerStatus inferBounds(const char *name, PrunerWorkload *w) {
       }
     }
     if (w->bounds[l] <= 0)
-      return prunerStatusError("%s: the bound of loop d%d follows from no operand dimension",
-                               name, l);
+      return prunerStatusError("%s: the bound of loop d%d follows from no operand dimension", name,
+                               l);
   }
   return prunerStatusOk();
 }
@@ -444,8 +441,8 @@ static PrunerStatus readBody(MlirOperation op, const char *name, PrunerWorkload 
         return prunerStatusError("%s: linalg.yield yields %d values for %d outputs", name,
                                  (int)mlirOperationGetNumOperands(inner), w->num_outputs);
       for (int o = 0; o < w->num_outputs; ++o) {
-        PrunerStatus s = valueNumber(mlirOperationGetOperand(inner, o), name, inner_name,
-                                     &vals, w, &w->body_yield[o]);
+        PrunerStatus s = valueNumber(mlirOperationGetOperand(inner, o), name, inner_name, &vals, w,
+                                     &w->body_yield[o]);
         if (!s.ok)
           return s;
       }
@@ -474,14 +471,14 @@ static bool indexedAs(const PrunerWorkload *w, int i, const int *loops, int rank
 
 static bool isPlainMatmul(const PrunerWorkload *w) {
   const int a[] = {0, 2}, b[] = {2, 1}, c[] = {0, 1};
-  return w->num_loops == 3 && w->num_inputs == 2 && w->num_outputs == 1 &&
-         indexedAs(w, 0, a, 2) && indexedAs(w, 1, b, 2) && indexedAs(w, 2, c, 2);
+  return w->num_loops == 3 && w->num_inputs == 2 && w->num_outputs == 1 && indexedAs(w, 0, a, 2) &&
+         indexedAs(w, 1, b, 2) && indexedAs(w, 2, c, 2);
 }
 
 static bool isPlainBatchMatmul(const PrunerWorkload *w) {
   const int a[] = {0, 1, 3}, b[] = {0, 3, 2}, c[] = {0, 1, 2};
-  return w->num_loops == 4 && w->num_inputs == 2 && w->num_outputs == 1 &&
-         indexedAs(w, 0, a, 3) && indexedAs(w, 1, b, 3) && indexedAs(w, 2, c, 3);
+  return w->num_loops == 4 && w->num_inputs == 2 && w->num_outputs == 1 && indexedAs(w, 0, a, 3) &&
+         indexedAs(w, 1, b, 3) && indexedAs(w, 2, c, 3);
 }
 
 static PrunerStatus classify(MlirOperation op, const char *name, PrunerWorkload *w) {
@@ -542,8 +539,7 @@ PrunerStatus prunerWorkloadFromOperation(MlirOperation op, PrunerWorkload *out) 
   if (!prunerIsLinalgOp(op))
     return prunerStatusError("%s: not a linalg structured op", name);
   if (prunerIsFusedLinalgOp(op))
-    return prunerStatusError("%s: not tuned on its own (it fuses into a tuned neighbour)",
-                             name);
+    return prunerStatusError("%s: not tuned on its own (it fuses into a tuned neighbour)", name);
   snprintf(out->op_name, sizeof out->op_name, "%.47s", name);
   out->strides[0] = out->strides[1] = 1;
   out->dilations[0] = out->dilations[1] = 1;

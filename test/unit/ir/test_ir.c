@@ -104,8 +104,8 @@ static char *readFile(const char *path) {
 
 static void expectError(PrunerStatus s, const char *fragment) {
   if (s.ok || !strstr(s.message, fragment))
-    fail_msg("expected an error containing \"%s\", got %s: \"%s\"", fragment,
-             s.ok ? "ok" : "error", s.message);
+    fail_msg("expected an error containing \"%s\", got %s: \"%s\"", fragment, s.ok ? "ok" : "error",
+             s.message);
 }
 
 /* ---- workloads ---------------------------------------------------------------------- */
@@ -160,8 +160,7 @@ static void test_batch_matmul_matches_builder(void **state) {
       "       outs(%c : tensor<12x128x128xf32>) -> tensor<12x128x128xf32>\n"
       "  return %r : tensor<12x128x128xf32>\n}\n";
   PrunerWorkload w, ref;
-  assert_true(
-      prunerWorkloadFromOperation(parseAndFind(f, text, "linalg.batch_matmul", 0), &w).ok);
+  assert_true(prunerWorkloadFromOperation(parseAndFind(f, text, "linalg.batch_matmul", 0), &w).ok);
   prunerWorkloadBatchMatmul(&ref, 12, 128, 128, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   assert_int_equal(w.kind, PRUNER_OP_BATCH_MATMUL);
   assert_int_equal(w.loop_roles[0], PRUNER_ROLE_BATCH);
@@ -171,14 +170,13 @@ static void test_batch_matmul_matches_builder(void **state) {
 
 static void test_convs_match_builders(void **state) {
   Fixture *f = *state;
-  const char *nchw =
-      "func.func @f(%i: tensor<1x3x230x230xf32>, %k: tensor<64x3x7x7xf32>, "
-      "%o: tensor<1x64x112x112xf32>) -> tensor<1x64x112x112xf32> {\n"
-      "  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, "
-      "strides = dense<2> : tensor<2xi64>}\n"
-      "       ins(%i, %k : tensor<1x3x230x230xf32>, tensor<64x3x7x7xf32>)\n"
-      "       outs(%o : tensor<1x64x112x112xf32>) -> tensor<1x64x112x112xf32>\n"
-      "  return %r : tensor<1x64x112x112xf32>\n}\n";
+  const char *nchw = "func.func @f(%i: tensor<1x3x230x230xf32>, %k: tensor<64x3x7x7xf32>, "
+                     "%o: tensor<1x64x112x112xf32>) -> tensor<1x64x112x112xf32> {\n"
+                     "  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, "
+                     "strides = dense<2> : tensor<2xi64>}\n"
+                     "       ins(%i, %k : tensor<1x3x230x230xf32>, tensor<64x3x7x7xf32>)\n"
+                     "       outs(%o : tensor<1x64x112x112xf32>) -> tensor<1x64x112x112xf32>\n"
+                     "  return %r : tensor<1x64x112x112xf32>\n}\n";
   PrunerWorkload w, ref;
   assert_true(
       prunerWorkloadFromOperation(parseAndFind(f, nchw, "linalg.conv_2d_nchw_fchw", 0), &w).ok);
@@ -193,14 +191,13 @@ static void test_convs_match_builders(void **state) {
   assert_int_equal(w.operands[0].index_coeff[2][5], 1);
   assert_string_equal(w.key, ref.key);
 
-  const char *nhwc =
-      "func.func @f(%i: tensor<1x58x58x64xf32>, %k: tensor<3x3x64x64xf32>, "
-      "%o: tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32> {\n"
-      "  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, "
-      "strides = dense<1> : tensor<2xi64>}\n"
-      "       ins(%i, %k : tensor<1x58x58x64xf32>, tensor<3x3x64x64xf32>)\n"
-      "       outs(%o : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>\n"
-      "  return %r : tensor<1x56x56x64xf32>\n}\n";
+  const char *nhwc = "func.func @f(%i: tensor<1x58x58x64xf32>, %k: tensor<3x3x64x64xf32>, "
+                     "%o: tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32> {\n"
+                     "  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, "
+                     "strides = dense<1> : tensor<2xi64>}\n"
+                     "       ins(%i, %k : tensor<1x58x58x64xf32>, tensor<3x3x64x64xf32>)\n"
+                     "       outs(%o : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>\n"
+                     "  return %r : tensor<1x56x56x64xf32>\n}\n";
   assert_true(
       prunerWorkloadFromOperation(parseAndFind(f, nhwc, "linalg.conv_2d_nhwc_hwcf", 0), &w).ok);
   prunerWorkloadConv2dNhwcHwcf(&ref, 1, 58, 58, 64, 3, 3, 64, 1, 1, PRUNER_DTYPE_F32);
@@ -227,9 +224,9 @@ static void test_depthwise_and_mixed_precision(void **state) {
       "       outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>\n"
       "  return %r : tensor<64x128xf32>\n}\n";
   PrunerWorkload w, ref;
-  assert_true(prunerWorkloadFromOperation(
-                  parseAndFind(f, text, "linalg.depthwise_conv_2d_nhwc_hwc", 0), &w)
-                  .ok);
+  assert_true(
+      prunerWorkloadFromOperation(parseAndFind(f, text, "linalg.depthwise_conv_2d_nhwc_hwc", 0), &w)
+          .ok);
   assert_int_equal(w.kind, PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC);
   assert_int_equal(w.num_loops, 6);
   assert_int_equal(w.loop_roles[3], PRUNER_ROLE_OUT_CHANNEL); /* the depth channel */
