@@ -373,10 +373,15 @@ static int gridLoops(const PrunerWorkload *w, const int64_t *ntiles, int *order)
 
 bool prunerDraftScore(PrunerDraft draft, const PrunerConfig *config,
                       const PrunerKernelResources *resources, PrunerDraftSymbols *out) {
+  if (!prunerConfigIsValid(&draft->w, &draft->t, config)) return false;
+  return draftScoreValid(draft, config, resources, out);
+}
+
+bool draftScoreValid(PrunerDraft draft, const PrunerConfig *config,
+                     const PrunerKernelResources *resources, PrunerDraftSymbols *out) {
   const struct PrunerDraftImpl *d = draft;
   const PrunerWorkload *w = &d->w;
   const PrunerTargetDesc *t = &d->t;
-  if (!prunerConfigIsValid(w, t, config)) return false;
 
   /* Work and launch shape. */
   int64_t ntiles[PRUNER_MAX_LOOPS];

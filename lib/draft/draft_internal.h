@@ -45,4 +45,10 @@ struct PrunerDraftImpl {
   int reg_cap_per_thread;  /* 255: the most a thread can address (PTX ISA) */
 };
 
+/* prunerDraftScore without the validity check, for configs that prunerSpaceNext or
+ * prunerSpaceGetConfig produced (they are valid by construction; the space's own check
+ * is prunerConfigIsValid). */
+bool draftScoreValid(PrunerDraft draft, const PrunerConfig *config,
+                     const PrunerKernelResources *resources, PrunerDraftSymbols *out);
+
 #endif /* PRUNER_DRAFT_INTERNAL_H */

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "pruner/draft.h"
+#include "draft_internal.h"
 
 /* a is worse than b: slower, or as fast with a higher index. */
 static int worse(const PrunerDraftCandidate *a, const PrunerDraftCandidate *b) {
@@ -103,7 +103,7 @@ size_t prunerDraftTopNScan(PrunerDraft draft, PrunerSpace space,
     /* Whole space: iterate without the dense-index structure. */
     uint64_t raw = 0, index = 0;
     while (prunerSpaceNext(space, &raw, &config)) {
-      if (prunerDraftScore(draft, &config, NULL, &s)) {
+      if (draftScoreValid(draft, &config, NULL, &s)) {
         offer(&heap, &config, s.predicted_us, index);
         ++count_scored;
       }
@@ -119,7 +119,7 @@ size_t prunerDraftTopNScan(PrunerDraft draft, PrunerSpace space,
           prunerSpaceEncodeRaw(space, &config, &raw)) {
         for (uint64_t index = begin; index < end && prunerSpaceNext(space, &raw, &config);
              ++index) {
-          if (prunerDraftScore(draft, &config, NULL, &s)) {
+          if (draftScoreValid(draft, &config, NULL, &s)) {
             offer(&heap, &config, s.predicted_us, index);
             ++count_scored;
           }
@@ -131,7 +131,7 @@ size_t prunerDraftTopNScan(PrunerDraft draft, PrunerSpace space,
       for (uint64_t i = 0; i < opts->sample; ++i) {
         uint64_t index = begin + splitmix64(&state) % span;
         if (!prunerSpaceGetConfig(space, index, &config).ok) continue;
-        if (!prunerDraftScore(draft, &config, NULL, &s)) continue;
+        if (!draftScoreValid(draft, &config, NULL, &s)) continue;
         ++count_scored;
         /* Drawn with replacement: a config already kept is not kept twice. */
         bool would_enter =
