@@ -48,7 +48,7 @@ typedef struct PrunerVerifierOptions {
   int max_depth;        /* tree depth; default 6                                       */
   double eta;           /* learning rate; default 0.3 (XGBoost's default)              */
   double prior_momentum;/* w = momentum^rounds for a prior; default 0.8                */
-  int num_threads;      /* XGBoost nthread; 0 = XGBoost's default                      */
+  int num_threads;      /* XGBoost nthread for training; default 1; 0 = XGBoost's own   */
   unsigned seed;        /* XGBoost seed; default 0                                     */
 } PrunerVerifierOptions;
 
