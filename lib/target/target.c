@@ -1,6 +1,8 @@
 /* Lookup, listing, keys and driver overrides over the built-in table (table.c). */
 #include "target_table.h"
 
+#include "pruner/host.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,6 +48,13 @@ PrunerStatus prunerTargetLookup(const char *name, PrunerTargetDesc *out) {
     prunerTargetListNames(names, sizeof(names));
     return prunerStatusError("empty target name; accepted: %s", names);
   }
+  /* The host CPU is described from the machine, not the table (lib/target/host.c). */
+  if (sameName(name, "host") || sameName(name, "cpu")) {
+    PrunerHostInfo info;
+    prunerHostDescribe(&info);
+    if (out) prunerHostTargetDesc(&info, out);
+    return prunerStatusOk();
+  }
   const PrunerTargetEntry *e = findByName(name);
   if (!e) e = findByArch(name);
   if (!e) {
@@ -75,6 +84,7 @@ void prunerTargetListNames(char *buf, size_t size) {
     appendName(buf, size, &len, prunerTargetArchDefaults[i].arch);
   for (size_t i = 0; i < prunerTargetTableCount; ++i)
     appendName(buf, size, &len, prunerTargetTable[i].desc.device);
+  appendName(buf, size, &len, "host");
 }
 
 void prunerTargetOverride(PrunerTargetDesc *desc, const PrunerTargetDesc *measured) {
