@@ -4,6 +4,8 @@
  * precomputed fast path, and the unit tests compare the two. */
 #include "pruner/space.h"
 
+#include "pruner/host.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -234,6 +236,7 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
 PrunerStatus prunerConfigCheckWithOptions(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                           const PrunerSpaceOptions *opts,
                                           const PrunerConfig *config) {
+  if (t->kind == PRUNER_TARGET_HOST) return prunerHostConfigCheck(w, t, opts, config);
   PrunerSpaceOptions defaults = prunerSpaceDefaultOptions();
   PrunerStatus status = prunerStatusOk();
   checkConfig(w, t, opts ? opts : &defaults, config, &status);
@@ -242,6 +245,7 @@ PrunerStatus prunerConfigCheckWithOptions(const PrunerWorkload *w, const PrunerT
 
 bool prunerConfigIsValidWithOptions(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                     const PrunerSpaceOptions *opts, const PrunerConfig *config) {
+  if (t->kind == PRUNER_TARGET_HOST) return prunerHostConfigIsValid(w, t, opts, config);
   PrunerSpaceOptions defaults = prunerSpaceDefaultOptions();
   return checkConfig(w, t, opts ? opts : &defaults, config, NULL);
 }

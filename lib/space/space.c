@@ -4,6 +4,8 @@
  * evaluates them on precomputed per-candidate values so that a scan does no division. */
 #include "pruner/space.h"
 
+#include "pruner/host.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +51,7 @@ struct PrunerSpaceImpl {
   uint64_t count;
   size_t num_chunks;
   uint64_t *prefix; /* valid configs in chunks before chunk i */
+  bool host;        /* host CPU target: knobs and rules from space_host.c */
 };
 
 /* ---- building ----------------------------------------------------------------------- */
@@ -160,15 +163,44 @@ static void precomputeOperands(PrunerSpaceImpl *s) {
   }
 }
 
+/* Host CPU spaces (docs/host.md): knobs from space_host.c, validity by its rules. */
+static PrunerStatus createHostSpace(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                    const PrunerSpaceOptions *opts, PrunerSpace *out) {
+  PrunerSpaceImpl *s = calloc(1, sizeof(*s));
+  if (!s) return prunerStatusError("space of %s: out of memory", w->key);
+  s->w = *w;
+  s->t = *t;
+  s->host = true;
+  s->opts = opts ? *opts : prunerHostSpaceDefaultOptions();
+  PrunerStatus st = prunerHostSpaceKnobs(w, t, &s->opts, s->knobs, MAX_KNOBS, &s->num_knobs);
+  if (!st.ok) {
+    free(s);
+    return st;
+  }
+  s->raw_size = 1;
+  for (int k = 0; k < s->num_knobs; ++k) {
+    const PrunerKnob *knob = &s->knobs[k];
+    if (knob->kind == PRUNER_KNOB_TILE) s->num_tile_knobs = k + 1;
+    if (knob->kind == PRUNER_KNOB_PROMOTE) s->promote_knob = k;
+    if (knob->kind == PRUNER_KNOB_VECTOR_WIDTH) s->vector_knob = k;
+    if (knob->loop >= 0) s->knob_of_loop[knob->loop] = k;
+    s->raw_size *= (uint64_t)(knob->num_values > 0 ? knob->num_values : 1);
+    if (s->raw_size > MAX_RAW_SIZE) {
+      free(s);
+      return prunerStatusError("host space of %s has more than %llu raw configs", w->key,
+                               (unsigned long long)MAX_RAW_SIZE);
+    }
+  }
+  *out = s;
+  return prunerStatusOk();
+}
+
 PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                const PrunerSpaceOptions *opts, PrunerSpace *out) {
   *out = NULL;
-  if (t->kind == PRUNER_TARGET_HOST)
-    return prunerStatusError("target %s: host spaces are provided by the host target, which "
-                             "is not built yet",
-                             t->name);
   PrunerStatus st = prunerWorkloadVerify(w);
   if (!st.ok) return st;
+  if (t->kind == PRUNER_TARGET_HOST) return createHostSpace(w, t, opts, out);
   if (t->max_threads_per_block < 1 || t->smem_per_block_static < 0)
     return prunerStatusError("target %s: max_threads_per_block = %d, smem_per_block_static = "
                              "%d; not a usable GPU description",
@@ -412,6 +444,12 @@ static bool cursorAdvance(const PrunerSpaceImpl *s, Cursor *c, int k) {
  * tile failure skips every reduction / promote / vector choice under it, a shared-memory
  * failure every vector width. */
 static bool cursorSeek(const PrunerSpaceImpl *s, Cursor *c) {
+  while (s->host) { /* host spaces are small: check each config with the host's rules */
+    PrunerConfig config;
+    digitsToConfig(s, c->digits, &config);
+    if (prunerHostConfigIsValid(&s->w, &s->t, &s->opts, &config)) return true;
+    if (!cursorAdvance(s, c, s->num_knobs - 1)) return false;
+  }
   for (;;) {
     if (!c->tiles_known) {
       c->tiles_ok = tilesValid(s, c->digits);
