@@ -373,11 +373,25 @@ static bool isTimeout(const PrunerCompileResult *r) {
          strstr(r->status.message, ": timeout after") != NULL;
 }
 
+/* The grid and block MLIR produced must be what the config implies (docs/config.md):
+ * the draft model and the space reason with prunerConfigLaunchShape. */
+static bool launchMatches(const PrunerWorkload *w, const PrunerConfig *c,
+                          const PrunerCompileResult *r) {
+  PrunerLaunchShape shape;
+  prunerConfigLaunchShape(w, c, &shape);
+  for (int i = 0; i < 3; ++i)
+    if (shape.grid[i] != r->grid[i] || shape.block[i] != r->block[i])
+      return false;
+  return true;
+}
+
 static void printCandidate(const PrunerWorkload *w, const PrunerConfig *c, size_t i,
                            uint64_t index, const PrunerCompileResult *r) {
   char shortForm[160];
   prunerConfigFormatShort(w, c, shortForm, sizeof(shortForm));
   printf("[%zu] #%llu %-28s ", i, (unsigned long long)index, shortForm);
+  if (r->status.ok && !launchMatches(w, c, r))
+    printf("LAUNCH MISMATCH (config implies another grid/block)  ");
   if (r->status.ok)
     printf("ok  regs %3d spill %d/%d stack %d smem %d grid %lldx%lldx%lld block "
            "%lldx%lldx%lld  mlir %.2fs ptxas %.2fs\n",
@@ -390,17 +404,20 @@ static void printCandidate(const PrunerWorkload *w, const PrunerConfig *c, size_
     printf("REJECTED  %s\n", r->status.message);
 }
 
-static void printSummary(const PrunerCompileResult *r, size_t n, double wall, int jobs) {
-  size_t ok = 0, timeouts = 0, crashes = 0;
+static void printSummary(const PrunerWorkload *w, const PrunerConfig *c,
+                         const PrunerCompileResult *r, size_t n, double wall, int jobs) {
+  size_t ok = 0, timeouts = 0, crashes = 0, spills = 0, mismatched = 0;
   double mlir = 0, ptxas = 0;
   Reason reasons[64];
   int numReasons = 0;
   for (size_t i = 0; i < n; ++i) {
     mlir += r[i].mlir_seconds;
     ptxas += r[i].ptxas_seconds;
-    if (r[i].status.ok)
+    if (r[i].status.ok) {
       ok++;
-    else {
+      spills += r[i].resources.spill_store_bytes > 0 || r[i].resources.stack_bytes > 0;
+      mismatched += !launchMatches(w, &c[i], &r[i]);
+    } else {
       if (isTimeout(&r[i]))
         timeouts++;
       else if (strstr(r[i].status.message, "compiler crashed"))
@@ -414,6 +431,9 @@ static void printSummary(const PrunerCompileResult *r, size_t n, double wall, in
          n, ok, rejected, n ? 100.0 * (double)rejected / (double)n : 0.0, timeouts, crashes);
   for (int i = 0; i < numReasons; ++i)
     printf("  %5d x %s\n", reasons[i].count, reasons[i].text);
+  printf("compiled with spills or a stack frame: %zu; launch differing from the config's "
+         "launch shape: %zu\n",
+         spills, mismatched);
   printf("rate: %.2f candidates/s (%zu in %.2f s wall, %d jobs)\n", wall > 0 ? n / wall : 0.0,
          n, wall, jobs);
   double total = mlir + ptxas;
@@ -501,7 +521,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < n && !a.quiet; ++i)
     printCandidate(&w, &configs[i], i, indices[i], &results[i]);
   int jobs = opts.jobs > 0 ? opts.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
-  printSummary(results, n, wall, jobs < (int)n ? jobs : (int)n);
+  printSummary(&w, configs, results, n, wall, jobs < (int)n ? jobs : (int)n);
   if (a.out) {
 #ifdef PRUNER_HAVE_MEASURE
     writeBundle(a.out, &t, a.seed, &w, configs, results, n);
