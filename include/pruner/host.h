@@ -108,6 +108,11 @@ int prunerHostVectorLoop(const PrunerWorkload *w);
 PrunerStatus prunerHostScheduleBuild(const PrunerWorkload *w, const PrunerConfig *config,
                                      const PrunerTargetDesc *t, char **text);
 
+/* The module of `w` under `config` (NULL: untiled) as text, for tests and debugging:
+ * stage 0 bufferized payload, 1 after the schedule, 2 lowered to LLVM. malloc'ed. */
+PrunerStatus prunerHostLowerText(const PrunerWorkload *w, const PrunerConfig *config,
+                                 const PrunerTargetDesc *t, int stage, char **text);
+
 /* The pass pipeline applied after the schedule ("builtin.module(...)"): OpenMP
  * conversion of the task loop, then the LLVM lowering of HOST-FACTS.md. */
 const char *prunerHostLoweringPipeline(void);

@@ -1,0 +1,692 @@
+/* lib/host/host.c: measuring host kernels in an isolated child (docs/host.md).
+ *
+ * The parent (the tuner) holds a PrunerWorker. Its child, forked on first use, owns an
+ * MLIR context, OpenBLAS (dlopen'ed after OPENBLAS_CORETYPE is set, so that only the
+ * child sees it) and libomp; it keeps the inputs and the reference output of the last
+ * workload, so a run of candidates of one workload computes them once. Per request it
+ * JIT-compiles the candidate, runs it once from the initial output and compares with the
+ * reference, then warms up and times it. A crash or hang kills only the child. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "host_internal.h"
+#include "pruner/measure.h"
+
+/* CBLAS enum values (the CBLAS standard, cblas.h): row-major, no transpose. */
+#define CBLAS_ROW_MAJOR 101
+#define CBLAS_NO_TRANS 111
+
+typedef void (*SgemmFn)(int, int, int, int, int, int, float, const float *, int, const float *,
+                        int, float, float *, int);
+typedef void (*SetThreadsFn)(int);
+typedef char *(*CorenameFn)(void);
+
+typedef enum HostRequestKind {
+  HOST_REQ_CANDIDATE = 0,
+  HOST_REQ_UNTILED,
+  HOST_REQ_BASELINE,
+} HostRequestKind;
+
+typedef struct HostRequest {
+  HostRequestKind kind;
+  PrunerWorkload w;
+  PrunerConfig config;
+  PrunerTargetDesc target;
+  PrunerHostOptions opts; /* pointers inside are not used by the child */
+} HostRequest;
+
+/* The child's state (the parent's copy stays empty). */
+typedef struct HostChild {
+  bool started;
+  char coretype[32];
+  int64_t memory_limit_mb;
+  MlirContext ctx;
+  void *blas;
+  SgemmFn sgemm;
+  SetThreadsFn blas_threads;
+  CorenameFn corename;
+  void *omp;
+  SetThreadsFn omp_threads;
+  /* Inputs and reference of the current workload. */
+  char key[PRUNER_WORKLOAD_KEY_SIZE];
+  uint64_t seed;
+  int nops;
+  int64_t elems[PRUNER_MAX_OPERANDS];
+  float *data[PRUNER_MAX_OPERANDS];  /* inputs, then outputs (working buffers) */
+  float *init[PRUNER_MAX_OPERANDS];  /* initial output values                  */
+  float *ref[PRUNER_MAX_OPERANDS];   /* reference output values                */
+  bool ref_ok;
+  char ref_error[200];
+} HostChild;
+
+struct PrunerHostImpl {
+  PrunerHostOptions opts;
+  PrunerTargetDesc target;
+  char target_key[96];
+  HostChild child;
+  PrunerWorker worker;
+};
+
+PrunerHostOptions prunerHostDefaultOptions(void) {
+  PrunerHostOptions o;
+  memset(&o, 0, sizeof o);
+  o.threads = 0;
+  o.opt_level = 0; /* HOST-FACTS.md: same run time as level 3, a third of the JIT time */
+  o.min_samples = 5;
+  o.max_samples = 15;
+  o.min_sample_seconds = 0.2;
+  o.warmup = 1;
+  o.timeout_seconds = 60;
+  o.memory_limit_mb = 8000;
+  o.seed = 1;
+  o.check = true;
+  o.openblas_coretype = NULL;
+  return o;
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+bool prunerHostHasBlasBaseline(const PrunerWorkload *w) {
+  if (w->kind != PRUNER_OP_MATMUL && w->kind != PRUNER_OP_BATCH_MATMUL)
+    return false;
+  for (int o = 0; o < w->num_inputs + w->num_outputs; ++o)
+    if (w->operands[o].dtype != PRUNER_DTYPE_F32)
+      return false;
+  return true;
+}
+
+/* ---- the child: libraries, data, reference -------------------------------------------- */
+
+static void childStart(HostChild *ch) {
+  if (ch->started)
+    return;
+  ch->started = true;
+  if (ch->memory_limit_mb > 0) {
+    struct rlimit rl = {(rlim_t)ch->memory_limit_mb << 20, (rlim_t)ch->memory_limit_mb << 20};
+    setrlimit(RLIMIT_AS, &rl);
+  }
+  /* OpenBLAS reads OPENBLAS_CORETYPE when it loads: set it first, then dlopen. */
+  if (ch->coretype[0])
+    setenv("OPENBLAS_CORETYPE", ch->coretype, 1);
+  ch->blas = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (ch->blas) {
+    ch->sgemm = (SgemmFn)dlsym(ch->blas, "cblas_sgemm");
+    ch->blas_threads = (SetThreadsFn)dlsym(ch->blas, "openblas_set_num_threads");
+    ch->corename = (CorenameFn)dlsym(ch->blas, "openblas_get_corename");
+  }
+  /* The same library the ExecutionEngine loads for the kernels' __kmpc_* calls. */
+  ch->omp = dlopen(PRUNER_HOST_LIBOMP, RTLD_NOW | RTLD_GLOBAL);
+  if (ch->omp)
+    ch->omp_threads = (SetThreadsFn)dlsym(ch->omp, "omp_set_num_threads");
+  ch->ctx = hostContextCreate();
+}
+
+static void setThreads(HostChild *ch, int threads) {
+  if (ch->omp_threads)
+    ch->omp_threads(threads);
+  if (ch->blas_threads)
+    ch->blas_threads(threads);
+}
+
+static void freeData(HostChild *ch) {
+  for (int o = 0; o < PRUNER_MAX_OPERANDS; ++o) {
+    free(ch->data[o]);
+    free(ch->init[o]);
+    free(ch->ref[o]);
+    ch->data[o] = ch->init[o] = ch->ref[o] = NULL;
+  }
+  ch->key[0] = '\0';
+}
+
+static uint64_t splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* Multiples of 1/16 in [-1, 1] (as pruner-run draws them): products and sums of
+ * contractions up to 2^16 terms stay exact in f32, so any difference is a real bug. */
+static void fillRandom(float *d, int64_t n, uint64_t *state) {
+  for (int64_t i = 0; i < n; ++i)
+    d[i] = (float)((int)(splitmix(state) % 33) - 16) / 16.0f;
+}
+
+static double evalBody(const PrunerWorkload *w, const double *args, double *vals) {
+  int nops = w->num_inputs + w->num_outputs;
+  for (int i = 0; i < nops; ++i)
+    vals[i] = args[i];
+  for (int i = 0; i < w->body_len; ++i) {
+    const PrunerBodyOp *b = &w->body[i];
+    double x = b->args[0] >= 0 ? vals[b->args[0]] : 0, y = b->args[1] >= 0 ? vals[b->args[1]] : 0;
+    double r = 0;
+    switch (b->opcode) {
+    case PRUNER_BODY_ADD: r = x + y; break;
+    case PRUNER_BODY_SUB: r = x - y; break;
+    case PRUNER_BODY_MUL: r = x * y; break;
+    case PRUNER_BODY_DIV: r = x / y; break;
+    case PRUNER_BODY_MAX: r = x > y ? x : y; break;
+    case PRUNER_BODY_MIN: r = x < y ? x : y; break;
+    case PRUNER_BODY_NEG: r = -x; break;
+    case PRUNER_BODY_EXP: r = exp(x); break;
+    case PRUNER_BODY_CONST: r = b->constant; break;
+    case PRUNER_BODY_CAST: r = b->dtype == PRUNER_DTYPE_F32 ? (double)(float)x : x; break;
+    default: r = NAN; break;
+    }
+    vals[nops + i] = r;
+  }
+  return 0;
+}
+
+/* The plain reference: walks every point of the iteration space in order and applies
+ * the body, as linalg's semantics define it (outputs read and written in place). */
+static void interpret(const PrunerWorkload *w, double *const *ops) {
+  int nops = w->num_inputs + w->num_outputs, n = w->num_loops;
+  int64_t idx[PRUNER_MAX_LOOPS] = {0};
+  int64_t pitch[PRUNER_MAX_OPERANDS][PRUNER_MAX_RANK];
+  for (int o = 0; o < nops; ++o) {
+    int64_t p = 1;
+    for (int d = w->operands[o].rank - 1; d >= 0; --d) {
+      pitch[o][d] = p;
+      p *= w->operands[o].shape[d];
+    }
+  }
+  double args[PRUNER_MAX_OPERANDS], vals[PRUNER_MAX_OPERANDS + PRUNER_MAX_BODY_OPS];
+  int64_t flat[PRUNER_MAX_OPERANDS];
+  for (;;) {
+    for (int o = 0; o < nops; ++o) {
+      const PrunerOperand *op = &w->operands[o];
+      int64_t f = 0;
+      for (int d = 0; d < op->rank; ++d) {
+        int64_t v = 0;
+        for (int l = 0; l < n; ++l)
+          v += op->index_coeff[d][l] * idx[l];
+        f += v * pitch[o][d];
+      }
+      flat[o] = f;
+      args[o] = ops[o][f];
+    }
+    evalBody(w, args, vals);
+    for (int o = 0; o < w->num_outputs; ++o)
+      ops[w->num_inputs + o][flat[w->num_inputs + o]] = vals[w->body_yield[o]];
+    int l = n - 1;
+    for (; l >= 0; --l) {
+      if (++idx[l] < w->bounds[l])
+        break;
+      idx[l] = 0;
+    }
+    if (l < 0)
+      return;
+  }
+}
+
+static void blasMatmul(HostChild *ch, const PrunerWorkload *w, const float *a, const float *b,
+                       float *c) {
+  /* matmul: A[m,k] B[k,n] C[m,n]; batch_matmul: one sgemm per batch. */
+  int batch_l = w->kind == PRUNER_OP_BATCH_MATMUL ? 1 : 0;
+  int64_t batch = batch_l ? w->operands[0].shape[0] : 1;
+  int64_t m = w->operands[0].shape[batch_l], k = w->operands[0].shape[batch_l + 1];
+  int64_t n = w->operands[1].shape[batch_l + 1];
+  for (int64_t i = 0; i < batch; ++i)
+    ch->sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, (int)m, (int)n, (int)k, 1.0f,
+              a + i * m * k, (int)k, b + i * k * n, (int)n, 1.0f, c + i * m * n, (int)n);
+}
+
+/* Inputs, initial outputs and the reference output of `w` (cached per workload). */
+static void prepareData(HostChild *ch, const PrunerWorkload *w, uint64_t seed) {
+  if (strcmp(ch->key, w->key) == 0 && ch->seed == seed)
+    return;
+  freeData(ch);
+  ch->nops = w->num_inputs + w->num_outputs;
+  ch->seed = seed;
+  uint64_t state = seed;
+  PrunerOutputInit init = prunerOutputInitDefault(w);
+  for (int o = 0; o < ch->nops; ++o) {
+    int64_t n = 1;
+    for (int d = 0; d < w->operands[o].rank; ++d)
+      n *= w->operands[o].shape[d];
+    ch->elems[o] = n;
+    ch->data[o] = malloc((size_t)n * sizeof(float));
+    if (!ch->data[o])
+      abort(); /* the child only: the parent reports a crash of this candidate */
+    if (o < w->num_inputs) {
+      fillRandom(ch->data[o], n, &state);
+      continue;
+    }
+    ch->init[o] = malloc((size_t)n * sizeof(float));
+    ch->ref[o] = malloc((size_t)n * sizeof(float));
+    if (!ch->init[o] || !ch->ref[o])
+      abort();
+    if (init == PRUNER_OUTPUT_RANDOM)
+      fillRandom(ch->init[o], n, &state);
+    else if (init == PRUNER_OUTPUT_ZERO)
+      memset(ch->init[o], 0, (size_t)n * sizeof(float));
+    else
+      for (int64_t i = 0; i < n; ++i)
+        ch->init[o][i] = NAN; /* poison: an element the kernel never writes shows up */
+  }
+  ch->ref_ok = true;
+  ch->ref_error[0] = '\0';
+  int out = w->num_inputs;
+  if (prunerHostHasBlasBaseline(w) && ch->sgemm) {
+    /* The contractions start from zero (ZERO init): C = A B. */
+    memset(ch->ref[out], 0, (size_t)ch->elems[out] * sizeof(float));
+    blasMatmul(ch, w, ch->data[0], ch->data[1], ch->ref[out]);
+  } else {
+    double *ops[PRUNER_MAX_OPERANDS] = {0};
+    for (int o = 0; o < ch->nops; ++o) {
+      ops[o] = malloc((size_t)ch->elems[o] * sizeof(double));
+      if (!ops[o])
+        abort();
+      const float *src = o < w->num_inputs ? ch->data[o] : ch->init[o];
+      for (int64_t i = 0; i < ch->elems[o]; ++i)
+        ops[o][i] = src[i];
+    }
+    interpret(w, ops);
+    for (int o = w->num_inputs; o < ch->nops; ++o)
+      for (int64_t i = 0; i < ch->elems[o]; ++i)
+        ch->ref[o][i] = (float)ops[o][i];
+    for (int o = 0; o < ch->nops; ++o)
+      free(ops[o]);
+  }
+  snprintf(ch->key, sizeof ch->key, "%s", w->key);
+}
+
+static void resetOutputs(HostChild *ch, const PrunerWorkload *w) {
+  for (int o = w->num_inputs; o < ch->nops; ++o)
+    memcpy(ch->data[o], ch->init[o], (size_t)ch->elems[o] * sizeof(float));
+}
+
+/* Max |got - want| over the outputs; the check passes within 1e-4 (1 + |want|). */
+static bool compareOutputs(HostChild *ch, const PrunerWorkload *w, double *max_err, char *why,
+                           size_t why_size) {
+  *max_err = 0;
+  bool ok = true;
+  for (int o = w->num_inputs; o < ch->nops; ++o)
+    for (int64_t i = 0; i < ch->elems[o]; ++i) {
+      double got = ch->data[o][i], want = ch->ref[o][i];
+      double err = fabs(got - want);
+      if (isnan(got) != isnan(want))
+        err = INFINITY;
+      if (err > *max_err)
+        *max_err = err;
+      if (ok && !(err <= 1e-4 * (1.0 + fabs(want)))) {
+        ok = false;
+        snprintf(why, why_size, "output %d element %lld: got %g, want %g", o - w->num_inputs,
+                 (long long)i, got, want);
+      }
+    }
+  return ok;
+}
+
+/* One memref descriptor (allocated, aligned, offset, sizes, strides), row-major. */
+typedef struct Desc {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes_strides[2 * PRUNER_MAX_RANK];
+} Desc;
+
+static void makeDesc(Desc *d, float *data, const PrunerOperand *o) {
+  d->allocated = d->aligned = data;
+  d->offset = 0;
+  int64_t stride = 1;
+  for (int i = o->rank - 1; i >= 0; --i) {
+    d->sizes_strides[i] = o->shape[i];
+    d->sizes_strides[o->rank + i] = stride;
+    stride *= o->shape[i];
+  }
+}
+
+/* Runs the kernel once; a returned (not in-place) output is copied into the output
+ * buffer and freed (it was malloc'ed by the lowered memref.alloc). */
+static bool runOnce(HostChild *ch, const PrunerWorkload *w, HostKernel *k) {
+  Desc descs[PRUNER_MAX_OPERANDS], result;
+  void *ptrs[PRUNER_MAX_OPERANDS + 1];
+  int n = 0;
+  memset(&result, 0, sizeof result);
+  if (k->num_results > 0)
+    ptrs[n++] = &result;
+  for (int o = 0; o < ch->nops; ++o) {
+    makeDesc(&descs[o], ch->data[o], &w->operands[o]);
+    ptrs[n++] = &descs[o];
+  }
+  if (!hostKernelInvoke(k, ptrs, n))
+    return false;
+  if (k->num_results > 0 && result.aligned && result.aligned != ch->data[w->num_inputs]) {
+    int out = w->num_inputs;
+    memcpy(ch->data[out], (float *)result.aligned + result.offset,
+           (size_t)ch->elems[out] * sizeof(float));
+    free(result.allocated);
+  }
+  return true;
+}
+
+typedef bool (*RunFn)(HostChild *ch, const PrunerWorkload *w, void *user);
+
+static bool runKernelFn(HostChild *ch, const PrunerWorkload *w, void *user) {
+  return runOnce(ch, w, user);
+}
+
+static bool runBlasFn(HostChild *ch, const PrunerWorkload *w, void *user) {
+  (void)user;
+  blasMatmul(ch, w, ch->data[0], ch->data[1], ch->data[w->num_inputs]);
+  return true;
+}
+
+static int compareDouble(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Warm-up, then samples until min_samples and min_sample_seconds (or max_samples). */
+static bool timeRuns(HostChild *ch, const PrunerWorkload *w, const PrunerHostOptions *o, RunFn fn,
+                     void *user, PrunerRecord *r) {
+  for (int i = 0; i < o->warmup; ++i)
+    if (!fn(ch, w, user))
+      return false;
+  int max = o->max_samples < PRUNER_MAX_SAMPLES ? o->max_samples : PRUNER_MAX_SAMPLES;
+  double start = now();
+  r->num_samples = 0;
+  while (r->num_samples < max) {
+    double t0 = now();
+    if (!fn(ch, w, user))
+      return false;
+    double t1 = now();
+    r->samples_us[r->num_samples++] = (t1 - t0) * 1e6;
+    if (r->num_samples >= o->min_samples && t1 - start >= o->min_sample_seconds)
+      break;
+  }
+  double sorted[PRUNER_MAX_SAMPLES];
+  memcpy(sorted, r->samples_us, (size_t)r->num_samples * sizeof(double));
+  qsort(sorted, (size_t)r->num_samples, sizeof(double), compareDouble);
+  int n = r->num_samples;
+  r->median_us = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  r->spread_us = sorted[n - 1] - sorted[0];
+  return true;
+}
+
+static bool supported(const PrunerWorkload *w, char *why, size_t size) {
+  for (int o = 0; o < w->num_inputs + w->num_outputs; ++o)
+    if (w->operands[o].dtype != PRUNER_DTYPE_F32) {
+      snprintf(why, size, "the host measures f32 workloads only; operand %d is %s", o,
+               prunerDTypeName(w->operands[o].dtype));
+      return false;
+    }
+  return true;
+}
+
+static void childMeasure(HostChild *ch, const HostRequest *req, PrunerHostResult *rep) {
+  PrunerRecord *r = &rep->record;
+  const PrunerWorkload *w = &req->w;
+  int threads = req->opts.threads > 0 ? req->opts.threads : req->target.sm_count;
+  setThreads(ch, threads > 0 ? threads : 1);
+  prepareData(ch, w, req->opts.seed);
+  const PrunerConfig *c = req->kind == HOST_REQ_CANDIDATE ? &req->config : NULL;
+  HostKernel k;
+  double t0 = now();
+  PrunerStatus st = hostJit(ch->ctx, w, c, &req->target, req->opts.opt_level, &k);
+  rep->compile_seconds = now() - t0;
+  if (!st.ok) {
+    r->status = PRUNER_RECORD_COMPILE_ERROR;
+    snprintf(r->error, sizeof r->error, "%.255s", st.message);
+    return;
+  }
+  resetOutputs(ch, w);
+  if (!runOnce(ch, w, &k)) {
+    r->status = PRUNER_RECORD_LAUNCH_ERROR;
+    snprintf(r->error, sizeof r->error, "mlirExecutionEngineInvokePacked failed");
+    hostKernelDestroy(&k);
+    return;
+  }
+  char why[200] = "";
+  if (req->opts.check && !compareOutputs(ch, w, &r->max_abs_error, why, sizeof why)) {
+    r->status = PRUNER_RECORD_WRONG_RESULT;
+    snprintf(r->error, sizeof r->error, "%s", why);
+    hostKernelDestroy(&k);
+    return;
+  }
+  if (!timeRuns(ch, w, &req->opts, runKernelFn, &k, r)) {
+    r->status = PRUNER_RECORD_LAUNCH_ERROR;
+    snprintf(r->error, sizeof r->error, "mlirExecutionEngineInvokePacked failed while timing");
+  } else {
+    r->status = PRUNER_RECORD_OK;
+  }
+  hostKernelDestroy(&k);
+}
+
+static void childBaseline(HostChild *ch, const HostRequest *req, PrunerHostResult *rep) {
+  PrunerRecord *r = &rep->record;
+  const PrunerWorkload *w = &req->w;
+  r->is_baseline = true;
+  snprintf(r->baseline_name, sizeof r->baseline_name, "openblas");
+  if (!ch->sgemm) {
+    r->status = PRUNER_RECORD_LAUNCH_ERROR;
+    snprintf(r->error, sizeof r->error, "libopenblas.so.0 could not be loaded: %s",
+             dlerror() ? dlerror() : "no cblas_sgemm");
+    return;
+  }
+  if (ch->corename)
+    snprintf(rep->baseline_core, sizeof rep->baseline_core, "%.31s", ch->corename());
+  int threads = req->opts.threads > 0 ? req->opts.threads : req->target.sm_count;
+  setThreads(ch, threads > 0 ? threads : 1);
+  prepareData(ch, w, req->opts.seed);
+  resetOutputs(ch, w);
+  runBlasFn(ch, w, NULL);
+  char why[200];
+  if (!compareOutputs(ch, w, &r->max_abs_error, why, sizeof why)) {
+    r->status = PRUNER_RECORD_WRONG_RESULT;
+    snprintf(r->error, sizeof r->error, "%s", why);
+    return;
+  }
+  r->status = timeRuns(ch, w, &req->opts, runBlasFn, NULL, r) ? PRUNER_RECORD_OK
+                                                              : PRUNER_RECORD_LAUNCH_ERROR;
+}
+
+static bool childHandle(void *context, const void *request, void *reply) {
+  HostChild *ch = context;
+  const HostRequest *req = request;
+  PrunerHostResult *rep = reply;
+  prunerRecordInit(&rep->record);
+  char why[200];
+  if (!supported(&req->w, why, sizeof why)) {
+    rep->record.status = PRUNER_RECORD_INVALID;
+    snprintf(rep->record.error, sizeof rep->record.error, "%s", why);
+    return true;
+  }
+  childStart(ch);
+  if (req->kind == HOST_REQ_BASELINE)
+    childBaseline(ch, req, rep);
+  else
+    childMeasure(ch, req, rep);
+  return true;
+}
+
+/* ---- the parent ------------------------------------------------------------------------- */
+
+PrunerStatus prunerHostCreate(const PrunerHostOptions *opts, PrunerHost *out) {
+  *out = NULL;
+  struct PrunerHostImpl *h = calloc(1, sizeof *h);
+  if (!h)
+    return prunerStatusError("host: out of memory");
+  h->opts = opts ? *opts : prunerHostDefaultOptions();
+  if (h->opts.min_samples < 1)
+    h->opts.min_samples = 1;
+  if (h->opts.max_samples < h->opts.min_samples)
+    h->opts.max_samples = h->opts.min_samples;
+  PrunerStatus st = prunerTargetLookup("host", &h->target);
+  if (!st.ok) {
+    free(h);
+    return st;
+  }
+  prunerTargetKey(&h->target, h->target_key, sizeof h->target_key);
+  /* A fair baseline (HOST-FACTS.md): Debian's OpenBLAS 0.3.21 does not know recent CPUs
+   * and falls back to an SSE3 kernel; on AVX-512 machines SkylakeX is the right one. An
+   * OPENBLAS_CORETYPE the user set is kept. */
+  const char *ct = h->opts.openblas_coretype;
+  if (!ct)
+    ct = getenv("OPENBLAS_CORETYPE") ? getenv("OPENBLAS_CORETYPE")
+         : h->target.warp_size >= 16 ? "SkylakeX"
+                                     : "";
+  snprintf(h->child.coretype, sizeof h->child.coretype, "%.31s", ct);
+  h->child.memory_limit_mb = h->opts.memory_limit_mb;
+  PrunerWorkerSpec spec = {.handler = childHandle,
+                           .context = &h->child,
+                           .request_size = sizeof(HostRequest),
+                           .reply_size = sizeof(PrunerHostResult)};
+  st = prunerWorkerCreate(&spec, &h->worker);
+  if (!st.ok) {
+    free(h);
+    return st;
+  }
+  *out = h;
+  return prunerStatusOk();
+}
+
+void prunerHostDestroy(PrunerHost host) {
+  if (!host)
+    return;
+  prunerWorkerDestroy(host->worker);
+  free(host);
+}
+
+const PrunerTargetDesc *prunerHostGetTarget(PrunerHost host) { return &host->target; }
+
+void prunerHostFillRecord(PrunerHost host, const PrunerWorkload *w, const PrunerConfig *config,
+                          PrunerRecord *r) {
+  snprintf(r->workload_key, sizeof r->workload_key, "%s", w->key);
+  r->workload = *w;
+  r->has_workload = true;
+  snprintf(r->target_key, sizeof r->target_key, "%s", host->target_key);
+  snprintf(r->device_name, sizeof r->device_name, "%.95s", host->target.device);
+  snprintf(r->toolchain_version, sizeof r->toolchain_version, "mlir-22 jit O%d",
+           host->opts.opt_level);
+  if (config)
+    r->config = *config;
+  r->sm_clock_mhz = host->target.boost_clock_mhz;
+  r->timestamp = (double)time(NULL);
+}
+
+static void call(PrunerHost host, HostRequestKind kind, const PrunerWorkload *w,
+                 const PrunerConfig *config, PrunerHostResult *out) {
+  HostRequest *req = calloc(1, sizeof *req);
+  memset(out, 0, sizeof *out);
+  prunerRecordInit(&out->record);
+  if (!req) {
+    out->record.status = PRUNER_RECORD_LAUNCH_ERROR;
+    snprintf(out->record.error, sizeof out->record.error, "host: out of memory");
+    return;
+  }
+  req->kind = kind;
+  req->w = *w;
+  if (config)
+    req->config = *config;
+  req->target = host->target;
+  req->opts = host->opts;
+  req->opts.openblas_coretype = NULL;
+  char why[200] = "";
+  PrunerWorkerOutcome oc =
+      prunerWorkerCall(host->worker, req, out, host->opts.timeout_seconds, why, sizeof why);
+  free(req);
+  if (oc != PRUNER_WORKER_DONE) {
+    prunerRecordInit(&out->record);
+    out->record.status = oc == PRUNER_WORKER_TIMEOUT ? PRUNER_RECORD_TIMEOUT
+                                                     : PRUNER_RECORD_LAUNCH_ERROR;
+    snprintf(out->record.error, sizeof out->record.error, "host worker: %s", why);
+  }
+  if (kind == HOST_REQ_BASELINE) {
+    out->record.is_baseline = true;
+    snprintf(out->record.baseline_name, sizeof out->record.baseline_name, "openblas");
+  }
+  prunerHostFillRecord(host, w, config, &out->record);
+}
+
+void prunerHostMeasure(PrunerHost host, const PrunerWorkload *w, const PrunerConfig *config,
+                       PrunerHostResult *out) {
+  if (config) {
+    PrunerStatus st = prunerHostConfigCheck(w, &host->target, NULL, config);
+    if (!st.ok) {
+      memset(out, 0, sizeof *out);
+      prunerRecordInit(&out->record);
+      out->record.status = PRUNER_RECORD_INVALID;
+      snprintf(out->record.error, sizeof out->record.error, "%.255s", st.message);
+      prunerHostFillRecord(host, w, config, &out->record);
+      return;
+    }
+  }
+  call(host, config ? HOST_REQ_CANDIDATE : HOST_REQ_UNTILED, w, config, out);
+}
+
+void prunerHostMeasureBaseline(PrunerHost host, const PrunerWorkload *w, PrunerHostResult *out) {
+  if (!prunerHostHasBlasBaseline(w)) {
+    memset(out, 0, sizeof *out);
+    prunerRecordInit(&out->record);
+    out->record.is_baseline = true;
+    snprintf(out->record.baseline_name, sizeof out->record.baseline_name, "openblas");
+    out->record.status = PRUNER_RECORD_INVALID;
+    snprintf(out->record.error, sizeof out->record.error,
+             "no OpenBLAS baseline for %s (f32 matmul and batch_matmul only)", w->key);
+    prunerHostFillRecord(host, w, NULL, &out->record);
+    return;
+  }
+  call(host, HOST_REQ_BASELINE, w, NULL, out);
+}
+
+typedef struct TextBuf {
+  char *data;
+  size_t len, cap;
+  bool failed;
+} TextBuf;
+
+static void appendText(MlirStringRef s, void *user) {
+  TextBuf *b = user;
+  if (b->failed)
+    return;
+  if (b->len + s.length + 1 > b->cap) {
+    size_t cap = (b->len + s.length + 1) * 2;
+    char *d = realloc(b->data, cap);
+    if (!d) {
+      b->failed = true;
+      return;
+    }
+    b->data = d;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->len, s.data, s.length);
+  b->len += s.length;
+  b->data[b->len] = '\0';
+}
+
+PrunerStatus prunerHostLowerText(const PrunerWorkload *w, const PrunerConfig *config,
+                                 const PrunerTargetDesc *t, int stage, char **text) {
+  *text = NULL;
+  MlirContext ctx = hostContextCreate();
+  MlirModule m;
+  HostStage s = stage <= 0 ? HOST_STAGE_BUFFERIZED
+                : stage == 1 ? HOST_STAGE_SCHEDULED
+                             : HOST_STAGE_LLVM;
+  PrunerStatus st = hostLowerModule(ctx, w, config, t, s, &m, NULL);
+  if (st.ok) {
+    TextBuf b = {0};
+    mlirOperationPrint(mlirModuleGetOperation(m), appendText, &b);
+    mlirModuleDestroy(m);
+    if (b.failed || !b.data) {
+      free(b.data);
+      st = prunerStatusError("host: out of memory printing the module of %s", w->key);
+    } else {
+      *text = b.data;
+    }
+  }
+  mlirContextDestroy(ctx);
+  return st;
+}

@@ -1,0 +1,170 @@
+/* pruner-host-tool: a test helper over the host library (the lit tests of test/lit/host
+ * and manual debugging). It reads the first tunable linalg op of an MLIR file and prints
+ * one stage of its host compilation, or measures it.
+ *
+ *   pruner-host-tool FILE.mlir [--config='{workgroup = [..], ...}'] [--print=STAGE]
+ *                    [--threads=N] [--baseline]
+ *   STAGE: schedule (the transform module), bufferized, scheduled, llvm, measure (default),
+ *          target (the host description).
+ * Without --config the op's own pruner.config is used; without either, the untiled
+ * lowering. Exit status 1 on any failure (the message names what failed). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/IR.h>
+#include <mlir-c/RegisterEverything.h>
+
+#include "pruner/host.h"
+#include "pruner/ir.h"
+
+static char *readFile(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)n + 1);
+  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    free(buf);
+    buf = NULL;
+  }
+  if (buf)
+    buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+typedef struct Found {
+  MlirOperation op;
+} Found;
+
+static MlirWalkResult findOp(MlirOperation op, void *user) {
+  Found *f = user;
+  if (mlirOperationIsNull(f->op) && prunerIsLinalgOp(op) && !prunerIsFusedLinalgOp(op)) {
+    f->op = op;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+int main(int argc, char **argv) {
+  const char *input = NULL, *config_text = NULL, *print = "measure";
+  int threads = 1;
+  bool baseline = false;
+  for (int i = 1; i < argc; ++i) {
+    if (strncmp(argv[i], "--config=", 9) == 0)
+      config_text = argv[i] + 9;
+    else if (strncmp(argv[i], "--print=", 8) == 0)
+      print = argv[i] + 8;
+    else if (strncmp(argv[i], "--threads=", 10) == 0)
+      threads = atoi(argv[i] + 10);
+    else if (strcmp(argv[i], "--baseline") == 0)
+      baseline = true;
+    else if (argv[i][0] != '-')
+      input = argv[i];
+    else {
+      fprintf(stderr, "pruner-host-tool: unknown option %s\n", argv[i]);
+      return 2;
+    }
+  }
+  PrunerTargetDesc t;
+  PrunerStatus st = prunerTargetLookup("host", &t);
+  if (strcmp(print, "target") == 0) {
+    char key[96];
+    prunerTargetKey(&t, key, sizeof key);
+    printf("key %s\ndevice %s\ncores %d\nlanes %d\nvector_registers %d\nclock_mhz %.0f\n"
+           "peak_fp32_gflops %.1f\nl1d %d\nl2 %lld\nllc %d\n",
+           key, t.device, t.sm_count, t.warp_size, t.regs_per_sm, t.boost_clock_mhz,
+           t.peak_fp32_gflops, t.smem_per_sm, (long long)t.l2_bytes, t.smem_per_block);
+    return 0;
+  }
+  char *text = input ? readFile(input) : NULL;
+  if (!text) {
+    fprintf(stderr, "pruner-host-tool: cannot read %s\n", input ? input : "(no input)");
+    return 1;
+  }
+  MlirDialectRegistry registry = mlirDialectRegistryCreate();
+  mlirRegisterAllDialects(registry);
+  MlirContext ctx = mlirContextCreateWithRegistry(registry, false);
+  mlirDialectRegistryDestroy(registry);
+  mlirContextLoadAllAvailableDialects(ctx);
+  MlirModule m = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));
+  free(text);
+  if (mlirModuleIsNull(m)) {
+    fprintf(stderr, "pruner-host-tool: %s does not parse\n", input);
+    return 1;
+  }
+  Found found = {{NULL}};
+  mlirOperationWalk(mlirModuleGetOperation(m), findOp, &found, MlirWalkPreOrder);
+  PrunerWorkload w;
+  if (mlirOperationIsNull(found.op)) {
+    fprintf(stderr, "pruner-host-tool: no tunable linalg op in %s\n", input);
+    return 1;
+  }
+  st = prunerWorkloadFromOperation(found.op, &w);
+  PrunerConfig config;
+  bool has_config = false;
+  if (st.ok) {
+    MlirAttribute attr =
+        config_text ? mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString(config_text))
+                    : mlirOperationGetDiscardableAttributeByName(
+                          found.op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR));
+    if (config_text && mlirAttributeIsNull(attr))
+      st = prunerStatusError("--config does not parse as an attribute");
+    else if (!mlirAttributeIsNull(attr)) {
+      st = prunerConfigFromAttribute(&w, attr, &config);
+      has_config = st.ok;
+    }
+  }
+  mlirModuleDestroy(m);
+  mlirContextDestroy(ctx);
+  if (!st.ok) {
+    fprintf(stderr, "pruner-host-tool: %s\n", st.message);
+    return 1;
+  }
+  const PrunerConfig *c = has_config ? &config : NULL;
+  char *out = NULL;
+  if (strcmp(print, "schedule") == 0) {
+    st = prunerHostScheduleBuild(&w, c, &t, &out);
+  } else if (strcmp(print, "bufferized") == 0 || strcmp(print, "scheduled") == 0 ||
+             strcmp(print, "llvm") == 0) {
+    int stage = print[0] == 'b' ? 0 : print[0] == 's' ? 1 : 2;
+    st = prunerHostLowerText(&w, c, &t, stage, &out);
+  } else if (strcmp(print, "measure") == 0) {
+    PrunerHostOptions o = prunerHostDefaultOptions();
+    o.threads = threads;
+    PrunerHost host;
+    st = prunerHostCreate(&o, &host);
+    if (st.ok) {
+      PrunerHostResult r;
+      if (baseline)
+        prunerHostMeasureBaseline(host, &w, &r);
+      else
+        prunerHostMeasure(host, &w, c, &r);
+      double gflops = r.record.median_us > 0 ? prunerWorkloadFlops(&w) / r.record.median_us / 1e3 : 0;
+      printf("%s %s median_us %.1f gflops %.2f samples %d max_abs_error %g jit_s %.3f%s%s%s%s\n",
+             baseline ? "openblas" : c ? "tuned" : "untiled",
+             prunerRecordStatusName(r.record.status), r.record.median_us, gflops,
+             r.record.num_samples, r.record.max_abs_error, r.compile_seconds,
+             r.baseline_core[0] ? " core " : "", r.baseline_core,
+             r.record.error[0] ? " error: " : "", r.record.error);
+      st = r.record.status == PRUNER_RECORD_OK ? prunerStatusOk()
+                                               : prunerStatusError("measurement failed");
+      prunerHostDestroy(host);
+    }
+  } else {
+    st = prunerStatusError("unknown --print=%s", print);
+  }
+  if (out) {
+    fputs(out, stdout);
+    free(out);
+  }
+  if (!st.ok) {
+    fprintf(stderr, "pruner-host-tool: %s\n", st.message);
+    return 1;
+  }
+  return 0;
+}
