@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -335,6 +336,14 @@ static double now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* CPU seconds of reaped children (the workers and their ptxas runs). */
+static double childCpuSeconds(void) {
+  struct rusage u;
+  getrusage(RUSAGE_CHILDREN, &u);
+  return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
 /* ---- report -------------------------------------------------------------------------- */
 
 typedef struct Reason {
@@ -405,7 +414,8 @@ static void printCandidate(const PrunerWorkload *w, const PrunerConfig *c, size_
 }
 
 static void printSummary(const PrunerWorkload *w, const PrunerConfig *c,
-                         const PrunerCompileResult *r, size_t n, double wall, int jobs) {
+                         const PrunerCompileResult *r, size_t n, double wall, double cpu,
+                         int jobs) {
   size_t ok = 0, timeouts = 0, crashes = 0, spills = 0, mismatched = 0;
   double mlir = 0, ptxas = 0;
   Reason reasons[64];
@@ -434,8 +444,9 @@ static void printSummary(const PrunerWorkload *w, const PrunerConfig *c,
   printf("compiled with spills or a stack frame: %zu; launch differing from the config's "
          "launch shape: %zu\n",
          spills, mismatched);
-  printf("rate: %.2f candidates/s (%zu in %.2f s wall, %d jobs)\n", wall > 0 ? n / wall : 0.0,
-         n, wall, jobs);
+  printf("rate: %.2f candidates/s (%zu in %.2f s wall, %d jobs); CPU %.3f s per candidate "
+         "(workers + ptxas)\n",
+         wall > 0 ? n / wall : 0.0, n, wall, jobs, n ? cpu / (double)n : 0.0);
   double total = mlir + ptxas;
   printf("time (summed over candidates): MLIR %.2f s (%.0f%%), ptxas %.2f s (%.0f%%); per "
          "candidate MLIR %.3f s, ptxas %.3f s\n",
@@ -515,13 +526,13 @@ int main(int argc, char **argv) {
     opts.timeout_seconds = a.timeout;
   opts.format = strcmp(a.format, "ptx") == 0 ? PRUNER_BINARY_PTX : PRUNER_BINARY_CUBIN;
   PrunerCompileResult *results = calloc(n ? n : 1, sizeof(PrunerCompileResult));
-  double start = now();
+  double start = now(), cpuStart = childCpuSeconds();
   prunerCompileMany(&w, configs, n, &t, &opts, results);
-  double wall = now() - start;
+  double wall = now() - start, cpu = childCpuSeconds() - cpuStart;
   for (size_t i = 0; i < n && !a.quiet; ++i)
     printCandidate(&w, &configs[i], i, indices[i], &results[i]);
   int jobs = opts.jobs > 0 ? opts.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
-  printSummary(&w, configs, results, n, wall, jobs < (int)n ? jobs : (int)n);
+  printSummary(&w, configs, results, n, wall, cpu, jobs < (int)n ? jobs : (int)n);
   if (a.out) {
 #ifdef PRUNER_HAVE_MEASURE
     writeBundle(a.out, &t, a.seed, &w, configs, results, n);
