@@ -105,6 +105,10 @@ static int parseArgs(int argc, char **argv, Args *a) {
     fprintf(stderr, "pruner-compile: --format must be cubin or ptx, not '%s'\n", a->format);
     return 2;
   }
+  if (a->out && strcmp(a->format, "ptx") == 0) {
+    fprintf(stderr, "pruner-compile: --out writes a bundle of cubins; drop --format=ptx\n");
+    return 2;
+  }
   return 0;
 }
 
