@@ -25,6 +25,9 @@ typedef struct HostKernel {
   int num_results; /* memref results of @kernel (0 when written in place) */
 } HostKernel;
 
+/* True when the schedule of `w` starts on tensors and bufferizes itself (2-D convs). */
+bool hostScheduleOnTensors(const PrunerWorkload *w);
+
 /* A context with every dialect, pass and LLVM translation registered. */
 MlirContext hostContextCreate(void);
 

@@ -122,19 +122,23 @@ PrunerStatus hostLowerModule(MlirContext ctx, const PrunerWorkload *w, const Pru
     if (ok)
       mlirOperationSetDiscardableAttributeByName(
           f, mlirStringRefCreateFromCString("llvm.emit_c_interface"), mlirUnitAttrGet(ctx));
-    if (ok) {
+    /* Schedules that start on tensors bufferize themselves (untiled: bufferize here). */
+    bool tensors = c && hostScheduleOnTensors(w);
+    if (ok && !tensors) {
       phase = "bufferize";
       ok = runPipeline(ctx, m, BUFFERIZE_PIPELINE);
+    }
+    if (ok && stop >= HOST_STAGE_SCHEDULED) {
+      phase = "schedule";
+      ok = applySchedule(ctx, m, schedule);
+      if (ok && tensors)
+        ok = runPipeline(ctx, m, "builtin.module(drop-equivalent-buffer-results,canonicalize,cse)");
     }
     if (ok && num_results) {
       f = findFunc(m, "kernel");
       MlirAttribute ft =
           mlirOperationGetAttributeByName(f, mlirStringRefCreateFromCString("function_type"));
       *num_results = (int)mlirFunctionTypeGetNumResults(mlirTypeAttrGetValue(ft));
-    }
-    if (ok && stop >= HOST_STAGE_SCHEDULED) {
-      phase = "schedule";
-      ok = applySchedule(ctx, m, schedule);
     }
     if (ok && stop >= HOST_STAGE_LLVM) {
       phase = "lowering";

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_internal.h"
 #include "pruner/host.h"
 #include "schedule_internal.h"
 #include "text.h"
@@ -27,6 +28,8 @@ static bool isConv2d(const PrunerWorkload *w) {
   return w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF || w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW ||
          w->kind == PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC;
 }
+
+bool hostScheduleOnTensors(const PrunerWorkload *w) { return isConv2d(w); }
 
 /* Register-level step of a reduction loop: 1 (accumulate one step at a time, the
  * accumulator hoisted around it) except a conv's kw, which stays whole so that the 1-D
@@ -77,9 +80,13 @@ PrunerStatus prunerHostScheduleBuild(const PrunerWorkload *w, const PrunerConfig
   *text = NULL;
   PrunerText t;
   prunerTextInit(&t);
+  /* 2-D convolutions are tiled and decomposed on tensors (the decomposition has no buffer
+   * form) and bufferized by the schedule; everything else arrives bufferized. */
+  const bool on_tensors = c && hostScheduleOnTensors(w);
   prunerTextAppend(&t, "module attributes {transform.with_named_sequence} {\n"
                        "  transform.named_sequence @__transform_main(%%root: " ANY
-                       " {transform.readonly}) {\n");
+                       " {transform.%s}) {\n",
+                   on_tensors ? "consumed" : "readonly");
   if (!c) { /* the untiled lowering: linalg to plain loops, nothing else */
     prunerTextAppend(&t, "    transform.yield\n  }\n}\n");
     return prunerTextFinish(&t, "host schedule", text);
@@ -149,18 +156,32 @@ PrunerStatus prunerHostScheduleBuild(const PrunerWorkload *w, const PrunerConfig
                      "(!transform.op<\"scf.for\">) -> (" ANY ", " ANY ")\n",
                      l, handle[l], l, l, l);
   }
-  prunerTextAppend(&t, "    %%f = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
+  prunerTextAppend(&t, "    %%f0 = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
                        ") -> " ANY "\n"
-                       "    transform.apply_patterns to %%f { "
+                       "    transform.apply_patterns to %%f0 { "
                        "transform.apply_patterns.canonicalization } : " ANY "\n");
 
-  /* 5. 1-D decomposition of 2-D convolutions (the vectorizer handles 1-D convs only). */
-  if (isConv2d(w))
+  /* 5. 1-D decomposition of 2-D convolutions (the vectorizer handles 1-D convs only),
+   * then bufferization (canonicalize after it, else an alloc + memrefCopy per tile
+   * remains: HOST-FACTS.md). */
+  if (on_tensors) {
     prunerTextAppend(&t,
-                     "    %%convs = transform.structured.match ops{[\"%s\"]} in %%f : (" ANY
+                     "    %%convs = transform.structured.match ops{[\"%s\"]} in %%f0 : (" ANY
                      ") -> " ANY "\n"
                      "    %%dec = transform.structured.decompose %%convs : (" ANY ") -> " ANY "\n",
                      prunerSchedulePayloadOpName(w));
+    prunerTextAppend(&t,
+                     "    %%b = transform.bufferization.one_shot_bufferize layout{IdentityLayoutMap} "
+                     "%%root {bufferize_function_boundaries = true} : (" ANY ") -> " ANY "\n"
+                     "    %%f = transform.structured.match ops{[\"func.func\"]} in %%b : (" ANY
+                     ") -> " ANY "\n"
+                     "    transform.apply_patterns to %%f { "
+                     "transform.apply_patterns.canonicalization } : " ANY "\n"
+                     "    transform.apply_cse to %%f : " ANY "\n");
+  } else {
+    prunerTextAppend(&t, "    %%f = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
+                         ") -> " ANY "\n");
+  }
 
   /* 6. Vectorize, hoist the accumulator, lower to 1-D vectors and FMAs. */
   const char *fh = "f";

@@ -51,6 +51,10 @@ static int lanes(const PrunerWorkload *w, const PrunerTargetDesc *t) {
   return l > 0 ? l : 1;
 }
 
+/* NCHW convolutions stay scalar: their output's contiguous loop is ow, and the 1-D conv
+ * vectorizer drops rows of strided NCW convs (GPU-SCHEDULE-FACTS.md). */
+static bool scalarOnly(const PrunerWorkload *w) { return w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW; }
+
 int prunerHostVectorLoop(const PrunerWorkload *w) {
   int l = prunerWorkloadContiguousLoop(w, w->num_inputs);
   return l >= 0 && w->loop_kinds[l] == PRUNER_LOOP_PARALLEL ? l : -1;
@@ -161,7 +165,7 @@ int prunerHostVectorCandidates(const PrunerWorkload *w, const PrunerTargetDesc *
     return 0;
   /* Scalar code is never faster when a whole vector fits (HOST-FACTS.md: the untiled,
    * scalar lowering is ~300x slower); 1 is offered only where no vector fits. */
-  widths[0] = vl >= 0 && w->bounds[vl] >= simd ? simd : 1;
+  widths[0] = vl >= 0 && w->bounds[vl] >= simd && !scalarOnly(w) ? simd : 1;
   return 1;
 }
 
@@ -185,6 +189,9 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
   if (c->vector_width != 1 && c->vector_width != simd)
     FAIL("vector_width = %d is neither 1 nor the %d SIMD lanes of this CPU", op,
          (int)c->vector_width, simd);
+  if (c->vector_width > 1 && scalarOnly(w))
+    FAIL("vector_width = %d: NCHW convolutions are not vectorized on the host", op,
+         (int)c->vector_width);
   if (c->vector_width > 1 && vl < 0)
     FAIL("vector_width = %d but the output has no contiguous parallel loop to vectorize", op,
          (int)c->vector_width);
