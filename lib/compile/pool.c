@@ -220,9 +220,11 @@ static void takeResult(Worker *wk, PrunerCompileResult *results, size_t n) {
   wk->len = 0;
 }
 
-static PrunerStatus crashStatus(int status) {
+/* Allocation failures inside LLVM end in SIGSEGV or SIGABRT, so the limit is named. */
+static PrunerStatus crashStatus(int status, int64_t memory_limit_mb) {
   if (WIFSIGNALED(status))
-    return prunerStatusError("compiler crashed: signal %d", WTERMSIG(status));
+    return prunerStatusError("compiler crashed: signal %d (worker memory limit %lld MB)",
+                             WTERMSIG(status), (long long)memory_limit_mb);
   return prunerStatusError("compiler crashed: worker exited with status %d before answering",
                            WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
@@ -298,7 +300,7 @@ void prunerCompileMany(const PrunerWorkload *w, const PrunerConfig *configs, siz
         }
         if (got < 0) {
           int64_t task = wk->task;
-          failResult(&results[task], crashStatus(stopWorker(wk, true)));
+          failResult(&results[task], crashStatus(stopWorker(wk, true), opts->memory_limit_mb));
           ++done;
           continue;
         }

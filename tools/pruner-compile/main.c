@@ -4,7 +4,8 @@
  *
  *   pruner-compile --op=matmul --shape=1024x1024x1024 [--dtype=f32]
  *                  [--config='{workgroup = [...], ...}' | --random=N --seed=S]
- *                  [--target=sm_90] [--jobs=2] [--timeout=S] [--format=cubin|ptx]
+ *                  [--target=sm_90] [--jobs=2] [--timeout=S] [--memory-mb=MB]
+ *                  [--format=cubin|ptx]
  *                  [--out=DIR] [--quiet]
  *   pruner-compile --input=FILE.mlir [--op-index=I] ...     (a linalg op of a module)
  *
@@ -38,7 +39,7 @@
 typedef struct Args {
   const char *op, *shape, *config, *target, *out, *input, *format;
   const char *dtype;
-  long random, jobs, op_index;
+  long random, jobs, op_index, memory_mb;
   unsigned long long seed;
   double timeout;
   int quiet;
@@ -49,8 +50,8 @@ static void usage(FILE *f) {
           "usage: pruner-compile (--op=KIND --shape=AxBx... | --input=FILE.mlir "
           "[--op-index=I])\n"
           "         [--dtype=f32] [--config='{...}' | --random=N [--seed=S]] [--target=sm_90]\n"
-          "         [--jobs=N] [--timeout=SECONDS] [--format=cubin|ptx] [--out=DIR] "
-          "[--quiet]\n"
+          "         [--jobs=N] [--timeout=SECONDS] [--memory-mb=MB] [--format=cubin|ptx]\n"
+          "         [--out=DIR] [--quiet]\n"
           "kinds: matmul (MxNxK), batch_matmul (BxMxNxK),\n"
           "       conv_2d_nhwc_hwcf (NxIHxIWxCxKHxKWxF[xSTRIDE[xDILATION]]),\n"
           "       conv_2d_nchw_fchw (NxCxIHxIWxFxKHxKW[xSTRIDE[xDILATION]]),\n"
@@ -82,6 +83,7 @@ static int parseArgs(int argc, char **argv, Args *a) {
     else if (OPT("out")) a->out = v;
     else if (OPT("input")) a->input = v;
     else if (OPT("op-index")) a->op_index = strtol(v, NULL, 10);
+    else if (OPT("memory-mb")) a->memory_mb = strtol(v, NULL, 10);
     else if (strcmp(s, "--quiet") == 0) a->quiet = 1;
     else if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
       usage(stdout);
@@ -528,6 +530,8 @@ int main(int argc, char **argv) {
   opts.jobs = (int)a.jobs;
   if (a.timeout > 0)
     opts.timeout_seconds = a.timeout;
+  if (a.memory_mb > 0)
+    opts.memory_limit_mb = a.memory_mb;
   opts.format = strcmp(a.format, "ptx") == 0 ? PRUNER_BINARY_PTX : PRUNER_BINARY_CUBIN;
   PrunerCompileResult *results = calloc(n ? n : 1, sizeof(PrunerCompileResult));
   double start = now(), cpuStart = childCpuSeconds();

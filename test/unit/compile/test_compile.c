@@ -287,6 +287,29 @@ static void test_pool_crash_goes_on(void **state) {
   removeTempDir(dir);
 }
 
+/* A worker whose address space is too small for MLIR dies (LLVM's allocation failures end
+ * in a signal); the candidate says so and the call returns. */
+static void test_pool_memory_limit(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  PrunerConfig c[2];
+  smallMatmul(&w, &c[0]);
+  c[1] = c[0];
+  PrunerCompileOptions opts = prunerCompileDefaultOptions();
+  opts.jobs = 1;
+  opts.memory_limit_mb = 100; /* libMLIR + libLLVM alone map more than this */
+  opts.timeout_seconds = 30.0;
+  PrunerCompileResult r[2];
+  prunerCompileMany(&w, c, 2, &t, &opts, r);
+  for (int i = 0; i < 2; ++i) {
+    assert_false(r[i].status.ok);
+    assert_null(r[i].binary);
+    assert_true(strstr(r[i].status.message, "compiler crashed") != NULL ||
+                strstr(r[i].status.message, "memory") != NULL);
+  }
+}
+
 /* Results come back in candidate order, invalid ones as errors, valid ones compiled. */
 static void test_pool_mixed_order(void **state) {
   (void)state;
@@ -367,6 +390,7 @@ int main(void) {
       cmocka_unit_test(test_pool_tiny_timeout),
       cmocka_unit_test(test_pool_timeout_goes_on),
       cmocka_unit_test(test_pool_crash_goes_on),
+      cmocka_unit_test(test_pool_memory_limit),
   };
   return failed + cmocka_run_group_tests_name("compile (ptxas)", withPtxas, NULL, NULL);
 }
