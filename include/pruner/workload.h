@@ -145,7 +145,8 @@ double prunerWorkloadFlops(const PrunerWorkload *w);
 /* Total bytes of all operands (each read or written once). */
 double prunerWorkloadBytes(const PrunerWorkload *w);
 
-/* Fills w->key from the other fields; call after building a workload by hand. */
+/* Fills w->key from the other fields; call after building a workload by hand. When the
+ * body is not empty it first refreshes body_ops and body_hash from it (docs/space.md). */
 void prunerWorkloadComputeKey(PrunerWorkload *w);
 
 /* Checks internal consistency (bounds > 0, shapes match the indexing); a workload built
