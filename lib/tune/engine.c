@@ -14,6 +14,9 @@
 
 #include "pruner/compile.h"
 #include "pruner/measure.h"
+#ifdef PRUNER_HAVE_HOST
+#include "pruner/host.h"
+#endif
 #include "tune_internal.h"
 
 /* Ansor's task scheduler constants (Zheng et al., OSDI'20, Sec. 6; TVM's
@@ -262,6 +265,9 @@ void tuneEngineDestroy(TuneEngine *e) {
     free(t->pool);
   }
   free(e->tasks);
+#ifdef PRUNER_HAVE_HOST
+  prunerHostDestroy(e->host);
+#endif
   if (e->verifier)
     prunerVerifierDestroy(e->verifier);
   if (e->records)
@@ -612,6 +618,44 @@ static PrunerStatus tuneMeasureGpu(TuneEngine *e, TuneTask *t, const TuneCandida
   return st;
 }
 
+#ifdef PRUNER_HAVE_HOST
+/* --target=host: JIT-compiled, checked and timed on this CPU by lib/host (in its watchdog
+ * child), with one OpenBLAS baseline per matmul-like workload (docs/host.md). */
+static PrunerStatus tuneMeasureHost(TuneEngine *e, TuneTask *t, const TuneCandidate *cs,
+                                    size_t n, int64_t *round_trials) {
+  if (!e->host) {
+    PrunerHostOptions ho = prunerHostDefaultOptions();
+    PrunerStatus st = prunerHostCreate(&ho, &e->host);
+    if (!st.ok)
+      return st;
+  }
+  PrunerHostResult *r = malloc(sizeof *r);
+  if (!r)
+    return prunerStatusError("out of memory");
+  PrunerStatus st = prunerStatusOk();
+  for (size_t i = 0; i < n && st.ok && !tuneStopRequested(e); ++i) {
+    prunerHostMeasure(e->host, &t->w, &cs[i].config, r);
+    tuneFillRecord(e, t, &cs[i], &r->record);
+    st = tuneAppend(e, t, &cs[i], &r->record, round_trials);
+  }
+  if (st.ok && prunerHostHasBlasBaseline(&t->w) &&
+      !prunerRecordsBaseline(e->records, t->w.key, e->target_key)) {
+    prunerHostMeasureBaseline(e->host, &t->w, r);
+    snprintf(r->record.target_key, sizeof r->record.target_key, "%s", e->target_key);
+    if (r->record.status == PRUNER_RECORD_OK) {
+      st = prunerRecordsAppend(e->records, &r->record);
+      tuneNote(e, (int)(t - e->tasks), "%s: OpenBLAS (core %s) %.2f us", t->w.key,
+               r->baseline_core[0] ? r->baseline_core : "?", r->record.median_us);
+    } else {
+      tuneNote(e, (int)(t - e->tasks), "%s: OpenBLAS baseline failed: %s", t->w.key,
+               r->record.error);
+    }
+  }
+  free(r);
+  return st;
+}
+#endif
+
 /* ---------------------------------------------------------------------------------- */
 /* Scheduling                                                                          */
 
@@ -689,6 +733,10 @@ static PrunerStatus tuneRound(TuneEngine *e, TuneTask *t, int64_t k) {
     t->done = true; /* every config measured, or none could be drawn */
   } else if (e->opts.measure == PRUNER_TUNE_MEASURE_REPLAY) {
     st = tuneMeasureReplay(e, t, cs, n, &round_trials);
+#ifdef PRUNER_HAVE_HOST
+  } else if (e->target.kind == PRUNER_TARGET_HOST) {
+    st = tuneMeasureHost(e, t, cs, n, &round_trials);
+#endif
   } else {
     st = tuneMeasureGpu(e, t, cs, n, &round_trials);
   }

@@ -329,8 +329,10 @@ static void tuneShape(const PrunerWorkload *w, char *buf, size_t size) {
 char *prunerTuneSessionSummary(PrunerTuneSession s) {
   TuneBuf b = {0};
   TuneEngine *e = &s->engine;
+  bool host = e->target.kind == PRUNER_TARGET_HOST; /* OpenBLAS is the host's baseline */
   tuneBufPrintf(&b, "%-20s %-22s %4s %11s %9s %11s %8s %7s %8s  %s\n", "op", "shape", "n",
-                "best_us", "GFLOP/s", "cublas_us", "speedup", "trials", "time_s", "config");
+                "best_us", "GFLOP/s", host ? "openblas_us" : "cublas_us", "speedup", "trials",
+                "time_s", "config");
   double total_best = 0, total_base = 0;
   bool all_base = true, any_unmeasured = false;
   for (size_t i = 0; i < e->num_tasks; ++i) {
@@ -363,7 +365,8 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
   if (e->num_tasks > 0) {
     tuneBufPrintf(&b, "total (weighted by occurrences): %.2f us", total_best);
     if (all_base && total_base > 0 && !any_unmeasured)
-      tuneBufPrintf(&b, " vs cuBLAS %.2f us (%.2fx)", total_base, total_base / total_best);
+      tuneBufPrintf(&b, " vs %s %.2f us (%.2fx)", host ? "OpenBLAS" : "cuBLAS", total_base,
+                    total_base / total_best);
     tuneBufPrintf(&b, "\n");
   }
   if (any_unmeasured)

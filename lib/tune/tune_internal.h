@@ -57,6 +57,7 @@ typedef struct TuneEngine {
   bool interrupted;
   double start_time;
   double target_us; /* study: stop a task once a measurement is <= this (0: off) */
+  struct PrunerHostImpl *host; /* host CPU backend (pruner/host.h), started on first use */
 } TuneEngine;
 
 /* Growable text buffer. */
