@@ -31,6 +31,13 @@ void prunerCompileResultRelease(PrunerCompileResult *result) {
 PrunerCompileResult prunerCompileOne(const PrunerWorkload *w, const PrunerConfig *config,
                                      const PrunerTargetDesc *t,
                                      const PrunerCompileOptions *opts) {
+  return prunerCompileOneInContext((MlirContext){NULL}, w, config, t, opts);
+}
+
+PrunerCompileResult prunerCompileOneInContext(MlirContext ctx, const PrunerWorkload *w,
+                                              const PrunerConfig *config,
+                                              const PrunerTargetDesc *t,
+                                              const PrunerCompileOptions *opts) {
   PrunerCompileOptions defaults = prunerCompileDefaultOptions();
   if (!opts)
     opts = &defaults;
@@ -54,7 +61,7 @@ PrunerCompileResult prunerCompileOne(const PrunerWorkload *w, const PrunerConfig
     r.status = prunerScheduleBuild(w, config, t, &sopts, &schedule);
   }
   if (r.status.ok)
-    r.status = prunerCompileMlirToPtx(payload, schedule, w->num_inputs + w->num_outputs, t,
+    r.status = prunerCompileMlirToPtx(ctx, payload, schedule, w->num_inputs + w->num_outputs, t,
                                       &r, &ptx);
   free(payload);
   free(schedule);

@@ -6,17 +6,31 @@
 
 #include <stddef.h>
 
+#include <mlir-c/IR.h>
+
 #include "pruner/compile.h"
 
 /* Seconds on the monotonic clock. */
 double prunerCompileNow(void);
 
-/* Runs the MLIR half on text that is already built: parses `payload` and `schedule`,
+/* A context ready for compiles: all dialects and LLVM translations registered, threading
+ * off (workers fork; one kernel gains nothing from MLIR's thread pool). */
+MlirContext prunerCompileContextCreate(void);
+
+/* prunerCompileOne in a given context (NULL: a fresh one, destroyed afterwards). Workers
+ * keep one context for many candidates: dialects then load once instead of per compile. */
+PrunerCompileResult prunerCompileOneInContext(MlirContext ctx, const PrunerWorkload *w,
+                                              const PrunerConfig *config,
+                                              const PrunerTargetDesc *t,
+                                              const PrunerCompileOptions *opts);
+
+/* Runs the MLIR half on text that is already built, in `ctx` (NULL: a fresh context,
+ * destroyed afterwards): parses `payload` and `schedule`,
  * applies @__transform_main, lowers to PTX and fills the launch fields of `out` (kernel
  * name, grid, block, dynamic smem, args) and out->mlir_seconds. On success *ptx is the
  * malloc'ed NUL-terminated PTX. On failure the status carries the compiler's messages.
  * `num_operands` is the number of payload function arguments (workload operands). */
-PrunerStatus prunerCompileMlirToPtx(const char *payload, const char *schedule,
+PrunerStatus prunerCompileMlirToPtx(MlirContext ctx, const char *payload, const char *schedule,
                                     int num_operands, const PrunerTargetDesc *t,
                                     PrunerCompileResult *out, char **ptx);
 

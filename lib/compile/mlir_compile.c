@@ -393,22 +393,32 @@ static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const cha
   return status;
 }
 
-PrunerStatus prunerCompileMlirToPtx(const char *payload, const char *schedule,
-                                    int num_operands, const PrunerTargetDesc *t,
-                                    PrunerCompileResult *out, char **ptx) {
-  double start = prunerCompileNow();
-  *ptx = NULL;
+MlirContext prunerCompileContextCreate(void) {
   pthread_once(&passesOnce, registerPasses);
   MlirDialectRegistry registry = mlirDialectRegistryCreate();
   mlirRegisterAllDialects(registry);
   MlirContext ctx = mlirContextCreateWithRegistry(registry, /*threadingEnabled=*/false);
   mlirDialectRegistryDestroy(registry);
   mlirRegisterAllLLVMTranslations(ctx);
+  return ctx;
+}
+
+PrunerStatus prunerCompileMlirToPtx(MlirContext ctx, const char *payload, const char *schedule,
+                                    int num_operands, const PrunerTargetDesc *t,
+                                    PrunerCompileResult *out, char **ptx) {
+  double start = prunerCompileNow();
+  *ptx = NULL;
+  bool own = mlirContextIsNull(ctx);
+  if (own)
+    ctx = prunerCompileContextCreate();
   Diagnostics diag = {.len = 0, .errors = 0};
-  mlirContextAttachDiagnosticHandler(ctx, onDiagnostic, &diag, NULL);
+  MlirDiagnosticHandlerID handler =
+      mlirContextAttachDiagnosticHandler(ctx, onDiagnostic, &diag, NULL);
   PrunerStatus status =
       lowerInContext(ctx, &diag, payload, schedule, num_operands, t, out, ptx);
-  mlirContextDestroy(ctx);
+  mlirContextDetachDiagnosticHandler(ctx, handler);
+  if (own)
+    mlirContextDestroy(ctx);
   out->mlir_seconds = prunerCompileNow() - start;
   return status;
 }

@@ -28,6 +28,10 @@
 
 #include "compile_internal.h"
 
+/* Candidates compiled in one worker context before it is renewed: bounds what the context
+ * accumulates (each PTX string, tens to hundreds of KB, stays uniqued in it). */
+#define CONTEXT_USES 32
+
 typedef struct Job {
   const PrunerWorkload *w;
   const PrunerConfig *configs;
@@ -102,12 +106,23 @@ static void workerMain(int fd, const Job *job) {
     struct rlimit limit = {.rlim_cur = bytes, .rlim_max = bytes};
     setrlimit(RLIMIT_AS, &limit);
   }
+  /* One context for many candidates (dialects load once), renewed now and then because
+   * a context keeps every attribute it ever uniqued, PTX strings included. */
+  MlirContext ctx = {NULL};
+  int uses = 0;
   uint64_t task;
   while (recvAll(fd, &task, sizeof(task))) {
+    if (mlirContextIsNull(ctx) || uses++ == CONTEXT_USES) {
+      if (!mlirContextIsNull(ctx))
+        mlirContextDestroy(ctx);
+      ctx = prunerCompileContextCreate();
+      uses = 1;
+    }
     WireHeader header;
     memset(&header, 0, sizeof(header));
     header.task = task;
-    header.result = prunerCompileOne(job->w, &job->configs[task], job->t, job->opts);
+    header.result =
+        prunerCompileOneInContext(ctx, job->w, &job->configs[task], job->t, job->opts);
     unsigned char *binary = header.result.binary;
     header.result.binary = NULL;
     bool sent = sendAll(fd, &header, sizeof(header)) &&

@@ -156,19 +156,19 @@ static void test_mlir_diagnostic_is_returned(void **state) {
   PrunerCompileResult r;
   memset(&r, 0, sizeof(r));
   char *ptx = NULL;
-  PrunerStatus s = prunerCompileMlirToPtx(payload, schedule, 3, &t, &r, &ptx);
+  PrunerStatus s = prunerCompileMlirToPtx((MlirContext){NULL}, payload, schedule, 3, &t, &r, &ptx);
   assert_false(s.ok);
   assert_null(ptx);
   assert_non_null(strstr(s.message, "schedule failed"));
   assert_non_null(strstr(s.message, "too many tiles provided, expected at most 3 found 4"));
 
   /* A schedule that maps nothing to the GPU: no kernel to describe. */
-  s = prunerCompileMlirToPtx(payload, noop, 3, &t, &r, &ptx);
+  s = prunerCompileMlirToPtx((MlirContext){NULL}, payload, noop, 3, &t, &r, &ptx);
   assert_false(s.ok);
   assert_non_null(strstr(s.message, "0 gpu.launch_func"));
 
   /* A syntax error in the schedule: the parser's message is returned. */
-  s = prunerCompileMlirToPtx(payload, "module { transform.bogus_op }", 3, &t, &r, &ptx);
+  s = prunerCompileMlirToPtx((MlirContext){NULL}, payload, "module { transform.bogus_op }", 3, &t, &r, &ptx);
   assert_false(s.ok);
   assert_non_null(strstr(s.message, "schedule does not parse"));
   assert_non_null(strstr(s.message, "transform.bogus_op"));
@@ -336,6 +336,35 @@ static void test_pool_mixed_order(void **state) {
     prunerCompileResultRelease(&r[i]);
 }
 
+/* A worker reuses its MLIR context across candidates: what it produces must be exactly
+ * what a fresh context produces (no state carried from one candidate to the next). */
+static void test_context_reuse_is_invisible(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  PrunerConfig c[3];
+  smallMatmul(&w, &c[0]);
+  c[1] = c[0], c[2] = c[0];
+  c[1].workgroup[0] = 32, c[1].thread[0] = 2;
+  c[2].reduction[2] = 32, c[2].vector_width = 2;
+  PrunerCompileOptions opts = prunerCompileDefaultOptions();
+  opts.format = PRUNER_BINARY_PTX;
+  opts.jobs = 1; /* one worker, one context for all three */
+  PrunerCompileResult pooled[3];
+  prunerCompileMany(&w, c, 3, &t, &opts, pooled);
+  for (int i = 0; i < 3; ++i) {
+    PrunerCompileResult fresh = prunerCompileOne(&w, &c[i], &t, &opts);
+    if (!fresh.status.ok || !pooled[i].status.ok)
+      fail_msg("candidate %d: %s / %s", i, fresh.status.message, pooled[i].status.message);
+    assert_int_equal(fresh.binary_size, pooled[i].binary_size);
+    assert_memory_equal(fresh.binary, pooled[i].binary, fresh.binary_size);
+    assert_string_equal(fresh.kernel_name, pooled[i].kernel_name);
+    assert_int_equal(fresh.num_args, pooled[i].num_args);
+    prunerCompileResultRelease(&fresh);
+    prunerCompileResultRelease(&pooled[i]);
+  }
+}
+
 static void test_parse_ptxas_log(void **state) {
   (void)state;
   const char *log =
@@ -378,6 +407,7 @@ int main(void) {
       cmocka_unit_test(test_invalid_config_is_an_error),
       cmocka_unit_test(test_mlir_diagnostic_is_returned),
       cmocka_unit_test(test_matmul_to_ptx),
+      cmocka_unit_test(test_context_reuse_is_invisible),
   };
   int failed = cmocka_run_group_tests_name("compile (no ptxas needed)", always, NULL, NULL);
   if (access(PTXAS, X_OK) != 0) {
