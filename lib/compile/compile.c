@@ -75,6 +75,10 @@ PrunerCompileResult prunerCompileOneInContext(MlirContext ctx, const PrunerWorkl
       r.status = prunerStatusError("timeout after %gs", opts->timeout_seconds);
     else
       r.status = prunerCompileRunPtxas(ptx, t, opts, left, true, &r);
+    /* ptxas got what was left of the candidate's budget; report the budget itself, as
+     * the pool does when it kills a worker. */
+    if (!r.status.ok && strncmp(r.status.message, "timeout after", 13) == 0)
+      r.status = prunerStatusError("timeout after %gs (in ptxas)", opts->timeout_seconds);
   }
   free(ptx);
   if (!r.status.ok)
