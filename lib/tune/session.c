@@ -344,7 +344,7 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
     if (info.has_best) {
       prunerConfigFormatShort(info.workload, &info.best, cfg, sizeof cfg);
       snprintf(best, sizeof best, "%.2f%s", info.best_us, info.measured ? "" : "*");
-      snprintf(gflops, sizeof gflops, "%.0f%s",
+      snprintf(gflops, sizeof gflops, "%.1f%s",
                prunerWorkloadFlops(info.workload) / info.best_us * 1e-3,
                info.measured ? "" : "*");
       total_best += info.occurrences * info.best_us;

@@ -1,0 +1,223 @@
+/* Unit tests of lib/tune through its public API: module reading, the replay search loop
+ * (budget, no re-measurement, best = minimum of what was measured), the spec text, the
+ * study. Latencies come from a replay file this test writes: latency = a known function
+ * of the config. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pruner/records.h"
+#include "pruner/space.h"
+#include "pruner/target.h"
+#include "pruner/tune.h"
+
+static char g_dir[64];
+
+static const char *path(const char *name) {
+  static char buf[4][128];
+  static int next;
+  char *p = buf[next++ % 4];
+  snprintf(p, 128, "%s/%s", g_dir, name);
+  return p;
+}
+
+static void writeFile(const char *p, const char *text) {
+  FILE *f = fopen(p, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static const char *kMatmul =
+    "func.func @f(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>, %c: tensor<16x16xf32>)"
+    " -> tensor<16x16xf32> {\n"
+    "  %0 = linalg.matmul ins(%a, %b : tensor<16x8xf32>, tensor<8x16xf32>)"
+    " outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>\n"
+    "  return %0 : tensor<16x16xf32>\n}\n";
+
+/* Latency: a smooth function of the workgroup tiles, minimum at 8x4. */
+static double latency(const PrunerConfig *c, uint64_t index) {
+  double d = 0;
+  d += c->workgroup[0] > 8 ? c->workgroup[0] / 8.0 : 8.0 / c->workgroup[0];
+  d += c->workgroup[1] > 4 ? c->workgroup[1] / 4.0 : 4.0 / c->workgroup[1];
+  return 5.0 * d + 1e-6 * (double)(index % 101);
+}
+
+/* Writes the complete-space replay file; returns the space size and the minimum. */
+static uint64_t writeReplay(const char *file, double *min_us) {
+  PrunerTargetDesc t;
+  assert_true(prunerTargetLookup("sm_90", &t).ok);
+  char key[96];
+  prunerTargetKey(&t, key, sizeof key);
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 16, 16, 8, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerSpace s;
+  assert_true(prunerSpaceCreate(&w, &t, NULL, &s).ok);
+  PrunerRecords r;
+  remove(file);
+  assert_true(prunerRecordsOpen(file, &r).ok);
+  uint64_t raw = 0, n = 0;
+  PrunerConfig c;
+  *min_us = 1e30;
+  while (prunerSpaceNext(s, &raw, &c)) {
+    PrunerRecord rec;
+    prunerRecordInit(&rec);
+    snprintf(rec.workload_key, sizeof rec.workload_key, "%s", w.key);
+    rec.workload = w;
+    rec.has_workload = true;
+    snprintf(rec.target_key, sizeof rec.target_key, "%s", key);
+    rec.config = c;
+    rec.status = PRUNER_RECORD_OK;
+    rec.num_samples = 1;
+    rec.samples_us[0] = rec.median_us = latency(&c, n);
+    if (rec.median_us < *min_us)
+      *min_us = rec.median_us;
+    assert_true(prunerRecordsAppend(r, &rec).ok);
+    ++n;
+  }
+  prunerRecordsClose(r);
+  prunerSpaceDestroy(s);
+  return n;
+}
+
+static void test_no_tunable_op_copies_input(void **state) {
+  (void)state;
+  const char *in = "func.func @g(%x: f32) -> f32 {\n  return %x : f32\n}\n";
+  writeFile(path("empty.mlir"), in);
+  PrunerTuneOptions o = prunerTuneDefaultOptions();
+  o.measure = PRUNER_TUNE_MEASURE_NONE;
+  PrunerTuneSession s;
+  PrunerStatus st = prunerTuneSessionCreate(path("empty.mlir"), &o, &s);
+  assert_true(st.ok);
+  assert_int_equal(prunerTuneSessionNumTasks(s), 0);
+  assert_true(prunerTuneSessionRun(s).ok);
+  assert_true(prunerTuneSessionWriteOutput(s, path("empty.out.mlir")).ok);
+  prunerTuneSessionDestroy(s);
+  FILE *f = fopen(path("empty.out.mlir"), "r");
+  char buf[256] = {0};
+  assert_non_null(f);
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  assert_int_equal(n, strlen(in));
+  assert_string_equal(buf, in);
+}
+
+static void test_malformed_module_names_location(void **state) {
+  (void)state;
+  writeFile(path("bad.mlir"), "func.func @f() {\n  %0 = arith.constant : i32\n}\n");
+  PrunerTuneOptions o = prunerTuneDefaultOptions();
+  PrunerTuneSession s = NULL;
+  PrunerStatus st = prunerTuneSessionCreate(path("bad.mlir"), &o, &s);
+  assert_false(st.ok);
+  assert_null(s);
+  assert_non_null(strstr(st.message, "bad.mlir"));
+  assert_non_null(strstr(st.message, ":2:"));
+}
+
+static void test_replay_search(void **state) {
+  (void)state;
+  double min_us;
+  uint64_t size = writeReplay(path("replay.jsonl"), &min_us);
+  assert_true(size > 40);
+  writeFile(path("mm.mlir"), kMatmul);
+  remove(path("log.jsonl"));
+  PrunerTuneOptions o = prunerTuneDefaultOptions();
+  o.measure = PRUNER_TUNE_MEASURE_REPLAY;
+  o.measure_path = path("replay.jsonl");
+  o.records_path = path("log.jsonl");
+  o.trials = 40;
+  o.batch = 8;
+  PrunerTuneSession s;
+  assert_true(prunerTuneSessionCreate(path("mm.mlir"), &o, &s).ok);
+  assert_int_equal(prunerTuneSessionNumTasks(s), 1);
+  assert_true(prunerTuneSessionRun(s).ok);
+  PrunerTuneTaskInfo info;
+  prunerTuneSessionGetTask(s, 0, &info);
+  assert_int_equal(info.trials, 40);
+  assert_true(info.measured);
+  assert_true(info.best_us >= min_us);
+  char *spec = prunerTuneSessionSpecText(s);
+  assert_non_null(spec);
+  assert_non_null(strstr(spec, "transform.foreach_match"));
+  assert_non_null(strstr(spec, "\"linalg.matmul\""));
+  free(spec);
+  prunerTuneSessionDestroy(s);
+
+  /* The log holds 40 distinct configs; the best is their minimum. */
+  PrunerRecords r;
+  assert_true(prunerRecordsOpen(path("log.jsonl"), &r).ok);
+  assert_int_equal(prunerRecordsCount(r), 40);
+  double best = 1e30;
+  for (size_t i = 0; i < 40; ++i) {
+    const PrunerRecord *a = prunerRecordsGet(r, i);
+    for (size_t j = 0; j < i; ++j)
+      assert_false(prunerConfigEqual(&a->config, &prunerRecordsGet(r, j)->config));
+    if (a->median_us < best)
+      best = a->median_us;
+  }
+  prunerRecordsClose(r);
+  assert_true(best == info.best_us);
+
+  /* Rerunning with the whole space as budget resumes (the 40 old records count, none is
+   * measured again) and must find the minimum. */
+  o.trials = (int64_t)size;
+  o.batch = 128;
+  assert_true(prunerTuneSessionCreate(path("mm.mlir"), &o, &s).ok);
+  assert_true(prunerTuneSessionRun(s).ok);
+  prunerTuneSessionGetTask(s, 0, &info);
+  assert_int_equal(info.trials, (int64_t)size);
+  assert_int_equal(info.new_trials, (int64_t)size - 40);
+  assert_true(fabs(info.best_us - min_us) < 1e-6 * min_us); /* JSON round trip */
+  prunerTuneSessionDestroy(s);
+}
+
+static void test_study(void **state) {
+  (void)state;
+  double min_us;
+  writeReplay(path("replay.jsonl"), &min_us);
+  PrunerTuneStudyOptions so = prunerTuneStudyDefaultOptions();
+  so.replay_path = path("replay.jsonl");
+  so.seeds = 2;
+  PrunerTuneStudyRow *rows = NULL;
+  size_t n = 0;
+  PrunerStatus st = prunerTuneStudy(&so, &rows, &n);
+  assert_true(st.ok);
+  assert_int_equal(n, 1);
+  assert_true(fabs(rows[0].best_us - min_us) < 1e-6 * min_us);
+  for (int s = 0; s < PRUNER_TUNE_STRATEGY_COUNT; ++s) {
+    /* Every strategy reaches the target within the space (exhaustion at worst). */
+    assert_true(rows[0].mean_trials[s] >= 1);
+    assert_true(rows[0].worst_trials[s] <= (int64_t)rows[0].space_size);
+  }
+  char *table = prunerTuneStudyFormat(rows, n, &so);
+  assert_non_null(strstr(table, "draft+verifier"));
+  free(table);
+  free(rows);
+}
+
+int main(void) {
+  snprintf(g_dir, sizeof g_dir, "/tmp/pruner-tune-test-XXXXXX");
+  if (!mkdtemp(g_dir))
+    return 1;
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_no_tunable_op_copies_input),
+      cmocka_unit_test(test_malformed_module_names_location),
+      cmocka_unit_test(test_replay_search),
+      cmocka_unit_test(test_study),
+  };
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  const char *files[] = {"empty.mlir", "empty.out.mlir", "bad.mlir", "mm.mlir",
+                         "replay.jsonl", "log.jsonl"};
+  for (size_t i = 0; i < sizeof files / sizeof *files; ++i)
+    remove(path(files[i]));
+  rmdir(g_dir);
+  return rc;
+}
