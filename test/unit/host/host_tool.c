@@ -6,6 +6,10 @@
  *                    [--threads=N] [--baseline]
  *   STAGE: schedule (the transform module), bufferized, scheduled, llvm, measure (default),
  *          target (the host description).
+ *   pruner-host-tool FILE.mlir --measure-space=RECORDS.jsonl [--threads=N]
+ *          measures every valid config of the op's host space (and the OpenBLAS baseline
+ *          when there is one) into a records file; resumes, skipping configs already in
+ *          it. This is how data/ was made (data/README.md).
  * Without --config the op's own pruner.config is used; without either, the untiled
  * lowering. Exit status 1 on any failure (the message names what failed). */
 #include <stdio.h>
@@ -50,8 +54,60 @@ static MlirWalkResult findOp(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
+/* The whole host space of `w` into a records file (resumable). */
+static int measureSpace(const PrunerWorkload *w, const PrunerTargetDesc *t, const char *path,
+                        int threads) {
+  PrunerRecords records;
+  PrunerStatus st = prunerRecordsOpen(path, &records);
+  PrunerSpace space = NULL;
+  if (st.ok)
+    st = prunerSpaceCreate(w, t, NULL, &space);
+  PrunerHost host = NULL;
+  PrunerHostOptions o = prunerHostDefaultOptions();
+  o.threads = threads;
+  o.min_samples = 5;
+  o.max_samples = 10;
+  o.min_sample_seconds = 0.05;
+  if (st.ok)
+    st = prunerHostCreate(&o, &host);
+  if (!st.ok) {
+    fprintf(stderr, "pruner-host-tool: %s\n", st.message);
+    return 1;
+  }
+  char key[96];
+  prunerTargetKey(t, key, sizeof key);
+  uint64_t count = prunerSpaceCount(space), raw = 0, done = 0, ok = 0;
+  PrunerHostResult r;
+  if (prunerHostHasBlasBaseline(w) && !prunerRecordsBaseline(records, w->key, key)) {
+    prunerHostMeasureBaseline(host, w, &r);
+    st = prunerRecordsAppend(records, &r.record);
+    printf("openblas (core %s): %s %.1f us\n", r.baseline_core,
+           prunerRecordStatusName(r.record.status), r.record.median_us);
+  }
+  PrunerConfig c;
+  while (st.ok && prunerSpaceNext(space, &raw, &c)) {
+    ++done;
+    if (prunerRecordsFind(records, w->key, key, &c))
+      continue;
+    prunerHostMeasure(host, w, &c, &r);
+    ok += r.record.status == PRUNER_RECORD_OK;
+    st = prunerRecordsAppend(records, &r.record);
+    if (done % 100 == 0)
+      printf("%llu/%llu measured\n", (unsigned long long)done, (unsigned long long)count);
+    fflush(stdout);
+  }
+  printf("%s: %llu configs, %llu newly measured ok\n", w->key, (unsigned long long)count,
+         (unsigned long long)ok);
+  prunerHostDestroy(host);
+  prunerSpaceDestroy(space);
+  prunerRecordsClose(records);
+  if (!st.ok)
+    fprintf(stderr, "pruner-host-tool: %s\n", st.message);
+  return st.ok ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
-  const char *input = NULL, *config_text = NULL, *print = "measure";
+  const char *input = NULL, *config_text = NULL, *print = "measure", *space_path = NULL;
   int threads = 1;
   bool baseline = false;
   for (int i = 1; i < argc; ++i) {
@@ -61,6 +117,8 @@ int main(int argc, char **argv) {
       print = argv[i] + 8;
     else if (strncmp(argv[i], "--threads=", 10) == 0)
       threads = atoi(argv[i] + 10);
+    else if (strncmp(argv[i], "--measure-space=", 16) == 0)
+      space_path = argv[i] + 16;
     else if (strcmp(argv[i], "--baseline") == 0)
       baseline = true;
     else if (argv[i][0] != '-')
@@ -108,8 +166,23 @@ int main(int argc, char **argv) {
   PrunerConfig config;
   bool has_config = false;
   if (st.ok) {
+    /* LANES in --config stands for this CPU's f32 SIMD lanes, so that lit tests are
+     * valid on AVX-512 and AVX2 machines alike. */
+    char expanded[1024] = "";
+    if (config_text) {
+      size_t n = 0;
+      for (const char *p = config_text; *p && n + 16 < sizeof expanded;) {
+        if (strncmp(p, "LANES", 5) == 0) {
+          n += (size_t)snprintf(expanded + n, sizeof expanded - n, "%d", t.warp_size);
+          p += 5;
+        } else {
+          expanded[n++] = *p++;
+        }
+      }
+      expanded[n] = '\0';
+    }
     MlirAttribute attr =
-        config_text ? mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString(config_text))
+        config_text ? mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString(expanded))
                     : mlirOperationGetDiscardableAttributeByName(
                           found.op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR));
     if (config_text && mlirAttributeIsNull(attr))
@@ -126,6 +199,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   const PrunerConfig *c = has_config ? &config : NULL;
+  if (space_path)
+    return measureSpace(&w, &t, space_path, threads);
   char *out = NULL;
   if (strcmp(print, "schedule") == 0) {
     st = prunerHostScheduleBuild(&w, c, &t, &out);
