@@ -13,11 +13,14 @@
  * Forking a process that runs threads is only safe if the child touches nothing those
  * threads might hold; the workers therefore create their MLIR contexts themselves, with
  * multithreading off, and never use a context of the parent. */
+#define _GNU_SOURCE /* nftw's FTW_DEPTH/FTW_PHYS */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -37,6 +40,7 @@ typedef struct Job {
   const PrunerConfig *configs;
   const PrunerTargetDesc *t;
   const PrunerCompileOptions *opts;
+  const char *tmpdir; /* per-call scratch: what killed workers leave is removed with it */
 } Job;
 
 /* What a worker sends for one candidate; `result.binary` is meaningless on the wire and
@@ -101,6 +105,8 @@ static void resetSignals(void) {
 
 static void workerMain(int fd, const Job *job) {
   resetSignals();
+  if (job->tmpdir)
+    setenv("TMPDIR", job->tmpdir, 1); /* ptxas.c puts its files under TMPDIR */
   if (job->opts->memory_limit_mb > 0) {
     rlim_t bytes = (rlim_t)job->opts->memory_limit_mb * 1024 * 1024;
     struct rlimit limit = {.rlim_cur = bytes, .rlim_max = bytes};
@@ -244,6 +250,12 @@ static PrunerStatus crashStatus(int status, int64_t memory_limit_mb) {
                            WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
+static int removeEntry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  remove(path);
+  return 0;
+}
+
 void prunerCompileMany(const PrunerWorkload *w, const PrunerConfig *configs, size_t n,
                        const PrunerTargetDesc *t, const PrunerCompileOptions *opts,
                        PrunerCompileResult *results) {
@@ -252,7 +264,10 @@ void prunerCompileMany(const PrunerWorkload *w, const PrunerConfig *configs, siz
   PrunerCompileOptions defaults = prunerCompileDefaultOptions();
   if (!opts)
     opts = &defaults;
-  Job job = {w, configs, t, opts};
+  const char *base = getenv("TMPDIR");
+  char tmpdir[512];
+  snprintf(tmpdir, sizeof(tmpdir), "%s/pruner-compile-XXXXXX", base && *base ? base : "/tmp");
+  Job job = {w, configs, t, opts, mkdtemp(tmpdir) ? tmpdir : NULL};
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   int jobs = opts->jobs > 0 ? opts->jobs : (cores > 0 ? (int)cores : 1);
   if ((size_t)jobs > n)
@@ -333,6 +348,8 @@ void prunerCompileMany(const PrunerWorkload *w, const PrunerConfig *configs, siz
       stopWorker(&workers[i], false); /* EOF on its socket makes it exit */
     free(workers[i].buf);
   }
+  if (job.tmpdir)
+    nftw(job.tmpdir, removeEntry, 8, FTW_DEPTH | FTW_PHYS);
   free(workers);
   free(fds);
   free(polled);
