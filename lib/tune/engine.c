@@ -134,6 +134,9 @@ PrunerStatus tuneEngineInit(TuneEngine *e, const PrunerTuneOptions *opts) {
   e->opts = *opts;
   e->rng = opts->seed ? opts->seed : 1;
   e->start_time = tuneNow();
+  snprintf(e->measure_path, sizeof e->measure_path, "%s",
+           opts->measure_path ? opts->measure_path : "");
+  e->opts.measure_path = e->measure_path;
   if (e->opts.draft_size < 1 || e->opts.batch < 1)
     return prunerStatusError("--draft-size and --batch must be at least 1 (got %d, %d)",
                              e->opts.draft_size, e->opts.batch);

@@ -22,9 +22,9 @@
 static char g_dir[64];
 
 static const char *path(const char *name) {
-  static char buf[4][128];
+  static char buf[16][128];
   static int next;
-  char *p = buf[next++ % 4];
+  char *p = buf[next++ % 16];
   snprintf(p, 128, "%s/%s", g_dir, name);
   return p;
 }
@@ -216,8 +216,9 @@ int main(void) {
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   const char *files[] = {"empty.mlir", "empty.out.mlir", "bad.mlir", "mm.mlir",
                          "replay.jsonl", "log.jsonl"};
-  for (size_t i = 0; i < sizeof files / sizeof *files; ++i)
+  for (size_t i = 0; i < sizeof files / sizeof *files && !getenv("PRUNER_KEEP_TEST_DIR"); ++i)
     remove(path(files[i]));
-  rmdir(g_dir);
+  if (getenv("PRUNER_KEEP_TEST_DIR") == NULL)
+    rmdir(g_dir);
   return rc;
 }
