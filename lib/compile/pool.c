@@ -264,10 +264,6 @@ void prunerCompileMany(const PrunerWorkload *w, const PrunerConfig *configs, siz
   PrunerCompileOptions defaults = prunerCompileDefaultOptions();
   if (!opts)
     opts = &defaults;
-  const char *base = getenv("TMPDIR");
-  char tmpdir[512];
-  snprintf(tmpdir, sizeof(tmpdir), "%s/pruner-compile-XXXXXX", base && *base ? base : "/tmp");
-  Job job = {w, configs, t, opts, mkdtemp(tmpdir) ? tmpdir : NULL};
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   int jobs = opts->jobs > 0 ? opts->jobs : (cores > 0 ? (int)cores : 1);
   if ((size_t)jobs > n)
@@ -281,18 +277,27 @@ void prunerCompileMany(const PrunerWorkload *w, const PrunerConfig *configs, siz
     free(workers), free(fds), free(polled);
     return;
   }
+  const char *base = getenv("TMPDIR");
+  char tmpdir[512];
+  snprintf(tmpdir, sizeof(tmpdir), "%s/pruner-compile-XXXXXX", base && *base ? base : "/tmp");
+  Job job = {w, configs, t, opts, mkdtemp(tmpdir) ? tmpdir : NULL};
   size_t next = 0, done = 0;
+  int startErrno = 0, idleDeaths = 0;
   while (done < n) {
     /* Hand candidates to idle workers, starting workers where needed. */
+    startErrno = 0;
     for (int i = 0; i < jobs && next < n; ++i) {
       Worker *wk = &workers[i];
-      if (wk->pid == 0 && !startWorker(workers, jobs, i, &job))
+      if (wk->pid == 0 && !startWorker(workers, jobs, i, &job)) {
+        startErrno = errno ? errno : EAGAIN;
         continue;
+      }
       if (wk->task >= 0)
         continue;
       uint64_t task = next;
       if (!sendAll(wk->fd, &task, sizeof(task))) {
-        stopWorker(wk, true); /* died while idle: start a fresh one next round */
+        stopWorker(wk, true); /* died while idle: a fresh one starts next round */
+        idleDeaths++;
         continue;
       }
       wk->task = (int64_t)next++;
@@ -309,8 +314,14 @@ void prunerCompileMany(const PrunerWorkload *w, const PrunerConfig *configs, siz
       }
     }
     if (busy == 0) {
-      /* No worker could be started: fail the rest instead of spinning. */
-      PrunerStatus why = prunerStatusError("cannot start a compile worker: %s", strerror(errno));
+      if (startErrno == 0 && idleDeaths < 3 * jobs)
+        continue; /* a worker died while idle; its replacement starts above */
+      /* Workers cannot be started, or die before taking work: fail the rest instead of
+       * spinning. */
+      PrunerStatus why =
+          startErrno ? prunerStatusError("cannot start a compile worker: %s", strerror(startErrno))
+                     : prunerStatusError("compile workers die before taking work (%d times)",
+                                         idleDeaths);
       for (; next < n; ++next, ++done)
         failResult(&results[next], why);
       break;
