@@ -29,14 +29,12 @@ void prunerCompileResultRelease(PrunerCompileResult *result) {
 }
 
 PrunerCompileResult prunerCompileOne(const PrunerWorkload *w, const PrunerConfig *config,
-                                     const PrunerTargetDesc *t,
-                                     const PrunerCompileOptions *opts) {
+                                     const PrunerTargetDesc *t, const PrunerCompileOptions *opts) {
   return prunerCompileOneInContext((MlirContext){NULL}, w, config, t, opts);
 }
 
 PrunerCompileResult prunerCompileOneInContext(MlirContext ctx, const PrunerWorkload *w,
-                                              const PrunerConfig *config,
-                                              const PrunerTargetDesc *t,
+                                              const PrunerConfig *config, const PrunerTargetDesc *t,
                                               const PrunerCompileOptions *opts) {
   PrunerCompileOptions defaults = prunerCompileDefaultOptions();
   if (!opts)
@@ -61,8 +59,8 @@ PrunerCompileResult prunerCompileOneInContext(MlirContext ctx, const PrunerWorkl
     r.status = prunerScheduleBuild(w, config, t, &sopts, &schedule);
   }
   if (r.status.ok)
-    r.status = prunerCompileMlirToPtx(ctx, payload, schedule, w->num_inputs + w->num_outputs, t,
-                                      &r, &ptx);
+    r.status =
+        prunerCompileMlirToPtx(ctx, payload, schedule, w->num_inputs + w->num_outputs, t, &r, &ptx);
   free(payload);
   free(schedule);
   if (r.status.ok && opts->format == PRUNER_BINARY_PTX) {

@@ -20,8 +20,7 @@ MlirContext prunerCompileContextCreate(void);
 /* prunerCompileOne in a given context (NULL: a fresh one, destroyed afterwards). Workers
  * keep one context for many candidates: dialects then load once instead of per compile. */
 PrunerCompileResult prunerCompileOneInContext(MlirContext ctx, const PrunerWorkload *w,
-                                              const PrunerConfig *config,
-                                              const PrunerTargetDesc *t,
+                                              const PrunerConfig *config, const PrunerTargetDesc *t,
                                               const PrunerCompileOptions *opts);
 
 /* Runs the MLIR half on text that is already built, in `ctx` (NULL: a fresh context,
@@ -42,7 +41,6 @@ PrunerStatus prunerCompileRunPtxas(const char *ptx, const PrunerTargetDesc *t,
 
 /* Parses ptxas -v output (the "Used N registers" and "bytes stack frame" lines) for
  * `kernel`; false if no usage line was found. */
-bool prunerCompileParsePtxasLog(const char *log, const char *kernel,
-                                PrunerKernelResources *out);
+bool prunerCompileParsePtxasLog(const char *log, const char *kernel, PrunerKernelResources *out);
 
 #endif /* PRUNER_COMPILE_INTERNAL_H */

@@ -30,8 +30,8 @@
 /* Runs before the lowering pipeline so that the launch can be read while the kernel
  * operands are still memrefs (after outlining, before descriptors are expanded). The
  * lowering pipeline repeats these passes; on this IR they are then no-ops. */
-#define PRE_LOWERING_PIPELINE                                                           \
-  "builtin.module(canonicalize,cse,canonicalize,gpu-launch-sink-index-computations,"   \
+#define PRE_LOWERING_PIPELINE                                                                      \
+  "builtin.module(canonicalize,cse,canonicalize,gpu-launch-sink-index-computations,"               \
   "gpu-kernel-outlining)"
 
 /* gpu.launch_func operand segments (GPUOps.td, MLIR 22): async deps, grid x/y/z, block
@@ -95,7 +95,8 @@ static bool constantIndex(MlirValue v, int64_t *out) {
   MlirOperation def = mlirOpResultGetOwner(v);
   if (!opNameIs(def, "arith.constant"))
     return false;
-  MlirAttribute value = mlirOperationGetAttributeByName(def, mlirStringRefCreateFromCString("value"));
+  MlirAttribute value =
+      mlirOperationGetAttributeByName(def, mlirStringRefCreateFromCString("value"));
   if (mlirAttributeIsNull(value) || !mlirAttributeIsAInteger(value))
     return false;
   *out = mlirIntegerAttrGetValueInt(value);
@@ -191,8 +192,7 @@ static PrunerStatus describeKernelOperand(MlirValue v, int position, int num_ope
     int64_t strides[PRUNER_MAX_RANK + 2], offset = 0;
     if (rank > PRUNER_MAX_RANK + 2 ||
         mlirLogicalResultIsFailure(mlirMemRefTypeGetStridesAndOffset(type, strides, &offset)))
-      return prunerStatusError("kernel operand %d (%s): layout is not strided", position,
-                               typeText);
+      return prunerStatusError("kernel operand %d (%s): layout is not strided", position, typeText);
     bool ok = pushArg(out, PRUNER_ARG_BUFFER_ALLOCATED, operand, 0) &&
               pushArg(out, PRUNER_ARG_BUFFER_ALIGNED, operand, 0);
     if (mlirShapedTypeIsDynamicStrideOrOffset(offset))
@@ -214,8 +214,8 @@ static PrunerStatus describeKernelOperand(MlirValue v, int position, int num_ope
     return prunerStatusOk();
   }
   int64_t value;
-  bool scalar64 = mlirTypeIsAIndex(type) ||
-                  (mlirTypeIsAInteger(type) && mlirIntegerTypeGetWidth(type) == 64);
+  bool scalar64 =
+      mlirTypeIsAIndex(type) || (mlirTypeIsAInteger(type) && mlirIntegerTypeGetWidth(type) == 64);
   if (scalar64 && constantIndex(v, &value)) {
     if (!pushArg(out, PRUNER_ARG_INDEX, -1, value))
       return prunerStatusError("kernel has more than %d parameters", PRUNER_MAX_KERNEL_ARGS);
@@ -229,8 +229,7 @@ static PrunerStatus describeKernelOperand(MlirValue v, int position, int num_ope
 
 /* Reads kernel name, grid, block, dynamic shared memory and parameters from the one
  * gpu.launch_func of the outlined module. */
-static PrunerStatus describeLaunch(MlirModule module, int num_operands,
-                                   PrunerCompileResult *out) {
+static PrunerStatus describeLaunch(MlirModule module, int num_operands, PrunerCompileResult *out) {
   Found f = findGpuOps(module);
   if (f.num_launches != 1)
     return prunerStatusError("the scheduled module has %d gpu.launch_func ops; one kernel "
@@ -249,11 +248,11 @@ static PrunerStatus describeLaunch(MlirModule module, int num_operands,
     if (!operandSegment(launch, SEG_GRID_X + i, &start, &length) || length != 1 ||
         !constantIndex(mlirOperationGetOperand(launch, start), &out->grid[i]))
       return prunerStatusError("grid size %c of %s is not a constant", "xyz"[i],
-                               out->kernel_name);
+                               out -> kernel_name);
     if (!operandSegment(launch, SEG_BLOCK_X + i, &start, &length) || length != 1 ||
         !constantIndex(mlirOperationGetOperand(launch, start), &out->block[i]))
       return prunerStatusError("block size %c of %s is not a constant", "xyz"[i],
-                               out->kernel_name);
+                               out -> kernel_name);
   }
   out->dynamic_smem_bytes = 0;
   if (operandSegment(launch, SEG_DYNAMIC_SMEM, &start, &length) && length == 1 &&
@@ -276,8 +275,7 @@ static PrunerStatus describeLaunch(MlirModule module, int num_operands,
  * must match the description, or the runner would build a wrong parameter buffer. */
 static PrunerStatus checkLoweredLaunch(const Found *f, const PrunerCompileResult *out) {
   intptr_t start, length;
-  if (f->num_launches != 1 ||
-      !operandSegment(f->launches[0], SEG_KERNEL_OPERANDS, &start, &length))
+  if (f->num_launches != 1 || !operandSegment(f->launches[0], SEG_KERNEL_OPERANDS, &start, &length))
     return prunerStatusError("lowered module has %d gpu.launch_func ops", f->num_launches);
   if (length != out->num_args)
     return prunerStatusError("kernel %s takes %d parameters after lowering; the launch "
@@ -314,15 +312,13 @@ static PrunerStatus runPipeline(MlirContext ctx, MlirModule module, const char *
                                 Diagnostics *diag, const char *what) {
   MlirPassManager pm = mlirPassManagerCreate(ctx);
   Diagnostics parseErrors = {.len = 0};
-  MlirLogicalResult parsed =
-      mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
-                            mlirStringRefCreateFromCString(text), appendPipelineError,
-                            &parseErrors);
+  MlirLogicalResult parsed = mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
+                                                   mlirStringRefCreateFromCString(text),
+                                                   appendPipelineError, &parseErrors);
   PrunerStatus status = prunerStatusOk();
   if (mlirLogicalResultIsFailure(parsed))
     status = prunerStatusError("%s: pipeline does not parse: %s", what, parseErrors.text);
-  else if (mlirLogicalResultIsFailure(
-               mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module))))
+  else if (mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module))))
     status = diagError(diag, what);
   mlirPassManagerDestroy(pm);
   return status;
@@ -355,8 +351,7 @@ static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const cha
   MlirModule payload = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(payloadText));
   if (mlirModuleIsNull(payload))
     return diagError(diag, "payload does not parse");
-  MlirModule schedule =
-      mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(scheduleText));
+  MlirModule schedule = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(scheduleText));
   if (mlirModuleIsNull(schedule)) {
     mlirModuleDestroy(payload);
     return diagError(diag, "schedule does not parse");
@@ -414,8 +409,7 @@ PrunerStatus prunerCompileMlirToPtx(MlirContext ctx, const char *payload, const 
   Diagnostics diag = {.len = 0, .errors = 0};
   MlirDiagnosticHandlerID handler =
       mlirContextAttachDiagnosticHandler(ctx, onDiagnostic, &diag, NULL);
-  PrunerStatus status =
-      lowerInContext(ctx, &diag, payload, schedule, num_operands, t, out, ptx);
+  PrunerStatus status = lowerInContext(ctx, &diag, payload, schedule, num_operands, t, out, ptx);
   mlirContextDetachDiagnosticHandler(ctx, handler);
   if (own)
     mlirContextDestroy(ctx);

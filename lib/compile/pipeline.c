@@ -23,8 +23,8 @@ static const char *ptxFeatures(const PrunerTargetDesc *t) {
   return t->compute_capability >= 100 ? "+ptx86" : "+ptx80";
 }
 
-int prunerCompileLoweringPipeline(const PrunerTargetDesc *t, PrunerBinaryFormat format,
-                                  char *buf, size_t size) {
+int prunerCompileLoweringPipeline(const PrunerTargetDesc *t, PrunerBinaryFormat format, char *buf,
+                                  size_t size) {
   /* gpu-module-to-binary format: isa = PTX text (no toolkit needed), bin = cubin (runs
    * the toolkit's ptxas inside MLIR). */
   const char *binaryFormat = format == PRUNER_BINARY_PTX ? "isa" : "bin";

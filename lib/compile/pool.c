@@ -93,7 +93,7 @@ static bool recvAll(int fd, void *data, size_t size) {
  * framework's SIGSEGV handler, a tool's SIGINT handler) would otherwise run the caller's
  * code in the child. It also dies with its parent instead of finishing a long compile. */
 static void resetSignals(void) {
-  static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP,
+  static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL,  SIGFPE, SIGABRT, SIGTRAP,
                               SIGSYS,  SIGINT, SIGTERM, SIGHUP, SIGQUIT};
   for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); ++i)
     signal(fatal[i], SIG_DFL);
@@ -127,13 +127,11 @@ static void workerMain(int fd, const Job *job) {
     WireHeader header;
     memset(&header, 0, sizeof(header));
     header.task = task;
-    header.result =
-        prunerCompileOneInContext(ctx, job->w, &job->configs[task], job->t, job->opts);
+    header.result = prunerCompileOneInContext(ctx, job->w, &job->configs[task], job->t, job->opts);
     unsigned char *binary = header.result.binary;
     header.result.binary = NULL;
     bool sent = sendAll(fd, &header, sizeof(header)) &&
-                (header.result.binary_size == 0 ||
-                 sendAll(fd, binary, header.result.binary_size));
+                (header.result.binary_size == 0 || sendAll(fd, binary, header.result.binary_size));
     free(binary);
     if (!sent)
       break;
@@ -319,9 +317,9 @@ void prunerCompileMany(const PrunerWorkload *w, const PrunerConfig *configs, siz
       /* Workers cannot be started, or die before taking work: fail the rest instead of
        * spinning. */
       PrunerStatus why =
-          startErrno ? prunerStatusError("cannot start a compile worker: %s", strerror(startErrno))
-                     : prunerStatusError("compile workers die before taking work (%d times)",
-                                         idleDeaths);
+          startErrno
+              ? prunerStatusError("cannot start a compile worker: %s", strerror(startErrno))
+              : prunerStatusError("compile workers die before taking work (%d times)", idleDeaths);
       for (; next < n; ++next, ++done)
         failResult(&results[next], why);
       break;

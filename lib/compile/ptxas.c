@@ -155,8 +155,14 @@ PrunerStatus prunerCompileRunPtxas(const char *ptx, const PrunerTargetDesc *t,
     status = prunerStatusError("out of memory for the ptxas log");
   int exitStatus = 0;
   if (status.ok) {
-    char *argv[] = {(char *)ptxasPath(opts), "-v", "-O3", arch, ptxPath, "-o",
-                    want_cubin ? cubinPath : "/dev/null", NULL};
+    char *argv[] = {(char *)ptxasPath(opts),
+                    "-v",
+                    "-O3",
+                    arch,
+                    ptxPath,
+                    "-o",
+                    want_cubin ? cubinPath : "/dev/null",
+                    NULL};
     status = runWithTimeout(argv, timeout_seconds, log, LOG_LIMIT, &exitStatus);
   }
   if (status.ok) {
@@ -165,8 +171,8 @@ PrunerStatus prunerCompileRunPtxas(const char *ptx, const PrunerTargetDesc *t,
       status = prunerStatusError("ptxas killed by signal %d", WTERMSIG(exitStatus));
     } else if (WEXITSTATUS(exitStatus) != 0) {
       firstErrorLine(log, line, sizeof(line));
-      status = prunerStatusError("ptxas rejected the PTX (exit %d): %s",
-                                 WEXITSTATUS(exitStatus), line);
+      status =
+          prunerStatusError("ptxas rejected the PTX (exit %d): %s", WEXITSTATUS(exitStatus), line);
     } else if (!prunerCompileParsePtxasLog(log, out->kernel_name, &out->resources)) {
       firstErrorLine(log, line, sizeof(line));
       status = prunerStatusError("no resource usage for %s in ptxas -v output: %s",
@@ -205,8 +211,7 @@ static void parseUsedLine(const char *line, PrunerKernelResources *out) {
   }
 }
 
-bool prunerCompileParsePtxasLog(const char *log, const char *kernel,
-                                PrunerKernelResources *out) {
+bool prunerCompileParsePtxasLog(const char *log, const char *kernel, PrunerKernelResources *out) {
   memset(out, 0, sizeof(*out));
   const char *p = log;
   if (kernel && *kernel) {

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <sys/resource.h>
 #include <cstring>
+#include <sys/resource.h>
 #include <vector>
 
 extern "C" {
@@ -106,7 +106,7 @@ void BM_CompileResNet50Conv3x3(benchmark::State &state) {
   runCompile(state, w);
 }
 
-}  // namespace
+} // namespace
 
 // The work runs in child processes: wall time is the measure, not this process' CPU.
 BENCHMARK(BM_CompileMatmul1024)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(2);

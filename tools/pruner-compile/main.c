@@ -46,16 +46,15 @@ typedef struct Args {
 } Args;
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: pruner-compile (--op=KIND --shape=AxBx... | --input=FILE.mlir "
-          "[--op-index=I])\n"
-          "         [--dtype=f32] [--config='{...}' | --random=N [--seed=S]] [--target=sm_90]\n"
-          "         [--jobs=N] [--timeout=SECONDS] [--memory-mb=MB] [--format=cubin|ptx]\n"
-          "         [--out=DIR] [--quiet]\n"
-          "kinds: matmul (MxNxK), batch_matmul (BxMxNxK),\n"
-          "       conv_2d_nhwc_hwcf (NxIHxIWxCxKHxKWxF[xSTRIDE[xDILATION]]),\n"
-          "       conv_2d_nchw_fchw (NxCxIHxIWxFxKHxKW[xSTRIDE[xDILATION]]),\n"
-          "       elementwise (D0x..xDn: a + b), reduction (D0x..xDn: sum over the last)\n");
+  fprintf(f, "usage: pruner-compile (--op=KIND --shape=AxBx... | --input=FILE.mlir "
+             "[--op-index=I])\n"
+             "         [--dtype=f32] [--config='{...}' | --random=N [--seed=S]] [--target=sm_90]\n"
+             "         [--jobs=N] [--timeout=SECONDS] [--memory-mb=MB] [--format=cubin|ptx]\n"
+             "         [--out=DIR] [--quiet]\n"
+             "kinds: matmul (MxNxK), batch_matmul (BxMxNxK),\n"
+             "       conv_2d_nhwc_hwcf (NxIHxIWxCxKHxKWxF[xSTRIDE[xDILATION]]),\n"
+             "       conv_2d_nchw_fchw (NxCxIHxIWxFxKHxKW[xSTRIDE[xDILATION]]),\n"
+             "       elementwise (D0x..xDn: a + b), reduction (D0x..xDn: sum over the last)\n");
 }
 
 static int parseArgs(int argc, char **argv, Args *a) {
@@ -70,21 +69,36 @@ static int parseArgs(int argc, char **argv, Args *a) {
     const char *v = strchr(s, '=');
     v = v ? v + 1 : "";
 #define OPT(name) (strncmp(s, "--" name "=", strlen(name) + 3) == 0)
-    if (OPT("op")) a->op = v;
-    else if (OPT("shape")) a->shape = v;
-    else if (OPT("dtype")) a->dtype = v;
-    else if (OPT("config")) a->config = v;
-    else if (OPT("random")) a->random = strtol(v, NULL, 10);
-    else if (OPT("seed")) a->seed = strtoull(v, NULL, 10);
-    else if (OPT("target")) a->target = v;
-    else if (OPT("jobs")) a->jobs = strtol(v, NULL, 10);
-    else if (OPT("timeout")) a->timeout = strtod(v, NULL);
-    else if (OPT("format")) a->format = v;
-    else if (OPT("out")) a->out = v;
-    else if (OPT("input")) a->input = v;
-    else if (OPT("op-index")) a->op_index = strtol(v, NULL, 10);
-    else if (OPT("memory-mb")) a->memory_mb = strtol(v, NULL, 10);
-    else if (strcmp(s, "--quiet") == 0) a->quiet = 1;
+    if (OPT("op"))
+      a->op = v;
+    else if (OPT("shape"))
+      a->shape = v;
+    else if (OPT("dtype"))
+      a->dtype = v;
+    else if (OPT("config"))
+      a->config = v;
+    else if (OPT("random"))
+      a->random = strtol(v, NULL, 10);
+    else if (OPT("seed"))
+      a->seed = strtoull(v, NULL, 10);
+    else if (OPT("target"))
+      a->target = v;
+    else if (OPT("jobs"))
+      a->jobs = strtol(v, NULL, 10);
+    else if (OPT("timeout"))
+      a->timeout = strtod(v, NULL);
+    else if (OPT("format"))
+      a->format = v;
+    else if (OPT("out"))
+      a->out = v;
+    else if (OPT("input"))
+      a->input = v;
+    else if (OPT("op-index"))
+      a->op_index = strtol(v, NULL, 10);
+    else if (OPT("memory-mb"))
+      a->memory_mb = strtol(v, NULL, 10);
+    else if (strcmp(s, "--quiet") == 0)
+      a->quiet = 1;
     else if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
       usage(stdout);
       exit(0);
@@ -175,8 +189,7 @@ static PrunerStatus workloadFromText(MlirContext ctx, const char *text, long ind
   mlirOperationWalk(mlirModuleGetOperation(module), findTunableOp, &s, MlirWalkPreOrder);
   mlirModuleDestroy(module);
   if (!s.found)
-    return prunerStatusError("op index %ld: the module has %ld tunable linalg ops", index,
-                             s.seen);
+    return prunerStatusError("op index %ld: the module has %ld tunable linalg ops", index, s.seen);
   return prunerStatusOk();
 }
 
@@ -400,8 +413,8 @@ static bool launchMatches(const PrunerWorkload *w, const PrunerConfig *c,
   return true;
 }
 
-static void printCandidate(const PrunerWorkload *w, const PrunerConfig *c, size_t i,
-                           uint64_t index, const PrunerCompileResult *r) {
+static void printCandidate(const PrunerWorkload *w, const PrunerConfig *c, size_t i, uint64_t index,
+                           const PrunerCompileResult *r) {
   char shortForm[160];
   prunerConfigFormatShort(w, c, shortForm, sizeof(shortForm));
   printf("[%zu] #%llu %-28s ", i, (unsigned long long)index, shortForm);
@@ -410,11 +423,10 @@ static void printCandidate(const PrunerWorkload *w, const PrunerConfig *c, size_
   if (r->status.ok)
     printf("ok  regs %3d spill %d/%d stack %d smem %d grid %lldx%lldx%lld block "
            "%lldx%lldx%lld  mlir %.2fs ptxas %.2fs\n",
-           r->resources.registers, r->resources.spill_store_bytes,
-           r->resources.spill_load_bytes, r->resources.stack_bytes, r->resources.shared_bytes,
-           (long long)r->grid[0], (long long)r->grid[1], (long long)r->grid[2],
-           (long long)r->block[0], (long long)r->block[1], (long long)r->block[2],
-           r->mlir_seconds, r->ptxas_seconds);
+           r->resources.registers, r->resources.spill_store_bytes, r->resources.spill_load_bytes,
+           r->resources.stack_bytes, r->resources.shared_bytes, (long long)r->grid[0],
+           (long long)r->grid[1], (long long)r->grid[2], (long long)r->block[0],
+           (long long)r->block[1], (long long)r->block[2], r->mlir_seconds, r->ptxas_seconds);
   else
     printf("REJECTED  %s\n", r->status.message);
 }

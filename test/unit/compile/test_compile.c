@@ -46,7 +46,10 @@ static void checkMatmulResult(const PrunerWorkload *w, const PrunerConfig *c,
     fail_msg("compile failed: %s", r->status.message);
   assert_non_null(r->binary);
   assert_true(r->binary_size > 4);
-  assert_memory_equal(r->binary, "\x7f" "ELF", 4);
+  assert_memory_equal(r->binary,
+                      "\x7f"
+                      "ELF",
+                      4);
   PrunerLaunchShape shape;
   prunerConfigLaunchShape(w, c, &shape);
   for (int i = 0; i < 3; ++i) {
@@ -71,10 +74,10 @@ static void checkMatmulResult(const PrunerWorkload *w, const PrunerConfig *c,
       assert_int_equal(r->args[a + k].operand, op);
     }
     const PrunerOperand *o = &w->operands[op];
-    assert_int_equal(r->args[a + 2].value, 0);            /* offset */
-    assert_int_equal(r->args[a + 3].value, o->shape[0]);  /* sizes */
+    assert_int_equal(r->args[a + 2].value, 0);           /* offset */
+    assert_int_equal(r->args[a + 3].value, o->shape[0]); /* sizes */
     assert_int_equal(r->args[a + 4].value, o->shape[1]);
-    assert_int_equal(r->args[a + 5].value, o->shape[1]);  /* row-major strides */
+    assert_int_equal(r->args[a + 5].value, o->shape[1]); /* row-major strides */
     assert_int_equal(r->args[a + 6].value, 1);
   }
   assert_int_equal(seen[0], 1);
@@ -149,10 +152,9 @@ static void test_mlir_diagnostic_is_returned(void **state) {
       "(!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, "
       "!transform.any_op, !transform.any_op)\n"
       "    transform.yield\n  }\n}\n";
-  const char *noop =
-      "module attributes {transform.with_named_sequence} {\n"
-      "  transform.named_sequence @__transform_main(%root: !transform.any_op "
-      "{transform.readonly}) {\n    transform.yield\n  }\n}\n";
+  const char *noop = "module attributes {transform.with_named_sequence} {\n"
+                     "  transform.named_sequence @__transform_main(%root: !transform.any_op "
+                     "{transform.readonly}) {\n    transform.yield\n  }\n}\n";
   PrunerCompileResult r;
   memset(&r, 0, sizeof(r));
   char *ptx = NULL;
@@ -168,7 +170,8 @@ static void test_mlir_diagnostic_is_returned(void **state) {
   assert_non_null(strstr(s.message, "0 gpu.launch_func"));
 
   /* A syntax error in the schedule: the parser's message is returned. */
-  s = prunerCompileMlirToPtx((MlirContext){NULL}, payload, "module { transform.bogus_op }", 3, &t, &r, &ptx);
+  s = prunerCompileMlirToPtx((MlirContext){NULL}, payload, "module { transform.bogus_op }", 3, &t,
+                             &r, &ptx);
   assert_false(s.ok);
   assert_non_null(strstr(s.message, "schedule does not parse"));
   assert_non_null(strstr(s.message, "transform.bogus_op"));
@@ -367,14 +370,13 @@ static void test_context_reuse_is_invisible(void **state) {
 
 static void test_parse_ptxas_log(void **state) {
   (void)state;
-  const char *log =
-      "ptxas info    : 0 bytes gmem\n"
-      "ptxas info    : Compiling entry function 'k_kernel' for 'sm_90'\n"
-      "ptxas info    : Function properties for k_kernel\n"
-      "    256 bytes stack frame, 40 bytes spill stores, 36 bytes spill loads\n"
-      "ptxas info    : Used 255 registers, used 1 barriers, 4096 bytes smem, "
-      "380 bytes cmem[0], 8 bytes cmem[2]\n"
-      "ptxas info    : Compile time = 17.621 ms\n";
+  const char *log = "ptxas info    : 0 bytes gmem\n"
+                    "ptxas info    : Compiling entry function 'k_kernel' for 'sm_90'\n"
+                    "ptxas info    : Function properties for k_kernel\n"
+                    "    256 bytes stack frame, 40 bytes spill stores, 36 bytes spill loads\n"
+                    "ptxas info    : Used 255 registers, used 1 barriers, 4096 bytes smem, "
+                    "380 bytes cmem[0], 8 bytes cmem[2]\n"
+                    "ptxas info    : Compile time = 17.621 ms\n";
   PrunerKernelResources res;
   assert_true(prunerCompileParsePtxasLog(log, "k_kernel", &res));
   assert_int_equal(res.registers, 255);
@@ -383,8 +385,8 @@ static void test_parse_ptxas_log(void **state) {
   assert_int_equal(res.spill_load_bytes, 36);
   assert_int_equal(res.shared_bytes, 4096);
   assert_int_equal(res.constant_bytes, 388);
-  assert_false(prunerCompileParsePtxasLog("ptxas fatal : Unresolved extern function\n",
-                                          "k_kernel", &res));
+  assert_false(
+      prunerCompileParsePtxasLog("ptxas fatal : Unresolved extern function\n", "k_kernel", &res));
 }
 
 static void test_pipeline_text(void **state) {
@@ -395,7 +397,8 @@ static void test_pipeline_text(void **state) {
   assert_true(n > 0 && (size_t)n < sizeof(buf));
   assert_non_null(strstr(buf, "chip=sm_90 features=+ptx80"));
   assert_non_null(strstr(buf, "gpu-module-to-binary{format=bin}"));
-  assert_non_null(strstr(buf, "gpu.module(strip-debuginfo,convert-vector-to-llvm,convert-gpu-to-nvvm"));
+  assert_non_null(
+      strstr(buf, "gpu.module(strip-debuginfo,convert-vector-to-llvm,convert-gpu-to-nvvm"));
   prunerCompileLoweringPipeline(&t, PRUNER_BINARY_PTX, buf, sizeof(buf));
   assert_non_null(strstr(buf, "format=isa"));
 }
@@ -415,12 +418,9 @@ int main(void) {
     return failed ? failed : 77;
   }
   const struct CMUnitTest withPtxas[] = {
-      cmocka_unit_test(test_matmul_to_cubin),
-      cmocka_unit_test(test_pool_mixed_order),
-      cmocka_unit_test(test_pool_tiny_timeout),
-      cmocka_unit_test(test_pool_timeout_goes_on),
-      cmocka_unit_test(test_pool_crash_goes_on),
-      cmocka_unit_test(test_pool_memory_limit),
+      cmocka_unit_test(test_matmul_to_cubin),    cmocka_unit_test(test_pool_mixed_order),
+      cmocka_unit_test(test_pool_tiny_timeout),  cmocka_unit_test(test_pool_timeout_goes_on),
+      cmocka_unit_test(test_pool_crash_goes_on), cmocka_unit_test(test_pool_memory_limit),
   };
   return failed + cmocka_run_group_tests_name("compile (ptxas)", withPtxas, NULL, NULL);
 }
