@@ -418,12 +418,13 @@ static bool vectorValid(const PrunerSpaceImpl *s, const int *digits) {
 /* A position in the raw space kept as digits, so that a scan never divides. */
 typedef struct Cursor {
   int digits[MAX_KNOBS];
-  bool tiles_known, tiles_ok;
+  bool tiles_known, tiles_ok; /* tile rules for the current tile digits  */
+  bool smem_known, smem_ok;   /* shared memory for every digit but vector */
 } Cursor;
 
 static void cursorStart(const PrunerSpaceImpl *s, Cursor *c, uint64_t raw) {
   decodeDigits(s, raw, c->digits);
-  c->tiles_known = false;
+  c->tiles_known = c->smem_known = false;
 }
 
 /* Advances the cursor at knob k (lower knobs reset); false when the space runs out. */
@@ -436,6 +437,7 @@ static bool cursorAdvance(const PrunerSpaceImpl *s, Cursor *c, int k) {
   }
   if (k < 0) return false;
   if (k < s->num_tile_knobs) c->tiles_known = false;
+  if (k != s->vector_knob) c->smem_known = false;
   return true;
 }
 
@@ -458,7 +460,8 @@ static bool cursorSeek(const PrunerSpaceImpl *s, Cursor *c) {
     int fail_at;
     if (!c->tiles_ok)
       fail_at = s->num_tile_knobs - 1; /* -1 with no tile knobs: nothing is valid */
-    else if (!smemValid(s, c->digits))
+    else if (!(c->smem_known ? c->smem_ok
+                             : (c->smem_known = true, c->smem_ok = smemValid(s, c->digits))))
       fail_at = s->promote_knob;
     else if (!vectorValid(s, c->digits))
       fail_at = s->vector_knob;
