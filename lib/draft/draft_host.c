@@ -20,8 +20,21 @@
 /* FMA latency in cycles: 4 on Skylake-SP .. Sapphire Rapids (Intel optimization manual,
  * appendix "instruction latency") and on Zen 4 (AMD 56665, FP pipe latencies). */
 #define FMA_LATENCY 4.0
+/* Accumulators (SIMD registers) a register tile needs for full FMA throughput: 16, the
+ * knee measured on both machines of this project: HOST-FACTS.md (16-24 is the sweet spot
+ * on the AVX-512 Xeon) and data/host-conv-nhwc.jsonl (Zen 4: the best time per
+ * accumulator count falls until 16 and is flat after). It exceeds latency x pipes (4-8)
+ * because the row broadcasts and the loop share the issue slots with the FMAs. */
+#define SATURATING_ACCUMULATORS 16.0
 /* Loads per cycle: two on both families (same sources). */
 #define LOADS_PER_CYCLE 2.0
+/* Instructions issued per cycle (Zen 4 dispatches 6 macro-ops, Golden Cove 6; 4 is the
+ * sustained rate of FP-heavy loops), and the loop's own (increment, compare, branch). */
+#define ISSUE_WIDTH 4.0
+#define LOOP_UOPS 3.0
+/* Share of the non-dominant roofline terms that is not hidden (a chosen calibration, not
+ * a measurement: it only breaks the roofline's ties; docs/host.md). */
+#define OVERLAP_LOSS 0.25
 /* Sustained bytes per cycle per core: L1 64 (one full 64-byte line per cycle is what
  * both Zen 4 and Golden Cove sustain for 512-bit loads), L2 32 (both manuals' L2->L1
  * fill bandwidth), last-level cache 16 (measured LLC read bandwidth per core on server
@@ -125,11 +138,20 @@ bool draftHostScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const Pr
   s.executed_flops = s.flops;
   double simd = c->vector_width > 1 ? lanes : 1.0;
   double acc = rows * vectors;
-  /* Independent accumulators needed to cover the FMA latency on every pipe. */
-  double latency_cover = dmin(1.0, acc / (FMA_LATENCY * pipes));
-  /* Per reduction step: rows x vectors FMAs against rows broadcasts + vectors loads. */
-  double fma_cycles = acc / pipes, load_cycles = (rows + vectors) / LOADS_PER_CYCLE;
-  double port_balance = dmin(1.0, fma_cycles / dmax(load_cycles, 1e-9));
+  /* One innermost iteration: the register tile times the register-level reduction
+   * extent (a conv's kw taps): rows x vectors FMAs per step against rows broadcasts +
+   * vectors loads, plus the loop's own instructions. Its cycles are bounded by the FMA
+   * pipes, the load ports, the issue width and the accumulators' dependency chains. */
+  double red_ext = 1;
+  for (int l = 0; l < n; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      red_ext *= (double)reg[l];
+  double fmas = acc * red_ext, loads = (rows + vectors) * red_ext;
+  double fma_cycles = fmas / pipes, load_cycles = loads / LOADS_PER_CYCLE;
+  double issue_cycles = (fmas + loads + LOOP_UOPS) / ISSUE_WIDTH;
+  /* Throughput grows with independent accumulators up to SATURATING_ACCUMULATORS. */
+  double latency_cover = dmin(1.0, acc / dmax(SATURATING_ACCUMULATORS, FMA_LATENCY * pipes));
+  double port_balance = dmin(1.0, fma_cycles / dmax(load_cycles, issue_cycles));
   double reg_eff = latency_cover * port_balance * (1.0 - dmin(0.9, peel_loss));
   /* Tasks run in waves of `cores`; the average number of busy cores is tasks / waves. */
   double waves = ceil(tasks / cores);
@@ -175,6 +197,9 @@ bool draftHostScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const Pr
   s.memory_us = dram / dram_bw * 1e6;
   s.launch_us = CALL_US + (tasks > 1 && cores > 1 ? OMP_FORK_US : 0.0);
 
+  /* Loads and FMAs share issue slots, so the memory levels do not hide completely behind
+   * the compute (or each other): a share OVERLAP_LOSS of the other terms adds on. */
+  double sum = s.compute_us + s.memory_us + s.l2_us + s.shared_us;
   double worst = s.compute_us;
   s.bound = PRUNER_DRAFT_BOUND_COMPUTE;
   if (s.memory_us > worst) {
@@ -191,7 +216,7 @@ bool draftHostScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const Pr
   }
   if (s.launch_us > worst)
     s.bound = PRUNER_DRAFT_BOUND_LAUNCH;
-  s.predicted_us = worst + s.launch_us;
+  s.predicted_us = worst + OVERLAP_LOSS * (sum - worst) + s.launch_us;
 
   s.global_load_bytes = l2;
   s.dram_bytes = dram;
