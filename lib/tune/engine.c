@@ -4,6 +4,7 @@
  * target, resumed ones included, so rerunning an interrupted command completes it rather
  * than doubling it; a config that has a record is never chosen again; workloads get one
  * round each in turn, then the gradient scheduler picks the next one. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -851,6 +852,19 @@ PrunerStatus tuneEngineRun(TuneEngine *e) {
     PrunerStatus st = tuneBundleOnly(e);
     e->interrupted = tuneStopRequested(e);
     return st;
+  }
+  if (e->opts.measure == PRUNER_TUNE_MEASURE_GPU) {
+    /* Without a driver there is no GPU: say so before compiling anything. The runner
+     * re-checks for a device (PRUNER_RUN_EXIT_NO_DEVICE). */
+    void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!cuda)
+      return prunerStatusError(
+          "--measure=gpu: no CUDA device (the CUDA driver libcuda.so.1 cannot be loaded: "
+          "%s). Without a local GPU, compile here and measure elsewhere with "
+          "--measure=bundle:DIR (then --ingest), study with --measure=replay:FILE, or rank "
+          "by the models alone with --measure=none",
+          dlerror());
+    dlclose(cuda);
   }
   for (;;) {
     if (tuneStopRequested(e)) {

@@ -78,7 +78,15 @@ static MlirLogicalResult tuneDiagnostic(MlirDiagnostic d, void *user) {
   PrunerTuneSession s = user;
   if (mlirDiagnosticGetSeverity(d) == MlirDiagnosticError && !s->first_error[0]) {
     TuneBuf b = {0};
-    mlirLocationPrint(mlirDiagnosticGetLocation(d), tuneAppendToString, &b);
+    MlirLocation loc = mlirDiagnosticGetLocation(d);
+    if (mlirLocationIsAFileLineColRange(loc)) { /* the compiler style: file:line:col */
+      MlirStringRef file = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
+      tuneBufAppend(&b, file.data, file.length);
+      tuneBufPrintf(&b, ":%d:%d", mlirLocationFileLineColRangeGetStartLine(loc),
+                    mlirLocationFileLineColRangeGetStartColumn(loc));
+    } else {
+      mlirLocationPrint(loc, tuneAppendToString, &b);
+    }
     tuneBufAppend(&b, ": ", 2);
     mlirDiagnosticPrint(d, tuneAppendToString, &b);
     snprintf(s->first_error, sizeof s->first_error, "%s", b.data ? b.data : "error");
@@ -160,8 +168,8 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
   mlirContextAppendDialectRegistry(s->ctx, registry);
   mlirDialectRegistryDestroy(registry);
   mlirContextAttachDiagnosticHandler(s->ctx, tuneDiagnostic, s, NULL);
-  s->module = mlirModuleCreateParse(
-      s->ctx, mlirStringRefCreate(s->input_text, s->input_size));
+  /* Parsing from the file keeps its name in diagnostics' locations. */
+  s->module = mlirModuleCreateParseFromFile(s->ctx, mlirStringRefCreateFromCString(input_path));
   if (mlirModuleIsNull(s->module)) {
     st = prunerStatusError("%s: cannot parse the module: %s", input_path,
                            s->first_error[0] ? s->first_error : "unknown parse error");
@@ -362,7 +370,7 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
                   info.workload->op_name, shape, info.occurrences, best, gflops, base, speed,
                   (long long)info.trials, info.seconds, cfg);
   }
-  if (e->num_tasks > 0) {
+  if (total_best > 0) {
     tuneBufPrintf(&b, "total (weighted by occurrences): %.2f us", total_best);
     if (all_base && total_base > 0 && !any_unmeasured)
       tuneBufPrintf(&b, " vs %s %.2f us (%.2fx)", host ? "OpenBLAS" : "cuBLAS", total_base,

@@ -356,7 +356,7 @@ int main(int argc, char **argv) {
       rc = 1;
     }
   }
-  if (cli.num_tasks > 0) {
+  if (cli.num_tasks > 0 && (rc == 0 || interrupted)) {
     char *table = prunerTuneSessionSummary(cli.session);
     if (table)
       fputs(table, stdout);
