@@ -16,6 +16,7 @@
 
 #include "compile_internal.h"
 #include "pruner/compile.h"
+#include "pruner/schedule.h"
 #include "pruner/space.h"
 #include "pruner/target.h"
 #include "pruner/workload.h"
@@ -368,6 +369,104 @@ static void test_context_reuse_is_invisible(void **state) {
   }
 }
 
+/* Reads all of a command's stdout (malloc'ed, NUL-terminated). */
+static char *runCommand(const char *cmd) {
+  FILE *pipe = popen(cmd, "r");
+  assert_non_null(pipe);
+  size_t len = 0, cap = 1 << 16;
+  char *out = malloc(cap);
+  assert_non_null(out);
+  size_t n;
+  while ((n = fread(out + len, 1, cap - len - 1, pipe)) > 0) {
+    len += n;
+    if (cap - len < 4096) {
+      cap *= 2;
+      out = realloc(out, cap);
+      assert_non_null(out);
+    }
+  }
+  out[len] = '\0';
+  assert_int_equal(pclose(pipe), 0);
+  return out;
+}
+
+/* The PTX in the first `assembly = "..."` of printed IR, MLIR's escapes (\\, \XX) undone. */
+static char *printedAssembly(const char *ir) {
+  const char *p = strstr(ir, "assembly = \"");
+  assert_non_null(p);
+  p += strlen("assembly = \"");
+  char *out = malloc(strlen(p) + 1);
+  assert_non_null(out);
+  size_t k = 0;
+  for (; *p && *p != '"'; ++p) {
+    if (*p == '\\' && p[1] == '\\') {
+      out[k++] = '\\';
+      ++p;
+    } else if (*p == '\\' && p[1] && p[2]) {
+      char hex[3] = {p[1], p[2], 0};
+      out[k++] = (char)strtol(hex, NULL, 16);
+      p += 2;
+    } else {
+      out[k++] = *p;
+    }
+  }
+  out[k] = '\0';
+  return out;
+}
+
+/* The tuner compiles what the plugin's pruner-gpu-pipeline produces: the same payload
+ * with the config as a `pruner.config` attribute, run through mlir-opt with the plugin,
+ * gives byte-identical PTX. Skipped when the plugin is not built. */
+static void test_same_ptx_as_gpu_pipeline(void **state) {
+  (void)state;
+  const char *binaryDir = getenv("PRUNER_BINARY_DIR");
+  char plugin[600];
+  snprintf(plugin, sizeof(plugin), "%s/lib/PrunerPlugin.so", binaryDir ? binaryDir : ".");
+  if (!binaryDir || access(plugin, R_OK) != 0 ||
+      access("/usr/lib/llvm-22/bin/mlir-opt", X_OK) != 0) {
+    printf("skipped: %s or mlir-opt not found\n", plugin);
+    skip();
+  }
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  PrunerConfig c;
+  smallMatmul(&w, &c);
+  c.vector_width = 2;
+  PrunerCompileOptions opts = prunerCompileDefaultOptions();
+  opts.format = PRUNER_BINARY_PTX;
+  PrunerCompileResult r = prunerCompileOne(&w, &c, &t, &opts);
+  if (!r.status.ok)
+    fail_msg("%s", r.status.message);
+
+  char *payload = NULL;
+  assert_true(prunerSchedulePayload(&w, "pruner_matmul", true, &payload).ok);
+  char config[400];
+  prunerConfigFormat(&w, &c, config, sizeof(config));
+  const char *op = strstr(payload, "linalg.matmul");
+  assert_non_null(op);
+  op += strlen("linalg.matmul");
+  char *dir = makeTempDir();
+  char path[700];
+  snprintf(path, sizeof(path), "%s/annotated.mlir", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fprintf(f, "%.*s {pruner.config = %s}%s", (int)(op - payload), payload, config, op);
+  fclose(f);
+  char cmd[2000];
+  snprintf(cmd, sizeof(cmd),
+           "/usr/lib/llvm-22/bin/mlir-opt --load-pass-plugin=%s -p "
+           "'builtin.module(pruner-gpu-pipeline{chip=sm_90 format=isa})' %s",
+           plugin, path);
+  char *ir = runCommand(cmd);
+  char *ptx = printedAssembly(ir);
+  assert_string_equal(ptx, (const char *)r.binary);
+  free(ptx);
+  free(ir);
+  free(payload);
+  removeTempDir(dir);
+  prunerCompileResultRelease(&r);
+}
+
 static void test_parse_ptxas_log(void **state) {
   (void)state;
   const char *log = "ptxas info    : 0 bytes gmem\n"
@@ -411,6 +510,7 @@ int main(void) {
       cmocka_unit_test(test_mlir_diagnostic_is_returned),
       cmocka_unit_test(test_matmul_to_ptx),
       cmocka_unit_test(test_context_reuse_is_invisible),
+      cmocka_unit_test(test_same_ptx_as_gpu_pipeline),
   };
   int failed = cmocka_run_group_tests_name("compile (no ptxas needed)", always, NULL, NULL);
   if (access(PTXAS, X_OK) != 0) {
