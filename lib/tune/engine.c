@@ -835,7 +835,7 @@ static PrunerStatus tuneBundleOnly(TuneEngine *e) {
   if (st.ok)
     tuneNote(e, -1,
              "bundle with %zu candidate(s) written to %s; measure it on the GPU host with "
-             "`pruner-run %s --records=results.jsonl`, then rerun with --ingest "
+             "`pruner-run %s -o results.jsonl`, then rerun with --ingest "
              "results.jsonl",
              prunerBundleNumCandidates(bundle), e->opts.measure_path, e->opts.measure_path);
   prunerBundleDestroy(bundle);
