@@ -43,6 +43,12 @@ PrunerCompileResult prunerCompileOneInContext(MlirContext ctx, const PrunerWorkl
   memset(&r, 0, sizeof(r));
   double start = prunerCompileNow();
 
+  if (t->kind != PRUNER_TARGET_GPU) {
+    r.status = prunerStatusError("target '%s' is not a GPU: lib/compile emits NVVM/PTX only "
+                                 "(host targets are compiled by lib/host)",
+                                 t->name);
+    return r;
+  }
   r.status = prunerConfigCheck(w, t, config);
   if (!r.status.ok) {
     PrunerStatus why = r.status;

@@ -133,6 +133,18 @@ static void test_invalid_config_is_an_error(void **state) {
   assert_null(r.binary);
 }
 
+static void test_host_target_is_an_error(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  t.kind = PRUNER_TARGET_HOST;
+  PrunerWorkload w;
+  PrunerConfig c;
+  smallMatmul(&w, &c);
+  PrunerCompileResult r = prunerCompileOne(&w, &c, &t, NULL);
+  assert_false(r.status.ok);
+  assert_non_null(strstr(r.status.message, "is not a GPU"));
+}
+
 /* A schedule MLIR rejects: the compiler's own diagnostic comes back. */
 static void test_mlir_diagnostic_is_returned(void **state) {
   (void)state;
@@ -507,6 +519,7 @@ int main(void) {
       cmocka_unit_test(test_parse_ptxas_log),
       cmocka_unit_test(test_pipeline_text),
       cmocka_unit_test(test_invalid_config_is_an_error),
+      cmocka_unit_test(test_host_target_is_an_error),
       cmocka_unit_test(test_mlir_diagnostic_is_returned),
       cmocka_unit_test(test_matmul_to_ptx),
       cmocka_unit_test(test_context_reuse_is_invisible),
