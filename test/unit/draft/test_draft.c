@@ -354,10 +354,13 @@ static void test_create_rejects_bad_target(void **state) {
   assert_non_null(strstr(st.message, "dram_gbps"));
   assert_non_null(strstr(st.message, w.key));
   assert_null(d);
+  /* Host targets are modelled by draft_host.c; one without SIMD lanes is refused. */
   t = h100();
   t.kind = PRUNER_TARGET_HOST;
+  t.warp_size = 0;
   st = prunerDraftCreate(&w, &t, &d);
   assert_false(st.ok);
+  assert_non_null(strstr(st.message, "warp_size"));
 }
 
 int main(void) {
