@@ -413,6 +413,15 @@ static bool launchMatches(const PrunerWorkload *w, const PrunerConfig *c,
   return true;
 }
 
+/* Shared memory as ptxas counts it (static + dynamic) against the promoted tiles' bytes
+ * the space budgets for (prunerConfigLaunchShape's smem_bytes). */
+static bool smemMatches(const PrunerWorkload *w, const PrunerConfig *c,
+                        const PrunerCompileResult *r) {
+  PrunerLaunchShape shape;
+  prunerConfigLaunchShape(w, c, &shape);
+  return shape.smem_bytes == r->resources.shared_bytes + r->dynamic_smem_bytes;
+}
+
 static void printCandidate(const PrunerWorkload *w, const PrunerConfig *c, size_t i, uint64_t index,
                            const PrunerCompileResult *r) {
   char shortForm[160];
@@ -420,6 +429,8 @@ static void printCandidate(const PrunerWorkload *w, const PrunerConfig *c, size_
   printf("[%zu] #%llu %-28s ", i, (unsigned long long)index, shortForm);
   if (r->status.ok && !launchMatches(w, c, r))
     printf("LAUNCH MISMATCH (config implies another grid/block)  ");
+  if (r->status.ok && !smemMatches(w, c, r))
+    printf("SMEM MISMATCH (config implies another size)  ");
   if (r->status.ok)
     printf("ok  regs %3d spill %d/%d stack %d smem %d grid %lldx%lldx%lld block "
            "%lldx%lldx%lld  mlir %.2fs ptxas %.2fs\n",
@@ -434,7 +445,7 @@ static void printCandidate(const PrunerWorkload *w, const PrunerConfig *c, size_
 static void printSummary(const PrunerWorkload *w, const PrunerConfig *c,
                          const PrunerCompileResult *r, size_t n, double wall, double cpu,
                          int jobs) {
-  size_t ok = 0, timeouts = 0, crashes = 0, spills = 0, mismatched = 0;
+  size_t ok = 0, timeouts = 0, crashes = 0, spills = 0, mismatched = 0, smem = 0;
   double mlir = 0, ptxas = 0;
   Reason reasons[64];
   int numReasons = 0;
@@ -445,6 +456,7 @@ static void printSummary(const PrunerWorkload *w, const PrunerConfig *c,
       ok++;
       spills += r[i].resources.spill_store_bytes > 0 || r[i].resources.stack_bytes > 0;
       mismatched += !launchMatches(w, &c[i], &r[i]);
+      smem += !smemMatches(w, &c[i], &r[i]);
     } else {
       if (isTimeout(&r[i]))
         timeouts++;
@@ -460,8 +472,8 @@ static void printSummary(const PrunerWorkload *w, const PrunerConfig *c,
   for (int i = 0; i < numReasons; ++i)
     printf("  %5d x %s\n", reasons[i].count, reasons[i].text);
   printf("compiled with spills or a stack frame: %zu; launch differing from the config's "
-         "launch shape: %zu\n",
-         spills, mismatched);
+         "launch shape: %zu; shared memory differing from it: %zu\n",
+         spills, mismatched, smem);
   printf("rate: %.2f candidates/s (%zu in %.2f s wall, %d jobs); CPU %.3f s per candidate "
          "(workers + ptxas)\n",
          wall > 0 ? n / wall : 0.0, n, wall, jobs, n ? cpu / (double)n : 0.0);
