@@ -564,6 +564,30 @@ static PrunerStatus tuneCompileInto(TuneEngine *e, TuneTask *t, const TuneCandid
   return st;
 }
 
+/* pruner-run keys its records by the device it measured on (the driver's SM count and
+ * name override the table). When the local GPU of the same architecture is another table
+ * entry than --target named (an H100 where "sm_90" means H200), the device is what is being
+ * tuned: the session adopts its key, so that its records count and resume. */
+static void tuneAdoptDeviceKey(TuneEngine *e, PrunerRecords got) {
+  if (prunerRecordsCount(got) == 0)
+    return;
+  const char *key = NULL;
+  for (size_t i = 0; i < prunerRecordsCount(got); ++i) {
+    const char *k = prunerRecordsGet(got, i)->target_key;
+    if (strcmp(k, e->target_key) == 0)
+      return;
+    if (!key)
+      key = k;
+  }
+  size_t arch_len = strlen(e->target.arch);
+  if (strncmp(key, e->target.arch, arch_len) != 0 || key[arch_len] != ':')
+    return; /* another architecture: its records stay foreign */
+  tuneNote(e, -1, "warning: the local GPU measures under target key %s, not %s: tuning for "
+                  "that device from now on",
+           key, e->target_key);
+  snprintf(e->target_key, sizeof e->target_key, "%s", key);
+}
+
 static PrunerStatus tuneMeasureGpu(TuneEngine *e, TuneTask *t, const TuneCandidate *cs,
                                    size_t n, int64_t *round_trials) {
   char dir[] = "/tmp/pruner-tune-XXXXXX";
@@ -591,6 +615,8 @@ static PrunerStatus tuneMeasureGpu(TuneEngine *e, TuneTask *t, const TuneCandida
     PrunerRecords got = NULL;
     if (st.ok)
       st = prunerRecordsOpen(results_path, &got);
+    if (st.ok)
+      tuneAdoptDeviceKey(e, got);
     for (size_t i = 0; st.ok && i < n; ++i) {
       if (ids[i] < 0)
         continue;

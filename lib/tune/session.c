@@ -338,7 +338,7 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
   TuneBuf b = {0};
   TuneEngine *e = &s->engine;
   bool host = e->target.kind == PRUNER_TARGET_HOST; /* OpenBLAS is the host's baseline */
-  tuneBufPrintf(&b, "%-20s %-22s %4s %11s %9s %11s %8s %7s %8s  %s\n", "op", "shape", "n",
+  tuneBufPrintf(&b, "%-25s %-22s %4s %11s %9s %11s %8s %7s %8s  %s\n", "op", "shape", "n",
                 "best_us", "GFLOP/s", host ? "openblas_us" : "cublas_us", "speedup", "trials",
                 "time_s", "config");
   double total_best = 0, total_base = 0;
@@ -366,7 +366,7 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
     } else {
       all_base = false;
     }
-    tuneBufPrintf(&b, "%-20s %-22s %4d %11s %9s %11s %8s %7lld %8.1f  %s\n",
+    tuneBufPrintf(&b, "%-25s %-22s %4d %11s %9s %11s %8s %7lld %8.1f  %s\n",
                   info.workload->op_name, shape, info.occurrences, best, gflops, base, speed,
                   (long long)info.trials, info.seconds, cfg);
   }
