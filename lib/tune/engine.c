@@ -780,11 +780,10 @@ static PrunerStatus tuneRound(TuneEngine *e, TuneTask *t, int64_t k) {
     t->rounds_without_improvement = 0;
   else
     t->rounds_without_improvement++;
-  if (e->opts.early_stop > 0 && t->rounds_without_improvement >= e->opts.early_stop) {
+  bool early_stop =
+      e->opts.early_stop > 0 && t->rounds_without_improvement >= e->opts.early_stop;
+  if (early_stop)
     t->done = true;
-    tuneNote(e, (int)(t - e->tasks), "%s: early stop after %d rounds without improvement",
-             t->w.key, e->opts.early_stop);
-  }
   if ((uint64_t)t->trials >= t->space_size)
     t->done = true;
   if (e->target_us > 0 && t->reached_at > 0)
@@ -804,6 +803,9 @@ static PrunerStatus tuneRound(TuneEngine *e, TuneTask *t, int64_t k) {
                         .budget = e->opts.trials,
                         .best_us = t->has_best ? t->best_us : 0.0};
   tuneEmit(e, &ev);
+  if (early_stop)
+    tuneNote(e, (int)(t - e->tasks), "%s: early stop after %d rounds without improvement",
+             t->w.key, e->opts.early_stop);
   return st;
 }
 
@@ -870,6 +872,7 @@ static PrunerStatus tuneBundleOnly(TuneEngine *e) {
 
 PrunerStatus tuneEngineRun(TuneEngine *e) {
   e->interrupted = false;
+  e->start_time = tuneNow(); /* --time counts tuning, not start-up */
   if (e->opts.measure == PRUNER_TUNE_MEASURE_NONE) {
     tuneRankOnly(e);
     return prunerStatusOk();
