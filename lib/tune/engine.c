@@ -717,7 +717,7 @@ static double tuneGradient(TuneEngine *e, const TuneTask *t) {
   return w * (TUNE_GRAD_ALPHA * backward + (1.0 - TUNE_GRAD_ALPHA) * forward);
 }
 
-static TuneTask *tuneNextTask(TuneEngine *e) {
+TuneTask *tuneEngineNextTask(TuneEngine *e) {
   TuneTask *pick = NULL;
   /* Round-robin until every task has had a round (and for tasks without a valid
    * measurement yet, which have no gradient). */
@@ -907,7 +907,7 @@ PrunerStatus tuneEngineRun(TuneEngine *e) {
       tuneNote(e, -1, "time limit of %g s reached", e->opts.time_limit_s);
       break;
     }
-    TuneTask *t = tuneNextTask(e);
+    TuneTask *t = tuneEngineNextTask(e);
     if (!t)
       break;
     int64_t k = left < e->opts.batch ? left : e->opts.batch;

@@ -82,6 +82,9 @@ int tuneEngineAddWorkload(TuneEngine *e, const PrunerWorkload *w);
  * reported with a NOTE and marked done. */
 PrunerStatus tuneEnginePrepare(TuneEngine *e);
 PrunerStatus tuneEngineRun(TuneEngine *e);
+/* The task that gets the next round (round-robin first, then the gradient scheduler);
+ * NULL when every task is done. */
+TuneTask *tuneEngineNextTask(TuneEngine *e);
 void tuneEngineTaskInfo(TuneEngine *e, size_t i, PrunerTuneTaskInfo *out);
 size_t tuneEngineDraftTop(TuneEngine *e, size_t i, size_t n, PrunerConfig *out,
                           double *predicted_us);

@@ -1,0 +1,77 @@
+/* White-box tests of the task scheduler (lib/tune/engine.c, docs/tune.md): round-robin
+ * until every task had a round, then Ansor's gradient: the task whose weighted objective
+ * is expected to drop fastest gets the next round. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "../../../lib/tune/tune_internal.h"
+
+static void setUp(TuneEngine *e) {
+  PrunerTuneOptions o = prunerTuneDefaultOptions();
+  o.measure = PRUNER_TUNE_MEASURE_NONE;
+  assert_true(tuneEngineInit(e, &o).ok);
+  PrunerWorkload a, b;
+  prunerWorkloadMatmul(&a, 16, 16, 8, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  prunerWorkloadMatmul(&b, 32, 32, 16, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_int_equal(tuneEngineAddWorkload(e, &a), 0);
+  assert_int_equal(tuneEngineAddWorkload(e, &b), 1);
+  assert_int_equal(tuneEngineAddWorkload(e, &a), 0); /* same key: one task, weight 2 */
+  assert_int_equal(e->num_tasks, 2);
+  assert_int_equal(e->tasks[0].occurrences, 2);
+  assert_true(tuneEnginePrepare(e).ok);
+}
+
+static void setTask(TuneTask *t, int rounds, double best, double prev, int64_t trials) {
+  t->rounds = rounds;
+  t->has_best = true;
+  t->best_us = best;
+  t->prev_best_us = prev;
+  t->trials = trials;
+  t->last_round_trials = 16;
+}
+
+static void test_round_robin_first(void **state) {
+  (void)state;
+  TuneEngine e;
+  setUp(&e);
+  assert_ptr_equal(tuneEngineNextTask(&e), &e.tasks[0]);
+  setTask(&e.tasks[0], 1, 10, 20, 16);
+  assert_ptr_equal(tuneEngineNextTask(&e), &e.tasks[1]); /* never tuned yet */
+  e.tasks[0].done = true;
+  e.tasks[1].done = true;
+  assert_null(tuneEngineNextTask(&e));
+  tuneEngineDestroy(&e);
+}
+
+static void test_gradient_prefers_improving_task(void **state) {
+  (void)state;
+  TuneEngine e;
+  setUp(&e);
+  /* Task 0 stalled at 10 us; task 1 just dropped from 200 to 100 us. */
+  setTask(&e.tasks[0], 3, 10, 10, 48);
+  setTask(&e.tasks[1], 3, 100, 200, 48);
+  assert_ptr_equal(tuneEngineNextTask(&e), &e.tasks[1]);
+  /* Now task 1 stalls and task 0 (weight 2) improves a lot: task 0. */
+  setTask(&e.tasks[0], 4, 10, 40, 64);
+  setTask(&e.tasks[1], 4, 100, 100, 64);
+  e.tasks[1].best_us = 11; /* similar rates, so the forward term does not dominate */
+  e.tasks[1].prev_best_us = 11;
+  assert_ptr_equal(tuneEngineNextTask(&e), &e.tasks[0]);
+  /* Round-robin mode ignores gradients: the task with fewer rounds. */
+  e.opts.gradient_scheduler = false;
+  e.tasks[0].rounds = 5;
+  assert_ptr_equal(tuneEngineNextTask(&e), &e.tasks[1]);
+  tuneEngineDestroy(&e);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_round_robin_first),
+      cmocka_unit_test(test_gradient_prefers_improving_task),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
