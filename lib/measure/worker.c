@@ -64,17 +64,21 @@ static bool sendAll(int fd, const void *buf, size_t size) {
   return true;
 }
 
+/* The reply buffer is its own allocation (malloc's alignment): handing the handler
+ * `message + 1` misaligned every reply struct (UBSan: misaligned member access). */
 static void childLoop(const PrunerWorkerSpec *spec, int fd) {
   unsigned char *request = malloc(spec->request_size ? spec->request_size : 1);
+  unsigned char *reply = malloc(spec->reply_size);
   unsigned char *message = malloc(spec->reply_size + 1);
-  if (!request || !message)
+  if (!request || !reply || !message)
     _exit(70);
   for (;;) {
     if (!readAll(fd, request, spec->request_size))
       _exit(0); /* parent closed the pair: done */
-    memset(message, 0, spec->reply_size + 1);
-    bool keep = spec->handler(spec->context, request, message + 1);
+    memset(reply, 0, spec->reply_size);
+    bool keep = spec->handler(spec->context, request, reply);
     message[0] = keep ? 1 : 0;
+    memcpy(message + 1, reply, spec->reply_size);
     if (!sendAll(fd, message, spec->reply_size + 1) || !keep)
       _exit(0);
   }
