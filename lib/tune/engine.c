@@ -4,6 +4,7 @@
  * target, resumed ones included, so rerunning an interrupted command completes it rather
  * than doubling it; a config that has a record is never chosen again; workloads get one
  * round each in turn, then the gradient scheduler picks the next one. */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
@@ -588,8 +589,43 @@ static void tuneAdoptDeviceKey(TuneEngine *e, PrunerRecords got) {
   snprintf(e->target_key, sizeof e->target_key, "%s", key);
 }
 
+/* Removes a per-round bundle folder (flat: manifest, cubins, results). */
+static void tuneRemoveDir(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  struct dirent *ent;
+  char path[1024];
+  while ((ent = readdir(d)) != NULL) {
+    if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
+      continue;
+    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+    unlink(path);
+  }
+  closedir(d);
+  rmdir(dir);
+}
+
+/* Without a driver there is no GPU: say so before compiling anything (the runner checks
+ * for a device again, PRUNER_RUN_EXIT_NO_DEVICE). */
+static PrunerStatus tuneCheckGpu(void) {
+  void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!cuda)
+    return prunerStatusError(
+        "--measure=gpu: no CUDA device (the CUDA driver libcuda.so.1 cannot be loaded: %s). "
+        "Without a local GPU, compile here and measure elsewhere with --measure=bundle:DIR "
+        "(then --ingest), study with --measure=replay:FILE, or rank by the models alone with "
+        "--measure=none",
+        dlerror());
+  dlclose(cuda);
+  return prunerStatusOk();
+}
+
 static PrunerStatus tuneMeasureGpu(TuneEngine *e, TuneTask *t, const TuneCandidate *cs,
                                    size_t n, int64_t *round_trials) {
+  PrunerStatus check = tuneCheckGpu();
+  if (!check.ok)
+    return check;
   char dir[] = "/tmp/pruner-tune-XXXXXX";
   if (!mkdtemp(dir))
     return prunerStatusError("cannot create a bundle folder in /tmp: %s", strerror(errno));
@@ -644,6 +680,7 @@ static PrunerStatus tuneMeasureGpu(TuneEngine *e, TuneTask *t, const TuneCandida
   }
   if (bundle)
     prunerBundleDestroy(bundle);
+  tuneRemoveDir(dir);
   free(ids);
   return st;
 }
@@ -881,19 +918,6 @@ PrunerStatus tuneEngineRun(TuneEngine *e) {
     PrunerStatus st = tuneBundleOnly(e);
     e->interrupted = tuneStopRequested(e);
     return st;
-  }
-  if (e->opts.measure == PRUNER_TUNE_MEASURE_GPU) {
-    /* Without a driver there is no GPU: say so before compiling anything. The runner
-     * re-checks for a device (PRUNER_RUN_EXIT_NO_DEVICE). */
-    void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (!cuda)
-      return prunerStatusError(
-          "--measure=gpu: no CUDA device (the CUDA driver libcuda.so.1 cannot be loaded: "
-          "%s). Without a local GPU, compile here and measure elsewhere with "
-          "--measure=bundle:DIR (then --ingest), study with --measure=replay:FILE, or rank "
-          "by the models alone with --measure=none",
-          dlerror());
-    dlclose(cuda);
   }
   for (;;) {
     if (tuneStopRequested(e)) {
