@@ -208,6 +208,19 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
          "(static allocation limit)",
          formatPromote(a1, sizeof(a1), c->promote_operands), (long long)smem, t->name,
          t->smem_per_block_static);
+  /* A promoted tile must be a proper sub-tile: the schedule stages a block's slice of the
+   * operand (transform.structured.promote needs a memref.subview), and a tile that is the
+   * whole operand has none (docs/schedule.md). */
+  for (int i = 0; i < num_operands; ++i) {
+    if (!(c->promote_operands & (1u << i)) || w->operands[i].rank < 1) continue;
+    bool whole = true;
+    for (int d = 0; d < w->operands[i].rank && whole; ++d)
+      whole = prunerConfigOperandFootprint(w, c, i, d) == w->operands[i].shape[d];
+    if (whole)
+      FAIL("promote_operands %s stages operand %d whole: its block tile is the entire "
+           "operand, which the schedule cannot promote",
+           formatPromote(a1, sizeof(a1), c->promote_operands), i);
+  }
   /* Vector width: divides the output's contiguous thread tile and every promoted tile's
    * contiguous extent. */
   if (c->vector_width > 1) {

@@ -394,7 +394,14 @@ static bool smemValid(const PrunerSpaceImpl *s, const int *digits) {
   for (int i = 0; i < s->num_operands; ++i) {
     if (!(mask & (1u << i))) continue;
     int64_t elems = 1;
-    for (int d = 0; d < s->rank[i]; ++d) elems *= dimExtent(s, digits, i, d);
+    bool whole = s->rank[i] >= 1;
+    for (int d = 0; d < s->rank[i]; ++d) {
+      int64_t e = dimExtent(s, digits, i, d);
+      elems *= e;
+      whole = whole && e == s->w.operands[i].shape[d];
+    }
+    /* The schedule promotes a block's sub-tile only (prunerConfigCheck, rule 8). */
+    if (whole) return false;
     bytes += elems * s->dtype_bytes[i];
   }
   return bytes <= s->t.smem_per_block_static;
