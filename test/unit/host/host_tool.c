@@ -10,6 +10,10 @@
  *          measures every valid config of the op's host space (and the OpenBLAS baseline
  *          when there is one) into a records file; resumes, skipping configs already in
  *          it. This is how data/ was made (data/README.md).
+ *   pruner-host-tool --merge-faster A.jsonl B.jsonl OUT.jsonl
+ *          per record of A, the faster ok measurement of A and B (same workload, target
+ *          and config; or the baseline): contention from other users of a shared machine
+ *          only slows a run down, so the faster of two passes is the better estimate.
  * Without --config the op's own pruner.config is used; without either, the untiled
  * lowering. Exit status 1 on any failure (the message names what failed). */
 #include <stdio.h>
@@ -106,7 +110,42 @@ static int measureSpace(const PrunerWorkload *w, const PrunerTargetDesc *t, cons
   return st.ok ? 0 : 1;
 }
 
+static int mergeFaster(const char *a_path, const char *b_path, const char *out_path) {
+  PrunerRecords a, b, out;
+  PrunerStatus st = prunerRecordsOpen(a_path, &a);
+  if (st.ok)
+    st = prunerRecordsOpen(b_path, &b);
+  if (st.ok)
+    st = prunerRecordsOpen(out_path, &out);
+  if (!st.ok) {
+    fprintf(stderr, "pruner-host-tool: %s\n", st.message);
+    return 1;
+  }
+  size_t from_b = 0;
+  for (size_t i = 0; st.ok && i < prunerRecordsCount(a); ++i) {
+    const PrunerRecord *ra = prunerRecordsGet(a, i);
+    const PrunerRecord *rb =
+        ra->is_baseline ? prunerRecordsBaseline(b, ra->workload_key, ra->target_key)
+                        : prunerRecordsFind(b, ra->workload_key, ra->target_key, &ra->config);
+    const PrunerRecord *pick = ra;
+    if (rb && rb->status == PRUNER_RECORD_OK &&
+        (ra->status != PRUNER_RECORD_OK || rb->median_us < ra->median_us))
+      pick = rb;
+    from_b += pick == rb;
+    st = prunerRecordsAppend(out, pick);
+  }
+  printf("%zu records, %zu faster in %s\n", prunerRecordsCount(a), from_b, b_path);
+  prunerRecordsClose(a);
+  prunerRecordsClose(b);
+  prunerRecordsClose(out);
+  if (!st.ok)
+    fprintf(stderr, "pruner-host-tool: %s\n", st.message);
+  return st.ok ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 5 && strcmp(argv[1], "--merge-faster") == 0)
+    return mergeFaster(argv[2], argv[3], argv[4]);
   const char *input = NULL, *config_text = NULL, *print = "measure", *space_path = NULL;
   int threads = 1;
   bool baseline = false;
