@@ -4,7 +4,7 @@
  *     Writes one ok record per valid config of every tunable op of MODULE (the complete
  *     space) whose latency is a known synthetic function of the config (below), plus a
  *     cuBLAS baseline record when --baseline-us is given. Prints, per workload, the
- *     space size and the function's minimum: "min <key> <config> <us>".
+ *     space size and the function's minimum: "min <key> <config> <us> (<us, 4 digits>)".
  *   pruner-tune-replaygen check RECORDS
  *     Prints "records N duplicates D best <config>" over the file (one workload), so a
  *     test can assert that nothing was measured twice.
@@ -105,8 +105,8 @@ static void genWorkload(Gen *g, const PrunerWorkload *w) {
   char text[128] = "-";
   if (index > 0)
     prunerConfigFormatShort(w, &best, text, sizeof text);
-  printf("space %s %llu\nmin %s %s %.4f\n", w->key, (unsigned long long)index, w->key, text,
-         best_us);
+  printf("space %s %llu\nmin %s %s %.2f (%.4f)\n", w->key, (unsigned long long)index, w->key,
+         text, best_us, best_us);
   prunerSpaceDestroy(space);
 }
 
