@@ -9,7 +9,10 @@
  * (shared/notes/GPU-SCHEDULE-FACTS.md, "Applies to every kernel"). The leading
  * canonicalize/cse/canonicalize removes the self-copies bufferization leaves inside the
  * kernel, and `gpu-launch-sink-index-computations` keeps launch constants out of the
- * kernel parameters (48 -> 40 registers on the plain matmul; same notes). */
+ * kernel parameters (48 -> 40 registers on the plain matmul; same notes). `symbol-dce`
+ * after outlining drops the host module's copies of the shared-memory globals of
+ * promoted schedules (outlining clones them into the gpu.module; the host copies in
+ * address space 3 would otherwise reach the host LLVM lowering). */
 #include <stdio.h>
 #include <string.h>
 
@@ -31,7 +34,7 @@ int prunerCompileLoweringPipeline(const PrunerTargetDesc *t, PrunerBinaryFormat 
   return snprintf(buf, size,
                   "builtin.module(canonicalize,cse,canonicalize,"
                   "gpu-launch-sink-index-computations,"
-                  "convert-nvgpu-to-nvvm,gpu-kernel-outlining,convert-vector-to-scf,"
+                  "convert-nvgpu-to-nvvm,gpu-kernel-outlining,symbol-dce,convert-vector-to-scf,"
                   "convert-scf-to-cf,convert-nvvm-to-llvm,convert-func-to-llvm,"
                   "expand-strided-metadata,"
                   "nvvm-attach-target{chip=%s features=%s O=3},"
