@@ -202,6 +202,8 @@ PrunerStatus prunerApplyConfigRun(MlirOperation module, const char *target_name,
   if (s.ok)
     s = applySequence(module, schedules[0], "pruner_bufferize", options, module);
   for (int i = 0; i < list.count && s.ok; ++i)
+    s = applySequence(module, schedules[i], "pruner_promote", options, module);
+  for (int i = 0; i < list.count && s.ok; ++i)
     s = applySequence(module, schedules[i], "pruner_map", options, module);
   if (s.ok)
     s = applySequence(module, schedules[0], "pruner_cleanup", options, module);

@@ -1,11 +1,13 @@
 /* lib/schedule/schedule.c: a config turned into a transform-dialect schedule.
  *
- * The schedule module holds four named sequences so that several configured ops of one
+ * The schedule module holds five named sequences so that several configured ops of one
  * module can be transformed together (bufferization is module-wide and must run once):
  *   @pruner_tile      (per op) tile to blocks, fuse the fill, tile to threads, fuse the
  *                     fill again, tile the reduction loops inside each thread, decompose
  *                     convolutions to 1-D, vectorize, hoist the accumulator;
  *   @pruner_bufferize (module) one-shot bufferize, staged vector lowering to 1-D;
+ *   @pruner_promote   (per op) promoted configs only: stage operand tiles in shared
+ *                     memory with cooperative copies, tile the compute to threads;
  *   @pruner_map       (per op) remaining linalg ops to loops, then map the block forall
  *                     to a gpu.launch and its nested forall to threads;
  *   @pruner_cleanup   (module) canonicalize, cse, sink index math into the launches.
@@ -40,6 +42,19 @@ typedef struct Plan {
   bool decompose;  /* 2-D conv -> 1-D conv (kh = oh = 1 inside the thread) */
   bool vectorize;
   bool fill;
+  /* Shared-memory promotion (contractions): the operands staged per block K step, and
+   * for each one the per-thread tile of its cooperative copy (0: dim not split) and the
+   * linear thread dimension each split dim maps to. */
+  uint32_t promote;
+  int num_promoted;
+  int promoted[PRUNER_MAX_OPERANDS];
+  int copy_rank[PRUNER_MAX_OPERANDS];
+  int64_t copy_tile[PRUNER_MAX_OPERANDS][PRUNER_MAX_RANK];
+  int copy_dim[PRUNER_MAX_OPERANDS][PRUNER_MAX_RANK];
+  /* The fill's thread tiling over the output's dims (promoted path only). */
+  int out_rank;
+  int64_t fill_tile[PRUNER_MAX_RANK];
+  int fill_dim[PRUNER_MAX_RANK];
 } Plan;
 
 static int findRole(const PrunerWorkload *w, PrunerLoopRole role) {
@@ -54,6 +69,83 @@ static int innermostParallel(const PrunerWorkload *w) {
     if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL)
       return l;
   return -1;
+}
+
+static bool isContractionKind(PrunerOpKind kind) {
+  return kind == PRUNER_OP_MATMUL || kind == PRUNER_OP_BATCH_MATMUL ||
+         kind == PRUNER_OP_CONTRACTION;
+}
+
+/* Largest divisor of n that is <= limit (>= 1). */
+static int64_t divisorAtMost(int64_t n, int64_t limit) {
+  for (int64_t d = limit < n ? limit : n; d > 1; --d)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
+
+/* Cooperative copy of one promoted tile: the block's threads are spread over the tile's
+ * dims from the innermost (contiguous) one outwards, each thread moving `vector_width`
+ * contiguous elements (or a multiple) so that the copy vectorizes. Tiles divide exactly,
+ * so the vectorizer sees static shapes. The mapping is linear (#gpu.thread<linear_dim_i>)
+ * because a copy's thread grid need not match the block's x/y shape. */
+static void planCopy(const PrunerWorkload *w, const PrunerConfig *c, int64_t threads, int i,
+                     Plan *p) {
+  int operand = p->promoted[i];
+  int rank = w->operands[operand].rank;
+  p->copy_rank[i] = rank;
+  int64_t left = threads;
+  int next_dim = 0;
+  for (int d = rank - 1; d >= 0; --d) {
+    int64_t extent = prunerConfigOperandFootprint(w, c, operand, d);
+    int64_t base = d == rank - 1 && extent % c->vector_width == 0 ? c->vector_width : 1;
+    int64_t n = next_dim < 3 ? divisorAtMost(extent / base, left) : 1;
+    p->copy_tile[i][d] = n > 1 ? extent / n : 0;
+    p->copy_dim[i][d] = n > 1 ? next_dim++ : -1;
+    left /= n;
+  }
+  if (next_dim == 0) { /* one thread copies the whole tile: still a (1-iteration) forall */
+    p->copy_tile[i][rank - 1] = prunerConfigOperandFootprint(w, c, operand, rank - 1);
+    p->copy_dim[i][rank - 1] = 0;
+  }
+}
+
+/* Promotion stages input tiles through shared memory per block-level K step: the K loop
+ * moves out of the thread forall to the block, the copies are tiled over the block's
+ * threads, and the fill gets its own thread forall (docs/schedule.md). */
+static PrunerStatus planPromotion(const PrunerWorkload *w, const PrunerConfig *c,
+                                  const PrunerLaunchShape *ls, Plan *p) {
+  if (!isContractionKind(w->kind))
+    return prunerStatusError("schedule for %s: promote_operands is scheduled for contractions "
+                             "only (matmul, batch_matmul, contraction), not %s",
+                             w->op_name, prunerOpKindName(w->kind));
+  p->promote = c->promote_operands;
+  for (int o = 0; o < w->num_inputs + w->num_outputs; ++o) {
+    if (!(c->promote_operands & (1u << o)))
+      continue;
+    if (o >= w->num_inputs)
+      return prunerStatusError("schedule for %s: promote_operands names output operand %d; "
+                               "only inputs are staged in shared memory",
+                               w->op_name, o);
+    if (w->operands[o].rank < 1)
+      return prunerStatusError("schedule for %s: promote_operands names scalar operand %d",
+                               w->op_name, o);
+    p->promoted[p->num_promoted++] = o;
+  }
+  for (int i = 0; i < p->num_promoted; ++i)
+    planCopy(w, c, ls->threads_per_block, i, p);
+  const PrunerOperand *out = &w->operands[w->num_inputs];
+  p->out_rank = out->rank;
+  for (int d = 0; d < out->rank; ++d) {
+    p->fill_tile[d] = 0;
+    p->fill_dim[d] = -1;
+    for (int l = 0; l < p->n; ++l)
+      if (out->index_coeff[d][l] && p->thread_dim[l] >= 0) {
+        p->fill_tile[d] = p->thread_tile[l];
+        p->fill_dim[d] = p->thread_dim[l];
+      }
+  }
+  return prunerStatusOk();
 }
 
 static PrunerStatus makePlan(const PrunerWorkload *w, const PrunerConfig *c, Plan *p) {
@@ -130,12 +222,15 @@ static PrunerStatus makePlan(const PrunerWorkload *w, const PrunerConfig *c, Pla
   }
   p->vectorize = c->vector_width > 1;
   p->fill = prunerScheduleHasFill(w);
+  if (c->promote_operands)
+    return planPromotion(w, c, &ls, p);
   return prunerStatusOk();
 }
 
 /* Emits `tile_sizes [..] (mapping = [..])` for one forall level. */
 static int appendForallTiles(PrunerText *t, int n, const int64_t *tile, const int *dim,
                              const char *kind) {
+  bool linear = strcmp(kind, "linear") == 0;
   int count = 0, last = -1;
   for (int l = 0; l < n; ++l)
     if (tile[l] > 0)
@@ -146,7 +241,12 @@ static int appendForallTiles(PrunerText *t, int n, const int64_t *tile, const in
   prunerTextAppend(t, "] (mapping = [");
   for (int l = 0; l <= last; ++l)
     if (tile[l] > 0)
-      prunerTextAppend(t, "%s#gpu.%s<%c>", count++ ? ", " : "", kind, kDim[dim[l]]);
+    {
+      if (linear)
+        prunerTextAppend(t, "%s#gpu.thread<linear_dim_%d>", count++ ? ", " : "", dim[l]);
+      else
+        prunerTextAppend(t, "%s#gpu.%s<%c>", count++ ? ", " : "", kind, kDim[dim[l]]);
+    }
   prunerTextAppend(t, "])");
   return count;
 }
@@ -164,10 +264,178 @@ static void appendMatch(PrunerText *t, const char *result, const char *op_name,
 
 #define ANY "!transform.any_op"
 
+/* Staged lowering of the vectors of `f` (a func handle) to 1-D: one combined pattern set
+ * never converges (GPU-SCHEDULE-FACTS.md). Idempotent on already lowered code, so the
+ * promotion sequence can run it again for what it vectorizes after bufferization. */
+static void appendVectorLowering(PrunerText *t, const char *f) {
+  prunerTextAppend(
+      t,
+      "    transform.apply_patterns to %s {\n"
+      "      transform.apply_patterns.vector.lower_contraction lowering_strategy = \"outerproduct\"\n"
+      "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+      "      transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = \"innerparallel\"\n"
+      "    } : " ANY "\n"
+      "    transform.apply_patterns to %s {\n"
+      "      transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1 full_unroll = true\n"
+      "      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1\n"
+      "    } : " ANY "\n"
+      "    transform.apply_patterns to %s {\n"
+      "      transform.apply_patterns.vector.lower_outerproduct\n"
+      "      transform.apply_patterns.vector.lower_broadcast\n"
+      "      transform.apply_patterns.vector.lower_shape_cast\n"
+      "      transform.apply_patterns.vector.lower_transpose lowering_strategy = \"shuffle_1d\"\n"
+      "    } : " ANY "\n"
+      "    transform.apply_patterns to %s { transform.apply_patterns.canonicalization } : " ANY "\n"
+      "    // n-D vector.from_elements (the hoisted accumulator) has no NVVM lowering.\n"
+      "    transform.apply_patterns to %s {\n"
+      "      transform.apply_patterns.vector.unroll_from_elements\n"
+      "      transform.apply_patterns.vector.unroll_to_elements\n"
+      "    } : " ANY "\n"
+      "    transform.apply_cse to %s : " ANY "\n"
+      "    transform.apply_patterns to %s { transform.apply_patterns.canonicalization } : " ANY "\n",
+      f, f, f, f, f, f, f);
+}
+
+/* Tiling of a promoted contraction (on tensors): blocks, the fill fused into the block
+ * and tiled to threads on its own, then the reduction loops at block level. The block's
+ * K-step op is tagged `promote_tag`; @pruner_promote stages its operands after
+ * bufferization and only then tiles it to threads (promotion works on buffers). */
+static void appendTileSequencePromoted(PrunerText *t, const PrunerWorkload *w, const Plan *p,
+                                       const char *attr, const char *forall_tag,
+                                       const char *promote_tag) {
+  appendMatch(t, "%op", prunerSchedulePayloadOpName(w), attr, "", "%root");
+  if (p->fill)
+    appendMatch(t, "%fill", "linalg.fill", attr, ".fill", "%root");
+  prunerTextAppend(t, "    // Blocks: grid [%lld, %lld, %lld].\n", (long long)p->grid[0],
+                   (long long)p->grid[1], (long long)p->grid[2]);
+  prunerTextAppend(t, "    %%tb, %%fb = transform.structured.tile_using_forall %%op ");
+  appendForallTiles(t, p->n, p->block_tile, p->block_dim, "block");
+  prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+  prunerTextAppend(t, "    transform.annotate %%fb \"%s\" : " ANY "\n", forall_tag);
+  if (p->fill) {
+    prunerTextAppend(t, "    %%fill1, %%fb1 = transform.structured.fuse_into_containing_op %%fill "
+                        "into %%fb : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
+    prunerTextAppend(t, "    // The fill gets its own thread forall (same thread tiles as the compute).\n");
+    prunerTextAppend(t, "    %%tf, %%ff = transform.structured.tile_using_forall %%fill1 ");
+    appendForallTiles(t, p->out_rank, p->fill_tile, p->fill_dim, "thread");
+    prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+    if (p->vectorize)
+      prunerTextAppend(t, "    transform.structured.vectorize %%tf : " ANY "\n");
+  }
+  int loops = 0;
+  for (int l = 0; l < p->n; ++l)
+    loops += p->inner_step[l] > 0;
+  const char *staged = "%tb";
+  if (loops) {
+    prunerTextAppend(t, "    // Reduction loops at block level: one shared-memory stage per step.\n");
+    prunerTextAppend(t, "    %%tk");
+    for (int i = 0; i < loops; ++i)
+      prunerTextAppend(t, ", %%k%d", i);
+    prunerTextAppend(t, " = transform.structured.tile_using_for %%tb tile_sizes ");
+    prunerTextAppendI64List(t, p->inner_step, p->n);
+    prunerTextAppend(t, " : (" ANY ") -> (" ANY);
+    for (int i = 0; i < loops; ++i)
+      prunerTextAppend(t, ", " ANY);
+    prunerTextAppend(t, ")\n");
+    staged = "%tk";
+  }
+  prunerTextAppend(t, "    transform.annotate %s \"%s\" : " ANY "\n", staged, promote_tag);
+  prunerTextAppend(t, "    %%func = transform.structured.match ops{[\"func.func\"]} in %%root"
+                      " : (" ANY ") -> " ANY "\n"
+                      "    transform.apply_patterns to %%func {\n"
+                      "      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers\n"
+                      "      transform.apply_patterns.canonicalization\n"
+                      "      transform.apply_patterns.linalg.tiling_canonicalization\n"
+                      "    } : " ANY "\n"
+                      "    transform.apply_cse to %%func : " ANY "\n"
+                      "    transform.yield\n  }\n");
+}
+
+/* Per op, after bufferization: stage the tagged op's promoted operands in shared memory
+ * (NVVM address space 3, plain memory when gpu_mapping is off, for host checks; not
+ * #gpu.address_space<workgroup>: the convert-vector-to-llvm that the lowering runs inside
+ * gpu.module before convert-gpu-to-nvvm cannot convert that attribute and reports errors),
+ * copy cooperatively (each copy its own thread forall), tile the compute to threads,
+ * vectorize, lower vectors and turn the allocas into module globals (a gpu.launch
+ * cannot hold a workgroup alloca). map_nested_forall_to_threads later puts a gpu.barrier
+ * after every thread forall: after the copies (before the compute reads shared memory)
+ * and after the compute (before the next step's copies overwrite it). Empty for ops
+ * without promotion. */
+static void appendPromoteSequence(PrunerText *t, const Plan *p, const char *forall_tag,
+                                  const char *promote_tag, bool gpu_mapping) {
+  prunerTextAppend(t, "  transform.named_sequence @pruner_promote(%%root: " ANY
+                      " {transform.readonly}) {\n");
+  if (!p->promote) {
+    prunerTextAppend(t, "    transform.yield\n  }\n");
+    return;
+  }
+  prunerTextAppend(t, "    %%mm = transform.structured.match attributes{%s} in %%root : (" ANY
+                      ") -> " ANY "\n", promote_tag);
+  prunerTextAppend(t, "    %%p = transform.structured.promote %%mm { operands_to_promote = [");
+  for (int i = 0; i < p->num_promoted; ++i)
+    prunerTextAppend(t, "%s%d", i ? ", " : "", p->promoted[i]);
+  prunerTextAppend(t, "], %suse_alloca, alignment = 16 } : (" ANY ") -> " ANY "\n",
+                   gpu_mapping ? "memory_space = 3, " : "");
+  prunerTextAppend(t, "    %%func = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
+                      ") -> " ANY "\n"
+                      "    // Folds the promoted views to static shapes (the vectorizer needs them).\n"
+                      "    transform.apply_patterns to %%func { transform.apply_patterns.canonicalization } : " ANY "\n"
+                      "    transform.apply_cse to %%func : " ANY "\n");
+  prunerTextAppend(t, "    %%fa = transform.structured.match ops{[\"scf.forall\"]} attributes{%s} "
+                      "in %%root : (" ANY ") -> " ANY "\n", forall_tag);
+  /* structured.promote emits one linalg.copy per promoted operand, in operand order. */
+  prunerTextAppend(t, "    %%%s = transform.structured.match ops{[\"linalg.copy\"]} in %%fa : (" ANY
+                      ") -> " ANY "\n", p->num_promoted > 1 ? "copies" : "c0");
+  if (p->num_promoted > 1) {
+    prunerTextAppend(t, "    ");
+    for (int i = 0; i < p->num_promoted; ++i)
+      prunerTextAppend(t, "%s%%c%d", i ? ", " : "", i);
+    prunerTextAppend(t, " = transform.split_handle %%copies : (" ANY ") -> (");
+    for (int i = 0; i < p->num_promoted; ++i)
+      prunerTextAppend(t, "%s" ANY, i ? ", " : "");
+    prunerTextAppend(t, ")\n");
+  }
+  for (int i = 0; i < p->num_promoted; ++i) {
+    prunerTextAppend(t, "    // Cooperative copy of operand %d.\n", p->promoted[i]);
+    prunerTextAppend(t, "    %%tc%d, %%fc%d = transform.structured.tile_using_forall %%c%d ", i, i, i);
+    appendForallTiles(t, p->copy_rank[i], p->copy_tile[i], p->copy_dim[i], "linear");
+    prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+    if (p->vectorize)
+      prunerTextAppend(t, "    transform.structured.vectorize %%tc%d : " ANY "\n", i);
+  }
+  prunerTextAppend(t, "    %%mm2 = transform.structured.match attributes{%s} in %%fa : (" ANY
+                      ") -> " ANY "\n", promote_tag);
+  prunerTextAppend(t, "    // Threads: block [%lld, %lld, %lld].\n", (long long)p->block[0],
+                   (long long)p->block[1], (long long)p->block[2]);
+  prunerTextAppend(t, "    %%tt, %%ft = transform.structured.tile_using_forall %%mm2 ");
+  appendForallTiles(t, p->n, p->thread_tile, p->thread_dim, "thread");
+  prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+  if (p->vectorize) {
+    prunerTextAppend(t, "    transform.structured.vectorize %%tt : " ANY "\n"
+                        "    transform.apply_patterns to %%func {\n"
+                        "      transform.apply_patterns.vector.reduction_to_contract\n"
+                        "      transform.apply_patterns.vector.sink_ops\n"
+                        "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+                        "      transform.apply_patterns.canonicalization\n"
+                        "    } : " ANY "\n");
+    appendVectorLowering(t, "%func");
+  }
+  prunerTextAppend(t, "    %%allocas = transform.structured.match ops{[\"memref.alloca\"]} in %%fa : (" ANY
+                      ") -> !transform.op<\"memref.alloca\">\n"
+                      "    %%get, %%global = transform.memref.alloca_to_global %%allocas : "
+                      "(!transform.op<\"memref.alloca\">) -> (" ANY ", " ANY ")\n");
+  prunerTextAppend(t, "    transform.yield\n  }\n");
+}
+
 static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Plan *p,
-                               const char *attr, const char *forall_tag) {
+                               const char *attr, const char *forall_tag,
+                               const char *promote_tag) {
   prunerTextAppend(t, "  transform.named_sequence @pruner_tile(%%root: " ANY
                       " {transform.readonly}) {\n");
+  if (p->promote) {
+    appendTileSequencePromoted(t, w, p, attr, forall_tag, promote_tag);
+    return;
+  }
   appendMatch(t, "%op", prunerSchedulePayloadOpName(w), attr, "", "%root");
   if (p->fill)
     appendMatch(t, "%fill", "linalg.fill", attr, ".fill", "%root");
@@ -261,31 +529,9 @@ static void appendBufferizeSequence(PrunerText *t) {
       "    %%b = transform.bufferization.one_shot_bufferize layout{IdentityLayoutMap} %%root "
       "{bufferize_function_boundaries = true} : (" ANY ") -> " ANY "\n"
       "    %%f = transform.structured.match ops{[\"func.func\"]} in %%b : (" ANY ") -> " ANY "\n"
-      "    // Staged lowering to 1-D vectors: one combined pattern set never converges.\n"
-      "    transform.apply_patterns to %%f {\n"
-      "      transform.apply_patterns.vector.lower_contraction lowering_strategy = \"outerproduct\"\n"
-      "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
-      "      transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = \"innerparallel\"\n"
-      "    } : " ANY "\n"
-      "    transform.apply_patterns to %%f {\n"
-      "      transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1 full_unroll = true\n"
-      "      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1\n"
-      "    } : " ANY "\n"
-      "    transform.apply_patterns to %%f {\n"
-      "      transform.apply_patterns.vector.lower_outerproduct\n"
-      "      transform.apply_patterns.vector.lower_broadcast\n"
-      "      transform.apply_patterns.vector.lower_shape_cast\n"
-      "      transform.apply_patterns.vector.lower_transpose lowering_strategy = \"shuffle_1d\"\n"
-      "    } : " ANY "\n"
-      "    transform.apply_patterns to %%f { transform.apply_patterns.canonicalization } : " ANY "\n"
-      "    // n-D vector.from_elements (the hoisted accumulator) has no NVVM lowering.\n"
-      "    transform.apply_patterns to %%f {\n"
-      "      transform.apply_patterns.vector.unroll_from_elements\n"
-      "      transform.apply_patterns.vector.unroll_to_elements\n"
-      "    } : " ANY "\n"
-      "    transform.apply_cse to %%f : " ANY "\n"
-      "    transform.apply_patterns to %%f { transform.apply_patterns.canonicalization } : " ANY "\n"
-      "    transform.yield %%b : " ANY "\n  }\n");
+      );
+  appendVectorLowering(t, "%f");
+  prunerTextAppend(t, "    transform.yield %%b : " ANY "\n  }\n");
 }
 
 /* Module-wide cleanups after the mapping. Canonicalize after cse removes the self-copies
@@ -333,20 +579,21 @@ PrunerStatus prunerScheduleBuild(const PrunerWorkload *w, const PrunerConfig *co
   PrunerStatus s = prunerConfigCheck(w, target, config);
   if (!s.ok)
     return s;
-  if (config->promote_operands)
-    return prunerStatusError("schedule for %s: promote_operands is not scheduled yet", w->op_name);
   Plan p;
   s = makePlan(w, config, &p);
   if (!s.ok)
     return s;
   char forall_tag[160];
   snprintf(forall_tag, sizeof forall_tag, "%s.forall", opts->match_attr ? opts->match_attr : "pruner");
+  char promote_tag[160];
+  snprintf(promote_tag, sizeof promote_tag, "%s.promote", opts->match_attr ? opts->match_attr : "pruner");
 
   PrunerText t;
   prunerTextInit(&t);
   prunerTextAppend(&t, "module attributes {transform.with_named_sequence} {\n");
-  appendTileSequence(&t, w, &p, opts->match_attr, forall_tag);
+  appendTileSequence(&t, w, &p, opts->match_attr, forall_tag, promote_tag);
   appendBufferizeSequence(&t);
+  appendPromoteSequence(&t, &p, forall_tag, promote_tag, opts->gpu_mapping);
   appendMapSequence(&t, &p, forall_tag, opts->gpu_mapping);
   appendCleanupSequence(&t, opts->gpu_mapping);
   prunerTextAppend(&t,
@@ -354,6 +601,7 @@ PrunerStatus prunerScheduleBuild(const PrunerWorkload *w, const PrunerConfig *co
                    "    transform.include @pruner_tile failures(propagate) (%%root) : (" ANY ") -> ()\n"
                    "    %%b = transform.include @pruner_bufferize failures(propagate) (%%root) : (" ANY
                    ") -> " ANY "\n"
+                   "    transform.include @pruner_promote failures(propagate) (%%b) : (" ANY ") -> ()\n"
                    "    transform.include @pruner_map failures(propagate) (%%b) : (" ANY ") -> ()\n"
                    "    transform.include @pruner_cleanup failures(propagate) (%%b) : (" ANY ") -> ()\n"
                    "    transform.yield\n  }\n}\n");

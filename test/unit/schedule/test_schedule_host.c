@@ -283,13 +283,6 @@ static void checkKind(const char *tmpl, int samples, const char *const *extra) {
     PrunerConfig c;
     s = prunerSpaceGetConfig(space, index, &c);
     assert_true(s.ok);
-    /* Promotion is not scheduled yet (docs/schedule.md): take the next config without. */
-    while (c.promote_operands && index + 1 < count) {
-      s = prunerSpaceGetConfig(space, ++index, &c);
-      assert_true(s.ok);
-    }
-    if (c.promote_operands)
-      continue;
     char config[512], label[600];
     prunerConfigFormat(&w, &c, config, sizeof config);
     char *text = withConfig(tmpl, config);
@@ -325,6 +318,12 @@ static void test_matmul(void **state) {
       "{workgroup = [32, 32, 0], reduction = [0, 0, 16], thread = [4, 4, 0], promote_operands = [], vector_width = 4}",
       "{workgroup = [64, 96, 0], reduction = [0, 0, 48], thread = [8, 3, 0], promote_operands = [], vector_width = 1}",
       "{workgroup = [16, 32, 0], reduction = [0, 0, 8], thread = [2, 4, 0], promote_operands = [], vector_width = 2}",
+      /* Shared-memory promotion: both, A only, B only; scalar; K not tiled (one stage). */
+      "{workgroup = [32, 32, 0], reduction = [0, 0, 16], thread = [4, 4, 0], promote_operands = [0, 1], vector_width = 4}",
+      "{workgroup = [16, 32, 0], reduction = [0, 0, 8], thread = [2, 4, 0], promote_operands = [0], vector_width = 2}",
+      "{workgroup = [32, 16, 0], reduction = [0, 0, 4], thread = [4, 2, 0], promote_operands = [1], vector_width = 2}",
+      "{workgroup = [64, 32, 0], reduction = [0, 0, 12], thread = [8, 2, 0], promote_operands = [0, 1], vector_width = 1}",
+      "{workgroup = [32, 96, 0], reduction = [0, 0, 48], thread = [2, 8, 0], promote_operands = [0], vector_width = 4}",
       NULL};
   checkKind(tmpl, 6, extra);
 }
@@ -351,6 +350,8 @@ static void test_batch_matmul(void **state) {
       "  return %r : tensor<3x32x64xf32>\n}\n";
   static const char *extra[] = {
       "{workgroup = [1, 32, 32, 0], reduction = [0, 0, 0, 8], thread = [1, 4, 4, 0], promote_operands = [], vector_width = 4}",
+      "{workgroup = [1, 32, 32, 0], reduction = [0, 0, 0, 8], thread = [1, 4, 4, 0], promote_operands = [0, 1], vector_width = 4}",
+      "{workgroup = [3, 16, 16, 0], reduction = [0, 0, 0, 16], thread = [1, 2, 4, 0], promote_operands = [0, 1], vector_width = 4}",
       NULL};
   checkKind(tmpl, 6, extra);
 }
