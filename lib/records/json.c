@@ -47,6 +47,24 @@ void prunerRecordInit(PrunerRecord *record) {
 
 /* ---- small helpers ------------------------------------------------------------------ */
 
+/* JSON numbers are doubles: integers are exact below 2^53 (IEEE 754 binary64), so larger
+ * magnitudes, fractions, infinities ("1e999") and NaN are refused before any conversion
+ * (a double -> int64 cast out of range is undefined behaviour). */
+#define MAX_EXACT_INT 9007199254740992.0 /* 2^53 */
+
+static bool exactInteger(const cJSON *item, int64_t lo, int64_t hi, int64_t *out) {
+  if (!cJSON_IsNumber(item))
+    return false;
+  double v = item->valuedouble;
+  if (!(v > -MAX_EXACT_INT && v < MAX_EXACT_INT) || v != floor(v))
+    return false;
+  int64_t i = (int64_t)v;
+  if (i < lo || i > hi)
+    return false;
+  *out = i;
+  return true;
+}
+
 static cJSON *intArray(const int64_t *values, int n) {
   cJSON *array = cJSON_CreateArray();
   for (int i = 0; i < n; ++i)
@@ -69,20 +87,33 @@ static PrunerStatus readIntArray(const cJSON *parent, const char *key, int64_t *
   int i = 0;
   const cJSON *item;
   cJSON_ArrayForEach(item, array) {
-    if (!cJSON_IsNumber(item) || item->valuedouble != floor(item->valuedouble))
-      return prunerStatusError("key '%s': entry %d is not an integer", key, i);
-    out[i++] = (int64_t)item->valuedouble;
+    if (!exactInteger(item, INT64_MIN, INT64_MAX, &out[i]))
+      return prunerStatusError("key '%s': entry %d is not an integer of at most 2^53", key, i);
+    ++i;
   }
   if (n)
     *n = count;
   return prunerStatusOk();
 }
 
-static PrunerStatus readInt(const cJSON *parent, const char *key, int64_t *out) {
+/* An integer in [lo, hi]. */
+static PrunerStatus readInt(const cJSON *parent, const char *key, int64_t lo, int64_t hi,
+                            int64_t *out) {
   const cJSON *item = cJSON_GetObjectItemCaseSensitive(parent, key);
-  if (!cJSON_IsNumber(item) || item->valuedouble != floor(item->valuedouble))
-    return prunerStatusError("key '%s': expected an integer", key);
-  *out = (int64_t)item->valuedouble;
+  if (!exactInteger(item, lo, hi, out))
+    return prunerStatusError("key '%s': expected an integer in [%" PRId64 ", %" PRId64 "]",
+                             key, lo, hi);
+  return prunerStatusOk();
+}
+
+/* Optional integer in [lo, hi] (absent or null: fallback). */
+static PrunerStatus readIntOr(const cJSON *parent, const char *key, int lo, int hi,
+                              int fallback, int *out) {
+  const cJSON *item = cJSON_GetObjectItemCaseSensitive(parent, key);
+  int64_t v = fallback;
+  if (item && !cJSON_IsNull(item) && !exactInteger(item, lo, hi, &v))
+    return prunerStatusError("key '%s': expected an integer in [%d, %d]", key, lo, hi);
+  *out = (int)v;
   return prunerStatusOk();
 }
 
@@ -174,7 +205,7 @@ PrunerStatus prunerConfigFromJson(const cJSON *json, PrunerConfig *out) {
     out->promote_operands |= 1u << promote[i];
   }
   int64_t width = 0;
-  TRY(within("config", readInt(json, "vector_width", &width)));
+  TRY(within("config", readInt(json, "vector_width", INT32_MIN, INT32_MAX, &width)));
   out->vector_width = (int32_t)width;
   return prunerStatusOk();
 }
@@ -276,10 +307,11 @@ static PrunerStatus operandFromJson(const cJSON *json, int num_loops, PrunerOper
                                num_loops);
     const cJSON *item;
     cJSON_ArrayForEach(item, row) {
-      if (!cJSON_IsNumber(item) || item->valuedouble != floor(item->valuedouble))
-        return prunerStatusError("key 'index_coeff': row %d entry %d is not an integer", d,
-                                 n);
-      op->index_coeff[d][n++] = (int64_t)item->valuedouble;
+      if (!exactInteger(item, INT64_MIN, INT64_MAX, &op->index_coeff[d][n]))
+        return prunerStatusError("key 'index_coeff': row %d entry %d is not an integer of "
+                                 "at most 2^53",
+                                 d, n);
+      ++n;
     }
     ++d;
   }
@@ -314,6 +346,10 @@ static PrunerStatus bodyFromJson(const cJSON *json, PrunerWorkload *w) {
     int64_t args[2];
     int nargs = 0;
     TRY(within(where, readIntArray(item, "args", args, 2, &nargs)));
+    for (int a = 0; a < nargs; ++a)
+      if (args[a] < -1 || args[a] > INT32_MAX)
+        return prunerStatusError("%s: key 'args': value %" PRId64 " out of range", where,
+                                 args[a]);
     op->args[0] = nargs > 0 ? (int)args[0] : -1;
     op->args[1] = nargs > 1 ? (int)args[1] : -1;
     op->constant = readNumberOr(item, "constant", 0.0);
@@ -363,9 +399,9 @@ static PrunerStatus workloadFromJson(const cJSON *json, PrunerWorkload *w) {
     w->loop_roles[l] = (PrunerLoopRole)role;
   }
   int64_t value = 0;
-  TRY(readInt(json, "num_inputs", &value));
+  TRY(readInt(json, "num_inputs", 0, PRUNER_MAX_OPERANDS, &value));
   w->num_inputs = (int)value;
-  TRY(readInt(json, "num_outputs", &value));
+  TRY(readInt(json, "num_outputs", 0, PRUNER_MAX_OPERANDS, &value));
   w->num_outputs = (int)value;
   if (w->num_inputs < 0 || w->num_outputs < 1 ||
       w->num_inputs + w->num_outputs > PRUNER_MAX_OPERANDS)
@@ -392,9 +428,12 @@ static PrunerStatus workloadFromJson(const cJSON *json, PrunerWorkload *w) {
   if (n_yield != w->num_outputs)
     return prunerStatusError("key 'body_yield': %d entries for %d outputs", n_yield,
                              w->num_outputs);
-  for (int i = 0; i < PRUNER_MAX_OPERANDS; ++i)
+  for (int i = 0; i < PRUNER_MAX_OPERANDS; ++i) {
+    if (yield[i] < -1 || yield[i] > INT32_MAX)
+      return prunerStatusError("key 'body_yield': value %" PRId64 " out of range", yield[i]);
     w->body_yield[i] = (int)yield[i];
-  TRY(readInt(json, "body_ops", &value));
+  }
+  TRY(readInt(json, "body_ops", 0, INT32_MAX, &value));
   w->body_ops = (int)value;
   char hash[24];
   TRY(readString(json, "body_hash", hash, sizeof(hash), true));
@@ -406,8 +445,14 @@ static PrunerStatus workloadFromJson(const cJSON *json, PrunerWorkload *w) {
   return prunerStatusOk();
 }
 
+/* Verified too: everything downstream (space, draft, runner reference) trusts bounds,
+ * shapes and body value numbers, so a record or manifest must not smuggle in a workload
+ * that a builder could not have made. */
 PrunerStatus prunerWorkloadFromJson(const cJSON *json, PrunerWorkload *out) {
-  return within("workload", workloadFromJson(json, out));
+  PrunerStatus status = workloadFromJson(json, out);
+  if (status.ok)
+    status = prunerWorkloadVerify(out);
+  return within("workload", status);
 }
 
 /* ---- records ------------------------------------------------------------------------ */
@@ -464,7 +509,7 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
   if (!cJSON_IsObject(json))
     return prunerStatusError("not a JSON object");
   int64_t version = 0;
-  TRY(readInt(json, "version", &version));
+  TRY(readInt(json, "version", INT64_MIN, INT64_MAX, &version));
   if (version < 1 || version > PRUNER_RECORDS_VERSION)
     return prunerStatusError("key 'version': %" PRId64 " is not supported (this reader "
                              "knows 1 to %d)",
@@ -524,8 +569,8 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
     }
   }
   out->median_us = readNumberOr(json, "median_us", NAN);
-  if (out->status == PRUNER_RECORD_OK && !(out->median_us > 0.0))
-    return prunerStatusError("key 'median_us': an ok record needs a positive latency");
+  if (out->status == PRUNER_RECORD_OK && !(out->median_us > 0.0 && isfinite(out->median_us)))
+    return prunerStatusError("key 'median_us': an ok record needs a positive, finite latency");
   out->spread_us = readNumberOr(json, "spread_us", NAN);
   out->max_abs_error = readNumberOr(json, "max_abs_error", NAN);
   out->sm_clock_mhz = readNumberOr(json, "sm_clock_mhz", 0.0);
@@ -533,9 +578,11 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
   out->verifier_score = readNumberOr(json, "verifier_score", 0.0);
   const cJSON *ptxas = cJSON_GetObjectItemCaseSensitive(json, "ptxas");
   if (cJSON_IsObject(ptxas)) {
-    out->registers = (int)readNumberOr(ptxas, "registers", -1);
-    out->spill_bytes = (int)readNumberOr(ptxas, "spill_bytes", -1);
-    out->shared_bytes = (int)readNumberOr(ptxas, "shared_bytes", -1);
+    TRY(within("ptxas", readIntOr(ptxas, "registers", -1, INT32_MAX, -1, &out->registers)));
+    TRY(within("ptxas",
+               readIntOr(ptxas, "spill_bytes", -1, INT32_MAX, -1, &out->spill_bytes)));
+    TRY(within("ptxas",
+               readIntOr(ptxas, "shared_bytes", -1, INT32_MAX, -1, &out->shared_bytes)));
   }
   out->timestamp = readNumberOr(json, "timestamp", 0.0);
   return prunerStatusOk();
