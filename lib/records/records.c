@@ -268,6 +268,12 @@ static PrunerStatus loadFile(PrunerRecords r) {
   while ((length = getline(&line, &capacity, r->file)) > 0) {
     ++line_number;
     r->needs_newline = line[length - 1] != '\n';
+    /* A NUL byte would hide the rest of the line from the parser (a blank-looking or
+     * half-read line): the line is corrupt, not blank. */
+    if (memchr(line, '\0', (size_t)length)) {
+      addWarning(r, line_number, "NUL byte in the line (binary garbage)");
+      continue;
+    }
     if (onlyWhitespace(line))
       continue;
     PrunerStatus status = prunerRecordFromJson(line, record);
