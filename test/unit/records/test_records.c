@@ -355,6 +355,172 @@ static void test_open_errors_name_file(void **state) {
   prunerRecordsClose(records);
 }
 
+/* ---- hostile input (harden) --------------------------------------------------------- */
+
+/* The k-th node of a preorder walk below `node` and its parent, or NULL. */
+static cJSON *nthNode(cJSON *node, int *k, cJSON **parent) {
+  for (cJSON *child = node->child; child; child = child->next) {
+    if ((*k)-- == 0) {
+      *parent = node;
+      return child;
+    }
+    cJSON *found = nthNode(child, k, parent);
+    if (found)
+      return found;
+  }
+  return NULL;
+}
+
+/* Every value of a valid line replaced, one at a time, by each hostile value: the parse
+ * either succeeds or fails with a message, and never trips ASan/UBSan (double -> int
+ * casts of 1e300 or inf were undefined behaviour). Returns the failures seen. */
+static int mutateEveryValue(const char *line) {
+  static const char *const kHostile[] = {
+      "1e300", "-1e300", "1e999", "-1e999", "9007199254740993", "4294967297", "-1",
+      "0",     "1.5",    "null",  "true",   "\"x\"",            "[]",         "{}",
+      "[1e300, 2]", "[-9223372036854775808]", "\"\\u0000\""};
+  cJSON *root = cJSON_Parse(line);
+  assert_non_null(root);
+  int failures = 0;
+  for (int node = 0;; ++node) {
+    int k = node;
+    cJSON *parent = NULL;
+    if (!nthNode(root, &k, &parent))
+      break;
+    for (size_t v = 0; v < sizeof(kHostile) / sizeof(kHostile[0]); ++v) {
+      cJSON *copy = cJSON_Duplicate(root, 1);
+      k = node;
+      cJSON *target = nthNode(copy, &k, &parent);
+      cJSON *value = cJSON_Parse(kHostile[v]);
+      assert_non_null(value);
+      assert_true(cJSON_ReplaceItemViaPointer(parent, target, value));
+      char *text = cJSON_PrintUnformatted(copy);
+      PrunerRecord r;
+      PrunerStatus s = prunerRecordFromJson(text, &r);
+      if (!s.ok) {
+        assert_true(s.message[0] != '\0');
+        ++failures;
+      }
+      free(text);
+      cJSON_Delete(copy);
+    }
+  }
+  cJSON_Delete(root);
+  return failures;
+}
+
+static void expectLineError(const char *line, const char *needle) {
+  PrunerRecord r;
+  PrunerStatus s = prunerRecordFromJson(line, &r);
+  if (s.ok)
+    fail_msg("accepted: %s", line);
+  if (!strstr(s.message, needle))
+    fail_msg("message '%s' does not name '%s'", s.message, needle);
+}
+
+/* Replaces the first `from` in `line` by `to` (the caller frees). */
+static char *replaced(const char *line, const char *from, const char *to) {
+  const char *at = strstr(line, from);
+  assert_non_null(at);
+  char *out = malloc(strlen(line) + strlen(to) + 1);
+  memcpy(out, line, (size_t)(at - line));
+  strcpy(out + (at - line), to);
+  strcat(out, at + strlen(from));
+  return out;
+}
+
+static void test_hostile_values(void **state) {
+  (void)state;
+  PrunerRecord a;
+  makeRecord(&a, kTargetA, 64, 5.0);
+  char *line = prunerRecordToJson(&a);
+  assert_true(mutateEveryValue(line) > 100);
+  /* Every proper prefix of a line is a torn line: refused, never half-read. */
+  size_t n = strlen(line);
+  char *prefix = malloc(n + 1);
+  for (size_t i = 0; i < n; ++i) {
+    memcpy(prefix, line, i);
+    prefix[i] = '\0';
+    PrunerRecord r;
+    assert_false(prunerRecordFromJson(prefix, &r).ok);
+  }
+  free(prefix);
+  /* Specific values name their key instead of turning into wrong numbers. */
+  struct {
+    const char *from, *to, *needle;
+  } cases[] = {
+      {"\"workgroup\":[64", "\"workgroup\":[1e300", "workgroup"},
+      {"\"workgroup\":[64", "\"workgroup\":[1e999", "workgroup"},
+      {"\"workgroup\":[64", "\"workgroup\":[9007199254740993", "workgroup"},
+      {"\"vector_width\":4", "\"vector_width\":4294967300", "vector_width"},
+      {"\"num_inputs\":2", "\"num_inputs\":4294967298", "num_inputs"},
+      {"\"bounds\":[256", "\"bounds\":[0", "bound"},
+      {"\"bounds\":[256", "\"bounds\":[4611686018427387904", "workload"},
+      {"\"registers\":96", "\"registers\":1e300", "registers"},
+      {"\"registers\":96", "\"registers\":\"many\"", "registers"},
+      {"\"median_us\":5", "\"median_us\":1e999", "median_us"},
+      {"\"body_yield\":[", "\"body_yield\":[99,", "body_yield"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+    char *bad = replaced(line, cases[i].from, cases[i].to);
+    expectLineError(bad, cases[i].needle);
+    free(bad);
+  }
+  free(line);
+}
+
+/* A file of good lines around binary garbage, a 10 MB line, NUL bytes and a torn tail:
+ * every good line is kept, every bad one counted, nothing crashes. */
+static void test_garbage_file(void **state) {
+  (void)state;
+  char path[64];
+  tempPath(path, sizeof(path));
+  PrunerRecord a, b;
+  makeRecord(&a, kTargetA, 64, 5.0);
+  makeRecord(&b, kTargetA, 128, 4.0);
+  char *la = prunerRecordToJson(&a), *lb = prunerRecordToJson(&b);
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  fprintf(f, "%s\n", la);
+  unsigned seed = 12345;
+  for (int i = 0; i < 200; ++i) { /* random bytes, newline-free */
+    int len = 1 + (int)(rand_r(&seed) % 300);
+    for (int j = 0; j < len; ++j) {
+      int c = rand_r(&seed) % 256;
+      fputc(c == '\n' ? 'x' : c, f);
+    }
+    fputc('\n', f);
+  }
+  fputc('{', f); /* a 10 MB line of digits inside an unterminated array */
+  fputs("\"version\":1,\"x\":[", f);
+  for (int i = 0; i < 10 * 1024 * 1024 / 8; ++i)
+    fputs("1234567,", f);
+  fputc('\n', f);
+  fwrite("{\"version\":1\0}\n", 1, 15, f); /* embedded NUL */
+  fputc('\0', f);                             /* a NUL-led line is not blank */
+  fprintf(f, "%s\n", la);
+  fprintf(f, "%s", la); /* a whole record, then a NUL and more: not half-read */
+  fputc('\0', f);
+  fprintf(f, "%s\n", la);
+  fprintf(f, "%s\n", lb);
+  fwrite(la, 1, strlen(la) / 2, f); /* torn tail */
+  fclose(f);
+  PrunerRecords records;
+  PrunerStatus s = prunerRecordsOpen(path, &records);
+  assert_true(s.ok);
+  if (prunerRecordsCount(records) != 2 || prunerRecordsSkippedLines(records) != 205)
+    fail_msg("%zu records, %zu skipped: %s", prunerRecordsCount(records),
+             prunerRecordsSkippedLines(records), prunerRecordsWarnings(records));
+  assert_non_null(strstr(prunerRecordsWarnings(records), path));
+  const PrunerRecord *best = prunerRecordsBest(records, a.workload_key, kTargetA);
+  assert_non_null(best);
+  assert_true(best->median_us == 4.0);
+  prunerRecordsClose(records);
+  free(la);
+  free(lb);
+  unlink(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_status_names),
@@ -365,6 +531,8 @@ int main(void) {
       cmocka_unit_test(test_torn_and_corrupt_lines),
       cmocka_unit_test(test_many_records_index),
       cmocka_unit_test(test_open_errors_name_file),
+      cmocka_unit_test(test_hostile_values),
+      cmocka_unit_test(test_garbage_file),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
