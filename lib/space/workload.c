@@ -221,9 +221,15 @@ PrunerStatus prunerWorkloadVerify(const PrunerWorkload *w) {
           return prunerStatusError("workload of %s: output operand %d dim %d is indexed by "
                                    "reduction loop %d",
                                    op, i, d, l);
-        last += c * (w->bounds[l] - 1);
+        /* Checked: a hand-written or parsed workload may carry huge values. */
+        int64_t step;
+        if (__builtin_mul_overflow(c, w->bounds[l] - 1, &step) ||
+            __builtin_add_overflow(last, step, &last))
+          return prunerStatusError("workload of %s: operand %d dim %d: index range "
+                                   "overflows 64 bits (coefficient %lld, loop %d bound %lld)",
+                                   op, i, d, (long long)c, l, (long long)w->bounds[l]);
       }
-      if (o->shape[d] < 1 || o->shape[d] < last + 1 || (expect_output && o->shape[d] != last + 1))
+      if (o->shape[d] < 1 || o->shape[d] <= last || (expect_output && o->shape[d] != last + 1))
         return prunerStatusError("workload of %s: operand %d dim %d has size %lld but the loops "
                                  "index it up to %lld",
                                  op, i, d, (long long)o->shape[d], (long long)last);
