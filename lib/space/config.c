@@ -17,6 +17,18 @@
 #define BLOCK_XY_MAX 1024LL
 #define BLOCK_Z_MAX 64LL
 
+/* Products and sums of tile extents saturate at INT64_MAX instead of overflowing: a config
+ * or workload from a file may hold any 64-bit values, and a saturated size still fails
+ * every limit it is compared with. Operands are >= 0 here. */
+static int64_t satMul(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+static int64_t satAdd(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
 PrunerSpaceOptions prunerSpaceDefaultOptions(void) {
   PrunerSpaceOptions o;
   o.max_workgroup_tile = 256;
@@ -34,7 +46,7 @@ int64_t prunerSpaceMinThreads(const PrunerWorkload *w, const PrunerTargetDesc *t
   int64_t possible = 1;
   for (int l = 0; l < w->num_loops; ++l) {
     if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL) continue;
-    possible *= w->bounds[l];
+    possible = satMul(possible, w->bounds[l]);
     if (possible > t->max_threads_per_block) {
       possible = t->max_threads_per_block;
       break;
@@ -51,7 +63,7 @@ int64_t prunerConfigOperandFootprint(const PrunerWorkload *w, const PrunerConfig
     int64_t coeff = o->index_coeff[dim][l];
     if (!coeff) continue;
     int64_t tile = w->loop_kinds[l] == PRUNER_LOOP_PARALLEL ? c->workgroup[l] : c->reduction[l];
-    extent += coeff * (tile - 1);
+    extent = satAdd(extent, satMul(coeff, tile > 1 ? tile - 1 : 0));
   }
   return extent;
 }
@@ -63,8 +75,8 @@ int64_t prunerConfigSharedBytes(const PrunerWorkload *w, const PrunerConfig *c) 
     if (!(c->promote_operands & (1u << i))) continue;
     int64_t elems = 1;
     for (int d = 0; d < w->operands[i].rank; ++d)
-      elems *= prunerConfigOperandFootprint(w, c, i, d);
-    bytes += elems * prunerDTypeBytes(w->operands[i].dtype);
+      elems = satMul(elems, prunerConfigOperandFootprint(w, c, i, d));
+    bytes = satAdd(bytes, satMul(elems, prunerDTypeBytes(w->operands[i].dtype)));
   }
   return bytes;
 }
@@ -163,8 +175,8 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
     int64_t blocks = w->bounds[l] / c->workgroup[l];
     int64_t per_block = c->workgroup[l] / c->thread[l];
     const char *role = prunerLoopRoleName(w->loop_roles[l]);
-    threads *= per_block;
-    elements *= c->thread[l];
+    threads = satMul(threads, per_block);
+    elements = satMul(elements, c->thread[l]);
     if (blocks > 1) {
       if (grid_dims == 3)
         FAIL("workgroup tile %s leaves more than 3 parallel loops with several blocks; the "
