@@ -8,11 +8,41 @@
 #include <string.h>
 
 #include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
 
 #include "ir_internal.h"
 #include "pruner/ir.h"
 
 static const char *const kKeys = "workgroup, reduction, thread, promote_operands, vector_width";
+
+/* The value of an integer attribute if it fits int64_t. Wider types (i128) would be cut
+ * to their low word by mlirIntegerAttrGetValueInt, unsigned ones above 2^63 would turn
+ * negative, and i1 (`true`) reads as -1: all silent wrong answers, so refused. */
+static bool integerValue(MlirAttribute a, int64_t *out) {
+  if (!mlirAttributeIsAInteger(a))
+    return false;
+  MlirType type = mlirAttributeGetType(a);
+  if (mlirTypeIsAIndex(type)) {
+    *out = mlirIntegerAttrGetValueInt(a);
+    return true;
+  }
+  if (!mlirTypeIsAInteger(type))
+    return false;
+  unsigned width = mlirIntegerTypeGetWidth(type);
+  if (width < 2 || width > 64)
+    return false;
+  if (mlirIntegerTypeIsUnsigned(type)) {
+    uint64_t v = mlirIntegerAttrGetValueUInt(a);
+    if (v > (uint64_t)INT64_MAX)
+      return false;
+    *out = (int64_t)v;
+  } else if (mlirIntegerTypeIsSigned(type)) {
+    *out = mlirIntegerAttrGetValueSInt(a);
+  } else {
+    *out = mlirIntegerAttrGetValueInt(a);
+  }
+  return true;
+}
 
 /* Reads an integer list written as [..] of IntegerAttrs or as array<i64/i32: ..>. */
 static PrunerStatus readIntArray(const PrunerWorkload *w, const char *key, MlirAttribute a,
@@ -40,12 +70,12 @@ static PrunerStatus readIntArray(const PrunerWorkload *w, const char *key, MlirA
                              key, n, cap);
   for (int i = 0; i < n; ++i) {
     MlirAttribute e = mlirArrayAttrGetElement(a, i);
-    if (!mlirAttributeIsAInteger(e)) {
+    if (!integerValue(e, &out[i])) {
       prunerIrAttrToString(e, text, sizeof text);
-      return prunerStatusError("pruner.config on %s: key '%s': entry %d is not an integer: %s",
+      return prunerStatusError("pruner.config on %s: key '%s': entry %d is not an integer "
+                               "of at most 64 bits: %s",
                                w->op_name, key, i, text);
     }
-    out[i] = mlirIntegerAttrGetValueInt(e);
   }
   *len = n;
   return prunerStatusOk();
@@ -93,13 +123,13 @@ static PrunerStatus readPromote(const PrunerWorkload *w, MlirAttribute a, uint32
 
 static PrunerStatus readVectorWidth(const PrunerWorkload *w, MlirAttribute a, int32_t *out) {
   char text[96];
-  if (!mlirAttributeIsAInteger(a)) {
+  int64_t v = 0;
+  if (!integerValue(a, &v)) {
     prunerIrAttrToString(a, text, sizeof text);
     return prunerStatusError("pruner.config on %s: key 'vector_width' must be an integer, "
                              "got %s",
                              w->op_name, text);
   }
-  int64_t v = mlirIntegerAttrGetValueInt(a);
   if (v < 1 || v > 64)
     return prunerStatusError("pruner.config on %s: key 'vector_width' = %lld out of range "
                              "[1, 64]",

@@ -444,6 +444,28 @@ static void test_config_errors(void **state) {
               "key 'vector_width' must be an integer");
   expectError(parseConfig(f, &w, "{vector_width = 0}", &c), "key 'vector_width' = 0");
   expectError(parseConfig(f, &w, "[64, 64, 0]", &c), "expected a dictionary attribute");
+  /* Integers that do not fit int64 are refused, not cut to their low word. */
+  expectError(parseConfig(f, &w, "{workgroup = [18446744073709551680 : i128, 64, 0]}", &c),
+              "key 'workgroup': entry 0 is not an integer of at most 64 bits");
+  expectError(parseConfig(f, &w, "{workgroup = [18446744073709551615 : ui64, 64, 0]}", &c),
+              "key 'workgroup': entry 0 is not an integer of at most 64 bits");
+  expectError(parseConfig(f, &w, "{workgroup = [true, 64, 0]}", &c),
+              "key 'workgroup': entry 0 is not an integer");
+  expectError(parseConfig(f, &w, "{vector_width = 36893488147419103236 : i128}", &c),
+              "key 'vector_width' must be an integer");
+  /* Huge values parse, then prunerConfigCheck names them (no overflow in its products). */
+  PrunerTargetDesc t;
+  assert_true(prunerTargetLookup("h200", &t).ok);
+  PrunerStatus s = parseConfig(f, &w,
+                               "{workgroup = [9223372036854775807, 9223372036854775807, 0], "
+                               "thread = [1, 1, 0], reduction = [0, 0, 4611686018427387904]}",
+                               &c);
+  assert_true(s.ok);
+  expectError(prunerConfigCheck(&w, &t, &c), "does not divide the loop bounds");
+  s = parseConfig(f, &w, "{workgroup = [0, 64, 0], thread = [0, 4, 0], reduction = [0, 0, 16]}",
+                  &c);
+  assert_true(s.ok);
+  expectError(prunerConfigCheck(&w, &t, &c), "workgroup tile [0, 64, 0] is 0 for parallel loop 0");
 }
 
 /* ---- the valid count of the lit test, against brute force ------------------------------ */
