@@ -522,6 +522,30 @@ static void options(void **state) {
   prunerSpaceDestroy(s);
 }
 
+/* Huge bounds and tiles: the products in the check saturate instead of wrapping. With
+ * 2^20 x 2^25 x 2^25 elements per thread, a wrapping product gave 2^70 mod 2^64 = 64 and
+ * the config passed the register budget of 64. */
+static void hugeValuesNoOverflow(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  int64_t big = (int64_t)1 << 25;
+  prunerWorkloadBatchMatmul(&w, big, big, big, 1, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_true(prunerWorkloadVerify(&w).ok);
+  PrunerConfig c = {.workgroup = {big, big, big, 0},
+                    .reduction = {0, 0, 0, 1},
+                    .thread = {big / 32, big, big, 0},
+                    .vector_width = 1};
+  expectError(&w, &t, c, "elements per thread");
+  assert_true(prunerSpaceMinThreads(&w, &t, &(PrunerSpaceOptions){.min_threads = 32}) == 32);
+  c.promote_operands = 0x7;
+  c.thread[0] = big / 64;
+  c.thread[1] = big / 2;
+  c.thread[2] = big / 2; /* 128 threads, elements 2^19 * 2^24 * 2^24: saturates */
+  expectError(&w, &t, c, "elements per thread");
+  assert_true(prunerConfigSharedBytes(&w, &c) == INT64_MAX);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bruteMatmul),      cmocka_unit_test(bruteBatchMatmul),
@@ -530,7 +554,7 @@ int main(void) {
       cmocka_unit_test(bigConvRoundTrip), cmocka_unit_test(knobCandidates),
       cmocka_unit_test(diagnostics),      cmocka_unit_test(launchShape),
       cmocka_unit_test(formats),          cmocka_unit_test(errors),
-      cmocka_unit_test(options),
+      cmocka_unit_test(options),          cmocka_unit_test(hugeValuesNoOverflow),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

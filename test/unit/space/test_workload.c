@@ -187,6 +187,19 @@ static void verifyCatchesErrors(void **state) {
   bad = w;
   bad.operands[2].is_output = 0;
   assert_false(prunerWorkloadVerify(&bad).ok);
+  /* Huge bounds and coefficients (from a record or manifest) are reported, not
+   * overflowed (UBSan: signed overflow before the checked arithmetic). */
+  bad = w;
+  bad.bounds[0] = INT64_MAX;
+  bad.operands[0].index_coeff[0][0] = 4;
+  st = prunerWorkloadVerify(&bad);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "overflows 64 bits"));
+  bad = w;
+  bad.bounds[2] = (int64_t)1 << 62;
+  bad.operands[0].index_coeff[1][0] = 2;
+  bad.operands[0].index_coeff[1][2] = 2;
+  assert_false(prunerWorkloadVerify(&bad).ok);
 }
 
 static void names(void **state) {
