@@ -553,7 +553,7 @@ static PrunerStatus tuneCompileInto(TuneEngine *e, TuneTask *t, const TuneCandid
       PrunerRecord r;
       prunerRecordInit(&r);
       r.status = PRUNER_RECORD_COMPILE_ERROR;
-      snprintf(r.error, sizeof r.error, "%s", results[i].status.message);
+      snprintf(r.error, sizeof r.error, "%.*s", (int)sizeof r.error - 1, results[i].status.message);
       tuneFillRecord(e, t, &cs[i], &r);
       st = tuneAppend(e, t, &cs[i], &r, round_trials);
     }
