@@ -589,6 +589,11 @@ static void tuneAdoptDeviceKey(TuneEngine *e, PrunerRecords got) {
   snprintf(e->target_key, sizeof e->target_key, "%s", key);
 }
 
+/* The runner's input seed: fresh per bundle, below 2^53 (manifests are JSON numbers). */
+static uint64_t tuneBundleSeed(TuneEngine *e) {
+  return tuneRandom(&e->rng) & ((1ull << 53) - 1);
+}
+
 /* Removes a per-round bundle folder (flat: manifest, cubins, results). */
 static void tuneRemoveDir(const char *dir) {
   DIR *d = opendir(dir);
@@ -633,7 +638,7 @@ static PrunerStatus tuneMeasureGpu(TuneEngine *e, TuneTask *t, const TuneCandida
   snprintf(results_path, sizeof results_path, "%s/results.jsonl", dir);
   PrunerBundle bundle = NULL;
   int *ids = calloc(n, sizeof *ids);
-  PrunerStatus st = ids ? prunerBundleCreate(dir, &e->target, e->rng, &bundle)
+  PrunerStatus st = ids ? prunerBundleCreate(dir, &e->target, tuneBundleSeed(e), &bundle)
                         : prunerStatusError("out of memory");
   if (st.ok)
     st = tuneCompileInto(e, t, cs, n, bundle, ids, round_trials);
@@ -863,7 +868,7 @@ static void tuneRankOnly(TuneEngine *e) {
 
 static PrunerStatus tuneBundleOnly(TuneEngine *e) {
   PrunerBundle bundle = NULL;
-  PrunerStatus st = prunerBundleCreate(e->opts.measure_path, &e->target, e->rng, &bundle);
+  PrunerStatus st = prunerBundleCreate(e->opts.measure_path, &e->target, tuneBundleSeed(e), &bundle);
   if (!st.ok)
     return st;
   int64_t left = e->opts.trials - tuneTotalTrials(e);
