@@ -19,6 +19,7 @@
 #include "passes.h"
 #include "pruner/ir.h"
 #include "pruner/schedule.h"
+#include "pruner/schedule_ir.h"
 #include "pruner/space.h"
 #include "pruner/target.h"
 #include "schedule_passes.h"
@@ -207,6 +208,13 @@ PrunerStatus prunerApplyConfigRun(MlirOperation module, const char *target_name,
     s = applySequence(module, schedules[i], "pruner_map", options, module);
   if (s.ok)
     s = applySequence(module, schedules[0], "pruner_cleanup", options, module);
+  /* Vector loads/stores default to element alignment (32-bit PTX accesses); give them
+   * what their addresses provably have (schedule_ir.h). */
+  if (s.ok && gpu_mapping) {
+    s = prunerScheduleAlignVectorAccesses(module, PRUNER_ARG_ALIGNMENT, NULL);
+    if (!s.ok)
+      prunerEmitError(module, s.message);
+  }
   mlirTransformOptionsDestroy(options);
 
   for (int i = 0; i < built; ++i)

@@ -1,0 +1,42 @@
+/* pruner/schedule_ir.h: the IR rewrites of a schedule that the transform dialect cannot
+ * express, applied over the MLIR C API to a module the schedule has transformed.
+ *
+ * Vector access alignment: vector.load/vector.store default to the element's alignment,
+ * so LLVM emits 32-bit global accesses (ld.global.b32) even for 4-wide f32 vectors. The
+ * rewrite proves, per access, the byte alignment of its address (base alignment of the
+ * memref it reads, plus the divisibility of every index times its stride, through
+ * subviews, views, affine.apply and loop induction variables) and writes it as the op's
+ * `alignment` attribute when it is larger than the element's. It never claims more than
+ * it proves. Kept in its own header because it links MLIR (lib/schedule's text
+ * generation does not). */
+#ifndef PRUNER_SCHEDULE_IR_H
+#define PRUNER_SCHEDULE_IR_H
+
+#include <stdint.h>
+
+#include <mlir-c/IR.h>
+
+#include "pruner/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Base alignment (bytes) assumed for the buffers a function receives: cudaMalloc returns
+ * 256-byte aligned pointers (CUDA C++ Programming Guide, "Device Memory Accesses"); 16 is
+ * all a 4 x f32 vector needs, so the weaker claim is made. */
+#define PRUNER_ARG_ALIGNMENT 16
+
+/* Sets `alignment` on the vector.load / vector.store ops of `module` whose address is
+ * provably aligned beyond their element size, assuming function arguments are
+ * `arg_alignment`-byte aligned; gives shared-memory (address space 3) memref.globals an
+ * alignment of 16 first, so that their vector accesses can be proven. `num_aligned`
+ * (may be NULL) receives the number of accesses changed. */
+PrunerStatus prunerScheduleAlignVectorAccesses(MlirOperation module, int64_t arg_alignment,
+                                               int *num_aligned);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PRUNER_SCHEDULE_IR_H */

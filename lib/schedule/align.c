@@ -1,0 +1,290 @@
+/* lib/schedule/align.c: provable alignment of vector loads and stores (schedule_ir.h).
+ *
+ * Alignments are powers of two in bytes, capped at CAP (nothing here needs more than
+ * 16). For an index value we compute the largest power of two known to divide it; for a
+ * memref value the alignment of its first element's address; for an access
+ * m[i_0, ..., i_n] the address alignment is min(start(m), elem * min_k(div(i_k) *
+ * pow2(stride_k))). Anything not understood counts as divisible by 1 (no claim). */
+#include <stdbool.h>
+#include <string.h>
+
+#include <mlir-c/AffineExpr.h>
+#include <mlir-c/AffineMap.h>
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+
+#include "pruner/schedule_ir.h"
+
+#define CAP 1024
+#define MAX_DEPTH 48
+#define VECTOR_ALIGN 16 /* widest PTX vector access: v4 x 32 bit (PTX ISA, ld/st) */
+
+typedef struct AlignCtx {
+  int64_t arg_alignment;
+  int changed;
+} AlignCtx;
+
+static bool isOp(MlirOperation op, const char *name) {
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  return n.length == strlen(name) && memcmp(n.data, name, n.length) == 0;
+}
+
+static MlirAttribute attr(MlirOperation op, const char *name) {
+  return mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
+}
+
+static int64_t pow2Divisor(int64_t v) {
+  if (v == 0)
+    return CAP;
+  if (v < 0)
+    v = -v;
+  int64_t d = 1;
+  while (d < CAP && v % (2 * d) == 0)
+    d *= 2;
+  return d;
+}
+
+static int64_t minI(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t mulCap(int64_t a, int64_t b) { return a * b > CAP ? CAP : a * b; }
+
+static int64_t indexDivisor(MlirValue v, int depth);
+
+static int64_t affineDivisor(MlirAffineExpr e, MlirOperation apply, intptr_t num_dims,
+                             int depth) {
+  if (mlirAffineExprIsAConstant(e))
+    return pow2Divisor(mlirAffineConstantExprGetValue(e));
+  if (mlirAffineExprIsADim(e))
+    return indexDivisor(mlirOperationGetOperand(apply, mlirAffineDimExprGetPosition(e)), depth);
+  if (mlirAffineExprIsASymbol(e))
+    return indexDivisor(
+        mlirOperationGetOperand(apply, num_dims + mlirAffineSymbolExprGetPosition(e)), depth);
+  if (!mlirAffineExprIsABinary(e))
+    return 1;
+  MlirAffineExpr l = mlirAffineBinaryOpExprGetLHS(e), r = mlirAffineBinaryOpExprGetRHS(e);
+  if (mlirAffineExprIsAAdd(e))
+    return minI(affineDivisor(l, apply, num_dims, depth), affineDivisor(r, apply, num_dims, depth));
+  if (mlirAffineExprIsAMul(e))
+    return mulCap(affineDivisor(l, apply, num_dims, depth), affineDivisor(r, apply, num_dims, depth));
+  /* x mod c = x - q*c: divisible by what divides both x and c. */
+  if (mlirAffineExprIsAMod(e) && mlirAffineExprIsAConstant(r))
+    return minI(affineDivisor(l, apply, num_dims, depth),
+                pow2Divisor(mlirAffineConstantExprGetValue(r)));
+  return 1; /* floordiv, ceildiv: no claim */
+}
+
+/* Largest power of two (<= CAP) known to divide the index value v. */
+static int64_t indexDivisor(MlirValue v, int depth) {
+  if (depth > MAX_DEPTH)
+    return 1;
+  if (mlirValueIsABlockArgument(v)) {
+    MlirOperation parent = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+    /* scf.for's induction variable: lb + j * step. */
+    if (!mlirOperationIsNull(parent) && isOp(parent, "scf.for") &&
+        mlirBlockArgumentGetArgNumber(v) == 0)
+      return minI(indexDivisor(mlirOperationGetOperand(parent, 0), depth + 1),
+                  indexDivisor(mlirOperationGetOperand(parent, 2), depth + 1));
+    return 1; /* thread/block ids, function arguments, iter_args */
+  }
+  MlirOperation op = mlirOpResultGetOwner(v);
+  if (isOp(op, "arith.constant")) {
+    MlirAttribute a = attr(op, "value");
+    return !mlirAttributeIsNull(a) && mlirAttributeIsAInteger(a)
+               ? pow2Divisor(mlirIntegerAttrGetValueInt(a))
+               : 1;
+  }
+  if (isOp(op, "arith.addi") || isOp(op, "arith.subi"))
+    return minI(indexDivisor(mlirOperationGetOperand(op, 0), depth + 1),
+                indexDivisor(mlirOperationGetOperand(op, 1), depth + 1));
+  if (isOp(op, "arith.muli"))
+    return mulCap(indexDivisor(mlirOperationGetOperand(op, 0), depth + 1),
+                  indexDivisor(mlirOperationGetOperand(op, 1), depth + 1));
+  if (isOp(op, "arith.index_cast") || isOp(op, "arith.index_castui"))
+    return indexDivisor(mlirOperationGetOperand(op, 0), depth + 1);
+  if (isOp(op, "affine.apply")) {
+    MlirAffineMap map = mlirAffineMapAttrGetValue(attr(op, "map"));
+    if (mlirAffineMapGetNumResults(map) != 1)
+      return 1;
+    return affineDivisor(mlirAffineMapGetResult(map, 0), op, mlirAffineMapGetNumDims(map),
+                         depth + 1);
+  }
+  return 1;
+}
+
+static int64_t elementBytes(MlirType memref) {
+  MlirType e = mlirShapedTypeGetElementType(memref);
+  if (mlirTypeIsAInteger(e))
+    return (mlirIntegerTypeGetWidth(e) + 7) / 8;
+  if (mlirTypeIsAFloat(e))
+    return (mlirFloatTypeGetWidth(e) + 7) / 8;
+  return 1;
+}
+
+/* The memref.global `name` in the nearest module (builtin or gpu) above `from`. */
+static MlirOperation findGlobal(MlirOperation from, MlirStringRef name) {
+  MlirOperation scope = mlirOperationGetParentOperation(from);
+  while (!mlirOperationIsNull(scope) && !isOp(scope, "builtin.module") &&
+         !isOp(scope, "gpu.module"))
+    scope = mlirOperationGetParentOperation(scope);
+  if (mlirOperationIsNull(scope))
+    return scope;
+  MlirSymbolTable table = mlirSymbolTableCreate(scope);
+  MlirOperation g = mlirSymbolTableLookup(table, name);
+  mlirSymbolTableDestroy(table);
+  return g;
+}
+
+/* Alignment term of `index * stride` in elements (stride may be dynamic). */
+static int64_t termDivisor(MlirValue index, bool index_is_static, int64_t static_index,
+                           int64_t stride) {
+  int64_t di = index_is_static ? pow2Divisor(static_index) : indexDivisor(index, 0);
+  if (di == CAP)
+    return CAP; /* a zero index contributes nothing, whatever the stride */
+  if (stride == mlirShapedTypeGetDynamicStrideOrOffset())
+    return 1;
+  return mulCap(di, pow2Divisor(stride));
+}
+
+/* Byte alignment of the first element of memref value m. */
+static int64_t startAlignment(MlirValue m, const AlignCtx *c, int depth) {
+  MlirType type = mlirValueGetType(m);
+  int64_t elem = elementBytes(type);
+  if (depth > MAX_DEPTH)
+    return elem;
+  if (mlirValueIsABlockArgument(m)) {
+    MlirOperation parent = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(m));
+    /* A function's buffers: cudaMalloc'd (schedule_ir.h). Identity layout means the
+     * aligned pointer is the first element (offset 0). */
+    if (!mlirOperationIsNull(parent) && isOp(parent, "func.func") &&
+        mlirMemRefTypeGetAffineMap(type).ptr && mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(type)))
+      return c->arg_alignment;
+    return elem;
+  }
+  MlirOperation op = mlirOpResultGetOwner(m);
+  if (isOp(op, "memref.get_global")) {
+    MlirAttribute name = attr(op, "name");
+    if (mlirAttributeIsNull(name) || !mlirAttributeIsAFlatSymbolRef(name))
+      return elem;
+    MlirOperation g = findGlobal(op, mlirFlatSymbolRefAttrGetValue(name));
+    MlirAttribute a = mlirOperationIsNull(g) ? (MlirAttribute){NULL} : attr(g, "alignment");
+    return !mlirAttributeIsNull(a) && mlirAttributeIsAInteger(a)
+               ? minI(pow2Divisor(mlirIntegerAttrGetValueInt(a)), CAP)
+               : elem;
+  }
+  if (isOp(op, "memref.alloc") || isOp(op, "memref.alloca")) {
+    MlirAttribute a = attr(op, "alignment");
+    return !mlirAttributeIsNull(a) && mlirAttributeIsAInteger(a)
+               ? pow2Divisor(mlirIntegerAttrGetValueInt(a))
+               : elem;
+  }
+  if (isOp(op, "memref.view")) /* source + byte shift (operand 1) */
+    return minI(startAlignment(mlirOperationGetOperand(op, 0), c, depth + 1),
+                indexDivisor(mlirOperationGetOperand(op, 1), 0));
+  if (isOp(op, "memref.cast") || isOp(op, "memref.expand_shape") ||
+      isOp(op, "memref.collapse_shape"))
+    return startAlignment(mlirOperationGetOperand(op, 0), c, depth + 1);
+  if (isOp(op, "memref.subview")) {
+    MlirValue src = mlirOperationGetOperand(op, 0);
+    MlirType src_type = mlirValueGetType(src);
+    int64_t rank = mlirShapedTypeGetRank(src_type);
+    int64_t strides[16], offset;
+    MlirAttribute offsets = attr(op, "static_offsets");
+    if (rank > 16 || mlirAttributeIsNull(offsets) ||
+        mlirLogicalResultIsFailure(mlirMemRefTypeGetStridesAndOffset(src_type, strides, &offset)))
+      return elem;
+    int64_t align = startAlignment(src, c, depth + 1);
+    intptr_t next_dynamic = 1; /* dynamic offsets follow the source operand */
+    for (int64_t k = 0; k < rank; ++k) {
+      int64_t off = mlirDenseI64ArrayGetElement(offsets, k);
+      bool is_static = off != mlirShapedTypeGetDynamicStrideOrOffset();
+      MlirValue dyn = is_static ? (MlirValue){NULL} : mlirOperationGetOperand(op, next_dynamic++);
+      align = minI(align, mulCap(elem, termDivisor(dyn, is_static, off, strides[k])));
+    }
+    return align;
+  }
+  return elem;
+}
+
+/* vector.load: memref operand 0, indices 1..; vector.store: value 0, memref 1, indices 2... */
+static void alignAccess(MlirOperation op, intptr_t memref_pos, AlignCtx *c) {
+  MlirValue m = mlirOperationGetOperand(op, memref_pos);
+  MlirType type = mlirValueGetType(m);
+  if (!mlirTypeIsAMemRef(type))
+    return;
+  int64_t rank = mlirShapedTypeGetRank(type);
+  int64_t strides[16], offset;
+  if (rank > 16 ||
+      mlirLogicalResultIsFailure(mlirMemRefTypeGetStridesAndOffset(type, strides, &offset)))
+    return;
+  int64_t elem = elementBytes(type);
+  int64_t align = startAlignment(m, c, 0);
+  for (int64_t k = 0; k < rank; ++k)
+    align = minI(align, mulCap(elem, termDivisor(mlirOperationGetOperand(op, memref_pos + 1 + k),
+                                                 false, 0, strides[k])));
+  MlirType vec = mlirValueGetType(memref_pos ? mlirOperationGetOperand(op, 0) : mlirOperationGetResult(op, 0));
+  int64_t bytes = mlirShapedTypeGetRank(vec) >= 1 ? elem : 0;
+  for (int64_t d = 0; d < mlirShapedTypeGetRank(vec); ++d)
+    bytes *= mlirShapedTypeGetDimSize(vec, d);
+  /* The largest power of two not above the vector's size and the PTX maximum. */
+  int64_t want = 1;
+  while (want * 2 <= bytes && want * 2 <= VECTOR_ALIGN)
+    want *= 2;
+  align = minI(align, want);
+  MlirAttribute have = attr(op, "alignment");
+  int64_t current = !mlirAttributeIsNull(have) && mlirAttributeIsAInteger(have)
+                        ? mlirIntegerAttrGetValueInt(have)
+                        : elem;
+  if (align <= current)
+    return;
+  MlirContext ctx = mlirOperationGetContext(op);
+  mlirOperationSetAttributeByName(
+      op, mlirStringRefCreateFromCString("alignment"),
+      mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), align));
+  c->changed++;
+}
+
+static bool isSharedMemorySpace(MlirAttribute space) {
+  return !mlirAttributeIsNull(space) && mlirAttributeIsAInteger(space) &&
+         mlirIntegerAttrGetValueInt(space) == 3; /* NVVM shared address space */
+}
+
+static MlirWalkResult alignGlobal(MlirOperation op, void *user) {
+  (void)user;
+  if (!isOp(op, "memref.global"))
+    return MlirWalkResultAdvance;
+  MlirAttribute type = attr(op, "type");
+  if (mlirAttributeIsNull(type) || !mlirAttributeIsAType(type) ||
+      !mlirTypeIsAMemRef(mlirTypeAttrGetValue(type)) ||
+      !isSharedMemorySpace(mlirMemRefTypeGetMemorySpace(mlirTypeAttrGetValue(type))))
+    return MlirWalkResultAdvance;
+  MlirAttribute have = attr(op, "alignment");
+  if (!mlirAttributeIsNull(have) && mlirAttributeIsAInteger(have) &&
+      mlirIntegerAttrGetValueInt(have) >= VECTOR_ALIGN)
+    return MlirWalkResultAdvance;
+  MlirContext ctx = mlirOperationGetContext(op);
+  mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString("alignment"),
+                                  mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), VECTOR_ALIGN));
+  return MlirWalkResultAdvance;
+}
+
+static MlirWalkResult alignVector(MlirOperation op, void *user) {
+  if (isOp(op, "vector.load"))
+    alignAccess(op, 0, user);
+  else if (isOp(op, "vector.store"))
+    alignAccess(op, 1, user);
+  return MlirWalkResultAdvance;
+}
+
+PrunerStatus prunerScheduleAlignVectorAccesses(MlirOperation module, int64_t arg_alignment,
+                                               int *num_aligned) {
+  if (num_aligned)
+    *num_aligned = 0;
+  if (arg_alignment < 1 || (arg_alignment & (arg_alignment - 1)))
+    return prunerStatusError("vector alignment: argument alignment %lld is not a power of two",
+                             (long long)arg_alignment);
+  AlignCtx c = {arg_alignment > CAP ? CAP : arg_alignment, 0};
+  mlirOperationWalk(module, alignGlobal, NULL, MlirWalkPreOrder);
+  mlirOperationWalk(module, alignVector, &c, MlirWalkPreOrder);
+  if (num_aligned)
+    *num_aligned = c.changed;
+  return prunerStatusOk();
+}
