@@ -26,6 +26,7 @@
 #include <mlir-c/Support.h>
 
 #include "compile_internal.h"
+#include "pruner/schedule_ir.h"
 
 /* Runs before the lowering pipeline so that the launch can be read while the kernel
  * operands are still memrefs (after outlining, before descriptors are expanded). The
@@ -369,6 +370,11 @@ static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const cha
       status = diagError(diag, "schedule failed");
   }
   mlirModuleDestroy(schedule);
+  /* Vector accesses get the alignment their addresses provably have (ld.global.v4
+   * instead of 32-bit accesses; pruner/schedule_ir.h). Bundles' buffers are cudaMalloc'd. */
+  if (status.ok)
+    status = prunerScheduleAlignVectorAccesses(mlirModuleGetOperation(payload),
+                                               PRUNER_ARG_ALIGNMENT, NULL);
   if (status.ok)
     status = runPipeline(ctx, payload, PRE_LOWERING_PIPELINE, diag, "cleanup failed");
   if (status.ok)
