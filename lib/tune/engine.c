@@ -181,6 +181,14 @@ PrunerStatus tuneEngineInit(TuneEngine *e, const PrunerTuneOptions *opts) {
     e->owns_replay = true;
     if (prunerRecordsSkippedLines(e->replay) > 0)
       tuneNote(e, -1, "warning: %s", prunerRecordsWarnings(e->replay));
+    size_t ours = 0;
+    for (size_t i = 0; i < prunerRecordsCount(e->replay); ++i)
+      ours += strcmp(prunerRecordsGet(e->replay, i)->target_key, e->target_key) == 0;
+    if (ours == 0)
+      tuneNote(e, -1,
+               "warning: replay file %s holds no record of target %s: every config will be "
+               "invalid (pick the file's target with --target)",
+               opts->measure_path, e->target_key);
   }
 
   PrunerVerifierOptions vopts = prunerVerifierDefaultOptions();
@@ -908,6 +916,9 @@ static PrunerStatus tuneBundleOnly(TuneEngine *e) {
              "`pruner-run %s -o results.jsonl`, then rerun with --ingest "
              "results.jsonl",
              prunerBundleNumCandidates(bundle), e->opts.measure_path, e->opts.measure_path);
+  if (st.ok)
+    tuneNote(e, -1, "nothing was measured in this run: only workloads with measurements in "
+                    "the records get pruner.config in the output");
   prunerBundleDestroy(bundle);
   return st;
 }
