@@ -27,6 +27,10 @@ typedef struct PrunerScheduleOptions {
   bool gpu_mapping;        /* false: keep scf.forall loops (host numerical checks) */
   const char *match_attr;  /* unit attribute naming the payload op to transform, e.g.
                               "pruner.apply_0"; NULL matches the op by its name    */
+  bool fuse_consumer;      /* the elementwise linalg.generic tagged "<match_attr>.consumer"
+                              (the op's only user) is tiled with the op's tiles and the
+                              op and its fill are fused into it: one kernel. Contractions
+                              without promotion only; needs match_attr.            */
 } PrunerScheduleOptions;
 
 PrunerScheduleOptions prunerScheduleDefaultOptions(void);

@@ -25,6 +25,7 @@ PrunerScheduleOptions prunerScheduleDefaultOptions(void) {
   PrunerScheduleOptions o;
   o.gpu_mapping = true;
   o.match_attr = NULL;
+  o.fuse_consumer = false;
   return o;
 }
 
@@ -51,10 +52,14 @@ typedef struct Plan {
   int copy_rank[PRUNER_MAX_OPERANDS];
   int64_t copy_tile[PRUNER_MAX_OPERANDS][PRUNER_MAX_RANK];
   int copy_dim[PRUNER_MAX_OPERANDS][PRUNER_MAX_RANK];
-  /* The fill's thread tiling over the output's dims (promoted path only). */
+  /* Block and thread tiling over the output's dims: the fill's own thread forall (promoted
+   * path) and the fused elementwise consumer's foralls. */
   int out_rank;
+  int64_t out_block_tile[PRUNER_MAX_RANK];
+  int out_block_dim[PRUNER_MAX_RANK];
   int64_t fill_tile[PRUNER_MAX_RANK];
   int fill_dim[PRUNER_MAX_RANK];
+  bool consumer; /* an elementwise consumer is tiled and the op fused into it */
 } Plan;
 
 static int findRole(const PrunerWorkload *w, PrunerLoopRole role) {
@@ -134,18 +139,30 @@ static PrunerStatus planPromotion(const PrunerWorkload *w, const PrunerConfig *c
   }
   for (int i = 0; i < p->num_promoted; ++i)
     planCopy(w, c, ls->threads_per_block, i, p);
+  return prunerStatusOk();
+}
+
+/* The op's block and thread tiles carried over to its output's dims (contractions'
+ * outputs are projected permutations of the loops). */
+static void planOutputTiles(const PrunerWorkload *w, Plan *p) {
   const PrunerOperand *out = &w->operands[w->num_inputs];
   p->out_rank = out->rank;
   for (int d = 0; d < out->rank; ++d) {
-    p->fill_tile[d] = 0;
-    p->fill_dim[d] = -1;
-    for (int l = 0; l < p->n; ++l)
-      if (out->index_coeff[d][l] && p->thread_dim[l] >= 0) {
+    p->fill_tile[d] = p->out_block_tile[d] = 0;
+    p->fill_dim[d] = p->out_block_dim[d] = -1;
+    for (int l = 0; l < p->n; ++l) {
+      if (!out->index_coeff[d][l])
+        continue;
+      if (p->thread_dim[l] >= 0) {
         p->fill_tile[d] = p->thread_tile[l];
         p->fill_dim[d] = p->thread_dim[l];
       }
+      if (p->block_dim[l] >= 0) {
+        p->out_block_tile[d] = p->block_tile[l];
+        p->out_block_dim[d] = p->block_dim[l];
+      }
+    }
   }
-  return prunerStatusOk();
 }
 
 static PrunerStatus makePlan(const PrunerWorkload *w, const PrunerConfig *c, Plan *p) {
@@ -222,6 +239,8 @@ static PrunerStatus makePlan(const PrunerWorkload *w, const PrunerConfig *c, Pla
   }
   p->vectorize = c->vector_width > 1;
   p->fill = prunerScheduleHasFill(w);
+  if (w->num_outputs == 1)
+    planOutputTiles(w, p);
   if (c->promote_operands)
     return planPromotion(w, c, &ls, p);
   return prunerStatusOk();
@@ -442,9 +461,20 @@ static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Pla
 
   prunerTextAppend(t, "    // Blocks: grid [%lld, %lld, %lld].\n", (long long)p->grid[0],
                    (long long)p->grid[1], (long long)p->grid[2]);
-  prunerTextAppend(t, "    %%tb, %%fb = transform.structured.tile_using_forall %%op ");
-  appendForallTiles(t, p->n, p->block_tile, p->block_dim, "block");
-  prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+  if (p->consumer) {
+    /* fuse_into_containing_op fuses producers only: tile the consumer and fuse the op
+     * (and below its fill) into its foralls (GPU-SCHEDULE-FACTS.md, bias add). */
+    appendMatch(t, "%cons", "linalg.generic", attr, ".consumer", "%root");
+    prunerTextAppend(t, "    %%cb, %%fb = transform.structured.tile_using_forall %%cons ");
+    appendForallTiles(t, p->out_rank, p->out_block_tile, p->out_block_dim, "block");
+    prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+    prunerTextAppend(t, "    %%tb, %%fbm = transform.structured.fuse_into_containing_op %%op "
+                        "into %%fb : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
+  } else {
+    prunerTextAppend(t, "    %%tb, %%fb = transform.structured.tile_using_forall %%op ");
+    appendForallTiles(t, p->n, p->block_tile, p->block_dim, "block");
+    prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+  }
   prunerTextAppend(t, "    transform.annotate %%fb \"%s\" : " ANY "\n", forall_tag);
   if (p->fill)
     prunerTextAppend(t, "    %%fill1, %%fb1 = transform.structured.fuse_into_containing_op %%fill "
@@ -452,9 +482,17 @@ static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Pla
 
   prunerTextAppend(t, "    // Threads: block [%lld, %lld, %lld].\n", (long long)p->block[0],
                    (long long)p->block[1], (long long)p->block[2]);
-  prunerTextAppend(t, "    %%tt, %%ft = transform.structured.tile_using_forall %%tb ");
-  appendForallTiles(t, p->n, p->thread_tile, p->thread_dim, "thread");
-  prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+  if (p->consumer) {
+    prunerTextAppend(t, "    %%ct, %%ft = transform.structured.tile_using_forall %%cb ");
+    appendForallTiles(t, p->out_rank, p->fill_tile, p->fill_dim, "thread");
+    prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+    prunerTextAppend(t, "    %%tt, %%ftm = transform.structured.fuse_into_containing_op %%tb "
+                        "into %%ft : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
+  } else {
+    prunerTextAppend(t, "    %%tt, %%ft = transform.structured.tile_using_forall %%tb ");
+    appendForallTiles(t, p->n, p->thread_tile, p->thread_dim, "thread");
+    prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+  }
   if (p->fill)
     prunerTextAppend(t, "    %%fill2, %%ft1 = transform.structured.fuse_into_containing_op "
                         "%%fill1 into %%ft : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
@@ -486,6 +524,8 @@ static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Pla
      * would also vectorize other (untiled) linalg ops of the function, and it drops rows
      * of strided NCHW 1-D convs (GPU-SCHEDULE-FACTS.md). */
     prunerTextAppend(t, "    transform.structured.vectorize %s : " ANY "\n", inner);
+    if (p->consumer)
+      prunerTextAppend(t, "    transform.structured.vectorize %%ct : " ANY "\n");
     if (p->fill)
       prunerTextAppend(t, "    transform.structured.vectorize %%fill2 : " ANY "\n");
   }
@@ -583,6 +623,13 @@ PrunerStatus prunerScheduleBuild(const PrunerWorkload *w, const PrunerConfig *co
   s = makePlan(w, config, &p);
   if (!s.ok)
     return s;
+  if (opts->fuse_consumer) {
+    if (!opts->match_attr || p.promote || !isContractionKind(w->kind) || w->num_outputs != 1)
+      return prunerStatusError("schedule for %s: a consumer is fused only into a contraction "
+                               "without promotion, matched by attribute",
+                               w->op_name);
+    p.consumer = true;
+  }
   char forall_tag[160];
   snprintf(forall_tag, sizeof forall_tag, "%s.forall", opts->match_attr ? opts->match_attr : "pruner");
   char promote_tag[160];

@@ -417,25 +417,16 @@ static void test_reduction(void **state) {
   checkKind(tmpl, 6, NULL);
 }
 
-static void test_matmul_bias(void **state) {
-  (void)state;
-  /* Two configured ops in one function: each gets its own kernel, and the bias add reads
-   * what the matmul wrote. */
-  static const char *text =
-      "func.func @kernel(%A: tensor<32x48xf32>, %B: tensor<48x64xf32>, %bias: tensor<64xf32>, %C: tensor<32x64xf32>) -> tensor<32x64xf32> {\n"
-      "  %z = arith.constant 0.0 : f32\n"
-      "  %e = tensor.empty() : tensor<32x64xf32>\n"
-      "  %f = linalg.fill ins(%z : f32) outs(%e : tensor<32x64xf32>) -> tensor<32x64xf32>\n"
-      "  %mm = linalg.matmul {pruner.config = {workgroup = [16, 32, 0], reduction = [0, 0, 16], thread = [2, 4, 0], promote_operands = [], vector_width = 4}}\n"
-      "      ins(%A, %B : tensor<32x48xf32>, tensor<48x64xf32>) outs(%f : tensor<32x64xf32>) -> tensor<32x64xf32>\n"
-      "  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],\n"
-      "      iterator_types = [\"parallel\", \"parallel\"], pruner.config = {workgroup = [8, 64], reduction = [0, 0], thread = [1, 4], promote_operands = [], vector_width = 4}}\n"
-      "      ins(%mm, %bias : tensor<32x64xf32>, tensor<64xf32>) outs(%C : tensor<32x64xf32>) {\n"
-      "  ^bb0(%x: f32, %y: f32, %o: f32):\n"
-      "    %s = arith.addf %x, %y : f32\n"
-      "    linalg.yield %s : f32\n"
-      "  } -> tensor<32x64xf32>\n"
-      "  return %r : tensor<32x64xf32>\n}\n";
+/* Runs a matmul + bias add function (arguments A 32x48, B 48x64, bias 64, C 32x64)
+ * through pruner-apply-config without GPU mapping against the untiled reference. */
+static MlirWalkResult countLinalg(MlirOperation op, void *user) {
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  if (n.length > 7 && memcmp(n.data, "linalg.", 7) == 0)
+    ++*(int *)user;
+  return MlirWalkResultAdvance;
+}
+
+static void checkMatmulBias(const char *text, const char *label, bool fused) {
   /* The harness feeds the function arguments in order: A, B, bias, C. Build that
    * operand list by hand (the last op's workload has different inputs). */
   PrunerWorkload w;
@@ -458,15 +449,80 @@ static void test_matmul_bias(void **state) {
   reference(text, &w, data, want);
   MlirModule m = parseWithCInterface(text);
   PrunerStatus s = prunerApplyConfigRun(mlirModuleGetOperation(m), "sm_90", false);
-  assert_true(s.ok);
+  if (!s.ok)
+    fail_msg("%s: %s", label, s.message);
+  /* Fused: everything is inside the one (forall) kernel, converted to loops; unfused
+   * ops would be left as linalg ops outside it. */
+  int linalg = 0;
+  mlirOperationWalk(mlirModuleGetOperation(m), countLinalg, &linalg, MlirWalkPreOrder);
+  if (fused && linalg)
+    fail_msg("%s: %d linalg ops left; the consumer was not fused", label, linalg);
   runPipeline(m, "builtin.module(scf-forall-to-for," HOST_LOWERING ")");
   runKernel(m, &w, data, got);
   mlirModuleDestroy(m);
   double diff = compare(&w, got, want);
-  printf("  matmul + bias (two configured ops)                           max|diff| = %g\n", diff);
+  printf("  %-60s max|diff| = %g\n", label, diff);
   for (int o = 0; o < 4; ++o)
     free(data[o]);
   assert_true(diff == 0);
+}
+
+static const char *kMatmulBias =
+    "func.func @kernel(%A: tensor<32x48xf32>, %B: tensor<48x64xf32>, %bias: tensor<64xf32>, %C: tensor<32x64xf32>) -> tensor<32x64xf32> {\n"
+    "  %z = arith.constant 0.0 : f32\n"
+    "  %e = tensor.empty() : tensor<32x64xf32>\n"
+    "  %f = linalg.fill ins(%z : f32) outs(%e : tensor<32x64xf32>) -> tensor<32x64xf32>\n"
+    "  %mm = linalg.matmul {pruner.config = MMCFG}\n"
+    "      ins(%A, %B : tensor<32x48xf32>, tensor<48x64xf32>) outs(%f : tensor<32x64xf32>) -> tensor<32x64xf32>\n"
+    "  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],\n"
+    "      iterator_types = [\"parallel\", \"parallel\"] CONFIG}\n"
+    "      ins(%mm, %bias : tensor<32x64xf32>, tensor<64xf32>) outs(%C : tensor<32x64xf32>) {\n"
+    "  ^bb0(%x: f32, %y: f32, %o: f32):\n"
+    "    %s = arith.addf %x, %y : f32\n"
+    "    %m = arith.maximumf %s, %o : f32\n"
+    "    linalg.yield %m : f32\n"
+    "  } -> tensor<32x64xf32>\n"
+    "  return %r : tensor<32x64xf32>\n}\n";
+
+static char *matmulBias(const char *mm_config, const char *bias_config) {
+  char *a = withConfig(kMatmulBias, bias_config);
+  const char *at = strstr(a, "MMCFG");
+  size_t size = strlen(a) + strlen(mm_config) + 1;
+  char *text = malloc(size);
+  snprintf(text, size, "%.*s%s%s", (int)(at - a), a, mm_config, at + 5);
+  free(a);
+  return text;
+}
+
+static void test_matmul_bias(void **state) {
+  (void)state;
+  /* Two configured ops: each gets its own kernel, the bias add reads what the matmul
+   * wrote. */
+  char *text = matmulBias("{workgroup = [16, 32, 0], reduction = [0, 0, 16], thread = [2, 4, 0], promote_operands = [], vector_width = 4}",
+                          ", pruner.config = {workgroup = [8, 64], reduction = [0, 0], thread = [1, 4], promote_operands = [], vector_width = 4}");
+  checkMatmulBias(text, "matmul + bias (two configured ops)", false);
+  free(text);
+}
+
+static void test_matmul_bias_fused(void **state) {
+  (void)state;
+  /* The bias add (with a max against C, so the output's old value matters) has no config:
+   * it is fused into the matmul's kernel (tiled with the matmul's tiles, matmul and fill
+   * fused into it). */
+  static const char *configs[] = {
+      "{workgroup = [16, 32, 0], reduction = [0, 0, 16], thread = [2, 4, 0], promote_operands = [], vector_width = 4}",
+      "{workgroup = [32, 16, 0], reduction = [0, 0, 8], thread = [4, 2, 0], promote_operands = [], vector_width = 2}",
+      "{workgroup = [8, 64, 0], reduction = [0, 0, 48], thread = [1, 2, 0], promote_operands = [], vector_width = 1}",
+      "{workgroup = [32, 64, 0], reduction = [0, 0, 6], thread = [4, 8, 0], promote_operands = [], vector_width = 4}",
+      NULL};
+  for (int i = 0; configs[i]; ++i) {
+    char *text = matmulBias(configs[i], "");
+    char label[256];
+    snprintf(label, sizeof label, "matmul + fused bias %s", configs[i] + 1);
+    label[70] = '\0';
+    checkMatmulBias(text, label, true);
+    free(text);
+  }
 }
 
 /* The library path lib/compile uses: payload text from the workload builders plus the
@@ -551,6 +607,7 @@ int main(void) {
       cmocka_unit_test(test_batch_matmul),    cmocka_unit_test(test_conv_nhwc),
       cmocka_unit_test(test_conv_nchw_7x7_stride2), cmocka_unit_test(test_elementwise),
       cmocka_unit_test(test_reduction),       cmocka_unit_test(test_matmul_bias),
+      cmocka_unit_test(test_matmul_bias_fused),
       cmocka_unit_test(test_library_path),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
