@@ -299,6 +299,58 @@ static double bankConflict(const WarpShape *ws, double sx, double sy, int width)
   return worst;
 }
 
+/* ---- Memoized warp analysis (DraftWarpCache, draft_internal.h) ------------------------ */
+
+static DraftWarpEntry *warpEntry(DraftWarpCache *cache, int kind, const WarpShape *ws,
+                                 double sx, double sy, int width, bool *hit) {
+  /* Word-wise mix with splitmix64's finalizer (Steele, Lea, Flood, OOPSLA 2014): the
+   * doubles differ in their high bits, which a plain multiply never carries down. */
+  uint64_t bits_x, bits_y;
+  memcpy(&bits_x, &sx, sizeof sx);
+  memcpy(&bits_y, &sy, sizeof sy);
+  uint64_t h = (uint64_t)ws->bx | (uint64_t)ws->by << 16 | (uint64_t)kind << 32 |
+               (uint64_t)width << 40;
+  h ^= bits_x ^ (bits_y >> 32 | bits_y << 32);
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+  h ^= h >> 31;
+  DraftWarpEntry *e = &cache->entries[h % DRAFT_WARP_CACHE_SIZE];
+  *hit = e->valid && e->kind == kind && e->width == width && e->bx == ws->bx &&
+         e->by == ws->by && e->sx == sx && e->sy == sy;
+  if (!*hit) {
+    e->valid = true;
+    e->kind = kind;
+    e->width = width;
+    e->bx = ws->bx;
+    e->by = ws->by;
+    e->sx = sx;
+    e->sy = sy;
+  }
+  return e;
+}
+
+static void cachedSectors(DraftWarpCache *cache, const WarpShape *ws, double sx, double sy,
+                          int width, double *sectors, double *useful) {
+  if (!cache) {
+    warpSectors(ws, sx, sy, width, sectors, useful);
+    return;
+  }
+  bool hit;
+  DraftWarpEntry *e = warpEntry(cache, 0, ws, sx, sy, width, &hit);
+  if (!hit) warpSectors(ws, sx, sy, width, &e->a, &e->b);
+  *sectors = e->a;
+  *useful = e->b;
+}
+
+static double cachedBank(DraftWarpCache *cache, const WarpShape *ws, double sx, double sy,
+                         int width) {
+  if (!cache) return bankConflict(ws, sx, sy, width);
+  bool hit;
+  DraftWarpEntry *e = warpEntry(cache, 1, ws, sx, sy, width, &hit);
+  if (!hit) e->a = bankConflict(ws, sx, sy, width);
+  return e->a;
+}
+
 /* ---- Scoring ---------------------------------------------------------------------------- */
 
 typedef struct Occupancy {
@@ -381,6 +433,12 @@ bool prunerDraftScore(PrunerDraft draft, const PrunerConfig *config,
 
 bool draftScoreValid(PrunerDraft draft, const PrunerConfig *config,
                      const PrunerKernelResources *resources, PrunerDraftSymbols *out) {
+  return draftScoreCached(draft, config, resources, out, NULL);
+}
+
+bool draftScoreCached(PrunerDraft draft, const PrunerConfig *config,
+                      const PrunerKernelResources *resources, PrunerDraftSymbols *out,
+                      DraftWarpCache *cache) {
   const struct PrunerDraftImpl *d = draft;
   const PrunerWorkload *w = &d->w;
   const PrunerTargetDesc *t = &d->t;
@@ -415,11 +473,15 @@ bool draftScoreValid(PrunerDraft draft, const PrunerConfig *config,
   warpShape(w, config, t->warp_size, &ws);
 
   /* Shared memory of promoted tiles and the register estimate. */
+  /* Per-input footprints of a block step and of a thread's fragment, used again below. */
+  double fp_block[PRUNER_MAX_OPERANDS], frag_elems[PRUNER_MAX_OPERANDS];
   double smem = 0.0, frag_regs = 0.0;
   for (int i = 0; i < w->num_inputs; ++i) {
     const DraftOperand *o = &d->ops[i];
-    if (config->promote_operands & (1u << i)) smem += footprint(o, &block_step) * o->bytes;
-    frag_regs += footprint(o, &thread_iter) * (o->bytes > 4 ? 2 : 1);
+    fp_block[i] = footprint(o, &block_step) * o->bytes;
+    frag_elems[i] = footprint(o, &thread_iter);
+    if (config->promote_operands & (1u << i)) smem += fp_block[i];
+    frag_regs += frag_elems[i] * (o->bytes > 4 ? 2 : 1);
   }
   int regs_est = (int)(acc_elems * d->acc_regs_per_elem + frag_regs) + kBaseRegisters;
   int regs = regs_est, spill_bytes = 0;
@@ -475,10 +537,9 @@ bool draftScoreValid(PrunerDraft draft, const PrunerConfig *config,
   OperandTraffic tr[PRUNER_MAX_OPERANDS];
   double ws_total = 0.0, ws_step = 0.0, unpromoted_block_ws = 0.0;
   double unique_total[PRUNER_MAX_OPERANDS], unique_step[PRUNER_MAX_OPERANDS];
-  double fp_block[PRUNER_MAX_OPERANDS], fp_thread[PRUNER_MAX_OPERANDS];
+  double fp_thread[PRUNER_MAX_OPERANDS];
   for (int i = 0; i < w->num_inputs; ++i) {
     const DraftOperand *o = &d->ops[i];
-    fp_block[i] = footprint(o, &block_step) * o->bytes;
     fp_thread[i] = footprint(o, &thread_step) * o->bytes;
     unique_total[i] = footprint(o, &wave_total) * o->bytes;
     unique_step[i] = footprint(o, &wave_step) * o->bytes;
@@ -505,7 +566,7 @@ bool draftScoreValid(PrunerDraft draft, const PrunerConfig *config,
     if (cl >= 0 && config->vector_width > 1 && thread_step.s[cl] % config->vector_width == 0)
       vw = config->vector_width;
     int width = vw * o->bytes;
-    double frag = footprint(o, &thread_iter);
+    double frag = frag_elems[i];
     double loads = frag / vw;
     loads_per_iter += loads;
     frag_bytes_total += frag * o->bytes;
@@ -528,8 +589,8 @@ bool draftScoreValid(PrunerDraft draft, const PrunerConfig *config,
       tileStepBytes(o, &block_step, step);
       double ssx = ws.loop_x >= 0 ? step[ws.loop_x] * config->thread[ws.loop_x] : 0;
       double ssy = ws.loop_y >= 0 ? step[ws.loop_y] * config->thread[ws.loop_y] : 0;
-      tr[i].bank = bankConflict(&ws, ssx, ssy, width);
-      warpSectors(&ws, ssx, ssy, width, &sectors, &useful);
+      tr[i].bank = cachedBank(cache, &ws, ssx, ssy, width);
+      cachedSectors(cache, &ws, ssx, ssy, width, &sectors, &useful);
       /* A warp load moves its distinct bytes in 128-byte wavefronts, replayed per conflict. */
       double wavefronts = dmax(1.0, ceil(useful / kSharedBytesPerClock)) * tr[i].bank;
       /* The cooperative copy: coalesced rows, one 4-byte store per element and thread. */
@@ -541,7 +602,7 @@ bool draftScoreValid(PrunerDraft draft, const PrunerConfig *config,
       tr[i].coalescing = row_eff;
       tr[i].inflight_bytes = fp_block[i];
     } else {
-      warpSectors(&ws, gsx, gsy, width, &sectors, &useful);
+      cachedSectors(cache, &ws, gsx, gsy, width, &sectors, &useful);
       tr[i].bank = 1.0;
       tr[i].coalescing = useful / (sectors * t->dram_sector_bytes);
       /* L1 serves a warp's sectors four per 128-byte wavefront. */

@@ -45,6 +45,30 @@ struct PrunerDraftImpl {
   int reg_cap_per_thread;  /* 255: the most a thread can address (PTX ISA) */
 };
 
+/* Memo of the warp access analysis (32-byte sectors and useful bytes of a warp-wide load,
+ * shared-memory bank conflicts), keyed by the warp shape, the lane strides and the access
+ * width. The configs of one scan share few distinct keys and the analysis was the
+ * costliest part of a score (about 40% of a 1024^3 matmul scan, perf). The caller owns
+ * it (a scan keeps one on its stack), so the draft handle stays read-only and shareable
+ * between threads. Direct-mapped; a miss overwrites. */
+#define DRAFT_WARP_CACHE_SIZE 1024
+typedef struct DraftWarpEntry {
+  bool valid;
+  int kind; /* 0: sectors/useful, 1: bank conflict */
+  int width;
+  int64_t bx, by;
+  double sx, sy;
+  double a, b; /* sectors and useful bytes, or the bank-conflict degree in a */
+} DraftWarpEntry;
+typedef struct DraftWarpCache {
+  DraftWarpEntry entries[DRAFT_WARP_CACHE_SIZE];
+} DraftWarpCache;
+
+/* draftScoreValid with a memo (NULL: none); scores are identical with or without it. */
+bool draftScoreCached(PrunerDraft draft, const PrunerConfig *config,
+                      const PrunerKernelResources *resources, PrunerDraftSymbols *out,
+                      DraftWarpCache *cache);
+
 /* prunerDraftScore without the validity check, for configs that prunerSpaceNext or
  * prunerSpaceGetConfig produced (they are valid by construction; the space's own check
  * is prunerConfigIsValid). */

@@ -97,13 +97,14 @@ size_t prunerDraftTopNScan(PrunerDraft draft, PrunerSpace space,
                            PrunerDraftCandidate *out, uint64_t *scored) {
   Heap heap = {out, n, 0};
   uint64_t count_scored = 0;
+  DraftWarpCache *cache = calloc(1, sizeof *cache); /* 64 KiB; NULL works, unmemoized */
   PrunerDraftSymbols s;
   PrunerConfig config;
   if (opts->sample == 0 && opts->begin == 0 && opts->end == 0) {
     /* Whole space: iterate without the dense-index structure. */
     uint64_t raw = 0, index = 0;
     while (prunerSpaceNext(space, &raw, &config)) {
-      if (draftScoreValid(draft, &config, NULL, &s)) {
+      if (draftScoreCached(draft, &config, NULL, &s, cache)) {
         offer(&heap, &config, s.predicted_us, index);
         ++count_scored;
       }
@@ -119,7 +120,7 @@ size_t prunerDraftTopNScan(PrunerDraft draft, PrunerSpace space,
           prunerSpaceEncodeRaw(space, &config, &raw)) {
         for (uint64_t index = begin; index < end && prunerSpaceNext(space, &raw, &config);
              ++index) {
-          if (draftScoreValid(draft, &config, NULL, &s)) {
+          if (draftScoreCached(draft, &config, NULL, &s, cache)) {
             offer(&heap, &config, s.predicted_us, index);
             ++count_scored;
           }
@@ -131,7 +132,7 @@ size_t prunerDraftTopNScan(PrunerDraft draft, PrunerSpace space,
       for (uint64_t i = 0; i < opts->sample; ++i) {
         uint64_t index = begin + splitmix64(&state) % span;
         if (!prunerSpaceGetConfig(space, index, &config).ok) continue;
-        if (!draftScoreValid(draft, &config, NULL, &s)) continue;
+        if (!draftScoreCached(draft, &config, NULL, &s, cache)) continue;
         ++count_scored;
         /* Drawn with replacement: a config already kept is not kept twice. */
         bool would_enter =
@@ -142,6 +143,7 @@ size_t prunerDraftTopNScan(PrunerDraft draft, PrunerSpace space,
       }
     }
   }
+  free(cache);
   if (scored) *scored = count_scored;
   return finish(&heap);
 }
