@@ -127,6 +127,13 @@ const PrunerTargetDesc *prunerDraftGetTarget(PrunerDraft draft);
 bool prunerDraftScore(PrunerDraft draft, const PrunerConfig *config,
                       const PrunerKernelResources *resources, PrunerDraftSymbols *out);
 
+/* prunerDraftScore of n configs (no resources) sharing one memo of the warp access
+ * analysis, several times faster per config than n single calls. valid[i] says whether
+ * out[i] holds config i's symbols. Returns the number of valid configs. Allocates one
+ * 64 KiB memo per call (none if that fails; the scores are the same). */
+size_t prunerDraftScoreBatch(PrunerDraft draft, const PrunerConfig *configs, size_t n,
+                             PrunerDraftSymbols *out, bool *valid);
+
 /* Convenience: the predicted latency in µs, or a negative value for invalid configs. */
 double prunerDraftPredictUs(PrunerDraft draft, const PrunerConfig *config);
 

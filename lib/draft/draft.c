@@ -752,6 +752,19 @@ bool draftScoreCached(PrunerDraft draft, const PrunerConfig *config,
   return true;
 }
 
+size_t prunerDraftScoreBatch(PrunerDraft draft, const PrunerConfig *configs, size_t n,
+                             PrunerDraftSymbols *out, bool *valid) {
+  DraftWarpCache *cache = calloc(1, sizeof *cache);
+  size_t count = 0;
+  for (size_t i = 0; i < n; ++i) {
+    valid[i] = prunerConfigIsValid(&draft->w, &draft->t, &configs[i]) &&
+               draftScoreCached(draft, &configs[i], NULL, &out[i], cache);
+    count += valid[i];
+  }
+  free(cache);
+  return count;
+}
+
 double prunerDraftPredictUs(PrunerDraft draft, const PrunerConfig *config) {
   PrunerDraftSymbols s;
   return prunerDraftScore(draft, config, NULL, &s) ? s.predicted_us : -1.0;

@@ -244,6 +244,26 @@ static void test_topn_equals_brute_force(void **state) {
     PrunerDraftSymbols s;
     if (prunerDraftScore(d, &c, NULL, &s)) all[valid++] = (Scored){s.predicted_us, i};
   }
+  /* The memoized batch gives every config's exact symbols; an invalid config is flagged. */
+  {
+    size_t nb = (size_t)count + 1;
+    PrunerConfig *cs = calloc(nb, sizeof *cs);
+    PrunerDraftSymbols *sym = calloc(nb, sizeof *sym);
+    bool *ok = calloc(nb, sizeof *ok);
+    for (uint64_t i = 0; i < count; ++i) assert_true(prunerSpaceGetConfig(space, i, &cs[i]).ok);
+    cs[count] = cs[0];
+    cs[count].thread[0] = 3; /* does not divide the workgroup tile */
+    assert_int_equal(prunerDraftScoreBatch(d, cs, nb, sym, ok), valid);
+    assert_false(ok[count]);
+    for (uint64_t i = 0; i < count; ++i) {
+      PrunerDraftSymbols one;
+      assert_int_equal(ok[i], prunerDraftScore(d, &cs[i], NULL, &one));
+      if (ok[i]) assert_memory_equal(&one, &sym[i], sizeof one);
+    }
+    free(cs);
+    free(sym);
+    free(ok);
+  }
   qsort(all, valid, sizeof *all, cmpScored);
   const size_t sizes[] = {1, 7, 40, (size_t)count + 10};
   for (size_t k = 0; k < 4; ++k) {
