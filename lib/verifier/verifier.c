@@ -4,6 +4,7 @@
 #include "verifier_internal.h"
 
 #include <float.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -338,23 +339,24 @@ static PrunerStatus boosterPredict(BoosterHandle b, const float *x, size_t n, fl
    * threads on a loaded machine) costs more than it saves, so predict on one thread. */
   if (XGBoosterSetParam(b, "nthread", "1") != 0)
     return xgbError("nthread");
-  DMatrixHandle dm = NULL;
-  if (XGDMatrixCreateFromMat(x, (bst_ulong)n, (bst_ulong)nf, NAN, &dm) != 0)
-    return xgbError("DMatrix creation");
+  /* In-place prediction from the dense array (XGBoost's __array_interface__, version 3):
+   * building a DMatrix copied the batch into a sparse page on all OpenMP threads and
+   * took most of the prediction time. */
+  char values[160];
+  snprintf(values, sizeof values,
+           "{\"data\": [%" PRIuPTR ", true], \"shape\": [%zu, %d], \"typestr\": \"<f4\", "
+           "\"version\": 3}",
+           (uintptr_t)x, n, nf);
   const char *config =
       "{\"type\": 0, \"training\": false, \"iteration_begin\": 0, \"iteration_end\": 0, "
-      "\"strict_shape\": false}";
+      "\"strict_shape\": false, \"cache_id\": 0, \"missing\": NaN}";
   const bst_ulong *shape = NULL;
   bst_ulong dim = 0;
   const float *result = NULL;
-  int rc = XGBoosterPredictFromDMatrix(b, dm, config, &shape, &dim, &result);
-  PrunerStatus status = prunerStatusOk();
-  if (rc != 0)
-    status = xgbError("prediction");
-  else
-    memcpy(out, result, n * sizeof(float));
-  XGDMatrixFree(dm);
-  return status;
+  if (XGBoosterPredictFromDense(b, values, config, NULL, &shape, &dim, &result) != 0)
+    return xgbError("prediction");
+  memcpy(out, result, n * sizeof(float));
+  return prunerStatusOk();
 }
 
 /* Scores of one model rescaled to zero mean and unit deviation over the batch, so that
@@ -400,13 +402,24 @@ PrunerStatus prunerVerifierPredict(PrunerVerifier v, const PrunerWorkload *w,
     free(prior);
     return prunerStatusError("verifier: out of memory for %zu candidates", n);
   }
+  /* The draft's symbols of the whole batch at once (it memoizes across configs). */
+  PrunerDraftSymbols *scored = symbols ? NULL : malloc(n * sizeof *scored);
+  bool *valid = symbols ? NULL : malloc(n * sizeof *valid);
+  if (!symbols && (!scored || !valid)) {
+    free(x);
+    free(prior);
+    free(scored);
+    free(valid);
+    return prunerStatusError("verifier: out of memory for %zu candidates", n);
+  }
+  if (!symbols)
+    prunerDraftScoreBatch(draft, configs, n, scored, valid);
   for (size_t i = 0; i < n; ++i) {
-    PrunerDraftSymbols s;
-    const PrunerDraftSymbols *sym = symbols ? &symbols[i] : NULL;
-    if (!symbols && prunerDraftScore(draft, &configs[i], NULL, &s))
-      sym = &s;
+    const PrunerDraftSymbols *sym = symbols ? &symbols[i] : valid[i] ? &scored[i] : NULL;
     prunerVerifierFillFeatures(w, &configs[i], sym, NULL, x + i * (size_t)nf);
   }
+  free(scored);
+  free(valid);
   PrunerStatus status;
   if (v->online && v->prior) {
     status = boosterPredict(v->online, x, n, scores);
