@@ -55,21 +55,9 @@ PrunerRankMetrics prunerRankMetrics(const float *scores, const double *latency_u
   return m;
 }
 
-typedef struct Item {
-  const PrunerRecord *record;
-  size_t index;
-} Item;
-
-static int compareItems(const void *a, const void *b) {
-  const Item *x = a, *y = b;
-  int c = strcmp(x->record->workload_key, y->record->workload_key);
-  if (c)
-    return c;
-  return x->index < y->index ? -1 : x->index > y->index;
-}
 
 /* Scores one held-out workload [begin, end) of `items` with `v`. */
-static PrunerStatus scoreWorkload(PrunerVerifier v, const Item *items, size_t count,
+static PrunerStatus scoreWorkload(PrunerVerifier v, const VerifierItem *items, size_t count,
                                   PrunerRankMetrics *out) {
   PrunerConfig *configs = malloc(count * sizeof(*configs));
   double *latency = malloc(count * sizeof(*latency));
@@ -100,18 +88,11 @@ PrunerStatus prunerVerifierCrossValidate(PrunerRecords records, const PrunerTarg
   *count = 0;
   if (folds < 2)
     return prunerStatusError("verifier: --folds must be at least 2 (got %d)", folds);
-  size_t total = prunerRecordsCount(records);
-  Item *items = malloc((total ? total : 1) * sizeof(*items));
-  if (!items)
-    return prunerStatusError("verifier: out of memory for %zu records", total);
+  VerifierItem *items = NULL;
   size_t n = 0;
-  for (size_t i = 0; i < total; ++i) {
-    const PrunerRecord *r = prunerRecordsGet(records, i);
-    if (!r->is_baseline && r->status == PRUNER_RECORD_OK && r->has_workload &&
-        r->median_us > 0 && isfinite(r->median_us) && strcmp(r->target_key, target_key) == 0)
-      items[n++] = (Item){r, i};
-  }
-  qsort(items, n, sizeof(*items), compareItems);
+  PrunerStatus collected = prunerVerifierCollect(records, target_key, &items, &n);
+  if (!collected.ok)
+    return collected;
   /* Workload boundaries: starts[g] .. starts[g+1]. */
   size_t *starts = malloc((n + 1) * sizeof(*starts));
   PrunerEvalWorkload *results = calloc(n ? n : 1, sizeof(*results));

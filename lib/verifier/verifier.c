@@ -165,17 +165,32 @@ static bool usable(const PrunerRecord *r, const char *target_key) {
          strcmp(r->target_key, target_key) == 0;
 }
 
-typedef struct SortItem {
-  const PrunerRecord *record;
-  size_t index;
-} SortItem;
-
 static int compareItems(const void *a, const void *b) {
-  const SortItem *x = a, *y = b;
+  const VerifierItem *x = a, *y = b;
   int c = strcmp(x->record->workload_key, y->record->workload_key);
   if (c)
     return c;
   return x->index < y->index ? -1 : x->index > y->index;
+}
+
+PrunerStatus prunerVerifierCollect(PrunerRecords records, const char *target_key,
+                                   VerifierItem **out, size_t *count) {
+  size_t total = prunerRecordsCount(records);
+  VerifierItem *items = malloc((total ? total : 1) * sizeof(*items));
+  *out = NULL;
+  *count = 0;
+  if (!items)
+    return prunerStatusError("verifier: out of memory for %zu records", total);
+  size_t n = 0;
+  for (size_t i = 0; i < total; ++i) {
+    const PrunerRecord *r = prunerRecordsGet(records, i);
+    if (usable(r, target_key))
+      items[n++] = (VerifierItem){r, i};
+  }
+  qsort(items, n, sizeof(*items), compareItems);
+  *out = items;
+  *count = n;
+  return prunerStatusOk();
 }
 
 static PrunerStatus setParams(PrunerVerifier v, BoosterHandle b) {
@@ -244,17 +259,11 @@ static PrunerStatus trainBooster(PrunerVerifier v, const float *x, const float *
 PrunerStatus prunerVerifierTrain(PrunerVerifier v, PrunerRecords records,
                                  const char *target_key) {
   const char *key = target_key ? target_key : v->target_key;
-  size_t total = prunerRecordsCount(records);
-  SortItem *items = malloc((total ? total : 1) * sizeof(*items));
-  if (!items)
-    return prunerStatusError("verifier: out of memory for %zu records", total);
+  VerifierItem *items = NULL;
   size_t n = 0;
-  for (size_t i = 0; i < total; ++i) {
-    const PrunerRecord *r = prunerRecordsGet(records, i);
-    if (usable(r, key))
-      items[n++] = (SortItem){r, i};
-  }
-  qsort(items, n, sizeof(*items), compareItems);
+  PrunerStatus collected = prunerVerifierCollect(records, key, &items, &n);
+  if (!collected.ok)
+    return collected;
 
   /* Groups (one per workload) and whether any group has two distinct latencies, the
    * least a pairwise ranking can learn from. */

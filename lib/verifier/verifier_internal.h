@@ -3,6 +3,7 @@
 #define PRUNER_VERIFIER_INTERNAL_H
 
 #include "pruner/draft.h"
+#include "pruner/records.h"
 #include "pruner/verifier.h"
 
 enum {
@@ -33,5 +34,17 @@ enum {
 void prunerVerifierFillFeatures(const PrunerWorkload *w, const PrunerConfig *config,
                                 const PrunerDraftSymbols *symbols,
                                 const PrunerKernelResources *resources, float *out);
+
+/* A record the verifier learns from (ok, not a baseline, with its workload, a finite
+ * positive median, of the target) and its position in the log. */
+typedef struct VerifierItem {
+  const PrunerRecord *record;
+  size_t index;
+} VerifierItem;
+
+/* The usable records of `target_key`, grouped by workload key (then in log order), in a
+ * malloc'ed array the caller frees; training and cross-validation share it. */
+PrunerStatus prunerVerifierCollect(PrunerRecords records, const char *target_key,
+                                   VerifierItem **out, size_t *count);
 
 #endif /* PRUNER_VERIFIER_INTERNAL_H */
