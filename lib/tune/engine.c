@@ -797,6 +797,23 @@ TuneTask *tuneEngineNextTask(TuneEngine *e) {
   return grad_pick ? grad_pick : pick;
 }
 
+/* Candidates for the next round of `t` with `left` trials of budget left. Warm-up rounds
+ * (a task's first) share the budget left among the tasks still waiting for theirs, so that
+ * a budget smaller than tasks x batch still measures every task (Ansor's scheduler also
+ * gives every task a round before following gradients): max(1, min(K, left / waiting)).
+ * Later rounds take K, capped at the budget left. */
+int64_t tuneEngineRoundSize(const TuneEngine *e, const TuneTask *t, int64_t left) {
+  int64_t k = e->opts.batch < left ? e->opts.batch : left;
+  if (t->rounds > 0)
+    return k;
+  int64_t waiting = 0;
+  for (size_t i = 0; i < e->num_tasks; ++i)
+    waiting += !e->tasks[i].done && e->tasks[i].rounds == 0;
+  if (waiting > 1 && left / waiting < k)
+    k = left / waiting;
+  return k > 1 ? k : 1;
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* The loop                                                                            */
 
@@ -950,8 +967,7 @@ PrunerStatus tuneEngineRun(TuneEngine *e) {
     TuneTask *t = tuneEngineNextTask(e);
     if (!t)
       break;
-    int64_t k = left < e->opts.batch ? left : e->opts.batch;
-    PrunerStatus st = tuneRound(e, t, k);
+    PrunerStatus st = tuneRound(e, t, tuneEngineRoundSize(e, t, left));
     if (!st.ok)
       return st;
   }

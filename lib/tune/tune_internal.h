@@ -85,6 +85,10 @@ PrunerStatus tuneEngineRun(TuneEngine *e);
 /* The task that gets the next round (round-robin first, then the gradient scheduler);
  * NULL when every task is done. */
 TuneTask *tuneEngineNextTask(TuneEngine *e);
+/* Candidates for the next round of `t` when `left` trials of the budget remain: K, or in
+ * a task's first round its share of what is left among the tasks still waiting for a
+ * first round (at least 1), so that every task is measured. */
+int64_t tuneEngineRoundSize(const TuneEngine *e, const TuneTask *t, int64_t left);
 void tuneEngineTaskInfo(TuneEngine *e, size_t i, PrunerTuneTaskInfo *out);
 size_t tuneEngineDraftTop(TuneEngine *e, size_t i, size_t n, PrunerConfig *out,
                           double *predicted_us);

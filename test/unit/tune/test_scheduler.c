@@ -68,10 +68,32 @@ static void test_gradient_prefers_improving_task(void **state) {
   tuneEngineDestroy(&e);
 }
 
+/* Warm-up rounds share a small budget so that every task is measured; later rounds take
+ * the batch, capped at what is left. */
+static void test_round_size_spreads_small_budgets(void **state) {
+  (void)state;
+  TuneEngine e;
+  setUp(&e); /* batch 16, two tasks */
+  assert_int_equal(tuneEngineRoundSize(&e, &e.tasks[0], 100), 16);
+  assert_int_equal(tuneEngineRoundSize(&e, &e.tasks[0], 16), 8);
+  assert_int_equal(tuneEngineRoundSize(&e, &e.tasks[0], 5), 2);
+  assert_int_equal(tuneEngineRoundSize(&e, &e.tasks[0], 1), 1); /* never 0 */
+  e.tasks[0].rounds = 1; /* task 1 is the only one waiting now: it may take all K */
+  assert_int_equal(tuneEngineRoundSize(&e, &e.tasks[1], 8), 8);
+  assert_int_equal(tuneEngineRoundSize(&e, &e.tasks[0], 100), 16);
+  assert_int_equal(tuneEngineRoundSize(&e, &e.tasks[0], 3), 3);
+  /* A finished task is not waiting. */
+  e.tasks[0].rounds = 0;
+  e.tasks[1].done = true;
+  assert_int_equal(tuneEngineRoundSize(&e, &e.tasks[0], 10), 10);
+  tuneEngineDestroy(&e);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_robin_first),
       cmocka_unit_test(test_gradient_prefers_improving_task),
+      cmocka_unit_test(test_round_size_spreads_small_budgets),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
