@@ -348,7 +348,8 @@ static PrunerStatus getInt(const cJSON *o, const char *key, const char *where, i
   PrunerStatus st = getNumber(o, key, where, &d);
   if (!st.ok)
     return st;
-  if (d != (double)(int64_t)d || d < (double)lo || d > (double)hi)
+  /* Range first: converting 1e300 (or a NaN) to int64_t is undefined behaviour. */
+  if (!(d >= (double)lo && d <= (double)hi) || d != (double)(int64_t)d)
     return prunerStatusError("%s: field '%s' = %g is not an integer in [%" PRId64 ", %" PRId64
                              "]",
                              where, key, d, lo, hi);

@@ -188,6 +188,25 @@ static void escapingCubin(cJSON *r) {
                             cJSON_CreateString("../x.cubin"));
 }
 
+static cJSON *candidate0(cJSON *r) {
+  return cJSON_GetArrayItem(cJSON_GetObjectItem(r, "candidates"), 0);
+}
+static void hugeSeed(cJSON *r) { cJSON_ReplaceItemInObject(r, "seed", cJSON_CreateNumber(1e300)); }
+static void hugeId(cJSON *r) { cJSON_ReplaceItemInObject(candidate0(r), "id", cJSON_CreateNumber(-1e300)); }
+static void hugeRegisters(cJSON *r) {
+  cJSON_ReplaceItemInObject(cJSON_GetObjectItem(candidate0(r), "resources"), "registers",
+                            cJSON_CreateNumber(1e300));
+}
+static void hugeTile(cJSON *r) {
+  cJSON *wg = cJSON_GetObjectItem(cJSON_GetObjectItem(candidate0(r), "config"), "workgroup");
+  cJSON_ReplaceItemInArray(wg, 0, cJSON_CreateNumber(1e300));
+}
+static void zeroBound(cJSON *r) {
+  cJSON *bounds = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "workloads"), 0),
+                                      "bounds");
+  cJSON_ReplaceItemInArray(bounds, 0, cJSON_CreateNumber(0));
+}
+
 static void test_rejects_bad_bundles(void **state) {
   (void)state;
   expectRejected(wrongVersion, "format version 7 is not supported");
@@ -197,6 +216,12 @@ static void test_rejects_bad_bundles(void **state) {
   expectRejected(badGrid, "'grid' must be an array of 3 integers");
   expectRejected(badArgKind, "args[0]: kind 'pointer'");
   expectRejected(escapingCubin, "must be a plain file name");
+  /* Out-of-range numbers are named, never converted (1e300 -> int64 was UB). */
+  expectRejected(hugeSeed, "field 'seed' = 1e+300 is not an integer");
+  expectRejected(hugeId, "field 'id' = -1e+300 is not an integer");
+  expectRejected(hugeRegisters, "resources: field 'registers' = 1e+300");
+  expectRejected(hugeTile, "key 'workgroup': entry 0 is not an integer");
+  expectRejected(zeroBound, "loop 0 has bound 0");
 }
 
 static void test_missing_cubin_and_manifest(void **state) {
