@@ -38,6 +38,9 @@ typedef enum PrunerTuneMeasure {
   PRUNER_TUNE_MEASURE_BUNDLE,  /* compile, write a bundle for another machine, stop      */
   PRUNER_TUNE_MEASURE_REPLAY,  /* latencies from a records file covering the space      */
   PRUNER_TUNE_MEASURE_NONE,    /* models only: nothing is measured, results say so      */
+  PRUNER_TUNE_MEASURE_HOST,    /* --target=host: JIT-compiled and timed on this CPU,
+                                  OpenBLAS baseline (pruner/host.h). MEASURE_GPU with a
+                                  host target means this: the target's own device.     */
 } PrunerTuneMeasure;
 
 /* How candidates are chosen (the study compares them; tuning uses DRAFT_VERIFIER). */
@@ -134,6 +137,11 @@ void prunerTuneSessionDestroy(PrunerTuneSession session);
 /* Tunes until the budget, the time limit, early stopping or *stop. Fails only for
  * session-wide problems (no GPU for MEASURE_GPU, an unwritable records file). */
 PrunerStatus prunerTuneSessionRun(PrunerTuneSession session);
+
+/* What measures in this session, in words, e.g. "host (JIT-compiled and timed on this
+ * CPU: AMD EPYC, 2 cores, avx512; baseline OpenBLAS)" or "gpu (compiled here, timed by
+ * pruner-run on the local GPU; baseline cuBLAS)". Owned by the session. */
+const char *prunerTuneSessionMeasureDescription(PrunerTuneSession session);
 
 /* True when the last Run ended because *stop was set. */
 bool prunerTuneSessionInterrupted(PrunerTuneSession session);

@@ -131,6 +131,57 @@ static bool tuneFileExists(const char *path) {
 /* ---------------------------------------------------------------------------------- */
 /* Set-up                                                                              */
 
+/* Each target has its own device: GPU targets measure through pruner-run, the host
+ * target on this CPU. MEASURE_GPU, the default, means "the target's device" for a host
+ * target; the modes that make no sense for a target are refused, naming the ones that do. */
+static PrunerStatus tuneResolveMeasure(TuneEngine *e) {
+  bool host = e->target.kind == PRUNER_TARGET_HOST;
+  PrunerTuneMeasure m = e->opts.measure;
+  if (host && m == PRUNER_TUNE_MEASURE_GPU)
+    e->opts.measure = m = PRUNER_TUNE_MEASURE_HOST;
+  if (host && m == PRUNER_TUNE_MEASURE_BUNDLE)
+    return prunerStatusError("--measure=bundle is for GPU targets (a bundle holds cubins for "
+                             "pruner-run); --target=%s measures on this CPU: use "
+                             "--measure=host (its default), replay:FILE or none",
+                             e->target.name);
+  if (!host && m == PRUNER_TUNE_MEASURE_HOST)
+    return prunerStatusError("--measure=host needs --target=host (target %s is a GPU: use "
+                             "--measure=gpu, bundle:DIR, replay:FILE or none)",
+                             e->target.name);
+#ifndef PRUNER_HAVE_HOST
+  if (m == PRUNER_TUNE_MEASURE_HOST)
+    return prunerStatusError("--measure=host: this build has no host backend (lib/host was "
+                             "not built); use --measure=replay:FILE or none");
+#endif
+  const char *base = host ? "OpenBLAS" : "cuBLAS";
+  switch (m) {
+  case PRUNER_TUNE_MEASURE_HOST:
+    snprintf(e->measure_text, sizeof e->measure_text,
+             "host (JIT-compiled, checked and timed on this CPU: %s, %d core(s); baseline %s)",
+             e->target.device[0] ? e->target.device : e->target.name, e->target.sm_count, base);
+    break;
+  case PRUNER_TUNE_MEASURE_GPU:
+    snprintf(e->measure_text, sizeof e->measure_text,
+             "gpu (compiled here, timed by pruner-run on the local GPU; baseline %s)", base);
+    break;
+  case PRUNER_TUNE_MEASURE_BUNDLE:
+    snprintf(e->measure_text, sizeof e->measure_text,
+             "bundle:%s (compiled here for a GPU host; nothing is measured in this run)",
+             e->measure_path);
+    break;
+  case PRUNER_TUNE_MEASURE_REPLAY:
+    snprintf(e->measure_text, sizeof e->measure_text,
+             "replay:%s (latencies copied from recorded measurements; nothing runs here)",
+             e->measure_path);
+    break;
+  default:
+    snprintf(e->measure_text, sizeof e->measure_text,
+             "none (the draft and verifier models choose; nothing is measured)");
+    break;
+  }
+  return prunerStatusOk();
+}
+
 PrunerStatus tuneEngineInit(TuneEngine *e, const PrunerTuneOptions *opts) {
   memset(e, 0, sizeof *e);
   e->opts = *opts;
@@ -148,6 +199,9 @@ PrunerStatus tuneEngineInit(TuneEngine *e, const PrunerTuneOptions *opts) {
   if (!st.ok)
     return st;
   prunerTargetKey(&e->target, e->target_key, sizeof e->target_key);
+  st = tuneResolveMeasure(e);
+  if (!st.ok)
+    return st;
 
   if (opts->records_path) {
     st = prunerRecordsOpen(opts->records_path, &e->records);
@@ -831,7 +885,7 @@ static PrunerStatus tuneRound(TuneEngine *e, TuneTask *t, int64_t k) {
   } else if (e->opts.measure == PRUNER_TUNE_MEASURE_REPLAY) {
     st = tuneMeasureReplay(e, t, cs, n, &round_trials);
 #ifdef PRUNER_HAVE_HOST
-  } else if (e->target.kind == PRUNER_TARGET_HOST) {
+  } else if (e->opts.measure == PRUNER_TUNE_MEASURE_HOST) {
     st = tuneMeasureHost(e, t, cs, n, &round_trials);
 #endif
   } else {

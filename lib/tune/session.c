@@ -48,6 +48,7 @@ const char *prunerTuneMeasureName(PrunerTuneMeasure measure) {
   case PRUNER_TUNE_MEASURE_BUNDLE: return "bundle";
   case PRUNER_TUNE_MEASURE_REPLAY: return "replay";
   case PRUNER_TUNE_MEASURE_NONE: return "none";
+  case PRUNER_TUNE_MEASURE_HOST: return "host";
   default: return "?";
   }
 }
@@ -218,6 +219,10 @@ void prunerTuneSessionDestroy(PrunerTuneSession s) {
 PrunerStatus prunerTuneSessionRun(PrunerTuneSession s) { return tuneEngineRun(&s->engine); }
 
 bool prunerTuneSessionInterrupted(PrunerTuneSession s) { return s->engine.interrupted; }
+
+const char *prunerTuneSessionMeasureDescription(PrunerTuneSession s) {
+  return s->engine.measure_text;
+}
 
 size_t prunerTuneSessionNumTasks(PrunerTuneSession s) { return s->engine.num_tasks; }
 

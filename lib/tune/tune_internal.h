@@ -57,6 +57,7 @@ typedef struct TuneEngine {
   bool interrupted;
   double start_time;
   char measure_path[1024]; /* copy: the caller's string need not outlive Init */
+  char measure_text[1280]; /* what measures, in words (prunerTuneSessionMeasureDescription) */
   double target_us; /* study: stop a task once a measurement is <= this (0: off) */
   struct PrunerHostImpl *host; /* host CPU backend (pruner/host.h), started on first use */
 } TuneEngine;

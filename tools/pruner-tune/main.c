@@ -52,8 +52,10 @@ static void usage(FILE *f) {
     "      --spec=FILE          also write a transform-dialect tuning spec\n"
     "                           (docs/tuning-spec.md)\n"
     "Search:\n"
-    "      --target=NAME        GPU to tune for (default sm_90); one of:\n"
+    "      --target=NAME        what to tune for (default sm_90); one of:\n"
     "                           %s\n"
+    "                           host: this machine's CPU, measured for real here (no GPU\n"
+    "                           needed): JIT-compiled kernels vs OpenBLAS (docs/host.md)\n"
     "      --trials=N           measurement budget over all workloads, counting records\n"
     "                           already in --records (default 200)\n"
     "      --draft-size=N       draft survivors per round (default 512)\n"
@@ -65,7 +67,12 @@ static void usage(FILE *f) {
     "      --strategy=S         draft+verifier (default), draft-only, verifier-only, random\n"
     "      --seed=N             exploration seed (default 1)\n"
     "Measurement:\n"
-    "      --measure=MODE       gpu (default): compile, run pruner-run on the local GPU\n"
+    "      --measure=MODE       where latencies come from; default: the target's device\n"
+    "                           gpu (GPU targets' default): compile, run pruner-run on the\n"
+    "                             local GPU, cuBLAS baseline\n"
+    "                           host (--target=host's default): JIT-compile with MLIR's\n"
+    "                             ExecutionEngine, check and time on this CPU in a child\n"
+    "                             process, OpenBLAS baseline\n"
     "                           bundle:DIR: compile, write a bundle for a GPU host, stop\n"
     "                           replay:FILE: latencies from a records file of the space\n"
     "                           none: rank by the models only (results say unmeasured)\n"
@@ -224,6 +231,7 @@ int main(int argc, char **argv) {
       {"interrupt-after", required_argument, 0, O_INTERRUPT},
       {"verbose", no_argument, 0, 'v'}, {"quiet", no_argument, 0, 'q'},
       {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  bool measure_set = false;
   int c;
   int64_t v;
   double d;
@@ -257,7 +265,9 @@ int main(int argc, char **argv) {
       break;
     case O_SEED: bad = !parseInt(optarg, 0, &v); o.seed = (uint64_t)v; break;
     case O_MEASURE:
+      measure_set = true;
       if (strcmp(optarg, "gpu") == 0) o.measure = PRUNER_TUNE_MEASURE_GPU;
+      else if (strcmp(optarg, "host") == 0) o.measure = PRUNER_TUNE_MEASURE_HOST;
       else if (strcmp(optarg, "none") == 0) o.measure = PRUNER_TUNE_MEASURE_NONE;
       else if (strncmp(optarg, "bundle:", 7) == 0 && optarg[7]) {
         o.measure = PRUNER_TUNE_MEASURE_BUNDLE;
@@ -317,6 +327,13 @@ int main(int argc, char **argv) {
       }
     }
   }
+  /* An explicit --measure=gpu on the host target is a contradiction, not a default. */
+  if (measure_set && o.measure == PRUNER_TUNE_MEASURE_GPU && o.target &&
+      (strcmp(o.target, "host") == 0 || strcmp(o.target, "cpu") == 0)) {
+    fprintf(stderr, "pruner-tune: error: --measure=gpu with --target=%s: the host target is "
+                    "measured on this CPU (--measure=host, its default)\n", o.target);
+    return 2;
+  }
   if (cli.draft_only)
     o.measure = PRUNER_TUNE_MEASURE_NONE;
   o.stop = &g_stop;
@@ -335,9 +352,9 @@ int main(int argc, char **argv) {
     return rc;
   }
   if (!cli.quiet)
-    fprintf(stderr, "pruner-tune: %zu workload(s) on %s, budget %lld trials, measure=%s%s%s\n",
-            cli.num_tasks, o.target, (long long)o.trials, prunerTuneMeasureName(o.measure),
-            o.measure_path ? ":" : "", o.measure_path ? o.measure_path : "");
+    fprintf(stderr, "pruner-tune: %zu workload(s) on %s, budget %lld trials, measure=%s\n",
+            cli.num_tasks, o.target, (long long)o.trials,
+            prunerTuneSessionMeasureDescription(cli.session));
   st = prunerTuneSessionRun(cli.session);
   if (cli.tty && !cli.quiet)
     fputs("\n", stderr);
