@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Build-host side of a lent GPU session (docs/gpu-session.md).
+#
+#   scripts/gpu-session.sh prepare [DIR]    build the tools, compile the bundles, pack them
+#                                           with cJSON/cmocka into DIR (default out/gpu-session),
+#                                           check DIR fits the run tool's 64 MiB carry limit
+#   scripts/gpu-session.sh simulate [DIR]   copy the repository as the run tool does (a fresh
+#                                           git clone + the working tree's untracked, not
+#                                           ignored files + DIR) into /tmp and run
+#                                           test/gpu/session.sh there, as on the GPU host
+#   scripts/gpu-session.sh check [DIR]      is DIR complete, and does it fit?
+#
+# The GPU host then runs one command, `bash test/gpu/session.sh`, with DIR carried.
+#
+# Bundles (compiled with the real pipeline: pruner-tune --measure=bundle:..., i.e.
+# prunerCompileMany -> MLIR -> PTX -> ptxas -> cubin, target h200 = sm_90):
+#   check            test/gpu/workloads/check.mlir (matmul 1024^3, batch_matmul
+#                    12x128x128x64, ResNet-50 3x3 conv NHWC), CHECK_PER_OP picks per op:
+#                    the draft's ranking with each pick replaced by a uniformly random valid
+#                    config with probability CHECK_EPSILON (pruner-tune's ε-greedy), seed 1
+#   dataset-matmul   test/gpu/workloads/dataset-matmul.mlir, DATASET_SIZE picks, ε =
+#                    DATASET_EPSILON, seed 2: about (1-ε)·N of the draft's top configs and
+#                    ε·N uniformly random valid ones. NOT the complete space (39,166 configs).
+#   dataset-conv     test/gpu/workloads/dataset-conv.mlir, likewise, seed 3 (118,699 configs)
+# Configs that fail to compile are left out of a bundle (pruner-tune says how many made it).
+#
+# Environment: BUILD (default build-gpuprep), JOBS (compile workers, default 2),
+# CHECK_PER_OP (100), CHECK_EPSILON (0.2), DATASET_SIZE (2000), DATASET_EPSILON (0.3333),
+# FORCE=1 (recompile bundles that exist), BUNDLES (default "check dataset-matmul
+# dataset-conv"), WORK (unpacked bundles and logs, default out/gpu-bundles; not carried).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+cmd=${1:-}
+dir=${2:-out/gpu-session}
+build=${BUILD:-build-gpuprep}
+work=${WORK:-out/gpu-bundles}
+jobs=${JOBS:-2}
+carry_limit=$((64 * 1024 * 1024)) # the run tool's limit on carried paths, all together
+target=h200
+
+die() { echo "gpu-session: $*" >&2; exit 1; }
+
+# Candidates per workload key in a manifest.
+manifest_counts() {
+  grep -o '"workload_key": *"[^"]*"' "$1" | sed 's/.*"\([^"]*\)"$/\1/' | sort | uniq -c
+}
+
+compile_bundle() { # NAME MODULE TRIALS BATCH EPSILON SEED
+  local name=$1 module=$2 trials=$3 batch=$4 eps=$5 seed=$6
+  local out="$work/$name"
+  if [[ -f $out/manifest.json && "${FORCE:-0}" != 1 ]]; then
+    echo "== $name: kept ($out/manifest.json exists; FORCE=1 recompiles)"
+    return 0
+  fi
+  rm -rf "$out" "$out.tmp"
+  echo "== $name: compiling $trials picks of $module (batch $batch, epsilon $eps, seed $seed, $jobs jobs)"
+  local t0; t0=$(date +%s)
+  # ulimit: the compile workers set their own RLIMIT_AS (6000 MB); this caps the driver.
+  ( ulimit -v 16000000
+    nice timeout 10800 "$build/bin/pruner-tune" "$module" -o "$work/$name.tuned.mlir" \
+      --target=$target --measure=bundle:"$out.tmp" --trials="$trials" --batch="$batch" \
+      --epsilon="$eps" --seed="$seed" --jobs="$jobs" --records="$work/$name.compile.jsonl" \
+      --quiet ) > "$work/$name.log" 2>&1 || { tail -20 "$work/$name.log"; die "$name: pruner-tune failed"; }
+  local t1; t1=$(date +%s)
+  mv "$out.tmp" "$out"
+  local n; n=$(grep -o '"cubin": *"' "$out/manifest.json" | wc -l)
+  local bytes; bytes=$(du -sb "$out" | cut -f1)
+  local secs=$((t1 - t0))
+  echo "$name: $n of $trials picks compiled in ${secs}s ($(awk -v n="$trials" -v s="$secs" 'BEGIN{printf "%.2f", s ? n/s : 0}') picks/s), $((bytes / 1024)) KiB" |
+    tee "$work/$name.stats"
+  manifest_counts "$out/manifest.json" | tee -a "$work/$name.stats"
+}
+
+check_dir() {
+  [[ -f $dir/PREPARED ]] || die "$dir/PREPARED missing (run: scripts/gpu-session.sh prepare $dir)"
+  [[ -f $dir/bundles.tar.xz ]] || die "$dir/bundles.tar.xz missing"
+  [[ -f $dir/deps/include/cjson/cJSON.h && -f $dir/deps/include/cmocka.h ]] || die "$dir/deps incomplete"
+  ls "$dir"/deps/lib/libcjson.so* "$dir"/deps/lib/libcmocka.so* > /dev/null || die "$dir/deps/lib incomplete"
+  xz -t "$dir/bundles.tar.xz" || die "$dir/bundles.tar.xz is corrupt"
+  local bytes; bytes=$(du -sb "$dir" | cut -f1)
+  echo "$dir: $bytes bytes ($((bytes / 1024)) KiB) of the ${carry_limit}-byte carry limit"
+  ((bytes < carry_limit)) || die "$dir is too large to carry ($bytes >= $carry_limit bytes)"
+  case $dir in /*|../*) die "$dir must be a path inside the repository (the run tool's carry list)";; esac
+  if git check-ignore -q "$dir"; then :; else die "$dir is not git-ignored: it would travel as untracked files and could be committed"; fi
+}
+
+prepare() {
+  command -v xz > /dev/null || die "xz is needed to pack the bundles"
+  [[ -x /usr/local/cuda/bin/ptxas ]] || die "ptxas (CUDA) is needed to compile cubins"
+  echo "== build ($build: pruner-tune)"
+  [[ -f $build/CMakeCache.txt ]] || nice cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release > /dev/null
+  nice cmake --build "$build" --target pruner-tune -j 2 > "$build.gpu-session-build.log" 2>&1 ||
+    { tail -20 "$build.gpu-session-build.log"; die "build failed"; }
+  mkdir -p "$work" "$dir"
+  local per_op=${CHECK_PER_OP:-100} size=${DATASET_SIZE:-2000}
+  for b in ${BUNDLES:-check dataset-matmul dataset-conv}; do
+    case $b in
+      check) compile_bundle check test/gpu/workloads/check.mlir $((3 * per_op)) "$per_op" \
+               "${CHECK_EPSILON:-0.2}" 1 ;;
+      dataset-matmul) compile_bundle dataset-matmul test/gpu/workloads/dataset-matmul.mlir \
+               "$size" "$size" "${DATASET_EPSILON:-0.3333}" 2 ;;
+      dataset-conv) compile_bundle dataset-conv test/gpu/workloads/dataset-conv.mlir \
+               "$size" "$size" "${DATASET_EPSILON:-0.3333}" 3 ;;
+      *) die "unknown bundle '$b'" ;;
+    esac
+  done
+  echo "== deps prefix (cJSON, cmocka)"
+  rm -rf "$dir/deps"
+  test/gpu/make-prefix.sh "$dir/deps" > /dev/null
+  echo "== pack"
+  local names=()
+  for b in ${BUNDLES:-check dataset-matmul dataset-conv}; do names+=("$b"); done
+  local t0; t0=$(date +%s)
+  # xz: cubins of one space are alike, 37 KB each compress about 13x (gzip: 3x, too big).
+  tar -C "$work" -cf - "${names[@]}" | xz -6 -T1 > "$dir/bundles.tar.xz.tmp"
+  mv "$dir/bundles.tar.xz.tmp" "$dir/bundles.tar.xz"
+  echo "packed in $(( $(date +%s) - t0 ))s: $(du -sh "$work" | cut -f1) -> $(du -sh "$dir/bundles.tar.xz" | cut -f1)"
+  {
+    echo "prepared: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname 2>/dev/null || echo ?)"
+    echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD -- lib include passes tools 2>/dev/null || echo ' (lib/include/passes/tools had uncommitted changes)')"
+    echo "target: $target; compiler: $(/usr/local/cuda/bin/ptxas --version | tail -1)"
+    for b in "${names[@]}"; do cat "$work/$b.stats"; done
+  } > "$dir/PREPARED"
+  rm -rf "$dir/bundles" # a stale unpacked copy must not travel
+  cat "$dir/PREPARED"
+  check_dir
+}
+
+simulate() {
+  check_dir
+  local sim=/tmp/gpu-session-sim.$$
+  rm -rf "$sim"
+  echo "== simulate in $sim: git clone + untracked files + carried $dir"
+  git clone -q --no-hardlinks "$root" "$sim/repo"
+  # The run tool copies the working tree, not HEAD: modified tracked files and untracked,
+  # not ignored ones travel too.
+  git ls-files -m -o --exclude-standard -z | while IFS= read -r -d '' f; do
+    mkdir -p "$sim/repo/$(dirname "$f")"
+    [[ -e $f ]] && cp -p "$f" "$sim/repo/$f"
+  done
+  mkdir -p "$sim/repo/$(dirname "$dir")"
+  cp -r "$dir" "$sim/repo/$dir"
+  rm -rf "$sim/repo/.git" # the device copy has no git metadata either
+  echo "copy: $(du -sh "$sim/repo" | cut -f1)"
+  local code=0
+  (cd "$sim/repo" && OUT="$sim/OUT" BUDGET="${BUDGET:-480}" bash test/gpu/session.sh) || code=$?
+  echo "== session.sh exit status $code; \$OUT:"
+  ls -la "$sim/OUT"
+  echo "(left in $sim; remove with rm -rf $sim)"
+  return $code
+}
+
+case $cmd in
+  prepare) prepare ;;
+  check) check_dir ;;
+  simulate) simulate ;;
+  *) sed -n '2,30p' "$0"; exit 2 ;;
+esac
