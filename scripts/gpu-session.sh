@@ -14,14 +14,14 @@
 #
 # Bundles (compiled with the real pipeline: pruner-tune --measure=bundle:..., i.e.
 # prunerCompileMany -> MLIR -> PTX -> ptxas -> cubin, target h200 = sm_90):
-#   check            test/gpu/workloads/check.mlir (matmul 1024^3, batch_matmul
+#   check            test/gpu/Inputs/check.mlir (matmul 1024^3, batch_matmul
 #                    12x128x128x64, ResNet-50 3x3 conv NHWC), CHECK_PER_OP picks per op:
 #                    the draft's ranking with each pick replaced by a uniformly random valid
 #                    config with probability CHECK_EPSILON (pruner-tune's ε-greedy), seed 1
-#   dataset-matmul   test/gpu/workloads/dataset-matmul.mlir, DATASET_SIZE picks, ε =
+#   dataset-matmul   test/gpu/Inputs/dataset-matmul.mlir, DATASET_SIZE picks, ε =
 #                    DATASET_EPSILON, seed 2: about (1-ε)·N of the draft's top configs and
 #                    ε·N uniformly random valid ones. NOT the complete space (39,166 configs).
-#   dataset-conv     test/gpu/workloads/dataset-conv.mlir, likewise, seed 3 (118,699 configs)
+#   dataset-conv     test/gpu/Inputs/dataset-conv.mlir, likewise, seed 3 (118,699 configs)
 # Configs that fail to compile are left out of a bundle (pruner-tune says how many made it).
 #
 # Environment: BUILD (default build-gpuprep), JOBS (compile workers, default 2),
@@ -96,11 +96,11 @@ prepare() {
   local per_op=${CHECK_PER_OP:-100} size=${DATASET_SIZE:-2000}
   for b in ${BUNDLES:-check dataset-matmul dataset-conv}; do
     case $b in
-      check) compile_bundle check test/gpu/workloads/check.mlir $((3 * per_op)) "$per_op" \
+      check) compile_bundle check test/gpu/Inputs/check.mlir $((3 * per_op)) "$per_op" \
                "${CHECK_EPSILON:-0.2}" 1 ;;
-      dataset-matmul) compile_bundle dataset-matmul test/gpu/workloads/dataset-matmul.mlir \
+      dataset-matmul) compile_bundle dataset-matmul test/gpu/Inputs/dataset-matmul.mlir \
                "$size" "$size" "${DATASET_EPSILON:-0.3333}" 2 ;;
-      dataset-conv) compile_bundle dataset-conv test/gpu/workloads/dataset-conv.mlir \
+      dataset-conv) compile_bundle dataset-conv test/gpu/Inputs/dataset-conv.mlir \
                "$size" "$size" "${DATASET_EPSILON:-0.3333}" 3 ;;
       *) die "unknown bundle '$b'" ;;
     esac
