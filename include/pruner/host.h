@@ -119,7 +119,10 @@ const char *prunerHostLoweringPipeline(void);
 
 typedef struct PrunerHostOptions {
   int threads;             /* OpenMP threads for kernels and OpenBLAS; 0 = all cores   */
-  int opt_level;           /* ExecutionEngine LLVM IR opt level 0..3; default 0        */
+  int opt_level;           /* ExecutionEngine LLVM IR opt level 0..3 for vectorized
+                              configs; default 0                                     */
+  int scalar_opt_level;    /* the same for configs that are not vectorized
+                              (vector_width 1, untiled); default 2 (docs/host.md)   */
   int min_samples;         /* default 5                                               */
   int max_samples;         /* default 15 (<= PRUNER_MAX_SAMPLES)                      */
   double min_sample_seconds; /* keep sampling until this much time; default 0.2 s     */

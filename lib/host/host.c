@@ -78,6 +78,11 @@ PrunerHostOptions prunerHostDefaultOptions(void) {
   memset(&o, 0, sizeof o);
   o.threads = 0;
   o.opt_level = 0; /* HOST-FACTS.md: same run time as level 3, a third of the JIT time */
+  /* Scalar code is another matter: the schedule leaves it to LLVM's loop passes (LICM,
+   * unrolling, SLP), which level 0 skips. The stem conv of examples/model.mlir (NCHW,
+   * scalar) ran 321 ms at level 0 and 45 ms at level 2 (43 ms at 3) in the same session,
+   * for about the same JIT time (docs/host.md). */
+  o.scalar_opt_level = 2;
   o.min_samples = 5;
   o.max_samples = 15;
   o.min_sample_seconds = 0.2;
@@ -189,40 +194,39 @@ static double evalBody(const PrunerWorkload *w, const double *args, double *vals
 }
 
 /* The plain reference: walks every point of the iteration space in order and applies
- * the body, as linalg's semantics define it (outputs read and written in place). */
+ * the body, as linalg's semantics define it (outputs read and written in place). Each
+ * operand's flat offset is linear in the loop indices (zero-offset maps), so it is kept
+ * up to date by adding per-loop strides as the odometer ticks: the 115 M points of the
+ * model's 3x3 conv took ~11 s with the offsets recomputed from the maps per point. */
 static void interpret(const PrunerWorkload *w, double *const *ops) {
   int nops = w->num_inputs + w->num_outputs, n = w->num_loops;
   int64_t idx[PRUNER_MAX_LOOPS] = {0};
-  int64_t pitch[PRUNER_MAX_OPERANDS][PRUNER_MAX_RANK];
+  int64_t stride[PRUNER_MAX_OPERANDS][PRUNER_MAX_LOOPS] = {{0}};
   for (int o = 0; o < nops; ++o) {
     int64_t p = 1;
     for (int d = w->operands[o].rank - 1; d >= 0; --d) {
-      pitch[o][d] = p;
+      for (int l = 0; l < n; ++l)
+        stride[o][l] += w->operands[o].index_coeff[d][l] * p;
       p *= w->operands[o].shape[d];
     }
   }
   double args[PRUNER_MAX_OPERANDS], vals[PRUNER_MAX_OPERANDS + PRUNER_MAX_BODY_OPS];
-  int64_t flat[PRUNER_MAX_OPERANDS];
+  int64_t flat[PRUNER_MAX_OPERANDS] = {0};
   for (;;) {
-    for (int o = 0; o < nops; ++o) {
-      const PrunerOperand *op = &w->operands[o];
-      int64_t f = 0;
-      for (int d = 0; d < op->rank; ++d) {
-        int64_t v = 0;
-        for (int l = 0; l < n; ++l)
-          v += op->index_coeff[d][l] * idx[l];
-        f += v * pitch[o][d];
-      }
-      flat[o] = f;
-      args[o] = ops[o][f];
-    }
+    for (int o = 0; o < nops; ++o)
+      args[o] = ops[o][flat[o]];
     evalBody(w, args, vals);
     for (int o = 0; o < w->num_outputs; ++o)
       ops[w->num_inputs + o][flat[w->num_inputs + o]] = vals[w->body_yield[o]];
     int l = n - 1;
     for (; l >= 0; --l) {
-      if (++idx[l] < w->bounds[l])
+      if (++idx[l] < w->bounds[l]) {
+        for (int o = 0; o < nops; ++o)
+          flat[o] += stride[o][l];
         break;
+      }
+      for (int o = 0; o < nops; ++o) /* back to 0 in loop l */
+        flat[o] -= stride[o][l] * (w->bounds[l] - 1);
       idx[l] = 0;
     }
     if (l < 0)
@@ -416,6 +420,11 @@ static bool timeRuns(HostChild *ch, const PrunerWorkload *w, const PrunerHostOpt
   return true;
 }
 
+/* The ExecutionEngine's LLVM IR opt level for `c` (NULL: untiled, scalar). */
+static int hostOptLevel(const PrunerHostOptions *o, const PrunerConfig *c) {
+  return c && c->vector_width > 1 ? o->opt_level : o->scalar_opt_level;
+}
+
 static bool supported(const PrunerWorkload *w, char *why, size_t size) {
   for (int o = 0; o < w->num_inputs + w->num_outputs; ++o)
     if (w->operands[o].dtype != PRUNER_DTYPE_F32) {
@@ -435,7 +444,7 @@ static void childMeasure(HostChild *ch, const HostRequest *req, PrunerHostResult
   const PrunerConfig *c = req->kind == HOST_REQ_CANDIDATE ? &req->config : NULL;
   HostKernel k;
   double t0 = now();
-  PrunerStatus st = hostJit(ch->ctx, w, c, &req->target, req->opts.opt_level, &k);
+  PrunerStatus st = hostJit(ch->ctx, w, c, &req->target, hostOptLevel(&req->opts, c), &k);
   rep->compile_seconds = now() - t0;
   if (!st.ok) {
     r->status = PRUNER_RECORD_COMPILE_ERROR;
@@ -570,7 +579,7 @@ void prunerHostFillRecord(PrunerHost host, const PrunerWorkload *w, const Pruner
   snprintf(r->target_key, sizeof r->target_key, "%s", host->target_key);
   snprintf(r->device_name, sizeof r->device_name, "%.95s", host->target.device);
   snprintf(r->toolchain_version, sizeof r->toolchain_version, "mlir-22 jit O%d",
-           host->opts.opt_level);
+           hostOptLevel(&host->opts, config));
   if (config)
     r->config = *config;
   r->sm_clock_mhz = host->target.boost_clock_mhz;

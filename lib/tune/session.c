@@ -339,6 +339,44 @@ static void tuneShape(const PrunerWorkload *w, char *buf, size_t size) {
     snprintf(buf + used, size - used, " %s", prunerDTypeName(w->operands[0].dtype));
 }
 
+/* Why task i has no best config, for the table's config column: no trials, or what its
+ * trials ended in (the commonest failing status, with the last message of that kind). */
+static void tuneNoBestReason(TuneEngine *e, size_t i, const PrunerTuneTaskInfo *info,
+                             char *buf, size_t size) {
+  const TuneTask *t = &e->tasks[i];
+  if (t->space_size == 0) {
+    snprintf(buf, size, "not tuned: no valid config on %s", e->target.name);
+    return;
+  }
+  if (info->trials == 0) {
+    snprintf(buf, size, "not measured: %s",
+             e->opts.measure == PRUNER_TUNE_MEASURE_BUNDLE ? "bundle written, no results yet"
+                                                           : "no trials left in the budget");
+    return;
+  }
+  int count[PRUNER_RECORD_STATUS_COUNT] = {0};
+  const PrunerRecord *last[PRUNER_RECORD_STATUS_COUNT] = {0};
+  for (size_t r = 0; r < prunerRecordsCount(e->records); ++r) {
+    const PrunerRecord *rec = prunerRecordsGet(e->records, r);
+    if (rec->is_baseline || rec->status < 0 || rec->status >= PRUNER_RECORD_STATUS_COUNT ||
+        strcmp(rec->workload_key, t->w.key) != 0 || strcmp(rec->target_key, e->target_key) != 0)
+      continue;
+    count[rec->status]++;
+    last[rec->status] = rec;
+  }
+  int worst = -1;
+  for (int st = 0; st < PRUNER_RECORD_STATUS_COUNT; ++st)
+    if (count[st] > 0 && (worst < 0 || count[st] > count[worst]))
+      worst = st;
+  if (worst < 0) {
+    snprintf(buf, size, "no valid measurement");
+    return;
+  }
+  snprintf(buf, size, "no valid measurement: %d %s%s%.160s", count[worst],
+           prunerRecordStatusName((PrunerRecordStatus)worst), last[worst]->error[0] ? ": " : "",
+           last[worst]->error);
+}
+
 char *prunerTuneSessionSummary(PrunerTuneSession s) {
   TuneBuf b = {0};
   TuneEngine *e = &s->engine;
@@ -351,9 +389,11 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
   for (size_t i = 0; i < e->num_tasks; ++i) {
     PrunerTuneTaskInfo info;
     tuneEngineTaskInfo(e, i, &info);
-    char shape[64], cfg[128] = "-", best[32] = "-", gflops[32] = "-", base[32] = "-",
+    char shape[64], cfg[256] = "-", best[32] = "-", gflops[32] = "-", base[32] = "-",
                     speed[32] = "-";
     tuneShape(info.workload, shape, sizeof shape);
+    if (!info.has_best)
+      tuneNoBestReason(e, i, &info, cfg, sizeof cfg);
     if (info.has_best) {
       prunerConfigFormatShort(info.workload, &info.best, cfg, sizeof cfg);
       snprintf(best, sizeof best, "%.2f%s", info.best_us, info.measured ? "" : "*");

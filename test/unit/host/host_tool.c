@@ -3,7 +3,7 @@
  * one stage of its host compilation, or measures it.
  *
  *   pruner-host-tool FILE.mlir [--config='{workgroup = [..], ...}'] [--print=STAGE]
- *                    [--threads=N] [--baseline]
+ *                    [--threads=N] [--opt-level=N] [--baseline]
  *   STAGE: schedule (the transform module), bufferized, scheduled, llvm, measure (default),
  *          target (the host description).
  *   pruner-host-tool FILE.mlir --measure-space=RECORDS.jsonl [--threads=N]
@@ -147,7 +147,7 @@ int main(int argc, char **argv) {
   if (argc == 5 && strcmp(argv[1], "--merge-faster") == 0)
     return mergeFaster(argv[2], argv[3], argv[4]);
   const char *input = NULL, *config_text = NULL, *print = "measure", *space_path = NULL;
-  int threads = 1;
+  int threads = 1, opt_level = -1; /* -1: the library's default */
   bool baseline = false;
   for (int i = 1; i < argc; ++i) {
     if (strncmp(argv[i], "--config=", 9) == 0)
@@ -156,6 +156,8 @@ int main(int argc, char **argv) {
       print = argv[i] + 8;
     else if (strncmp(argv[i], "--threads=", 10) == 0)
       threads = atoi(argv[i] + 10);
+    else if (strncmp(argv[i], "--opt-level=", 12) == 0)
+      opt_level = atoi(argv[i] + 12);
     else if (strncmp(argv[i], "--measure-space=", 16) == 0)
       space_path = argv[i] + 16;
     else if (strcmp(argv[i], "--baseline") == 0)
@@ -250,6 +252,8 @@ int main(int argc, char **argv) {
   } else if (strcmp(print, "measure") == 0) {
     PrunerHostOptions o = prunerHostDefaultOptions();
     o.threads = threads;
+    if (opt_level >= 0)
+      o.opt_level = o.scalar_opt_level = opt_level;
     PrunerHost host;
     st = prunerHostCreate(&o, &host);
     if (st.ok) {
