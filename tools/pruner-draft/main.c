@@ -186,12 +186,30 @@ static void reportOp(Walk *wk, const PrunerWorkload *w) {
   prunerSpaceDestroy(space);
 }
 
+static void appendChunk(MlirStringRef chunk, void *user) {
+  char *buf = user;
+  size_t len = strlen(buf);
+  size_t room = 255 - len;
+  size_t n = chunk.length < room ? chunk.length : room;
+  memcpy(buf + len, chunk.data, n);
+  buf[len + n] = '\0';
+}
+
 static MlirWalkResult visit(MlirOperation op, void *user) {
   Walk *wk = user;
   if (!prunerIsLinalgOp(op)) return MlirWalkResultAdvance;
   PrunerWorkload w;
   PrunerStatus st = prunerWorkloadFromOperation(op, &w);
-  if (!st.ok) return MlirWalkResultAdvance; /* fills, copies: not tunable */
+  if (!st.ok) {
+    /* Fills and copies fuse into a neighbour silently; any other linalg op that cannot
+     * be tuned (dynamic or empty shapes, unsupported op) is named with its location. */
+    if (!prunerIsFusedLinalgOp(op)) {
+      char loc[256] = "";
+      mlirLocationPrint(mlirOperationGetLocation(op), appendChunk, loc);
+      fprintf(stderr, "pruner-draft: remark: %s: skipped: %s\n", loc, st.message);
+    }
+    return MlirWalkResultAdvance;
+  }
   reportOp(wk, &w);
   ++wk->index;
   return MlirWalkResultAdvance;
@@ -207,7 +225,10 @@ static int runModel(const Options *o, const PrunerTargetDesc *t) {
   mlirRegisterAllDialects(registry);
   MlirContext ctx = mlirContextCreateWithRegistry(registry, false);
   mlirDialectRegistryDestroy(registry);
-  MlirModule module = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));
+  /* Parsed from the file (not "-") so that locations and parse errors name it. */
+  MlirModule module = strcmp(o->input, "-") == 0
+                          ? mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text))
+                          : mlirModuleCreateParseFromFile(ctx, mlirStringRefCreateFromCString(o->input));
   free(text);
   if (mlirModuleIsNull(module)) {
     fprintf(stderr, "pruner-draft: '%s' does not parse (see MLIR's message above)\n",
