@@ -193,6 +193,11 @@ static PrunerStatus inferBounds(const char *name, PrunerWorkload *w) {
           if (k != l && o->index_coeff[d][k] != 0)
             alone = false;
         if (alone) {
+          /* An empty dimension is named as such, not as a loop without a bound. */
+          if (o->shape[d] < 1)
+            return prunerStatusError("%s: operand %d dimension %d has size %lld (empty "
+                                     "tensors have nothing to tune)",
+                                     name, i, d, (long long)o->shape[d]);
           w->bounds[l] = o->shape[d];
           break;
         }

@@ -324,6 +324,14 @@ static void test_not_tunable_reasons(void **state) {
       "  return %r : tensor<?x64xf32>\n}\n";
   expectError(prunerWorkloadFromOperation(parseAndFind(f, dynamic, "linalg.matmul", 0), &w),
               "linalg.matmul: dynamic shape tensor<?x64xf32>");
+  const char *empty =
+      "func.func @f(%a: tensor<0x8xf32>, %b: tensor<8x16xf32>, %c: tensor<0x16xf32>) "
+      "-> tensor<0x16xf32> {\n"
+      "  %r = linalg.matmul ins(%a, %b : tensor<0x8xf32>, tensor<8x16xf32>)\n"
+      "       outs(%c : tensor<0x16xf32>) -> tensor<0x16xf32>\n"
+      "  return %r : tensor<0x16xf32>\n}\n";
+  expectError(prunerWorkloadFromOperation(parseAndFind(f, empty, "linalg.matmul", 0), &w),
+              "linalg.matmul: operand 0 dimension 0 has size 0 (empty tensors");
   const char *memref =
       "func.func @f(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) {\n"
       "  linalg.matmul ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : "
