@@ -82,6 +82,9 @@ typedef struct PrunerRecordsImpl *PrunerRecords;
 /* Opens (creating if absent) and loads `path`. Corrupt lines are skipped; their count
  * and the first few line numbers are available through prunerRecordsWarnings. */
 PrunerStatus prunerRecordsOpen(const char *path, PrunerRecords *out);
+/* Loads an existing file read-only (evaluation tools): a missing or unreadable file is an
+ * error naming it, never created; Append on the result fails. */
+PrunerStatus prunerRecordsOpenExisting(const char *path, PrunerRecords *out);
 /* An in-memory log with no file (for replay and tests). */
 PrunerRecords prunerRecordsCreateInMemory(void);
 void prunerRecordsClose(PrunerRecords records);

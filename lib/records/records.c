@@ -36,6 +36,7 @@ struct PrunerRecordsImpl {
   FILE *file; /* NULL for in-memory logs */
   char path[1024];
   bool needs_newline; /* the file ends in a torn line without '\n' */
+  bool read_only;     /* prunerRecordsOpenExisting: loaded, never written */
   PrunerRecord **chunks;
   size_t num_chunks;
   size_t count;
@@ -305,14 +306,16 @@ PrunerRecords prunerRecordsCreateInMemory(void) {
   return r;
 }
 
-PrunerStatus prunerRecordsOpen(const char *path, PrunerRecords *out) {
+static PrunerStatus openWithMode(const char *path, bool read_only, PrunerRecords *out) {
   *out = NULL;
   PrunerRecords r = prunerRecordsCreateInMemory();
   if (!r)
     return prunerStatusError("%s: out of memory", path);
   snprintf(r->path, sizeof(r->path), "%s", path);
-  /* "a+": created if absent, read from the start, every write appended. */
-  r->file = fopen(path, "a+");
+  r->read_only = read_only;
+  /* "a+": created if absent, read from the start, every write appended; "r" for a
+   * read-only load of an existing file. */
+  r->file = fopen(path, read_only ? "r" : "a+");
   if (!r->file) {
     PrunerStatus status = prunerStatusError("%s: cannot open records file: %s", path,
                                             strerror(errno));
@@ -326,6 +329,14 @@ PrunerStatus prunerRecordsOpen(const char *path, PrunerRecords *out) {
   }
   *out = r;
   return prunerStatusOk();
+}
+
+PrunerStatus prunerRecordsOpen(const char *path, PrunerRecords *out) {
+  return openWithMode(path, false, out);
+}
+
+PrunerStatus prunerRecordsOpenExisting(const char *path, PrunerRecords *out) {
+  return openWithMode(path, true, out);
 }
 
 void prunerRecordsClose(PrunerRecords r) {
@@ -343,6 +354,8 @@ void prunerRecordsClose(PrunerRecords r) {
 }
 
 PrunerStatus prunerRecordsAppend(PrunerRecords r, const PrunerRecord *record) {
+  if (r->read_only)
+    return prunerStatusError("%s: opened read-only; records cannot be appended", r->path);
   if (!record->workload_key[0])
     return prunerStatusError("%s: record without a workload key", r->path);
   if (!record->target_key[0])

@@ -265,7 +265,7 @@ static int runModel(const Options *o, const PrunerTargetDesc *t) {
 
 static int runEval(const Options *o, const PrunerTargetDesc *t) {
   PrunerRecords records;
-  PrunerStatus st = prunerRecordsOpen(o->eval, &records);
+  PrunerStatus st = prunerRecordsOpenExisting(o->eval, &records);
   if (!st.ok) {
     fprintf(stderr, "pruner-draft: %s\n", st.message);
     return 1;

@@ -138,7 +138,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   PrunerRecords records;
-  PrunerStatus s = prunerRecordsOpen(path, &records);
+  PrunerStatus s = prunerRecordsOpenExisting(path, &records);
   if (!s.ok) {
     fprintf(stderr, "pruner-eval: %s\n", s.message);
     return 1;

@@ -339,6 +339,33 @@ static void test_many_records_index(void **state) {
   prunerRecordsClose(records);
 }
 
+/* Evaluation opens existing files only: a missing one is an error, never created. */
+static void test_open_existing(void **state) {
+  (void)state;
+  char path[64];
+  tempPath(path, sizeof(path));
+  unlink(path);
+  PrunerRecords records;
+  PrunerStatus s = prunerRecordsOpenExisting(path, &records);
+  assert_false(s.ok);
+  assert_null(records);
+  assert_non_null(strstr(s.message, path));
+  assert_int_equal(access(path, F_OK), -1); /* not created */
+  PrunerRecord a;
+  makeRecord(&a, kTargetA, 64, 5.0);
+  char *line = prunerRecordToJson(&a);
+  writeFile(path, line);
+  free(line);
+  s = prunerRecordsOpenExisting(path, &records);
+  assert_true(s.ok);
+  assert_int_equal(prunerRecordsCount(records), 1);
+  s = prunerRecordsAppend(records, &a);
+  assert_false(s.ok);
+  assert_non_null(strstr(s.message, "read-only"));
+  prunerRecordsClose(records);
+  unlink(path);
+}
+
 static void test_open_errors_name_file(void **state) {
   (void)state;
   PrunerRecords records;
@@ -531,6 +558,7 @@ int main(void) {
       cmocka_unit_test(test_torn_and_corrupt_lines),
       cmocka_unit_test(test_many_records_index),
       cmocka_unit_test(test_open_errors_name_file),
+      cmocka_unit_test(test_open_existing),
       cmocka_unit_test(test_hostile_values),
       cmocka_unit_test(test_garbage_file),
   };
