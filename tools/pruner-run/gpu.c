@@ -411,6 +411,10 @@ static GemmPlan planGemm(const PrunerWorkload *w) {
   }
   if (M < 0 || N < 0 || K < 0 || w->loop_kinds[K] != PRUNER_LOOP_REDUCTION)
     return p;
+  /* cuBLAS takes int sizes: larger GEMMs get no baseline rather than a truncated one. */
+  for (int l = 0; l < w->num_loops; l++)
+    if (w->bounds[l] > INT32_MAX)
+      return p;
   int lead = batch >= 0 ? 1 : 0;
   for (int o = 0; o < 3; o++) {
     const PrunerOperand *op = &w->operands[o];
@@ -613,9 +617,19 @@ static void prepare(GpuContext *ctx, const RunRequest *req, RunReply *rep) {
   int64_t max_elems = 0;
   for (int o = 0; o < operands; o++) {
     const PrunerOperand *op = &w->operands[o];
-    int64_t n = 1;
+    int64_t n = 1, bytes = 0;
+    bool overflow = false;
     for (int d = 0; d < op->rank; d++)
-      n *= op->shape[d];
+      overflow |= __builtin_mul_overflow(n, op->shape[d], &n);
+    /* A manifest may hold any verified shape; a size that wraps would allocate a wrong,
+     * small buffer. The reference also keeps n doubles per output. */
+    overflow |= __builtin_mul_overflow(n, (int64_t)sizeof(double), &bytes);
+    if (overflow) {
+      snprintf(rep->error, sizeof(rep->error),
+               "workload %s: operand %d has more elements than 64-bit sizes can address", w->key,
+               o);
+      return;
+    }
     g->elems[o] = n;
     g->bytes[o] = (size_t)n * (size_t)prunerDTypeBytes(op->dtype);
     if (n > max_elems)
