@@ -170,6 +170,12 @@ PrunerWorkerOutcome prunerWorkerCall(PrunerWorker worker, const void *request, v
                                      double timeout_seconds, char *why, size_t why_size) {
   if (why && why_size)
     why[0] = '\0';
+  /* A NaN deadline never expires and (int)(NaN * 1000) below is undefined behaviour. */
+  if (!(timeout_seconds > 0)) {
+    if (why)
+      snprintf(why, why_size, "worker: timeout %g s is not a positive number", timeout_seconds);
+    return PRUNER_WORKER_FAILED;
+  }
   PrunerStatus started = prunerWorkerEnsureStarted(worker);
   if (!started.ok) {
     if (why)

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +313,12 @@ static void test_worker_watchdog(void **state) {
   assert_int_equal(r.value, -1);
   assert_int_equal(prunerWorkerGeneration(w), 3);
   q.op = 0;
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
+  assert_int_equal(prunerWorkerGeneration(w), 4);
+  /* A NaN or non-positive timeout is refused before anything is sent. */
+  assert_int_equal(prunerWorkerCall(w, &q, &r, NAN, why, sizeof(why)), PRUNER_WORKER_FAILED);
+  assert_non_null(strstr(why, "not a positive number"));
+  assert_int_equal(prunerWorkerCall(w, &q, &r, -1, why, sizeof(why)), PRUNER_WORKER_FAILED);
   assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
   assert_int_equal(prunerWorkerGeneration(w), 4);
   prunerWorkerDestroy(w);
