@@ -13,21 +13,23 @@
 # The GPU host then runs one command, `bash test/gpu/session.sh`, with DIR carried.
 #
 # Bundles (compiled with the real pipeline: pruner-tune --measure=bundle:..., i.e.
-# prunerCompileMany -> MLIR -> PTX -> ptxas -> cubin, target h200 = sm_90):
-#   check            test/gpu/Inputs/check.mlir (matmul 1024^3, batch_matmul
-#                    12x128x128x64, ResNet-50 3x3 conv NHWC), CHECK_PER_OP picks per op:
-#                    the draft's ranking with each pick replaced by a uniformly random valid
+# prunerCompileMany -> MLIR -> PTX -> ptxas -> cubin, target h200 = sm_90), one workload
+# each, so that the GPU session can give each its share of the time:
+#   check-matmul     test/gpu/Inputs/matmul.mlir (f32 1024^3), CHECK_PER_OP picks: the
+#                    draft's ranking with each pick replaced by a uniformly random valid
 #                    config with probability CHECK_EPSILON (pruner-tune's ε-greedy), seed 1
-#   dataset-matmul   test/gpu/Inputs/dataset-matmul.mlir, DATASET_SIZE picks, ε =
-#                    DATASET_EPSILON, seed 2: about (1-ε)·N of the draft's top configs and
-#                    ε·N uniformly random valid ones. NOT the complete space (39,166 configs).
-#   dataset-conv     test/gpu/Inputs/dataset-conv.mlir, likewise, seed 3 (118,699 configs)
-# Configs that fail to compile are left out of a bundle (pruner-tune says how many made it).
+#   check-bmm        test/gpu/Inputs/batch-matmul.mlir (12x128x64 . 12x64x128), likewise
+#   check-conv       test/gpu/Inputs/conv.mlir (ResNet-50 3x3, NHWC 1x58x58x64 * 3x3x64x64)
+#   dataset-matmul   matmul.mlir, DATASET_SIZE picks, ε = DATASET_EPSILON, seed 2: about
+#                    (1-ε)·N of the draft's top configs and ε·N uniformly random valid ones.
+#                    NOT the complete space (39,166 valid configs).
+#   dataset-conv     conv.mlir, likewise, seed 3 (118,699 valid configs)
+# Configs that fail to compile are left out of a bundle (PREPARED says how many made it).
 #
 # Environment: BUILD (default build-gpuprep), JOBS (compile workers, default 2),
-# CHECK_PER_OP (100), CHECK_EPSILON (0.2), DATASET_SIZE (2000), DATASET_EPSILON (0.3333),
-# FORCE=1 (recompile bundles that exist), BUNDLES (default "check dataset-matmul
-# dataset-conv"), WORK (unpacked bundles and logs, default out/gpu-bundles; not carried).
+# CHECK_PER_OP (100), CHECK_EPSILON (0.2), DATASET_SIZE (3000), DATASET_EPSILON (0.3333),
+# FORCE=1 (recompile bundles that exist), BUNDLES (default: all five), WORK (unpacked
+# bundles and logs, default out/gpu-bundles; not carried).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -38,12 +40,13 @@ work=${WORK:-out/gpu-bundles}
 jobs=${JOBS:-2}
 carry_limit=$((64 * 1024 * 1024)) # the run tool's limit on carried paths, all together
 target=h200
+all_bundles=${BUNDLES:-check-matmul check-bmm check-conv dataset-matmul dataset-conv}
 
 die() { echo "gpu-session: $*" >&2; exit 1; }
 
 # Candidates per workload key in a manifest.
 manifest_counts() {
-  grep -o '"workload_key": *"[^"]*"' "$1" | sed 's/.*"\([^"]*\)"$/\1/' | sort | uniq -c
+  grep -o '"workload_key":[[:space:]]*"[^"]*"' "$1" | sed 's/.*"\([^"]*\)"$/\1/' | sort | uniq -c
 }
 
 compile_bundle() { # NAME MODULE TRIALS BATCH EPSILON SEED
@@ -64,12 +67,20 @@ compile_bundle() { # NAME MODULE TRIALS BATCH EPSILON SEED
       --quiet ) > "$work/$name.log" 2>&1 || { tail -20 "$work/$name.log"; die "$name: pruner-tune failed"; }
   local t1; t1=$(date +%s)
   mv "$out.tmp" "$out"
-  local n; n=$(grep -o '"cubin": *"' "$out/manifest.json" | wc -l)
+  local n; n=$(grep -o '"cubin":[[:space:]]*"' "$out/manifest.json" | wc -l)
+  echo "$trials $((t1 - t0))" > "$work/$name.time"
+  bundle_stats "$name"
+}
+
+# One line per bundle for PREPARED: candidates, compile time, size; then per workload.
+bundle_stats() {
+  local name=$1 out="$work/$1"
+  local n; n=$(grep -o '"cubin":[[:space:]]*"' "$out/manifest.json" | wc -l)
   local bytes; bytes=$(du -sb "$out" | cut -f1)
-  local secs=$((t1 - t0))
-  echo "$name: $n of $trials picks compiled in ${secs}s ($(awk -v n="$trials" -v s="$secs" 'BEGIN{printf "%.2f", s ? n/s : 0}') picks/s), $((bytes / 1024)) KiB" |
-    tee "$work/$name.stats"
-  manifest_counts "$out/manifest.json" | tee -a "$work/$name.stats"
+  local trials=? secs=?
+  [[ -f $work/$name.time ]] && read -r trials secs < "$work/$name.time"
+  echo "$name: $n of $trials picks compiled in ${secs}s ($(awk -v n="$trials" -v s="$secs" 'BEGIN{printf "%.2f", s > 0 ? n/s : 0}') picks/s on $jobs jobs), $((bytes / 1024)) KiB of cubins + manifest"
+  manifest_counts "$out/manifest.json"
 }
 
 check_dir() {
@@ -78,9 +89,12 @@ check_dir() {
   [[ -f $dir/deps/include/cjson/cJSON.h && -f $dir/deps/include/cmocka.h ]] || die "$dir/deps incomplete"
   ls "$dir"/deps/lib/libcjson.so* "$dir"/deps/lib/libcmocka.so* > /dev/null || die "$dir/deps/lib incomplete"
   xz -t "$dir/bundles.tar.xz" || die "$dir/bundles.tar.xz is corrupt"
-  local bytes; bytes=$(du -sb "$dir" | cut -f1)
-  echo "$dir: $bytes bytes ($((bytes / 1024)) KiB) of the ${carry_limit}-byte carry limit"
-  ((bytes < carry_limit)) || die "$dir is too large to carry ($bytes >= $carry_limit bytes)"
+  # The limit covers everything that travels: tracked and untracked-not-ignored files too.
+  local bytes tree
+  bytes=$(du -sb "$dir" | cut -f1)
+  tree=$(git ls-files -co --exclude-standard -z | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
+  echo "$dir: $((bytes / 1024)) KiB carried + $((tree / 1024)) KiB working tree = $(((bytes + tree) / 1024)) KiB of the $((carry_limit / 1024)) KiB limit"
+  ((bytes + tree < carry_limit)) || die "too large to travel ($((bytes + tree)) >= $carry_limit bytes)"
   case $dir in /*|../*) die "$dir must be a path inside the repository (the run tool's carry list)";; esac
   if git check-ignore -q "$dir"; then :; else die "$dir is not git-ignored: it would travel as untracked files and could be committed"; fi
 }
@@ -93,15 +107,15 @@ prepare() {
   nice cmake --build "$build" --target pruner-tune -j 2 > "$build.gpu-session-build.log" 2>&1 ||
     { tail -20 "$build.gpu-session-build.log"; die "build failed"; }
   mkdir -p "$work" "$dir"
-  local per_op=${CHECK_PER_OP:-100} size=${DATASET_SIZE:-2000}
-  for b in ${BUNDLES:-check dataset-matmul dataset-conv}; do
+  local per_op=${CHECK_PER_OP:-100} size=${DATASET_SIZE:-3000}
+  local ce=${CHECK_EPSILON:-0.2} de=${DATASET_EPSILON:-0.3333} in=test/gpu/Inputs
+  for b in $all_bundles; do
     case $b in
-      check) compile_bundle check test/gpu/Inputs/check.mlir $((3 * per_op)) "$per_op" \
-               "${CHECK_EPSILON:-0.2}" 1 ;;
-      dataset-matmul) compile_bundle dataset-matmul test/gpu/Inputs/dataset-matmul.mlir \
-               "$size" "$size" "${DATASET_EPSILON:-0.3333}" 2 ;;
-      dataset-conv) compile_bundle dataset-conv test/gpu/Inputs/dataset-conv.mlir \
-               "$size" "$size" "${DATASET_EPSILON:-0.3333}" 3 ;;
+      check-matmul) compile_bundle "$b" $in/matmul.mlir "$per_op" "$per_op" "$ce" 1 ;;
+      check-bmm) compile_bundle "$b" $in/batch-matmul.mlir "$per_op" "$per_op" "$ce" 1 ;;
+      check-conv) compile_bundle "$b" $in/conv.mlir "$per_op" "$per_op" "$ce" 1 ;;
+      dataset-matmul) compile_bundle "$b" $in/matmul.mlir "$size" "$size" "$de" 2 ;;
+      dataset-conv) compile_bundle "$b" $in/conv.mlir "$size" "$size" "$de" 3 ;;
       *) die "unknown bundle '$b'" ;;
     esac
   done
@@ -110,7 +124,7 @@ prepare() {
   test/gpu/make-prefix.sh "$dir/deps" > /dev/null
   echo "== pack"
   local names=()
-  for b in ${BUNDLES:-check dataset-matmul dataset-conv}; do names+=("$b"); done
+  for b in $all_bundles; do names+=("$b"); done
   local t0; t0=$(date +%s)
   # xz: cubins of one space are alike, 37 KB each compress about 13x (gzip: 3x, too big).
   tar -C "$work" -cf - "${names[@]}" | xz -6 -T1 > "$dir/bundles.tar.xz.tmp"
@@ -120,7 +134,7 @@ prepare() {
     echo "prepared: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname 2>/dev/null || echo ?)"
     echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD -- lib include passes tools 2>/dev/null || echo ' (lib/include/passes/tools had uncommitted changes)')"
     echo "target: $target; compiler: $(/usr/local/cuda/bin/ptxas --version | tail -1)"
-    for b in "${names[@]}"; do cat "$work/$b.stats"; done
+    for b in "${names[@]}"; do bundle_stats "$b"; done
   } > "$dir/PREPARED"
   rm -rf "$dir/bundles" # a stale unpacked copy must not travel
   cat "$dir/PREPARED"
@@ -147,6 +161,10 @@ simulate() {
   (cd "$sim/repo" && OUT="$sim/OUT" BUDGET="${BUDGET:-480}" bash test/gpu/session.sh) || code=$?
   echo "== session.sh exit status $code; \$OUT:"
   ls -la "$sim/OUT"
+  # The run tool brings back at most 8 files of at most 16 MiB each, 64 MiB in all.
+  local nfiles; nfiles=$(find "$sim/OUT" -type f | wc -l)
+  ((nfiles <= 8)) || echo "WARNING: $nfiles files under \$OUT; only 8 come back"
+  find "$sim/OUT" -type f -size +16M -exec echo "WARNING: over 16 MiB, would not come back:" {} \;
   echo "(left in $sim; remove with rm -rf $sim)"
   return $code
 }

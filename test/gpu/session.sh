@@ -5,43 +5,49 @@
 #
 #   bash test/gpu/session.sh
 #
-# Everything it writes goes under $OUT (the run tool brings that folder back), records
-# directly, so that what was measured before a kill is not lost (lib/records fsyncs each
-# line):
-#   session.log              this script's output (the tables are at its end)
-#   env.txt                  date, nvidia-smi, nvcc, cmake, the prepared bundles' origin
-#   build.*.log, ctest.log   the runner-only build and its unit tests
-#   check-records.jsonl      pruner-run on the check bundle (+ cuBLAS baselines)
-#   check-run.log            its per-candidate lines, table and interleaved finals
-#   dataset-<w>-records.jsonl, dataset-<w>-run.log   the dataset bundles (no finals)
-#   summary.txt              the tables from the records (test/gpu/summarize.sh)
+# What it writes under $OUT (the run tool brings back at most 8 files of at most 16 MiB,
+# so logs are packed into one archive at the end); records go there directly, so that what
+# was measured before a kill is not lost (lib/records fsyncs each line):
+#   session.log                  this script's output (env, tables at its end)
+#   check-records.jsonl          the check bundles (check-matmul, check-bmm, check-conv)
+#                                + cuBLAS baselines
+#   dataset-<w>-records.jsonl    the dataset bundles (matmul, conv; no finals)
+#   summary.txt                  the tables from the records (test/gpu/summarize.sh)
+#   logs.tar.gz                  env.txt (date, nvidia-smi, nvcc, cmake, the bundles'
+#                                origin), build and ctest logs, pruner-run logs with one
+#                                line per candidate and the interleaved finals
 #
-# Time: BUDGET seconds in all (default 480: the run tool allows 600 s per command and the
-# session's device time includes the machine's start). The check bundle gets at most
-# CHECK_LIMIT (default 180) s; the dataset bundles share what is left minus RESERVE (30 s
-# for the summaries): each in turn gets the remaining time divided by the bundles still to
-# run, so time one leaves unused goes to the next. pruner-run is stopped at its limit and
-# the candidates it did not reach are counted as "left" in the summary. Bundles list their
-# candidates in the tuner's pick order (draft ranking and random picks interleaved, ε-greedy),
-# so a cut keeps a mix of both.
+# Time: BUDGET seconds in all (default 480: the run tool allows 600 s per command, and the
+# session's 15 minutes of device time include the machine's start). The check bundles get
+# at most CHECK_LIMIT (default 150) s together, the dataset bundles what is left minus
+# RESERVE (30 s for the summaries). Within a group each bundle in turn gets the group's
+# remaining time divided by the bundles still to run, so time one leaves unused goes to the
+# next. pruner-run is stopped at its limit; candidates it did not reach are counted as
+# "left" in the summary. Bundles list candidates in the tuner's pick order (draft ranking
+# and random picks interleaved, ε-greedy), so a cut keeps a mix of both.
+# Per candidate: pruner-run's watchdog RUN_TIMEOUT (default 2 s; it samples past the
+# 10-sample minimum for at most half of it); a candidate over it is recorded as timeout.
 #
 # Exit status: 0 when the runner was built and the bundles were run (failing candidates and
 # time limits are data), 3 when there is no CUDA device (nothing measured), 1 when the
-# prepared folder is missing or the build fails (see $OUT/build.*.log).
+# prepared folder is missing or the build fails (see the build logs in $OUT/logs.tar.gz).
 set -uo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$src"
 prep=${GPU_SESSION_DIR:-out/gpu-session}
 OUT=${OUT:-$src/out/gpu-session-results}
 budget=${BUDGET:-480}
-check_limit=${CHECK_LIMIT:-180}
+check_limit=${CHECK_LIMIT:-150}
 reserve=${RESERVE:-30}
 build=${BUILD_DIR:-$src/build-gpu}
-# Per candidate: a watchdog of 3 s (pruner-run samples for at most half of it past the
-# minimum), at least 10 samples, each after an L2 flush (docs/measurement.md).
-run_args=(--timeout=3 --samples=10)
+# At least 10 samples per candidate, each after an L2 flush (docs/measurement.md).
+run_args=(--timeout="${RUN_TIMEOUT:-2}" --samples=10)
+logs=$build-session-logs
 mkdir -p "$OUT"
+rm -rf "$logs" && mkdir -p "$logs"
 exec > >(tee -a "$OUT/session.log") 2>&1
+pack_logs() { tar -C "$logs" -czf "$OUT/logs.tar.gz" . 2>/dev/null || true; }
+trap pack_logs EXIT
 start=$SECONDS
 left() { echo $((budget - (SECONDS - start))); }
 say() { echo "[$((SECONDS - start))s] $*"; }
@@ -55,7 +61,13 @@ fi
 if [[ -f $prep/bundles.tar.xz && ! -f $prep/bundles/UNPACKED ]]; then
   say "unpacking $prep/bundles.tar.xz"
   mkdir -p "$prep/bundles"
-  tar -xJf "$prep/bundles.tar.xz" -C "$prep/bundles" || { echo "error: cannot unpack"; exit 1; }
+  # xz is almost always there; Python's lzma is the fallback.
+  if command -v xz > /dev/null 2>&1; then
+    tar -xJf "$prep/bundles.tar.xz" -C "$prep/bundles"
+  else
+    python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+      "$prep/bundles.tar.xz" "$prep/bundles"
+  fi || { echo "error: cannot unpack $prep/bundles.tar.xz (needs xz or python3)"; exit 1; }
   touch "$prep/bundles/UNPACKED"
 fi
 
@@ -70,90 +82,100 @@ fi
   cmake --version 2>&1 | head -1
   echo "-- prepared"
   cat "$prep/PREPARED"
-} > "$OUT/env.txt" 2>&1
-cat "$OUT/env.txt"
+} > "$logs/env.txt" 2>&1
+cat "$logs/env.txt"
 
 # 1. Build the runner (the carried prefix holds cJSON and cmocka).
 say "build"
 export PRUNER_DEPS_PREFIX="$src/$prep/deps"
 export LD_LIBRARY_PATH="$PRUNER_DEPS_PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 if ! test/gpu/build-runner.sh "$build"; then
-  cp "$build.configure.log" "$OUT/build.configure.log" 2>/dev/null
-  cp "$build.build.log" "$OUT/build.build.log" 2>/dev/null
-  echo "error: the runner-only build failed (logs in $OUT)"
+  cp "$build.configure.log" "$build.build.log" "$logs/" 2>/dev/null
+  echo "error: the runner-only build failed (logs in $OUT/logs.tar.gz)"
   exit 1
 fi
-cp "$build.configure.log" "$OUT/build.configure.log"
-cp "$build.build.log" "$OUT/build.build.log"
+cp "$build.configure.log" "$build.build.log" "$logs/"
 
 # 2. Unit tests (runner-only set; the GPU tests run for real here). Reported, not fatal.
 say "unit tests"
 if timeout 120 ctest --test-dir "$build" --output-on-failure -j "$(nproc 2>/dev/null || echo 4)" \
-    > "$OUT/ctest.log" 2>&1; then
-  tail -3 "$OUT/ctest.log"
+    > "$logs/ctest.log" 2>&1; then
+  tail -3 "$logs/ctest.log"
 else
-  echo "unit tests FAILED:"; grep -E "Failed|\*\*\*|tests passed" "$OUT/ctest.log" | tail -20
+  echo "unit tests FAILED:"; grep -E "Failed|\*\*\*|tests passed" "$logs/ctest.log" | tail -20
 fi
 
 # 3. One bundle: pruner-run under a wall-clock limit, records straight into $OUT.
 # Returns pruner-run's exit status (124 when stopped by the limit).
-run_bundle() { # NAME LIMIT [extra pruner-run options...]
-  local name=$1 limit=$2; shift 2
+run_bundle() { # NAME LIMIT RECORDS [extra pruner-run options...]
+  local name=$1 limit=$2 records=$3; shift 3
   local dir="$prep/bundles/$name" code
-  if [[ ! -f $dir/manifest.json ]]; then
-    say "skipping $name: no $dir/manifest.json"
-    return 0
-  fi
-  local n; n=$(grep -o '"cubin": *"' "$dir/manifest.json" | wc -l)
+  local n; n=$(grep -o '"cubin":[[:space:]]*"' "$dir/manifest.json" | wc -l)
   say "pruner-run $name: $n candidates, limit ${limit}s, ${run_args[*]} $*"
-  timeout -k 10 "$limit" "$build/bin/pruner-run" "$dir" -o "$OUT/$name-records.jsonl" \
-    "${run_args[@]}" "$@" > "$OUT/$name-run.log" 2>&1
+  timeout -k 10 "$limit" "$build/bin/pruner-run" "$dir" -o "$OUT/$records" \
+    "${run_args[@]}" "$@" > "$logs/$name-run.log" 2>&1
   code=$?
-  grep -E "^(device|target key|warning|no CUDA device|error)" "$OUT/$name-run.log" | head -5
-  sed -n '/^workload  *ok  *wrong/,$p' "$OUT/$name-run.log"
-  grep -E "final \(interleaved|final re-measurement" "$OUT/$name-run.log" || true
+  grep -E "^(device|target key|warning|no CUDA device|error)" "$logs/$name-run.log" | head -5
+  sed -n '/^workload  *ok  *wrong/,$p' "$logs/$name-run.log"
+  grep -E "final \(interleaved|final re-measurement" "$logs/$name-run.log" || true
   case $code in
     0) say "$name: done" ;;
-    1) say "$name: finished with runner errors (exit 1): $(grep -c '^error' "$OUT/$name-run.log") error line(s)" ;;
+    1) say "$name: finished with runner errors (exit 1): $(grep -c '^error' "$logs/$name-run.log") error line(s)" ;;
     3) say "$name: no CUDA device" ;;
     124|137) say "$name: stopped at its ${limit}s limit (records so far kept)" ;;
-    *) say "$name: pruner-run exit $code"; tail -5 "$OUT/$name-run.log" ;;
+    *) say "$name: pruner-run exit $code"; tail -5 "$logs/$name-run.log" ;;
   esac
   return $code
 }
 
+# The bundles of one group (check-*, dataset-*) in turn, within GROUP_LIMIT seconds: each
+# gets what is left of the group's time divided by the bundles still to run, so time one
+# leaves unused goes to the next. RECORDS: a fixed file name, or "" for NAME-records.jsonl.
+run_group() { # PREFIX GROUP_LIMIT RECORDS [extra pruner-run options...]
+  local prefix=$1 group_limit=$2 records=$3; shift 3
+  local names=() d i lim code group_end=$((SECONDS + group_limit))
+  for d in "$prep"/bundles/"$prefix"-*/; do
+    [[ -f $d/manifest.json ]] && names+=("$(basename "$d")")
+  done
+  for i in "${!names[@]}"; do
+    lim=$(( (group_end - SECONDS) / (${#names[@]} - i) ))
+    (( lim > $(left) - reserve )) && lim=$(( $(left) - reserve ))
+    if (( lim < 15 )); then
+      say "skipping ${names[$i]}: ${lim}s left for it"
+      continue
+    fi
+    run_bundle "${names[$i]}" "$lim" "${records:-${names[$i]}-records.jsonl}" "$@"
+    code=$?
+    (( code == 3 )) && return 3
+  done
+  return 0
+}
+
+# 4. The check bundles (the tuner's picks: draft ranking + random), with the interleaved
+# finals against cuBLAS, into one records file.
 lim=$(( $(left) - reserve ))
 (( lim > check_limit )) && lim=$check_limit
-run_bundle check "$lim"
-if [[ $? -eq 3 ]]; then
-  tail -3 "$OUT/check-run.log"
+if ! run_group check "$lim" check-records.jsonl; then
   say "no CUDA device: nothing was measured (results: $OUT)"
   exit 3
 fi
 
-# 4. The dataset bundles, sharing what is left; no interleaved finals (a dataset run
+# 5. The dataset bundles, sharing what is left; no interleaved finals (a dataset run
 # wants one measurement per config, and the time goes to more configs).
-datasets=()
-for d in "$prep"/bundles/dataset-*/; do
-  [[ -f $d/manifest.json ]] && datasets+=("$(basename "$d")")
-done
-for i in "${!datasets[@]}"; do
-  rest=$(( ${#datasets[@]} - i ))
-  lim=$(( ($(left) - reserve) / rest ))
-  if (( lim < 20 )); then
-    say "skipping ${datasets[$i]}: ${lim}s left for it"
-    continue
-  fi
-  run_bundle "${datasets[$i]}" "$lim" --no-final
-done
+run_group dataset $(( $(left) - reserve )) "" --no-final
 
-# 5. Tables from the records (complete even for runs stopped at their limit).
+# 6. Tables from the records (complete even for runs stopped at their limit).
 say "summary"
 {
-  for name in check "${datasets[@]}"; do
-    echo "== $name ($prep/bundles/$name)"
-    test/gpu/summarize.sh --bundle="$prep/bundles/$name" "$OUT/$name-records.jsonl"
+  checks=()
+  for d in "$prep"/bundles/check-*/; do checks+=(--bundle="$d"); done
+  echo "== check bundles (check-records.jsonl)"
+  test/gpu/summarize.sh "${checks[@]}" "$OUT/check-records.jsonl"
+  for d in "$prep"/bundles/dataset-*/; do
+    name=$(basename "$d")
     echo
+    echo "== $name ($name-records.jsonl)"
+    test/gpu/summarize.sh --bundle="$d" "$OUT/$name-records.jsonl"
   done
 } > "$OUT/summary.txt" 2>&1
 cat "$OUT/summary.txt"

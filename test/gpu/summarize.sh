@@ -3,36 +3,37 @@
 # end-of-run table: that one is only printed when a run finishes, and the session stops
 # dataset runs at a time limit (docs/gpu-session.md).
 #
-#   test/gpu/summarize.sh [--bundle=DIR] RECORDS.jsonl...
+#   test/gpu/summarize.sh [--bundle=DIR]... RECORDS.jsonl...
 #
 # Per workload key: candidates by status, best median us and GFLOP/s, the cuBLAS record's
-# median and ratio (cuBLAS us / best us; > 1: the candidate is faster). With --bundle, also
-# how many of the bundle's candidates have no record yet ("left": not reached).
+# median and ratio (cuBLAS us / best us; > 1: the candidate is faster). With --bundle (one
+# or more), also how many of the bundles' candidates have no record yet ("left": not reached).
 # GFLOP/s counts 2 * prod(bounds) (one multiply-add per point of the iteration space),
 # right for the contractions and convolutions measured here; other kinds print "-".
 # Needs only bash and awk (POSIX awk: mawk or gawk): the GPU host has no MLIR, no Python
 # is assumed, and records are one unformatted JSON object per line (cJSON).
 set -euo pipefail
-bundle=""
+bundles=()
 files=()
 for a in "$@"; do
   case $a in
-    --bundle=*) bundle=${a#--bundle=} ;;
+    --bundle=*) bundles+=("${a#--bundle=}") ;;
     -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     -*) echo "summarize.sh: unknown option '$a'" >&2; exit 2 ;;
     *) files+=("$a") ;;
   esac
 done
-[[ ${#files[@]} -gt 0 ]] || { echo "usage: summarize.sh [--bundle=DIR] RECORDS..." >&2; exit 2; }
+[[ ${#files[@]} -gt 0 ]] || { echo "usage: summarize.sh [--bundle=DIR]... RECORDS..." >&2; exit 2; }
 
 planned=/dev/null
-if [[ -n $bundle ]]; then
-  [[ -f $bundle/manifest.json ]] || { echo "summarize.sh: no $bundle/manifest.json" >&2; exit 2; }
+if [[ ${#bundles[@]} -gt 0 ]]; then
   planned=$(mktemp)
   trap 'rm -f "$planned"' EXIT
-  # One "workload_key" per candidate in the manifest (workloads carry "key" instead).
-  grep -o '"workload_key": *"[^"]*"' "$bundle/manifest.json" |
-    sed 's/.*"\([^"]*\)"$/\1/' | sort | uniq -c > "$planned"
+  for b in "${bundles[@]}"; do
+    [[ -f $b/manifest.json ]] || { echo "summarize.sh: no $b/manifest.json" >&2; exit 2; }
+    # One "workload_key" per candidate in a manifest (workloads carry "key" instead).
+    grep -o '"workload_key":[[:space:]]*"[^"]*"' "$b/manifest.json"
+  done | sed 's/.*"\([^"]*\)"$/\1/' | sort | uniq -c > "$planned"
 fi
 
 existing=()

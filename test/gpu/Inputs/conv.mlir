@@ -1,4 +1,4 @@
-// Dataset workload (docs/gpu-session.md): ResNet-50 conv2_x 3x3 convolution, NHWC
+// Check and dataset workload (docs/gpu-session.md): ResNet-50 conv2_x 3x3 convolution, NHWC
 // 1x58x58x64 (1x56x56x64 padded by 1) * 3x3x64x64 -> 1x56x56x64, f32.
 func.func @conv(%act: tensor<1x58x58x64xf32>, %w: tensor<3x3x64x64xf32>) -> tensor<1x56x56x64xf32> {
   %zero = arith.constant 0.0 : f32
