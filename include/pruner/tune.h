@@ -91,6 +91,8 @@ typedef struct PrunerTuneOptions {
   int early_stop;            /* a workload stops after R rounds without improvement;
                                 0: never                                               */
   bool gradient_scheduler;   /* after the first round-robin pass; default true        */
+  int warmup_rounds;         /* round-robin rounds every task gets before the gradient
+                                scheduler takes over; default 1 (Ansor's); <1 means 1 */
   PrunerTuneStrategy strategy;
   PrunerTuneMeasure measure;
   const char *measure_path;  /* bundle: folder; replay: records file                   */

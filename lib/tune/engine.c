@@ -832,7 +832,8 @@ TuneTask *tuneEngineNextTask(TuneEngine *e) {
     if (!pick || t->rounds < pick->rounds)
       pick = t;
   }
-  if (!pick || !e->opts.gradient_scheduler || pick->rounds == 0)
+  int warmup = e->opts.warmup_rounds > 1 ? e->opts.warmup_rounds : 1;
+  if (!pick || !e->opts.gradient_scheduler || pick->rounds < warmup)
     return pick;
   double best_grad = 0.0;
   TuneTask *grad_pick = NULL;

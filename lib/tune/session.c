@@ -62,6 +62,7 @@ PrunerTuneOptions prunerTuneDefaultOptions(void) {
   o.batch = 16;
   o.epsilon = 0.1;    /* Pruner measures 9 best + 1 random per round */
   o.gradient_scheduler = true;
+  o.warmup_rounds = 1;
   o.strategy = PRUNER_TUNE_DRAFT_VERIFIER;
   o.measure = PRUNER_TUNE_MEASURE_GPU;
   o.seed = 1;

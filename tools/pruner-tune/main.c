@@ -64,6 +64,8 @@ static void usage(FILE *f) {
     "      --time=SECONDS       stop after this wall time (default: no limit)\n"
     "      --early-stop=R       stop a workload after R rounds without improvement\n"
     "      --scheduler=S        gradient (default) or round-robin\n"
+    "      --warmup-rounds=N    round-robin rounds per workload before the gradient\n"
+    "                           scheduler takes over (default 1)\n"
     "      --strategy=S         draft+verifier (default), draft-only, verifier-only, random\n"
     "      --seed=N             exploration seed (default 1)\n"
     "Measurement:\n"
@@ -212,7 +214,7 @@ int main(int argc, char **argv) {
   char runner[PATH_MAX] = "";
   enum { O_SPEC = 256, O_TARGET, O_TRIALS, O_DRAFT, O_BATCH, O_EPS, O_TIME, O_EARLY,
          O_SCHED, O_STRATEGY, O_SEED, O_MEASURE, O_RECORDS, O_INGEST, O_RUNNER, O_JOBS,
-         O_DRAFT_ONLY, O_TOP, O_STUDY, O_SEEDS, O_MAX_TRIALS, O_INTERRUPT };
+         O_DRAFT_ONLY, O_TOP, O_STUDY, O_SEEDS, O_MAX_TRIALS, O_INTERRUPT, O_WARMUP };
   static const struct option longs[] = {
       {"output", required_argument, 0, 'o'},   {"spec", required_argument, 0, O_SPEC},
       {"target", required_argument, 0, O_TARGET}, {"trials", required_argument, 0, O_TRIALS},
@@ -220,6 +222,7 @@ int main(int argc, char **argv) {
       {"epsilon", required_argument, 0, O_EPS}, {"time", required_argument, 0, O_TIME},
       {"early-stop", required_argument, 0, O_EARLY},
       {"scheduler", required_argument, 0, O_SCHED},
+      {"warmup-rounds", required_argument, 0, O_WARMUP},
       {"strategy", required_argument, 0, O_STRATEGY}, {"seed", required_argument, 0, O_SEED},
       {"measure", required_argument, 0, O_MEASURE},
       {"records", required_argument, 0, O_RECORDS},
@@ -250,6 +253,7 @@ int main(int argc, char **argv) {
       break;
     case O_TIME: bad = !parseDouble(optarg, &o.time_limit_s); break;
     case O_EARLY: bad = !parseInt(optarg, 0, &v); o.early_stop = (int)v; break;
+    case O_WARMUP: bad = !parseInt(optarg, 1, &v) || v > 1000; o.warmup_rounds = (int)v; break;
     case O_SCHED:
       if (strcmp(optarg, "gradient") == 0) o.gradient_scheduler = true;
       else if (strcmp(optarg, "round-robin") == 0) o.gradient_scheduler = false;

@@ -41,6 +41,12 @@ static void test_round_robin_first(void **state) {
   assert_ptr_equal(tuneEngineNextTask(&e), &e.tasks[0]);
   setTask(&e.tasks[0], 1, 10, 20, 16);
   assert_ptr_equal(tuneEngineNextTask(&e), &e.tasks[1]); /* never tuned yet */
+  /* Two warm-up rounds: round-robin until every task has had two, gradient after. */
+  e.opts.warmup_rounds = 2;
+  setTask(&e.tasks[1], 1, 10, 20, 16);
+  assert_ptr_equal(tuneEngineNextTask(&e), &e.tasks[0]);
+  e.tasks[0].rounds = 2;
+  assert_ptr_equal(tuneEngineNextTask(&e), &e.tasks[1]);
   e.tasks[0].done = true;
   e.tasks[1].done = true;
   assert_null(tuneEngineNextTask(&e));
