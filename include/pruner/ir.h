@@ -46,6 +46,10 @@ PrunerStatus prunerConfigFromAttribute(const PrunerWorkload *w, MlirAttribute at
 MlirAttribute prunerConfigToAttribute(MlirContext ctx, const PrunerWorkload *w,
                                       const PrunerConfig *config);
 
+/* The op's location as MLIR prints it (`loc("model.mlir":12:8)`), truncated to fit `buf`;
+ * for tools that report an op outside MLIR's diagnostics. */
+void prunerOperationLocationString(MlirOperation op, char *buf, size_t size);
+
 /* The `pruner.space` dictionary: workload, knobs, target limits, valid count. */
 MlirAttribute prunerSpaceToAttribute(MlirContext ctx, PrunerSpace space);
 

@@ -5,6 +5,7 @@
 #include <mlir-c/BuiltinTypes.h>
 
 #include "ir_internal.h"
+#include "pruner/ir.h"
 
 typedef struct PrintBuffer {
   char *buf;
@@ -43,6 +44,14 @@ void prunerIrAttrToString(MlirAttribute attr, char *buf, size_t size) {
   }
   PrintBuffer out = {buf, size, 0};
   mlirAttributePrint(attr, appendChunk, &out);
+}
+
+void prunerOperationLocationString(MlirOperation op, char *buf, size_t size) {
+  if (size == 0)
+    return;
+  buf[0] = '\0';
+  PrintBuffer out = {buf, size, 0};
+  mlirLocationPrint(mlirOperationGetLocation(op), appendChunk, &out);
 }
 
 void prunerIrStringRefCopy(MlirStringRef ref, char *buf, size_t size) {

@@ -186,15 +186,6 @@ static void reportOp(Walk *wk, const PrunerWorkload *w) {
   prunerSpaceDestroy(space);
 }
 
-static void appendChunk(MlirStringRef chunk, void *user) {
-  char *buf = user;
-  size_t len = strlen(buf);
-  size_t room = 255 - len;
-  size_t n = chunk.length < room ? chunk.length : room;
-  memcpy(buf + len, chunk.data, n);
-  buf[len + n] = '\0';
-}
-
 static MlirWalkResult visit(MlirOperation op, void *user) {
   Walk *wk = user;
   if (!prunerIsLinalgOp(op)) return MlirWalkResultAdvance;
@@ -204,8 +195,8 @@ static MlirWalkResult visit(MlirOperation op, void *user) {
     /* Fills and copies fuse into a neighbour silently; any other linalg op that cannot
      * be tuned (dynamic or empty shapes, unsupported op) is named with its location. */
     if (!prunerIsFusedLinalgOp(op)) {
-      char loc[256] = "";
-      mlirLocationPrint(mlirOperationGetLocation(op), appendChunk, loc);
+      char loc[256];
+      prunerOperationLocationString(op, loc, sizeof loc);
       fprintf(stderr, "pruner-draft: remark: %s: skipped: %s\n", loc, st.message);
     }
     return MlirWalkResultAdvance;
