@@ -11,6 +11,9 @@
 
 /* Reduction steps are divisors of the bound up to this (docs/space.md). */
 #define MAX_REDUCTION_STEP 64
+/* Largest accepted max_workgroup_tile / max_thread_tile (GPU spaces): a block holds at
+ * most 1024 threads x the thread tile, far below this. */
+#define MAX_TILE_OPTION 65536
 /* Larger raw spaces are refused: the prefix count would need more than 128 MiB. */
 #define MAX_RAW_SIZE (1ULL << 36)
 #define MAX_KNOBS (PRUNER_MAX_LOOPS + 2)
@@ -205,6 +208,13 @@ PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *
     return prunerStatusError("target %s: max_threads_per_block = %d, smem_per_block_static = "
                              "%d; not a usable GPU description",
                              t->name, t->max_threads_per_block, t->smem_per_block_static);
+  /* The tile scan is quadratic in these limits: a huge option on a huge bound would
+   * spin for hours before reporting too many candidates. */
+  if (opts && (opts->max_workgroup_tile > MAX_TILE_OPTION || opts->max_thread_tile > MAX_TILE_OPTION))
+    return prunerStatusError("space of %s: max_workgroup_tile = %lld, max_thread_tile = %lld; "
+                             "at most %d each",
+                             w->key, (long long)opts->max_workgroup_tile,
+                             (long long)opts->max_thread_tile, MAX_TILE_OPTION);
   PrunerSpaceImpl *s = calloc(1, sizeof(*s));
   if (!s) return prunerStatusError("space of %s: out of memory", w->key);
   s->w = *w;

@@ -544,6 +544,14 @@ static void hugeValuesNoOverflow(void **state) {
   c.thread[2] = big / 2; /* 128 threads, elements 2^19 * 2^24 * 2^24: saturates */
   expectError(&w, &t, c, "elements per thread");
   assert_true(prunerConfigSharedBytes(&w, &c) == INT64_MAX);
+  /* Options that would make the tile scan run for hours are refused up front. */
+  PrunerSpaceOptions o = prunerSpaceDefaultOptions();
+  o.max_workgroup_tile = (int64_t)1 << 40;
+  PrunerSpace space = NULL;
+  PrunerStatus st = prunerSpaceCreate(&w, &t, &o, &space);
+  assert_false(st.ok);
+  assert_null(space);
+  assert_non_null(strstr(st.message, "max_workgroup_tile"));
 }
 
 int main(void) {
