@@ -79,7 +79,7 @@ bundle_stats() {
   local bytes; bytes=$(du -sb "$out" | cut -f1)
   local trials=? secs=?
   [[ -f $work/$name.time ]] && read -r trials secs < "$work/$name.time"
-  echo "$name: $n of $trials picks compiled in ${secs}s ($(awk -v n="$trials" -v s="$secs" 'BEGIN{printf "%.2f", s > 0 ? n/s : 0}') picks/s on $jobs jobs), $((bytes / 1024)) KiB of cubins + manifest"
+  echo "$name: $n of $trials picks compiled in ${secs}s ($(awk -v n="$trials" -v s="$secs" 'BEGIN{printf "%.2f", (s > 0) ? n / s : 0}') picks/s on $jobs jobs), $((bytes / 1024)) KiB of cubins + manifest"
   manifest_counts "$out/manifest.json"
 }
 
@@ -104,8 +104,8 @@ prepare() {
   [[ -x /usr/local/cuda/bin/ptxas ]] || die "ptxas (CUDA) is needed to compile cubins"
   echo "== build ($build: pruner-tune)"
   [[ -f $build/CMakeCache.txt ]] || nice cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release > /dev/null
-  nice cmake --build "$build" --target pruner-tune -j 2 > "$build.gpu-session-build.log" 2>&1 ||
-    { tail -20 "$build.gpu-session-build.log"; die "build failed"; }
+  nice cmake --build "$build" --target pruner-tune -j 2 > "$build/gpu-session-build.log" 2>&1 ||
+    { tail -20 "$build/gpu-session-build.log"; die "build failed"; }
   mkdir -p "$work" "$dir"
   local per_op=${CHECK_PER_OP:-100} size=${DATASET_SIZE:-3000}
   local ce=${CHECK_EPSILON:-0.2} de=${DATASET_EPSILON:-0.3333} in=test/gpu/Inputs
@@ -158,7 +158,7 @@ simulate() {
   rm -rf "$sim/repo/.git" # the device copy has no git metadata either
   echo "copy: $(du -sh "$sim/repo" | cut -f1)"
   local code=0
-  (cd "$sim/repo" && OUT="$sim/OUT" BUDGET="${BUDGET:-480}" bash test/gpu/session.sh) || code=$?
+  (cd "$sim/repo" && OUT="$sim/OUT" GPU_SESSION_DIR="$dir" BUDGET="${BUDGET:-480}" bash test/gpu/session.sh) || code=$?
   echo "== session.sh exit status $code; \$OUT:"
   ls -la "$sim/OUT"
   # The run tool brings back at most 8 files of at most 16 MiB each, 64 MiB in all.

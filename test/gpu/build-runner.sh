@@ -6,8 +6,9 @@
 #
 # PRUNER_DEPS_PREFIX: a prefix with include/ and lib/ for cJSON and cmocka
 # (test/gpu/make-prefix.sh makes one on a Debian machine); searched before the system.
-# Uses Ninja when it is installed. Logs: BUILD_DIR.configure.log, BUILD_DIR.build.log;
-# on failure their last 30 lines are printed and the exit status is 1.
+# Uses Ninja when it is installed. Logs: BUILD_DIR/runner-configure.log and
+# BUILD_DIR/runner-build.log; on failure their last 30 lines are printed and the exit
+# status is 1.
 set -euo pipefail
 build=${1:?usage: build-runner.sh BUILD_DIR}
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,10 +27,11 @@ if ! command -v nvcc > /dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then
   export PATH="/usr/local/cuda/bin:$PATH"
 fi
 echo "== configure + build (runner only) in $build"
-timeout 300 cmake "${cmake_args[@]}" > "$build.configure.log" 2>&1 ||
-  { tail -30 "$build.configure.log"; exit 1; }
-grep -E "^-- pruner:" "$build.configure.log" || true
-timeout 400 cmake --build "$build" -j "$jobs" > "$build.build.log" 2>&1 ||
-  { tail -30 "$build.build.log"; exit 1; }
+mkdir -p "$build"
+timeout 300 cmake "${cmake_args[@]}" > "$build/runner-configure.log" 2>&1 ||
+  { tail -30 "$build/runner-configure.log"; exit 1; }
+grep -E "^-- pruner:" "$build/runner-configure.log" || true
+timeout 400 cmake --build "$build" -j "$jobs" > "$build/runner-build.log" 2>&1 ||
+  { tail -30 "$build/runner-build.log"; exit 1; }
 test -x "$build/bin/pruner-run" || { echo "build-runner.sh: no $build/bin/pruner-run"; exit 1; }
 echo "built $build/bin/pruner-run"

@@ -38,10 +38,10 @@ fi
 if [[ "${SKIP_TESTS:-0}" != 1 ]]; then
   echo "== unit tests"
   # A failing unit test is reported, not fatal: the measurements are still wanted.
-  if timeout 200 ctest --test-dir "$build" --output-on-failure -j "$jobs" > "$build.ctest.log" 2>&1; then
-    tail -3 "$build.ctest.log"
+  if timeout 200 ctest --test-dir "$build" --output-on-failure -j "$jobs" > "$build/ctest.log" 2>&1; then
+    tail -3 "$build/ctest.log"
   else
-    echo "unit tests FAILED (exit $?):"; tail -25 "$build.ctest.log"
+    echo "unit tests FAILED (exit $?):"; tail -25 "$build/ctest.log"
   fi
 fi
 

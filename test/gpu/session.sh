@@ -32,6 +32,7 @@
 # time limits are data), 3 when there is no CUDA device (nothing measured), 1 when the
 # prepared folder is missing or the build fails (see the build logs in $OUT/logs.tar.gz).
 set -uo pipefail
+shopt -s nullglob # a group without bundles is empty, not a literal pattern
 src=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$src"
 prep=${GPU_SESSION_DIR:-out/gpu-session}
@@ -90,11 +91,11 @@ say "build"
 export PRUNER_DEPS_PREFIX="$src/$prep/deps"
 export LD_LIBRARY_PATH="$PRUNER_DEPS_PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 if ! test/gpu/build-runner.sh "$build"; then
-  cp "$build.configure.log" "$build.build.log" "$logs/" 2>/dev/null
+  cp "$build/runner-configure.log" "$build/runner-build.log" "$logs/" 2>/dev/null
   echo "error: the runner-only build failed (logs in $OUT/logs.tar.gz)"
   exit 1
 fi
-cp "$build.configure.log" "$build.build.log" "$logs/"
+cp "$build/runner-configure.log" "$build/runner-build.log" "$logs/"
 
 # 2. Unit tests (runner-only set; the GPU tests run for real here). Reported, not fatal.
 say "unit tests"
@@ -162,15 +163,20 @@ fi
 
 # 5. The dataset bundles, sharing what is left; no interleaved finals (a dataset run
 # wants one measurement per config, and the time goes to more configs).
-run_group dataset $(( $(left) - reserve )) "" --no-final
+if ! run_group dataset $(( $(left) - reserve )) "" --no-final; then
+  say "no CUDA device: nothing was measured (results: $OUT)"
+  exit 3
+fi
 
 # 6. Tables from the records (complete even for runs stopped at their limit).
 say "summary"
 {
   checks=()
   for d in "$prep"/bundles/check-*/; do checks+=(--bundle="$d"); done
-  echo "== check bundles (check-records.jsonl)"
-  test/gpu/summarize.sh "${checks[@]}" "$OUT/check-records.jsonl"
+  if [[ ${#checks[@]} -gt 0 ]]; then
+    echo "== check bundles (check-records.jsonl)"
+    test/gpu/summarize.sh "${checks[@]}" "$OUT/check-records.jsonl"
+  fi
   for d in "$prep"/bundles/dataset-*/; do
     name=$(basename "$d")
     echo
