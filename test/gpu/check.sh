@@ -57,7 +57,7 @@ sed -n '/^workload  *ok  *wrong/,$p' "$log"
 grep -E "final \(interleaved|final re-measurement" "$log" | head -40 || true
 echo "-- from the records ($records):"
 "$here/summarize.sh" --bundle="$bundle" "$records" || true
-echo "records: $(wc -l < "$records" 2>/dev/null || echo 0) lines in $records; full log $log"
+echo "records: $(cat "$records" 2>/dev/null | wc -l) lines in $records; full log $log"
 case $code in
   0) echo "pruner-run: done" ;;
   3) echo "pruner-run: no CUDA device (nothing measured)"; exit 3 ;;

@@ -41,6 +41,8 @@ budget=${BUDGET:-480}
 check_limit=${CHECK_LIMIT:-150}
 reserve=${RESERVE:-30}
 build=${BUILD_DIR:-$src/build-gpu}
+# Testing hooks: RUNNER replaces pruner-run, SKIP_BUILD=1 skips the build and unit tests.
+runner=${RUNNER:-$build/bin/pruner-run}
 # At least 10 samples per candidate, each after an L2 flush (docs/measurement.md).
 run_args=(--timeout="${RUN_TIMEOUT:-2}" --samples=10)
 logs=$build-session-logs
@@ -87,23 +89,25 @@ fi
 cat "$logs/env.txt"
 
 # 1. Build the runner (the carried prefix holds cJSON and cmocka).
-say "build"
 export PRUNER_DEPS_PREFIX="$src/$prep/deps"
 export LD_LIBRARY_PATH="$PRUNER_DEPS_PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-if ! test/gpu/build-runner.sh "$build"; then
-  cp "$build/runner-configure.log" "$build/runner-build.log" "$logs/" 2>/dev/null
-  echo "error: the runner-only build failed (logs in $OUT/logs.tar.gz)"
-  exit 1
-fi
-cp "$build/runner-configure.log" "$build/runner-build.log" "$logs/"
+if [[ ${SKIP_BUILD:-0} != 1 ]]; then
+  say "build"
+  if ! test/gpu/build-runner.sh "$build"; then
+    cp "$build/runner-configure.log" "$build/runner-build.log" "$logs/" 2>/dev/null
+    echo "error: the runner-only build failed (logs in $OUT/logs.tar.gz)"
+    exit 1
+  fi
+  cp "$build/runner-configure.log" "$build/runner-build.log" "$logs/"
 
-# 2. Unit tests (runner-only set; the GPU tests run for real here). Reported, not fatal.
-say "unit tests"
-if timeout 120 ctest --test-dir "$build" --output-on-failure -j "$(nproc 2>/dev/null || echo 4)" \
-    > "$logs/ctest.log" 2>&1; then
-  tail -3 "$logs/ctest.log"
-else
-  echo "unit tests FAILED:"; grep -E "Failed|\*\*\*|tests passed" "$logs/ctest.log" | tail -20
+  # 2. Unit tests (runner-only set; the GPU tests run for real here). Reported, not fatal.
+  say "unit tests"
+  if timeout 120 ctest --test-dir "$build" --output-on-failure -j "$(nproc 2>/dev/null || echo 4)" \
+      > "$logs/ctest.log" 2>&1; then
+    tail -3 "$logs/ctest.log"
+  else
+    echo "unit tests FAILED:"; grep -E "Failed|\*\*\*|tests passed" "$logs/ctest.log" | tail -20
+  fi
 fi
 
 # 3. One bundle: pruner-run under a wall-clock limit, records straight into $OUT.
@@ -113,7 +117,7 @@ run_bundle() { # NAME LIMIT RECORDS [extra pruner-run options...]
   local dir="$prep/bundles/$name" code
   local n; n=$(grep -o '"cubin":[[:space:]]*"' "$dir/manifest.json" | wc -l)
   say "pruner-run $name: $n candidates, limit ${limit}s, ${run_args[*]} $*"
-  timeout -k 10 "$limit" "$build/bin/pruner-run" "$dir" -o "$OUT/$records" \
+  timeout -k 10 "$limit" "$runner" "$dir" -o "$OUT/$records" \
     "${run_args[@]}" "$@" > "$logs/$name-run.log" 2>&1
   code=$?
   grep -E "^(device|target key|warning|no CUDA device|error)" "$logs/$name-run.log" | head -5

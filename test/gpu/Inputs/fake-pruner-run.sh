@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# A stand-in for pruner-run to test test/gpu/session.sh's time limits and tables where no
+# GPU exists: `fake-pruner-run.sh BUNDLE -o RECORDS [options]` appends one minimal record
+# per candidate of BUNDLE's manifest (status ok, a made-up median; every 10th "timeout"),
+# sleeping FAKE_SLEEP seconds (default 0.01) per candidate, plus one cuBLAS baseline line.
+# Not measurements: only the plumbing is under test.
+set -euo pipefail
+bundle=$1 out=$3
+echo "device: FAKE (no GPU)"
+echo "target key: sm_90:h200:132sm"
+i=0
+grep -o '"workload_key":[[:space:]]*"[^"]*"' "$bundle/manifest.json" | sed 's/.*"\([^"]*\)"$/\1/' |
+while read -r wk; do
+  kind=${wk%%:*}
+  if (( i == 0 )); then
+    echo "{\"workload_key\":\"$wk\",\"workload\":{\"kind\":\"$kind\",\"bounds\":[64,64,64]},\"baseline\":\"cublas\",\"status\":\"ok\",\"median_us\":50}" >> "$out"
+  fi
+  status=ok; (( i % 10 == 9 )) && status=timeout
+  echo "{\"workload_key\":\"$wk\",\"workload\":{\"kind\":\"$kind\",\"bounds\":[64,64,64]},\"status\":\"$status\",\"median_us\":$((100 + i % 37))}" >> "$out"
+  i=$((i + 1))
+  sleep "${FAKE_SLEEP:-0.01}"
+done
+echo "fake run done"
