@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
 #include <xgboost/c_api.h>
 
 struct PrunerVerifierImpl {
@@ -30,8 +31,17 @@ struct PrunerVerifierImpl {
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
+/* XGBoost's last error, first line only: its messages go on with a multi-line
+ * "Stack trace:", and a PrunerStatus message is one line. */
+static void xgbLastError(char *buf, size_t size) {
+  snprintf(buf, size, "%s", XGBGetLastError());
+  buf[strcspn(buf, "\n")] = '\0';
+}
+
 static PrunerStatus xgbError(const char *what) {
-  return prunerStatusError("verifier: XGBoost %s failed: %s", what, XGBGetLastError());
+  char last[PRUNER_STATUS_MESSAGE_SIZE];
+  xgbLastError(last, sizeof last);
+  return prunerStatusError("verifier: XGBoost %s failed: %s", what, last);
 }
 
 static void freeBooster(BoosterHandle *b) {
@@ -481,6 +491,21 @@ static PrunerStatus loadBooster(const char *path, BoosterHandle *out) {
     return prunerStatusError("verifier: cannot read model file '%s' (empty or unreadable)",
                              path);
   }
+  /* Only a complete JSON document reaches XGBoost: pruner writes JSON models, and
+   * XGBoost 1.7's UBJSON (binary) reader trusts the lengths in the file, so a truncated
+   * or corrupt binary model made it read far past the buffer (ASan, test_verifier). */
+  const char *end = NULL;
+  cJSON *json = cJSON_ParseWithLengthOpts(buf, (size_t)size, &end, false);
+  bool complete = json != NULL;
+  for (; complete && end < buf + size; ++end)
+    complete = *end == ' ' || *end == '\n' || *end == '\t' || *end == '\r';
+  cJSON_Delete(json);
+  if (!complete) {
+    free(buf);
+    return prunerStatusError("verifier: model file '%s' is not a complete JSON XGBoost model "
+                             "(pruner saves JSON models; binary ones are refused)",
+                             path);
+  }
   BoosterHandle b = NULL;
   if (XGBoosterCreate(NULL, 0, &b) != 0) {
     free(buf);
@@ -489,8 +514,10 @@ static PrunerStatus loadBooster(const char *path, BoosterHandle *out) {
   int rc = XGBoosterLoadModelFromBuffer(b, buf, (bst_ulong)size);
   free(buf);
   if (rc != 0) {
+    char last[PRUNER_STATUS_MESSAGE_SIZE];
+    xgbLastError(last, sizeof last);
     PrunerStatus s = prunerStatusError("verifier: model file '%s' is not an XGBoost model: %s",
-                                       path, XGBGetLastError());
+                                       path, last);
     XGBoosterFree(b);
     return s;
   }

@@ -161,6 +161,26 @@ static void test_save_load_identical(void **state) {
   s = prunerVerifierLoad(b, path);
   assert_false(s.ok);
   assert_non_null(strstr(s.message, path));
+  /* Truncated binary models too; the message is one line (no XGBoost stack trace). */
+  static const unsigned char kTorn[] = {0x7b, 0x4c, 0, 0, 0, 5, 'b', 'i', 'n', 'f', 0, 1, 2};
+  file = fopen(path, "wb");
+  fwrite(kTorn, 1, sizeof kTorn, file);
+  fclose(file);
+  s = prunerVerifierLoad(b, path);
+  assert_false(s.ok);
+  assert_non_null(strstr(s.message, path));
+  assert_non_null(strstr(s.message, "not a complete JSON"));
+  assert_null(strchr(s.message, '\n'));
+  /* A saved model cut in half is refused before XGBoost sees it. */
+  assert_true(prunerVerifierSave(a, path).ok);
+  file = fopen(path, "rb");
+  fseek(file, 0, SEEK_END);
+  long size = ftell(file);
+  fclose(file);
+  assert_int_equal(truncate(path, size / 2), 0);
+  s = prunerVerifierLoad(b, path);
+  assert_false(s.ok);
+  assert_non_null(strstr(s.message, "not a complete JSON"));
   unlink(path);
   free(configs);
   free(sa);
