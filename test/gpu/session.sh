@@ -89,7 +89,7 @@ fi
 cat "$logs/env.txt"
 
 # 1. Build the runner (the carried prefix holds cJSON and cmocka).
-export PRUNER_DEPS_PREFIX="$src/$prep/deps"
+case $prep in /*) export PRUNER_DEPS_PREFIX="$prep/deps" ;; *) export PRUNER_DEPS_PREFIX="$src/$prep/deps" ;; esac
 export LD_LIBRARY_PATH="$PRUNER_DEPS_PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
   say "build"

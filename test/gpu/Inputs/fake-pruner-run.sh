@@ -3,9 +3,14 @@
 # GPU exists: `fake-pruner-run.sh BUNDLE -o RECORDS [options]` appends one minimal record
 # per candidate of BUNDLE's manifest (status ok, a made-up median; every 10th "timeout"),
 # sleeping FAKE_SLEEP seconds (default 0.01) per candidate, plus one cuBLAS baseline line.
+# FAKE_NO_DEVICE=1: answers like pruner-run without a device (exit 3).
 # Not measurements: only the plumbing is under test.
 set -euo pipefail
 bundle=$1 out=$3
+if [[ -n ${FAKE_NO_DEVICE:-} ]]; then
+  echo "no CUDA device: fake runner asked to have none"
+  exit 3
+fi
 echo "device: FAKE (no GPU)"
 echo "target key: sm_90:h200:132sm"
 i=0
