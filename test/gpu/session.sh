@@ -49,8 +49,13 @@ logs=$build-session-logs
 mkdir -p "$OUT"
 rm -rf "$logs" && mkdir -p "$logs"
 exec > >(tee -a "$OUT/session.log") 2>&1
-pack_logs() { tar -C "$logs" -czf "$OUT/logs.tar.gz" . 2>/dev/null || true; }
-trap pack_logs EXIT
+tee_pid=$!
+finish() { # pack the logs; let tee write its last lines before the command returns
+  tar -C "$logs" -czf "$OUT/logs.tar.gz" . 2>/dev/null || true
+  exec >&- 2>&-
+  wait "$tee_pid" 2>/dev/null || true
+}
+trap finish EXIT
 start=$SECONDS
 left() { echo $((budget - (SECONDS - start))); }
 say() { echo "[$((SECONDS - start))s] $*"; }
