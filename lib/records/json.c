@@ -562,8 +562,10 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
                                PRUNER_MAX_SAMPLES);
     const cJSON *item;
     cJSON_ArrayForEach(item, samples) {
-      if (!cJSON_IsNumber(item))
-        return prunerStatusError("key 'samples_us': entry %d is not a number",
+      /* Finite only: an infinity would be written back as null and the line would no
+       * longer read (found by fuzzing the reader). */
+      if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble))
+        return prunerStatusError("key 'samples_us': entry %d is not a finite number",
                                  out->num_samples);
       out->samples_us[out->num_samples++] = item->valuedouble;
     }

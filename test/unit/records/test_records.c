@@ -486,6 +486,7 @@ static void test_hostile_values(void **state) {
       {"\"registers\":96", "\"registers\":1e300", "registers"},
       {"\"registers\":96", "\"registers\":\"many\"", "registers"},
       {"\"median_us\":5", "\"median_us\":1e999", "median_us"},
+      {"\"samples_us\":[4.95", "\"samples_us\":[1e999", "samples_us"},
       {"\"body_yield\":[", "\"body_yield\":[99,", "body_yield"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
