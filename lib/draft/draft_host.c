@@ -5,12 +5,10 @@
  *                      x cores used x wave efficiency)
  *   L1      = register-level operand traffic (each register tile's operand slices per
  *             reduction step, the accumulator once per cache block) / L1 bandwidth
- *   L2      = cache-block traffic (each task x cache block's operand footprints, loaded
- *             once when they fit L1 together, else the L1 traffic) / L2 bandwidth
- *   memory  = compulsory bytes when all operands fit the last-level cache, else the L2
- *             traffic when the cache blocks do not fit L2, else the block footprints,
- *             over the DRAM bandwidth
- *   latency = max of the four + the OpenMP fork/join when there is more than one task.
+ *   L2, LLC, DRAM = the bytes each cache level fetches from the next one, from the
+ *             working sets of the schedule's loop nest (cacheFills below), over that
+ *             next level's bandwidth
+ *   latency = max of the terms + a share of the others + call and fork/join overhead.
  * The constants and their sources are in docs/host.md. */
 #include <math.h>
 #include <string.h>
@@ -26,8 +24,19 @@
  * accumulator count falls until 16 and is flat after). It exceeds latency x pipes (4-8)
  * because the row broadcasts and the loop share the issue slots with the FMAs. */
 #define SATURATING_ACCUMULATORS 16.0
-/* Loads per cycle: two on both families (same sources). */
+/* Loads per cycle: two on both families (same sources). Stores: 64 bytes per cycle to
+ * L1 (Zen 4: two 32-byte store pipes, AMD 56665 sec. 2.12; Golden Cove: two stores of
+ * up to 32 bytes or one of 64), i.e. one 512-bit or two 256-bit vector stores. */
 #define LOADS_PER_CYCLE 2.0
+#define STORE_BYTES_PER_CYCLE 64.0
+/* Round trips of the output register tile through memory per innermost step of a 2-D
+ * conv. Its schedule decomposes the conv on tensors and bufferizes inside the schedule
+ * (docs/host.md, "Schedule" step 5), after which the accumulator is not hoisted out of
+ * the reduction loop: `pruner-host-tool --print=scheduled` shows each step loading and
+ * storing the output tile three times (the FMAs' round trip and two copies), for kw = 1
+ * and kw = 3 and for one or many tasks alike (docs/quality.md). Matmul-like schedules
+ * keep the accumulator in registers (hoist_redundant_vector_transfers). */
+#define CONV2D_ACC_ROUND_TRIPS 3.0
 /* Instructions issued per cycle (Zen 4 dispatches 6 macro-ops, Golden Cove 6; 4 is the
  * sustained rate of FP-heavy loops), and the loop's own (increment, compare, branch). */
 #define ISSUE_WIDTH 4.0
@@ -42,6 +51,13 @@
 #define L1_BYTES_PER_CYCLE 64.0
 #define L2_BYTES_PER_CYCLE 32.0
 #define LLC_BYTES_PER_CYCLE 16.0
+/* Share of a cache a loop's working set may fill and still be fully reused: one half. Caches
+ * are set-associative with (pseudo-)LRU replacement, and the data streamed through a
+ * loop competes with the reused blocks; Goto and van de Geijn (ACM TOMS 34(3), 2008,
+ * sec. 6) size the reused blocks of GEMM to about half of the cache that holds them, and
+ * BLIS' analytical model (Low et al., ACM TOMS 43(2), 2016) reserves a similar share of
+ * the ways for the streamed operands. */
+#define CACHE_USABLE 0.5
 /* OpenMP parallel region fork/join, microseconds (EPCC OpenMP micro-benchmarks: 1-3 us
  * for PARALLEL FOR on a few cores). */
 #define OMP_FORK_US 2.0
@@ -91,6 +107,99 @@ static bool isConv2d(const PrunerWorkload *w) {
          w->kind == PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC;
 }
 
+/* The loop nest the host schedule builds (docs/host.md, "Schedule"), outermost first:
+ * the task loops (parallel loops by the workgroup tile), the cache-block loops (reduction
+ * loops by their step), the register-tile loops (parallel loops, workgroup by thread
+ * tile), the inner reduction loops (step by the register-level extent). Each entry
+ * narrows one loop's extent from `outer` to `inner`. */
+typedef struct HostNestLoop {
+  int loop;
+  int64_t outer, inner;
+} HostNestLoop;
+
+typedef struct HostNest {
+  HostNestLoop loops[4 * PRUNER_MAX_LOOPS];
+  int depth;
+} HostNest;
+
+static void hostNestAdd(HostNest *nest, int loop, int64_t outer, int64_t inner) {
+  if (inner < outer) /* trip count 1 changes nothing */
+    nest->loops[nest->depth++] = (HostNestLoop){loop, outer, inner};
+}
+
+static void hostNest(const PrunerWorkload *w, const PrunerConfig *c, const int64_t *reg,
+                     HostNest *nest) {
+  nest->depth = 0;
+  const int n = w->num_loops;
+  for (int l = 0; l < n; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL)
+      hostNestAdd(nest, l, w->bounds[l], c->workgroup[l]);
+  for (int l = 0; l < n; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      hostNestAdd(nest, l, w->bounds[l], c->reduction[l]);
+  for (int l = 0; l < n; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL)
+      hostNestAdd(nest, l, c->workgroup[l], reg[l]);
+  for (int l = 0; l < n; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      hostNestAdd(nest, l, c->reduction[l], reg[l]);
+}
+
+/* Bytes of all operands over a box: the working set (`traffic` false) or the bytes
+ * moved when the box is brought in (`traffic` true: the output is read and written back,
+ * so it counts twice). */
+static double boxBytes(const PrunerWorkload *w, const int64_t *ext, bool traffic) {
+  double bytes = 0;
+  for (int o = 0; o < w->num_inputs + w->num_outputs; ++o)
+    bytes += footprintBytes(w, o, ext) * (traffic && w->operands[o].is_output ? 2.0 : 1.0);
+  return bytes;
+}
+
+/* Bytes a cache fetches from the next level over the whole nest if it reuses exactly the
+ * boxes whose working set is at most `capacity` (LRU, fully associative). Walking from
+ * the outermost loop in, the first box (extents of the loops inside depth d) that fits is
+ * reused within; the loop just outside it (depth d - 1) is where data stops being reused
+ * across iterations: an operand that does not depend on that loop is fetched once for all
+ * its iterations (its data is touched again after only the fitting working set), one
+ * that does gets its new slices each iteration, which is its footprint over that loop's
+ * whole box. So the fills are the depth d - 1 box's bytes times the iterations of the
+ * loops outside it. If the whole problem fits, each byte comes once; if not even one
+ * register step fits, every access misses. `*fit_bytes` is the fitting working set. */
+static double fillsIfReused(const PrunerWorkload *w, const HostNest *nest, double capacity,
+                            double *fit_bytes) {
+  int64_t ext[PRUNER_MAX_LOOPS], prev[PRUNER_MAX_LOOPS];
+  for (int l = 0; l < w->num_loops; ++l)
+    ext[l] = w->bounds[l];
+  *fit_bytes = boxBytes(w, ext, false);
+  if (*fit_bytes <= capacity)
+    return boxBytes(w, ext, true);
+  double outside = 1; /* iterations of the loops outside the current depth */
+  for (int d = 0; d < nest->depth; ++d) {
+    const HostNestLoop *e = &nest->loops[d];
+    memcpy(prev, ext, sizeof ext);
+    ext[e->loop] = e->inner;
+    *fit_bytes = boxBytes(w, ext, false);
+    if (*fit_bytes <= capacity)
+      return boxBytes(w, prev, true) * outside;
+    outside *= ceil((double)e->outer / (double)e->inner);
+  }
+  return boxBytes(w, ext, true) * outside;
+}
+
+/* The fills of a real cache of `size` bytes: a working set up to CACHE_USABLE x size is
+ * reused fully, one that fills the whole cache not at all (set conflicts and the streamed
+ * data evict it), linearly in between (an interpolation, not a measurement); so the
+ * estimate moves smoothly as a block grows instead of jumping at one threshold. */
+static double cacheFills(const PrunerWorkload *w, const HostNest *nest, double size) {
+  double fit_full = 0, fit_half = 0;
+  double fills_full = fillsIfReused(w, nest, size, &fit_full);
+  double fills_half = fillsIfReused(w, nest, CACHE_USABLE * size, &fit_half);
+  if (fills_full == fills_half || fit_full <= CACHE_USABLE * size)
+    return fills_half;
+  double crowded = (fit_full - CACHE_USABLE * size) / ((1.0 - CACHE_USABLE) * size);
+  return (1.0 - crowded) * fills_full + crowded * fills_half;
+}
+
 bool draftHostScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const PrunerConfig *c,
                     PrunerDraftSymbols *out) {
   PrunerDraftSymbols s;
@@ -105,7 +214,7 @@ bool draftHostScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const Pr
   /* Extents per level: task (parallel wg, reduction whole), cache block (parallel wg,
    * reduction step), register step (parallel th, reduction 1 or a conv's kw whole). */
   int64_t block[PRUNER_MAX_LOOPS], reg[PRUNER_MAX_LOOPS];
-  double tasks = 1, reg_iters = 1, blocks = 1, red_blocks = 1;
+  double tasks = 1, reg_iters = 1;
   int vl = prunerHostVectorLoop(w);
   double rows = 1, vectors = 1, peel_loss = 0;
   for (int l = 0; l < n; ++l) {
@@ -127,11 +236,9 @@ bool draftHostScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const Pr
       block[l] = c->reduction[l];
       bool whole = isConv2d(w) && w->loop_roles[l] == PRUNER_ROLE_FILTER_W;
       reg[l] = whole ? c->reduction[l] : 1;
-      red_blocks *= (double)(w->bounds[l] / c->reduction[l]);
       reg_iters *= (double)(w->bounds[l] / reg[l]);
     }
   }
-  blocks = tasks * red_blocks;
 
   /* Compute. */
   s.flops = prunerWorkloadFlops(w);
@@ -146,12 +253,19 @@ bool draftHostScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const Pr
   for (int l = 0; l < n; ++l)
     if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
       red_ext *= (double)reg[l];
-  double fmas = acc * red_ext, loads = (rows + vectors) * red_ext;
+  double fmas = acc * red_ext, loads = (rows + vectors) * red_ext, stores = 0;
+  /* Without the hoist (2-D convs) the accumulators make their round trips every step. */
+  double acc_trips = isConv2d(w) ? CONV2D_ACC_ROUND_TRIPS : 0.0;
+  loads += acc_trips * acc;
+  stores += acc_trips * acc;
   double fma_cycles = fmas / pipes, load_cycles = loads / LOADS_PER_CYCLE;
-  double issue_cycles = (fmas + loads + LOOP_UOPS) / ISSUE_WIDTH;
+  double store_cycles =
+      stores * simd * prunerDTypeBytes(w->operands[w->num_inputs].dtype) / STORE_BYTES_PER_CYCLE;
+  double issue_cycles = (fmas + loads + stores + LOOP_UOPS) / ISSUE_WIDTH;
   /* Throughput grows with independent accumulators up to SATURATING_ACCUMULATORS. */
   double latency_cover = dmin(1.0, acc / dmax(SATURATING_ACCUMULATORS, FMA_LATENCY * pipes));
-  double port_balance = dmin(1.0, fma_cycles / dmax(load_cycles, issue_cycles));
+  double port_balance =
+      dmin(1.0, fma_cycles / dmax(dmax(load_cycles, store_cycles), issue_cycles));
   double reg_eff = latency_cover * port_balance * (1.0 - dmin(0.9, peel_loss));
   /* Tasks run in waves of `cores`; the average number of busy cores is tasks / waves. */
   double waves = ceil(tasks / cores);
@@ -160,12 +274,10 @@ bool draftHostScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const Pr
   double core_peak = t->peak_fp32_gflops * 1e9 / cores * simd / lanes;
   s.compute_us = s.flops / (core_peak * reg_eff * used) * 1e6;
 
-  /* Traffic. */
-  double l1 = 0, l2 = 0, block_sum = 0, total;
+  /* Traffic. Register level: what the innermost loop loads from L1. */
+  double l1 = 0;
   for (int o = 0; o < nops; ++o) {
     double reg_bytes = footprintBytes(w, o, reg);
-    double block_bytes = footprintBytes(w, o, block);
-    block_sum += block_bytes;
     if (w->operands[o].is_output) {
       /* Accumulator in registers across the inner reduction loop: loaded and stored once
        * per register tile and cache block. */
@@ -173,33 +285,41 @@ bool draftHostScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const Pr
       for (int l = 0; l < n; ++l)
         if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
           tiles /= (double)(c->reduction[l] / reg[l]);
-      l1 += 2.0 * reg_bytes * tiles;
+      l1 += 2.0 * reg_bytes * (tiles + acc_trips * reg_iters);
     } else {
       l1 += reg_bytes * reg_iters;
     }
   }
-  total = prunerWorkloadBytes(w);
-  l2 = block_sum <= t->smem_per_sm ? block_sum * blocks : l1;
-  double dram;
+  /* Cache levels: the bytes each level fetches from the next (cacheFills). L1 and L2 are
+   * private, so each busy core has its own; the last-level cache is shared by the tasks
+   * running at once. When the whole problem fits the last-level cache nothing comes from
+   * DRAM: the kernel is timed repeatedly on the same buffers (docs/host.md,
+   * "Measurement"), so after the warm-up run every operand is resident. */
+  HostNest nest;
+  hostNest(w, c, reg, &nest);
   double llc = t->smem_per_block > 0 ? (double)t->smem_per_block : (double)t->l2_bytes;
-  if (total <= llc)
-    dram = total;
-  else if (block_sum > t->l2_bytes)
-    dram = l2;
-  else
-    dram = block_sum * blocks;
-  dram = dmax(dram, total);
+  double l2 = cacheFills(w, &nest, t->smem_per_sm);
+  double llc_bytes = cacheFills(w, &nest, (double)t->l2_bytes);
+  double resident = 0;
+  for (int o = 0; o < nops; ++o) {
+    int64_t whole[PRUNER_MAX_LOOPS];
+    for (int l = 0; l < n; ++l)
+      whole[l] = w->bounds[l];
+    resident += footprintBytes(w, o, whole);
+  }
+  double dram = resident <= CACHE_USABLE * llc ? 0.0 : cacheFills(w, &nest, llc / used);
 
-  double per_core_cycles_l1 = L1_BYTES_PER_CYCLE * clock * used;
-  s.shared_us = l1 / per_core_cycles_l1 * 1e6;
-  s.l2_us = l2 / (L2_BYTES_PER_CYCLE * clock * used) * 1e6;
-  double dram_bw = total <= llc ? LLC_BYTES_PER_CYCLE * clock * used : t->dram_gbps * 1e9;
-  s.memory_us = dram / dram_bw * 1e6;
+  double per_core = clock * used;
+  s.shared_us = l1 / (L1_BYTES_PER_CYCLE * per_core) * 1e6;
+  s.l2_us = l2 / (L2_BYTES_PER_CYCLE * per_core) * 1e6;
+  double llc_us = llc_bytes / (LLC_BYTES_PER_CYCLE * per_core) * 1e6;
+  double dram_us = dram / (t->dram_gbps * 1e9) * 1e6;
+  s.memory_us = dmax(llc_us, dram_us);
   s.launch_us = CALL_US + (tasks > 1 && cores > 1 ? OMP_FORK_US : 0.0);
 
   /* Loads and FMAs share issue slots, so the memory levels do not hide completely behind
    * the compute (or each other): a share OVERLAP_LOSS of the other terms adds on. */
-  double sum = s.compute_us + s.memory_us + s.l2_us + s.shared_us;
+  double sum = s.compute_us + llc_us + dram_us + s.l2_us + s.shared_us;
   double worst = s.compute_us;
   s.bound = PRUNER_DRAFT_BOUND_COMPUTE;
   if (s.memory_us > worst) {
@@ -219,11 +339,11 @@ bool draftHostScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const Pr
   s.predicted_us = worst + OVERLAP_LOSS * (sum - worst) + s.launch_us;
 
   s.global_load_bytes = l2;
-  s.dram_bytes = dram;
+  s.dram_bytes = dram > 0 ? dram : llc_bytes; /* the bytes from beyond L2 */
   s.shared_load_bytes = l1;
   s.global_store_bytes = footprintBytes(w, w->num_inputs, block) * tasks;
   s.reuse = l1 > 0 ? s.flops / l1 : 0;
-  s.arithmetic_intensity = dram > 0 ? s.flops / dram : 0;
+  s.arithmetic_intensity = s.dram_bytes > 0 ? s.flops / s.dram_bytes : 0;
   s.blocks = (int64_t)tasks;
   s.threads_per_block = 1;
   s.warps_per_block = 1;
@@ -239,7 +359,7 @@ bool draftHostScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const Pr
   s.coalescing = 1.0;
   s.vector_efficiency = port_balance;
   s.bank_conflict = 1.0;
-  s.l2_reuse = dram > 0 ? l2 / dram : 1.0;
+  s.l2_reuse = s.dram_bytes > 0 ? l2 / s.dram_bytes : 1.0;
   s.latency_hiding = latency_cover;
   if (out)
     *out = s;
