@@ -7,13 +7,18 @@
  *   STAGE: schedule (the transform module), bufferized, scheduled, llvm, measure (default),
  *          target (the host description).
  *   pruner-host-tool FILE.mlir --measure-space=RECORDS.jsonl [--threads=N]
+ *                    [--order-seed=S]
  *          measures every valid config of the op's host space (and the OpenBLAS baseline
  *          when there is one) into a records file; resumes, skipping configs already in
- *          it. This is how data/ was made (data/README.md).
- *   pruner-host-tool --merge-faster A.jsonl B.jsonl OUT.jsonl
- *          per record of A, the faster ok measurement of A and B (same workload, target
- *          and config; or the baseline): contention from other users of a shared machine
- *          only slows a run down, so the faster of two passes is the better estimate.
+ *          it. This is how data/ was made (data/README.md). --order-seed=S (S > 0) visits
+ *          the configs in a seeded random order instead of index order, so that a period
+ *          of contention on a shared machine slows random configs instead of a whole
+ *          block of similar ones; passes with different seeds are independent.
+ *   pruner-host-tool --merge-faster A.jsonl B.jsonl [C.jsonl ...] OUT.jsonl
+ *          per record of A, the fastest ok measurement of all passes (same workload,
+ *          target and config; or the baseline): contention from other users of a shared
+ *          machine only slows a run down, so the fastest pass is the best estimate.
+ *          Prints how much the passes disagreed (slowest / fastest pass per config).
  * Without --config the op's own pruner.config is used; without either, the untiled
  * lowering. Exit status 1 on any failure (the message names what failed). */
 #include <stdio.h>
@@ -59,8 +64,34 @@ static MlirWalkResult findOp(MlirOperation op, void *user) {
 }
 
 /* The whole host space of `w` into a records file (resumable). */
+/* splitmix64 (Steele et al., OOPSLA 2014): the shuffle's generator. */
+static uint64_t splitmix64(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/* The valid configs of `space` in index order, or shuffled (Fisher-Yates) when seed > 0.
+ * Returns a malloc'ed array of *count configs, NULL when out of memory. */
+static PrunerConfig *spaceConfigs(PrunerSpace space, uint64_t seed, size_t *count) {
+  size_t n = (size_t)prunerSpaceCount(space), k = 0;
+  PrunerConfig *all = malloc((n ? n : 1) * sizeof *all);
+  uint64_t raw = 0;
+  while (all && k < n && prunerSpaceNext(space, &raw, &all[k]))
+    ++k;
+  for (size_t i = k; seed && all && i > 1; --i) {
+    size_t j = (size_t)(splitmix64(&seed) % i);
+    PrunerConfig tmp = all[i - 1];
+    all[i - 1] = all[j];
+    all[j] = tmp;
+  }
+  *count = k;
+  return all;
+}
+
 static int measureSpace(const PrunerWorkload *w, const PrunerTargetDesc *t, const char *path,
-                        int threads) {
+                        int threads, uint64_t order_seed) {
   PrunerRecords records;
   PrunerStatus st = prunerRecordsOpen(path, &records);
   PrunerSpace space = NULL;
@@ -80,28 +111,33 @@ static int measureSpace(const PrunerWorkload *w, const PrunerTargetDesc *t, cons
   }
   char key[96];
   prunerTargetKey(t, key, sizeof key);
-  uint64_t count = prunerSpaceCount(space), raw = 0, done = 0, ok = 0;
+  size_t count = 0;
+  PrunerConfig *order = spaceConfigs(space, order_seed, &count);
+  if (!order)
+    st = prunerStatusError("out of memory listing the %llu configs of %s",
+                           (unsigned long long)prunerSpaceCount(space), w->key);
+  uint64_t done = 0, ok = 0;
   PrunerHostResult r;
-  if (prunerHostHasBlasBaseline(w) && !prunerRecordsBaseline(records, w->key, key)) {
+  if (st.ok && prunerHostHasBlasBaseline(w) && !prunerRecordsBaseline(records, w->key, key)) {
     prunerHostMeasureBaseline(host, w, &r);
     st = prunerRecordsAppend(records, &r.record);
     printf("openblas (core %s): %s %.1f us\n", r.baseline_core,
            prunerRecordStatusName(r.record.status), r.record.median_us);
   }
-  PrunerConfig c;
-  while (st.ok && prunerSpaceNext(space, &raw, &c)) {
+  for (size_t i = 0; st.ok && i < count; ++i) {
+    const PrunerConfig *c = &order[i];
     ++done;
-    if (prunerRecordsFind(records, w->key, key, &c))
+    if (prunerRecordsFind(records, w->key, key, c))
       continue;
-    prunerHostMeasure(host, w, &c, &r);
+    prunerHostMeasure(host, w, c, &r);
     ok += r.record.status == PRUNER_RECORD_OK;
     st = prunerRecordsAppend(records, &r.record);
     if (done % 100 == 0)
-      printf("%llu/%llu measured\n", (unsigned long long)done, (unsigned long long)count);
+      printf("%llu/%zu measured\n", (unsigned long long)done, count);
     fflush(stdout);
   }
-  printf("%s: %llu configs, %llu newly measured ok\n", w->key, (unsigned long long)count,
-         (unsigned long long)ok);
+  printf("%s: %zu configs, %llu newly measured ok\n", w->key, count, (unsigned long long)ok);
+  free(order);
   prunerHostDestroy(host);
   prunerSpaceDestroy(space);
   prunerRecordsClose(records);
@@ -110,44 +146,80 @@ static int measureSpace(const PrunerWorkload *w, const PrunerTargetDesc *t, cons
   return st.ok ? 0 : 1;
 }
 
-static int mergeFaster(const char *a_path, const char *b_path, const char *out_path) {
-  PrunerRecords a, b, out;
-  PrunerStatus st = prunerRecordsOpen(a_path, &a);
-  if (st.ok)
-    st = prunerRecordsOpen(b_path, &b);
+static int cmpDouble(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Per record of the first pass, the fastest ok measurement over all `n` passes. */
+static int mergeFaster(char **paths, int n, const char *out_path) {
+  PrunerRecords passes[16], out = NULL;
+  PrunerStatus st = prunerStatusOk();
+  int opened = 0;
+  if (n < 2 || n > 16)
+    st = prunerStatusError("--merge-faster takes 2 to 16 passes, got %d", n);
+  for (; st.ok && opened < n; ++opened) {
+    st = prunerRecordsOpenExisting(paths[opened], &passes[opened]);
+    if (!st.ok)
+      break;
+  }
   if (st.ok)
     st = prunerRecordsOpen(out_path, &out);
-  if (!st.ok) {
-    fprintf(stderr, "pruner-host-tool: %s\n", st.message);
-    return 1;
-  }
-  size_t from_b = 0;
-  for (size_t i = 0; st.ok && i < prunerRecordsCount(a); ++i) {
-    const PrunerRecord *ra = prunerRecordsGet(a, i);
-    const PrunerRecord *rb =
-        ra->is_baseline ? prunerRecordsBaseline(b, ra->workload_key, ra->target_key)
-                        : prunerRecordsFind(b, ra->workload_key, ra->target_key, &ra->config);
-    const PrunerRecord *pick = ra;
-    if (rb && rb->status == PRUNER_RECORD_OK &&
-        (ra->status != PRUNER_RECORD_OK || rb->median_us < ra->median_us))
-      pick = rb;
-    from_b += pick == rb;
+  size_t total = st.ok ? prunerRecordsCount(passes[0]) : 0, compared = 0;
+  size_t from_later = 0, over_1_5 = 0;
+  double *ratios = malloc((total ? total : 1) * sizeof *ratios);
+  if (!ratios)
+    st = prunerStatusError("out of memory");
+  for (size_t i = 0; st.ok && i < total; ++i) {
+    const PrunerRecord *first = prunerRecordsGet(passes[0], i), *pick = first;
+    double lo = 0, hi = 0;
+    int ok_passes = 0;
+    for (int p = 0; p < n; ++p) {
+      const PrunerRecord *r =
+          p == 0 ? first
+          : first->is_baseline
+              ? prunerRecordsBaseline(passes[p], first->workload_key, first->target_key)
+              : prunerRecordsFind(passes[p], first->workload_key, first->target_key,
+                                  &first->config);
+      if (!r || r->status != PRUNER_RECORD_OK)
+        continue;
+      if (!ok_passes++ || r->median_us < lo)
+        lo = r->median_us;
+      if (r->median_us > hi)
+        hi = r->median_us;
+      if (pick->status != PRUNER_RECORD_OK || r->median_us < pick->median_us)
+        pick = r;
+    }
+    from_later += pick != first;
+    if (ok_passes == n && lo > 0) {
+      ratios[compared++] = hi / lo;
+      over_1_5 += hi / lo > 1.5;
+    }
     st = prunerRecordsAppend(out, pick);
   }
-  printf("%zu records, %zu faster in %s\n", prunerRecordsCount(a), from_b, b_path);
-  prunerRecordsClose(a);
-  prunerRecordsClose(b);
-  prunerRecordsClose(out);
+  if (st.ok && compared) {
+    qsort(ratios, compared, sizeof *ratios, cmpDouble);
+    printf("%zu records, %zu fastest in a later pass; slowest/fastest pass per config over "
+           "%zu configs: median %.3fx, p90 %.3fx, max %.3fx, %zu over 1.5x\n",
+           total, from_later, compared, ratios[compared / 2], ratios[compared * 9 / 10],
+           ratios[compared - 1], over_1_5);
+  }
+  free(ratios);
+  for (int p = 0; p < opened; ++p)
+    prunerRecordsClose(passes[p]);
+  if (out)
+    prunerRecordsClose(out);
   if (!st.ok)
     fprintf(stderr, "pruner-host-tool: %s\n", st.message);
   return st.ok ? 0 : 1;
 }
 
 int main(int argc, char **argv) {
-  if (argc == 5 && strcmp(argv[1], "--merge-faster") == 0)
-    return mergeFaster(argv[2], argv[3], argv[4]);
+  if (argc >= 5 && strcmp(argv[1], "--merge-faster") == 0)
+    return mergeFaster(argv + 2, argc - 3, argv[argc - 1]);
   const char *input = NULL, *config_text = NULL, *print = "measure", *space_path = NULL;
   int threads = 1, opt_level = -1; /* -1: the library's default */
+  uint64_t order_seed = 0;
   bool baseline = false;
   for (int i = 1; i < argc; ++i) {
     if (strncmp(argv[i], "--config=", 9) == 0)
@@ -160,6 +232,8 @@ int main(int argc, char **argv) {
       opt_level = atoi(argv[i] + 12);
     else if (strncmp(argv[i], "--measure-space=", 16) == 0)
       space_path = argv[i] + 16;
+    else if (strncmp(argv[i], "--order-seed=", 13) == 0)
+      order_seed = strtoull(argv[i] + 13, NULL, 10);
     else if (strcmp(argv[i], "--baseline") == 0)
       baseline = true;
     else if (argv[i][0] != '-')
@@ -241,7 +315,7 @@ int main(int argc, char **argv) {
   }
   const PrunerConfig *c = has_config ? &config : NULL;
   if (space_path)
-    return measureSpace(&w, &t, space_path, threads);
+    return measureSpace(&w, &t, space_path, threads, order_seed);
   char *out = NULL;
   if (strcmp(print, "schedule") == 0) {
     st = prunerHostScheduleBuild(&w, c, &t, &out);
