@@ -9,11 +9,9 @@
  * tuner on a machine with a GPU.
  *
  * Isolation: a kernel that faults poisons its CUDA context and a kernel that hangs never
- * returns, so candidates run in a child worker process under a watchdog. PrunerWorker is
- * that mechanism, independent of CUDA: the parent sends fixed-size requests, the child
- * runs an injected handler and answers; a child that crashes or overruns its timeout is
- * killed, the call reports it, and the next call starts a fresh child. MLIR-free (cJSON,
- * POSIX). */
+ * returns, so candidates run in a child worker process under a watchdog: PrunerWorker
+ * (pruner/worker.h, in lib/support, shared with lib/compile and lib/host). MLIR-free
+ * (cJSON, POSIX). */
 #ifndef PRUNER_MEASURE_H
 #define PRUNER_MEASURE_H
 
@@ -25,6 +23,7 @@
 #include "pruner/space.h"
 #include "pruner/status.h"
 #include "pruner/target.h"
+#include "pruner/worker.h"
 #include "pruner/workload.h"
 
 #ifdef __cplusplus
@@ -140,47 +139,6 @@ PrunerRunOptions prunerRunDefaultOptions(void);
  * missing GPU is an error whose message contains "no CUDA device". */
 PrunerStatus prunerMeasureRunBundle(const char *runner, const char *bundle_dir,
                                     const char *records_path, const PrunerRunOptions *opts);
-
-/* ------------------------------------------------------------------------------------ */
-/* Isolated worker with a watchdog                                                      */
-
-/* Runs in the child for each request. Fills `reply` (reply_size bytes, zeroed before the
- * call). Returns false to make the child exit after answering (e.g. its CUDA context is
- * poisoned); the next call then starts a fresh child. */
-typedef bool (*PrunerWorkerHandler)(void *context, const void *request, void *reply);
-
-typedef struct PrunerWorkerSpec {
-  PrunerWorkerHandler handler;
-  void *context;       /* passed to the handler in the child (copied by fork) */
-  size_t request_size; /* fixed sizes of one request and one reply           */
-  size_t reply_size;
-} PrunerWorkerSpec;
-
-typedef enum PrunerWorkerOutcome {
-  PRUNER_WORKER_DONE = 0, /* the reply is filled                               */
-  PRUNER_WORKER_TIMEOUT,  /* no answer within the timeout; the child was killed */
-  PRUNER_WORKER_CRASHED,  /* the child died (signal or exit) before answering   */
-  PRUNER_WORKER_FAILED,   /* could not start a child (fork/pipe failed)         */
-} PrunerWorkerOutcome;
-
-typedef struct PrunerWorkerImpl *PrunerWorker;
-
-/* No child runs until the first call. */
-PrunerStatus prunerWorkerCreate(const PrunerWorkerSpec *spec, PrunerWorker *out);
-/* Closes the child's request pipe, waits briefly for it to exit, then kills it. */
-void prunerWorkerDestroy(PrunerWorker worker);
-
-/* Sends one request and waits up to `timeout_seconds` for the reply. On anything but
- * DONE, `why` (may be NULL) receives a one-line reason ("killed by signal 11
- * (Segmentation fault)", "no reply within 2.0 s"). */
-PrunerWorkerOutcome prunerWorkerCall(PrunerWorker worker, const void *request, void *reply,
-                                     double timeout_seconds, char *why, size_t why_size);
-
-/* Counts children started so far; it changes when a call lands on a fresh child, so a
- * caller can tell that per-child state (buffers, references) must be set up again. */
-int prunerWorkerGeneration(PrunerWorker worker);
-/* Starts the child now if none runs (so that a caller can prepare it before timing). */
-PrunerStatus prunerWorkerEnsureStarted(PrunerWorker worker);
 
 #ifdef __cplusplus
 }

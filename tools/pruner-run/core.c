@@ -158,6 +158,7 @@ static void callMeasure(Runner *r, PrunerRecord *rec) {
     snprintf(rec->error, sizeof(rec->error), "%s", why);
     break;
   case PRUNER_WORKER_FAILED:
+  case PRUNER_WORKER_PENDING: /* prunerWorkerCall waits: never pending */
     rec->status = PRUNER_RECORD_INVALID;
     snprintf(rec->error, sizeof(rec->error), "runner: %.200s", why);
     r->errors++;
@@ -396,7 +397,10 @@ int runnerExecute(PrunerBundle bundle, const RunnerOptions *opts, PrunerWorkerHa
   r.opts = opts;
   r.prepared_workload = -1;
   r.seed = opts->seed ? opts->seed : prunerBundleSeed(bundle);
-  PrunerWorkerSpec spec = {handler, handler_context, sizeof(RunRequest), sizeof(RunReply)};
+  PrunerWorkerSpec spec = {.handler = handler,
+                           .context = handler_context,
+                           .request_size = sizeof(RunRequest),
+                           .reply_size = sizeof(RunReply)};
   PrunerStatus st = prunerWorkerCreate(&spec, &r.worker);
   if (!st.ok) {
     logf_(&r, "error: %s\n", st.message);

@@ -1,7 +1,6 @@
 /* lib/measure: bundle write -> read round trip, rejection of bad bundles with clear
  * messages, and the watchdogged worker against handlers that hang and crash. */
 #include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -267,63 +266,6 @@ static void test_truncated_manifest(void **state) {
 }
 
 /* ---- worker ---- */
-typedef struct Req { int op; int value; } Req;
-typedef struct Rep { int value; int pid; } Rep;
-
-static bool handler(void *ctx, const void *request, void *reply) {
-  (void)ctx;
-  const Req *q = request;
-  Rep *r = reply;
-  r->pid = (int)getpid();
-  switch (q->op) {
-  case 0: r->value = q->value * 2; return true;        /* answer */
-  case 1: for (;;) pause();                              /* hang */
-  case 2: raise(SIGSEGV); return true;                  /* crash */
-  case 3: r->value = -1; return false;                  /* answer, then retire */
-  }
-  return true;
-}
-
-static void test_worker_watchdog(void **state) {
-  (void)state;
-  PrunerWorkerSpec spec = {handler, NULL, sizeof(Req), sizeof(Rep)};
-  PrunerWorker w;
-  assert_true(prunerWorkerCreate(&spec, &w).ok);
-  assert_int_equal(prunerWorkerGeneration(w), 0);
-  Req q = {0, 21};
-  Rep r;
-  char why[256];
-  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
-  assert_int_equal(r.value, 42);
-  int first_pid = r.pid;
-  assert_int_equal(prunerWorkerGeneration(w), 1);
-  q.op = 1; /* hang */
-  assert_int_equal(prunerWorkerCall(w, &q, &r, 0.3, why, sizeof(why)), PRUNER_WORKER_TIMEOUT);
-  assert_non_null(strstr(why, "no reply within 0.3 s"));
-  q.op = 0;
-  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
-  assert_int_equal(r.value, 42);
-  assert_int_not_equal(r.pid, first_pid);
-  assert_int_equal(prunerWorkerGeneration(w), 2);
-  q.op = 2; /* crash */
-  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_CRASHED);
-  assert_non_null(strstr(why, "signal 11"));
-  q.op = 3; /* retires after answering */
-  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
-  assert_int_equal(r.value, -1);
-  assert_int_equal(prunerWorkerGeneration(w), 3);
-  q.op = 0;
-  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
-  assert_int_equal(prunerWorkerGeneration(w), 4);
-  /* A NaN or non-positive timeout is refused before anything is sent. */
-  assert_int_equal(prunerWorkerCall(w, &q, &r, NAN, why, sizeof(why)), PRUNER_WORKER_FAILED);
-  assert_non_null(strstr(why, "not a positive number"));
-  assert_int_equal(prunerWorkerCall(w, &q, &r, -1, why, sizeof(why)), PRUNER_WORKER_FAILED);
-  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
-  assert_int_equal(prunerWorkerGeneration(w), 4);
-  prunerWorkerDestroy(w);
-}
-
 static void test_run_bundle_missing_runner(void **state) {
   (void)state;
   PrunerStatus st = prunerMeasureRunBundle("/nonexistent/pruner-run", "/tmp", "/tmp/x.jsonl", NULL);
@@ -337,7 +279,6 @@ int main(void) {
       cmocka_unit_test(test_rejects_bad_bundles),
       cmocka_unit_test(test_missing_cubin_and_manifest),
       cmocka_unit_test(test_truncated_manifest),
-      cmocka_unit_test(test_worker_watchdog),
       cmocka_unit_test(test_run_bundle_missing_runner),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);

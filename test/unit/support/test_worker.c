@@ -1,0 +1,332 @@
+/* The isolated worker (pruner/worker.h): answers, timeouts, crashes, retiring children,
+ * reply tails, several workers at once, the process-group kill and the memory limit. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+/* cmocka needs the four above first */
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pruner/worker.h"
+
+typedef struct Req {
+  int op;
+  int value;
+} Req;
+typedef struct Rep {
+  int value;
+  int pid;
+} Rep;
+
+static bool handler(void *ctx, const void *request, void *reply) {
+  (void)ctx;
+  const Req *q = request;
+  Rep *r = reply;
+  r->pid = (int)getpid();
+  switch (q->op) {
+  case 0:
+    r->value = q->value * 2;
+    return true; /* answer */
+  case 1:
+    for (;;)
+      pause(); /* hang */
+  case 2:
+    raise(SIGSEGV);
+    return true; /* crash */
+  case 3:
+    r->value = -1;
+    return false; /* answer, then retire */
+  }
+  return true;
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void test_watchdog(void **state) {
+  (void)state;
+  PrunerWorkerSpec spec = {
+      .handler = handler, .request_size = sizeof(Req), .reply_size = sizeof(Rep)};
+  PrunerWorker w;
+  assert_true(prunerWorkerCreate(&spec, &w).ok);
+  assert_int_equal(prunerWorkerGeneration(w), 0);
+  Req q = {0, 21};
+  Rep r;
+  char why[256];
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
+  assert_int_equal(r.value, 42);
+  int first_pid = r.pid;
+  assert_int_equal(prunerWorkerGeneration(w), 1);
+  q.op = 1; /* hang */
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 0.3, why, sizeof(why)), PRUNER_WORKER_TIMEOUT);
+  assert_non_null(strstr(why, "no reply within 0.3 s"));
+  q.op = 0;
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
+  assert_int_equal(r.value, 42);
+  assert_int_not_equal(r.pid, first_pid);
+  assert_int_equal(prunerWorkerGeneration(w), 2);
+  q.op = 2; /* crash */
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_CRASHED);
+  assert_non_null(strstr(why, "worker killed by signal 11"));
+  q.op = 3; /* retires after answering */
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
+  assert_int_equal(r.value, -1);
+  assert_int_equal(prunerWorkerGeneration(w), 3);
+  q.op = 0;
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
+  assert_int_equal(prunerWorkerGeneration(w), 4);
+  /* A NaN or non-positive timeout is refused before anything is sent. */
+  assert_int_equal(prunerWorkerCall(w, &q, &r, NAN, why, sizeof(why)), PRUNER_WORKER_FAILED);
+  assert_non_null(strstr(why, "not a positive number"));
+  assert_int_equal(prunerWorkerCall(w, &q, &r, -1, why, sizeof(why)), PRUNER_WORKER_FAILED);
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
+  assert_int_equal(prunerWorkerGeneration(w), 4);
+  prunerWorkerDestroy(w);
+}
+
+static void test_bad_spec(void **state) {
+  (void)state;
+  PrunerWorker w;
+  PrunerWorkerSpec none = {.handler = NULL, .request_size = sizeof(Req), .reply_size = sizeof(Rep)};
+  assert_false(prunerWorkerCreate(&none, &w).ok);
+  PrunerWorkerSpec empty = {.handler = handler, .request_size = sizeof(Req), .reply_size = 0};
+  assert_false(prunerWorkerCreate(&empty, &w).ok);
+}
+
+/* A tail of `value` bytes, each its index mod 251; the count of requests the child has
+ * seen so far comes back in the reply (state kept in the child's copy of the context). */
+typedef struct Counter {
+  int seen;
+  int init_calls;
+} Counter;
+
+static void countInit(void *context) { ((Counter *)context)->init_calls++; }
+
+static bool tailHandler(void *context, const void *request, void *reply, void **tail,
+                        size_t *tail_size) {
+  Counter *c = context;
+  const Req *q = request;
+  Rep *r = reply;
+  r->value = ++c->seen * 1000 + c->init_calls;
+  r->pid = (int)getpid();
+  if (q->value > 0) {
+    unsigned char *bytes = malloc((size_t)q->value);
+    for (int i = 0; i < q->value; ++i)
+      bytes[i] = (unsigned char)(i % 251);
+    *tail = bytes;
+    *tail_size = (size_t)q->value;
+  }
+  return true;
+}
+
+static void test_tail_and_child_state(void **state) {
+  (void)state;
+  Counter counter = {0, 0};
+  PrunerWorkerSpec spec = {.context = &counter,
+                           .request_size = sizeof(Req),
+                           .reply_size = sizeof(Rep),
+                           .tail_handler = tailHandler,
+                           .child_init = countInit};
+  PrunerWorker w;
+  assert_true(prunerWorkerCreate(&spec, &w).ok);
+  char why[256];
+  /* Larger than a socket buffer: the reader must assemble it from many pieces. */
+  int sizes[] = {0, 5, 3 << 20, 1};
+  for (int k = 0; k < 4; ++k) {
+    Req q = {0, sizes[k]};
+    Rep r;
+    assert_int_equal(prunerWorkerSend(w, &q, 10, why, sizeof(why)), PRUNER_WORKER_DONE);
+    assert_true(prunerWorkerBusy(w));
+    void *tail = (void *)1;
+    size_t tail_size = 99;
+    assert_int_equal(prunerWorkerReceive(w, &r, &tail, &tail_size, true, why, sizeof(why)),
+                     PRUNER_WORKER_DONE);
+    assert_false(prunerWorkerBusy(w));
+    assert_int_equal(r.value, (k + 1) * 1000 + 1); /* one child, initialised once */
+    assert_int_equal(tail_size, (size_t)sizes[k]);
+    if (sizes[k] == 0) {
+      assert_null(tail);
+    } else {
+      const unsigned char *bytes = tail;
+      for (int i = 0; i < sizes[k]; ++i)
+        assert_int_equal(bytes[i], i % 251);
+    }
+    free(tail);
+  }
+  assert_int_equal(counter.seen, 0); /* the parent's copy is untouched */
+  /* prunerWorkerCall drops a tail. */
+  Req q = {0, 100};
+  Rep r;
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
+  assert_int_equal(r.value, 5001);
+  prunerWorkerDestroy(w);
+}
+
+/* Two workers at once: one hangs, one answers; WaitAny wakes for the answer long before
+ * the hanging one's deadline, which then expires on its own. */
+static void test_several_workers(void **state) {
+  (void)state;
+  PrunerWorkerSpec spec = {
+      .handler = handler, .request_size = sizeof(Req), .reply_size = sizeof(Rep)};
+  PrunerWorker w[2];
+  assert_true(prunerWorkerCreate(&spec, &w[0]).ok);
+  assert_true(prunerWorkerCreate(&spec, &w[1]).ok);
+  char why[256];
+  Req hang = {1, 0}, answer = {0, 4};
+  Rep r;
+  assert_int_equal(prunerWorkerSend(w[0], &hang, 1.0, why, sizeof(why)), PRUNER_WORKER_DONE);
+  assert_int_equal(prunerWorkerSend(w[1], &answer, 5.0, why, sizeof(why)), PRUNER_WORKER_DONE);
+  assert_int_equal(prunerWorkerSend(w[1], &answer, 5.0, why, sizeof(why)), PRUNER_WORKER_FAILED);
+  double start = now();
+  bool answered = false, timedOut = false;
+  while (!answered || !timedOut) {
+    prunerWorkerWaitAny(w, 2);
+    PrunerWorkerOutcome o0 =
+        prunerWorkerBusy(w[0]) ? prunerWorkerReceive(w[0], &r, NULL, NULL, false, why, sizeof(why))
+                               : PRUNER_WORKER_PENDING;
+    if (o0 == PRUNER_WORKER_TIMEOUT) {
+      timedOut = true;
+      assert_true(answered); /* the answer came first */
+      assert_true(now() - start >= 1.0);
+    } else {
+      assert_int_equal(o0, PRUNER_WORKER_PENDING);
+    }
+    if (prunerWorkerBusy(w[1])) {
+      PrunerWorkerOutcome o1 = prunerWorkerReceive(w[1], &r, NULL, NULL, false, why, sizeof(why));
+      if (o1 == PRUNER_WORKER_DONE) {
+        answered = true;
+        assert_int_equal(r.value, 8);
+        assert_true(now() - start < 1.0);
+      } else {
+        assert_int_equal(o1, PRUNER_WORKER_PENDING);
+      }
+    }
+  }
+  assert_true(now() - start < 3.0);
+  prunerWorkerDestroy(w[0]);
+  prunerWorkerDestroy(w[1]);
+}
+
+/* A handler that spawns a grandchild which would outlive it, then hangs: the timeout
+ * kills the whole process group, grandchild included. The grandchild's pid comes back
+ * through a pipe the parent reads. */
+static int g_pipe[2];
+
+static bool spawnHandler(void *ctx, const void *request, void *reply) {
+  (void)ctx, (void)request, (void)reply;
+  pid_t pid = fork();
+  if (pid == 0) {
+    execlp("sleep", "sleep", "60", (char *)NULL);
+    _exit(127);
+  }
+  int sent = (int)pid;
+  if (write(g_pipe[1], &sent, sizeof(sent)) != (ssize_t)sizeof(sent))
+    _exit(1);
+  for (;;)
+    pause();
+}
+
+static void test_group_killed(void **state) {
+  (void)state;
+  assert_int_equal(pipe(g_pipe), 0);
+  PrunerWorkerSpec spec = {
+      .handler = spawnHandler, .request_size = sizeof(Req), .reply_size = sizeof(Rep)};
+  PrunerWorker w;
+  assert_true(prunerWorkerCreate(&spec, &w).ok);
+  Req q = {0, 0};
+  Rep r;
+  char why[256];
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 0.5, why, sizeof(why)), PRUNER_WORKER_TIMEOUT);
+  int grandchild = 0;
+  assert_int_equal(read(g_pipe[0], &grandchild, sizeof(grandchild)), (ssize_t)sizeof(grandchild));
+  assert_true(grandchild > 0);
+  /* Killed with the group; reaped by init (or a subreaper) soon after. */
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    gone = kill(grandchild, 0) != 0 && errno == ESRCH;
+    if (!gone) {
+      char path[64], stat[512] = "";
+      snprintf(path, sizeof(path), "/proc/%d/stat", grandchild);
+      FILE *f = fopen(path, "r");
+      if (f) {
+        if (!fgets(stat, sizeof(stat), f))
+          stat[0] = '\0';
+        fclose(f);
+      }
+      const char *close = strrchr(stat, ')');
+      gone = !f || (close && close[1] == ' ' && close[2] == 'Z'); /* a zombie is dead */
+    }
+    if (!gone)
+      usleep(10000);
+  }
+  assert_true(gone);
+  close(g_pipe[0]);
+  close(g_pipe[1]);
+  prunerWorkerDestroy(w);
+}
+
+/* The memory limit applies in the child: a 256 MB allocation fails under 64 MB more than
+ * what the test already maps, and succeeds without a limit. */
+static bool allocHandler(void *ctx, const void *request, void *reply) {
+  (void)ctx, (void)request;
+  void *p = malloc((size_t)256 << 20);
+  ((Rep *)reply)->value = p != NULL;
+  free(p);
+  return true;
+}
+
+static long mappedMb(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  long pages = 0;
+  if (f) {
+    if (fscanf(f, "%ld", &pages) != 1)
+      pages = 0;
+    fclose(f);
+  }
+  return pages * sysconf(_SC_PAGESIZE) / (1024 * 1024);
+}
+
+static void test_memory_limit(void **state) {
+  (void)state;
+  PrunerWorkerSpec spec = {
+      .handler = allocHandler, .request_size = sizeof(Req), .reply_size = sizeof(Rep)};
+  PrunerWorker free_w, limited;
+  assert_true(prunerWorkerCreate(&spec, &free_w).ok);
+  spec.memory_limit_mb = mappedMb() + 64;
+  assert_true(prunerWorkerCreate(&spec, &limited).ok);
+  Req q = {0, 0};
+  Rep r;
+  char why[256];
+  assert_int_equal(prunerWorkerCall(free_w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
+  assert_int_equal(r.value, 1);
+  assert_int_equal(prunerWorkerCall(limited, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
+  assert_int_equal(r.value, 0);
+  prunerWorkerDestroy(free_w);
+  prunerWorkerDestroy(limited);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_watchdog),
+      cmocka_unit_test(test_bad_spec),
+      cmocka_unit_test(test_tail_and_child_state),
+      cmocka_unit_test(test_several_workers),
+      cmocka_unit_test(test_group_killed),
+      cmocka_unit_test(test_memory_limit),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
