@@ -83,15 +83,15 @@ PrunerStatus draftHostCheckTarget(const PrunerWorkload *w, const PrunerTargetDes
     const char *name;
     double value;
   } fields[] = {
-      {"sm_count (cores)", t->sm_count},       {"boost_clock_mhz", t->boost_clock_mhz},
+      {"sm_count (cores)", t->sm_count},         {"boost_clock_mhz", t->boost_clock_mhz},
       {"peak_fp32_gflops", t->peak_fp32_gflops}, {"dram_gbps", t->dram_gbps},
-      {"l2_bytes", (double)t->l2_bytes},        {"smem_per_sm (L1d)", t->smem_per_sm},
+      {"l2_bytes", (double)t->l2_bytes},         {"smem_per_sm (L1d)", t->smem_per_sm},
       {"warp_size (SIMD lanes)", t->warp_size},
   };
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i)
     if (!(fields[i].value > 0))
-      return prunerStatusError("draft for %s: host target '%s' has %s = %g (must be > 0)",
-                               w->key, t->name, fields[i].name, fields[i].value);
+      return prunerStatusError("draft for %s: host target '%s' has %s = %g (must be > 0)", w->key,
+                               t->name, fields[i].name, fields[i].value);
   return prunerStatusOk();
 }
 
@@ -275,8 +275,7 @@ bool draftHostScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const Pr
   double issue_cycles = (fmas + loads + stores + LOOP_UOPS) / ISSUE_WIDTH;
   /* Throughput grows with independent accumulators up to SATURATING_ACCUMULATORS. */
   double latency_cover = dmin(1.0, acc / dmax(SATURATING_ACCUMULATORS, FMA_LATENCY * pipes));
-  double port_balance =
-      dmin(1.0, fma_cycles / dmax(dmax(load_cycles, store_cycles), issue_cycles));
+  double port_balance = dmin(1.0, fma_cycles / dmax(dmax(load_cycles, store_cycles), issue_cycles));
   double reg_eff = latency_cover * port_balance * (1.0 - dmin(0.9, peel_loss));
   /* Tasks run in waves of `cores`; the average number of busy cores is tasks / waves. */
   double waves = ceil(tasks / cores);
@@ -291,8 +290,8 @@ bool draftHostScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const Pr
     if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
       runs /= (double)(c->reduction[l] / reg[l]);
   double out_bytes = prunerDTypeBytes(w->operands[w->num_inputs].dtype);
-  double run_cycles = LOOP_EXIT_CYCLES + acc / LOADS_PER_CYCLE +
-                      acc * simd * out_bytes / STORE_BYTES_PER_CYCLE;
+  double run_cycles =
+      LOOP_EXIT_CYCLES + acc / LOADS_PER_CYCLE + acc * simd * out_bytes / STORE_BYTES_PER_CYCLE;
   s.compute_us += runs * run_cycles / (clock * used) * 1e6;
 
   /* Traffic. Register level: what the innermost loop loads from L1. */
