@@ -24,14 +24,15 @@
  * accumulator count falls until 16 and is flat after). It exceeds latency x pipes (4-8)
  * because the row broadcasts and the loop share the issue slots with the FMAs. */
 #define SATURATING_ACCUMULATORS 16.0
-/* Fixed cost of one run of the innermost reduction loop (one register tile in one cache
- * block), in cycles, besides its loads and stores: the mispredicted loop exit (11-18
+/* Fixed cost of one run of the innermost loop in cycles: its mispredicted exit (11-18
  * cycles on current x86 cores, Agner Fog, "The microarchitecture of Intel, AMD and VIA
- * CPUs": 15), the accumulators' first load to use (vector L1 latency 7 on Zen 4, 5-7 on
- * Intel; AMD 56665, Intel optimization manual) and the last FMA's latency before the
- * store. The data agrees in size: on the 512^3 matmul the best time falls by ~15% from a
- * 32 to a 512 k step at the same register tile (data/README.md), 50-80 cycles per run. */
-#define LOOP_EXIT_CYCLES (15.0 + 7.0 + FMA_LATENCY)
+ * CPUs": 15); when it is a reduction loop (one register tile in one cache block), also
+ * the accumulators' first load to use (vector L1 latency 7 on Zen 4, 5-7 on Intel; AMD
+ * 56665, Intel optimization manual) and the last FMA's latency before the store. The data agrees in
+ * size: on the 512^3 matmul the best time falls by ~15% from a 32 to a 512 k step at the same
+ * register tile (data/README.md), 50-80 cycles per run. */
+#define LOOP_EXIT_CYCLES 15.0
+#define VECTOR_LOAD_LATENCY 7.0
 /* Loads per cycle: two on both families (same sources). Stores: 64 bytes per cycle to
  * L1 (Zen 4: two 32-byte store pipes, AMD 56665 sec. 2.12; Golden Cove: two stores of
  * up to 32 bytes or one of 64), i.e. one 512-bit or two 256-bit vector stores. */
@@ -283,16 +284,25 @@ bool draftHostScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const Pr
   double wave_eff = used / cores;
   double core_peak = t->peak_fp32_gflops * 1e9 / cores * simd / lanes;
   s.compute_us = s.flops / (core_peak * reg_eff * used) * 1e6;
-  /* Runs of the innermost loop: register tiles x cache blocks. Each pays its fixed cost
-   * plus the accumulators' load and store (when hoisted, once per run). */
+  /* Runs of the innermost loop of the nest. When it is a reduction loop (matmul-like,
+   * convs), a run is one register tile in one cache block, and it pays the fixed cost
+   * plus the accumulators' load and store (hoisted: once per run); otherwise
+   * (elementwise) only the loop exit. `runs` also counts the accumulator traffic. */
   double runs = reg_iters;
   for (int l = 0; l < n; ++l)
     if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
       runs /= (double)(c->reduction[l] / reg[l]);
-  double out_bytes = prunerDTypeBytes(w->operands[w->num_inputs].dtype);
-  double run_cycles =
-      LOOP_EXIT_CYCLES + acc / LOADS_PER_CYCLE + acc * simd * out_bytes / STORE_BYTES_PER_CYCLE;
-  s.compute_us += runs * run_cycles / (clock * used) * 1e6;
+  HostNest nest;
+  hostNest(w, c, reg, &nest);
+  double loop_runs = 1, run_cycles = LOOP_EXIT_CYCLES;
+  for (int d = 0; d + 1 < nest.depth; ++d)
+    loop_runs *= ceil((double)nest.loops[d].outer / (double)nest.loops[d].inner);
+  if (nest.depth > 0 && w->loop_kinds[nest.loops[nest.depth - 1].loop] == PRUNER_LOOP_REDUCTION) {
+    double out_bytes = prunerDTypeBytes(w->operands[w->num_inputs].dtype);
+    run_cycles += VECTOR_LOAD_LATENCY + FMA_LATENCY + acc / LOADS_PER_CYCLE +
+                  acc * simd * out_bytes / STORE_BYTES_PER_CYCLE;
+  }
+  s.compute_us += loop_runs * run_cycles / (clock * used) * 1e6;
 
   /* Traffic. Register level: what the innermost loop loads from L1. */
   double l1 = 0;
@@ -311,8 +321,6 @@ bool draftHostScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const Pr
    * running at once. When the whole problem fits the last-level cache nothing comes from
    * DRAM: the kernel is timed repeatedly on the same buffers (docs/host.md,
    * "Measurement"), so after the warm-up run every operand is resident. */
-  HostNest nest;
-  hostNest(w, c, reg, &nest);
   double llc = t->smem_per_block > 0 ? (double)t->smem_per_block : (double)t->l2_bytes;
   double l2 = cacheFills(w, &nest, t->smem_per_sm);
   double llc_bytes = cacheFills(w, &nest, (double)t->l2_bytes);
