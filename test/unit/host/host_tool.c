@@ -167,12 +167,15 @@ static int mergeFaster(char **paths, int n, const char *out_path) {
     st = prunerRecordsOpen(out_path, &out);
   size_t total = st.ok ? prunerRecordsCount(passes[0]) : 0, compared = 0;
   size_t from_later = 0, over_1_5 = 0;
+  /* slowest / fastest pass, and second fastest / fastest: how far contention spread the
+   * passes, and how well a second pass confirms the fastest. */
   double *ratios = malloc((total ? total : 1) * sizeof *ratios);
-  if (!ratios)
+  double *seconds = malloc((total ? total : 1) * sizeof *seconds);
+  if (!ratios || !seconds)
     st = prunerStatusError("out of memory");
   for (size_t i = 0; st.ok && i < total; ++i) {
     const PrunerRecord *first = prunerRecordsGet(passes[0], i), *pick = first;
-    double lo = 0, hi = 0;
+    double lo = 0, hi = 0, second = 0;
     int ok_passes = 0;
     for (int p = 0; p < n; ++p) {
       const PrunerRecord *r =
@@ -183,8 +186,12 @@ static int mergeFaster(char **paths, int n, const char *out_path) {
                                   &first->config);
       if (!r || r->status != PRUNER_RECORD_OK)
         continue;
-      if (!ok_passes++ || r->median_us < lo)
+      if (!ok_passes++ || r->median_us < lo) {
+        second = ok_passes > 1 ? lo : 0;
         lo = r->median_us;
+      } else if (second == 0 || r->median_us < second) {
+        second = r->median_us;
+      }
       if (r->median_us > hi)
         hi = r->median_us;
       if (pick->status != PRUNER_RECORD_OK || r->median_us < pick->median_us)
@@ -192,6 +199,7 @@ static int mergeFaster(char **paths, int n, const char *out_path) {
     }
     from_later += pick != first;
     if (ok_passes == n && lo > 0) {
+      seconds[compared] = second / lo;
       ratios[compared++] = hi / lo;
       over_1_5 += hi / lo > 1.5;
     }
@@ -199,12 +207,15 @@ static int mergeFaster(char **paths, int n, const char *out_path) {
   }
   if (st.ok && compared) {
     qsort(ratios, compared, sizeof *ratios, cmpDouble);
-    printf("%zu records, %zu fastest in a later pass; slowest/fastest pass per config over "
-           "%zu configs: median %.3fx, p90 %.3fx, max %.3fx, %zu over 1.5x\n",
+    qsort(seconds, compared, sizeof *seconds, cmpDouble);
+    printf("%zu records, %zu fastest in a later pass; over %zu configs: slowest/fastest pass "
+           "median %.3fx, p90 %.3fx, max %.3fx, %zu over 1.5x; second fastest/fastest "
+           "median %.3fx, p90 %.3fx\n",
            total, from_later, compared, ratios[compared / 2], ratios[compared * 9 / 10],
-           ratios[compared - 1], over_1_5);
+           ratios[compared - 1], over_1_5, seconds[compared / 2], seconds[compared * 9 / 10]);
   }
   free(ratios);
+  free(seconds);
   for (int p = 0; p < opened; ++p)
     prunerRecordsClose(passes[p]);
   if (out)
