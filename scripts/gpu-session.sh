@@ -68,7 +68,10 @@ compile_bundle() { # NAME MODULE TRIALS BATCH EPSILON SEED
   local t1; t1=$(date +%s)
   mv "$out.tmp" "$out"
   local n; n=$(grep -o '"cubin":[[:space:]]*"' "$out/manifest.json" | wc -l)
-  echo "$trials $((t1 - t0))" > "$work/$name.time"
+  # The commit compiled from (+wt: lib/include/passes/tools had uncommitted changes).
+  local rev; rev=$(git rev-parse --short HEAD)
+  git diff --quiet HEAD -- lib include passes tools 2>/dev/null || rev="$rev+wt"
+  echo "$trials $((t1 - t0)) $rev" > "$work/$name.time"
   bundle_stats "$name"
 }
 
@@ -77,9 +80,9 @@ bundle_stats() {
   local name=$1 out="$work/$1"
   local n; n=$(grep -o '"cubin":[[:space:]]*"' "$out/manifest.json" | wc -l)
   local bytes; bytes=$(du -sb "$out" | cut -f1)
-  local trials=? secs=?
-  [[ -f $work/$name.time ]] && read -r trials secs < "$work/$name.time"
-  echo "$name: $n of $trials picks compiled in ${secs}s ($(awk -v n="$trials" -v s="$secs" 'BEGIN{printf "%.2f", (s > 0) ? n / s : 0}') picks/s on $jobs jobs), $((bytes / 1024)) KiB of cubins + manifest"
+  local trials=? secs=? rev=?
+  [[ -f $work/$name.time ]] && read -r trials secs rev < "$work/$name.time"
+  echo "$name: $n of $trials picks compiled in ${secs}s ($(awk -v n="$trials" -v s="$secs" 'BEGIN{printf "%.2f", (s > 0) ? n / s : 0}') picks/s on $jobs jobs) at ${rev:-?}, $((bytes / 1024)) KiB of cubins + manifest"
   manifest_counts "$out/manifest.json"
 }
 
@@ -125,14 +128,24 @@ prepare() {
   echo "== pack"
   local names=()
   for b in $all_bundles; do names+=("$b"); done
-  local t0; t0=$(date +%s)
-  # xz: cubins of one space are alike, 37 KB each compress about 13x (gzip: 3x, too big).
-  tar -C "$work" -cf - "${names[@]}" | xz -6 -T1 > "$dir/bundles.tar.xz.tmp"
-  mv "$dir/bundles.tar.xz.tmp" "$dir/bundles.tar.xz"
-  echo "packed in $(( $(date +%s) - t0 ))s: $(du -sh "$work" | cut -f1) -> $(du -sh "$dir/bundles.tar.xz" | cut -f1)"
+  local t0 stale=0 b; t0=$(date +%s)
+  [[ -f $dir/bundles.tar.xz && -f $dir/bundles.list ]] || stale=1
+  [[ "$(cat "$dir/bundles.list" 2>/dev/null)" == "${names[*]}" ]] || stale=1
+  for b in "${names[@]}"; do
+    [[ $work/$b/manifest.json -nt $dir/bundles.tar.xz ]] && stale=1
+  done
+  if ((stale)); then
+    # xz: cubins of one space are alike and compress 13-30x (gzip: 3x, too big to carry).
+    tar -C "$work" -cf - "${names[@]}" | xz -6 -T1 > "$dir/bundles.tar.xz.tmp"
+    mv "$dir/bundles.tar.xz.tmp" "$dir/bundles.tar.xz"
+    echo "${names[*]}" > "$dir/bundles.list"
+    echo "packed in $(( $(date +%s) - t0 ))s: $(du -sh "$work" | cut -f1) -> $(du -sh "$dir/bundles.tar.xz" | cut -f1)"
+  else
+    echo "kept $dir/bundles.tar.xz (newer than every bundle's manifest)"
+  fi
   {
     echo "prepared: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname 2>/dev/null || echo ?)"
-    echo "commit: $(git rev-parse HEAD)$(git diff --quiet HEAD -- lib include passes tools 2>/dev/null || echo ' (lib/include/passes/tools had uncommitted changes)')"
+    echo "packed at commit: $(git rev-parse --short HEAD) (per bundle below: the commit it was compiled at; +wt: with uncommitted changes in lib/include/passes/tools)"
     echo "target: $target; compiler: $(/usr/local/cuda/bin/ptxas --version | tail -1)"
     for b in "${names[@]}"; do bundle_stats "$b"; done
   } > "$dir/PREPARED"
