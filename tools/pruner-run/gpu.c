@@ -790,10 +790,14 @@ static cudaError_t timeKernel(GpuState *g, LaunchFn launch, void *arg, int min_s
                               double budget, RunReply *rep) {
   double t0 = nowSeconds();
   cudaError_t err = cudaSuccess;
-  for (int i = 0; err == cudaSuccess && (i < 3 || nowSeconds() - t0 < 0.02) && i < 1000; i++)
+  /* Warm-up: at least 3 launches and 20 ms of GPU work. Each launch is waited for, since
+   * launches are asynchronous: without the wait the wall-clock test passes at once and
+   * up to 1,000 launches are queued, so a 2 ms kernel would spend 2 s here. */
+  for (int i = 0; err == cudaSuccess && (i < 3 || nowSeconds() - t0 < 0.02) && i < 1000; i++) {
     err = launch(g, arg);
-  if (err == cudaSuccess)
-    err = cudaStreamSynchronize(g->stream);
+    if (err == cudaSuccess)
+      err = cudaStreamSynchronize(g->stream);
+  }
   if (min_samples < 1)
     min_samples = 1;
   if (min_samples > PRUNER_MAX_SAMPLES)
