@@ -25,7 +25,7 @@
 # next. pruner-run is stopped at its limit; candidates it did not reach are counted as
 # "left" in the summary. Bundles list candidates in the tuner's pick order (draft ranking
 # and random picks interleaved, ε-greedy), so a cut keeps a mix of both.
-# Per candidate: pruner-run's watchdog RUN_TIMEOUT (default 2 s; it samples past the
+# Per candidate: pruner-run's watchdog RUN_TIMEOUT (default 5 s; it samples past the
 # 10-sample minimum for at most half of it); a candidate over it is recorded as timeout.
 #
 # Exit status: 0 when the runner was built and the bundles were run (failing candidates and
@@ -44,7 +44,7 @@ build=${BUILD_DIR:-$src/build-gpu}
 # Testing hooks: RUNNER replaces pruner-run, SKIP_BUILD=1 skips the build and unit tests.
 runner=${RUNNER:-$build/bin/pruner-run}
 # At least 10 samples per candidate, each after an L2 flush (docs/measurement.md).
-run_args=(--timeout="${RUN_TIMEOUT:-2}" --samples=10)
+run_args=(--timeout="${RUN_TIMEOUT:-5}" --samples=10)
 logs=$build-session-logs
 mkdir -p "$OUT"
 rm -rf "$logs" && mkdir -p "$logs"
