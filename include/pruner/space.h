@@ -74,6 +74,11 @@ typedef struct PrunerSpaceOptions {
   int64_t max_thread_tile;     /* per loop; default 16                   */
   int64_t max_thread_elements; /* product of thread tiles; default 64    */
   int64_t min_threads;         /* per block; default 32 (a full warp)    */
+  /* Compile-cost limits (docs/space.md: measured ptxas spills and compile times); 0
+   * lifts a limit. GPU targets only. */
+  int64_t max_unrolled_body;   /* thread elements x reduction steps; default 2047 */
+  int64_t max_block_elements;  /* threads x thread elements (the product of the
+                                  workgroup tiles); default 32767             */
 } PrunerSpaceOptions;
 
 typedef struct PrunerSpaceImpl *PrunerSpace;
@@ -121,7 +126,8 @@ bool prunerSpaceContains(PrunerSpace space, const PrunerConfig *config);
  * in range and in the right loops, thread tiles dividing workgroup tiles, workgroup tiles
  * dividing the bounds, threads per block within [1, max], at most three mapped grid and
  * block dimensions, shared memory within the per-block limit, vector width dividing the
- * contiguous thread tile. The message names the key and value at fault. */
+ * contiguous thread tile, and the compile-cost limits (unrolled body per thread, elements
+ * per block). The message names the key and value at fault. */
 PrunerStatus prunerConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                const PrunerConfig *config);
 
@@ -129,7 +135,8 @@ PrunerStatus prunerConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *
 bool prunerConfigIsValid(const PrunerWorkload *w, const PrunerTargetDesc *t,
                          const PrunerConfig *config);
 
-/* The same rules with the limits of `opts` (max_thread_elements, min_threads) instead of
+/* The same rules with the limits of `opts` (max_thread_elements, min_threads,
+ * max_unrolled_body, max_block_elements) instead of
  * the defaults; NULL means the defaults. A space applies its own options this way, so
  * every config it enumerates passes prunerConfigCheckWithOptions with them. */
 PrunerStatus prunerConfigCheckWithOptions(const PrunerWorkload *w, const PrunerTargetDesc *t,

@@ -36,6 +36,11 @@ PrunerSpaceOptions prunerSpaceDefaultOptions(void) {
   /* 64 accumulators plus operand fragments stay under the 255-register cap per thread. */
   o.max_thread_elements = 64;
   o.min_threads = 32; /* a full warp */
+  /* Compile cost, measured on 1,200 random valid configs (docs/space.md): with
+   * te * rs < 2048 and threads * te < 32768, 1,111 were kept, none of them spilling
+   * 256 B or more, and all 14 large spillers (up to 25 s in ptxas) were dropped. */
+  o.max_unrolled_body = 2047;
+  o.max_block_elements = 32767;
   return o;
 }
 
@@ -45,7 +50,8 @@ int64_t prunerSpaceMinThreads(const PrunerWorkload *w, const PrunerTargetDesc *t
                               const PrunerSpaceOptions *opts) {
   int64_t possible = 1;
   for (int l = 0; l < w->num_loops; ++l) {
-    if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL) continue;
+    if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL)
+      continue;
     possible = satMul(possible, w->bounds[l]);
     if (possible > t->max_threads_per_block) {
       possible = t->max_threads_per_block;
@@ -61,7 +67,8 @@ int64_t prunerConfigOperandFootprint(const PrunerWorkload *w, const PrunerConfig
   int64_t extent = 1;
   for (int l = 0; l < w->num_loops; ++l) {
     int64_t coeff = o->index_coeff[dim][l];
-    if (!coeff) continue;
+    if (!coeff)
+      continue;
     int64_t tile = w->loop_kinds[l] == PRUNER_LOOP_PARALLEL ? c->workgroup[l] : c->reduction[l];
     extent = satAdd(extent, satMul(coeff, tile > 1 ? tile - 1 : 0));
   }
@@ -72,7 +79,8 @@ int64_t prunerConfigSharedBytes(const PrunerWorkload *w, const PrunerConfig *c) 
   int64_t bytes = 0;
   int num_operands = w->num_inputs + w->num_outputs;
   for (int i = 0; i < num_operands; ++i) {
-    if (!(c->promote_operands & (1u << i))) continue;
+    if (!(c->promote_operands & (1u << i)))
+      continue;
     int64_t elems = 1;
     for (int d = 0; d < w->operands[i].rank; ++d)
       elems = satMul(elems, prunerConfigOperandFootprint(w, c, i, d));
@@ -87,9 +95,11 @@ static const char *formatArray(char *buf, size_t size, const int64_t *a, int n) 
   buf[0] = '\0';
   for (int i = 0; i < n && len < size; ++i) {
     int k = snprintf(buf + len, size - len, "%s%lld", i ? ", " : "[", (long long)a[i]);
-    if (k > 0) len += (size_t)k;
+    if (k > 0)
+      len += (size_t)k;
   }
-  if (len < size) snprintf(buf + len, size - len, n ? "]" : "[]");
+  if (len < size)
+    snprintf(buf + len, size - len, n ? "]" : "[]");
   return buf;
 }
 
@@ -99,19 +109,23 @@ static const char *formatPromote(char *buf, size_t size, uint32_t mask) {
   int first = 1;
   len += (size_t)snprintf(buf, size, "[");
   for (int i = 0; i < 32 && len < size; ++i) {
-    if (!(mask & (1u << i))) continue;
+    if (!(mask & (1u << i)))
+      continue;
     int k = snprintf(buf + len, size - len, "%s%d", first ? "" : ", ", i);
-    if (k > 0) len += (size_t)k;
+    if (k > 0)
+      len += (size_t)k;
     first = 0;
   }
-  if (len < size) snprintf(buf + len, size - len, "]");
+  if (len < size)
+    snprintf(buf + len, size - len, "]");
   return buf;
 }
 
-#define FAIL(...)                                                                              \
-  do {                                                                                         \
-    if (status) *status = prunerStatusError(__VA_ARGS__);                                      \
-    return false;                                                                              \
+#define FAIL(...)                                                                                  \
+  do {                                                                                             \
+    if (status)                                                                                    \
+      *status = prunerStatusError(__VA_ARGS__);                                                    \
+    return false;                                                                                  \
   } while (0)
 #define ARR(name, a) formatArray(name, sizeof(name), a, w->num_loops)
 
@@ -154,8 +168,8 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
       FAIL("workgroup tile %s is %lld for parallel loop %d (%s); tiles are >= 1",
            ARR(a1, c->workgroup), (long long)c->workgroup[l], l, role);
     if (c->thread[l] < 1)
-      FAIL("thread tile %s is %lld for parallel loop %d (%s); tiles are >= 1",
-           ARR(a1, c->thread), (long long)c->thread[l], l, role);
+      FAIL("thread tile %s is %lld for parallel loop %d (%s); tiles are >= 1", ARR(a1, c->thread),
+           (long long)c->thread[l], l, role);
     if (w->bounds[l] % c->workgroup[l])
       FAIL("workgroup tile %s does not divide the loop bounds %s", ARR(a1, c->workgroup),
            ARR(a2, w->bounds));
@@ -171,7 +185,8 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
   int64_t threads = 1, elements = 1;
   int grid_dims = 0, block_dims = 0;
   for (int l = n - 1; l >= 0; --l) {
-    if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL) continue;
+    if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL)
+      continue;
     int64_t blocks = w->bounds[l] / c->workgroup[l];
     int64_t per_block = c->workgroup[l] / c->thread[l];
     const char *role = prunerLoopRoleName(w->loop_roles[l]);
@@ -185,8 +200,7 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
       int64_t limit = grid_dims == 0 ? GRID_X_MAX : GRID_YZ_MAX;
       if (blocks > limit)
         FAIL("workgroup tile %s gives grid %c = %lld blocks for loop %d (%s); at most %lld",
-             ARR(a1, c->workgroup), "xyz"[grid_dims], (long long)blocks, l, role,
-             (long long)limit);
+             ARR(a1, c->workgroup), "xyz"[grid_dims], (long long)blocks, l, role, (long long)limit);
       ++grid_dims;
     }
     if (per_block > 1) {
@@ -214,6 +228,22 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
   if (elements > opts->max_thread_elements)
     FAIL("thread tile %s gives %lld elements per thread; at most %lld (register budget)",
          ARR(a1, c->thread), (long long)elements, (long long)opts->max_thread_elements);
+  int64_t steps = 1;
+  for (int l = 0; l < n; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      steps = satMul(steps, c->reduction[l]);
+  int64_t body = satMul(elements, steps);
+  if (opts->max_unrolled_body > 0 && body > opts->max_unrolled_body)
+    FAIL("thread tile %s and reduction %s unroll %lld elements x %lld steps = %lld body "
+         "copies per thread; at most %lld (compile-cost limit max_unrolled_body)",
+         ARR(a1, c->thread), ARR(a2, c->reduction), (long long)elements, (long long)steps,
+         (long long)body, (long long)opts->max_unrolled_body);
+  int64_t block_elements = satMul(threads, elements);
+  if (opts->max_block_elements > 0 && block_elements > opts->max_block_elements)
+    FAIL("workgroup tile %s gives %lld threads x %lld elements = %lld elements per block; at "
+         "most %lld (compile-cost limit max_block_elements)",
+         ARR(a1, c->workgroup), (long long)threads, (long long)elements, (long long)block_elements,
+         (long long)opts->max_block_elements);
   int64_t smem = prunerConfigSharedBytes(w, c);
   if (smem > t->smem_per_block_static)
     FAIL("promote_operands %s needs %lld bytes of shared memory; %s allows %d per block "
@@ -224,7 +254,8 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
    * operand (transform.structured.promote needs a memref.subview), and a tile that is the
    * whole operand has none (docs/schedule.md). */
   for (int i = 0; i < num_operands; ++i) {
-    if (!(c->promote_operands & (1u << i)) || w->operands[i].rank < 1) continue;
+    if (!(c->promote_operands & (1u << i)) || w->operands[i].rank < 1)
+      continue;
     bool whole = true;
     for (int d = 0; d < w->operands[i].rank && whole; ++d)
       whole = prunerConfigOperandFootprint(w, c, i, d) == w->operands[i].shape[d];
@@ -247,7 +278,8 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
              (int)c->vector_width, ARR(a1, c->thread), l, prunerLoopRoleName(w->loop_roles[l]));
     }
     for (int i = 0; i < num_operands; ++i) {
-      if (!(c->promote_operands & (1u << i)) || w->operands[i].rank < 1) continue;
+      if (!(c->promote_operands & (1u << i)) || w->operands[i].rank < 1)
+        continue;
       int64_t extent = prunerConfigOperandFootprint(w, c, i, w->operands[i].rank - 1);
       if (extent % c->vector_width)
         FAIL("vector_width = %d does not divide the contiguous extent %lld of promoted "
@@ -261,7 +293,8 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
 PrunerStatus prunerConfigCheckWithOptions(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                           const PrunerSpaceOptions *opts,
                                           const PrunerConfig *config) {
-  if (t->kind == PRUNER_TARGET_HOST) return prunerHostConfigCheck(w, t, opts, config);
+  if (t->kind == PRUNER_TARGET_HOST)
+    return prunerHostConfigCheck(w, t, opts, config);
   PrunerSpaceOptions defaults = prunerSpaceDefaultOptions();
   PrunerStatus status = prunerStatusOk();
   checkConfig(w, t, opts ? opts : &defaults, config, &status);
@@ -270,7 +303,8 @@ PrunerStatus prunerConfigCheckWithOptions(const PrunerWorkload *w, const PrunerT
 
 bool prunerConfigIsValidWithOptions(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                     const PrunerSpaceOptions *opts, const PrunerConfig *config) {
-  if (t->kind == PRUNER_TARGET_HOST) return prunerHostConfigIsValid(w, t, opts, config);
+  if (t->kind == PRUNER_TARGET_HOST)
+    return prunerHostConfigIsValid(w, t, opts, config);
   PrunerSpaceOptions defaults = prunerSpaceDefaultOptions();
   return checkConfig(w, t, opts ? opts : &defaults, config, NULL);
 }
@@ -319,8 +353,8 @@ int prunerConfigFormat(const PrunerWorkload *w, const PrunerConfig *config, char
   return snprintf(buf, size,
                   "{workgroup = %s, reduction = %s, thread = %s, promote_operands = %s, "
                   "vector_width = %d}",
-                  ARR(wg, config->workgroup), ARR(red, config->reduction),
-                  ARR(th, config->thread), formatPromote(pr, sizeof(pr), config->promote_operands),
+                  ARR(wg, config->workgroup), ARR(red, config->reduction), ARR(th, config->thread),
+                  formatPromote(pr, sizeof(pr), config->promote_operands),
                   (int)config->vector_width);
 }
 

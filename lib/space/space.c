@@ -75,9 +75,11 @@ static PrunerStatus addTileKnob(PrunerSpaceImpl *s, int l) {
   k->kind = PRUNER_KNOB_TILE;
   k->loop = l;
   for (int64_t wg = 1; wg <= bound && wg <= s->opts.max_workgroup_tile; ++wg) {
-    if (bound % wg) continue;
+    if (bound % wg)
+      continue;
     for (int64_t th = 1; th <= wg && th <= s->opts.max_thread_tile; ++th) {
-      if (wg % th || wg / th > s->t.max_threads_per_block) continue;
+      if (wg % th || wg / th > s->t.max_threads_per_block)
+        continue;
       if (k->num_values == MAX_CANDIDATES)
         return prunerStatusError("loop %d (%s, bound %lld) has more than %d (workgroup, thread) "
                                  "tile candidates; lower max_workgroup_tile or max_thread_tile",
@@ -112,7 +114,8 @@ static void addReductionKnob(PrunerSpaceImpl *s, int l) {
     k->values[k->num_values++] = 1;
   } else {
     for (int64_t step = 1; step <= s->w.bounds[l] && step <= MAX_REDUCTION_STEP; ++step)
-      if (s->w.bounds[l] % step == 0) k->values[k->num_values++] = step;
+      if (s->w.bounds[l] % step == 0)
+        k->values[k->num_values++] = step;
   }
   s->knob_of_loop[l] = s->num_knobs++;
 }
@@ -153,7 +156,8 @@ static void precomputeOperands(PrunerSpaceImpl *s) {
       DimTerms *t = &s->terms[i][d];
       t->count = 0;
       for (int l = 0; l < w->num_loops; ++l) {
-        if (!w->operands[i].index_coeff[d][l]) continue;
+        if (!w->operands[i].index_coeff[d][l])
+          continue;
         t->loop[t->count] = l;
         t->coeff[t->count++] = w->operands[i].index_coeff[d][l];
       }
@@ -170,7 +174,8 @@ static void precomputeOperands(PrunerSpaceImpl *s) {
 static PrunerStatus createHostSpace(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                     const PrunerSpaceOptions *opts, PrunerSpace *out) {
   PrunerSpaceImpl *s = calloc(1, sizeof(*s));
-  if (!s) return prunerStatusError("space of %s: out of memory", w->key);
+  if (!s)
+    return prunerStatusError("space of %s: out of memory", w->key);
   s->w = *w;
   s->t = *t;
   s->host = true;
@@ -183,10 +188,14 @@ static PrunerStatus createHostSpace(const PrunerWorkload *w, const PrunerTargetD
   s->raw_size = 1;
   for (int k = 0; k < s->num_knobs; ++k) {
     const PrunerKnob *knob = &s->knobs[k];
-    if (knob->kind == PRUNER_KNOB_TILE) s->num_tile_knobs = k + 1;
-    if (knob->kind == PRUNER_KNOB_PROMOTE) s->promote_knob = k;
-    if (knob->kind == PRUNER_KNOB_VECTOR_WIDTH) s->vector_knob = k;
-    if (knob->loop >= 0) s->knob_of_loop[knob->loop] = k;
+    if (knob->kind == PRUNER_KNOB_TILE)
+      s->num_tile_knobs = k + 1;
+    if (knob->kind == PRUNER_KNOB_PROMOTE)
+      s->promote_knob = k;
+    if (knob->kind == PRUNER_KNOB_VECTOR_WIDTH)
+      s->vector_knob = k;
+    if (knob->loop >= 0)
+      s->knob_of_loop[knob->loop] = k;
     s->raw_size *= (uint64_t)(knob->num_values > 0 ? knob->num_values : 1);
     if (s->raw_size > MAX_RAW_SIZE) {
       free(s);
@@ -202,21 +211,25 @@ PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *
                                const PrunerSpaceOptions *opts, PrunerSpace *out) {
   *out = NULL;
   PrunerStatus st = prunerWorkloadVerify(w);
-  if (!st.ok) return st;
-  if (t->kind == PRUNER_TARGET_HOST) return createHostSpace(w, t, opts, out);
+  if (!st.ok)
+    return st;
+  if (t->kind == PRUNER_TARGET_HOST)
+    return createHostSpace(w, t, opts, out);
   if (t->max_threads_per_block < 1 || t->smem_per_block_static < 0)
     return prunerStatusError("target %s: max_threads_per_block = %d, smem_per_block_static = "
                              "%d; not a usable GPU description",
                              t->name, t->max_threads_per_block, t->smem_per_block_static);
   /* The tile scan is quadratic in these limits: a huge option on a huge bound would
    * spin for hours before reporting too many candidates. */
-  if (opts && (opts->max_workgroup_tile > MAX_TILE_OPTION || opts->max_thread_tile > MAX_TILE_OPTION))
+  if (opts &&
+      (opts->max_workgroup_tile > MAX_TILE_OPTION || opts->max_thread_tile > MAX_TILE_OPTION))
     return prunerStatusError("space of %s: max_workgroup_tile = %lld, max_thread_tile = %lld; "
                              "at most %d each",
                              w->key, (long long)opts->max_workgroup_tile,
                              (long long)opts->max_thread_tile, MAX_TILE_OPTION);
   PrunerSpaceImpl *s = calloc(1, sizeof(*s));
-  if (!s) return prunerStatusError("space of %s: out of memory", w->key);
+  if (!s)
+    return prunerStatusError("space of %s: out of memory", w->key);
   s->w = *w;
   s->t = *t;
   s->opts = opts ? *opts : prunerSpaceDefaultOptions();
@@ -224,7 +237,8 @@ PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *
   /* Knob order (most significant raw digit first): parallel loops' tiles in loop order,
    * reduction loops' steps in loop order, promote_operands, vector_width. */
   for (int l = 0; l < w->num_loops; ++l) {
-    if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL) continue;
+    if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL)
+      continue;
     st = addTileKnob(s, l);
     if (!st.ok) {
       free(s);
@@ -233,7 +247,8 @@ PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *
   }
   s->num_tile_knobs = s->num_knobs;
   for (int l = 0; l < w->num_loops; ++l)
-    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) addReductionKnob(s, l);
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      addReductionKnob(s, l);
   addPromoteKnob(s);
   addVectorKnob(s);
   precomputeOperands(s);
@@ -252,7 +267,8 @@ PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *
 }
 
 void prunerSpaceDestroy(PrunerSpace space) {
-  if (!space) return;
+  if (!space)
+    return;
   free(space->prefix);
   free(space);
 }
@@ -287,7 +303,8 @@ static void decodeDigits(const PrunerSpaceImpl *s, uint64_t raw, int *digits) {
 
 static uint64_t encodeDigits(const PrunerSpaceImpl *s, const int *digits) {
   uint64_t raw = 0;
-  for (int k = 0; k < s->num_knobs; ++k) raw = raw * (uint64_t)s->knobs[k].num_values + digits[k];
+  for (int k = 0; k < s->num_knobs; ++k)
+    raw = raw * (uint64_t)s->knobs[k].num_values + digits[k];
   return raw;
 }
 
@@ -329,17 +346,21 @@ static bool configToDigits(const PrunerSpaceImpl *s, const PrunerConfig *c, int 
           found = v;
         break;
       case PRUNER_KNOB_REDUCTION:
-        if (c->reduction[knob->loop] == knob->values[v]) found = v;
+        if (c->reduction[knob->loop] == knob->values[v])
+          found = v;
         break;
       case PRUNER_KNOB_PROMOTE:
-        if ((int64_t)c->promote_operands == knob->values[v]) found = v;
+        if ((int64_t)c->promote_operands == knob->values[v])
+          found = v;
         break;
       case PRUNER_KNOB_VECTOR_WIDTH:
-        if ((int64_t)c->vector_width == knob->values[v]) found = v;
+        if ((int64_t)c->vector_width == knob->values[v])
+          found = v;
         break;
       }
     }
-    if (found < 0) return false;
+    if (found < 0)
+      return false;
     digits[k] = found;
   }
   digitsToConfig(s, digits, &check);
@@ -354,8 +375,10 @@ void prunerSpaceDecodeRaw(PrunerSpace space, uint64_t raw, PrunerConfig *out) {
 
 bool prunerSpaceEncodeRaw(PrunerSpace space, const PrunerConfig *config, uint64_t *raw) {
   int digits[MAX_KNOBS];
-  if (!configToDigits(space, config, digits)) return false;
-  if (raw) *raw = encodeDigits(space, digits);
+  if (!configToDigits(space, config, digits))
+    return false;
+  if (raw)
+    *raw = encodeDigits(space, digits);
   return true;
 }
 
@@ -377,12 +400,34 @@ static bool tilesValid(const PrunerSpaceImpl *s, const int *digits) {
       ++grid_dims;
     }
     if (per_block > 1) {
-      if (block_dims == 3 || per_block > (block_dims == 2 ? 64 : 1024)) return false;
+      if (block_dims == 3 || per_block > (block_dims == 2 ? 64 : 1024))
+        return false;
       ++block_dims;
     }
-    if (threads > s->t.max_threads_per_block) return false;
+    if (threads > s->t.max_threads_per_block)
+      return false;
   }
+  int64_t block_elements;
+  if (s->opts.max_block_elements > 0 &&
+      (__builtin_mul_overflow(threads, elements, &block_elements) ||
+       block_elements > s->opts.max_block_elements))
+    return false;
   return threads >= s->min_threads && elements <= s->opts.max_thread_elements;
+}
+
+/* The unrolled body per thread (thread elements x reduction steps): depends on the tile
+ * and reduction knobs. */
+static bool bodyValid(const PrunerSpaceImpl *s, const int *digits) {
+  if (s->opts.max_unrolled_body <= 0)
+    return true;
+  int64_t body = 1;
+  for (int k = 0; k < s->promote_knob; ++k) {
+    int64_t v = k < s->num_tile_knobs ? s->knobs[k].thread_values[digits[k]]
+                                      : s->knobs[k].values[digits[k]];
+    if (__builtin_mul_overflow(body, v, &body) || body > s->opts.max_unrolled_body)
+      return false;
+  }
+  return true;
 }
 
 static inline int64_t loopTile(const PrunerSpaceImpl *s, const int *digits, int l) {
@@ -393,16 +438,19 @@ static inline int64_t loopTile(const PrunerSpaceImpl *s, const int *digits, int 
 static inline int64_t dimExtent(const PrunerSpaceImpl *s, const int *digits, int i, int d) {
   const DimTerms *t = &s->terms[i][d];
   int64_t e = 1;
-  for (int j = 0; j < t->count; ++j) e += t->coeff[j] * (loopTile(s, digits, t->loop[j]) - 1);
+  for (int j = 0; j < t->count; ++j)
+    e += t->coeff[j] * (loopTile(s, digits, t->loop[j]) - 1);
   return e;
 }
 
 static bool smemValid(const PrunerSpaceImpl *s, const int *digits) {
   uint32_t mask = (uint32_t)s->knobs[s->promote_knob].values[digits[s->promote_knob]];
-  if (!mask) return true;
+  if (!mask)
+    return true;
   int64_t bytes = 0;
   for (int i = 0; i < s->num_operands; ++i) {
-    if (!(mask & (1u << i))) continue;
+    if (!(mask & (1u << i)))
+      continue;
     int64_t elems = 1;
     bool whole = s->rank[i] >= 1;
     for (int d = 0; d < s->rank[i]; ++d) {
@@ -411,7 +459,8 @@ static bool smemValid(const PrunerSpaceImpl *s, const int *digits) {
       whole = whole && e == s->w.operands[i].shape[d];
     }
     /* The schedule promotes a block's sub-tile only (prunerConfigCheck, rule 8). */
-    if (whole) return false;
+    if (whole)
+      return false;
     bytes += elems * s->dtype_bytes[i];
   }
   return bytes <= s->t.smem_per_block_static;
@@ -419,15 +468,19 @@ static bool smemValid(const PrunerSpaceImpl *s, const int *digits) {
 
 static bool vectorValid(const PrunerSpaceImpl *s, const int *digits) {
   int64_t vw = s->knobs[s->vector_knob].values[digits[s->vector_knob]];
-  if (vw == 1) return true;
+  if (vw == 1)
+    return true;
   for (int i = 0; i < s->num_out_contig; ++i) {
     int k = s->out_contig_knob[i];
-    if (k < 0 || s->knobs[k].thread_values[digits[k]] % vw) return false;
+    if (k < 0 || s->knobs[k].thread_values[digits[k]] % vw)
+      return false;
   }
   uint32_t mask = (uint32_t)s->knobs[s->promote_knob].values[digits[s->promote_knob]];
   for (int i = 0; mask && i < s->num_operands; ++i) {
-    if (!(mask & (1u << i)) || s->rank[i] < 1) continue;
-    if (dimExtent(s, digits, i, s->rank[i] - 1) % vw) return false;
+    if (!(mask & (1u << i)) || s->rank[i] < 1)
+      continue;
+    if (dimExtent(s, digits, i, s->rank[i] - 1) % vw)
+      return false;
   }
   return true;
 }
@@ -436,25 +489,34 @@ static bool vectorValid(const PrunerSpaceImpl *s, const int *digits) {
 typedef struct Cursor {
   int digits[MAX_KNOBS];
   bool tiles_known, tiles_ok; /* tile rules for the current tile digits  */
+  bool body_known, body_ok;   /* unrolled body for tile + reduction digits */
   bool smem_known, smem_ok;   /* shared memory for every digit but vector */
 } Cursor;
 
 static void cursorStart(const PrunerSpaceImpl *s, Cursor *c, uint64_t raw) {
   decodeDigits(s, raw, c->digits);
-  c->tiles_known = c->smem_known = false;
+  c->tiles_known = c->body_known = c->smem_known = false;
 }
 
 /* Advances the cursor at knob k (lower knobs reset); false when the space runs out. */
 static bool cursorAdvance(const PrunerSpaceImpl *s, Cursor *c, int k) {
-  if (k < 0) return false;
-  for (int j = k + 1; j < s->num_knobs; ++j) c->digits[j] = 0;
+  if (k < 0)
+    return false;
+  for (int j = k + 1; j < s->num_knobs; ++j)
+    c->digits[j] = 0;
   for (; k >= 0; --k) {
-    if (++c->digits[k] < s->knobs[k].num_values) break;
+    if (++c->digits[k] < s->knobs[k].num_values)
+      break;
     c->digits[k] = 0;
   }
-  if (k < 0) return false;
-  if (k < s->num_tile_knobs) c->tiles_known = false;
-  if (k != s->vector_knob) c->smem_known = false;
+  if (k < 0)
+    return false;
+  if (k < s->num_tile_knobs)
+    c->tiles_known = false;
+  if (k < s->promote_knob)
+    c->body_known = false;
+  if (k != s->vector_knob)
+    c->smem_known = false;
   return true;
 }
 
@@ -466,8 +528,10 @@ static bool cursorSeek(const PrunerSpaceImpl *s, Cursor *c) {
   while (s->host) { /* host spaces are small: check each config with the host's rules */
     PrunerConfig config;
     digitsToConfig(s, c->digits, &config);
-    if (prunerHostConfigIsValid(&s->w, &s->t, &s->opts, &config)) return true;
-    if (!cursorAdvance(s, c, s->num_knobs - 1)) return false;
+    if (prunerHostConfigIsValid(&s->w, &s->t, &s->opts, &config))
+      return true;
+    if (!cursorAdvance(s, c, s->num_knobs - 1))
+      return false;
   }
   for (;;) {
     if (!c->tiles_known) {
@@ -475,8 +539,14 @@ static bool cursorSeek(const PrunerSpaceImpl *s, Cursor *c) {
       c->tiles_known = true;
     }
     int fail_at;
+    if (c->tiles_ok && !c->body_known) {
+      c->body_ok = bodyValid(s, c->digits);
+      c->body_known = true;
+    }
     if (!c->tiles_ok)
       fail_at = s->num_tile_knobs - 1; /* -1 with no tile knobs: nothing is valid */
+    else if (!c->body_ok)
+      fail_at = s->promote_knob - 1; /* the last reduction (or tile) knob */
     else if (!(c->smem_known ? c->smem_ok
                              : (c->smem_known = true, c->smem_ok = smemValid(s, c->digits))))
       fail_at = s->promote_knob;
@@ -484,7 +554,8 @@ static bool cursorSeek(const PrunerSpaceImpl *s, Cursor *c) {
       fail_at = s->vector_knob;
     else
       return true;
-    if (!cursorAdvance(s, c, fail_at)) return false;
+    if (!cursorAdvance(s, c, fail_at))
+      return false;
   }
 }
 
@@ -495,16 +566,19 @@ static bool cursorNext(const PrunerSpaceImpl *s, Cursor *c) {
 
 /* First valid raw index >= start, or false. */
 static bool nextValidRaw(const PrunerSpaceImpl *s, uint64_t start, uint64_t *found) {
-  if (start >= s->raw_size) return false;
+  if (start >= s->raw_size)
+    return false;
   Cursor c;
   cursorStart(s, &c, start);
-  if (!cursorSeek(s, &c)) return false;
+  if (!cursorSeek(s, &c))
+    return false;
   *found = encodeDigits(s, c.digits);
   return true;
 }
 
 bool prunerSpaceNext(PrunerSpace space, uint64_t *raw, PrunerConfig *config) {
-  if (*raw >= space->raw_size) return false;
+  if (*raw >= space->raw_size)
+    return false;
   Cursor c;
   cursorStart(space, &c, *raw);
   if (!cursorSeek(space, &c)) {
@@ -529,7 +603,8 @@ bool prunerSpaceContains(PrunerSpace space, const PrunerConfig *config) {
 /* ---- dense index --------------------------------------------------------------------- */
 
 static PrunerStatus buildIndex(PrunerSpaceImpl *s) {
-  if (s->indexed) return prunerStatusOk();
+  if (s->indexed)
+    return prunerStatusOk();
   size_t chunks = (size_t)((s->raw_size + PRUNER_SPACE_CHUNK - 1) / PRUNER_SPACE_CHUNK);
   uint64_t *prefix = calloc(chunks ? chunks : 1, sizeof(uint64_t));
   if (!prefix)
@@ -554,13 +629,15 @@ static PrunerStatus buildIndex(PrunerSpaceImpl *s) {
 }
 
 uint64_t prunerSpaceCount(PrunerSpace space) {
-  if (!buildIndex(space).ok) return 0;
+  if (!buildIndex(space).ok)
+    return 0;
   return space->count;
 }
 
 PrunerStatus prunerSpaceGetConfig(PrunerSpace space, uint64_t index, PrunerConfig *out) {
   PrunerStatus st = buildIndex(space);
-  if (!st.ok) return st;
+  if (!st.ok)
+    return st;
   if (index >= space->count)
     return prunerStatusError("config index %llu out of range: the space of %s has %llu valid "
                              "configs",
@@ -587,16 +664,15 @@ PrunerStatus prunerSpaceGetConfig(PrunerSpace space, uint64_t index, PrunerConfi
   return prunerStatusOk();
 }
 
-PrunerStatus prunerSpaceGetIndex(PrunerSpace space, const PrunerConfig *config,
-                                 uint64_t *index) {
+PrunerStatus prunerSpaceGetIndex(PrunerSpace space, const PrunerConfig *config, uint64_t *index) {
   PrunerStatus st = buildIndex(space);
-  if (!st.ok) return st;
+  if (!st.ok)
+    return st;
   uint64_t raw;
   if (!prunerSpaceEncodeRaw(space, config, &raw)) {
     char buf[400];
     prunerConfigFormat(&space->w, config, buf, sizeof(buf));
-    return prunerStatusError("config %s is not a candidate of the space of %s", buf,
-                             space->w.key);
+    return prunerStatusError("config %s is not a candidate of the space of %s", buf, space->w.key);
   }
   if (!rawValid(space, raw)) {
     st = prunerConfigCheckWithOptions(&space->w, &space->t, &space->opts, config);

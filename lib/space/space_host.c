@@ -29,6 +29,8 @@ PrunerSpaceOptions prunerHostSpaceDefaultOptions(void) {
   o.max_thread_tile = 64;      /* vectorized loop: 4 vectors of 16 lanes */
   o.max_thread_elements = 256; /* scalar register tiles */
   o.min_threads = 1;
+  o.max_unrolled_body = 0; /* the GPU compile-cost limits do not apply to host code */
+  o.max_block_elements = 0;
   return o;
 }
 

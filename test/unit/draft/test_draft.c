@@ -57,11 +57,11 @@ static void test_rejects_over_shared_memory(void **state) {
   PrunerDraft d = makeDraft(&w, &t);
   /* (64 x 256 + 256 x 64) x 4 B = 128 KiB of promoted tiles > the 48 KiB static limit
    * the space's validity rules apply (docs/space.md). */
-  PrunerConfig big = mm(64, 64, 256, 4, 4, 3, 4);
+  PrunerConfig big = mm(64, 64, 256, 2, 2, 3, 2);
   assert_false(prunerDraftScore(d, &big, NULL, NULL));
   assert_true(prunerDraftPredictUs(d, &big) < 0);
   /* The same tiles unpromoted fit. */
-  PrunerConfig small = mm(64, 64, 256, 4, 4, 0, 4);
+  PrunerConfig small = mm(64, 64, 256, 2, 2, 0, 2);
   assert_true(prunerDraftScore(d, &small, NULL, NULL));
   /* ptxas' shared memory over the limit rejects too. */
   PrunerKernelResources res = {.registers = 32, .shared_bytes = 300 * 1024};
@@ -200,9 +200,10 @@ static void test_one_block_slower_than_full_wave(void **state) {
   assert_true(gflopsf > 50.0 * gflops1);
   /* The same total work as one block or spread over many: the single block is slower. */
   PrunerWorkload w;
-  prunerWorkloadMatmul(&w, 256, 256, 1024, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  /* 128 x 128: the largest block the compile-cost limit allows (docs/space.md). */
+  prunerWorkloadMatmul(&w, 128, 128, 1024, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   PrunerDraft d = makeDraft(&w, &t);
-  PrunerConfig single = mm(256, 256, 16, 8, 8, 0, 4), spread = mm(64, 64, 16, 2, 2, 0, 2);
+  PrunerConfig single = mm(128, 128, 16, 8, 8, 0, 4), spread = mm(32, 32, 16, 2, 2, 0, 2);
   PrunerDraftSymbols ss, sp;
   scoreOk(d, &single, NULL, &ss);
   scoreOk(d, &spread, NULL, &sp);

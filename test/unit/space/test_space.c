@@ -91,8 +91,24 @@ typedef struct Brute {
   uint32_t promote[4];
   int num_promote;
   uint64_t valid, total, missing;
+  uint64_t cost_dropped; /* valid but for the compile-cost rule */
   PrunerConfig config;
 } Brute;
+
+/* The compile-cost rule as measured (docs/space.md), written out independently of the
+ * library: te = product of the thread tile, rs = product of the reduction steps. */
+static bool bruteCompileCostOk(const Brute *b) {
+  int64_t te = 1, rs = 1, threads = 1;
+  for (int l = 0; l < b->w->num_loops; ++l) {
+    if (b->w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) {
+      rs *= b->config.reduction[l];
+    } else {
+      te *= b->config.thread[l];
+      threads *= b->config.workgroup[l] / b->config.thread[l];
+    }
+  }
+  return te * rs < 2048 && threads * te < 32768;
+}
 
 static void bruteCandidates(Brute *b) {
   const PrunerWorkload *w = b->w;
@@ -135,6 +151,12 @@ static void bruteVisit(Brute *b) {
       bool valid = prunerConfigIsValid(b->w, b->t, &b->config);
       /* The boolean and the message form agree. */
       assert_int_equal(valid, prunerConfigCheck(b->w, b->t, &b->config).ok);
+      /* Valid = valid with the compile-cost limits lifted, and the rule holds. */
+      PrunerSpaceOptions lifted = prunerSpaceDefaultOptions();
+      lifted.max_unrolled_body = lifted.max_block_elements = 0;
+      bool without = prunerConfigIsValidWithOptions(b->w, b->t, &lifted, &b->config);
+      assert_int_equal(valid, without && bruteCompileCostOk(b));
+      b->cost_dropped += without && !valid;
       /* The space holds every candidate and calls exactly the valid ones valid. */
       uint64_t raw;
       assert_true(prunerSpaceEncodeRaw(b->space, &b->config, &raw));
@@ -162,7 +184,7 @@ static void bruteLoop(Brute *b, int l) {
 
 /* Count == brute force; the raw size is the cartesian product; every index round-trips
  * and every enumerated config passes prunerConfigCheck. */
-static void checkAgainstBruteForce(const PrunerWorkload *w, int round_trip_all) {
+static uint64_t checkAgainstBruteForce(const PrunerWorkload *w, int round_trip_all) {
   PrunerTargetDesc t = h200();
   Brute *b = calloc(1, sizeof(*b));
   b->w = w;
@@ -172,8 +194,9 @@ static void checkAgainstBruteForce(const PrunerWorkload *w, int round_trip_all) 
   bruteCandidates(b);
   bruteLoop(b, 0);
   uint64_t count = prunerSpaceCount(b->space);
-  printf("  %-60s raw %8llu valid %7llu\n", w->key, (unsigned long long)b->total,
-         (unsigned long long)count);
+  printf("  %-60s raw %8llu valid %7llu (compile-cost rule dropped %llu)\n", w->key,
+         (unsigned long long)b->total, (unsigned long long)count,
+         (unsigned long long)b->cost_dropped);
   assert_int_equal(prunerSpaceRawSize(b->space), b->total);
   assert_int_equal(count, b->valid);
   assert_true(count > 0);
@@ -200,7 +223,9 @@ static void checkAgainstBruteForce(const PrunerWorkload *w, int round_trip_all) 
   assert_int_equal(n, count);
   assert_false(prunerSpaceGetConfig(b->space, count, &c).ok);
   prunerSpaceDestroy(b->space);
+  uint64_t dropped = b->cost_dropped;
   free(b);
+  return dropped;
 }
 
 static void bruteMatmul(void **state) {
@@ -210,7 +235,7 @@ static void bruteMatmul(void **state) {
   checkAgainstBruteForce(&w, 1);
   /* Large enough that promotion overflows 48 KiB for some tiles. */
   prunerWorkloadMatmul(&w, 512, 256, 128, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
-  checkAgainstBruteForce(&w, 0);
+  assert_true(checkAgainstBruteForce(&w, 0) > 0); /* the rule bites here */
   prunerWorkloadMatmul(&w, 256, 256, 64, PRUNER_DTYPE_F16, PRUNER_DTYPE_F32);
   checkAgainstBruteForce(&w, 0);
 }
@@ -361,8 +386,29 @@ static void diagnostics(void **state) {
               "gives more than 1024 threads per block");
   expectError(&w, &t, matmulConfig(16, 8, 16, 4, 4, 0, 1), "gives 8 threads per block; at least 32");
   /* A: 256 x 64 f32 = 64 KiB alone. */
-  expectError(&w, &t, matmulConfig(256, 64, 64, 16, 4, 1, 1),
+  expectError(&w, &t, matmulConfig(256, 64, 64, 4, 4, 1, 1),
               "promote_operands [0] needs 65536 bytes of shared memory; h200 allows 49152");
+  /* The compile-cost limits (docs/space.md): 8 x 8 elements x 64 steps, and 256 x 256
+   * elements per block; both pass once lifted. */
+  expectError(&w, &t, matmulConfig(64, 64, 64, 8, 8, 0, 1),
+              "thread tile [8, 8, 0] and reduction [0, 0, 64] unroll 64 elements x 64 steps = "
+              "4096 body copies per thread; at most 2047");
+  expectError(&w, &t, matmulConfig(256, 256, 16, 8, 8, 0, 1),
+              "workgroup tile [256, 256, 0] gives 1024 threads x 64 elements = 65536 elements "
+              "per block; at most 32767");
+  PrunerSpaceOptions lifted = prunerSpaceDefaultOptions();
+  lifted.max_unrolled_body = 0;
+  lifted.max_block_elements = 0;
+  PrunerConfig unrolled = matmulConfig(64, 64, 64, 8, 8, 0, 1);
+  PrunerConfig wide = matmulConfig(256, 256, 16, 8, 8, 0, 1);
+  assert_true(prunerConfigCheckWithOptions(&w, &t, &lifted, &unrolled).ok);
+  assert_true(prunerConfigCheckWithOptions(&w, &t, &lifted, &wide).ok);
+  /* At the limit is valid: 2047 is the largest body, 8 x 4 x 64 = 2048 is not. */
+  lifted = prunerSpaceDefaultOptions();
+  lifted.max_unrolled_body = 2048;
+  PrunerConfig edge = matmulConfig(64, 64, 64, 8, 4, 0, 1);
+  assert_false(prunerConfigCheck(&w, &t, &edge).ok);
+  assert_true(prunerConfigCheckWithOptions(&w, &t, &lifted, &edge).ok);
   expectError(&w, &t, matmulConfig(64, 64, 16, 4, 2, 0, 4),
               "vector_width = 4 does not divide thread tile [4, 2, 0]");
   /* The promoted A tile is 64 x 2: its contiguous extent (k) is 2. */
