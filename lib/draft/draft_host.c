@@ -18,12 +18,13 @@
 /* FMA latency in cycles: 4 on Skylake-SP .. Sapphire Rapids (Intel optimization manual,
  * appendix "instruction latency") and on Zen 4 (AMD 56665, FP pipe latencies). */
 #define FMA_LATENCY 4.0
-/* Accumulators (SIMD registers) a register tile needs for full FMA throughput: 16, the
- * knee measured on both machines of this project: HOST-FACTS.md (16-24 is the sweet spot
- * on the AVX-512 Xeon) and data/host-conv-nhwc.jsonl (Zen 4: the best time per
- * accumulator count falls until 16 and is flat after). It exceeds latency x pipes (4-8)
- * because the row broadcasts and the loop share the issue slots with the FMAs. */
-#define SATURATING_ACCUMULATORS 16.0
+/* Accumulators (SIMD registers) a register tile of a 2-D conv, whose accumulators make
+ * memory round trips every step (CONV2D_ACC_ROUND_TRIPS), needs for full FMA throughput:
+ * 16, measured on data/host-conv-nhwc.jsonl (the best time per accumulator count falls
+ * until 16 and is flat after: 1.78x at 4, 1.15-1.30x at 8, 1.03x at 12). Hoisted
+ * accumulators need only FMA latency x pipes (4 on Zen 4, 8 with two 512-bit pipes):
+ * data/host-bmm.jsonl reaches its best time with 4. */
+#define UNHOISTED_ACCUMULATORS 16.0
 /* Fixed cost of one run of the innermost loop in cycles: its mispredicted exit (11-18
  * cycles on current x86 cores, Agner Fog, "The microarchitecture of Intel, AMD and VIA
  * CPUs": 15); when it is a reduction loop (one register tile in one cache block), also
@@ -276,8 +277,13 @@ bool draftHostScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const Pr
   double store_cycles =
       stores * simd * prunerDTypeBytes(w->operands[w->num_inputs].dtype) / STORE_BYTES_PER_CYCLE;
   double issue_cycles = (fmas + loads + stores + LOOP_UOPS) / ISSUE_WIDTH;
-  /* Throughput grows with independent accumulators up to SATURATING_ACCUMULATORS. */
-  double latency_cover = dmin(1.0, acc / dmax(SATURATING_ACCUMULATORS, FMA_LATENCY * pipes));
+  /* Throughput grows with independent accumulator chains until they cover one chain's
+   * latency: FMA latency x pipes for accumulators held in registers (BLIS' analytical
+   * model, Low et al. 2016: m_r n_r / lanes >= pipes x FMA latency). Without the hoist
+   * the chain runs through memory every step (store forwarded to the next load), and the
+   * measured knee applies instead (UNHOISTED_ACCUMULATORS). */
+  double needed_acc = acc_trips > 0 ? UNHOISTED_ACCUMULATORS : FMA_LATENCY * pipes;
+  double latency_cover = dmin(1.0, acc / needed_acc);
   double port_balance = dmin(1.0, fma_cycles / dmax(dmax(load_cycles, store_cycles), issue_cycles));
   double reg_eff = latency_cover * port_balance * (1.0 - dmin(0.9, peel_loss));
   /* Tasks run in waves of `cores`; the average number of busy cores is tasks / waves. */
