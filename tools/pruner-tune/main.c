@@ -86,9 +86,11 @@ static void usage(FILE *f) {
     "      --draft-only         print the draft's best configs per op and exit\n"
     "      --top=N              how many for --draft-only (default 10)\n"
     "      --study=FILE         trials random / draft / verifier / draft+verifier need to\n"
-    "                           come within 5%% of the best, on a complete-space replay file\n"
+    "                           come within 5%% (--within) of the best, on a\n"
+    "                           complete-space replay file\n"
     "      --seeds=N            seeds per strategy for --study (default 5)\n"
     "      --max-trials=N       cap per study run (default: the space size)\n"
+    "      --within=F           --study's goal: within F of the best (default 0.05)\n"
     "Other:\n"
     "  -v, --verbose            one line per measured candidate\n"
     "  -q, --quiet              no progress lines\n"
@@ -214,7 +216,8 @@ int main(int argc, char **argv) {
   char runner[PATH_MAX] = "";
   enum { O_SPEC = 256, O_TARGET, O_TRIALS, O_DRAFT, O_BATCH, O_EPS, O_TIME, O_EARLY,
          O_SCHED, O_STRATEGY, O_SEED, O_MEASURE, O_RECORDS, O_INGEST, O_RUNNER, O_JOBS,
-         O_DRAFT_ONLY, O_TOP, O_STUDY, O_SEEDS, O_MAX_TRIALS, O_INTERRUPT, O_WARMUP };
+         O_DRAFT_ONLY, O_TOP, O_STUDY, O_SEEDS, O_MAX_TRIALS, O_INTERRUPT, O_WARMUP,
+         O_WITHIN };
   static const struct option longs[] = {
       {"output", required_argument, 0, 'o'},   {"spec", required_argument, 0, O_SPEC},
       {"target", required_argument, 0, O_TARGET}, {"trials", required_argument, 0, O_TRIALS},
@@ -231,6 +234,7 @@ int main(int argc, char **argv) {
       {"top", required_argument, 0, O_TOP}, {"study", required_argument, 0, O_STUDY},
       {"seeds", required_argument, 0, O_SEEDS},
       {"max-trials", required_argument, 0, O_MAX_TRIALS},
+      {"within", required_argument, 0, O_WITHIN},
       {"interrupt-after", required_argument, 0, O_INTERRUPT},
       {"verbose", no_argument, 0, 'v'}, {"quiet", no_argument, 0, 'q'},
       {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
@@ -290,6 +294,9 @@ int main(int argc, char **argv) {
     case O_STUDY: cli.study = optarg; break;
     case O_SEEDS: bad = !parseInt(optarg, 1, &v); so.seeds = (int)v; break;
     case O_MAX_TRIALS: bad = !parseInt(optarg, 0, &so.max_trials); break;
+    case O_WITHIN:
+      bad = !parseDouble(optarg, &so.within) || !(so.within > 0) || so.within > 1;
+      break;
     case O_INTERRUPT: bad = !parseInt(optarg, 1, &cli.interrupt_after); break;
     case 'v': cli.verbose = true; break;
     case 'q': cli.quiet = true; break;
