@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "draft_internal.h"
+#include "pruner/random.h"
 
 /* a is worse than b: slower, or as fast with a higher index. */
 static int worse(const PrunerDraftCandidate *a, const PrunerDraftCandidate *b) {
@@ -83,15 +84,6 @@ size_t prunerDraftTopN(PrunerDraft draft, PrunerSpace space, size_t n,
   return prunerDraftTopNScan(draft, space, &all, n, out, NULL);
 }
 
-/* splitmix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number generators",
- * OOPSLA 2014): a tiny, well-mixed generator whose whole state is the caller's seed. */
-static uint64_t splitmix64(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 size_t prunerDraftTopNScan(PrunerDraft draft, PrunerSpace space,
                            const PrunerDraftScanOptions *opts, size_t n,
                            PrunerDraftCandidate *out, uint64_t *scored) {
@@ -130,7 +122,7 @@ size_t prunerDraftTopNScan(PrunerDraft draft, PrunerSpace space,
       uint64_t state = opts->seed;
       uint64_t span = end - begin;
       for (uint64_t i = 0; i < opts->sample; ++i) {
-        uint64_t index = begin + splitmix64(&state) % span;
+        uint64_t index = begin + prunerRandomNext(&state) % span;
         if (!prunerSpaceGetConfig(space, index, &config).ok) continue;
         if (!draftScoreCached(draft, &config, NULL, &s, cache)) continue;
         ++count_scored;

@@ -17,6 +17,7 @@
 
 #include "host_internal.h"
 #include "pruner/measure.h"
+#include "pruner/random.h"
 
 /* CBLAS enum values (the CBLAS standard, cblas.h): row-major, no transpose. */
 #define CBLAS_ROW_MAJOR 101
@@ -153,18 +154,11 @@ static void freeData(HostChild *ch) {
   ch->key[0] = '\0';
 }
 
-static uint64_t splitmix(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 /* Multiples of 1/16 in [-1, 1] (as pruner-run draws them): products and sums of
  * contractions up to 2^16 terms stay exact in f32, so any difference is a real bug. */
 static void fillRandom(float *d, int64_t n, uint64_t *state) {
   for (int64_t i = 0; i < n; ++i)
-    d[i] = (float)((int)(splitmix(state) % 33) - 16) / 16.0f;
+    d[i] = (float)((int)(prunerRandomNext(state) % 33) - 16) / 16.0f;
 }
 
 static double evalBody(const PrunerWorkload *w, const double *args, double *vals) {

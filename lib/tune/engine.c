@@ -19,6 +19,7 @@
 #ifdef PRUNER_HAVE_HOST
 #include "pruner/host.h"
 #endif
+#include "pruner/random.h"
 #include "tune_internal.h"
 
 /* Ansor's task scheduler constants (Zheng et al., OSDI'20, Sec. 6; TVM's
@@ -36,17 +37,6 @@ double tuneNow(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* splitmix64: small, seedable, good enough for sampling indices. */
-uint64_t tuneRandom(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-static double tuneUniform(uint64_t *state) {
-  return (double)(tuneRandom(state) >> 11) * (1.0 / 9007199254740992.0);
-}
 
 void tuneBufAppend(TuneBuf *b, const char *s, size_t n) {
   if (b->failed)
@@ -364,17 +354,24 @@ static bool tuneInList(const TuneCandidate *list, size_t n, const PrunerConfig *
   return false;
 }
 
-/* A uniformly random unmeasured config not in `taken`; false after a bounded search. */
-static bool tuneRandomConfig(TuneEngine *e, TuneTask *t, const TuneCandidate *taken,
-                             size_t n_taken, PrunerConfig *out) {
-  for (int attempt = 0; attempt < 64; ++attempt) {
-    uint64_t index = tuneRandom(&e->rng) % t->space_size;
-    if (!prunerSpaceGetConfig(t->space, index, out).ok)
-      continue;
-    if (!tuneMeasured(e, t, out) && !tuneInList(taken, n_taken, out))
-      return true;
-  }
-  return false;
+/* What a sample may hold: configs not measured yet and not in `taken`. */
+typedef struct TuneSampleFilter {
+  TuneEngine *e;
+  TuneTask *t;
+  const TuneCandidate *taken;
+  size_t n_taken;
+} TuneSampleFilter;
+
+static bool tuneUnmeasuredFilter(const PrunerConfig *c, void *user) {
+  const TuneSampleFilter *f = user;
+  return !tuneMeasured(f->e, f->t, c) && !tuneInList(f->taken, f->n_taken, c);
+}
+
+/* Up to n uniformly random unmeasured configs not in `taken` (prunerSpaceSample). */
+static size_t tuneRandomConfigs(TuneEngine *e, TuneTask *t, const TuneCandidate *taken,
+                                size_t n_taken, size_t n, PrunerConfig *out) {
+  TuneSampleFilter f = {e, t, taken, n_taken};
+  return prunerSpaceSample(t->space, n, &e->rng, tuneUnmeasuredFilter, &f, out, NULL);
 }
 
 /* Grows the draft pool until it holds at least `want` unmeasured configs or covers the
@@ -430,38 +427,14 @@ static TuneCandidate *tuneRankedCandidates(TuneEngine *e, TuneTask *t, size_t wa
   } else {
     /* A random sample of the space (all of it when small). */
     list = malloc(cap * sizeof *list);
+    PrunerConfig *sample = malloc(cap * sizeof *sample);
+    if (list && sample)
+      n = tuneRandomConfigs(e, t, NULL, 0, cap, sample);
+    for (size_t i = 0; i < n; ++i)
+      list[i].config = sample[i];
+    free(sample);
     if (!list)
       return NULL;
-    if (t->space_size <= 2 * (uint64_t)cap) {
-      uint64_t raw = 0;
-      PrunerConfig c;
-      TuneCandidate *all = NULL;
-      size_t all_n = 0;
-      all = malloc((size_t)t->space_size * sizeof *all + 1);
-      if (!all) {
-        free(list);
-        return NULL;
-      }
-      while (prunerSpaceNext(t->space, &raw, &c))
-        if (all_n < t->space_size && !tuneMeasured(e, t, &c))
-          all[all_n++].config = c;
-      /* Fisher-Yates, then keep the first `cap`. */
-      for (size_t i = all_n; i > 1; --i) {
-        size_t j = tuneRandom(&e->rng) % i;
-        TuneCandidate tmp = all[i - 1];
-        all[i - 1] = all[j];
-        all[j] = tmp;
-      }
-      n = all_n < cap ? all_n : cap;
-      memcpy(list, all, n * sizeof *list);
-      free(all);
-    } else {
-      while (n < cap) {
-        if (!tuneRandomConfig(e, t, list, n, &list[n].config))
-          break;
-        ++n;
-      }
-    }
     for (size_t i = 0; i < n; ++i) {
       list[i].draft_us = prunerDraftPredictUs(t->draft, &list[i].config);
       list[i].score = 0.0;
@@ -500,8 +473,8 @@ static size_t tunePick(TuneEngine *e, TuneTask *t, size_t k, TuneCandidate *out)
   size_t next = 0, n = 0;
   bool random_strategy = e->opts.strategy == PRUNER_TUNE_RANDOM;
   while (n < k) {
-    bool explore = !random_strategy && tuneUniform(&e->rng) < e->opts.epsilon;
-    if (explore && tuneRandomConfig(e, t, out, n, &out[n].config)) {
+    bool explore = !random_strategy && prunerRandomUniform(&e->rng) < e->opts.epsilon;
+    if (explore && tuneRandomConfigs(e, t, out, n, 1, &out[n].config) == 1) {
       out[n].draft_us = prunerDraftPredictUs(t->draft, &out[n].config);
       out[n].score = 0.0;
       ++n;
@@ -653,7 +626,7 @@ static void tuneAdoptDeviceKey(TuneEngine *e, PrunerRecords got) {
 
 /* The runner's input seed: fresh per bundle, below 2^53 (manifests are JSON numbers). */
 static uint64_t tuneBundleSeed(TuneEngine *e) {
-  return tuneRandom(&e->rng) & ((1ull << 53) - 1);
+  return prunerRandomNext(&e->rng) & ((1ull << 53) - 1);
 }
 
 /* Removes a per-round bundle folder (flat: manifest, cubins, results). */

@@ -73,7 +73,6 @@ void tuneBufPrintf(TuneBuf *b, const char *fmt, ...) __attribute__((format(print
 void tuneBufAppend(TuneBuf *b, const char *s, size_t n);
 
 double tuneNow(void);
-uint64_t tuneRandom(uint64_t *state);
 
 /* Sets up target, records (opts->records_path or in memory), replay, verifier. */
 PrunerStatus tuneEngineInit(TuneEngine *e, const PrunerTuneOptions *opts);

@@ -6,14 +6,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "pruner/random.h"
 #include "pruner/space.h"
 
-static uint64_t splitmix64(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 static uint64_t hashConfig(const PrunerConfig *c, uint64_t seed) {
   uint64_t h = seed ^ 14695981039346656037ull;
@@ -44,7 +39,7 @@ double prunerSyntheticLatencyUs(const PrunerWorkload *w, const PrunerConfig *c,
   /* An ideal 20 TFLOP/s device: 2e7 flops per microsecond. */
   double ideal_us = prunerWorkloadFlops(w) / 2e7;
   uint64_t state = hashConfig(c, noise_seed);
-  double u = (double)(splitmix64(&state) >> 11) / 9007199254740992.0; /* [0, 1) */
+  double u = (double)(prunerRandomNext(&state) >> 11) / 9007199254740992.0; /* [0, 1) */
   return ideal_us * penalty * (1.0 + 0.04 * (u - 0.5));
 }
 
@@ -89,7 +84,7 @@ PrunerStatus prunerSyntheticRecords(const PrunerTargetDesc *target, int num_work
       snprintf(r.workload_key, sizeof(r.workload_key), "%s", w.key);
       snprintf(r.target_key, sizeof(r.target_key), "%s", target_key);
       snprintf(r.device_name, sizeof(r.device_name), "synthetic (not a measurement)");
-      status = prunerSpaceGetConfig(space, splitmix64(&state) % count, &r.config);
+      status = prunerSpaceGetConfig(space, prunerRandomNext(&state) % count, &r.config);
       if (!status.ok) {
         prunerSpaceDestroy(space);
         return status;

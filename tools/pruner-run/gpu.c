@@ -16,6 +16,7 @@
 
 #include "reference.h"
 #include "runner.h"
+#include "pruner/random.h"
 
 /* ---------------------------------------------------------------------------------- */
 /* Worker state: lives in the child (the parent's copy is never initialized).          */
@@ -70,12 +71,6 @@ static void setError(RunReply *rep, const char *what, cudaError_t err) {
            cudaGetErrorName(err));
 }
 
-static uint64_t splitmix64(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 static uint64_t hashString(const char *s) {
   uint64_t h = 1469598103934665603ull; /* FNV-1a */
@@ -190,7 +185,7 @@ static double dtypeEps(PrunerDType t) {
 static void fillRandom(PrunerDType t, void *host, int64_t n, uint64_t seed) {
   uint64_t s = seed;
   for (int64_t i = 0; i < n; i++) {
-    int64_t k = (int64_t)(splitmix64(&s) % 33) - 16;
+    int64_t k = (int64_t)(prunerRandomNext(&s) % 33) - 16;
     storeValue(t, host, i, isFloat(t) ? (double)k / 16.0 : (double)(k / 4));
   }
 }
