@@ -174,6 +174,20 @@ int prunerConfigFormatShort(const PrunerWorkload *w, const PrunerConfig *config,
 
 bool prunerConfigEqual(const PrunerConfig *a, const PrunerConfig *b);
 
+/* Keeps (true) or drops a config while sampling. */
+typedef bool (*PrunerConfigFilter)(const PrunerConfig *config, void *user);
+
+/* Up to `n` distinct valid configs of `space` drawn uniformly at random with the caller's
+ * generator state *rng (pruner/random.h; advanced), skipping those `keep` (may be NULL)
+ * drops. A space of at most 2n configs is enumerated and shuffled (Fisher-Yates), so all
+ * kept configs are reachable; a larger one is sampled by dense index with up to 64 draws
+ * per config, so fewer than n come back only when nearly every draw is dropped. Fills
+ * configs[i] and, if not NULL, indices[i] (dense indices) in draw order; returns how many
+ * (0 also when out of memory). The one sampler of the project (lib/tune's random and
+ * epsilon-greedy exploration, pruner-compile --random). */
+size_t prunerSpaceSample(PrunerSpace space, size_t n, uint64_t *rng, PrunerConfigFilter keep,
+                         void *user, PrunerConfig *configs, uint64_t *indices);
+
 #ifdef __cplusplus
 }
 #endif

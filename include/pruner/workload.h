@@ -172,6 +172,21 @@ void prunerWorkloadConv2dNchwFchw(PrunerWorkload *w, int64_t n, int64_t c, int64
                                   int64_t iw, int64_t f, int64_t kh, int64_t kw, int64_t stride,
                                   int64_t dilation, PrunerDType dtype);
 
+/* All-parallel linalg.generic out = a + b over dims[0..rank) (rank 1..PRUNER_MAX_RANK). */
+void prunerWorkloadElementwiseAdd(PrunerWorkload *w, const int64_t *dims, int rank,
+                                  PrunerDType dtype);
+/* linalg.generic out[d0..d(rank-2)] += in[d0..d(rank-1)]: a sum over the last dimension
+ * (rank 2..PRUNER_MAX_RANK). */
+void prunerWorkloadReduceSum(PrunerWorkload *w, const int64_t *dims, int rank,
+                             PrunerDType dtype);
+/* The builder named `kind` ("matmul", "batch_matmul", "conv_2d_nhwc_hwcf",
+ * "conv_2d_nchw_fchw", "elementwise", "reduction") on the n sizes `dims` (the order of
+ * the builders above; convolutions take an optional stride and dilation); f16/bf16
+ * contractions and convolutions accumulate in f32. The message names the kind and sizes
+ * when they do not fit. */
+PrunerStatus prunerWorkloadBuild(const char *kind, const int64_t *dims, int n,
+                                 PrunerDType dtype, PrunerWorkload *w);
+
 #ifdef __cplusplus
 }
 #endif

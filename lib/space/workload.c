@@ -5,6 +5,7 @@
  * (n, f, oh, ow, c, kh, kw). */
 #include "pruner/workload.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -355,6 +356,73 @@ void prunerWorkloadBatchMatmul(PrunerWorkload *w, int64_t b, int64_t m, int64_t 
   addOperand(w, out, 1, 3, (const int[]){0, 1, 2});
   macBody(w);
   prunerWorkloadComputeKey(w);
+}
+
+/* The generics pruner-compile and the benchmarks use, exactly as lib/ir reads them from
+ * linalg.generic text (test/unit/ir checks that the keys agree). */
+void prunerWorkloadElementwiseAdd(PrunerWorkload *w, const int64_t *dims, int rank,
+                                  PrunerDType dtype) {
+  beginWorkload(w, PRUNER_OP_ELEMENTWISE, "linalg.generic");
+  int loops[PRUNER_MAX_RANK];
+  for (int d = 0; d < rank; ++d) {
+    addLoop(w, dims[d], PRUNER_LOOP_PARALLEL, PRUNER_ROLE_PARALLEL);
+    loops[d] = d;
+  }
+  for (int i = 0; i < 3; ++i)
+    addOperand(w, dtype, i == 2, rank, loops);
+  w->body_len = 1;
+  w->body[0] = (PrunerBodyOp){PRUNER_BODY_ADD, {0, 1}, 0.0, dtype};
+  w->body_yield[0] = 3;
+  prunerWorkloadComputeKey(w);
+}
+
+void prunerWorkloadReduceSum(PrunerWorkload *w, const int64_t *dims, int rank,
+                             PrunerDType dtype) {
+  beginWorkload(w, PRUNER_OP_REDUCTION, "linalg.generic");
+  int loops[PRUNER_MAX_RANK];
+  for (int d = 0; d < rank; ++d) {
+    bool last = d + 1 == rank;
+    addLoop(w, dims[d], last ? PRUNER_LOOP_REDUCTION : PRUNER_LOOP_PARALLEL,
+            last ? PRUNER_ROLE_REDUCED : PRUNER_ROLE_PARALLEL);
+    loops[d] = d;
+  }
+  addOperand(w, dtype, 0, rank, loops);
+  addOperand(w, dtype, 1, rank - 1, loops);
+  w->body_len = 1;
+  w->body[0] = (PrunerBodyOp){PRUNER_BODY_ADD, {0, 1}, 0.0, dtype};
+  w->body_yield[0] = 2;
+  prunerWorkloadComputeKey(w);
+}
+
+PrunerStatus prunerWorkloadBuild(const char *kind, const int64_t *d, int n, PrunerDType dtype,
+                                 PrunerWorkload *w) {
+  for (int i = 0; i < n; ++i)
+    if (d[i] <= 0)
+      return prunerStatusError("%s: size %d is %lld; sizes are >= 1", kind, i, (long long)d[i]);
+  /* Half-precision contractions accumulate in f32 (as cuBLAS' default compute type). */
+  bool half = dtype == PRUNER_DTYPE_F16 || dtype == PRUNER_DTYPE_BF16;
+  PrunerDType acc = half ? PRUNER_DTYPE_F32 : dtype;
+  if (strcmp(kind, "matmul") == 0 && n == 3)
+    prunerWorkloadMatmul(w, d[0], d[1], d[2], dtype, acc);
+  else if (strcmp(kind, "batch_matmul") == 0 && n == 4)
+    prunerWorkloadBatchMatmul(w, d[0], d[1], d[2], d[3], dtype, acc);
+  else if (strcmp(kind, "conv_2d_nhwc_hwcf") == 0 && n >= 7 && n <= 9)
+    prunerWorkloadConv2dNhwcHwcf(w, d[0], d[1], d[2], d[3], d[4], d[5], d[6], n > 7 ? d[7] : 1,
+                                 n > 8 ? d[8] : 1, dtype);
+  else if (strcmp(kind, "conv_2d_nchw_fchw") == 0 && n >= 7 && n <= 9)
+    prunerWorkloadConv2dNchwFchw(w, d[0], d[1], d[2], d[3], d[4], d[5], d[6], n > 7 ? d[7] : 1,
+                                 n > 8 ? d[8] : 1, dtype);
+  else if (strcmp(kind, "elementwise") == 0 && n >= 1 && n <= 4)
+    prunerWorkloadElementwiseAdd(w, d, n, dtype);
+  else if (strcmp(kind, "reduction") == 0 && n >= 2 && n <= 4)
+    prunerWorkloadReduceSum(w, d, n, dtype);
+  else
+    return prunerStatusError("%s with %d sizes is not a workload pruner builds (matmul MxNxK, "
+                             "batch_matmul BxMxNxK, conv_2d_nhwc_hwcf NxIHxIWxCxKHxKWxF"
+                             "[xSTRIDE[xDILATION]], conv_2d_nchw_fchw NxCxIHxIWxFxKHxKW"
+                             "[xSTRIDE[xDILATION]], elementwise D0x..xD3, reduction D0x..xD3)",
+                             kind, n);
+  return prunerWorkloadVerify(w);
 }
 
 /* Output extent of a window: floor((in - dilation * (k - 1) - 1) / stride) + 1. */

@@ -11,9 +11,8 @@
  *
  * Shapes: matmul MxNxK; batch_matmul BxMxNxK; conv_2d_nhwc_hwcf NxIHxIWxCxKHxKWxF[xSTRIDE
  * [xDILATION]]; conv_2d_nchw_fchw NxCxIHxIWxFxKHxKW[xSTRIDE[xDILATION]]; elementwise
- * D0x..xDn (out = a + b); reduction D0x..xDn (sum over the last dimension). Elementwise
- * and reduction ops are written as linalg.generic text and read back through lib/ir, like
- * any op of an input module. With --out, compiled candidates form a bundle (manifest.json
+ * D0x..xDn (out = a + b); reduction D0x..xDn (sum over the last dimension); the workloads
+ * come from prunerWorkloadBuild, random configs from prunerSpaceSample. With --out, compiled candidates form a bundle (manifest.json
  * + cubins) that pruner-run measures. */
 #include <errno.h>
 #include <stdio.h>
@@ -211,57 +210,6 @@ static char *readFile(const char *path) {
   return buf;
 }
 
-/* linalg.generic text: elementwise out = a + b, or a sum over the last dimension. */
-static char *genericText(bool reduction, const int64_t *dims, int rank, const char *dtype) {
-  char in[256] = "", out[256] = "", loops[128] = "", outLoops[128] = "", iters[256] = "";
-  size_t li = 0, lo = 0, lt = 0, ln = 0, lol = 0;
-  for (int d = 0; d < rank; ++d) {
-    li += (size_t)snprintf(in + li, sizeof(in) - li, "%lldx", (long long)dims[d]);
-    ln += (size_t)snprintf(loops + ln, sizeof(loops) - ln, "%sd%d", d ? ", " : "", d);
-    bool kept = !reduction || d + 1 < rank;
-    if (kept) {
-      lo += (size_t)snprintf(out + lo, sizeof(out) - lo, "%lldx", (long long)dims[d]);
-      lol += (size_t)snprintf(outLoops + lol, sizeof(outLoops) - lol, "%sd%d", lol ? ", " : "", d);
-    }
-    lt += (size_t)snprintf(iters + lt, sizeof(iters) - lt, "%s\"%s\"", d ? ", " : "",
-                           kept ? "parallel" : "reduction");
-  }
-  bool isFloat = dtype[0] == 'f' || dtype[0] == 'b';
-  const char *add = isFloat ? "arith.addf" : "arith.addi";
-  char *text = malloc(4096);
-  if (!text)
-    return NULL;
-  if (reduction)
-    snprintf(text, 4096,
-             "func.func @reduce(%%a: tensor<%s%s>, %%c: tensor<%s%s>) -> tensor<%s%s> {\n"
-             "  %%0 = linalg.generic {indexing_maps = [affine_map<(%s) -> (%s)>, "
-             "affine_map<(%s) -> (%s)>], iterator_types = [%s]}\n"
-             "      ins(%%a : tensor<%s%s>) outs(%%c : tensor<%s%s>) {\n"
-             "  ^bb0(%%x: %s, %%acc: %s):\n"
-             "    %%s = %s %%x, %%acc : %s\n"
-             "    linalg.yield %%s : %s\n"
-             "  } -> tensor<%s%s>\n"
-             "  return %%0 : tensor<%s%s>\n}\n",
-             in, dtype, out, dtype, out, dtype, loops, loops, loops, outLoops, iters, in, dtype,
-             out, dtype, dtype, dtype, add, dtype, dtype, out, dtype, out, dtype);
-  else
-    snprintf(text, 4096,
-             "func.func @add(%%a: tensor<%s%s>, %%b: tensor<%s%s>, %%c: tensor<%s%s>) -> "
-             "tensor<%s%s> {\n"
-             "  %%0 = linalg.generic {indexing_maps = [affine_map<(%s) -> (%s)>, "
-             "affine_map<(%s) -> (%s)>, affine_map<(%s) -> (%s)>], iterator_types = [%s]}\n"
-             "      ins(%%a, %%b : tensor<%s%s>, tensor<%s%s>) outs(%%c : tensor<%s%s>) {\n"
-             "  ^bb0(%%x: %s, %%y: %s, %%o: %s):\n"
-             "    %%s = %s %%x, %%y : %s\n"
-             "    linalg.yield %%s : %s\n"
-             "  } -> tensor<%s%s>\n"
-             "  return %%0 : tensor<%s%s>\n}\n",
-             in, dtype, in, dtype, in, dtype, in, dtype, loops, loops, loops, loops, loops, loops,
-             iters, in, dtype, in, dtype, in, dtype, dtype, dtype, dtype, add, dtype, dtype, in,
-             dtype, in, dtype);
-  return text;
-}
-
 static PrunerStatus buildWorkload(const Args *a, MlirContext ctx, PrunerWorkload *w) {
   if (a->input) {
     char *text = readFile(a->input);
@@ -279,75 +227,13 @@ static PrunerStatus buildWorkload(const Args *a, MlirContext ctx, PrunerWorkload
   if (n < 0)
     return prunerStatusError("--shape: '%s' is not a list of positive sizes like 64x64x64",
                              a->shape);
-  bool isAcc = dt == PRUNER_DTYPE_F16 || dt == PRUNER_DTYPE_BF16;
-  PrunerDType acc = isAcc ? PRUNER_DTYPE_F32 : dt;
-  if (strcmp(a->op, "matmul") == 0 && n == 3)
-    prunerWorkloadMatmul(w, d[0], d[1], d[2], dt, acc);
-  else if (strcmp(a->op, "batch_matmul") == 0 && n == 4)
-    prunerWorkloadBatchMatmul(w, d[0], d[1], d[2], d[3], dt, acc);
-  else if (strcmp(a->op, "conv_2d_nhwc_hwcf") == 0 && n >= 7 && n <= 9)
-    prunerWorkloadConv2dNhwcHwcf(w, d[0], d[1], d[2], d[3], d[4], d[5], d[6], n > 7 ? d[7] : 1,
-                                 n > 8 ? d[8] : 1, dt);
-  else if (strcmp(a->op, "conv_2d_nchw_fchw") == 0 && n >= 7 && n <= 9)
-    prunerWorkloadConv2dNchwFchw(w, d[0], d[1], d[2], d[3], d[4], d[5], d[6], n > 7 ? d[7] : 1,
-                                 n > 8 ? d[8] : 1, dt);
-  else if ((strcmp(a->op, "elementwise") == 0 && n >= 1 && n <= 4) ||
-           (strcmp(a->op, "reduction") == 0 && n >= 2 && n <= 4)) {
-    char *text = genericText(a->op[0] == 'r', d, n, a->dtype);
-    if (!text)
-      return prunerStatusError("out of memory");
-    PrunerStatus s = workloadFromText(ctx, text, 0, w);
-    free(text);
-    return s;
-  } else
-    return prunerStatusError("--op=%s with a %d-dimensional --shape is not supported (see "
-                             "--help)",
-                             a->op, n);
-  return prunerWorkloadVerify(w);
+  PrunerStatus s = prunerWorkloadBuild(a->op, d, n, dt, w);
+  if (!s.ok)
+    return prunerStatusError("--op=%s --shape=%s: %s", a->op, a->shape, s.message);
+  return s;
 }
 
 /* ---- candidates ---------------------------------------------------------------------- */
-
-/* splitmix64 (Steele, Lea, Flood, OOPSLA 2014): small, seedable, reproducible. */
-static uint64_t nextRandom(uint64_t *state) {
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static int cmpU64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* N distinct dense indices of valid configs (all of them when the space is smaller). */
-static size_t randomConfigs(PrunerSpace space, size_t n, uint64_t seed, PrunerConfig *out,
-                            uint64_t *indices) {
-  uint64_t count = prunerSpaceCount(space);
-  if (count == 0)
-    return 0;
-  size_t k = 0;
-  if (count <= n) {
-    for (uint64_t i = 0; i < count; ++i)
-      indices[k++] = i;
-  } else {
-    uint64_t state = seed;
-    while (k < n) {
-      uint64_t idx = nextRandom(&state) % count;
-      bool dup = false;
-      for (size_t j = 0; j < k && !dup; ++j)
-        dup = indices[j] == idx;
-      if (!dup)
-        indices[k++] = idx;
-    }
-    qsort(indices, k, sizeof(uint64_t), cmpU64);
-  }
-  for (size_t i = 0; i < k; ++i)
-    if (!prunerSpaceGetConfig(space, indices[i], &out[i]).ok)
-      return i;
-  return k;
-}
 
 static double now(void) {
   struct timespec ts;
@@ -546,7 +432,8 @@ int main(int argc, char **argv) {
     }
     printf("workload %s on %s: %llu valid configs\n", w.key, t.name,
            (unsigned long long)prunerSpaceCount(space));
-    n = randomConfigs(space, n, a.seed, configs, indices);
+    uint64_t rng = a.seed;
+    n = prunerSpaceSample(space, n, &rng, NULL, NULL, configs, indices);
   } else {
     printf("workload %s on %s\n", w.key, t.name);
   }

@@ -140,6 +140,64 @@ static void test_matmul_matches_builder(void **state) {
   assert_string_equal(w.key, ref.key);
 }
 
+/* prunerWorkloadElementwiseAdd / ReduceSum describe what lib/ir reads from the generics
+ * pruner-compile used to write as text: same key, body and operands. */
+static const char *kAddGeneric =
+    "func.func @add(%a: tensor<64x128xf16>, %b: tensor<64x128xf16>, %c: tensor<64x128xf16>)"
+    " -> tensor<64x128xf16> {\n"
+    "  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,"
+    " affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],"
+    " iterator_types = [\"parallel\", \"parallel\"]}\n"
+    "      ins(%a, %b : tensor<64x128xf16>, tensor<64x128xf16>) outs(%c : tensor<64x128xf16>) {\n"
+    "  ^bb0(%x: f16, %y: f16, %o: f16):\n"
+    "    %s = arith.addf %x, %y : f16\n"
+    "    linalg.yield %s : f16\n"
+    "  } -> tensor<64x128xf16>\n"
+    "  return %0 : tensor<64x128xf16>\n}\n";
+static const char *kSumGeneric =
+    "func.func @reduce(%a: tensor<8x16x32xf32>, %c: tensor<8x16xf32>) -> tensor<8x16xf32> {\n"
+    "  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>,"
+    " affine_map<(d0, d1, d2) -> (d0, d1)>],"
+    " iterator_types = [\"parallel\", \"parallel\", \"reduction\"]}\n"
+    "      ins(%a : tensor<8x16x32xf32>) outs(%c : tensor<8x16xf32>) {\n"
+    "  ^bb0(%x: f32, %acc: f32):\n"
+    "    %s = arith.addf %x, %acc : f32\n"
+    "    linalg.yield %s : f32\n"
+    "  } -> tensor<8x16xf32>\n"
+    "  return %0 : tensor<8x16xf32>\n}\n";
+
+static void test_generic_builders_match_ir(void **state) {
+  Fixture *f = *state;
+  PrunerWorkload w, ref;
+  assert_true(prunerWorkloadFromOperation(parseAndFind(f, kAddGeneric, "linalg.generic", 0), &w).ok);
+  prunerWorkloadElementwiseAdd(&ref, (const int64_t[]){64, 128}, 2, PRUNER_DTYPE_F16);
+  assert_true(prunerWorkloadVerify(&ref).ok);
+  assert_int_equal(w.kind, ref.kind);
+  assert_int_equal(w.body_hash, ref.body_hash);
+  assert_int_equal(w.num_inputs, ref.num_inputs);
+  assert_string_equal(w.key, ref.key);
+  PrunerWorkload built;
+  assert_true(prunerWorkloadBuild("elementwise", (const int64_t[]){64, 128}, 2,
+                                  PRUNER_DTYPE_F16, &built).ok);
+  assert_string_equal(built.key, ref.key);
+
+  assert_true(prunerWorkloadFromOperation(parseAndFind(f, kSumGeneric, "linalg.generic", 0), &w).ok);
+  prunerWorkloadReduceSum(&ref, (const int64_t[]){8, 16, 32}, 3, PRUNER_DTYPE_F32);
+  assert_true(prunerWorkloadVerify(&ref).ok);
+  assert_int_equal(w.kind, PRUNER_OP_REDUCTION);
+  assert_int_equal(w.loop_kinds[2], PRUNER_LOOP_REDUCTION);
+  assert_int_equal(w.body_hash, ref.body_hash);
+  assert_string_equal(w.key, ref.key);
+  /* Kinds and sizes that do not fit are errors naming them. */
+  PrunerStatus st = prunerWorkloadBuild("matmul", (const int64_t[]){4, 4}, 2, PRUNER_DTYPE_F32,
+                                        &built);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "matmul with 2 sizes"));
+  st = prunerWorkloadBuild("reduction", (const int64_t[]){4, 0}, 2, PRUNER_DTYPE_F32, &built);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "size 1 is 0"));
+}
+
 static void test_fill_is_fused_not_tunable(void **state) {
   Fixture *f = *state;
   MlirOperation fill = parseAndFind(f, kMatmul, "linalg.fill", 0);
@@ -522,6 +580,7 @@ static void test_lit_count_matches_brute_force(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_matmul_matches_builder, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_generic_builders_match_ir, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fill_is_fused_not_tunable, setup, teardown),
       cmocka_unit_test_setup_teardown(test_batch_matmul_matches_builder, setup, teardown),
       cmocka_unit_test_setup_teardown(test_convs_match_builders, setup, teardown),

@@ -281,6 +281,55 @@ static void bruteReduction(void **state) {
   checkAgainstBruteForce(&w, 1);
 }
 
+/* prunerSpaceSample: distinct valid configs, reproducible from the seed, the filter
+ * respected, in both the enumerate-and-shuffle and the by-index regime. */
+static bool evenThreadTile(const PrunerConfig *c, void *user) {
+  (void)user;
+  return c->thread[0] % 2 == 0;
+}
+
+static void sampleSpace(PrunerSpace s, size_t n, PrunerConfigFilter keep, size_t expect) {
+  PrunerConfig *c = calloc(n, sizeof(*c)), *again = calloc(n, sizeof(*again));
+  uint64_t *idx = calloc(n, sizeof(*idx));
+  uint64_t rng = 7, rng2 = 7;
+  size_t got = prunerSpaceSample(s, n, &rng, keep, NULL, c, idx);
+  assert_int_equal(got, expect);
+  assert_int_equal(prunerSpaceSample(s, n, &rng2, keep, NULL, again, NULL), got);
+  for (size_t i = 0; i < got; ++i) {
+    assert_true(prunerConfigEqual(&c[i], &again[i])); /* same seed, same sample */
+    assert_true(prunerSpaceContains(s, &c[i]));
+    PrunerConfig at;
+    assert_true(prunerSpaceGetConfig(s, idx[i], &at).ok);
+    assert_true(prunerConfigEqual(&at, &c[i]));
+    if (keep) assert_true(keep(&c[i], NULL));
+    for (size_t j = 0; j < i; ++j) assert_false(prunerConfigEqual(&c[i], &c[j]));
+  }
+  free(c);
+  free(again);
+  free(idx);
+}
+
+static void sample(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  elementwise2d(&w, 1, 7); /* 1 valid config */
+  PrunerSpace s;
+  assert_true(prunerSpaceCreate(&w, &t, NULL, &s).ok);
+  sampleSpace(s, 5, NULL, 1);
+  prunerSpaceDestroy(s);
+  prunerWorkloadMatmul(&w, 64, 48, 24, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_true(prunerSpaceCreate(&w, &t, NULL, &s).ok);
+  uint64_t count = prunerSpaceCount(s);
+  sampleSpace(s, 50, NULL, 50);                  /* by index */
+  sampleSpace(s, 50, evenThreadTile, 50);        /* by index, filtered */
+  sampleSpace(s, (size_t)count, NULL, (size_t)count); /* enumerated: all of them */
+  uint64_t rng = 1;
+  PrunerConfig c;
+  assert_int_equal(prunerSpaceSample(s, 0, &rng, NULL, NULL, &c, NULL), 0);
+  prunerSpaceDestroy(s);
+}
+
 /* Random indices of the ResNet-50 3x3 conv space round-trip. */
 static void bigConvRoundTrip(void **state) {
   (void)state;
@@ -605,6 +654,7 @@ int main(void) {
       cmocka_unit_test(bruteMatmul),      cmocka_unit_test(bruteBatchMatmul),
       cmocka_unit_test(bruteConvNhwc),    cmocka_unit_test(bruteConvNchw),
       cmocka_unit_test(bruteElementwise), cmocka_unit_test(bruteReduction),
+      cmocka_unit_test(sample),
       cmocka_unit_test(bigConvRoundTrip), cmocka_unit_test(knobCandidates),
       cmocka_unit_test(diagnostics),      cmocka_unit_test(launchShape),
       cmocka_unit_test(formats),          cmocka_unit_test(errors),
