@@ -48,11 +48,12 @@ static double nowSeconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Blocking full read in the child; false on EOF or error. */
-static bool readAll(int fd, void *buf, size_t size) {
+/* Moves all `size` bytes (blocking): reads, or sends with MSG_NOSIGNAL; false on EOF or
+ * an error. */
+static bool transferAll(int fd, void *buf, size_t size, bool sending) {
   unsigned char *p = buf;
   while (size > 0) {
-    ssize_t n = read(fd, p, size);
+    ssize_t n = sending ? send(fd, p, size, MSG_NOSIGNAL) : read(fd, p, size);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
@@ -63,18 +64,10 @@ static bool readAll(int fd, void *buf, size_t size) {
   return true;
 }
 
+static bool readAll(int fd, void *buf, size_t size) { return transferAll(fd, buf, size, false); }
+
 static bool sendAll(int fd, const void *buf, size_t size) {
-  const unsigned char *p = buf;
-  while (size > 0) {
-    ssize_t n = send(fd, p, size, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    p += n;
-    size -= (size_t)n;
-  }
-  return true;
+  return transferAll(fd, (void *)buf, size, true);
 }
 
 /* ---- child side --------------------------------------------------------------------- */
