@@ -21,15 +21,9 @@ static void remarkNotTunable(MlirOperation op, const char *reason) {
   prunerEmitRemark(op, msg);
 }
 
-static void exposeOne(MlirOperation op, const ExposeState *state) {
-  PrunerWorkload w;
-  PrunerStatus s = prunerWorkloadFromOperation(op, &w);
-  if (!s.ok) {
-    remarkNotTunable(op, s.message);
-    return;
-  }
+static void exposeOne(MlirOperation op, const PrunerWorkload *w, const ExposeState *state) {
   PrunerSpace space;
-  s = prunerSpaceCreate(&w, &state->target, NULL, &space);
+  PrunerStatus s = prunerSpaceCreate(w, &state->target, NULL, &space);
   if (!s.ok) {
     remarkNotTunable(op, s.message);
     return;
@@ -44,9 +38,12 @@ static void exposeOne(MlirOperation op, const ExposeState *state) {
                                              attr);
 }
 
-static MlirWalkResult visit(MlirOperation op, void *user) {
-  if (prunerIsLinalgOp(op) && !prunerIsFusedLinalgOp(op))
-    exposeOne(op, user);
+static MlirWalkResult visit(MlirOperation op, const PrunerWorkload *w, const PrunerStatus *why,
+                            void *user) {
+  if (w)
+    exposeOne(op, w, user);
+  else
+    remarkNotTunable(op, why->message);
   return MlirWalkResultAdvance;
 }
 
@@ -70,6 +67,6 @@ PrunerStatus prunerExposeSpaceRun(MlirOperation root, const char *target) {
   PrunerStatus s = lookupTarget(target, &state.target);
   if (!s.ok)
     return s;
-  mlirOperationWalk(root, visit, &state, MlirWalkPreOrder);
+  prunerWalkTunableOps(root, visit, &state);
   return prunerStatusOk();
 }

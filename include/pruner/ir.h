@@ -35,6 +35,18 @@ bool prunerIsFusedLinalgOp(MlirOperation op);
  * semantics violations and element types outside PrunerDType. */
 PrunerStatus prunerWorkloadFromOperation(MlirOperation op, PrunerWorkload *out);
 
+/* Called by prunerWalkTunableOps for each linalg op it looks at: `w` is the op's workload
+ * when pruner tunes it, NULL otherwise, and then `why` says why not. Returning
+ * MlirWalkResultInterrupt stops the walk. */
+typedef MlirWalkResult (*PrunerTunableOpCallback)(MlirOperation op, const PrunerWorkload *w,
+                                                  const PrunerStatus *why, void *user);
+
+/* Walks `root` in pre-order and calls `fn` for every linalg op except the fused ones
+ * (prunerIsFusedLinalgOp: skipped silently), with prunerWorkloadFromOperation's result.
+ * The one walk the passes, the tools and lib/tune share, so they agree on which ops are
+ * tunable and in which order they are numbered. */
+void prunerWalkTunableOps(MlirOperation root, PrunerTunableOpCallback fn, void *user);
+
 /* Reads a config attribute (a dictionary with IREE's key names; arrays may be written
  * as [..] of integers or as array<i64: ..>). Unknown keys, wrong lengths and
  * non-integers are errors naming the key. Does not check the config against a target:

@@ -9,13 +9,10 @@
 #include <mlir-c/IR.h>
 
 #include "pruner/compile.h"
+#include "pruner/ir_context.h"
 
 /* Seconds on the monotonic clock. */
 double prunerCompileNow(void);
-
-/* A context ready for compiles: all dialects and LLVM translations registered, threading
- * off (workers fork; one kernel gains nothing from MLIR's thread pool). */
-MlirContext prunerCompileContextCreate(void);
 
 /* prunerCompileOne in a given context (NULL: a fresh one, destroyed afterwards). Workers
  * keep one context for many candidates: dialects then load once instead of per compile. */

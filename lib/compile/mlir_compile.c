@@ -9,7 +9,6 @@
  * shared NVVM lowering pipeline (prunerCompileLoweringPipeline) with format=isa; take
  * the PTX from the gpu.binary's #gpu.object. MLIR diagnostics are captured so that a
  * rejected config returns the compiler's own message. */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +21,6 @@
 #include <mlir-c/Dialect/Transform/Interpreter.h>
 #include <mlir-c/IR.h>
 #include <mlir-c/Pass.h>
-#include <mlir-c/RegisterEverything.h>
 #include <mlir-c/Support.h>
 
 #include "compile_internal.h"
@@ -325,12 +323,6 @@ static PrunerStatus runPipeline(MlirContext ctx, MlirModule module, const char *
   return status;
 }
 
-/* MLIR's pass registry is process-wide and registering a pipeline name twice is a fatal
- * error, so registration happens once per process (the only static state here; it
- * holds no data of ours). */
-static pthread_once_t passesOnce = PTHREAD_ONCE_INIT;
-static void registerPasses(void) { mlirRegisterAllPasses(); }
-
 static MlirOperation findNamedSequence(MlirModule module, const char *name) {
   MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
   for (; !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
@@ -394,16 +386,6 @@ static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const cha
   return status;
 }
 
-MlirContext prunerCompileContextCreate(void) {
-  pthread_once(&passesOnce, registerPasses);
-  MlirDialectRegistry registry = mlirDialectRegistryCreate();
-  mlirRegisterAllDialects(registry);
-  MlirContext ctx = mlirContextCreateWithRegistry(registry, /*threadingEnabled=*/false);
-  mlirDialectRegistryDestroy(registry);
-  mlirRegisterAllLLVMTranslations(ctx);
-  return ctx;
-}
-
 PrunerStatus prunerCompileMlirToPtx(MlirContext ctx, const char *payload, const char *schedule,
                                     int num_operands, const PrunerTargetDesc *t,
                                     PrunerCompileResult *out, char **ptx) {
@@ -411,7 +393,7 @@ PrunerStatus prunerCompileMlirToPtx(MlirContext ctx, const char *payload, const 
   *ptx = NULL;
   bool own = mlirContextIsNull(ctx);
   if (own)
-    ctx = prunerCompileContextCreate();
+    ctx = prunerIrContextCreate();
   Diagnostics diag = {.len = 0, .errors = 0};
   MlirDiagnosticHandlerID handler =
       mlirContextAttachDiagnosticHandler(ctx, onDiagnostic, &diag, NULL);

@@ -65,7 +65,7 @@ static bool workerCompile(void *context, const void *request, void *reply, void 
   if (mlirContextIsNull(job->ctx) || job->uses++ == CONTEXT_USES) {
     if (!mlirContextIsNull(job->ctx))
       mlirContextDestroy(job->ctx);
-    job->ctx = prunerCompileContextCreate();
+    job->ctx = prunerIrContextCreate();
     job->uses = 1;
   }
   WireReply *wire = reply;

@@ -15,9 +15,9 @@
 #include <mlir-c/ExecutionEngine.h>
 #include <mlir-c/IR.h>
 #include <mlir-c/Pass.h>
-#include <mlir-c/RegisterEverything.h>
 
 #include "host_internal.h"
+#include "pruner/ir_context.h"
 #include "pruner/schedule.h"
 
 #define BUFFERIZE_PIPELINE                                                                 \
@@ -50,13 +50,8 @@ static MlirLogicalResult onDiagnostic(MlirDiagnostic diag, void *user) {
 }
 
 MlirContext hostContextCreate(void) {
-  MlirDialectRegistry registry = mlirDialectRegistryCreate();
-  mlirRegisterAllDialects(registry);
-  MlirContext ctx = mlirContextCreateWithRegistry(registry, false);
-  mlirDialectRegistryDestroy(registry);
+  MlirContext ctx = prunerIrContextCreate();
   mlirContextLoadAllAvailableDialects(ctx);
-  mlirRegisterAllLLVMTranslations(ctx);
-  mlirRegisterAllPasses();
   return ctx;
 }
 

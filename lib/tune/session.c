@@ -8,9 +8,9 @@
 
 #include <mlir-c/Diagnostics.h>
 #include <mlir-c/IR.h>
-#include <mlir-c/RegisterEverything.h>
 
 #include "pruner/ir.h"
+#include "pruner/ir_context.h"
 #include "pruner/tune.h"
 #include "tune_internal.h"
 
@@ -124,22 +124,16 @@ typedef struct TuneWalk {
   bool failed;
 } TuneWalk;
 
-static MlirWalkResult tuneVisit(MlirOperation op, void *user) {
+static MlirWalkResult tuneVisit(MlirOperation op, const PrunerWorkload *w,
+                                const PrunerStatus *why, void *user) {
   TuneWalk *walk = user;
   PrunerTuneSession s = walk->session;
-  if (!prunerIsLinalgOp(op))
-    return MlirWalkResultAdvance;
-  PrunerWorkload w;
-  PrunerStatus st = prunerWorkloadFromOperation(op, &w);
-  if (!st.ok) {
-    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-    /* Fills and copies are never tuned; anything else deserves a remark. */
-    if (strncmp(name.data, "linalg.fill", name.length) != 0 &&
-        strncmp(name.data, "linalg.copy", name.length) != 0)
-      tuneNote(&s->engine, -1, "remark: not tuned: %s", st.message);
+  if (!w) {
+    /* Fills and copies (fused into a neighbour) never reach here; the rest get a remark. */
+    tuneNote(&s->engine, -1, "remark: not tuned: %s", why->message);
     return MlirWalkResultAdvance;
   }
-  int task = tuneEngineAddWorkload(&s->engine, &w);
+  int task = tuneEngineAddWorkload(&s->engine, w);
   if (task < 0 || (s->num_ops == s->cap_ops && !(s->cap_ops = s->cap_ops ? 2 * s->cap_ops : 16,
                                                   s->ops = realloc(s->ops, s->cap_ops *
                                                                                sizeof *s->ops)))) {
@@ -164,11 +158,7 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
     return st;
   }
   s->input_path = strdup(input_path);
-  s->ctx = mlirContextCreate();
-  MlirDialectRegistry registry = mlirDialectRegistryCreate();
-  mlirRegisterAllDialects(registry);
-  mlirContextAppendDialectRegistry(s->ctx, registry);
-  mlirDialectRegistryDestroy(registry);
+  s->ctx = prunerIrContextCreate();
   mlirContextAttachDiagnosticHandler(s->ctx, tuneDiagnostic, s, NULL);
   /* Parsing from the file keeps its name in diagnostics' locations. */
   s->module = mlirModuleCreateParseFromFile(s->ctx, mlirStringRefCreateFromCString(input_path));
@@ -179,7 +169,7 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
     return st;
   }
   TuneWalk walk = {s, false};
-  mlirOperationWalk(mlirModuleGetOperation(s->module), tuneVisit, &walk, MlirWalkPreOrder);
+  prunerWalkTunableOps(mlirModuleGetOperation(s->module), tuneVisit, &walk);
   if (walk.failed) {
     prunerTuneSessionDestroy(s);
     return prunerStatusError("out of memory collecting the ops of %s", input_path);

@@ -24,10 +24,10 @@
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/IR.h>
-#include <mlir-c/RegisterEverything.h>
 
 #include "pruner/compile.h"
 #include "pruner/ir.h"
+#include "pruner/ir_context.h"
 #include "pruner/space.h"
 #ifdef PRUNER_HAVE_MEASURE
 #include "pruner/measure.h"
@@ -148,14 +148,6 @@ static int parseShape(const char *text, int64_t *dims) {
 
 /* ---- workloads written as MLIR text (generics, --input) ---------------------------- */
 
-static MlirContext createContext(void) {
-  MlirDialectRegistry registry = mlirDialectRegistryCreate();
-  mlirRegisterAllDialects(registry);
-  MlirContext ctx = mlirContextCreateWithRegistry(registry, /*threadingEnabled=*/false);
-  mlirDialectRegistryDestroy(registry);
-  return ctx;
-}
-
 typedef struct OpSearch {
   long wanted, seen;
   PrunerWorkload *out;
@@ -163,16 +155,14 @@ typedef struct OpSearch {
   bool found;
 } OpSearch;
 
-static MlirWalkResult findTunableOp(MlirOperation op, void *userData) {
+static MlirWalkResult findTunableOp(MlirOperation op, const PrunerWorkload *w,
+                                    const PrunerStatus *why, void *userData) {
+  (void)op, (void)why;
   OpSearch *s = userData;
-  if (!prunerIsLinalgOp(op))
-    return MlirWalkResultAdvance;
-  PrunerWorkload w;
-  PrunerStatus st = prunerWorkloadFromOperation(op, &w);
-  if (!st.ok)
-    return MlirWalkResultAdvance; /* fills, copies: not tunable */
+  if (!w)
+    return MlirWalkResultAdvance; /* not tunable: not counted */
   if (s->seen++ == s->wanted) {
-    *s->out = w;
+    *s->out = *w;
     s->found = true;
     return MlirWalkResultInterrupt;
   }
@@ -185,7 +175,7 @@ static PrunerStatus workloadFromText(MlirContext ctx, const char *text, long ind
   if (mlirModuleIsNull(module))
     return prunerStatusError("the module does not parse (see MLIR's message above)");
   OpSearch s = {.wanted = index, .seen = 0, .out = w, .found = false};
-  mlirOperationWalk(mlirModuleGetOperation(module), findTunableOp, &s, MlirWalkPreOrder);
+  prunerWalkTunableOps(mlirModuleGetOperation(module), findTunableOp, &s);
   mlirModuleDestroy(module);
   if (!s.found)
     return prunerStatusError("op index %ld: the module has %ld tunable linalg ops", index, s.seen);
@@ -406,7 +396,7 @@ int main(int argc, char **argv) {
   }
   /* The context parses generics, --input and --config; it is gone before the workers
    * fork, which build their own. */
-  MlirContext ctx = createContext();
+  MlirContext ctx = prunerIrContextCreate();
   PrunerWorkload w;
   s = buildWorkload(&a, ctx, &w);
   size_t n = a.config ? 1 : (size_t)(a.random > 0 ? a.random : 1);

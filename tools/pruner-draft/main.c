@@ -12,11 +12,11 @@
 
 #include <cjson/cJSON.h>
 #include <mlir-c/IR.h>
-#include <mlir-c/RegisterEverything.h>
 
 #include "eval.h"
 #include "pruner/draft.h"
 #include "pruner/ir.h"
+#include "pruner/ir_context.h"
 #include "pruner/records.h"
 
 typedef struct Options {
@@ -186,22 +186,18 @@ static void reportOp(Walk *wk, const PrunerWorkload *w) {
   prunerSpaceDestroy(space);
 }
 
-static MlirWalkResult visit(MlirOperation op, void *user) {
+static MlirWalkResult visit(MlirOperation op, const PrunerWorkload *w, const PrunerStatus *why,
+                            void *user) {
   Walk *wk = user;
-  if (!prunerIsLinalgOp(op)) return MlirWalkResultAdvance;
-  PrunerWorkload w;
-  PrunerStatus st = prunerWorkloadFromOperation(op, &w);
-  if (!st.ok) {
-    /* Fills and copies fuse into a neighbour silently; any other linalg op that cannot
-     * be tuned (dynamic or empty shapes, unsupported op) is named with its location. */
-    if (!prunerIsFusedLinalgOp(op)) {
-      char loc[256];
-      prunerOperationLocationString(op, loc, sizeof loc);
-      fprintf(stderr, "pruner-draft: remark: %s: skipped: %s\n", loc, st.message);
-    }
+  if (!w) {
+    /* A linalg op that cannot be tuned (dynamic or empty shapes, unsupported op) is named
+     * with its location; fills and copies never reach here (they fuse into a neighbour). */
+    char loc[256];
+    prunerOperationLocationString(op, loc, sizeof loc);
+    fprintf(stderr, "pruner-draft: remark: %s: skipped: %s\n", loc, why->message);
     return MlirWalkResultAdvance;
   }
-  reportOp(wk, &w);
+  reportOp(wk, w);
   ++wk->index;
   return MlirWalkResultAdvance;
 }
@@ -212,10 +208,7 @@ static int runModel(const Options *o, const PrunerTargetDesc *t) {
     fprintf(stderr, "pruner-draft: cannot read '%s': %s\n", o->input, strerror(errno));
     return 1;
   }
-  MlirDialectRegistry registry = mlirDialectRegistryCreate();
-  mlirRegisterAllDialects(registry);
-  MlirContext ctx = mlirContextCreateWithRegistry(registry, false);
-  mlirDialectRegistryDestroy(registry);
+  MlirContext ctx = prunerIrContextCreate();
   /* Parsed from the file (not "-") so that locations and parse errors name it. */
   MlirModule module = strcmp(o->input, "-") == 0
                           ? mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text))
@@ -233,7 +226,7 @@ static int runModel(const Options *o, const PrunerTargetDesc *t) {
     prunerTargetKey(t, key, sizeof key);
     printf("target: %s (%s)\n", key, t->device);
   }
-  mlirOperationWalk(mlirModuleGetOperation(module), visit, &wk, MlirWalkPreOrder);
+  prunerWalkTunableOps(mlirModuleGetOperation(module), visit, &wk);
   if (o->json) {
     cJSON *root = cJSON_CreateObject();
     char key[96];

@@ -27,10 +27,10 @@
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/IR.h>
-#include <mlir-c/RegisterEverything.h>
 
 #include "pruner/host.h"
 #include "pruner/ir.h"
+#include "pruner/ir_context.h"
 
 static char *readFile(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -270,10 +270,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "pruner-host-tool: cannot read %s\n", input ? input : "(no input)");
     return 1;
   }
-  MlirDialectRegistry registry = mlirDialectRegistryCreate();
-  mlirRegisterAllDialects(registry);
-  MlirContext ctx = mlirContextCreateWithRegistry(registry, false);
-  mlirDialectRegistryDestroy(registry);
+  MlirContext ctx = prunerIrContextCreate();
   mlirContextLoadAllAvailableDialects(ctx);
   MlirModule m = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));
   free(text);

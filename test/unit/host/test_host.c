@@ -19,10 +19,10 @@
 #include <cmocka.h>
 
 #include <mlir-c/IR.h>
-#include <mlir-c/RegisterEverything.h>
 
 #include "pruner/host.h"
 #include "pruner/ir.h"
+#include "pruner/ir_context.h"
 
 static PrunerHost host;
 static PrunerTargetDesc target;
@@ -50,10 +50,7 @@ static int teardown(void **state) {
 
 /* The workload of the single linalg op in `text` (read through lib/ir like any module). */
 static void workloadFromText(const char *text, PrunerWorkload *w) {
-  MlirDialectRegistry registry = mlirDialectRegistryCreate();
-  mlirRegisterAllDialects(registry);
-  MlirContext ctx = mlirContextCreateWithRegistry(registry, false);
-  mlirDialectRegistryDestroy(registry);
+  MlirContext ctx = prunerIrContextCreate();
   mlirContextLoadAllAvailableDialects(ctx);
   MlirModule m = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));
   assert_false(mlirModuleIsNull(m));

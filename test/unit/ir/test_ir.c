@@ -577,8 +577,72 @@ static void test_lit_count_matches_brute_force(void **state) {
   prunerSpaceDestroy(space);
 }
 
+/* ---- prunerWalkTunableOps ------------------------------------------------------------ */
+
+typedef struct WalkLog {
+  int tunable, rejected, stop_after;
+  char keys[4][PRUNER_WORKLOAD_KEY_SIZE];
+  char why[PRUNER_STATUS_MESSAGE_SIZE];
+} WalkLog;
+
+static MlirWalkResult logVisit(MlirOperation op, const PrunerWorkload *w, const PrunerStatus *why,
+                               void *user) {
+  (void)op;
+  WalkLog *log = user;
+  if (w) {
+    snprintf(log->keys[log->tunable++], sizeof log->keys[0], "%s", w->key);
+    assert_null(why);
+  } else {
+    assert_non_null(why);
+    assert_false(why->ok);
+    snprintf(log->why, sizeof log->why, "%s", why->message);
+    ++log->rejected;
+  }
+  return log->tunable == log->stop_after ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
+}
+
+/* Fills are skipped without a call, a dynamic matmul comes with its reason, tunable ops in
+ * pre-order with their workloads, and an interrupt stops the walk. */
+static void test_walk_tunable_ops(void **state) {
+  Fixture *f = *state;
+  const char *text =
+      "func.func @f(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %d: tensor<?x32xf32>,\n"
+      "             %e: tensor<?x16xf32>, %x: tensor<8x8x8xf32>, %y: tensor<8x8x8xf32>)\n"
+      "    -> (tensor<64x16xf32>, tensor<?x16xf32>, tensor<8x8x8xf32>) {\n"
+      "  %z = arith.constant 0.0 : f32\n"
+      "  %i = tensor.empty() : tensor<64x16xf32>\n"
+      "  %c = linalg.fill ins(%z : f32) outs(%i : tensor<64x16xf32>) -> tensor<64x16xf32>\n"
+      "  %m = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x16xf32>)\n"
+      "                     outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>\n"
+      "  %n = linalg.matmul ins(%d, %b : tensor<?x32xf32>, tensor<32x16xf32>)\n"
+      "                     outs(%e : tensor<?x16xf32>) -> tensor<?x16xf32>\n"
+      "  %j = tensor.empty() : tensor<8x8x8xf32>\n"
+      "  %k = linalg.batch_matmul ins(%x, %y : tensor<8x8x8xf32>, tensor<8x8x8xf32>)\n"
+      "                     outs(%j : tensor<8x8x8xf32>) -> tensor<8x8x8xf32>\n"
+      "  return %m, %n, %k : tensor<64x16xf32>, tensor<?x16xf32>, tensor<8x8x8xf32>\n"
+      "}\n";
+  f->module = mlirModuleCreateParse(f->ctx, mlirStringRefCreateFromCString(text));
+  assert_false(mlirModuleIsNull(f->module));
+  MlirOperation root = mlirModuleGetOperation(f->module);
+  WalkLog log = {0};
+  log.stop_after = -1;
+  prunerWalkTunableOps(root, logVisit, &log);
+  assert_int_equal(log.tunable, 2);
+  assert_int_equal(log.rejected, 1);
+  assert_non_null(strstr(log.why, "dynamic shape"));
+  assert_non_null(strstr(log.keys[0], "matmul"));
+  assert_non_null(strstr(log.keys[1], "batch_matmul"));
+  WalkLog first = {0};
+  first.stop_after = 1;
+  prunerWalkTunableOps(root, logVisit, &first);
+  assert_int_equal(first.tunable, 1);
+  assert_int_equal(first.rejected, 0);
+  assert_string_equal(first.keys[0], log.keys[0]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_walk_tunable_ops, setup, teardown),
       cmocka_unit_test_setup_teardown(test_matmul_matches_builder, setup, teardown),
       cmocka_unit_test_setup_teardown(test_generic_builders_match_ir, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fill_is_fused_not_tunable, setup, teardown),

@@ -23,9 +23,9 @@
 #include <mlir-c/ExecutionEngine.h>
 #include <mlir-c/IR.h>
 #include <mlir-c/Pass.h>
-#include <mlir-c/RegisterEverything.h>
 
 #include "pruner/ir.h"
+#include "pruner/ir_context.h"
 #include "pruner/schedule.h"
 #include "pruner/space.h"
 #include "pruner/target.h"
@@ -52,13 +52,8 @@ static PrunerTargetDesc target;
 
 static int setup(void **state) {
   (void)state;
-  MlirDialectRegistry registry = mlirDialectRegistryCreate();
-  mlirRegisterAllDialects(registry);
-  ctx = mlirContextCreateWithRegistry(registry, false);
-  mlirDialectRegistryDestroy(registry);
+  ctx = prunerIrContextCreate();
   mlirContextLoadAllAvailableDialects(ctx);
-  mlirRegisterAllLLVMTranslations(ctx);
-  mlirRegisterAllPasses();
   PrunerStatus s = prunerTargetLookup("sm_90", &target);
   assert_true(s.ok);
   return 0;

@@ -19,9 +19,9 @@
 #include <string.h>
 
 #include <mlir-c/IR.h>
-#include <mlir-c/RegisterEverything.h>
 
 #include "pruner/ir.h"
+#include "pruner/ir_context.h"
 #include "pruner/records.h"
 #include "pruner/space.h"
 #include "pruner/target.h"
@@ -148,11 +148,7 @@ static int gen(int argc, char **argv) {
   static char text[1 << 20];
   size_t n = fread(text, 1, sizeof text - 1, f);
   fclose(f);
-  MlirContext ctx = mlirContextCreate();
-  MlirDialectRegistry reg = mlirDialectRegistryCreate();
-  mlirRegisterAllDialects(reg);
-  mlirContextAppendDialectRegistry(ctx, reg);
-  mlirDialectRegistryDestroy(reg);
+  MlirContext ctx = prunerIrContextCreate();
   MlirModule m = mlirModuleCreateParse(ctx, mlirStringRefCreate(text, n));
   if (mlirModuleIsNull(m)) {
     fprintf(stderr, "replaygen: cannot parse %s\n", module_path);

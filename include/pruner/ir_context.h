@@ -1,0 +1,27 @@
+/* pruner/ir_context.h: the one way pruner's own programs make an MLIR context.
+ *
+ * Every dialect, every pass and every LLVM translation registered, threading off (pruner
+ * parallelizes with processes: lib/compile's pool, the measuring children). Used by the
+ * tools, lib/tune's session, lib/compile and lib/host. It lives in its own library,
+ * pruner_ir_context, apart from pruner_ir: the plugin links pruner_ir and must not bring
+ * RegisterEverything into mlir-opt, whose context mlir-opt itself sets up. */
+#ifndef PRUNER_IR_CONTEXT_H
+#define PRUNER_IR_CONTEXT_H
+
+#include <mlir-c/IR.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A new context; the caller destroys it with mlirContextDestroy. MLIR's pass registry is
+ * process-wide and registering a pipeline name twice is fatal, so passes are registered
+ * once per process, on the first call (thread-safe). Dialects load lazily, on first use,
+ * unless the caller loads them (mlirContextLoadAllAvailableDialects). */
+MlirContext prunerIrContextCreate(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PRUNER_IR_CONTEXT_H */
