@@ -154,11 +154,10 @@ static void freeData(HostChild *ch) {
   ch->key[0] = '\0';
 }
 
-/* Multiples of 1/16 in [-1, 1] (as pruner-run draws them): products and sums of
- * contractions up to 2^16 terms stay exact in f32, so any difference is a real bug. */
+/* pruner-run's values (prunerRandomTestValue): exact sums, so any difference is a bug. */
 static void fillRandom(float *d, int64_t n, uint64_t *state) {
   for (int64_t i = 0; i < n; ++i)
-    d[i] = (float)((int)(prunerRandomNext(state) % 33) - 16) / 16.0f;
+    d[i] = (float)prunerRandomTestValue(state, true);
 }
 
 static double evalBody(const PrunerWorkload *w, const double *args, double *vals) {

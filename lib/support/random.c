@@ -7,6 +7,11 @@ uint64_t prunerRandomNext(uint64_t *state) {
   return z ^ (z >> 31);
 }
 
+double prunerRandomTestValue(uint64_t *state, bool float_dtype) {
+  int64_t k = (int64_t)(prunerRandomNext(state) % 33) - 16; /* [-16, 16] */
+  return float_dtype ? (double)k / 16.0 : (double)(k / 4);
+}
+
 double prunerRandomUniform(uint64_t *state) {
   return (double)(prunerRandomNext(state) >> 11) * (1.0 / 9007199254740992.0); /* 2^-53 */
 }

@@ -179,15 +179,11 @@ static double dtypeEps(PrunerDType t) {
   }
 }
 
-/* Random values: multiples of 1/16 in [-1, 1] for floats (exact in every dtype; products
- * are multiples of 1/256, so f32 sums stay exact for any summation order up to 2^16
- * terms), integers in [-4, 4]. */
+/* Random values as lib/host draws them (prunerRandomTestValue: exact sums). */
 static void fillRandom(PrunerDType t, void *host, int64_t n, uint64_t seed) {
   uint64_t s = seed;
-  for (int64_t i = 0; i < n; i++) {
-    int64_t k = (int64_t)(prunerRandomNext(&s) % 33) - 16;
-    storeValue(t, host, i, isFloat(t) ? (double)k / 16.0 : (double)(k / 4));
-  }
+  for (int64_t i = 0; i < n; i++)
+    storeValue(t, host, i, prunerRandomTestValue(&s, isFloat(t)));
 }
 
 static double nowSeconds(void) {
