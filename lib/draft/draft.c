@@ -381,26 +381,14 @@ static Occupancy occupancy(const struct PrunerDraftImpl *d, int64_t threads, int
   return o;
 }
 
-/* Thread-block and grid mapping: the innermost tiled parallel loop walks x, the next y
- * (docs/config.md); loops with a single thread or a single block are not mapped. */
-static void warpShape(const PrunerWorkload *w, const PrunerConfig *c, int64_t warp_size,
-                      WarpShape *ws) {
-  ws->loop_x = ws->loop_y = -1;
-  ws->bx = ws->by = 1;
-  for (int l = w->num_loops - 1; l >= 0; --l) {
-    if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL) continue;
-    int64_t n = c->workgroup[l] / c->thread[l];
-    if (n <= 1) continue;
-    if (ws->loop_x < 0) {
-      ws->loop_x = l;
-      ws->bx = n < warp_size ? n : warp_size;
-    } else if (ws->loop_y < 0) {
-      ws->loop_y = l;
-      int64_t rest = warp_size / ws->bx;
-      ws->by = n < rest ? n : rest;
-      break;
-    }
-  }
+/* The warp's lanes over the block that prunerConfigLaunchShape describes (the mapping the
+ * schedule emits, docs/config.md): lanes fill thread x (block_loop[0]) first, then y. */
+static void warpShape(const PrunerLaunchShape *ls, int64_t warp_size, WarpShape *ws) {
+  ws->loop_x = ls->block_loop[0];
+  ws->loop_y = ls->block_loop[1];
+  ws->bx = ls->block[0] < warp_size ? ls->block[0] : warp_size;
+  int64_t rest = warp_size / ws->bx;
+  ws->by = ls->block[1] < rest ? ls->block[1] : rest;
 }
 
 /* Per-operand results of the traffic analysis. */
@@ -416,14 +404,6 @@ typedef struct OperandTraffic {
   double frag_elems;     /* fragment elements per thread per reduction point */
   double inflight_bytes; /* per block, issued before the block waits */
 } OperandTraffic;
-
-/* Grid order of the parallel loops with more than one block, innermost first. */
-static int gridLoops(const PrunerWorkload *w, const int64_t *ntiles, int *order) {
-  int n = 0;
-  for (int l = w->num_loops - 1; l >= 0; --l)
-    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL && ntiles[l] > 1) order[n++] = l;
-  return n;
-}
 
 bool prunerDraftScore(PrunerDraft draft, const PrunerConfig *config,
                       const PrunerKernelResources *resources, PrunerDraftSymbols *out) {
@@ -447,7 +427,7 @@ bool draftScoreCached(PrunerDraft draft, const PrunerConfig *config,
   /* Work and launch shape. */
   int64_t ntiles[PRUNER_MAX_LOOPS];
   Box block_step, thread_step, thread_iter, block_out;
-  double blocks = 1.0, steps = 1.0, threads = 1.0, padded_points = 1.0, acc_elems = 1.0;
+  double steps = 1.0, padded_points = 1.0, acc_elems = 1.0;
   double red_points_step = 1.0;
   for (int l = 0; l < w->num_loops; ++l) {
     bool par = w->loop_kinds[l] == PRUNER_LOOP_PARALLEL;
@@ -459,18 +439,22 @@ bool draftScoreCached(PrunerDraft draft, const PrunerConfig *config,
     thread_iter.s[l] = par ? config->thread[l] : 1;
     block_out.s[l] = par ? tile : 1;
     if (par) {
-      blocks *= (double)ntiles[l];
-      threads *= (double)(config->workgroup[l] / config->thread[l]);
       acc_elems *= (double)config->thread[l];
     } else {
       steps *= (double)ntiles[l];
       red_points_step *= (double)tile;
     }
   }
-  int64_t ithreads = (int64_t)threads;
+  /* Grid, block and the loops they walk as the schedule launches them (one rule,
+   * prunerConfigLaunchShape, docs/config.md), so coalescing and bank conflicts describe
+   * the emitted kernel. */
+  PrunerLaunchShape ls;
+  prunerConfigLaunchShape(w, config, &ls);
+  double blocks = (double)ls.blocks, threads = (double)ls.threads_per_block;
+  int64_t ithreads = ls.threads_per_block;
   int64_t warps = ceilDiv(ithreads, t->warp_size);
   WarpShape ws;
-  warpShape(w, config, t->warp_size, &ws);
+  warpShape(&ls, t->warp_size, &ws);
 
   /* Shared memory of promoted tiles and the register estimate. */
   /* Per-input footprints of a block step and of a thread's fragment, used again below. */
@@ -516,14 +500,12 @@ bool draftScoreCached(PrunerDraft draft, const PrunerConfig *config,
   double waves = ceil(blocks / slots);
   double waves_frac = blocks / slots;
 
-  /* Blocks of one wave cover a sub-grid: fill the grid loops innermost first. */
+  /* Blocks of one wave cover a sub-grid: blockIdx.x fastest, then y, then z. */
   Box wave_total = block_step, wave_step = block_step;
   {
-    int order[PRUNER_MAX_LOOPS];
-    int n = gridLoops(w, ntiles, order);
     double covered = 1.0;
-    for (int i = 0; i < n; ++i) {
-      int l = order[i];
+    for (int i = 0; i < 3 && ls.grid_loop[i] >= 0; ++i) {
+      int l = ls.grid_loop[i];
       double c = dmin((double)ntiles[l], ceil(wave_blocks / covered));
       covered *= c;
       wave_total.s[l] = wave_step.s[l] = (int64_t)c * config->workgroup[l];
