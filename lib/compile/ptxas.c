@@ -2,12 +2,7 @@
  * `ptxas -v -O3 -arch=sm_XX` run under a timeout. MLIR 22 does not keep ptxas' log
  * (shared/notes/MLIR22-FACTS.md), so the tuner runs ptxas itself: the registers, spills,
  * stack and shared memory it reports feed the draft model and the verifier. */
-#define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +12,7 @@
 #include <unistd.h>
 
 #include "compile_internal.h"
-
-extern char **environ;
+#include "pruner/process.h"
 
 #define DEFAULT_PTXAS "/usr/local/cuda/bin/ptxas"
 #define LOG_LIMIT (64 * 1024)
@@ -65,61 +59,6 @@ static PrunerStatus readFile(const char *path, unsigned char **data, size_t *siz
   return prunerStatusOk();
 }
 
-/* Runs argv with stdout and stderr into `log`, killing it after `timeout_seconds`.
- * *exit_status gets the waitpid status. */
-static PrunerStatus runWithTimeout(char *const argv[], double timeout_seconds, char *log,
-                                   size_t log_size, int *exit_status) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0)
-    return prunerStatusError("pipe for %s: %s", argv[0], strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
-  pid_t pid;
-  int err = posix_spawnp(&pid, argv[0], &actions, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (err != 0) {
-    close(fds[0]);
-    return prunerStatusError("cannot run %s: %s", argv[0], strerror(err));
-  }
-  double deadline = prunerCompileNow() + timeout_seconds;
-  size_t len = 0;
-  bool timedOut = false;
-  for (;;) {
-    double left = deadline - prunerCompileNow();
-    if (left <= 0) {
-      timedOut = true;
-      break;
-    }
-    struct pollfd p = {.fd = fds[0], .events = POLLIN};
-    int ready = poll(&p, 1, (int)(left * 1000.0) + 1);
-    if (ready < 0 && errno == EINTR)
-      continue;
-    if (ready <= 0)
-      continue; /* re-checks the deadline */
-    char chunk[4096];
-    ssize_t n = read(fds[0], chunk, sizeof(chunk));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break; /* EOF: the child closed its output, it is exiting */
-    size_t keep = (size_t)n < log_size - 1 - len ? (size_t)n : log_size - 1 - len;
-    memcpy(log + len, chunk, keep);
-    len += keep;
-  }
-  log[len] = '\0';
-  close(fds[0]);
-  if (timedOut)
-    kill(pid, SIGKILL);
-  while (waitpid(pid, exit_status, 0) < 0 && errno == EINTR) {
-  }
-  if (timedOut)
-    return prunerStatusError("timeout after %gs in %s", timeout_seconds, argv[0]);
-  return prunerStatusOk();
-}
-
 /* First line of the log that says "error" (ptxas prints "ptxas fatal : ..." or
  * "ptxas <file>, line N; error : ..."), else its first line. */
 static void firstErrorLine(const char *log, char *buf, size_t size) {
@@ -163,7 +102,7 @@ PrunerStatus prunerCompileRunPtxas(const char *ptx, const PrunerTargetDesc *t,
                     "-o",
                     want_cubin ? cubinPath : "/dev/null",
                     NULL};
-    status = runWithTimeout(argv, timeout_seconds, log, LOG_LIMIT, &exitStatus);
+    status = prunerProcessRun(argv, timeout_seconds, log, LOG_LIMIT, &exitStatus);
   }
   if (status.ok) {
     char line[400];

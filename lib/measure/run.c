@@ -1,14 +1,12 @@
 /* prunerMeasureRunBundle (pruner/measure.h): pruner-run as a child process. The tuner
  * never loads CUDA itself, so a faulting kernel cannot take it down. */
 #include "pruner/measure.h"
+#include "pruner/process.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/types.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 PrunerRunOptions prunerRunDefaultOptions(void) {
   PrunerRunOptions o;
@@ -41,18 +39,11 @@ PrunerStatus prunerMeasureRunBundle(const char *runner, const char *bundle_dir,
     argv[n++] = "--only-baseline";
   argv[n] = NULL;
 
-  pid_t pid = fork();
-  if (pid < 0)
-    return prunerStatusError("pruner-run: fork failed: %s", strerror(errno));
-  if (pid == 0) {
-    execvp(exe, argv);
-    _exit(127);
-  }
+  /* No limit here: pruner-run keeps each candidate under --timeout itself. */
   int st = 0;
-  while (waitpid(pid, &st, 0) < 0) {
-    if (errno != EINTR)
-      return prunerStatusError("pruner-run: wait failed: %s", strerror(errno));
-  }
+  PrunerStatus spawned = prunerProcessRun(argv, 0, NULL, 0, &st);
+  if (!spawned.ok)
+    return spawned;
   if (WIFSIGNALED(st))
     return prunerStatusError("%s on bundle '%s' was killed by signal %d", exe, bundle_dir,
                              WTERMSIG(st));
@@ -63,8 +54,6 @@ PrunerStatus prunerMeasureRunBundle(const char *runner, const char *bundle_dir,
     return prunerStatusError("%s: no CUDA device on this machine (measure elsewhere with a "
                              "bundle, or replay records)",
                              exe);
-  if (code == 127)
-    return prunerStatusError("cannot run '%s' (not found or not executable)", exe);
   return prunerStatusError("%s on bundle '%s' failed with exit code %d (see its messages)",
                            exe, bundle_dir, code);
 }

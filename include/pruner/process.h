@@ -1,0 +1,30 @@
+/* pruner/process.h: running another program (ptxas, pruner-run) and waiting for it.
+ *
+ * One spawn-and-wait for the library: optional capture of the child's stdout and stderr
+ * into a buffer, optional wall-clock limit after which the child is killed. (Isolated
+ * workers that run our own code after fork() are pruner/worker.h.) MLIR-free. */
+#ifndef PRUNER_PROCESS_H
+#define PRUNER_PROCESS_H
+
+#include <stddef.h>
+
+#include "pruner/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Runs argv[0] (searched in PATH) with arguments argv (NULL-terminated) and waits for it.
+ * log != NULL: stdout and stderr go to `log` (NUL-terminated, the rest beyond log_size - 1
+ * bytes dropped); log == NULL: the child shares ours. timeout_seconds > 0: the child is
+ * killed (SIGKILL) when it runs longer, and the status says "timeout after Ns in argv[0]";
+ * <= 0: no limit. On success *wait_status holds waitpid's status (use WIFSIGNALED /
+ * WEXITSTATUS). Fails, naming argv[0], when it cannot be started. */
+PrunerStatus prunerProcessRun(char *const argv[], double timeout_seconds, char *log,
+                              size_t log_size, int *wait_status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PRUNER_PROCESS_H */

@@ -1,0 +1,109 @@
+/* lib/support/process.c: prunerProcessRun (pruner/process.h), the spawn-and-wait that
+ * lib/compile's ptxas run and lib/measure's pruner-run share. */
+#define _GNU_SOURCE /* pipe2 */
+#include "pruner/process.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Reads the child's output into log until EOF or the deadline; true on timeout. */
+static bool collect(int fd, double deadline, char *log, size_t log_size) {
+  size_t len = 0;
+  bool timed_out = false;
+  for (;;) {
+    int wait_ms = -1;
+    if (deadline > 0) {
+      double left = deadline - now();
+      if (left <= 0) {
+        timed_out = true;
+        break;
+      }
+      wait_ms = (int)(left * 1000.0) + 1;
+    }
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int ready = poll(&p, 1, wait_ms);
+    if (ready <= 0)
+      continue; /* EINTR or the deadline: checked above */
+    char chunk[4096];
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break; /* EOF: the child closed its output, it is exiting */
+    size_t keep = (size_t)n < log_size - 1 - len ? (size_t)n : log_size - 1 - len;
+    memcpy(log + len, chunk, keep);
+    len += keep;
+  }
+  log[len] = '\0';
+  return timed_out;
+}
+
+/* Waits for pid until the deadline (<= 0: none), polling every 10 ms when there is one;
+ * true on timeout (the child is still running). */
+static bool waitUntil(pid_t pid, double deadline, int *wait_status) {
+  for (;;) {
+    pid_t r = waitpid(pid, wait_status, deadline > 0 ? WNOHANG : 0);
+    if (r == pid)
+      return false;
+    if (r < 0 && errno != EINTR)
+      return false; /* nothing left to wait for */
+    if (deadline > 0 && now() >= deadline)
+      return true;
+    if (r == 0)
+      nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+  }
+}
+
+PrunerStatus prunerProcessRun(char *const argv[], double timeout_seconds, char *log,
+                              size_t log_size, int *wait_status) {
+  int fds[2] = {-1, -1};
+  if (log && pipe2(fds, O_CLOEXEC) != 0)
+    return prunerStatusError("pipe for %s: %s", argv[0], strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (log) {
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+  }
+  pid_t pid;
+  int err = posix_spawnp(&pid, argv[0], &actions, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (log)
+    close(fds[1]);
+  if (err != 0) {
+    if (log)
+      close(fds[0]);
+    return prunerStatusError("cannot run %s: %s", argv[0], strerror(err));
+  }
+  double deadline = timeout_seconds > 0 ? now() + timeout_seconds : 0;
+  bool timed_out = false;
+  if (log) {
+    timed_out = collect(fds[0], deadline, log, log_size);
+    close(fds[0]);
+  }
+  if (!timed_out)
+    timed_out = waitUntil(pid, deadline, wait_status);
+  if (timed_out) {
+    kill(pid, SIGKILL);
+    while (waitpid(pid, wait_status, 0) < 0 && errno == EINTR) {
+    }
+    return prunerStatusError("timeout after %gs in %s", timeout_seconds, argv[0]);
+  }
+  return prunerStatusOk();
+}
