@@ -269,7 +269,9 @@ bool draftHostScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const Pr
   double fmas = acc * red_ext, loads = (rows + vectors) * red_ext, stores = 0;
   /* Without the hoist (vectorized 2-D convs) the accumulators make their round trips
    * every step. Scalar configs are left to LLVM at opt level 2, whose LICM promotes such
-   * accumulators to registers (not checked in their IR: no round trips charged). */
+   * accumulators to registers (not checked in their IR: no round trips charged). The
+   * round trips are charged here, in the ports they occupy, and not again as L1 bytes:
+   * they hit lines the same step just wrote. */
   double acc_trips = isConv2d(w) && c->vector_width > 1 ? CONV2D_ACC_ROUND_TRIPS : 0.0;
   loads += acc_trips * acc;
   stores += acc_trips * acc;
@@ -319,7 +321,7 @@ bool draftHostScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const Pr
     if (w->operands[o].is_output) {
       /* Accumulator in registers across the inner reduction loop: loaded and stored once
        * per register tile and cache block. */
-      l1 += 2.0 * reg_bytes * (runs + acc_trips * reg_iters);
+      l1 += 2.0 * reg_bytes * runs;
     } else {
       l1 += reg_bytes * reg_iters;
     }
