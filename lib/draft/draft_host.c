@@ -44,7 +44,7 @@
  * (docs/host.md, "Schedule" step 5), after which the accumulator is not hoisted out of
  * the reduction loop: `pruner-host-tool --print=scheduled` shows each step loading and
  * storing the output tile three times (the FMAs' round trip and two copies), for kw = 1
- * and kw = 3 and for one or many tasks alike (docs/quality.md). Matmul-like schedules
+ * and kw = 3 and for one or many tasks alike (docs/host.md, "Draft"). Matmul-like schedules
  * keep the accumulator in registers (hoist_redundant_vector_transfers). */
 #define CONV2D_ACC_ROUND_TRIPS 3.0
 /* Instructions issued per cycle (Zen 4 dispatches 6 macro-ops, Golden Cove 6; 4 is the
@@ -55,7 +55,7 @@
  * the hardware prefetchers and line-fill buffers while the core computes (the loads'
  * issue slots are already in the compute term's port balance), so only a small residual
  * remains: 0.1, the GPU draft's overlap residual (docs/draft.md). A chosen value, not a
- * fit; 0.25, 0.1 and 0 were compared on both datasets (docs/quality.md). */
+ * fit; 0.25, 0.1 and 0 were compared on the three datasets (docs/quality.md). */
 #define OVERLAP_LOSS 0.1
 /* Sustained bytes per cycle per core: L1 64 (one full 64-byte line per cycle is what
  * both Zen 4 and Golden Cove sustain for 512-bit loads), L2 32 (both manuals' L2->L1
