@@ -30,6 +30,7 @@
 
 #include "pruner/host.h"
 #include "pruner/ir.h"
+#include "pruner/random.h"
 #include "pruner/ir_context.h"
 
 static char *readFile(const char *path) {
@@ -64,14 +65,6 @@ static MlirWalkResult findOp(MlirOperation op, void *user) {
 }
 
 /* The whole host space of `w` into a records file (resumable). */
-/* splitmix64 (Steele et al., OOPSLA 2014): the shuffle's generator. */
-static uint64_t splitmix64(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 /* The valid configs of `space` in index order, or shuffled (Fisher-Yates) when seed > 0.
  * Returns a malloc'ed array of *count configs, NULL when out of memory. */
 static PrunerConfig *spaceConfigs(PrunerSpace space, uint64_t seed, size_t *count) {
@@ -81,7 +74,7 @@ static PrunerConfig *spaceConfigs(PrunerSpace space, uint64_t seed, size_t *coun
   while (all && k < n && prunerSpaceNext(space, &raw, &all[k]))
     ++k;
   for (size_t i = k; seed && all && i > 1; --i) {
-    size_t j = (size_t)(splitmix64(&seed) % i);
+    size_t j = (size_t)(prunerRandomNext(&seed) % i);
     PrunerConfig tmp = all[i - 1];
     all[i - 1] = all[j];
     all[j] = tmp;
