@@ -50,6 +50,11 @@ typedef struct PrunerVerifierOptions {
   double prior_momentum;/* w = momentum^rounds for a prior; default 0.8                */
   int num_threads;      /* XGBoost nthread for training; default 1; 0 = XGBoost's own   */
   unsigned seed;        /* XGBoost seed; default 0                                     */
+  /* Draft blend (docs/verifier.md, "Blending with the draft"): for a workload with n
+   * own training records, score = a z(model) + (1 - a) z(-log draft µs) with
+   * a = floor + (1 - floor) n / (n + blend_records). blend_records 0: no blend.      */
+  int blend_records;    /* default 16 (one tuning batch)                               */
+  double blend_floor;   /* model weight on a workload it has no records of; default 0.05 */
 } PrunerVerifierOptions;
 
 typedef struct PrunerVerifierImpl *PrunerVerifier;
@@ -85,6 +90,9 @@ bool prunerVerifierUsesDraft(PrunerVerifier verifier);
 size_t prunerVerifierTrainedRecords(PrunerVerifier verifier);
 /* Current weight of the prior in the blend (0 when there is no prior). */
 double prunerVerifierPriorWeight(PrunerVerifier verifier);
+/* Weight `a` of the learned model(s) against the draft for workload `workload_key`
+ * (see PrunerVerifierOptions.blend_records): 0 when predictions are the draft's. */
+double prunerVerifierModelWeight(PrunerVerifier verifier, const char *workload_key);
 
 /* Saves the online model (XGBoost's JSON model format; the file name should end in
  * .json). Fails if there is no online model. */

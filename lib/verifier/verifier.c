@@ -23,6 +23,10 @@ struct PrunerVerifierImpl {
   size_t trained_records;
   size_t last_usable; /* usable records seen by the previous Train */
   int rounds;         /* Train calls that brought new records of this target */
+  /* Usable records per workload at the last Train (keys sorted), for the draft blend. */
+  char (*blend_keys)[PRUNER_WORKLOAD_KEY_SIZE];
+  size_t *blend_counts;
+  size_t blend_n;
   /* One cached draft (the last workload predicted), so repeated Predict calls for one
    * workload do not rebuild it. */
   PrunerDraft draft;
@@ -118,6 +122,14 @@ PrunerVerifierOptions prunerVerifierDefaultOptions(void) {
    * against 0.35-0.7 s with one (bench_verifier.cpp). Raise it on a dedicated host. */
   o.num_threads = 1;
   o.seed = 0;
+  /* A tuning batch is 16 configs (lib/tune): after one batch of a workload's own
+   * measurements model and draft weigh the same on it, after 4 batches the model 0.8. */
+  o.blend_records = 16;
+  /* On a workload without records the model only breaks the draft's near-ties: on the
+   * host datasets a model trained on the other workloads alone ranked worse than the
+   * draft; 0.05 was the largest floor of 0/0.05/0.1/0.2/0.3/0.5/1 that stayed >= the
+   * draft on pairwise, top-1 and top-5 (docs/verifier.md, "Blending with the draft"). */
+  o.blend_floor = 0.05;
   return o;
 }
 
@@ -128,11 +140,13 @@ PrunerStatus prunerVerifierCreate(const PrunerTargetDesc *target,
     return prunerStatusError("verifier: no target");
   PrunerVerifierOptions o = opts ? *opts : prunerVerifierDefaultOptions();
   if (o.num_rounds < 1 || o.max_depth < 1 || !(o.eta > 0) || o.min_records < 2 ||
-      !(o.prior_momentum >= 0 && o.prior_momentum <= 1))
+      !(o.prior_momentum >= 0 && o.prior_momentum <= 1) || o.blend_records < 0 ||
+      !(o.blend_floor >= 0 && o.blend_floor <= 1))
     return prunerStatusError("verifier: bad options (num_rounds %d, max_depth %d, eta %g, "
-                             "min_records %d, prior_momentum %g)",
+                             "min_records %d, prior_momentum %g, blend_records %d, "
+                             "blend_floor %g)",
                              o.num_rounds, o.max_depth, o.eta, o.min_records,
-                             o.prior_momentum);
+                             o.prior_momentum, o.blend_records, o.blend_floor);
   PrunerVerifier v = calloc(1, sizeof(*v));
   if (!v)
     return prunerStatusError("verifier: out of memory");
@@ -150,6 +164,8 @@ void prunerVerifierDestroy(PrunerVerifier v) {
   freeBooster(&v->prior);
   if (v->draft)
     prunerDraftDestroy(v->draft);
+  free(v->blend_keys);
+  free(v->blend_counts);
   free(v);
 }
 
@@ -165,6 +181,22 @@ double prunerVerifierPriorWeight(PrunerVerifier v) {
   if (!v->online)
     return 1.0;
   return pow(v->opts.prior_momentum, v->rounds);
+}
+
+double prunerVerifierModelWeight(PrunerVerifier v, const char *workload_key) {
+  if (prunerVerifierUsesDraft(v))
+    return 0.0;
+  if (v->opts.blend_records == 0)
+    return 1.0;
+  size_t own = 0;
+  for (size_t i = 0; i < v->blend_n; ++i) {
+    if (strcmp(v->blend_keys[i], workload_key) == 0) {
+      own = v->blend_counts[i];
+      break;
+    }
+  }
+  double k = (double)v->opts.blend_records, f = v->opts.blend_floor;
+  return f + (1.0 - f) * (double)own / ((double)own + k);
 }
 
 /* ---- training ----------------------------------------------------------------------- */
@@ -295,6 +327,29 @@ PrunerStatus prunerVerifierTrain(PrunerVerifier v, PrunerRecords records,
     v->rounds++;
     v->last_usable = n;
   }
+  /* Own records per workload, for the draft blend (kept even without an online model:
+   * a prior blends by them too). */
+  free(v->blend_keys);
+  free(v->blend_counts);
+  v->blend_n = 0;
+  v->blend_keys = malloc((num_groups ? num_groups : 1) * sizeof(*v->blend_keys));
+  v->blend_counts = malloc((num_groups ? num_groups : 1) * sizeof(*v->blend_counts));
+  if (!v->blend_keys || !v->blend_counts) {
+    free(v->blend_keys);
+    free(v->blend_counts);
+    v->blend_keys = NULL;
+    v->blend_counts = NULL;
+    free(items);
+    return prunerStatusError("verifier: out of memory for %zu workloads", num_groups);
+  }
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j < n && strcmp(items[j].record->workload_key, items[i].record->workload_key) == 0)
+      ++j;
+    memcpy(v->blend_keys[v->blend_n], items[i].record->workload_key, PRUNER_WORKLOAD_KEY_SIZE);
+    v->blend_counts[v->blend_n++] = j - i;
+    i = j;
+  }
   if (n < (size_t)v->opts.min_records || !has_pairs) {
     /* Too little to learn from: the draft's order (or the prior) ranks. */
     freeBooster(&v->online);
@@ -392,6 +447,40 @@ static void standardize(float *s, size_t n) {
     s[i] = sd > 0 ? (float)((s[i] - mean) / sd) : 0.0f;
 }
 
+/* scores = a z(scores) + (1 - a) z(draft), z over the batch. The draft's z is taken
+ * over the configs it can score; the others get the lowest z minus one, so they rank
+ * last on the draft's side, as in the draft's own order. */
+static void blendWithDraft(float *scores, float *draft, size_t n, double a) {
+  double mean = 0, var = 0;
+  size_t valid = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!isnan(draft[i])) {
+      mean += draft[i];
+      ++valid;
+    }
+  }
+  mean = valid ? mean / (double)valid : 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!isnan(draft[i]))
+      var += (draft[i] - mean) * (draft[i] - mean);
+  }
+  double sd = valid ? sqrt(var / (double)valid) : 0.0;
+  double lowest = 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!isnan(draft[i])) {
+      draft[i] = sd > 0 ? (float)((draft[i] - mean) / sd) : 0.0f;
+      lowest = fmin(lowest, draft[i]);
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (isnan(draft[i]))
+      draft[i] = (float)(lowest - 1.0);
+  }
+  standardize(scores, n);
+  for (size_t i = 0; i < n; ++i)
+    scores[i] = (float)(a * scores[i] + (1.0 - a) * draft[i]);
+}
+
 PrunerStatus prunerVerifierPredict(PrunerVerifier v, const PrunerWorkload *w,
                                    const PrunerConfig *configs,
                                    const struct PrunerDraftSymbols *symbols, size_t n,
@@ -403,8 +492,10 @@ PrunerStatus prunerVerifierPredict(PrunerVerifier v, const PrunerWorkload *w,
     return prunerStatusError("verifier: workload '%s': the draft model cannot describe it "
                              "on target '%s'",
                              w->key, v->target_key);
-  if (prunerVerifierUsesDraft(v)) {
-    /* Fallback: the draft's order; invalid configs rank last. */
+  double a = prunerVerifierModelWeight(v, w->key);
+  if (a == 0.0) {
+    /* Fallback (or a workload the blend leaves to the draft): the draft's order;
+     * invalid configs rank last. */
     for (size_t i = 0; i < n; ++i) {
       PrunerDraftSymbols s;
       bool ok = symbols ? true : prunerDraftScore(draft, &configs[i], NULL, &s);
@@ -431,14 +522,25 @@ PrunerStatus prunerVerifierPredict(PrunerVerifier v, const PrunerWorkload *w,
     free(valid);
     return prunerStatusError("verifier: out of memory for %zu candidates", n);
   }
+  /* -log of the draft's latency per candidate (NaN: invalid), for the blend. */
+  float *draft_score = a < 1.0 ? malloc(n * sizeof *draft_score) : NULL;
   if (!symbols)
     prunerDraftScoreBatch(draft, configs, n, scored, valid);
   for (size_t i = 0; i < n; ++i) {
     const PrunerDraftSymbols *sym = symbols ? &symbols[i] : valid[i] ? &scored[i] : NULL;
     prunerVerifierFillFeatures(w, &configs[i], sym, NULL, x + i * (size_t)nf);
+    if (draft_score)
+      draft_score[i] = sym && isfinite(sym->predicted_us) && sym->predicted_us > 0
+                           ? (float)-log(sym->predicted_us)
+                           : NAN;
   }
   free(scored);
   free(valid);
+  if (a < 1.0 && !draft_score) {
+    free(x);
+    free(prior);
+    return prunerStatusError("verifier: out of memory for %zu candidates", n);
+  }
   PrunerStatus status;
   if (v->online && v->prior) {
     status = boosterPredict(v->online, x, n, scores);
@@ -454,8 +556,11 @@ PrunerStatus prunerVerifierPredict(PrunerVerifier v, const PrunerWorkload *w,
   } else {
     status = boosterPredict(v->online ? v->online : v->prior, x, n, scores);
   }
+  if (status.ok && draft_score)
+    blendWithDraft(scores, draft_score, n, a);
   free(x);
   free(prior);
+  free(draft_score);
   return status;
 }
 

@@ -18,7 +18,8 @@
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: pruner-eval RECORDS [--target KEY] [--folds=K] [--quiet]\n"
+          "usage: pruner-eval RECORDS [--target KEY] [--folds=K] [--blend-records=N] "
+          "[--blend-floor=F] [--quiet]\n"
           "       pruner-eval --synthetic=OUT [--workloads=N] [--per-workload=M] "
           "[--target NAME] [--seed=S]\n"
           "\n"
@@ -26,6 +27,8 @@ static void usage(FILE *out) {
           "on the ok records of one target and prints, per workload and overall, pairwise\n"
           "accuracy and TenSet's top-1/top-5 scores for the verifier and the draft alone.\n"
           "--target KEY picks the target key (default: the key with the most ok records).\n"
+          "--blend-records/--blend-floor set the verifier's draft blend (docs/verifier.md;\n"
+          "defaults 16 and 0.05; --blend-records=0 ranks by the model alone).\n"
           "--synthetic writes synthetic records (a known latency law, not measurements).\n");
 }
 
@@ -101,6 +104,7 @@ int main(int argc, char **argv) {
   const char *path = NULL, *target_arg = NULL, *synthetic = NULL;
   int folds = 5, workloads = 8, per_workload = 200, quiet = 0;
   unsigned long long seed = 1;
+  PrunerVerifierOptions opts = prunerVerifierDefaultOptions();
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -120,6 +124,10 @@ int main(int argc, char **argv) {
       per_workload = atoi(a + 15);
     } else if (!strncmp(a, "--seed=", 7)) {
       seed = strtoull(a + 7, NULL, 10);
+    } else if (!strncmp(a, "--blend-records=", 16)) {
+      opts.blend_records = atoi(a + 16);
+    } else if (!strncmp(a, "--blend-floor=", 14)) {
+      opts.blend_floor = atof(a + 14);
     } else if (!strcmp(a, "--quiet")) {
       quiet = 1;
     } else if (a[0] == '-' || path) {
@@ -156,7 +164,7 @@ int main(int argc, char **argv) {
   }
   PrunerEvalWorkload *results = NULL;
   size_t count = 0;
-  s = prunerVerifierCrossValidate(records, &target, key, NULL, folds, &results, &count);
+  s = prunerVerifierCrossValidate(records, &target, key, &opts, folds, &results, &count);
   if (!s.ok) {
     fprintf(stderr, "pruner-eval: %s: %s\n", path, s.message);
     prunerRecordsClose(records);

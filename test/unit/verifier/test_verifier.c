@@ -105,8 +105,11 @@ static void test_recovers_known_ranking(void **state) {
   for (size_t i = 6 * 150; i < prunerRecordsCount(all); ++i)
     assert_true(prunerRecordsAppend(test, prunerRecordsGet(all, i)).ok);
 
+  /* The model alone (no draft blend): this checks what it learned. */
+  PrunerVerifierOptions alone = prunerVerifierDefaultOptions();
+  alone.blend_records = 0;
   PrunerVerifier v;
-  assert_true(prunerVerifierCreate(&f->h100, NULL, &v).ok);
+  assert_true(prunerVerifierCreate(&f->h100, &alone, &v).ok);
   assert_true(prunerVerifierUsesDraft(v));
   assert_true(prunerVerifierTrain(v, train, NULL).ok);
   assert_false(prunerVerifierUsesDraft(v));
@@ -130,8 +133,12 @@ static void test_save_load_identical(void **state) {
   PrunerRecords records = prunerRecordsCreateInMemory();
   assert_true(prunerSyntheticRecords(&f->h100, 4, 100, 3, records).ok);
   PrunerVerifier a, b;
-  assert_true(prunerVerifierCreate(&f->h100, NULL, &a).ok);
-  assert_true(prunerVerifierCreate(&f->h100, NULL, &b).ok);
+  /* The model's own scores: b has no records, so with the draft blend its weight on the
+   * workload would differ from a's. */
+  PrunerVerifierOptions alone = prunerVerifierDefaultOptions();
+  alone.blend_records = 0;
+  assert_true(prunerVerifierCreate(&f->h100, &alone, &a).ok);
+  assert_true(prunerVerifierCreate(&f->h100, &alone, &b).ok);
   char path[] = "/tmp/pruner-verifier-model-XXXXXX";
   int fd = mkstemp(path);
   assert_true(fd >= 0);
@@ -313,7 +320,9 @@ static void test_other_target_and_prior(void **state) {
   int fd = mkstemp(path);
   close(fd);
   assert_true(prunerVerifierSave(a100, path).ok);
-  assert_true(prunerVerifierCreate(&f->h100, NULL, &v).ok);
+  PrunerVerifierOptions alone = prunerVerifierDefaultOptions();
+  alone.blend_records = 0; /* the prior's own ranking, without the draft blend */
+  assert_true(prunerVerifierCreate(&f->h100, &alone, &v).ok);
   assert_true(prunerVerifierSetPriorFile(v, path).ok);
   assert_false(prunerVerifierUsesDraft(v));
   assert_true(prunerVerifierPriorWeight(v) == 1.0);
@@ -344,7 +353,9 @@ static void test_cross_validate(void **state) {
   assert_true(prunerSyntheticRecords(&f->h100, 8, 80, 11, records).ok);
   PrunerEvalWorkload *results = NULL;
   size_t count = 0;
-  assert_true(prunerVerifierCrossValidate(records, &f->h100, f->h100_key, NULL, 4, &results,
+  PrunerVerifierOptions alone = prunerVerifierDefaultOptions();
+  alone.blend_records = 0; /* the model's transfer to unseen workloads */
+  assert_true(prunerVerifierCrossValidate(records, &f->h100, f->h100_key, &alone, 4, &results,
                                           &count)
                   .ok);
   assert_int_equal(count, 8);
@@ -363,6 +374,60 @@ static void test_cross_validate(void **state) {
   prunerRecordsClose(records);
 }
 
+/* The draft blend: a = floor + (1 - floor) n / (n + K) for n own records; floor 0 on an
+ * unseen workload gives exactly the draft's order, and a workload's own records move the
+ * ranking towards the model's. */
+static void test_draft_blend(void **state) {
+  Fixture *f = *state;
+  PrunerRecords train = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->h100, 6, 150, 21, train).ok);
+  PrunerRecords all = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->h100, 8, 150, 22, all).ok);
+  const PrunerRecord *first = prunerRecordsGet(all, 7 * 150); /* workload 7: unseen */
+  char key[PRUNER_WORKLOAD_KEY_SIZE];
+  snprintf(key, sizeof key, "%s", first->workload_key);
+
+  PrunerVerifierOptions o = prunerVerifierDefaultOptions();
+  assert_int_equal(o.blend_records, 16);
+  o.blend_floor = 0.0;
+  PrunerVerifier blended, draft_only;
+  assert_true(prunerVerifierCreate(&f->h100, &o, &blended).ok);
+  assert_true(prunerVerifierCreate(&f->h100, &o, &draft_only).ok);
+  assert_true(prunerVerifierTrain(blended, train, NULL).ok);
+  assert_false(prunerVerifierUsesDraft(blended));
+  assert_true(prunerVerifierModelWeight(blended, key) == 0.0);
+  assert_true(prunerVerifierModelWeight(draft_only, key) == 0.0);
+  PrunerRankMetrics d = evaluate(draft_only, all, key, f->h100_key);
+  PrunerRankMetrics b = evaluate(blended, all, key, f->h100_key);
+  assert_true(b.pairwise_accuracy == d.pairwise_accuracy && b.top1 == d.top1);
+
+  /* 48 of the workload's own records: a = 48 / (48 + 16) = 0.75; the synthetic law is
+   * not the draft's, so the ranking of the workload improves over the draft's. */
+  for (size_t i = 7 * 150; i < 7 * 150 + 48; ++i)
+    assert_true(prunerRecordsAppend(train, prunerRecordsGet(all, i)).ok);
+  assert_true(prunerVerifierTrain(blended, train, NULL).ok);
+  assert_true(fabs(prunerVerifierModelWeight(blended, key) - 0.75) < 1e-12);
+  b = evaluate(blended, all, key, f->h100_key);
+  printf("blend a=0.75: pairwise %.3f (draft %.3f)\n", b.pairwise_accuracy,
+         d.pairwise_accuracy);
+  assert_true(b.pairwise_accuracy > d.pairwise_accuracy + 0.1);
+  prunerVerifierDestroy(blended);
+  prunerVerifierDestroy(draft_only);
+
+  /* A floor: the weight on an unseen workload; out-of-range options are refused. */
+  o.blend_floor = 0.25;
+  assert_true(prunerVerifierCreate(&f->h100, &o, &blended).ok);
+  assert_true(prunerVerifierTrain(blended, train, NULL).ok);
+  assert_true(fabs(prunerVerifierModelWeight(blended, "no-such-workload") - 0.25) < 1e-12);
+  prunerVerifierDestroy(blended);
+  o.blend_floor = 1.5;
+  PrunerStatus s = prunerVerifierCreate(&f->h100, &o, &blended);
+  assert_false(s.ok);
+  assert_non_null(strstr(s.message, "blend_floor 1.5"));
+  prunerRecordsClose(train);
+  prunerRecordsClose(all);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_metrics),
@@ -373,6 +438,7 @@ int main(void) {
       cmocka_unit_test(test_uncompiled_features),
       cmocka_unit_test(test_other_target_and_prior),
       cmocka_unit_test(test_cross_validate),
+      cmocka_unit_test(test_draft_blend),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
