@@ -20,6 +20,11 @@ extern "C" {
  * unless the caller loads them (mlirContextLoadAllAvailableDialects). */
 MlirContext prunerIrContextCreate(void);
 
+/* The operation named @`name` in `module`'s symbol table (a func.func, a transform
+ * named sequence), or a null operation when there is none. Goes through MLIR's symbol
+ * table (mlirSymbolTableLookup) rather than matching sym_name attributes by hand. */
+MlirOperation prunerIrLookupSymbol(MlirModule module, const char *name);
+
 #ifdef __cplusplus
 }
 #endif

@@ -323,20 +323,6 @@ static PrunerStatus runPipeline(MlirContext ctx, MlirModule module, const char *
   return status;
 }
 
-static MlirOperation findNamedSequence(MlirModule module, const char *name) {
-  MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
-  for (; !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    MlirAttribute sym =
-        mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name"));
-    if (!mlirAttributeIsNull(sym) && mlirAttributeIsAString(sym)) {
-      MlirStringRef s = mlirStringAttrGetValue(sym);
-      if (s.length == strlen(name) && memcmp(s.data, name, s.length) == 0)
-        return op;
-    }
-  }
-  return (MlirOperation){NULL};
-}
-
 static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const char *payloadText,
                                    const char *scheduleText, int num_operands,
                                    const PrunerTargetDesc *t, PrunerCompileResult *out,
@@ -350,7 +336,7 @@ static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const cha
     return diagError(diag, "schedule does not parse");
   }
   PrunerStatus status = prunerStatusOk();
-  MlirOperation entry = findNamedSequence(schedule, "__transform_main");
+  MlirOperation entry = prunerIrLookupSymbol(schedule, "__transform_main");
   if (mlirOperationIsNull(entry)) {
     status = prunerStatusError("schedule has no @__transform_main");
   } else {

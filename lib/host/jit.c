@@ -55,20 +55,6 @@ MlirContext hostContextCreate(void) {
   return ctx;
 }
 
-static MlirOperation findFunc(MlirModule m, const char *name) {
-  MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
-  for (; !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    MlirAttribute sym =
-        mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name"));
-    if (mlirAttributeIsNull(sym) || !mlirAttributeIsAString(sym))
-      continue;
-    MlirStringRef s = mlirStringAttrGetValue(sym);
-    if (s.length == strlen(name) && memcmp(s.data, name, s.length) == 0)
-      return op;
-  }
-  return op;
-}
-
 static bool runPipeline(MlirContext ctx, MlirModule m, const char *pipeline) {
   MlirPassManager pm = mlirPassManagerCreate(ctx);
   MlirLogicalResult r = mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
@@ -85,7 +71,7 @@ static bool applySchedule(MlirContext ctx, MlirModule m, const char *schedule) {
   MlirModule sm = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(schedule));
   if (mlirModuleIsNull(sm))
     return false;
-  MlirOperation main = findFunc(sm, "__transform_main");
+  MlirOperation main = prunerIrLookupSymbol(sm, "__transform_main");
   bool ok = false;
   if (!mlirOperationIsNull(main)) {
     MlirTransformOptions to = mlirTransformOptionsCreate();
@@ -112,7 +98,7 @@ PrunerStatus hostLowerModule(MlirContext ctx, const PrunerWorkload *w, const Pru
   if (st.ok) {
     m = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(payload));
     bool ok = !mlirModuleIsNull(m);
-    MlirOperation f = ok ? findFunc(m, "kernel") : (MlirOperation){NULL};
+    MlirOperation f = ok ? prunerIrLookupSymbol(m, "kernel") : (MlirOperation){NULL};
     ok = ok && !mlirOperationIsNull(f);
     if (ok)
       mlirOperationSetDiscardableAttributeByName(
@@ -130,7 +116,7 @@ PrunerStatus hostLowerModule(MlirContext ctx, const PrunerWorkload *w, const Pru
         ok = runPipeline(ctx, m, "builtin.module(drop-equivalent-buffer-results,canonicalize,cse)");
     }
     if (ok && num_results) {
-      f = findFunc(m, "kernel");
+      f = prunerIrLookupSymbol(m, "kernel");
       MlirAttribute ft =
           mlirOperationGetAttributeByName(f, mlirStringRefCreateFromCString("function_type"));
       *num_results = (int)mlirFunctionTypeGetNumResults(mlirTypeAttrGetValue(ft));

@@ -1,5 +1,6 @@
-/* lib/ir/context.c: prunerIrContextCreate (pruner/ir_context.h), in its own library so
- * that only pruner's programs, never the plugin, link MLIR's RegisterEverything. */
+/* lib/ir/context.c: prunerIrContextCreate and prunerIrLookupSymbol (pruner/ir_context.h),
+ * in their own library so that only pruner's programs, never the plugin, link MLIR's
+ * RegisterEverything. */
 #include <pthread.h>
 
 #include <mlir-c/RegisterEverything.h>
@@ -19,4 +20,13 @@ MlirContext prunerIrContextCreate(void) {
   mlirDialectRegistryDestroy(registry);
   mlirRegisterAllLLVMTranslations(ctx);
   return ctx;
+}
+
+MlirOperation prunerIrLookupSymbol(MlirModule module, const char *name) {
+  MlirSymbolTable table = mlirSymbolTableCreate(mlirModuleGetOperation(module));
+  if (mlirSymbolTableIsNull(table))
+    return (MlirOperation){NULL};
+  MlirOperation op = mlirSymbolTableLookup(table, mlirStringRefCreateFromCString(name));
+  mlirSymbolTableDestroy(table);
+  return op;
 }
