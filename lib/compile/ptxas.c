@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "compile_internal.h"
+#include "pruner/file.h"
 #include "pruner/process.h"
 
 #define DEFAULT_PTXAS "/usr/local/cuda/bin/ptxas"
@@ -39,23 +40,17 @@ static PrunerStatus writeFile(const char *path, const char *data, size_t size) {
   return prunerStatusOk();
 }
 
-static PrunerStatus readFile(const char *path, unsigned char **data, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return prunerStatusError("ptxas wrote no cubin at %s: %s", path, strerror(errno));
-  struct stat st;
-  if (fstat(fileno(f), &st) != 0 || st.st_size <= 0) {
-    fclose(f);
+/* The cubin ptxas wrote at `path`; an empty file counts as none. */
+static PrunerStatus readCubin(const char *path, unsigned char **data, size_t *size) {
+  char *bytes = NULL;
+  PrunerStatus st = prunerReadFile(path, &bytes, size);
+  if (!st.ok)
+    return prunerStatusError("ptxas wrote no cubin: %s", st.message);
+  if (*size == 0) {
+    free(bytes);
     return prunerStatusError("ptxas wrote an empty cubin at %s", path);
   }
-  *data = malloc((size_t)st.st_size);
-  *size = *data ? fread(*data, 1, (size_t)st.st_size, f) : 0;
-  fclose(f);
-  if (!*data || *size != (size_t)st.st_size) {
-    free(*data);
-    *data = NULL;
-    return prunerStatusError("cannot read cubin %s", path);
-  }
+  *data = (unsigned char *)bytes;
   return prunerStatusOk();
 }
 
@@ -119,7 +114,7 @@ PrunerStatus prunerCompileRunPtxas(const char *ptx, const PrunerTargetDesc *t,
     }
   }
   if (status.ok && want_cubin)
-    status = readFile(cubinPath, &out->binary, &out->binary_size);
+    status = readCubin(cubinPath, &out->binary, &out->binary_size);
   free(log);
   unlink(ptxPath);
   unlink(cubinPath);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "pruner/file.h"
 #include "pruner/records.h"
 
 /* Seeds travel as JSON numbers (doubles): keep them exactly representable. */
@@ -81,39 +82,6 @@ static PrunerStatus makeDirs(const char *dir) {
   }
   if (mkdir(path, 0777) != 0 && errno != EEXIST)
     return prunerStatusError("bundle: cannot create folder '%s': %s", path, strerror(errno));
-  return prunerStatusOk();
-}
-
-static PrunerStatus readFile(const char *path, unsigned char **data, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return prunerStatusError("cannot open '%s': %s", path, strerror(errno));
-  size_t cap = 1 << 16, len = 0;
-  unsigned char *buf = malloc(cap + 1);
-  while (buf) {
-    size_t n = fread(buf + len, 1, cap - len, f);
-    len += n;
-    if (len < cap)
-      break;
-    cap *= 2;
-    unsigned char *grown = realloc(buf, cap + 1);
-    if (!grown) {
-      free(buf);
-      buf = NULL;
-    }
-    buf = grown;
-  }
-  int failed = ferror(f);
-  fclose(f);
-  if (!buf)
-    return prunerStatusError("out of memory reading '%s'", path);
-  if (failed) {
-    free(buf);
-    return prunerStatusError("cannot read '%s'", path);
-  }
-  buf[len] = '\0'; /* lets text files be parsed in place */
-  *data = buf;
-  *size = len;
   return prunerStatusOk();
 }
 
@@ -620,9 +588,9 @@ PrunerStatus prunerBundleRead(const char *dir, PrunerBundle *out) {
     return prunerStatusError("bundle: no folder given");
   char path[4200];
   snprintf(path, sizeof(path), "%s/%s", dir, PRUNER_BUNDLE_MANIFEST);
-  unsigned char *text = NULL;
+  char *text = NULL;
   size_t size = 0;
-  PrunerStatus st = readFile(path, &text, &size);
+  PrunerStatus st = prunerReadFile(path, &text, &size);
   if (!st.ok)
     return prunerStatusError("bundle: %s", st.message);
   const char *end = NULL;
@@ -687,7 +655,7 @@ PrunerStatus prunerBundleLoadBinary(PrunerBundle b, size_t i, unsigned char **da
     return prunerStatusError("bundle '%s': no candidate %zu", b->dir, i);
   char path[4200];
   snprintf(path, sizeof(path), "%s/%s", b->dir, b->candidates[i].cubin_file);
-  PrunerStatus st = readFile(path, data, size);
+  PrunerStatus st = prunerReadFile(path, (char **)data, size);
   if (!st.ok)
     return prunerStatusError("bundle '%s': candidate %d: %s", b->dir, b->candidates[i].id,
                              st.message);

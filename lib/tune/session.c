@@ -9,6 +9,7 @@
 #include <mlir-c/Diagnostics.h>
 #include <mlir-c/IR.h>
 
+#include "pruner/file.h"
 #include "pruner/ir.h"
 #include "pruner/ir_context.h"
 #include "pruner/tune.h"
@@ -97,28 +98,6 @@ static MlirLogicalResult tuneDiagnostic(MlirDiagnostic d, void *user) {
   return mlirLogicalResultSuccess();
 }
 
-static PrunerStatus tuneReadFile(const char *path, char **text, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return prunerStatusError("cannot read %s: %s", path, strerror(errno));
-  TuneBuf b = {0};
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    tuneBufAppend(&b, chunk, n);
-  bool bad = ferror(f) != 0;
-  fclose(f);
-  if (bad || b.failed) {
-    free(b.data);
-    return prunerStatusError("cannot read %s", path);
-  }
-  if (!b.data)
-    tuneBufAppend(&b, "", 0);
-  *text = b.data;
-  *size = b.len;
-  return prunerStatusOk();
-}
-
 typedef struct TuneWalk {
   PrunerTuneSession session;
   bool failed;
@@ -152,7 +131,7 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
     return prunerStatusError("out of memory");
   PrunerStatus st = tuneEngineInit(&s->engine, opts);
   if (st.ok)
-    st = tuneReadFile(input_path, &s->input_text, &s->input_size);
+    st = prunerReadFile(input_path, &s->input_text, &s->input_size);
   if (!st.ok) {
     prunerTuneSessionDestroy(s);
     return st;

@@ -26,6 +26,7 @@
 #include <mlir-c/IR.h>
 
 #include "pruner/compile.h"
+#include "pruner/file.h"
 #include "pruner/ir.h"
 #include "pruner/ir_context.h"
 #include "pruner/space.h"
@@ -182,29 +183,12 @@ static PrunerStatus workloadFromText(MlirContext ctx, const char *text, long ind
   return prunerStatusOk();
 }
 
-static char *readFile(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  rewind(f);
-  char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n)
-    buf[n] = '\0';
-  else {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(f);
-  return buf;
-}
-
 static PrunerStatus buildWorkload(const Args *a, MlirContext ctx, PrunerWorkload *w) {
   if (a->input) {
-    char *text = readFile(a->input);
-    if (!text)
-      return prunerStatusError("cannot read %s: %s", a->input, strerror(errno));
+    char *text = NULL;
+    PrunerStatus read = prunerReadFile(a->input, &text, NULL);
+    if (!read.ok)
+      return read;
     PrunerStatus s = workloadFromText(ctx, text, a->op_index, w);
     free(text);
     return s;

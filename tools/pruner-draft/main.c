@@ -15,6 +15,7 @@
 
 #include "eval.h"
 #include "pruner/draft.h"
+#include "pruner/file.h"
 #include "pruner/ir.h"
 #include "pruner/ir_context.h"
 #include "pruner/records.h"
@@ -70,25 +71,6 @@ static int parseArgs(int argc, char **argv, Options *o) {
     return 2;
   }
   return 0;
-}
-
-static char *readFile(const char *path) {
-  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, len = 0;
-  char *buf = malloc(cap);
-  size_t got;
-  while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-    len += got;
-    if (cap - len - 1 == 0) {
-      char *nb = realloc(buf, cap *= 2);
-      if (!nb) free(buf);
-      buf = nb;
-    }
-  }
-  if (f != stdin) fclose(f);
-  if (buf) buf[len] = '\0';
-  return buf;
 }
 
 static double seconds(void) {
@@ -203,9 +185,10 @@ static MlirWalkResult visit(MlirOperation op, const PrunerWorkload *w, const Pru
 }
 
 static int runModel(const Options *o, const PrunerTargetDesc *t) {
-  char *text = readFile(o->input);
-  if (!text) {
-    fprintf(stderr, "pruner-draft: cannot read '%s': %s\n", o->input, strerror(errno));
+  char *text = NULL;
+  PrunerStatus read = prunerReadFile(o->input, &text, NULL);
+  if (!read.ok) {
+    fprintf(stderr, "pruner-draft: %s\n", read.message);
     return 1;
   }
   MlirContext ctx = prunerIrContextCreate();

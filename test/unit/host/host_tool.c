@@ -28,28 +28,11 @@
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/IR.h>
 
+#include "pruner/file.h"
 #include "pruner/host.h"
 #include "pruner/ir.h"
 #include "pruner/random.h"
 #include "pruner/ir_context.h"
-
-static char *readFile(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-    free(buf);
-    buf = NULL;
-  }
-  if (buf)
-    buf[n] = '\0';
-  fclose(f);
-  return buf;
-}
 
 typedef struct Found {
   MlirOperation op;
@@ -258,9 +241,14 @@ int main(int argc, char **argv) {
            t.peak_fp32_gflops, t.smem_per_sm, (long long)t.l2_bytes, t.smem_per_block);
     return 0;
   }
-  char *text = input ? readFile(input) : NULL;
-  if (!text) {
-    fprintf(stderr, "pruner-host-tool: cannot read %s\n", input ? input : "(no input)");
+  if (!input) {
+    fprintf(stderr, "pruner-host-tool: no input file\n");
+    return 1;
+  }
+  char *text = NULL;
+  PrunerStatus read = prunerReadFile(input, &text, NULL);
+  if (!read.ok) {
+    fprintf(stderr, "pruner-host-tool: %s\n", read.message);
     return 1;
   }
   MlirContext ctx = prunerIrContextCreate();

@@ -21,6 +21,7 @@
 #include <mlir-c/Dialect/Tensor.h>
 #include <mlir-c/IR.h>
 
+#include "pruner/file.h"
 #include "pruner/ir.h"
 #include "pruner/space.h"
 #include "pruner/target.h"
@@ -86,20 +87,6 @@ static MlirOperation parseAndFind(Fixture *f, const char *text, const char *name
   mlirOperationWalk(mlirModuleGetOperation(f->module), findVisit, &s, MlirWalkPreOrder);
   assert_false(mlirOperationIsNull(s.found));
   return s.found;
-}
-
-static char *readFile(const char *path) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp)
-    return NULL;
-  fseek(fp, 0, SEEK_END);
-  long n = ftell(fp);
-  fseek(fp, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  size_t got = fread(buf, 1, (size_t)n, fp);
-  buf[got] = '\0';
-  fclose(fp);
-  return buf;
 }
 
 static void expectError(PrunerStatus s, const char *fragment) {
@@ -543,9 +530,10 @@ static void test_lit_count_matches_brute_force(void **state) {
     skip();
   char path[1024];
   snprintf(path, sizeof path, "%s/test/lit/expose-space/matmul.mlir", src);
-  char *text = readFile(path);
-  if (!text)
-    fail_msg("cannot read %s", path);
+  char *text = NULL;
+  PrunerStatus read = prunerReadFile(path, &text, NULL);
+  if (!read.ok)
+    fail_msg("%s", read.message);
   /* The lit test's CHECK line carries the count the plugin must print. */
   const char *at = strstr(text, "valid_configs = ");
   if (!at)

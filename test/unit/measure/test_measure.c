@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pruner/file.h"
 #include "pruner/measure.h"
 
 static char g_dir[256];
@@ -143,17 +144,14 @@ static void expectRejected(Edit edit, const char *needle) {
   char path[300];
   snprintf(path, sizeof(path), "%s/manifest.json", g_dir);
   if (edit) {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    static char text[1 << 20];
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[n] = 0;
+    char *text = NULL;
+    assert_true(prunerReadFile(path, &text, NULL).ok);
     cJSON *root = cJSON_Parse(text);
+    free(text);
     assert_non_null(root);
     edit(root);
     char *out = cJSON_Print(root);
-    f = fopen(path, "wb");
+    FILE *f = fopen(path, "wb");
     fputs(out, f);
     fclose(f);
     cJSON_free(out);
@@ -238,7 +236,7 @@ static void test_missing_cubin_and_manifest(void **state) {
   assert_int_equal(unlink(path), 0);
   st = prunerBundleRead(g_dir, &b);
   assert_false(st.ok);
-  assert_non_null(strstr(st.message, "cannot open"));
+  assert_non_null(strstr(st.message, "cannot read"));
   assert_non_null(strstr(st.message, "manifest.json"));
 }
 

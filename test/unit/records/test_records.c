@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pruner/file.h"
 #include "pruner/records.h"
 
 static const char *kTargetA = "sm_90:h200:132sm";
@@ -31,19 +32,6 @@ static void writeFile(const char *path, const char *text) {
   assert_non_null(f);
   fputs(text, f);
   fclose(f);
-}
-
-static char *readFile(const char *path) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *text = malloc((size_t)n + 1);
-  assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-  text[n] = '\0';
-  fclose(f);
-  return text;
 }
 
 /* An ok record of a 256^3 matmul with a config determined by `tile`. */
@@ -276,7 +264,8 @@ static void test_torn_and_corrupt_lines(void **state) {
   prunerRecordsClose(records);
 
   /* The file ends in a newline again and the appended line stands alone. */
-  char *after = readFile(path);
+  char *after = NULL;
+  assert_true(prunerReadFile(path, &after, NULL).ok);
   assert_int_equal(after[strlen(after) - 1], '\n');
   char *expected_tail = malloc(strlen(l3) + 3);
   snprintf(expected_tail, strlen(l3) + 3, "\n%s\n", l3);

@@ -20,6 +20,7 @@
 
 #include <mlir-c/IR.h>
 
+#include "pruner/file.h"
 #include "pruner/ir.h"
 #include "pruner/ir_context.h"
 #include "pruner/records.h"
@@ -140,16 +141,16 @@ static int gen(int argc, char **argv) {
     fprintf(stderr, "replaygen: %s\n", st.message);
     return 1;
   }
-  FILE *f = fopen(module_path, "rb");
-  if (!f) {
-    perror(module_path);
+  char *text = NULL;
+  size_t n = 0;
+  st = prunerReadFile(module_path, &text, &n);
+  if (!st.ok) {
+    fprintf(stderr, "replaygen: %s\n", st.message);
     return 1;
   }
-  static char text[1 << 20];
-  size_t n = fread(text, 1, sizeof text - 1, f);
-  fclose(f);
   MlirContext ctx = prunerIrContextCreate();
   MlirModule m = mlirModuleCreateParse(ctx, mlirStringRefCreate(text, n));
+  free(text);
   if (mlirModuleIsNull(m)) {
     fprintf(stderr, "replaygen: cannot parse %s\n", module_path);
     return 1;
