@@ -315,6 +315,29 @@ static void appendVectorLowering(PrunerText *t, const char *f) {
       f, f, f, f, f, f, f);
 }
 
+/* Tiles `target`'s reduction dimensions by p->inner_step into scf.for loops named
+ * %<loop><i>, the tiled op named `result`; returns the handle to go on with (`target` when
+ * there is no reduction loop). Shared by the promoted and the direct tile sequences. */
+static const char *appendReductionLoops(PrunerText *t, const Plan *p, const char *why,
+                                        const char *target, const char *result, char loop) {
+  int loops = 0;
+  for (int l = 0; l < p->n; ++l)
+    loops += p->inner_step[l] > 0;
+  if (!loops)
+    return target;
+  prunerTextAppend(t, "    // Reduction loops %s.\n", why);
+  prunerTextAppend(t, "    %s", result);
+  for (int i = 0; i < loops; ++i)
+    prunerTextAppend(t, ", %%%c%d", loop, i);
+  prunerTextAppend(t, " = transform.structured.tile_using_for %s tile_sizes ", target);
+  prunerTextAppendI64List(t, p->inner_step, p->n);
+  prunerTextAppend(t, " : (" ANY ") -> (" ANY);
+  for (int i = 0; i < loops; ++i)
+    prunerTextAppend(t, ", " ANY);
+  prunerTextAppend(t, ")\n");
+  return result;
+}
+
 /* Tiling of a promoted contraction (on tensors): blocks, the fill fused into the block
  * and tiled to threads on its own, then the reduction loops at block level. The block's
  * K-step op is tagged `promote_tag`; @pruner_promote stages its operands after
@@ -341,23 +364,8 @@ static void appendTileSequencePromoted(PrunerText *t, const PrunerWorkload *w, c
     if (p->vectorize)
       prunerTextAppend(t, "    transform.structured.vectorize %%tf : " ANY "\n");
   }
-  int loops = 0;
-  for (int l = 0; l < p->n; ++l)
-    loops += p->inner_step[l] > 0;
-  const char *staged = "%tb";
-  if (loops) {
-    prunerTextAppend(t, "    // Reduction loops at block level: one shared-memory stage per step.\n");
-    prunerTextAppend(t, "    %%tk");
-    for (int i = 0; i < loops; ++i)
-      prunerTextAppend(t, ", %%k%d", i);
-    prunerTextAppend(t, " = transform.structured.tile_using_for %%tb tile_sizes ");
-    prunerTextAppendI64List(t, p->inner_step, p->n);
-    prunerTextAppend(t, " : (" ANY ") -> (" ANY);
-    for (int i = 0; i < loops; ++i)
-      prunerTextAppend(t, ", " ANY);
-    prunerTextAppend(t, ")\n");
-    staged = "%tk";
-  }
+  const char *staged = appendReductionLoops(
+      t, p, "at block level: one shared-memory stage per step", "%tb", "%tk", 'k');
   prunerTextAppend(t, "    transform.annotate %s \"%s\" : " ANY "\n", staged, promote_tag);
   prunerTextAppend(t, "    %%func = transform.structured.match ops{[\"func.func\"]} in %%root"
                       " : (" ANY ") -> " ANY "\n"
@@ -497,23 +505,8 @@ static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Pla
     prunerTextAppend(t, "    %%fill2, %%ft1 = transform.structured.fuse_into_containing_op "
                         "%%fill1 into %%ft : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
 
-  int loops = 0;
-  for (int l = 0; l < p->n; ++l)
-    loops += p->inner_step[l] > 0;
-  const char *inner = "%tt";
-  if (loops) {
-    prunerTextAppend(t, "    // Reduction loops inside the thread (the accumulator stays put).\n");
-    prunerTextAppend(t, "    %%tr");
-    for (int i = 0; i < loops; ++i)
-      prunerTextAppend(t, ", %%l%d", i);
-    prunerTextAppend(t, " = transform.structured.tile_using_for %%tt tile_sizes ");
-    prunerTextAppendI64List(t, p->inner_step, p->n);
-    prunerTextAppend(t, " : (" ANY ") -> (" ANY);
-    for (int i = 0; i < loops; ++i)
-      prunerTextAppend(t, ", " ANY);
-    prunerTextAppend(t, ")\n");
-    inner = "%tr";
-  }
+  const char *inner = appendReductionLoops(
+      t, p, "inside the thread (the accumulator stays put)", "%tt", "%tr", 'l');
   if (p->decompose) {
     prunerTextAppend(t, "    %%dec = transform.structured.decompose %s : (" ANY ") -> " ANY "\n",
                      inner);
