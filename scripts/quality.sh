@@ -24,6 +24,8 @@ ALL=$(mktemp /tmp/pruner-quality-XXXXXX.jsonl)
 trap 'rm -f "$ALL"' EXIT
 cat "${DATA[@]}" > "$ALL"
 "$B/pruner-eval" "$ALL" --folds=${#DATA[@]}
+echo "== the verifier's model alone (no draft blend), same folds"
+"$B/pruner-eval" "$ALL" --folds=${#DATA[@]} --blend-records=0
 for within in 0.05 0.02; do
   echo "== search study, $SEEDS seeds, goal within $within of the best (pruner-tune --study)"
   for f in "${DATA[@]}"; do
