@@ -65,17 +65,6 @@ static int teardown(void **state) {
   return 0;
 }
 
-static MlirOperation findFunc(MlirModule m) {
-  MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
-  while (!mlirOperationIsNull(op)) {
-    MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
-    if (n.length == 9 && memcmp(n.data, "func.func", 9) == 0)
-      return op;
-    op = mlirOperationGetNextInBlock(op);
-  }
-  return op;
-}
-
 static void runPipeline(MlirModule m, const char *pipeline) {
   MlirPassManager pm = mlirPassManagerCreate(ctx);
   MlirLogicalResult r = mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
@@ -158,7 +147,7 @@ static void runKernel(MlirModule m, const PrunerWorkload *w, float *const *data,
 static MlirModule parseWithCInterface(const char *text) {
   MlirModule m = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));
   assert_false(mlirModuleIsNull(m));
-  MlirOperation f = findFunc(m);
+  MlirOperation f = prunerIrLookupSymbol(m, "kernel");
   assert_false(mlirOperationIsNull(f));
   mlirOperationSetDiscardableAttributeByName(f, mlirStringRefCreateFromCString("llvm.emit_c_interface"),
                                              mlirUnitAttrGet(ctx));
@@ -195,7 +184,7 @@ static double compare(const PrunerWorkload *w, const float *got, const float *wa
 /* The first configured op of a module, as a workload (all cases here have one output of
  * the function, produced by the last op). */
 static void lastOpWorkload(MlirModule m, PrunerWorkload *w, MlirOperation *op_out) {
-  MlirOperation f = findFunc(m);
+  MlirOperation f = prunerIrLookupSymbol(m, "kernel");
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(f, 0));
   MlirOperation op = mlirBlockGetFirstOperation(body), last = {NULL};
   while (!mlirOperationIsNull(op)) {
@@ -221,7 +210,7 @@ static double checkModule(const char *text, const char *label) {
   unsigned seed = 1234;
   float *data[PRUNER_MAX_OPERANDS];
   int nops = w.num_inputs + w.num_outputs;
-  MlirOperation f = findFunc(m);
+  MlirOperation f = prunerIrLookupSymbol(m, "kernel");
   MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(f, 0));
   int nargs = (int)mlirBlockGetNumArguments(entry);
   assert_int_equal(nargs, nops);
