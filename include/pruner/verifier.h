@@ -147,6 +147,18 @@ PrunerStatus prunerVerifierCrossValidate(PrunerRecords records, const PrunerTarg
                                          const PrunerVerifierOptions *opts, int folds,
                                          PrunerEvalWorkload **out, size_t *count);
 
+/* As prunerVerifierCrossValidate, but each fold also trains on `own` records of every
+ * held-out workload (every (count/own)-th in log order, a spread over the log) and scores
+ * only that workload's other records, for the verifier and the draft alike: the tuner's
+ * case of a workload with a few measurements of its own (docs/verifier.md). own = 0 is
+ * prunerVerifierCrossValidate. */
+PrunerStatus prunerVerifierCrossValidateOwn(PrunerRecords records,
+                                            const PrunerTargetDesc *target,
+                                            const char *target_key,
+                                            const PrunerVerifierOptions *opts, int folds,
+                                            size_t own, PrunerEvalWorkload **out,
+                                            size_t *count);
+
 #ifdef __cplusplus
 }
 #endif

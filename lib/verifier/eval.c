@@ -80,10 +80,30 @@ static PrunerStatus scoreWorkload(PrunerVerifier v, const VerifierItem *items, s
   return status;
 }
 
+/* Whether record i of a held-out workload of `count` records is one of its `own`
+ * training records: every (count / own)-th, so they spread over the log. */
+static bool ownRecord(size_t i, size_t count, size_t own) {
+  if (own == 0)
+    return false;
+  if (own >= count)
+    return true;
+  return (i * own) % count < own;
+}
+
 PrunerStatus prunerVerifierCrossValidate(PrunerRecords records, const PrunerTargetDesc *target,
                                          const char *target_key,
                                          const PrunerVerifierOptions *opts, int folds,
                                          PrunerEvalWorkload **out, size_t *count) {
+  return prunerVerifierCrossValidateOwn(records, target, target_key, opts, folds, 0, out,
+                                        count);
+}
+
+PrunerStatus prunerVerifierCrossValidateOwn(PrunerRecords records,
+                                            const PrunerTargetDesc *target,
+                                            const char *target_key,
+                                            const PrunerVerifierOptions *opts, int folds,
+                                            size_t own, PrunerEvalWorkload **out,
+                                            size_t *count) {
   *out = NULL;
   *count = 0;
   if (folds < 2)
@@ -96,10 +116,12 @@ PrunerStatus prunerVerifierCrossValidate(PrunerRecords records, const PrunerTarg
   /* Workload boundaries: starts[g] .. starts[g+1]. */
   size_t *starts = malloc((n + 1) * sizeof(*starts));
   PrunerEvalWorkload *results = calloc(n ? n : 1, sizeof(*results));
-  if (!starts || !results) {
+  VerifierItem *scored = malloc((n ? n : 1) * sizeof(*scored));
+  if (!starts || !results || !scored) {
     free(items);
     free(starts);
     free(results);
+    free(scored);
     return prunerStatusError("verifier: out of memory");
   }
   size_t groups = 0;
@@ -112,6 +134,7 @@ PrunerStatus prunerVerifierCrossValidate(PrunerRecords records, const PrunerTarg
     free(items);
     free(starts);
     free(results);
+    free(scored);
     return prunerStatusError("verifier: leave-workload-out needs ok records of at least 2 "
                              "workloads on target '%s' (found %zu)",
                              target_key, groups);
@@ -128,10 +151,12 @@ PrunerStatus prunerVerifierCrossValidate(PrunerRecords records, const PrunerTarg
       break;
     }
     for (size_t g = 0; status.ok && g < groups; ++g) {
-      if ((int)(g % (size_t)folds) == f)
-        continue;
-      for (size_t i = starts[g]; status.ok && i < starts[g + 1]; ++i)
-        status = prunerRecordsAppend(train, items[i].record);
+      bool held_out = (int)(g % (size_t)folds) == f;
+      size_t size = starts[g + 1] - starts[g];
+      for (size_t i = starts[g]; status.ok && i < starts[g + 1]; ++i) {
+        if (!held_out || ownRecord(i - starts[g], size, own))
+          status = prunerRecordsAppend(train, items[i].record);
+      }
     }
     if (status.ok)
       status = prunerVerifierCreate(target, opts, &v);
@@ -139,15 +164,21 @@ PrunerStatus prunerVerifierCrossValidate(PrunerRecords records, const PrunerTarg
       status = prunerVerifierTrain(v, train, target_key);
     for (size_t g = (size_t)f; status.ok && g < groups; g += (size_t)folds) {
       size_t begin = starts[g], end = starts[g + 1];
-      if (end - begin < 2)
+      /* The held-out records not trained on (all of them when own = 0). */
+      size_t m = 0;
+      for (size_t i = begin; i < end; ++i) {
+        if (!ownRecord(i - begin, end - begin, own))
+          scored[m++] = items[i];
+      }
+      if (m < 2)
         continue;
       PrunerEvalWorkload *e = &results[produced];
       memcpy(e->workload_key, items[begin].record->workload_key, sizeof(e->workload_key));
       e->fold = f;
       e->verifier_fell_back = prunerVerifierUsesDraft(v);
-      status = scoreWorkload(v, items + begin, end - begin, &e->verifier);
+      status = scoreWorkload(v, scored, m, &e->verifier);
       if (status.ok)
-        status = scoreWorkload(draft_only, items + begin, end - begin, &e->draft);
+        status = scoreWorkload(draft_only, scored, m, &e->draft);
       if (status.ok)
         produced++;
     }
@@ -157,6 +188,7 @@ PrunerStatus prunerVerifierCrossValidate(PrunerRecords records, const PrunerTarg
   prunerVerifierDestroy(draft_only);
   free(items);
   free(starts);
+  free(scored);
   if (!status.ok) {
     free(results);
     return status;

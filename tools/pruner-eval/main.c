@@ -19,7 +19,7 @@
 static void usage(FILE *out) {
   fprintf(out,
           "usage: pruner-eval RECORDS [--target KEY] [--folds=K] [--blend-records=N] "
-          "[--blend-floor=F] [--quiet]\n"
+          "[--blend-floor=F] [--own=M] [--quiet]\n"
           "       pruner-eval --synthetic=OUT [--workloads=N] [--per-workload=M] "
           "[--target NAME] [--seed=S]\n"
           "\n"
@@ -29,6 +29,8 @@ static void usage(FILE *out) {
           "--target KEY picks the target key (default: the key with the most ok records).\n"
           "--blend-records/--blend-floor set the verifier's draft blend (docs/verifier.md;\n"
           "defaults 16 and 0.05; --blend-records=0 ranks by the model alone).\n"
+          "--own=M also trains on M records of each held-out workload (spread over the\n"
+          "log) and scores its other records (default 0).\n"
           "--synthetic writes synthetic records (a known latency law, not measurements).\n");
 }
 
@@ -105,6 +107,7 @@ int main(int argc, char **argv) {
   int folds = 5, workloads = 8, per_workload = 200, quiet = 0;
   unsigned long long seed = 1;
   PrunerVerifierOptions opts = prunerVerifierDefaultOptions();
+  long own = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -128,6 +131,8 @@ int main(int argc, char **argv) {
       opts.blend_records = atoi(a + 16);
     } else if (!strncmp(a, "--blend-floor=", 14)) {
       opts.blend_floor = atof(a + 14);
+    } else if (!strncmp(a, "--own=", 6)) {
+      own = atol(a + 6);
     } else if (!strcmp(a, "--quiet")) {
       quiet = 1;
     } else if (a[0] == '-' || path) {
@@ -164,13 +169,20 @@ int main(int argc, char **argv) {
   }
   PrunerEvalWorkload *results = NULL;
   size_t count = 0;
-  s = prunerVerifierCrossValidate(records, &target, key, &opts, folds, &results, &count);
+  if (own < 0) {
+    fprintf(stderr, "pruner-eval: --own must be >= 0 (got %ld)\n", own);
+    prunerRecordsClose(records);
+    return 2;
+  }
+  s = prunerVerifierCrossValidateOwn(records, &target, key, &opts, folds, (size_t)own,
+                                     &results, &count);
   if (!s.ok) {
     fprintf(stderr, "pruner-eval: %s: %s\n", path, s.message);
     prunerRecordsClose(records);
     return 1;
   }
-  printf("target %s, %d folds, leave-workload-out, %zu workloads\n", key, folds, count);
+  printf("target %s, %d folds, leave-workload-out, %zu workloads, %ld own records each\n",
+         key, folds, count, own);
   printf("%-48s %6s  %-20s   %-20s\n", "", "", "verifier", "draft alone");
   printf("%-48s %6s  %6s %6s %6s   %6s %6s %6s\n", "workload", "n", "pair", "top1", "top5",
          "pair", "top1", "top5");
