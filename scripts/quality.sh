@@ -26,6 +26,8 @@ cat "${DATA[@]}" > "$ALL"
 "$B/pruner-eval" "$ALL" --folds=${#DATA[@]}
 echo "== the verifier's model alone (no draft blend), same folds"
 "$B/pruner-eval" "$ALL" --folds=${#DATA[@]} --blend-records=0
+echo "== the verifier with 16 own records of each held-out workload (one tuning batch)"
+"$B/pruner-eval" "$ALL" --folds=${#DATA[@]} --own=16
 for within in 0.05 0.02; do
   echo "== search study, $SEEDS seeds, goal within $within of the best (pruner-tune --study)"
   for f in "${DATA[@]}"; do
