@@ -283,6 +283,17 @@ static void appendMatch(PrunerText *t, const char *result, const char *op_name,
 
 #define ANY "!transform.any_op"
 
+/* `<tiled>, <forall> = transform.structured.tile_using_forall <target> tile_sizes ..` for
+ * one level (block, thread or a copy's linear threads). */
+static void appendTileUsingForall(PrunerText *t, const char *tiled, const char *forall,
+                                  const char *target, int n, const int64_t *tile,
+                                  const int *dim, const char *kind) {
+  prunerTextAppend(t, "    %s, %s = transform.structured.tile_using_forall %s ", tiled, forall,
+                   target);
+  appendForallTiles(t, n, tile, dim, kind);
+  prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+}
+
 /* Staged lowering of the vectors of `f` (a func handle) to 1-D: one combined pattern set
  * never converges (GPU-SCHEDULE-FACTS.md). Idempotent on already lowered code, so the
  * promotion sequence can run it again for what it vectorizes after bufferization. */
@@ -350,17 +361,14 @@ static void appendTileSequencePromoted(PrunerText *t, const PrunerWorkload *w, c
     appendMatch(t, "%fill", "linalg.fill", attr, ".fill", "%root");
   prunerTextAppend(t, "    // Blocks: grid [%lld, %lld, %lld].\n", (long long)p->grid[0],
                    (long long)p->grid[1], (long long)p->grid[2]);
-  prunerTextAppend(t, "    %%tb, %%fb = transform.structured.tile_using_forall %%op ");
-  appendForallTiles(t, p->n, p->block_tile, p->block_dim, "block");
-  prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+  appendTileUsingForall(t, "%tb", "%fb", "%op", p->n, p->block_tile, p->block_dim, "block");
   prunerTextAppend(t, "    transform.annotate %%fb \"%s\" : " ANY "\n", forall_tag);
   if (p->fill) {
     prunerTextAppend(t, "    %%fill1, %%fb1 = transform.structured.fuse_into_containing_op %%fill "
                         "into %%fb : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
     prunerTextAppend(t, "    // The fill gets its own thread forall (same thread tiles as the compute).\n");
-    prunerTextAppend(t, "    %%tf, %%ff = transform.structured.tile_using_forall %%fill1 ");
-    appendForallTiles(t, p->out_rank, p->fill_tile, p->fill_dim, "thread");
-    prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+    appendTileUsingForall(t, "%tf", "%ff", "%fill1", p->out_rank, p->fill_tile, p->fill_dim,
+                          "thread");
     if (p->vectorize)
       prunerTextAppend(t, "    transform.structured.vectorize %%tf : " ANY "\n");
   }
@@ -424,9 +432,12 @@ static void appendPromoteSequence(PrunerText *t, const Plan *p, const char *fora
   }
   for (int i = 0; i < p->num_promoted; ++i) {
     prunerTextAppend(t, "    // Cooperative copy of operand %d.\n", p->promoted[i]);
-    prunerTextAppend(t, "    %%tc%d, %%fc%d = transform.structured.tile_using_forall %%c%d ", i, i, i);
-    appendForallTiles(t, p->copy_rank[i], p->copy_tile[i], p->copy_dim[i], "linear");
-    prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+    char tiled[16], forall[16], source[16];
+    snprintf(tiled, sizeof tiled, "%%tc%d", i);
+    snprintf(forall, sizeof forall, "%%fc%d", i);
+    snprintf(source, sizeof source, "%%c%d", i);
+    appendTileUsingForall(t, tiled, forall, source, p->copy_rank[i], p->copy_tile[i],
+                          p->copy_dim[i], "linear");
     if (p->vectorize)
       prunerTextAppend(t, "    transform.structured.vectorize %%tc%d : " ANY "\n", i);
   }
@@ -434,9 +445,7 @@ static void appendPromoteSequence(PrunerText *t, const Plan *p, const char *fora
                       ") -> " ANY "\n", promote_tag);
   prunerTextAppend(t, "    // Threads: block [%lld, %lld, %lld].\n", (long long)p->block[0],
                    (long long)p->block[1], (long long)p->block[2]);
-  prunerTextAppend(t, "    %%tt, %%ft = transform.structured.tile_using_forall %%mm2 ");
-  appendForallTiles(t, p->n, p->thread_tile, p->thread_dim, "thread");
-  prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+  appendTileUsingForall(t, "%tt", "%ft", "%mm2", p->n, p->thread_tile, p->thread_dim, "thread");
   if (p->vectorize) {
     prunerTextAppend(t, "    transform.structured.vectorize %%tt : " ANY "\n"
                         "    transform.apply_patterns to %%func {\n"
@@ -473,15 +482,12 @@ static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Pla
     /* fuse_into_containing_op fuses producers only: tile the consumer and fuse the op
      * (and below its fill) into its foralls (GPU-SCHEDULE-FACTS.md, bias add). */
     appendMatch(t, "%cons", "linalg.generic", attr, ".consumer", "%root");
-    prunerTextAppend(t, "    %%cb, %%fb = transform.structured.tile_using_forall %%cons ");
-    appendForallTiles(t, p->out_rank, p->out_block_tile, p->out_block_dim, "block");
-    prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+    appendTileUsingForall(t, "%cb", "%fb", "%cons", p->out_rank, p->out_block_tile,
+                          p->out_block_dim, "block");
     prunerTextAppend(t, "    %%tb, %%fbm = transform.structured.fuse_into_containing_op %%op "
                         "into %%fb : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
   } else {
-    prunerTextAppend(t, "    %%tb, %%fb = transform.structured.tile_using_forall %%op ");
-    appendForallTiles(t, p->n, p->block_tile, p->block_dim, "block");
-    prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+    appendTileUsingForall(t, "%tb", "%fb", "%op", p->n, p->block_tile, p->block_dim, "block");
   }
   prunerTextAppend(t, "    transform.annotate %%fb \"%s\" : " ANY "\n", forall_tag);
   if (p->fill)
@@ -491,15 +497,12 @@ static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Pla
   prunerTextAppend(t, "    // Threads: block [%lld, %lld, %lld].\n", (long long)p->block[0],
                    (long long)p->block[1], (long long)p->block[2]);
   if (p->consumer) {
-    prunerTextAppend(t, "    %%ct, %%ft = transform.structured.tile_using_forall %%cb ");
-    appendForallTiles(t, p->out_rank, p->fill_tile, p->fill_dim, "thread");
-    prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+    appendTileUsingForall(t, "%ct", "%ft", "%cb", p->out_rank, p->fill_tile, p->fill_dim,
+                          "thread");
     prunerTextAppend(t, "    %%tt, %%ftm = transform.structured.fuse_into_containing_op %%tb "
                         "into %%ft : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
   } else {
-    prunerTextAppend(t, "    %%tt, %%ft = transform.structured.tile_using_forall %%tb ");
-    appendForallTiles(t, p->n, p->thread_tile, p->thread_dim, "thread");
-    prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+    appendTileUsingForall(t, "%tt", "%ft", "%tb", p->n, p->thread_tile, p->thread_dim, "thread");
   }
   if (p->fill)
     prunerTextAppend(t, "    %%fill2, %%ft1 = transform.structured.fuse_into_containing_op "
