@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "pruner/file.h"
 #include "pruner/records.h"
 #include "pruner/space.h"
 #include "pruner/target.h"
@@ -101,13 +102,12 @@ static void test_no_tunable_op_copies_input(void **state) {
   assert_true(prunerTuneSessionRun(s).ok);
   assert_true(prunerTuneSessionWriteOutput(s, path("empty.out.mlir")).ok);
   prunerTuneSessionDestroy(s);
-  FILE *f = fopen(path("empty.out.mlir"), "r");
-  char buf[256] = {0};
-  assert_non_null(f);
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
+  char *buf = NULL;
+  size_t n = 0;
+  assert_true(prunerReadFile(path("empty.out.mlir"), &buf, &n).ok);
   assert_int_equal(n, strlen(in));
   assert_string_equal(buf, in);
+  free(buf);
 }
 
 static void test_malformed_module_names_location(void **state) {
