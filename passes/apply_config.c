@@ -91,48 +91,19 @@ static void tagFill(MlirOperation op, const PrunerWorkload *w, const char *tag) 
   setUnit(owner, fill_tag);
 }
 
-static bool isIdentity(const PrunerOperand *o, int loops) {
-  if (o->rank != loops)
-    return false;
-  for (int d = 0; d < o->rank; ++d)
-    for (int l = 0; l < loops; ++l)
-      if (o->index_coeff[d][l] != (d == l))
-        return false;
-  return true;
-}
-
-/* Tags "<tag>.consumer" on the op's only user when it is an unconfigured elementwise
- * linalg.generic reading the op's result with an identity map and writing the same
- * shape: that consumer is then fused into the op's kernel (docs/schedule.md). */
+/* Tags "<tag>.consumer" on the op's fusible consumer (prunerFusibleConsumer: its only
+ * user, an elementwise generic of the same shape) when the config does not promote and
+ * the consumer carries no pruner.config of its own: that consumer is then fused into the
+ * op's kernel (docs/schedule.md). */
 static bool tagConsumer(MlirOperation op, const PrunerWorkload *w, const PrunerConfig *c,
                         const char *tag) {
-  if (c->promote_operands || w->num_outputs != 1 || mlirOperationGetNumResults(op) != 1 ||
-      !(w->kind == PRUNER_OP_MATMUL || w->kind == PRUNER_OP_BATCH_MATMUL ||
-        w->kind == PRUNER_OP_CONTRACTION))
+  if (c->promote_operands)
     return false;
-  MlirOpOperand use = mlirValueGetFirstUse(mlirOperationGetResult(op, 0));
-  if (mlirOpOperandIsNull(use) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(use)))
-    return false;
-  MlirOperation user = mlirOpOperandGetOwner(use);
-  char name[64];
-  opName(user, name, sizeof name);
-  if (strcmp(name, "linalg.generic") != 0 ||
+  MlirOperation user = prunerFusibleConsumer(op, w);
+  if (mlirOperationIsNull(user) ||
       !mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(
           user, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR))))
     return false;
-  PrunerWorkload cw;
-  if (!prunerWorkloadFromOperation(user, &cw).ok || cw.kind != PRUNER_OP_ELEMENTWISE ||
-      cw.num_outputs != 1)
-    return false;
-  const PrunerOperand *out = &w->operands[w->num_inputs];
-  unsigned k = mlirOpOperandGetOperandNumber(use);
-  if ((int)k >= cw.num_inputs || cw.num_loops != out->rank ||
-      !isIdentity(&cw.operands[k], cw.num_loops) ||
-      !isIdentity(&cw.operands[cw.num_inputs], cw.num_loops))
-    return false;
-  for (int d = 0; d < out->rank; ++d)
-    if (cw.bounds[d] != out->shape[d])
-      return false;
   char consumer_tag[96];
   snprintf(consumer_tag, sizeof consumer_tag, "%s.consumer", tag);
   setUnit(user, consumer_tag);

@@ -47,6 +47,15 @@ typedef MlirWalkResult (*PrunerTunableOpCallback)(MlirOperation op, const Pruner
  * tunable and in which order they are numbered. */
 void prunerWalkTunableOps(MlirOperation root, PrunerTunableOpCallback fn, void *user);
 
+/* The op whose kernel a contraction `op` (workload `w`) shares when configured without
+ * promotion: its only user, when that is an elementwise linalg.generic reading the
+ * result and writing its output with identity maps over the contraction's output shape
+ * (docs/schedule.md, "Bias add / consumers"). A null op otherwise. Whether the consumer
+ * carries its own pruner.config (then it keeps its own kernel) and whether the config
+ * promotes are the caller's to check. pruner-apply-config fuses by it; lib/tune does not
+ * tune such a consumer of a tuned contraction on its own (docs/tune.md). */
+MlirOperation prunerFusibleConsumer(MlirOperation op, const PrunerWorkload *w);
+
 /* Reads a config attribute (a dictionary with IREE's key names; arrays may be written
  * as [..] of integers or as array<i64: ..>). Unknown keys, wrong lengths and
  * non-integers are errors naming the key. Does not check the config against a target:
