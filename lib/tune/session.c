@@ -6,18 +6,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/Diagnostics.h>
 #include <mlir-c/IR.h>
 
+#include "pruner/draft.h"
 #include "pruner/file.h"
 #include "pruner/ir.h"
 #include "pruner/ir_context.h"
 #include "pruner/tune.h"
 #include "tune_internal.h"
 
+/* One tunable op: its task, or (task -1) a consumer fused into the contraction at
+ * s->ops[fused_into] (prunerFusibleConsumer; GPU targets only), with its own workload
+ * for the case that the contraction's winner promotes and cannot take it. */
 typedef struct TuneOpRef {
   MlirOperation op;
   int task;
+  int fused_into;
+  PrunerWorkload *own;
 } TuneOpRef;
 
 struct PrunerTuneSessionImpl {
@@ -103,6 +110,33 @@ typedef struct TuneWalk {
   bool failed;
 } TuneWalk;
 
+static bool tuneGrowOps(PrunerTuneSession s) {
+  if (s->num_ops < s->cap_ops)
+    return true;
+  size_t cap = s->cap_ops ? 2 * s->cap_ops : 16;
+  TuneOpRef *ops = realloc(s->ops, cap * sizeof *ops);
+  if (!ops)
+    return false;
+  s->ops = ops;
+  s->cap_ops = cap;
+  return true;
+}
+
+/* The index in s->ops of the tuned contraction whose fusible consumer `op` is, or -1.
+ * The walk is pre-order, so a producer in the same block is always seen first. */
+static int tuneFusedProducer(PrunerTuneSession s, MlirOperation op) {
+  if (s->engine.target.kind == PRUNER_TARGET_HOST) /* lib/host has no consumer fusion */
+    return -1;
+  for (size_t i = 0; i < s->num_ops; ++i) {
+    if (s->ops[i].task < 0)
+      continue;
+    const PrunerWorkload *pw = &s->engine.tasks[s->ops[i].task].w;
+    if (mlirOperationEqual(prunerFusibleConsumer(s->ops[i].op, pw), op))
+      return (int)i;
+  }
+  return -1;
+}
+
 static MlirWalkResult tuneVisit(MlirOperation op, const PrunerWorkload *w,
                                 const PrunerStatus *why, void *user) {
   TuneWalk *walk = user;
@@ -112,14 +146,27 @@ static MlirWalkResult tuneVisit(MlirOperation op, const PrunerWorkload *w,
     tuneNote(&s->engine, -1, "remark: not tuned: %s", why->message);
     return MlirWalkResultAdvance;
   }
-  int task = tuneEngineAddWorkload(&s->engine, w);
-  if (task < 0 || (s->num_ops == s->cap_ops && !(s->cap_ops = s->cap_ops ? 2 * s->cap_ops : 16,
-                                                  s->ops = realloc(s->ops, s->cap_ops *
-                                                                               sizeof *s->ops)))) {
+  if (!tuneGrowOps(s)) {
     walk->failed = true;
     return MlirWalkResultInterrupt;
   }
-  s->ops[s->num_ops++] = (TuneOpRef){op, task};
+  int producer = tuneFusedProducer(s, op);
+  if (producer >= 0) {
+    PrunerWorkload *own = malloc(sizeof *own);
+    if (!own) {
+      walk->failed = true;
+      return MlirWalkResultInterrupt;
+    }
+    *own = *w;
+    s->ops[s->num_ops++] = (TuneOpRef){op, -1, producer, own};
+    return MlirWalkResultAdvance;
+  }
+  int task = tuneEngineAddWorkload(&s->engine, w);
+  if (task < 0) {
+    walk->failed = true;
+    return MlirWalkResultInterrupt;
+  }
+  s->ops[s->num_ops++] = (TuneOpRef){op, task, -1, NULL};
   return MlirWalkResultAdvance;
 }
 
@@ -180,6 +227,8 @@ void prunerTuneSessionDestroy(PrunerTuneSession s) {
     mlirModuleDestroy(s->module);
   if (s->ctx.ptr)
     mlirContextDestroy(s->ctx);
+  for (size_t i = 0; i < s->num_ops; ++i)
+    free(s->ops[i].own);
   free(s->ops);
   free(s->input_text);
   free(s->input_path);
@@ -248,10 +297,83 @@ static PrunerStatus tuneCopyFile(PrunerTuneSession s, const char *path) {
   return prunerStatusOk();
 }
 
+/* What happens to the fused consumer s->ops[i]: true when it shares its contraction's
+ * kernel (the contraction has a winner that does not promote). Otherwise it needs a
+ * kernel of its own, and `own`/`predicted_us` get the draft's best config for it (it was
+ * not tuned: which config the contraction wins is only known after tuning). The same
+ * holds when the contraction has no winner (it then stays unconfigured). */
+static bool tuneFusedDecision(PrunerTuneSession s, size_t i, bool *has_own, PrunerConfig *own,
+                              double *predicted_us, bool *producer_promotes) {
+  *has_own = false;
+  PrunerTuneTaskInfo info;
+  tuneEngineTaskInfo(&s->engine, (size_t)s->ops[s->ops[i].fused_into].task, &info);
+  *producer_promotes = info.has_best && info.best.promote_operands;
+  if (info.has_best && !info.best.promote_operands)
+    return true;
+  PrunerSpace space = NULL;
+  PrunerDraft draft = NULL;
+  PrunerDraftCandidate top;
+  if (prunerSpaceCreate(s->ops[i].own, &s->engine.target, NULL, &space).ok &&
+      prunerDraftCreate(s->ops[i].own, &s->engine.target, &draft).ok &&
+      prunerDraftTopN(draft, space, 1, &top) == 1) {
+    *has_own = true;
+    *own = top.config;
+    *predicted_us = top.predicted_us;
+  }
+  prunerDraftDestroy(draft);
+  prunerSpaceDestroy(space);
+  return false;
+}
+
+static PrunerStatus tuneWriteFused(PrunerTuneSession s, size_t i) {
+  MlirOperation op = s->ops[i].op;
+  const PrunerWorkload *w = s->ops[i].own;
+  bool has_own;
+  PrunerConfig own;
+  double predicted_us = 0;
+  bool promotes;
+  bool fused = tuneFusedDecision(s, i, &has_own, &own, &predicted_us, &promotes);
+  /* A config from an earlier tuning would keep the consumer out of the fusion. */
+  mlirOperationRemoveDiscardableAttributeByName(op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR));
+  mlirOperationRemoveDiscardableAttributeByName(op, mlirStringRefCreateFromCString("pruner.tuning"));
+  mlirOperationRemoveDiscardableAttributeByName(op, mlirStringRefCreateFromCString("pruner.fused"));
+  if (fused) {
+    mlirOperationSetDiscardableAttributeByName(op, mlirStringRefCreateFromCString("pruner.fused"),
+                                               mlirBoolAttrGet(s->ctx, 1));
+    return prunerStatusOk();
+  }
+  if (!has_own)
+    return prunerStatusOk();
+  TuneBuf b = {0};
+  tuneBufPrintf(&b,
+                "{predicted_us = %.4f : f64, trials = 0 : i64, measured = false, "
+                "note = \"own kernel: the contraction's %s, so this consumer is not "
+                "fused; chosen by the draft only\", target = \"%s\"}",
+                predicted_us, promotes ? "winner promotes" : "tuning found no winner",
+                s->engine.target_key);
+  MlirAttribute tuning = b.data ? mlirAttributeParseGet(s->ctx, mlirStringRefCreateFromCString(b.data))
+                                : (MlirAttribute){NULL};
+  free(b.data);
+  MlirAttribute config = prunerConfigToAttribute(s->ctx, w, &own);
+  if (mlirAttributeIsNull(config) || mlirAttributeIsNull(tuning))
+    return prunerStatusError("%s %s: cannot build the pruner.config attribute", w->op_name, w->key);
+  mlirOperationSetDiscardableAttributeByName(op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR),
+                                             config);
+  mlirOperationSetDiscardableAttributeByName(op, mlirStringRefCreateFromCString("pruner.tuning"),
+                                             tuning);
+  return prunerStatusOk();
+}
+
 PrunerStatus prunerTuneSessionWriteOutput(PrunerTuneSession s, const char *path) {
   if (s->engine.num_tasks == 0)
     return tuneCopyFile(s, path);
   for (size_t i = 0; i < s->num_ops; ++i) {
+    if (s->ops[i].task < 0) {
+      PrunerStatus st = tuneWriteFused(s, i);
+      if (!st.ok)
+        return st;
+      continue;
+    }
     PrunerTuneTaskInfo info;
     tuneEngineTaskInfo(&s->engine, (size_t)s->ops[i].task, &info);
     if (!info.has_best)
@@ -384,6 +506,30 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
     tuneBufPrintf(&b, "%-25s %-22s %4d %11s %9s %11s %8s %7lld %8.1f  %s\n",
                   info.workload->op_name, shape, info.occurrences, best, gflops, base, speed,
                   (long long)info.trials, info.seconds, cfg);
+  }
+  for (size_t i = 0; i < s->num_ops; ++i) {
+    if (s->ops[i].task >= 0)
+      continue;
+    char shape[64], cfg[256];
+    tuneShape(s->ops[i].own, shape, sizeof shape);
+    bool has_own;
+    PrunerConfig own;
+    double predicted_us = 0;
+    bool promotes;
+    const PrunerWorkload *pw = &e->tasks[s->ops[s->ops[i].fused_into].task].w;
+    if (tuneFusedDecision(s, i, &has_own, &own, &predicted_us, &promotes)) {
+      snprintf(cfg, sizeof cfg, "fused into %s", pw->op_name);
+    } else if (has_own) {
+      char c[200];
+      prunerConfigFormatShort(s->ops[i].own, &own, c, sizeof c);
+      snprintf(cfg, sizeof cfg, "own kernel (%.40s %s): draft's %.160s", pw->op_name,
+               promotes ? "promotes" : "has no winner", c);
+    } else {
+      snprintf(cfg, sizeof cfg, "not fused (%.40s %s), no config: no valid config of its own",
+               pw->op_name, promotes ? "promotes" : "has no winner");
+    }
+    tuneBufPrintf(&b, "%-25s %-22s %4d %11s %9s %11s %8s %7d %8.1f  %s\n",
+                  s->ops[i].own->op_name, shape, 1, "-", "-", "-", "-", 0, 0.0, cfg);
   }
   if (total_best > 0) {
     tuneBufPrintf(&b, "total (weighted by occurrences): %.2f us", total_best);

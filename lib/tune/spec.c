@@ -44,6 +44,16 @@ static void tuneSpecMatcher(TuneBuf *b, size_t index, const PrunerWorkload *w) {
                 "!transform.param<i64>\n",
                 w->key, index, w->op_name);
   tuneSpecParamEq(b, "%rank", w->num_loops, &counter);
+  /* The operand counts: without them a unary generic's matcher (a ReLU) also matches a
+   * binary one of the same shape (a bias add), whose input 0 and init look the same. */
+  tuneBufPrintf(b,
+                "      %%ninputs = transform.match.structured.num_inputs %%s : "
+                "(!transform.any_op) -> !transform.param<i64>\n");
+  tuneSpecParamEq(b, "%ninputs", w->num_inputs, &counter);
+  tuneBufPrintf(b,
+                "      %%ninits = transform.match.structured.num_inits %%s : "
+                "(!transform.any_op) -> !transform.param<i64>\n");
+  tuneSpecParamEq(b, "%ninits", w->num_outputs, &counter);
   for (int l = 0; l < w->num_loops; ++l) {
     tuneBufPrintf(b,
                   "      %%dim%d = transform.match.structured.dim %%s[%d] : "
