@@ -300,16 +300,30 @@ static PrunerStatus tuneCopyFile(PrunerTuneSession s, const char *path) {
 /* What happens to the fused consumer s->ops[i]: true when it shares its contraction's
  * kernel (the contraction has a winner that does not promote). Otherwise it needs a
  * kernel of its own, and `own`/`predicted_us` get the draft's best config for it (it was
- * not tuned: which config the contraction wins is only known after tuning). The same
+ * not tuned: which config the contraction wins is only known after tuning), or the
+ * winner of the same workload where it is a task elsewhere in the module (`own_task`,
+ * else -1). The same
  * holds when the contraction has no winner (it then stays unconfigured). */
 static bool tuneFusedDecision(PrunerTuneSession s, size_t i, bool *has_own, PrunerConfig *own,
-                              double *predicted_us, bool *producer_promotes) {
+                              double *predicted_us, bool *producer_promotes, int *own_task) {
   *has_own = false;
+  *own_task = -1;
   PrunerTuneTaskInfo info;
   tuneEngineTaskInfo(&s->engine, (size_t)s->ops[s->ops[i].fused_into].task, &info);
   *producer_promotes = info.has_best && info.best.promote_operands;
   if (info.has_best && !info.best.promote_operands)
     return true;
+  /* The same workload elsewhere in the module was tuned: its winner is measured. */
+  for (size_t t = 0; t < s->engine.num_tasks; ++t) {
+    tuneEngineTaskInfo(&s->engine, t, &info);
+    if (info.has_best && strcmp(info.workload->key, s->ops[i].own->key) == 0) {
+      *has_own = true;
+      *own = info.best;
+      *predicted_us = info.best_us;
+      *own_task = (int)t;
+      return false;
+    }
+  }
   PrunerSpace space = NULL;
   PrunerDraft draft = NULL;
   PrunerDraftCandidate top;
@@ -332,7 +346,8 @@ static PrunerStatus tuneWriteFused(PrunerTuneSession s, size_t i) {
   PrunerConfig own;
   double predicted_us = 0;
   bool promotes;
-  bool fused = tuneFusedDecision(s, i, &has_own, &own, &predicted_us, &promotes);
+  int own_task;
+  bool fused = tuneFusedDecision(s, i, &has_own, &own, &predicted_us, &promotes, &own_task);
   /* A config from an earlier tuning would keep the consumer out of the fusion. */
   mlirOperationRemoveDiscardableAttributeByName(op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR));
   mlirOperationRemoveDiscardableAttributeByName(op, mlirStringRefCreateFromCString("pruner.tuning"));
@@ -344,16 +359,23 @@ static PrunerStatus tuneWriteFused(PrunerTuneSession s, size_t i) {
   }
   if (!has_own)
     return prunerStatusOk();
-  TuneBuf b = {0};
-  tuneBufPrintf(&b,
-                "{predicted_us = %.4f : f64, trials = 0 : i64, measured = false, "
-                "note = \"own kernel: the contraction's %s, so this consumer is not "
-                "fused; chosen by the draft only\", target = \"%s\"}",
-                predicted_us, promotes ? "winner promotes" : "tuning found no winner",
-                s->engine.target_key);
-  MlirAttribute tuning = b.data ? mlirAttributeParseGet(s->ctx, mlirStringRefCreateFromCString(b.data))
-                                : (MlirAttribute){NULL};
-  free(b.data);
+  MlirAttribute tuning;
+  if (own_task >= 0) { /* the winner of the same workload, tuned elsewhere */
+    PrunerTuneTaskInfo info;
+    tuneEngineTaskInfo(&s->engine, (size_t)own_task, &info);
+    tuning = tuneTuningAttr(s, &info);
+  } else {
+    TuneBuf b = {0};
+    tuneBufPrintf(&b,
+                  "{predicted_us = %.4f : f64, trials = 0 : i64, measured = false, "
+                  "note = \"own kernel: the contraction's %s, so this consumer is not "
+                  "fused; chosen by the draft only\", target = \"%s\"}",
+                  predicted_us, promotes ? "winner promotes" : "tuning found no winner",
+                  s->engine.target_key);
+    tuning = b.data ? mlirAttributeParseGet(s->ctx, mlirStringRefCreateFromCString(b.data))
+                    : (MlirAttribute){NULL};
+    free(b.data);
+  }
   MlirAttribute config = prunerConfigToAttribute(s->ctx, w, &own);
   if (mlirAttributeIsNull(config) || mlirAttributeIsNull(tuning))
     return prunerStatusError("%s %s: cannot build the pruner.config attribute", w->op_name, w->key);
@@ -399,7 +421,30 @@ PrunerStatus prunerTuneSessionWriteOutput(PrunerTuneSession s, const char *path)
 }
 
 char *prunerTuneSessionSpecText(PrunerTuneSession s) {
-  return tuneSpecText(&s->engine, s->ctx);
+  size_t n = 0;
+  for (size_t i = 0; i < s->num_ops; ++i)
+    n += s->ops[i].task < 0;
+  TuneSpecConsumer *consumers = calloc(n + 1, sizeof *consumers);
+  PrunerConfig *configs = calloc(n + 1, sizeof *configs);
+  char *text = NULL;
+  if (consumers && configs) {
+    size_t k = 0;
+    for (size_t i = 0; i < s->num_ops; ++i) {
+      if (s->ops[i].task >= 0)
+        continue;
+      bool has_own, promotes;
+      double predicted_us;
+      int own_task;
+      tuneFusedDecision(s, i, &has_own, &configs[k], &predicted_us, &promotes, &own_task);
+      consumers[k].w = s->ops[i].own;
+      consumers[k].config = has_own ? &configs[k] : NULL;
+      ++k;
+    }
+    text = tuneSpecText(&s->engine, s->ctx, consumers, n);
+  }
+  free(consumers);
+  free(configs);
+  return text;
 }
 
 PrunerStatus prunerTuneSessionWriteSpec(PrunerTuneSession s, const char *path) {
@@ -516,14 +561,16 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
     PrunerConfig own;
     double predicted_us = 0;
     bool promotes;
+    int own_task;
     const PrunerWorkload *pw = &e->tasks[s->ops[s->ops[i].fused_into].task].w;
-    if (tuneFusedDecision(s, i, &has_own, &own, &predicted_us, &promotes)) {
+    if (tuneFusedDecision(s, i, &has_own, &own, &predicted_us, &promotes, &own_task)) {
       snprintf(cfg, sizeof cfg, "fused into %s", pw->op_name);
     } else if (has_own) {
       char c[200];
       prunerConfigFormatShort(s->ops[i].own, &own, c, sizeof c);
-      snprintf(cfg, sizeof cfg, "own kernel (%.40s %s): draft's %.160s", pw->op_name,
-               promotes ? "promotes" : "has no winner", c);
+      snprintf(cfg, sizeof cfg, "own kernel (%.40s %s): %s %.160s", pw->op_name,
+               promotes ? "promotes" : "has no winner",
+               own_task >= 0 ? "its workload's winner" : "draft's", c);
     } else {
       snprintf(cfg, sizeof cfg, "not fused (%.40s %s), no config: no valid config of its own",
                pw->op_name, promotes ? "promotes" : "has no winner");

@@ -120,7 +120,8 @@ static bool tuneSpecAmbiguous(const PrunerWorkload *a, const PrunerWorkload *b) 
   return true;
 }
 
-char *tuneSpecText(TuneEngine *e, MlirContext ctx) {
+char *tuneSpecText(TuneEngine *e, MlirContext ctx, const TuneSpecConsumer *consumers,
+                   size_t num_consumers) {
   TuneBuf b = {0};
   tuneBufPrintf(&b,
                 "// pruner-mlir tuning spec for %s (docs/tuning-spec.md).\n"
@@ -128,10 +129,15 @@ char *tuneSpecText(TuneEngine *e, MlirContext ctx) {
                 "--transform-interpreter in.mlir\n"
                 "module attributes {transform.with_named_sequence} {\n",
                 e->target_key);
-  size_t *tuned = malloc((e->num_tasks + 1) * sizeof *tuned);
+  /* Matcher indices in the spec: tasks 0..num_tasks-1, then consumer k at num_tasks + k. */
+  size_t *tuned = malloc((e->num_tasks + num_consumers + 1) * sizeof *tuned);
+  const PrunerWorkload **tuned_w = malloc((e->num_tasks + num_consumers + 1) * sizeof *tuned_w);
   size_t num_tuned = 0;
-  if (!tuned)
+  if (!tuned || !tuned_w) {
+    free(tuned);
+    free(tuned_w);
     return NULL;
+  }
   for (size_t i = 0; i < e->num_tasks; ++i) {
     PrunerTuneTaskInfo info;
     tuneEngineTaskInfo(e, i, &info);
@@ -139,7 +145,7 @@ char *tuneSpecText(TuneEngine *e, MlirContext ctx) {
       continue;
     bool ambiguous = false;
     for (size_t j = 0; j < num_tuned; ++j)
-      ambiguous |= tuneSpecAmbiguous(&e->tasks[tuned[j]].w, info.workload);
+      ambiguous |= tuneSpecAmbiguous(tuned_w[j], info.workload);
     if (ambiguous) {
       tuneNote(e, (int)i,
                "warning: tuning spec: %s cannot be told apart from an earlier workload by "
@@ -152,7 +158,42 @@ char *tuneSpecText(TuneEngine *e, MlirContext ctx) {
       continue;
     tuneSpecMatcher(&b, i, info.workload);
     tuneSpecAction(&b, i, config);
+    tuned_w[num_tuned] = &e->tasks[i].w;
     tuned[num_tuned++] = i;
+  }
+  for (size_t k = 0; k < num_consumers; ++k) {
+    const TuneSpecConsumer *c = &consumers[k];
+    bool ambiguous = false, same = false;
+    for (size_t j = 0; j < num_tuned; ++j) {
+      ambiguous |= tuneSpecAmbiguous(tuned_w[j], c->w);
+      same |= strcmp(tuned_w[j]->key, c->w->key) == 0;
+    }
+    if (!c->config) {
+      /* Shares its contraction's kernel: it must match nothing. */
+      if (ambiguous)
+        tuneNote(e, -1,
+                 "warning: tuning spec: the fused consumer %s looks like a tuned workload "
+                 "to upstream matchers; applying the spec gives it a config (and a kernel "
+                 "of its own)",
+                 c->w->key);
+      continue;
+    }
+    if (same) /* the same workload again: its entry is already there */
+      continue;
+    if (ambiguous) {
+      tuneNote(e, -1,
+               "warning: tuning spec: consumer %s cannot be told apart from an earlier "
+               "workload by upstream matchers; left out of the spec",
+               c->w->key);
+      continue;
+    }
+    MlirAttribute config = prunerConfigToAttribute(ctx, c->w, c->config);
+    if (mlirAttributeIsNull(config))
+      continue;
+    tuneSpecMatcher(&b, e->num_tasks + k, c->w);
+    tuneSpecAction(&b, e->num_tasks + k, config);
+    tuned_w[num_tuned] = c->w;
+    tuned[num_tuned++] = e->num_tasks + k;
   }
   tuneBufPrintf(&b, "  transform.named_sequence @__kernel_config(%%root: !transform.any_op "
                     "{transform.consumed}) -> !transform.any_op {\n");
@@ -172,6 +213,7 @@ char *tuneSpecText(TuneEngine *e, MlirContext ctx) {
                     "(%%root) : (!transform.any_op) -> !transform.any_op\n"
                     "    transform.yield\n  }\n}\n");
   free(tuned);
+  free(tuned_w);
   if (b.failed) {
     free(b.data);
     return NULL;

@@ -96,9 +96,18 @@ void tuneEngineDestroy(TuneEngine *e);
 /* Appends the records of `path` measured on the engine's target that the log lacks;
  * other targets' records are counted and reported, never used. */
 PrunerStatus tuneIngest(TuneEngine *e, const char *path);
-/* The tuning spec for the tasks with a best config (spec.c); malloc'ed. */
+/* A consumer that was fused into a tuned contraction instead of being a task
+ * (session.c): `config` is its own config when it still gets a kernel of its own (the
+ * contraction's winner promotes), NULL when it shares the contraction's kernel. */
+typedef struct TuneSpecConsumer {
+  const PrunerWorkload *w;
+  const PrunerConfig *config;
+} TuneSpecConsumer;
+/* The tuning spec for the tasks with a best config and the consumers with a config of
+ * their own (spec.c); malloc'ed. */
 #include <mlir-c/IR.h>
-char *tuneSpecText(TuneEngine *e, MlirContext ctx);
+char *tuneSpecText(TuneEngine *e, MlirContext ctx, const TuneSpecConsumer *consumers,
+                   size_t num_consumers);
 void tuneNote(TuneEngine *e, int task, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
