@@ -25,6 +25,7 @@ typedef struct TuneOpRef {
   int task;
   int fused_into;
   PrunerWorkload *own;
+  MlirOperation consumer; /* of a task's op: prunerFusibleConsumer (GPU targets), or null */
 } TuneOpRef;
 
 struct PrunerTuneSessionImpl {
@@ -125,15 +126,9 @@ static bool tuneGrowOps(PrunerTuneSession s) {
 /* The index in s->ops of the tuned contraction whose fusible consumer `op` is, or -1.
  * The walk is pre-order, so a producer in the same block is always seen first. */
 static int tuneFusedProducer(PrunerTuneSession s, MlirOperation op) {
-  if (s->engine.target.kind == PRUNER_TARGET_HOST) /* lib/host has no consumer fusion */
-    return -1;
-  for (size_t i = 0; i < s->num_ops; ++i) {
-    if (s->ops[i].task < 0)
-      continue;
-    const PrunerWorkload *pw = &s->engine.tasks[s->ops[i].task].w;
-    if (mlirOperationEqual(prunerFusibleConsumer(s->ops[i].op, pw), op))
+  for (size_t i = 0; i < s->num_ops; ++i)
+    if (!mlirOperationIsNull(s->ops[i].consumer) && mlirOperationEqual(s->ops[i].consumer, op))
       return (int)i;
-  }
   return -1;
 }
 
@@ -158,7 +153,7 @@ static MlirWalkResult tuneVisit(MlirOperation op, const PrunerWorkload *w,
       return MlirWalkResultInterrupt;
     }
     *own = *w;
-    s->ops[s->num_ops++] = (TuneOpRef){op, -1, producer, own};
+    s->ops[s->num_ops++] = (TuneOpRef){op, -1, producer, own, {NULL}};
     return MlirWalkResultAdvance;
   }
   int task = tuneEngineAddWorkload(&s->engine, w);
@@ -166,7 +161,10 @@ static MlirWalkResult tuneVisit(MlirOperation op, const PrunerWorkload *w,
     walk->failed = true;
     return MlirWalkResultInterrupt;
   }
-  s->ops[s->num_ops++] = (TuneOpRef){op, task, -1, NULL};
+  MlirOperation consumer = {NULL};
+  if (s->engine.target.kind != PRUNER_TARGET_HOST) /* lib/host has no consumer fusion */
+    consumer = prunerFusibleConsumer(op, w);
+  s->ops[s->num_ops++] = (TuneOpRef){op, task, -1, NULL, consumer};
   return MlirWalkResultAdvance;
 }
 
