@@ -761,6 +761,44 @@ static PrunerStatus tuneMeasureHost(TuneEngine *e, TuneTask *t, const TuneCandid
   free(r);
   return st;
 }
+
+/* The speedup column must compare the two kernels under the same machine state: the
+ * baseline was measured once, at the workload's first round, and the load of a shared
+ * machine changes over a run. So the winner and OpenBLAS are re-measured back to back,
+ * alternating, and the fastest of each is reported (contention only slows a run down).
+ * These runs are not records: the configs were measured already. */
+#define TUNE_FINAL_PASSES 3
+static void tuneFinalHostCheck(TuneEngine *e) {
+  if (!e->host)
+    return;
+  PrunerHostResult *r = malloc(sizeof *r);
+  if (!r)
+    return;
+  for (size_t i = 0; i < e->num_tasks && !tuneStopRequested(e); ++i) {
+    TuneTask *t = &e->tasks[i];
+    const PrunerRecord *best = prunerRecordsBest(e->records, t->w.key, e->target_key);
+    if (!best || !prunerHostHasBlasBaseline(&t->w) ||
+        !prunerRecordsBaseline(e->records, t->w.key, e->target_key))
+      continue;
+    PrunerConfig config = best->config;
+    double tuned = 0, blas = 0;
+    for (int pass = 0; pass < TUNE_FINAL_PASSES && !tuneStopRequested(e); ++pass) {
+      prunerHostMeasure(e->host, &t->w, &config, r);
+      if (r->record.status == PRUNER_RECORD_OK && (tuned == 0 || r->record.median_us < tuned))
+        tuned = r->record.median_us;
+      prunerHostMeasureBaseline(e->host, &t->w, r);
+      if (r->record.status == PRUNER_RECORD_OK && (blas == 0 || r->record.median_us < blas))
+        blas = r->record.median_us;
+    }
+    if (tuned > 0 && blas > 0) {
+      t->final_best_us = tuned;
+      t->final_baseline_us = blas;
+      tuneNote(e, (int)i, "%s: final check, back to back: tuned %.2f us, OpenBLAS %.2f us",
+               t->w.key, tuned, blas);
+    }
+  }
+  free(r);
+}
 #endif
 
 /* ---------------------------------------------------------------------------------- */
@@ -999,6 +1037,10 @@ PrunerStatus tuneEngineRun(TuneEngine *e) {
     if (!st.ok)
       return st;
   }
+#ifdef PRUNER_HAVE_HOST
+  if (e->opts.measure == PRUNER_TUNE_MEASURE_HOST && !tuneStopRequested(e))
+    tuneFinalHostCheck(e);
+#endif
   if (tuneStopRequested(e))
     e->interrupted = true;
   return prunerStatusOk();
@@ -1032,6 +1074,10 @@ void tuneEngineTaskInfo(TuneEngine *e, size_t i, PrunerTuneTaskInfo *out) {
     out->baseline_us = base->median_us;
     snprintf(out->baseline_name, sizeof out->baseline_name, "%s",
              base->baseline_name[0] ? base->baseline_name : "cublas");
+  }
+  if (out->has_best && out->measured && t->final_best_us > 0 && t->final_baseline_us > 0) {
+    out->best_us = t->final_best_us;
+    out->baseline_us = t->final_baseline_us;
   }
 }
 

@@ -41,6 +41,10 @@ typedef struct TuneTask {
   bool done;
   /* Study: trial count when the target latency was first reached (0: not yet). */
   int64_t reached_at;
+  /* Host runs: the winner and OpenBLAS re-measured back to back at the end (fastest of
+   * TUNE_FINAL_PASSES alternations each); 0 when not done. */
+  double final_best_us;
+  double final_baseline_us;
 } TuneTask;
 
 typedef struct TuneEngine {
