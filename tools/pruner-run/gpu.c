@@ -110,7 +110,7 @@ static uint16_t floatToHalf(float f) {
   return (uint16_t)half;
 }
 
-static double halfToDouble(uint16_t h) {
+static double halfBitsAsDouble(uint16_t h) {
   int exp = (h >> 10) & 0x1f;
   int mant = h & 0x3ff;
   double v;
@@ -132,7 +132,7 @@ static uint16_t floatToBf16(float f) {
   return (uint16_t)(x >> 16);
 }
 
-static double bf16ToDouble(uint16_t b) {
+static double bf16BitsAsDouble(uint16_t b) {
   uint32_t x = (uint32_t)b << 16;
   float f;
   memcpy(&f, &x, 4);
@@ -154,8 +154,8 @@ static void storeValue(PrunerDType t, void *base, int64_t i, double v) {
 static double loadValue(PrunerDType t, const void *base, int64_t i) {
   switch (t) {
   case PRUNER_DTYPE_F32: return ((const float *)base)[i];
-  case PRUNER_DTYPE_F16: return halfToDouble(((const uint16_t *)base)[i]);
-  case PRUNER_DTYPE_BF16: return bf16ToDouble(((const uint16_t *)base)[i]);
+  case PRUNER_DTYPE_F16: return halfBitsAsDouble(((const uint16_t *)base)[i]);
+  case PRUNER_DTYPE_BF16: return bf16BitsAsDouble(((const uint16_t *)base)[i]);
   case PRUNER_DTYPE_F64: return ((const double *)base)[i];
   case PRUNER_DTYPE_I8: return ((const int8_t *)base)[i];
   case PRUNER_DTYPE_I32: return ((const int32_t *)base)[i];
