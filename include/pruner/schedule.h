@@ -48,6 +48,21 @@ PrunerStatus prunerScheduleBuild(const PrunerWorkload *w, const PrunerConfig *co
 PrunerStatus prunerSchedulePayload(const PrunerWorkload *w, const char *func_name,
                                    bool with_fill, char **text);
 
+/* A ranked memref descriptor as MLIR's lowering lays it out (allocated, aligned, offset,
+ * sizes[rank], strides[rank]): the argument the payload function takes per operand when
+ * it runs on the host through the ExecutionEngine. Sized for PRUNER_MAX_RANK; a rank-r
+ * operand uses the first 2r entries of sizes_strides. */
+typedef struct PrunerMemrefDescriptor {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes_strides[2 * PRUNER_MAX_RANK];
+} PrunerMemrefDescriptor;
+
+/* The descriptor of operand `o` stored contiguously (row-major) at `data`. */
+void prunerScheduleMemrefDescriptor(PrunerMemrefDescriptor *d, void *data,
+                                    const PrunerOperand *o);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,7 @@
 #include "host_internal.h"
 #include "pruner/measure.h"
 #include "pruner/random.h"
+#include "pruner/schedule.h"
 
 /* CBLAS enum values (the CBLAS standard, cblas.h): row-major, no transpose. */
 #define CBLAS_ROW_MAJOR 101
@@ -326,36 +327,19 @@ static bool compareOutputs(HostChild *ch, const PrunerWorkload *w, double *max_e
   return ok;
 }
 
-/* One memref descriptor (allocated, aligned, offset, sizes, strides), row-major. */
-typedef struct Desc {
-  void *allocated;
-  void *aligned;
-  int64_t offset;
-  int64_t sizes_strides[2 * PRUNER_MAX_RANK];
-} Desc;
 
-static void makeDesc(Desc *d, float *data, const PrunerOperand *o) {
-  d->allocated = d->aligned = data;
-  d->offset = 0;
-  int64_t stride = 1;
-  for (int i = o->rank - 1; i >= 0; --i) {
-    d->sizes_strides[i] = o->shape[i];
-    d->sizes_strides[o->rank + i] = stride;
-    stride *= o->shape[i];
-  }
-}
 
 /* Runs the kernel once; a returned (not in-place) output is copied into the output
  * buffer and freed (it was malloc'ed by the lowered memref.alloc). */
 static bool runOnce(HostChild *ch, const PrunerWorkload *w, HostKernel *k) {
-  Desc descs[PRUNER_MAX_OPERANDS], result;
+  PrunerMemrefDescriptor descs[PRUNER_MAX_OPERANDS], result;
   void *ptrs[PRUNER_MAX_OPERANDS + 1];
   int n = 0;
   memset(&result, 0, sizeof result);
   if (k->num_results > 0)
     ptrs[n++] = &result;
   for (int o = 0; o < ch->nops; ++o) {
-    makeDesc(&descs[o], ch->data[o], &w->operands[o]);
+    prunerScheduleMemrefDescriptor(&descs[o], ch->data[o], &w->operands[o]);
     ptrs[n++] = &descs[o];
   }
   if (!hostKernelInvoke(k, ptrs, n))

@@ -353,3 +353,15 @@ PrunerStatus prunerSchedulePayload(const PrunerWorkload *w, const char *func_nam
   prunerTextAppend(&t, "\n}\n");
   return prunerTextFinish(&t, "payload", text);
 }
+
+void prunerScheduleMemrefDescriptor(PrunerMemrefDescriptor *d, void *data,
+                                    const PrunerOperand *o) {
+  d->allocated = d->aligned = data;
+  d->offset = 0;
+  int64_t stride = 1;
+  for (int i = o->rank - 1; i >= 0; --i) {
+    d->sizes_strides[i] = o->shape[i];
+    d->sizes_strides[o->rank + i] = stride;
+    stride *= o->shape[i];
+  }
+}

@@ -75,13 +75,6 @@ static void runPipeline(MlirModule m, const char *pipeline) {
   assert_true(mlirLogicalResultIsSuccess(r));
 }
 
-/* One memref descriptor: allocated, aligned, offset, sizes[r], strides[r]. */
-typedef struct Desc {
-  void *allocated;
-  void *aligned;
-  int64_t offset;
-  int64_t sizes_strides[2 * PRUNER_MAX_RANK];
-} Desc;
 
 static int64_t numElements(const PrunerOperand *o) {
   int64_t n = 1;
@@ -90,20 +83,10 @@ static int64_t numElements(const PrunerOperand *o) {
   return n;
 }
 
-static void makeDesc(Desc *d, float *data, const PrunerOperand *o) {
-  d->allocated = d->aligned = data;
-  d->offset = 0;
-  int64_t stride = 1;
-  for (int i = o->rank - 1; i >= 0; --i) {
-    d->sizes_strides[i] = o->shape[i];
-    d->sizes_strides[o->rank + i] = stride;
-    stride *= o->shape[i];
-  }
-}
 
-typedef void (*Fn2)(Desc *, Desc *, Desc *);
-typedef void (*Fn3)(Desc *, Desc *, Desc *, Desc *);
-typedef void (*Fn4)(Desc *, Desc *, Desc *, Desc *, Desc *);
+typedef void (*Fn2)(PrunerMemrefDescriptor *, PrunerMemrefDescriptor *, PrunerMemrefDescriptor *);
+typedef void (*Fn3)(PrunerMemrefDescriptor *, PrunerMemrefDescriptor *, PrunerMemrefDescriptor *, PrunerMemrefDescriptor *);
+typedef void (*Fn4)(PrunerMemrefDescriptor *, PrunerMemrefDescriptor *, PrunerMemrefDescriptor *, PrunerMemrefDescriptor *, PrunerMemrefDescriptor *);
 
 /* JIT-compiles the lowered module and runs @kernel on copies of `data` (one f32 array per
  * operand); the function's result (its single output) is copied into `out`. */
@@ -114,13 +97,13 @@ static void runKernel(MlirModule m, const PrunerWorkload *w, float *const *data,
   void *fn = mlirExecutionEngineLookup(jit, mlirStringRefCreateFromCString("_mlir_ciface_kernel"));
   assert_non_null(fn);
   int nops = w->num_inputs + w->num_outputs;
-  Desc args[PRUNER_MAX_OPERANDS], result;
+  PrunerMemrefDescriptor args[PRUNER_MAX_OPERANDS], result;
   float *copies[PRUNER_MAX_OPERANDS];
   for (int o = 0; o < nops; ++o) {
     size_t bytes = (size_t)numElements(&w->operands[o]) * sizeof(float);
     copies[o] = malloc(bytes);
     memcpy(copies[o], data[o], bytes);
-    makeDesc(&args[o], copies[o], &w->operands[o]);
+    prunerScheduleMemrefDescriptor(&args[o], copies[o], &w->operands[o]);
   }
   memset(&result, 0, sizeof result);
   switch (nops) {
