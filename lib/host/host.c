@@ -529,7 +529,8 @@ PrunerStatus prunerHostCreate(const PrunerHostOptions *opts, PrunerHost *out) {
   PrunerWorkerSpec spec = {.handler = childHandle,
                            .context = &h->child,
                            .request_size = sizeof(HostRequest),
-                           .reply_size = sizeof(PrunerHostResult)};
+                           .reply_size = sizeof(PrunerHostResult),
+                           .stop = h->opts.stop};
   st = prunerWorkerCreate(&spec, &h->worker);
   if (!st.ok) {
     free(h);
@@ -580,6 +581,7 @@ static void call(PrunerHost host, HostRequestKind kind, const PrunerWorkload *w,
   req->target = host->target;
   req->opts = host->opts;
   req->opts.openblas_coretype = NULL;
+  req->opts.stop = NULL; /* the parent's flag: meaningless in the child */
   char why[200] = "";
   PrunerWorkerOutcome oc =
       prunerWorkerCall(host->worker, req, out, host->opts.timeout_seconds, why, sizeof why);
@@ -589,6 +591,7 @@ static void call(PrunerHost host, HostRequestKind kind, const PrunerWorkload *w,
     out->record.status = oc == PRUNER_WORKER_TIMEOUT ? PRUNER_RECORD_TIMEOUT
                                                      : PRUNER_RECORD_LAUNCH_ERROR;
     snprintf(out->record.error, sizeof out->record.error, "host worker: %s", why);
+    out->interrupted = oc == PRUNER_WORKER_INTERRUPTED;
   }
   if (kind == HOST_REQ_BASELINE) {
     out->record.is_baseline = true;
