@@ -79,6 +79,17 @@ static inline bool prunerDoubleToInt(double v, int *out) {
   return true;
 }
 
+/* The same, saturating at INT_MIN/INT_MAX; NaN reads as 0. */
+static inline int prunerDoubleToIntSat(double v) {
+  if (v != v)
+    return 0;
+  if (v >= 2147483647.0)
+    return 2147483647;
+  if (v <= -2147483648.0)
+    return -2147483647 - 1;
+  return (int)v;
+}
+
 #ifdef __cplusplus
 }
 #endif
