@@ -572,6 +572,8 @@ static PrunerStatus tuneCompileInto(TuneEngine *e, TuneTask *t, const TuneCandid
     configs[i] = cs[i].config;
   PrunerCompileOptions copts = prunerCompileDefaultOptions();
   copts.jobs = e->opts.compile_jobs;
+  if (e->opts.candidate_timeout_s > 0)
+    copts.timeout_seconds = e->opts.candidate_timeout_s;
   prunerCompileMany(&t->w, configs, n, &e->target, &copts, results);
   PrunerStatus st = prunerStatusOk();
   for (size_t i = 0; i < n && st.ok; ++i) {
@@ -680,6 +682,8 @@ static PrunerStatus tuneMeasureGpu(TuneEngine *e, TuneTask *t, const TuneCandida
   if (st.ok && prunerBundleNumCandidates(bundle) > 0) {
     st = prunerBundleWrite(bundle);
     PrunerRunOptions ropts = prunerRunDefaultOptions();
+    if (e->opts.candidate_timeout_s > 0)
+      ropts.timeout_seconds = e->opts.candidate_timeout_s;
     if (st.ok)
       st = prunerMeasureRunBundle(e->opts.runner_path, dir, results_path, &ropts);
     if (!st.ok && strstr(st.message, "no CUDA device"))
@@ -732,6 +736,9 @@ static PrunerStatus tuneMeasureHost(TuneEngine *e, TuneTask *t, const TuneCandid
                                     size_t n, int64_t *round_trials) {
   if (!e->host) {
     PrunerHostOptions ho = prunerHostDefaultOptions();
+    ho.stop = e->opts.stop; /* Ctrl-C kills the candidate in progress at once */
+    if (e->opts.candidate_timeout_s > 0)
+      ho.timeout_seconds = e->opts.candidate_timeout_s;
     PrunerStatus st = prunerHostCreate(&ho, &e->host);
     if (!st.ok)
       return st;
@@ -742,14 +749,18 @@ static PrunerStatus tuneMeasureHost(TuneEngine *e, TuneTask *t, const TuneCandid
   PrunerStatus st = prunerStatusOk();
   for (size_t i = 0; i < n && st.ok && !tuneStopRequested(e); ++i) {
     prunerHostMeasure(e->host, &t->w, &cs[i].config, r);
+    if (r->interrupted)
+      break; /* not a measurement: no record, so a resumed run measures it */
     tuneFillRecord(e, t, &cs[i], &r->record);
     st = tuneAppend(e, t, &cs[i], &r->record, round_trials);
   }
-  if (st.ok && prunerHostHasBlasBaseline(&t->w) &&
+  if (st.ok && !tuneStopRequested(e) && prunerHostHasBlasBaseline(&t->w) &&
       !prunerRecordsBaseline(e->records, t->w.key, e->target_key)) {
     prunerHostMeasureBaseline(e->host, &t->w, r);
     snprintf(r->record.target_key, sizeof r->record.target_key, "%s", e->target_key);
-    if (r->record.status == PRUNER_RECORD_OK) {
+    if (r->interrupted) {
+      /* Ctrl-C during the baseline: nothing to keep */
+    } else if (r->record.status == PRUNER_RECORD_OK) {
       st = prunerRecordsAppend(e->records, &r->record);
       tuneNote(e, (int)(t - e->tasks), "%s: OpenBLAS (core %s) %.2f us", t->w.key,
                r->baseline_core[0] ? r->baseline_core : "?", r->record.median_us);
@@ -922,8 +933,9 @@ static PrunerStatus tuneRound(TuneEngine *e, TuneTask *t, int64_t k) {
   if (e->target_us > 0 && t->reached_at > 0)
     t->done = true;
   t->seconds += tuneNow() - start;
-  if (st.ok && round_trials > 0 && (e->opts.strategy == PRUNER_TUNE_DRAFT_VERIFIER ||
-                                    e->opts.strategy == PRUNER_TUNE_VERIFIER_ONLY)) {
+  if (st.ok && round_trials > 0 && !tuneStopRequested(e) &&
+      (e->opts.strategy == PRUNER_TUNE_DRAFT_VERIFIER ||
+       e->opts.strategy == PRUNER_TUNE_VERIFIER_ONLY)) {
     PrunerStatus vs = prunerVerifierTrain(e->verifier, e->records, e->target_key);
     if (!vs.ok)
       tuneNote(e, -1, "warning: verifier training failed: %s", vs.message);
