@@ -732,6 +732,7 @@ static PrunerStatus tuneMeasureHost(TuneEngine *e, TuneTask *t, const TuneCandid
                                     size_t n, int64_t *round_trials) {
   if (!e->host) {
     PrunerHostOptions ho = prunerHostDefaultOptions();
+    ho.target = e->opts.target; /* "host" or "host:<isa>" */
     PrunerStatus st = prunerHostCreate(&ho, &e->host);
     if (!st.ok)
       return st;
