@@ -68,6 +68,9 @@ void prunerHostDescribe(PrunerHostInfo *out);
  * or "native" for its widest. Fails, naming the CPU and its widest ISA, when the CPU
  * lacks `isa`, and lists the accepted names when `isa` is unknown (docs/host.md). */
 PrunerStatus prunerHostDescribeIsa(const char *isa, PrunerHostInfo *out);
+/* The narrowing step of prunerHostDescribeIsa on a description `h` whose native_isa,
+ * cores and clock are set (tests use it to play a CPU they do not run on). */
+PrunerStatus prunerHostInfoNarrow(PrunerHostInfo *h, const char *isa);
 /* LLVM target features that keep generated code within the ISA `t` describes on this
  * CPU: "" when `t` is at the CPU's widest ISA, "-avx512f" for AVX2 on an AVX-512 CPU,
  * "-avx,-avx512f" for SSE on an AVX CPU. Static storage. */

@@ -215,6 +215,10 @@ void prunerHostDescribe(PrunerHostInfo *h) {
 
 PrunerStatus prunerHostDescribeIsa(const char *isa, PrunerHostInfo *h) {
   prunerHostDescribe(h);
+  return prunerHostInfoNarrow(h, isa);
+}
+
+PrunerStatus prunerHostInfoNarrow(PrunerHostInfo *h, const char *isa) {
   if (!isa || !*isa || strcasecmp(isa, "native") == 0)
     return prunerStatusOk();
   int want = isaRank(isa), have = isaRank(h->native_isa);

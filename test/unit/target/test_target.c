@@ -192,6 +192,24 @@ static void hostIsa(void **state) {
     assert_false(st.ok);
     assert_non_null(strstr(st.message, "does not have AVX-512F; its widest is"));
   }
+  /* What an AVX2-only CPU says, whatever this one has. */
+  PrunerHostInfo zen3;
+  memset(&zen3, 0, sizeof zen3);
+  snprintf(zen3.model, sizeof zen3.model, "AMD EPYC 7B13");
+  snprintf(zen3.native_isa, sizeof zen3.native_isa, "avx2");
+  zen3.cores = 2;
+  zen3.clock_mhz = 3000;
+  st = prunerHostInfoNarrow(&zen3, "avx512");
+  assert_false(st.ok);
+  assert_string_equal(st.message, "host ISA avx512: this CPU (AMD EPYC 7B13) does not have "
+                                  "AVX-512F; its widest is avx2 (use host or host:avx2)");
+  assert_true(prunerHostInfoNarrow(&zen3, "avx2").ok);
+  assert_int_equal(zen3.f32_lanes, 8);
+  assert_int_equal(zen3.vector_registers, 16);
+  assert_true(fabs(zen3.peak_fp32_gflops - 2 * 2 * 2.0 * 8 * 3.0) < 1e-9);
+  assert_true(prunerHostInfoNarrow(&zen3, "sse").ok);
+  assert_int_equal(zen3.f32_lanes, 4);
+  assert_string_equal(zen3.isa, "sse");
   /* PRUNER_HOST_ISA narrows plain "host"; an explicit ISA wins over it. */
   setenv("PRUNER_HOST_ISA", "sse", 1);
   assert_true(prunerTargetLookup("host", &t).ok);
