@@ -236,7 +236,9 @@ PrunerStatus prunerHostInfoNarrow(PrunerHostInfo *h, const char *isa) {
 
 const char *prunerHostTargetFeatures(const PrunerTargetDesc *t) {
   __builtin_cpu_init();
-  int native = __builtin_cpu_supports("avx512f") ? 16 : __builtin_cpu_supports("avx2") ? 8 : 4;
+  int native = __builtin_cpu_supports("avx512f")                                 ? 16
+               : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 8
+                                                                                 : 4;
   if (!t || t->warp_size <= 0 || t->warp_size >= native)
     return "";
   /* Clearing a feature clears every feature that implies it (AVX-512BW, VL, ... imply
