@@ -47,7 +47,8 @@ extern "C" {
 
 typedef struct PrunerHostInfo {
   char model[64];        /* /proc/cpuinfo "model name"                         */
-  char isa[16];          /* "avx512", "avx2", "sse"                            */
+  char isa[16];          /* "avx512", "avx2", "sse": the ISA described         */
+  char native_isa[16];   /* the widest ISA this CPU has (isa may be narrower)  */
   int cores;             /* CPUs in the process's affinity mask                */
   int f32_lanes;         /* SIMD lanes of f32: 16, 8 or 4                      */
   int vector_registers;  /* 32 (AVX-512) or 16                                 */
@@ -61,8 +62,20 @@ typedef struct PrunerHostInfo {
   int64_t memory_bytes;
 } PrunerHostInfo;
 
-/* Reads the machine (no side effects, no timing runs). */
+/* Reads the machine (no side effects, no timing runs), at its widest SIMD ISA. */
 void prunerHostDescribe(PrunerHostInfo *out);
+/* The machine described as if its SIMD ISA were `isa`: "avx512", "avx2" or "sse" (lanes,
+ * registers, FMA pipes, peak and name follow; caches, cores and clock stay), or NULL, ""
+ * or "native" for its widest. Fails, naming the CPU and its widest ISA, when the CPU
+ * lacks `isa`, and lists the accepted names when `isa` is unknown (docs/host.md). */
+PrunerStatus prunerHostDescribeIsa(const char *isa, PrunerHostInfo *out);
+/* The narrowing step of prunerHostDescribeIsa on a description `h` whose native_isa,
+ * cores and clock are set (tests use it to play a CPU they do not run on). */
+PrunerStatus prunerHostInfoNarrow(PrunerHostInfo *h, const char *isa);
+/* LLVM target features that keep generated code within the ISA `t` describes on this
+ * CPU: "" when `t` is at the CPU's widest ISA, "-avx512f" for AVX2 on an AVX-512 CPU,
+ * "-avx,-avx512f" for SSE on an AVX CPU. Static storage. */
+const char *prunerHostTargetFeatures(const PrunerTargetDesc *t);
 /* The target description of this machine (kind PRUNER_TARGET_HOST, arch "host"). */
 void prunerHostTargetDesc(const PrunerHostInfo *info, PrunerTargetDesc *out);
 
@@ -114,11 +127,18 @@ PrunerStatus prunerHostScheduleBuild(const PrunerWorkload *w, const PrunerConfig
 PrunerStatus prunerHostLowerText(const PrunerWorkload *w, const PrunerConfig *config,
                                  const PrunerTargetDesc *t, int stage, char **text);
 
+/* JIT-compiles `w` under `config` (NULL: untiled) for `t` in this process, as a
+ * measurement would, and writes the machine code the JIT made to the object file `path`
+ * (for tests and inspection: `llvm-objdump -d`). */
+PrunerStatus prunerHostWriteObject(const PrunerWorkload *w, const PrunerConfig *config,
+                                   const PrunerTargetDesc *t, int opt_level, const char *path);
+
 /* The pass pipeline applied after the schedule ("builtin.module(...)"): OpenMP
  * conversion of the task loop, then the LLVM lowering of HOST-FACTS.md. */
 const char *prunerHostLoweringPipeline(void);
 
 typedef struct PrunerHostOptions {
+  const char *target;      /* target name, "host" or "host:<isa>"; NULL: "host"          */
   int threads;             /* OpenMP threads for kernels and OpenBLAS; 0 = all cores   */
   int opt_level;           /* ExecutionEngine LLVM IR opt level 0..3 for vectorized
                               configs; default 0                                     */

@@ -560,20 +560,27 @@ PrunerStatus prunerHostCreate(const PrunerHostOptions *opts, PrunerHost *out) {
     h->opts.min_samples = 1;
   if (h->opts.max_samples < h->opts.min_samples)
     h->opts.max_samples = h->opts.min_samples;
-  PrunerStatus st = prunerTargetLookup("host", &h->target);
+  PrunerStatus st = prunerTargetLookup(h->opts.target ? h->opts.target : "host", &h->target);
+  if (st.ok && h->target.kind != PRUNER_TARGET_HOST)
+    st = prunerStatusError("host: target %s is not the host CPU", h->opts.target);
   if (!st.ok) {
     free(h);
     return st;
   }
   prunerTargetKey(&h->target, h->target_key, sizeof h->target_key);
   /* A fair baseline (HOST-FACTS.md): Debian's OpenBLAS 0.3.21 does not know recent CPUs
-   * and falls back to an SSE3 kernel; on AVX-512 machines SkylakeX is the right one. An
+   * and falls back to an SSE3 kernel; on AVX-512 machines SkylakeX is the right one. A
+   * description narrower than the CPU gets OpenBLAS' kernel of that ISA (Haswell: AVX2 +
+   * FMA; Nehalem: SSE4.2), so both sides of the comparison run the same ISA. An
    * OPENBLAS_CORETYPE the user set is kept. */
   const char *ct = h->opts.openblas_coretype;
+  bool narrowed = prunerHostTargetFeatures(&h->target)[0] != '\0';
   if (!ct)
     ct = getenv("OPENBLAS_CORETYPE") ? getenv("OPENBLAS_CORETYPE")
          : h->target.warp_size >= 16 ? "SkylakeX"
-                                     : "";
+         : !narrowed                 ? ""
+         : h->target.warp_size >= 8  ? "Haswell"
+                                     : "Nehalem";
   snprintf(h->child.coretype, sizeof h->child.coretype, "%.31s", ct);
   h->child.memory_limit_mb = h->opts.memory_limit_mb;
   PrunerWorkerSpec spec = {.handler = childHandle,

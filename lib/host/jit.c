@@ -83,6 +83,35 @@ static bool applySchedule(MlirContext ctx, MlirModule m, const char *schedule) {
   return ok;
 }
 
+/* Keeps the machine code within the ISA `t` describes: LLVM picks each function's
+ * subtarget from its "target-features" attribute (replacing the JIT's host features)
+ * when it has one, so the lowered functions get the features that switch off what the
+ * description lacks (prunerHostTargetFeatures; nothing at the CPU's widest ISA). The
+ * OpenMP outlining copies a function's attributes into the outlined body. */
+static bool restrictTargetFeatures(MlirContext ctx, MlirModule m, const PrunerTargetDesc *t) {
+  const char *features = prunerHostTargetFeatures(t);
+  if (!features[0])
+    return true;
+  char text[256] = "#llvm.target_features<[";
+  size_t n = strlen(text);
+  for (const char *p = features; *p && n + 8 < sizeof text;) {
+    size_t len = strcspn(p, ",");
+    n += (size_t)snprintf(text + n, sizeof text - n, "%s\"%.*s\"", p == features ? "" : ", ",
+                          (int)len, p);
+    p += len + (p[len] == ',');
+  }
+  snprintf(text + n, sizeof text - n, "]>");
+  MlirAttribute attr = mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString(text));
+  if (mlirAttributeIsNull(attr))
+    return false;
+  MlirStringRef func = mlirStringRefCreateFromCString("llvm.func");
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+    if (mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(op)), func))
+      mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString("target_features"), attr);
+  return true;
+}
+
 PrunerStatus hostLowerModule(MlirContext ctx, const PrunerWorkload *w, const PrunerConfig *c,
                              const PrunerTargetDesc *t, HostStage stop, MlirModule *out,
                              int *num_results) {
@@ -124,6 +153,10 @@ PrunerStatus hostLowerModule(MlirContext ctx, const PrunerWorkload *w, const Pru
     if (ok && stop >= HOST_STAGE_LLVM) {
       phase = "lowering";
       ok = runPipeline(ctx, m, prunerHostLoweringPipeline());
+      if (ok) {
+        phase = "target features";
+        ok = restrictTargetFeatures(ctx, m, t);
+      }
     }
     if (!ok) {
       char cfg[256] = "untiled";
@@ -143,8 +176,10 @@ PrunerStatus hostLowerModule(MlirContext ctx, const PrunerWorkload *w, const Pru
   return st;
 }
 
-PrunerStatus hostJit(MlirContext ctx, const PrunerWorkload *w, const PrunerConfig *c,
-                     const PrunerTargetDesc *t, int opt_level, HostKernel *out) {
+/* hostJit, optionally keeping the object code for mlirExecutionEngineDumpToObjectFile. */
+static PrunerStatus jitModule(MlirContext ctx, const PrunerWorkload *w, const PrunerConfig *c,
+                              const PrunerTargetDesc *t, int opt_level, bool keep_object,
+                              HostKernel *out) {
   memset(out, 0, sizeof *out);
   MlirModule m;
   PrunerStatus st = hostLowerModule(ctx, w, c, t, HOST_STAGE_LLVM, &m, &out->num_results);
@@ -154,7 +189,7 @@ PrunerStatus hostJit(MlirContext ctx, const PrunerWorkload *w, const PrunerConfi
                            mlirStringRefCreateFromCString(PRUNER_HOST_RUNNER_UTILS)};
   Diag diag = {{0}};
   MlirDiagnosticHandlerID id = mlirContextAttachDiagnosticHandler(ctx, onDiagnostic, &diag, NULL);
-  MlirExecutionEngine jit = mlirExecutionEngineCreate(m, opt_level, 2, libs, false, false);
+  MlirExecutionEngine jit = mlirExecutionEngineCreate(m, opt_level, 2, libs, keep_object, false);
   mlirContextDetachDiagnosticHandler(ctx, id);
   mlirModuleDestroy(m);
   if (mlirExecutionEngineIsNull(jit))
@@ -166,6 +201,31 @@ PrunerStatus hostJit(MlirContext ctx, const PrunerWorkload *w, const PrunerConfi
   }
   out->jit = jit;
   return prunerStatusOk();
+}
+
+PrunerStatus hostJit(MlirContext ctx, const PrunerWorkload *w, const PrunerConfig *c,
+                     const PrunerTargetDesc *t, int opt_level, HostKernel *out) {
+  return jitModule(ctx, w, c, t, opt_level, false, out);
+}
+
+PrunerStatus prunerHostWriteObject(const PrunerWorkload *w, const PrunerConfig *config,
+                                   const PrunerTargetDesc *t, int opt_level, const char *path) {
+  MlirContext ctx = hostContextCreate();
+  HostKernel k;
+  PrunerStatus st = jitModule(ctx, w, config, t, opt_level, true, &k);
+  if (st.ok) {
+    /* The lookup above compiled the module; its object is in the engine's cache. */
+    remove(path);
+    mlirExecutionEngineDumpToObjectFile(k.jit, mlirStringRefCreateFromCString(path));
+    hostKernelDestroy(&k);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+      st = prunerStatusError("host JIT of %s: no object file written to %s", w->key, path);
+    else
+      fclose(f);
+  }
+  mlirContextDestroy(ctx);
+  return st;
 }
 
 bool hostKernelInvoke(HostKernel *k, void **descriptors, int n) {

@@ -736,7 +736,8 @@ static PrunerStatus tuneMeasureHost(TuneEngine *e, TuneTask *t, const TuneCandid
                                     size_t n, int64_t *round_trials) {
   if (!e->host) {
     PrunerHostOptions ho = prunerHostDefaultOptions();
-    ho.stop = e->opts.stop; /* Ctrl-C kills the candidate in progress at once */
+    ho.target = e->opts.target; /* "host" or "host:<isa>" */
+    ho.stop = e->opts.stop;     /* Ctrl-C kills the candidate in progress at once */
     if (e->opts.candidate_timeout_s > 0)
       ho.timeout_seconds = e->opts.candidate_timeout_s;
     PrunerStatus st = prunerHostCreate(&ho, &e->host);
@@ -843,13 +844,22 @@ static double tuneGradient(TuneEngine *e, const TuneTask *t) {
   return w * (TUNE_GRAD_ALPHA * backward + (1.0 - TUNE_GRAD_ALPHA) * forward);
 }
 
+/* A task without any valid measurement has no gradient; docs/tune.md gives it at most
+ * this many rounds, after which the budget goes to the tasks that can be measured (an
+ * f16 op on the host, which can never be measured, used to take every other round). */
+#define TUNE_UNMEASURED_ROUNDS 3
+
+static bool tuneTaskGaveUp(const TuneTask *t) {
+  return !t->has_best && t->rounds >= TUNE_UNMEASURED_ROUNDS;
+}
+
 TuneTask *tuneEngineNextTask(TuneEngine *e) {
   TuneTask *pick = NULL;
   /* Round-robin until every task has had a round (and for tasks without a valid
    * measurement yet, which have no gradient). */
   for (size_t i = 0; i < e->num_tasks; ++i) {
     TuneTask *t = &e->tasks[i];
-    if (t->done)
+    if (t->done || tuneTaskGaveUp(t))
       continue;
     if (!pick || t->rounds < pick->rounds)
       pick = t;
@@ -861,10 +871,10 @@ TuneTask *tuneEngineNextTask(TuneEngine *e) {
   TuneTask *grad_pick = NULL;
   for (size_t i = 0; i < e->num_tasks; ++i) {
     TuneTask *t = &e->tasks[i];
-    if (t->done)
+    if (t->done || tuneTaskGaveUp(t))
       continue;
     if (!t->has_best)
-      return t->rounds < 3 ? t : pick; /* unknown gradient: try a few rounds first */
+      return t; /* unknown gradient: try a few rounds first */
     double g = tuneGradient(e, t);
     if (!grad_pick || g < best_grad) {
       grad_pick = t;

@@ -65,7 +65,9 @@ static void usage(FILE *f) {
           "      --target=NAME        what to tune for (default sm_90); one of:\n"
           "                           %s\n"
           "                           host: this machine's CPU, measured for real here (no GPU\n"
-          "                           needed): JIT-compiled kernels vs OpenBLAS (docs/host.md)\n"
+          "                           needed): JIT-compiled kernels vs OpenBLAS (docs/host.md);\n"
+          "                           host:avx2, host:sse: as if the CPU had only that ISA\n"
+          "                           (PRUNER_HOST_ISA=ISA does the same for plain host)\n"
           "      --trials=N           measurement budget over all workloads, counting records\n"
           "                           already in --records (default 200)\n"
           "      --draft-size=N       draft survivors per round (default 512)\n"
@@ -393,8 +395,9 @@ int main(int argc, char **argv) {
     }
   }
   /* An explicit --measure=gpu on the host target is a contradiction, not a default. */
+  PrunerTargetDesc named;
   if (measure_set && o.measure == PRUNER_TUNE_MEASURE_GPU && o.target &&
-      (strcmp(o.target, "host") == 0 || strcmp(o.target, "cpu") == 0)) {
+      prunerTargetLookup(o.target, &named).ok && named.kind == PRUNER_TARGET_HOST) {
     fprintf(stderr, "pruner-tune: error: --measure=gpu with --target=%s: the host target is "
                     "measured on this CPU (--measure=host, its default)\n", o.target);
     return 2;

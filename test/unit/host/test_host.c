@@ -4,8 +4,10 @@
  *   configs spread over the host space are JIT-compiled, run on random inputs and checked
  *   against the reference (OpenBLAS for matmuls, the C interpreter otherwise) inside
  *   prunerHostMeasure; each must come back ok with a tiny error.
- * - The tuned 512^3 matmul is much faster than the untiled lowering (~300x in
- *   HOST-FACTS.md; the test asks for 10x).
+ * - The tuned 512^3 matmul and the untiled lowering are both measured and correct, and
+ *   the tuned one is vectorized where the untiled one is scalar (its speed-up, ~300x on
+ *   a quiet machine, is printed, not asserted: it depends on the machine's load; speed
+ *   targets belong to tools/pruner-bench).
  * - Space rules: every enumerated config passes prunerConfigCheck, bad ones are named. */
 #include <math.h>
 #include <setjmp.h>
@@ -186,7 +188,25 @@ static void test_tuned_vs_untiled_512(void **state) {
   printf("  512^3 tuned %.1f us (%.1f GFLOP/s), untiled %.1f us (%.2f GFLOP/s): %.0fx\n",
          tuned.record.median_us, flops / tuned.record.median_us / 1e3, untiled.record.median_us,
          flops / untiled.record.median_us / 1e3, untiled.record.median_us / tuned.record.median_us);
-  assert_true(untiled.record.median_us > 10.0 * tuned.record.median_us);
+  /* Machine-independent: both timed (samples, a positive median) and exact. */
+  const PrunerRecord *rs[2] = {&tuned.record, &untiled.record};
+  for (int i = 0; i < 2; ++i) {
+    assert_true(rs[i]->num_samples >= 1);
+    assert_true(rs[i]->median_us > 0);
+    assert_true(rs[i]->max_abs_error == 0.0);
+  }
+  /* What makes the tuned kernel fast, checked in its code rather than its time: vector
+   * FMAs over the register tile's row, where the untiled lowering has no vector at all. */
+  char *tuned_llvm = NULL, *untiled_llvm = NULL, fma[64];
+  assert_true(prunerHostLowerText(&w, &c, &target, 2, &tuned_llvm).ok);
+  assert_true(prunerHostLowerText(&w, NULL, &target, 2, &untiled_llvm).ok);
+  snprintf(fma, sizeof fma, ") -> vector<%dxf32>", (int)c.thread[1]);
+  const char *at = strstr(tuned_llvm, "llvm.intr.fmuladd(");
+  assert_non_null(at);
+  assert_non_null(strstr(at, fma));
+  assert_null(strstr(untiled_llvm, "vector<"));
+  free(tuned_llvm);
+  free(untiled_llvm);
 }
 
 static void test_baseline(void **state) {
