@@ -183,8 +183,10 @@ PrunerStatus tuneEngineInit(TuneEngine *e, const PrunerTuneOptions *opts) {
   if (e->opts.draft_size < 1 || e->opts.batch < 1)
     return prunerStatusError("--draft-size and --batch must be at least 1 (got %d, %d)",
                              e->opts.draft_size, e->opts.batch);
-  if (e->opts.epsilon < 0.0 || e->opts.epsilon > 1.0)
+  if (!(e->opts.epsilon >= 0.0 && e->opts.epsilon <= 1.0)) /* NaN fails too */
     return prunerStatusError("--epsilon must be in [0, 1] (got %g)", e->opts.epsilon);
+  if (!(e->opts.time_limit_s >= 0.0 && e->opts.time_limit_s <= 1e9))
+    return prunerStatusError("--time must be in [0, 1e9] seconds (got %g)", e->opts.time_limit_s);
   PrunerStatus st = prunerTargetLookup(opts->target ? opts->target : "sm_90", &e->target);
   if (!st.ok)
     return st;

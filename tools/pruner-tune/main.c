@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pruner/flags.h"
 #include "pruner/target.h"
 #include "pruner/tune.h"
 
@@ -102,23 +103,15 @@ static void usage(FILE *f) {
     targets);
 }
 
-static bool parseInt(const char *s, int64_t min, int64_t *out) {
-  char *end = NULL;
-  long long v = strtoll(s, &end, 10);
-  if (!s[0] || *end || v < min)
-    return false;
-  *out = v;
-  return true;
-}
-
-static bool parseDouble(const char *s, double *out) {
-  char *end = NULL;
-  double v = strtod(s, &end);
-  if (!s[0] || *end || v < 0)
-    return false;
-  *out = v;
-  return true;
-}
+/* Flag ranges: large enough for any real run, small enough that no count overflows the
+ * int it is stored in or the allocation it sizes (docs/tune.md, "Flags"). */
+#define MAX_TRIALS 1000000000LL
+#define MAX_SECONDS 1e9
+#define MAX_DRAFT 1048576
+#define MAX_BATCH 65536
+#define MAX_ROUNDS 1000000
+#define MAX_JOBS 1024
+#define MAX_TOP 100000
 
 static void onEvent(const PrunerTuneEvent *ev, void *user) {
   Cli *cli = user;
@@ -240,24 +233,37 @@ int main(int argc, char **argv) {
       {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   bool measure_set = false;
   int c;
-  int64_t v;
-  double d;
+  int64_t v = 0;
+  double d = 0;
   while ((c = getopt_long(argc, argv, "o:vqh", longs, NULL)) != -1) {
     bool bad = false;
+    PrunerStatus fs = prunerStatusOk(); /* a numeric flag's parse (pruner/flags.h) */
     switch (c) {
     case 'o': cli.output = optarg; break;
     case O_SPEC: cli.spec = optarg; break;
     case O_TARGET: o.target = so.target = optarg; break;
-    case O_TRIALS: bad = !parseInt(optarg, 0, &o.trials); break;
-    case O_DRAFT: bad = !parseInt(optarg, 1, &v); o.draft_size = so.draft_size = (int)v; break;
-    case O_BATCH: bad = !parseInt(optarg, 1, &v); o.batch = so.batch = (int)v; break;
+    case O_TRIALS: fs = prunerParseInt("--trials", optarg, 0, MAX_TRIALS, &o.trials); break;
+    case O_DRAFT:
+      fs = prunerParseInt("--draft-size", optarg, 1, MAX_DRAFT, &v);
+      o.draft_size = so.draft_size = (int)v;
+      break;
+    case O_BATCH:
+      fs = prunerParseInt("--batch", optarg, 1, MAX_BATCH, &v);
+      o.batch = so.batch = (int)v;
+      break;
     case O_EPS:
-      bad = !parseDouble(optarg, &d) || d > 1;
+      fs = prunerParseDouble("--epsilon", optarg, 0, 1, &d);
       o.epsilon = so.epsilon = d;
       break;
-    case O_TIME: bad = !parseDouble(optarg, &o.time_limit_s); break;
-    case O_EARLY: bad = !parseInt(optarg, 0, &v); o.early_stop = (int)v; break;
-    case O_WARMUP: bad = !parseInt(optarg, 1, &v) || v > 1000; o.warmup_rounds = (int)v; break;
+    case O_TIME: fs = prunerParseDouble("--time", optarg, 0, MAX_SECONDS, &o.time_limit_s); break;
+    case O_EARLY:
+      fs = prunerParseInt("--early-stop", optarg, 0, MAX_ROUNDS, &v);
+      o.early_stop = (int)v;
+      break;
+    case O_WARMUP:
+      fs = prunerParseInt("--warmup-rounds", optarg, 1, 1000, &v);
+      o.warmup_rounds = (int)v;
+      break;
     case O_SCHED:
       if (strcmp(optarg, "gradient") == 0) o.gradient_scheduler = true;
       else if (strcmp(optarg, "round-robin") == 0) o.gradient_scheduler = false;
@@ -271,7 +277,7 @@ int main(int argc, char **argv) {
           bad = false;
         }
       break;
-    case O_SEED: bad = !parseInt(optarg, 0, &v); o.seed = (uint64_t)v; break;
+    case O_SEED: fs = prunerParseUint64("--seed", optarg, &o.seed); break;
     case O_MEASURE:
       measure_set = true;
       if (strcmp(optarg, "gpu") == 0) o.measure = PRUNER_TUNE_MEASURE_GPU;
@@ -288,20 +294,29 @@ int main(int argc, char **argv) {
     case O_RECORDS: o.records_path = optarg; break;
     case O_INGEST: o.ingest_path = optarg; break;
     case O_RUNNER: o.runner_path = optarg; break;
-    case O_JOBS: bad = !parseInt(optarg, 0, &v); o.compile_jobs = (int)v; break;
-    case O_DRAFT_ONLY: cli.draft_only = true; break;
-    case O_TOP: bad = !parseInt(optarg, 1, &v); cli.top = (int)v; break;
-    case O_STUDY: cli.study = optarg; break;
-    case O_SEEDS: bad = !parseInt(optarg, 1, &v); so.seeds = (int)v; break;
-    case O_MAX_TRIALS: bad = !parseInt(optarg, 0, &so.max_trials); break;
-    case O_WITHIN:
-      bad = !parseDouble(optarg, &so.within) || !(so.within > 0) || so.within > 1;
+    case O_JOBS:
+      fs = prunerParseInt("--jobs", optarg, 0, MAX_JOBS, &v);
+      o.compile_jobs = (int)v;
       break;
-    case O_INTERRUPT: bad = !parseInt(optarg, 1, &cli.interrupt_after); break;
+    case O_DRAFT_ONLY: cli.draft_only = true; break;
+    case O_TOP: fs = prunerParseInt("--top", optarg, 1, MAX_TOP, &v); cli.top = (int)v; break;
+    case O_STUDY: cli.study = optarg; break;
+    case O_SEEDS: fs = prunerParseInt("--seeds", optarg, 1, 1000, &v); so.seeds = (int)v; break;
+    case O_MAX_TRIALS:
+      fs = prunerParseInt("--max-trials", optarg, 0, MAX_TRIALS, &so.max_trials);
+      break;
+    case O_WITHIN: fs = prunerParsePositiveDouble("--within", optarg, 1, &so.within); break;
+    case O_INTERRUPT:
+      fs = prunerParseInt("--interrupt-after", optarg, 1, MAX_TRIALS, &cli.interrupt_after);
+      break;
     case 'v': cli.verbose = true; break;
     case 'q': cli.quiet = true; break;
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
+    }
+    if (!fs.ok) {
+      fprintf(stderr, "pruner-tune: error: %s (see --help)\n", fs.message);
+      return 2;
     }
     if (bad) {
       fprintf(stderr, "pruner-tune: error: invalid value '%s' for %s (see --help)\n", optarg,
