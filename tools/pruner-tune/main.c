@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pruner/file.h"
 #include "pruner/flags.h"
 #include "pruner/target.h"
 #include "pruner/tune.h"
@@ -112,6 +113,48 @@ static void usage(FILE *f) {
 #define MAX_ROUNDS 1000000
 #define MAX_JOBS 1024
 #define MAX_TOP 100000
+
+/* Two outputs, or an output and an input, naming one file lose data with exit status 0
+ * (the records overwritten by the module, the module by the spec, JSON appended to the
+ * source): refused before anything runs, as are outputs that are not files (docs/tune.md,
+ * "Files"). */
+static bool checkFiles(const Cli *cli, const PrunerTuneOptions *o) {
+  const char *replay = o->measure == PRUNER_TUNE_MEASURE_REPLAY ? o->measure_path : NULL;
+  const struct {
+    const char *flag;
+    const char *path;
+    bool output;
+  } files[] = {{"the input module", cli->input, false}, {"-o", cli->output, true},
+               {"--spec", cli->spec, true},           {"--records", o->records_path, true},
+               {"--ingest", o->ingest_path, false},   {"--measure=replay", replay, false}};
+  const size_t n = sizeof files / sizeof *files;
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = i + 1; j < n; ++j) {
+      if (!files[i].path || !files[j].path || !(files[i].output || files[j].output) ||
+          !prunerSameFile(files[i].path, files[j].path))
+        continue;
+      size_t out = files[j].output ? j : i, in = out == j ? i : j;
+      fprintf(stderr, "pruner-tune: error: %s and %s name the same file (%s): ", files[i].flag,
+              files[j].flag, files[j].path);
+      if (files[in].output)
+        fprintf(stderr, "one would overwrite the other");
+      else
+        fprintf(stderr, "writing %s would change %s", files[out].flag, files[in].flag);
+      fprintf(stderr, "; give %s another file\n", files[out].flag);
+      return false;
+    }
+  }
+  for (size_t i = 1; i < 3; ++i) { /* -o and --spec: written at the end, checked now */
+    if (!files[i].path)
+      continue;
+    PrunerStatus st = prunerCheckOutputPath(files[i].flag, files[i].path);
+    if (!st.ok) {
+      fprintf(stderr, "pruner-tune: error: %s\n", st.message);
+      return false;
+    }
+  }
+  return true;
+}
 
 static void onEvent(const PrunerTuneEvent *ev, void *user) {
   Cli *cli = user;
@@ -360,6 +403,8 @@ int main(int argc, char **argv) {
                     "measured on this CPU (--measure=host, its default)\n", o.target);
     return 2;
   }
+  if (!checkFiles(&cli, &o))
+    return 2;
   if (cli.draft_only)
     o.measure = PRUNER_TUNE_MEASURE_NONE;
   o.stop = &g_stop;
