@@ -221,7 +221,7 @@ PrunerStatus tuneEngineInit(TuneEngine *e, const PrunerTuneOptions *opts) {
       return prunerStatusError("--measure=replay needs a file: --measure=replay:FILE");
     if (!tuneFileExists(opts->measure_path))
       return prunerStatusError("replay file %s: %s", opts->measure_path, strerror(errno));
-    st = prunerRecordsOpen(opts->measure_path, &e->replay);
+    st = prunerRecordsOpenExisting(opts->measure_path, &e->replay);
     if (!st.ok)
       return st;
     e->owns_replay = true;
@@ -1104,11 +1104,12 @@ PrunerStatus tuneIngest(TuneEngine *e, const char *path) {
   if (!tuneFileExists(path))
     return prunerStatusError("--ingest %s: %s", path, strerror(errno));
   PrunerRecords in = NULL;
-  PrunerStatus st = prunerRecordsOpen(path, &in);
+  PrunerStatus st = prunerRecordsOpenExisting(path, &in);
   if (!st.ok)
     return st;
   if (prunerRecordsSkippedLines(in) > 0)
     tuneNote(e, -1, "warning: %s", prunerRecordsWarnings(in));
+  tuneFilterRecords(e, in);
   size_t added = 0, foreign = 0;
   for (size_t i = 0; i < prunerRecordsCount(in) && st.ok; ++i) {
     const PrunerRecord *r = prunerRecordsGet(in, i);

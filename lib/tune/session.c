@@ -209,6 +209,7 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
   if (s->engine.num_tasks == 0)
     tuneNote(&s->engine, -1,
              "remark: %s has no tunable linalg op; the output equals the input", input_path);
+  tuneFilterRecords(&s->engine, s->engine.records); /* tasks known: check the resumed log */
   if (opts->ingest_path) {
     st = tuneIngest(&s->engine, opts->ingest_path);
     if (!st.ok) {
