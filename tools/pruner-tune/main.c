@@ -80,7 +80,8 @@ static void usage(FILE *f) {
     "                           bundle:DIR: compile, write a bundle for a GPU host, stop\n"
     "                           replay:FILE: latencies from a records file of the space\n"
     "                           none: rank by the models only (results say unmeasured)\n"
-    "      --records=FILE       tuning log: appended per measurement, resumed on rerun\n"
+    "      --records=FILE       tuning log: appended per measurement, resumed on rerun;\n"
+    "                           locked while tuning (one tuner per file)\n"
     "      --ingest=FILE        read a GPU host's results (pruner-run records) first\n"
     "      --runner=PATH        pruner-run (default: next to pruner-tune)\n"
     "      --jobs=N             parallel compile workers (default: cores)\n"
@@ -99,6 +100,8 @@ static void usage(FILE *f) {
     "      --interrupt-after=N  (testing) raise SIGINT after N new measurements\n"
     "  -h, --help               this text\n"
     "\n"
+    "Outputs are written to a temporary file and renamed; an output naming the same file\n"
+    "as another output or an input is refused (docs/tune.md, \"Files\").\n"
     "Ctrl-C (SIGINT/SIGTERM) finishes the current step, keeps the records, writes the\n"
     "best-so-far output and exits with status 130.\n",
     targets);
