@@ -82,8 +82,8 @@ typedef struct PrunerRecordsImpl *PrunerRecords;
 /* Opens (creating if absent) and loads `path` for appending. Corrupt lines are skipped;
  * their count and the first few line numbers are available through
  * prunerRecordsWarnings. Refused with a message: a path that is not a regular file (a
- * device, a directory), a file with content of which no line is a record and whose
- * first byte is not '{' (a module given by mistake), a file larger than
+ * device, a directory), a file with content of which no line is a record (a module
+ * given by mistake; a single torn line, the first append of a killed run, is fine), a file larger than
  * PRUNER_READ_FILE_MAX (pruner/file.h), and a file another process holds open for
  * appending: the file stays locked (flock, exclusive) until prunerRecordsClose, so two
  * tuners never share one log. Running out of memory while reading is an error, never

@@ -442,12 +442,18 @@ static PrunerStatus openWithMode(const char *path, bool read_only, PrunerRecords
     status = lockForWriting(r);
   if (status.ok)
     status = loadFile(r);
-  /* A file with content of which nothing is a record, and which does not even start like
-   * one, is something else (a module given as --records by mistake): never append to it. */
-  if (status.ok && !read_only && r->count == 0 && r->first_byte != EOF && r->first_byte != '{')
-    status = prunerStatusError("%s: not a records file (no line of it is a JSON record; "
-                               "docs/records.md); refusing to append to it",
-                               path);
+  /* A file with content of which no line is a record is something else (a module or a
+   * bundle manifest given as --records by mistake, or a newer format): never append to
+   * it. The one exception is a single torn line that starts like a record: the first
+   * append of a run that was killed. */
+  bool torn_first = r->file_lines == 1 && r->needs_newline && r->first_byte == '{';
+  if (status.ok && !read_only && r->count == 0 && r->skipped > 0 && !torn_first) {
+    const char *first = strstr(r->warnings, ": skipped: ");
+    size_t len = first ? strcspn(first + 11, "\n") : 0;
+    status = prunerStatusError("%s: not a records file (no line of it is a record; first: "
+                               "%.*s; docs/records.md); refusing to append to it",
+                               path, (int)(len < 200 ? len : 200), first ? first + 11 : "");
+  }
   if (!status.ok) {
     prunerRecordsClose(r);
     return status;

@@ -627,8 +627,17 @@ static void test_not_a_records_file(void **state) {
   prunerRecordsClose(records);
 
   writeFile(path, "{\"version\":1,\"workl");
-  assert_true(prunerRecordsOpen(path, &records).ok);
+  assert_true(prunerRecordsOpen(path, &records).ok); /* a torn first append */
   prunerRecordsClose(records);
+  /* JSON that is not records (a bundle manifest), and records of a newer format. */
+  writeFile(path, "{\n  \"version\": 1,\n  \"candidates\": []\n}\n");
+  s = prunerRecordsOpen(path, &records);
+  assert_false(s.ok);
+  assert_non_null(strstr(s.message, "not a records file"));
+  writeFile(path, "{\"version\":99,\"workload_key\":\"k\"}\n");
+  s = prunerRecordsOpen(path, &records);
+  assert_false(s.ok);
+  assert_non_null(strstr(s.message, "'version': 99 is not supported"));
   writeFile(path, "\n\n");
   assert_true(prunerRecordsOpen(path, &records).ok);
   prunerRecordsClose(records);
