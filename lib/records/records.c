@@ -285,14 +285,16 @@ static bool onlyWhitespace(const char *s) {
 
 /* One line (with its '\n', if any) into *line, NUL-terminated; *length excludes the NUL.
  * A line longer than MAX_LINE_BYTES is read to its end but only its start is kept
- * (*too_long). *total counts the bytes read so far. Returns 1 for a line, 0 at the end of
+ * (*too_long); *newline says whether it ended in '\n'. *total counts the bytes read so
+ * far. Returns 1 for a line, 0 at the end of
  * the file, -1 on a read error (errno set) and -2 when memory runs out: never the end of
  * the file, so a failed allocation cannot silently drop the rest of the records (getline
  * returns -1 for both). */
 static int readLine(FILE *f, char **line, size_t *capacity, size_t *length, bool *too_long,
-                    uint64_t *total) {
+                    bool *newline, uint64_t *total) {
   size_t n = 0;
   *too_long = false;
+  *newline = false;
   int c = EOF;
   while ((c = getc_unlocked(f)) != EOF) {
     ++*total;
@@ -308,8 +310,10 @@ static int readLine(FILE *f, char **line, size_t *capacity, size_t *length, bool
       (*line)[n++] = (char)c;
     else
       *too_long = true;
-    if (c == '\n')
+    if (c == '\n') {
+      *newline = true;
       break;
+    }
     if (*total > PRUNER_READ_FILE_MAX)
       break;
   }
@@ -327,7 +331,7 @@ static PrunerStatus loadFile(PrunerRecords r) {
   size_t capacity = 0, length = 0;
   uint64_t total = 0;
   size_t line_number = 0;
-  bool too_long = false;
+  bool too_long = false, newline = false;
   int got;
   PrunerRecord *record = malloc(sizeof(*record));
   if (!record)
@@ -336,7 +340,7 @@ static PrunerStatus loadFile(PrunerRecords r) {
   r->first_byte = EOF;
   PrunerStatus status = prunerStatusOk();
   flockfile(r->file);
-  while ((got = readLine(r->file, &line, &capacity, &length, &too_long, &total)) > 0) {
+  while ((got = readLine(r->file, &line, &capacity, &length, &too_long, &newline, &total)) > 0) {
     ++line_number;
     if (total > PRUNER_READ_FILE_MAX) {
       char limit[32];
@@ -345,7 +349,7 @@ static PrunerStatus loadFile(PrunerRecords r) {
                                  limit);
       break;
     }
-    r->needs_newline = line[length - 1] != '\n';
+    r->needs_newline = !newline;
     for (size_t i = 0; i < length && r->first_byte == EOF; ++i)
       if (line[i] != ' ' && line[i] != '\t' && line[i] != '\n' && line[i] != '\r')
         r->first_byte = (unsigned char)line[i];
