@@ -31,8 +31,7 @@ extern "C" {
 PrunerStatus prunerReadFile(const char *path, char **data, size_t *size);
 
 /* The same with a cap of `max_bytes` instead of PRUNER_READ_FILE_MAX. */
-PrunerStatus prunerReadFileCapped(const char *path, size_t max_bytes, char **data,
-                                  size_t *size);
+PrunerStatus prunerReadFileCapped(const char *path, size_t max_bytes, char **data, size_t *size);
 
 /* Writes the content of one output file into `f`; false to abandon the write (the caller
  * has its own reason, e.g. out of memory). */

@@ -29,8 +29,7 @@ PrunerStatus prunerParseDouble(const char *flag, const char *text, double min, d
                                double *out);
 
 /* A finite number in (0, max]: durations and timeouts. */
-PrunerStatus prunerParsePositiveDouble(const char *flag, const char *text, double max,
-                                       double *out);
+PrunerStatus prunerParsePositiveDouble(const char *flag, const char *text, double max, double *out);
 
 #ifdef __cplusplus
 }

@@ -83,11 +83,10 @@ typedef struct PrunerRecordsImpl *PrunerRecords;
  * their count and the first few line numbers are available through
  * prunerRecordsWarnings. Refused with a message: a path that is not a regular file (a
  * device, a directory), a file with content of which no line is a record (a module
- * given by mistake; a single torn line, the first append of a killed run, is fine), a file larger than
- * PRUNER_READ_FILE_MAX (pruner/file.h), and a file another process holds open for
- * appending: the file stays locked (flock, exclusive) until prunerRecordsClose, so two
- * tuners never share one log. Running out of memory while reading is an error, never
- * the end of the file. */
+ * given by mistake; a single torn line, the first append of a killed run, is fine), a file larger
+ * than PRUNER_READ_FILE_MAX (pruner/file.h), and a file another process holds open for appending:
+ * the file stays locked (flock, exclusive) until prunerRecordsClose, so two tuners never share one
+ * log. Running out of memory while reading is an error, never the end of the file. */
 PrunerStatus prunerRecordsOpen(const char *path, PrunerRecords *out);
 /* Loads an existing file read-only (evaluation tools, --ingest, replay): a missing or
  * unreadable file is an error naming it, never created; Append on the result fails. Takes

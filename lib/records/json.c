@@ -202,8 +202,8 @@ PrunerStatus prunerConfigFromJson(const cJSON *json, PrunerConfig *out) {
   const struct {
     const char *key;
     const int64_t *values;
-  } arrays[] = {{"workgroup", out->workgroup}, {"reduction", out->reduction},
-                {"thread", out->thread}};
+  } arrays[] = {
+      {"workgroup", out->workgroup}, {"reduction", out->reduction}, {"thread", out->thread}};
   for (int a = 0; a < 3; ++a)
     for (int l = 0; l < n_wg; ++l)
       if (arrays[a].values[l] < 0)

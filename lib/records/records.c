@@ -48,9 +48,9 @@ struct PrunerRecordsImpl {
   PrunerRecord **chunks;
   size_t num_chunks;
   size_t count;
-  size_t *lines;       /* line number of each record in the file (0: not from the file) */
+  size_t *lines; /* line number of each record in the file (0: not from the file) */
   size_t lines_capacity;
-  size_t file_lines;   /* lines the file holds (loaded + appended) */
+  size_t file_lines; /* lines the file holds (loaded + appended) */
   HashTable configs;
   size_t group_capacity;
   size_t group_used;
@@ -345,8 +345,7 @@ static PrunerStatus loadFile(PrunerRecords r) {
     if (total > PRUNER_READ_FILE_MAX) {
       char limit[32];
       prunerFormatBytes(PRUNER_READ_FILE_MAX, limit, sizeof limit);
-      status = prunerStatusError("%s: larger than the %s limit for a records file", r->path,
-                                 limit);
+      status = prunerStatusError("%s: larger than the %s limit for a records file", r->path, limit);
       break;
     }
     r->needs_newline = !newline;
@@ -384,8 +383,7 @@ static PrunerStatus loadFile(PrunerRecords r) {
   if (!status.ok)
     return status;
   if (got == -2)
-    return prunerStatusError("%s:%zu: out of memory reading the records", r->path,
-                             line_number);
+    return prunerStatusError("%s:%zu: out of memory reading the records", r->path, line_number);
   if (got == -1)
     return prunerStatusError("%s: read error: %s", r->path, strerror(err));
   return prunerStatusOk();

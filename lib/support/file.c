@@ -24,12 +24,11 @@ void prunerFormatBytes(uint64_t bytes, char *buf, size_t size) {
 static PrunerStatus tooLarge(const char *path, size_t max_bytes) {
   char limit[32];
   prunerFormatBytes(max_bytes, limit, sizeof limit);
-  return prunerStatusError("cannot read '%s': larger than the %s limit for an input file",
-                           path, limit);
+  return prunerStatusError("cannot read '%s': larger than the %s limit for an input file", path,
+                           limit);
 }
 
-PrunerStatus prunerReadFileCapped(const char *path, size_t max_bytes, char **data,
-                                  size_t *size) {
+PrunerStatus prunerReadFileCapped(const char *path, size_t max_bytes, char **data, size_t *size) {
   *data = NULL;
   if (size)
     *size = 0;
@@ -155,8 +154,8 @@ PrunerStatus prunerWriteFileAtomic(const char *path, PrunerFileWriter write, voi
       break;
   }
   if (fd < 0)
-    return prunerStatusError("cannot write %s: cannot create a temporary file in %s: %s", path,
-                             dir, strerror(errno));
+    return prunerStatusError("cannot write %s: cannot create a temporary file in %s: %s", path, dir,
+                             strerror(errno));
   struct stat st;
   bool existed = stat(real, &st) == 0;
   FILE *f = fdopen(fd, "w");

@@ -21,8 +21,8 @@ PrunerStatus prunerParseInt(const char *flag, const char *text, int64_t min, int
   if (!startsLikeNumber(text) || end == text || *end != '\0')
     return prunerStatusError("%s: '%s' is not an integer", flag, text);
   if (errno == ERANGE || v < min || v > max)
-    return prunerStatusError("%s: '%s' is out of range [%" PRId64 ", %" PRId64 "]", flag, text,
-                             min, max);
+    return prunerStatusError("%s: '%s' is out of range [%" PRId64 ", %" PRId64 "]", flag, text, min,
+                             max);
   *out = v;
   return prunerStatusOk();
 }
@@ -36,8 +36,7 @@ PrunerStatus prunerParseUint64(const char *flag, const char *text, uint64_t *out
   if (!digits || end == text || *end != '\0')
     return prunerStatusError("%s: '%s' is not a non-negative integer", flag, text);
   if (errno == ERANGE)
-    return prunerStatusError("%s: '%s' is out of range [0, %" PRIu64 "]", flag, text,
-                             UINT64_MAX);
+    return prunerStatusError("%s: '%s' is out of range [0, %" PRIu64 "]", flag, text, UINT64_MAX);
   *out = v;
   return prunerStatusOk();
 }
