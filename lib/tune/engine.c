@@ -183,8 +183,10 @@ PrunerStatus tuneEngineInit(TuneEngine *e, const PrunerTuneOptions *opts) {
   if (e->opts.draft_size < 1 || e->opts.batch < 1)
     return prunerStatusError("--draft-size and --batch must be at least 1 (got %d, %d)",
                              e->opts.draft_size, e->opts.batch);
-  if (e->opts.epsilon < 0.0 || e->opts.epsilon > 1.0)
+  if (!(e->opts.epsilon >= 0.0 && e->opts.epsilon <= 1.0)) /* NaN fails too */
     return prunerStatusError("--epsilon must be in [0, 1] (got %g)", e->opts.epsilon);
+  if (!(e->opts.time_limit_s >= 0.0 && e->opts.time_limit_s <= 1e9))
+    return prunerStatusError("--time must be in [0, 1e9] seconds (got %g)", e->opts.time_limit_s);
   PrunerStatus st = prunerTargetLookup(opts->target ? opts->target : "sm_90", &e->target);
   if (!st.ok)
     return st;
@@ -219,7 +221,7 @@ PrunerStatus tuneEngineInit(TuneEngine *e, const PrunerTuneOptions *opts) {
       return prunerStatusError("--measure=replay needs a file: --measure=replay:FILE");
     if (!tuneFileExists(opts->measure_path))
       return prunerStatusError("replay file %s: %s", opts->measure_path, strerror(errno));
-    st = prunerRecordsOpen(opts->measure_path, &e->replay);
+    st = prunerRecordsOpenExisting(opts->measure_path, &e->replay);
     if (!st.ok)
       return st;
     e->owns_replay = true;
@@ -1124,11 +1126,12 @@ PrunerStatus tuneIngest(TuneEngine *e, const char *path) {
   if (!tuneFileExists(path))
     return prunerStatusError("--ingest %s: %s", path, strerror(errno));
   PrunerRecords in = NULL;
-  PrunerStatus st = prunerRecordsOpen(path, &in);
+  PrunerStatus st = prunerRecordsOpenExisting(path, &in);
   if (!st.ok)
     return st;
   if (prunerRecordsSkippedLines(in) > 0)
     tuneNote(e, -1, "warning: %s", prunerRecordsWarnings(in));
+  tuneFilterRecords(e, in);
   size_t added = 0, foreign = 0;
   for (size_t i = 0; i < prunerRecordsCount(in) && st.ok; ++i) {
     const PrunerRecord *r = prunerRecordsGet(in, i);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/Diagnostics.h>
@@ -192,8 +193,15 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
   s->input_path = strdup(input_path);
   s->ctx = prunerIrContextCreate();
   mlirContextAttachDiagnosticHandler(s->ctx, tuneDiagnostic, s, NULL);
-  /* Parsing from the file keeps its name in diagnostics' locations. */
-  s->module = mlirModuleCreateParseFromFile(s->ctx, mlirStringRefCreateFromCString(input_path));
+  /* Parsing from a regular file keeps its name in diagnostics' locations. Anything else
+   * ("-", /dev/stdin, a pipe) was consumed by the read above: a second read would parse
+   * an empty module and copy whatever text came in to -o as "tuned", so the text read is
+   * what is parsed. */
+  struct stat input_stat;
+  if (stat(input_path, &input_stat) == 0 && S_ISREG(input_stat.st_mode))
+    s->module = mlirModuleCreateParseFromFile(s->ctx, mlirStringRefCreateFromCString(input_path));
+  else
+    s->module = mlirModuleCreateParse(s->ctx, mlirStringRefCreate(s->input_text, s->input_size));
   if (mlirModuleIsNull(s->module)) {
     st = prunerStatusError("%s: cannot parse the module: %s", input_path,
                            s->first_error[0] ? s->first_error : "unknown parse error");
@@ -209,6 +217,7 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
   if (s->engine.num_tasks == 0)
     tuneNote(&s->engine, -1,
              "remark: %s has no tunable linalg op; the output equals the input", input_path);
+  tuneFilterRecords(&s->engine, s->engine.records); /* tasks known: check the resumed log */
   if (opts->ingest_path) {
     st = tuneIngest(&s->engine, opts->ingest_path);
     if (!st.ok) {
@@ -290,18 +299,22 @@ static MlirAttribute tuneTuningAttr(PrunerTuneSession s, const PrunerTuneTaskInf
 }
 
 static void tuneWriteToFile(MlirStringRef str, void *user) {
-  fwrite(str.data, 1, str.length, (FILE *)user);
+  fwrite(str.data, 1, str.length, (FILE *)user); /* errors: ferror, checked by the caller */
 }
 
-static PrunerStatus tuneCopyFile(PrunerTuneSession s, const char *path) {
-  FILE *f = fopen(path, "wb");
-  if (!f)
-    return prunerStatusError("cannot write %s: %s", path, strerror(errno));
-  size_t n = fwrite(s->input_text, 1, s->input_size, f);
-  if (fclose(f) != 0 || n != s->input_size)
-    return prunerStatusError("cannot write %s", path);
-  return prunerStatusOk();
+/* Writers for prunerWriteFileAtomic: the input unchanged, the module, a text. */
+static bool tuneWriteInput(FILE *f, void *user) {
+  PrunerTuneSession s = user;
+  return fwrite(s->input_text, 1, s->input_size, f) == s->input_size;
 }
+
+static bool tuneWriteModule(FILE *f, void *user) {
+  PrunerTuneSession s = user;
+  mlirOperationPrint(mlirModuleGetOperation(s->module), tuneWriteToFile, f);
+  return fputc('\n', f) != EOF;
+}
+
+static bool tuneWriteText(FILE *f, void *user) { return fputs((const char *)user, f) != EOF; }
 
 /* What happens to the fused consumer s->ops[i]: true when it shares its contraction's
  * kernel (the contraction has a winner that does not promote). Otherwise it needs a
@@ -394,7 +407,7 @@ static PrunerStatus tuneWriteFused(PrunerTuneSession s, size_t i) {
 
 PrunerStatus prunerTuneSessionWriteOutput(PrunerTuneSession s, const char *path) {
   if (s->engine.num_tasks == 0)
-    return tuneCopyFile(s, path);
+    return prunerWriteFileAtomic(path, tuneWriteInput, s);
   for (size_t i = 0; i < s->num_ops; ++i) {
     if (s->ops[i].task < 0) {
       PrunerStatus st = tuneWriteFused(s, i);
@@ -416,14 +429,7 @@ PrunerStatus prunerTuneSessionWriteOutput(PrunerTuneSession s, const char *path)
     mlirOperationSetDiscardableAttributeByName(
         s->ops[i].op, mlirStringRefCreateFromCString("pruner.tuning"), tuning);
   }
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return prunerStatusError("cannot write %s: %s", path, strerror(errno));
-  mlirOperationPrint(mlirModuleGetOperation(s->module), tuneWriteToFile, f);
-  fputc('\n', f);
-  if (fclose(f) != 0)
-    return prunerStatusError("cannot write %s", path);
-  return prunerStatusOk();
+  return prunerWriteFileAtomic(path, tuneWriteModule, s);
 }
 
 char *prunerTuneSessionSpecText(PrunerTuneSession s) {
@@ -457,16 +463,9 @@ PrunerStatus prunerTuneSessionWriteSpec(PrunerTuneSession s, const char *path) {
   char *text = prunerTuneSessionSpecText(s);
   if (!text)
     return prunerStatusError("out of memory writing the tuning spec");
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    free(text);
-    return prunerStatusError("cannot write %s: %s", path, strerror(errno));
-  }
-  fputs(text, f);
+  PrunerStatus st = prunerWriteFileAtomic(path, tuneWriteText, text);
   free(text);
-  if (fclose(f) != 0)
-    return prunerStatusError("cannot write %s", path);
-  return prunerStatusOk();
+  return st;
 }
 
 /* ---------------------------------------------------------------------------------- */

@@ -100,6 +100,10 @@ void tuneEngineDestroy(TuneEngine *e);
 /* Appends the records of `path` measured on the engine's target that the log lacks;
  * other targets' records are counted and reported, never used. */
 PrunerStatus tuneIngest(TuneEngine *e, const char *path);
+/* Drops from `records` (in memory) the records of the engine's target whose config does
+ * not fit its workload (record_check.c), with a warning naming each file:line and
+ * reason; call once the tasks are known. Returns how many were dropped. */
+size_t tuneFilterRecords(TuneEngine *e, PrunerRecords records);
 /* A consumer that was fused into a tuned contraction instead of being a task
  * (session.c): `config` is its own config when it still gets a kernel of its own (the
  * contraction's winner promotes), NULL when it shares the contraction's kernel. */

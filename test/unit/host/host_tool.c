@@ -31,6 +31,7 @@
 #include <mlir-c/IR.h>
 
 #include "pruner/file.h"
+#include "pruner/flags.h"
 #include "pruner/host.h"
 #include "pruner/ir.h"
 #include "pruner/random.h"
@@ -213,18 +214,20 @@ int main(int argc, char **argv) {
   uint64_t order_seed = 0;
   bool baseline = false;
   for (int i = 1; i < argc; ++i) {
+    PrunerStatus fs = prunerStatusOk(); /* a numeric flag's parse (pruner/flags.h) */
+    int64_t n = 0;
     if (strncmp(argv[i], "--config=", 9) == 0)
       config_text = argv[i] + 9;
     else if (strncmp(argv[i], "--print=", 8) == 0)
       print = argv[i] + 8;
     else if (strncmp(argv[i], "--threads=", 10) == 0)
-      threads = atoi(argv[i] + 10);
+      fs = prunerParseInt("--threads", argv[i] + 10, 1, 1024, &n), threads = (int)n;
     else if (strncmp(argv[i], "--opt-level=", 12) == 0)
-      opt_level = atoi(argv[i] + 12);
+      fs = prunerParseInt("--opt-level", argv[i] + 12, 0, 3, &n), opt_level = (int)n;
     else if (strncmp(argv[i], "--measure-space=", 16) == 0)
       space_path = argv[i] + 16;
     else if (strncmp(argv[i], "--order-seed=", 13) == 0)
-      order_seed = strtoull(argv[i] + 13, NULL, 10);
+      fs = prunerParseUint64("--order-seed", argv[i] + 13, &order_seed);
     else if (strcmp(argv[i], "--baseline") == 0)
       baseline = true;
     else if (strncmp(argv[i], "--target=", 9) == 0)
@@ -235,6 +238,10 @@ int main(int argc, char **argv) {
       input = argv[i];
     else {
       fprintf(stderr, "pruner-host-tool: unknown option %s\n", argv[i]);
+      return 2;
+    }
+    if (!fs.ok) {
+      fprintf(stderr, "pruner-host-tool: %s\n", fs.message);
       return 2;
     }
   }
