@@ -82,6 +82,9 @@ static void usage(FILE *f) {
     "      --ingest=FILE        read a GPU host's results (pruner-run records) first\n"
     "      --runner=PATH        pruner-run (default: next to pruner-tune)\n"
     "      --jobs=N             parallel compile workers (default: cores)\n"
+    "      --final=N            host: re-measure the best N configs per op back to back\n"
+    "                           with OpenBLAS at the end; the fastest median wins and is\n"
+    "                           reported with its IQR (default 4, at most 8; 0: off)\n"
     "Inspection and studies:\n"
     "      --draft-only         print the draft's best configs per op and exit\n"
     "      --top=N              how many for --draft-only (default 10)\n"
@@ -217,7 +220,7 @@ int main(int argc, char **argv) {
   enum { O_SPEC = 256, O_TARGET, O_TRIALS, O_DRAFT, O_BATCH, O_EPS, O_TIME, O_EARLY,
          O_SCHED, O_STRATEGY, O_SEED, O_MEASURE, O_RECORDS, O_INGEST, O_RUNNER, O_JOBS,
          O_DRAFT_ONLY, O_TOP, O_STUDY, O_SEEDS, O_MAX_TRIALS, O_INTERRUPT, O_WARMUP,
-         O_WITHIN };
+         O_WITHIN, O_FINAL };
   static const struct option longs[] = {
       {"output", required_argument, 0, 'o'},   {"spec", required_argument, 0, O_SPEC},
       {"target", required_argument, 0, O_TARGET}, {"trials", required_argument, 0, O_TRIALS},
@@ -230,6 +233,7 @@ int main(int argc, char **argv) {
       {"measure", required_argument, 0, O_MEASURE},
       {"records", required_argument, 0, O_RECORDS},
       {"ingest", required_argument, 0, O_INGEST}, {"runner", required_argument, 0, O_RUNNER},
+      {"final", required_argument, 0, O_FINAL},
       {"jobs", required_argument, 0, O_JOBS}, {"draft-only", no_argument, 0, O_DRAFT_ONLY},
       {"top", required_argument, 0, O_TOP}, {"study", required_argument, 0, O_STUDY},
       {"seeds", required_argument, 0, O_SEEDS},
@@ -289,6 +293,10 @@ int main(int argc, char **argv) {
     case O_INGEST: o.ingest_path = optarg; break;
     case O_RUNNER: o.runner_path = optarg; break;
     case O_JOBS: bad = !parseInt(optarg, 0, &v); o.compile_jobs = (int)v; break;
+    case O_FINAL:
+      bad = !parseInt(optarg, 0, &v) || v > PRUNER_TUNE_FINAL_MAX;
+      o.final_candidates = (int)v;
+      break;
     case O_DRAFT_ONLY: cli.draft_only = true; break;
     case O_TOP: bad = !parseInt(optarg, 1, &v); cli.top = (int)v; break;
     case O_STUDY: cli.study = optarg; break;
