@@ -37,8 +37,8 @@ typedef struct Kernel {
   MlirLocation loc;
   PrunerWorkload w;
   PrunerConfig config;
-  char name[64];         /* the outlined function */
-  MlirModule scheduled;  /* holds the scheduled copy of that function */
+  char name[64];        /* the outlined function */
+  MlirModule scheduled; /* holds the scheduled copy of that function */
 } Kernel;
 
 typedef struct KernelList {
@@ -80,9 +80,10 @@ static PrunerStatus failOn(MlirOperation op, PrunerStatus s) {
   char name[64];
   MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
   snprintf(name, sizeof name, "%.*s", (int)n.length, n.data);
-  PrunerStatus e = strncmp(s.message, PRUNER_CONFIG_ATTR " on ", strlen(PRUNER_CONFIG_ATTR) + 4) == 0
-                       ? s
-                       : prunerStatusError("pruner.config on %s: %s", name, s.message);
+  PrunerStatus e =
+      strncmp(s.message, PRUNER_CONFIG_ATTR " on ", strlen(PRUNER_CONFIG_ATTR) + 4) == 0
+          ? s
+          : prunerStatusError("pruner.config on %s: %s", name, s.message);
   prunerEmitError(op, e.message);
   return e;
 }
@@ -99,7 +100,8 @@ static PrunerStatus check(Kernel *k, const PrunerTargetDesc *target) {
   if (!s.ok)
     return failOn(k->op, s);
   s = prunerConfigFromAttribute(
-      &k->w, mlirOperationGetDiscardableAttributeByName(k->op, str(PRUNER_CONFIG_ATTR)), &k->config);
+      &k->w, mlirOperationGetDiscardableAttributeByName(k->op, str(PRUNER_CONFIG_ATTR)),
+      &k->config);
   if (!s.ok)
     return failOn(k->op, s);
   s = prunerHostConfigCheck(&k->w, target, NULL, &k->config);
@@ -175,16 +177,13 @@ static bool isConstant(MlirValue v) {
   return mlirValueIsAOpResult(v) && nameIs(mlirOpResultGetOwner(v), "arith.constant");
 }
 
+/* @name in the module's symbol table (null when absent); MLIR's lookup, not sym_name
+ * matching (prunerIrLookupSymbol lives in pruner_ir_context, which the plugin must not
+ * link: docs/plugin.md). */
 static MlirOperation findSymbol(MlirOperation module, const char *name) {
-  MlirOperation op = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0)));
-  for (; !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    MlirAttribute sym = mlirOperationGetAttributeByName(op, str("sym_name"));
-    if (!mlirAttributeIsNull(sym) && mlirAttributeIsAString(sym)) {
-      MlirStringRef s = mlirStringAttrGetValue(sym);
-      if (s.length == strlen(name) && memcmp(s.data, name, s.length) == 0)
-        return op;
-    }
-  }
+  MlirSymbolTable table = mlirSymbolTableCreate(module);
+  MlirOperation op = mlirSymbolTableLookup(table, str(name));
+  mlirSymbolTableDestroy(table);
   return op;
 }
 
@@ -303,8 +302,8 @@ static PrunerStatus outline(Kernel *k, MlirOperation module, int index) {
 
 static bool runPipeline(MlirOperation module, const char *pipeline) {
   MlirPassManager pm = mlirPassManagerCreate(mlirOperationGetContext(module));
-  MlirLogicalResult r = mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm), str(pipeline),
-                                              NULL, NULL);
+  MlirLogicalResult r =
+      mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm), str(pipeline), NULL, NULL);
   if (mlirLogicalResultIsSuccess(r))
     r = mlirPassManagerRunOnOp(pm, module);
   mlirPassManagerDestroy(pm);
@@ -322,13 +321,15 @@ static void setPublicVisibility(MlirOperation module, MlirOperation *publics, in
     return;
   }
   *n = 0;
-  MlirOperation op = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0)));
+  MlirOperation op =
+      mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0)));
   for (; !mlirOperationIsNull(op) && *n < cap; op = mlirOperationGetNextInBlock(op)) {
     if (!nameIs(op, "func.func") ||
         mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))) ||
         !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("sym_visibility"))))
       continue;
-    mlirOperationSetAttributeByName(op, str("sym_visibility"), mlirStringAttrGet(ctx, str("private")));
+    mlirOperationSetAttributeByName(op, str("sym_visibility"),
+                                    mlirStringAttrGet(ctx, str("private")));
     publics[(*n)++] = op;
   }
 }
@@ -348,7 +349,8 @@ static PrunerStatus bufferizeModule(MlirOperation module) {
                                  "convert-bufferization-to-memref,canonicalize)");
   if (ok)
     return prunerStatusOk();
-  PrunerStatus s = prunerStatusError("pruner-cpu-pipeline: bufferization failed (see the errors above)");
+  PrunerStatus s =
+      prunerStatusError("pruner-cpu-pipeline: bufferization failed (see the errors above)");
   prunerEmitError(module, s.message);
   return s;
 }
@@ -359,7 +361,8 @@ static PrunerStatus swapIn(Kernel *k, MlirOperation module) {
   MlirOperation sched = mlirBlockGetFirstOperation(mlirModuleGetBody(k->scheduled));
   if (mlirOperationIsNull(plain) || mlirOperationIsNull(sched))
     return failAt(k->loc, prunerStatusError("pruner-cpu-pipeline: kernel @%s vanished during "
-                                            "bufferization", k->name));
+                                            "bufferization",
+                                            k->name));
   MlirAttribute a = mlirOperationGetAttributeByName(plain, str("function_type"));
   MlirAttribute b = mlirOperationGetAttributeByName(sched, str("function_type"));
   if (!mlirAttributeEqual(a, b))
@@ -383,7 +386,8 @@ static PrunerStatus swapIn(Kernel *k, MlirOperation module) {
  * then adds `_mlir_ciface_<name>`, which takes memref descriptors by pointer. */
 static void emitCInterface(MlirOperation module) {
   MlirContext ctx = mlirOperationGetContext(module);
-  MlirOperation op = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0)));
+  MlirOperation op =
+      mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0)));
   for (; !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
     if (!nameIs(op, "func.func") || mlirRegionIsNull(mlirOperationGetRegion(op, 0)) ||
         mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))
@@ -391,7 +395,8 @@ static void emitCInterface(MlirOperation module) {
     MlirAttribute vis = mlirOperationGetAttributeByName(op, str("sym_visibility"));
     if (!mlirAttributeIsNull(vis))
       continue; /* private or nested */
-    mlirOperationSetDiscardableAttributeByName(op, str("llvm.emit_c_interface"), mlirUnitAttrGet(ctx));
+    mlirOperationSetDiscardableAttributeByName(op, str("llvm.emit_c_interface"),
+                                               mlirUnitAttrGet(ctx));
   }
 }
 
@@ -429,7 +434,8 @@ PrunerStatus prunerCpuApplyConfigRun(MlirOperation module, const char *target_na
     Kernel *k = &list.items[i];
     s = prunerHostScheduleModule(k->scheduled, &k->w, &k->config, &target);
     if (!s.ok)
-      failAt(k->loc, prunerStatusError("pruner-cpu-pipeline: %s (see the errors above)", s.message));
+      failAt(k->loc,
+             prunerStatusError("pruner-cpu-pipeline: %s (see the errors above)", s.message));
   }
   if (s.ok)
     s = bufferizeModule(module);

@@ -169,9 +169,14 @@ bool prunerHostHasBlasBaseline(const PrunerWorkload *w);
 
 /* ---- the final check: candidates re-measured back to back (docs/measurement.md) ----- */
 
-#define PRUNER_HOST_REMEASURE_MAX 8   /* configs per call (the baseline comes on top)     */
-#define PRUNER_HOST_REMEASURE_MIN_ROUNDS 15 /* rounds at least ...                         */
-#define PRUNER_HOST_REMEASURE_SECONDS 1.0   /* ... and this long, up to PRUNER_MAX_SAMPLES */
+/* Configs per call (the baseline comes on top). Rounds: at least MIN_ROUNDS and
+ * SECONDS; then until every IQR is within REL_IQR of its median, or MAX_SECONDS, or
+ * PRUNER_MAX_SAMPLES rounds. */
+#define PRUNER_HOST_REMEASURE_MAX 8
+#define PRUNER_HOST_REMEASURE_MIN_ROUNDS 15
+#define PRUNER_HOST_REMEASURE_SECONDS 1.0
+#define PRUNER_HOST_REMEASURE_REL_IQR 0.05
+#define PRUNER_HOST_REMEASURE_MAX_SECONDS 10.0
 
 /* One kernel's samples in the interleaved rounds. */
 typedef struct PrunerHostRemeasureEntry {
@@ -194,7 +199,9 @@ typedef struct PrunerHostRemeasure {
  * `baseline` and the workload has one, back to back in one child: each kernel is
  * JIT-compiled and checked once, warmed up, then timed in rounds of one run each, the
  * order rotating every round, until at least PRUNER_HOST_REMEASURE_MIN_ROUNDS rounds and
- * PRUNER_HOST_REMEASURE_SECONDS have passed (at most PRUNER_MAX_SAMPLES rounds). Load on
+ * PRUNER_HOST_REMEASURE_SECONDS have passed and every interquartile range is within
+ * PRUNER_HOST_REMEASURE_REL_IQR of its median, or PRUNER_MAX_SAMPLES rounds, or
+ * PRUNER_HOST_REMEASURE_MAX_SECONDS (or half the timeout) have passed. Load on
  * a shared machine then hits every candidate alike, and the medians compare kernels, not
  * moments. Never fails as a whole: a failing kernel gets its status in its entry. */
 void prunerHostRemeasure(PrunerHost host, const PrunerWorkload *w, const PrunerConfig *configs,

@@ -511,6 +511,21 @@ static void entryStats(PrunerHostRemeasureEntry *e) {
   e->p75_us = quantile(sorted, n, 0.75);
 }
 
+/* True when every live kernel's interquartile range is within
+ * PRUNER_HOST_REMEASURE_REL_IQR of its median: more rounds would not move the medians
+ * much (pruner-run's rule for GPU samples, docs/measurement.md). */
+static bool remeasureSettled(PrunerHostRemeasure *rep, const bool *live, int m) {
+  for (int i = 0; i < m; ++i) {
+    if (!live[i] || rep->entries[i].num_samples == 0)
+      continue;
+    entryStats(&rep->entries[i]);
+    const PrunerHostRemeasureEntry *e = &rep->entries[i];
+    if (e->p75_us - e->p25_us > PRUNER_HOST_REMEASURE_REL_IQR * e->median_us)
+      return false;
+  }
+  return true;
+}
+
 /* Each config JIT-compiled and checked (and OpenBLAS checked), then rounds of one timed
  * run per kernel, rotating the order (docs/measurement.md, "Host: the final check"). */
 static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostRemeasure *rep) {
@@ -586,9 +601,10 @@ static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostReme
     }
     rep->rounds = r + 1;
     double elapsed = now() - start;
-    if ((rep->rounds >= PRUNER_HOST_REMEASURE_MIN_ROUNDS &&
-         elapsed >= PRUNER_HOST_REMEASURE_SECONDS) ||
-        (cap > 0 && elapsed >= cap))
+    if ((cap > 0 && elapsed >= cap) || elapsed >= PRUNER_HOST_REMEASURE_MAX_SECONDS)
+      break;
+    if (rep->rounds >= PRUNER_HOST_REMEASURE_MIN_ROUNDS &&
+        elapsed >= PRUNER_HOST_REMEASURE_SECONDS && remeasureSettled(rep, live, m))
       break;
   }
   for (int i = 0; i < m; ++i) {
@@ -719,9 +735,9 @@ static void call(PrunerHost host, HostRequestKind kind, const PrunerWorkload *w,
   req->opts.openblas_coretype = NULL;
   char why[200] = "";
   HostReply *reply = malloc(sizeof *reply);
-  PrunerWorkerOutcome oc =
-      reply ? prunerWorkerCall(host->worker, req, reply, host->opts.timeout_seconds, why, sizeof why)
-            : PRUNER_WORKER_FAILED;
+  PrunerWorkerOutcome oc = reply ? prunerWorkerCall(host->worker, req, reply,
+                                                    host->opts.timeout_seconds, why, sizeof why)
+                                 : PRUNER_WORKER_FAILED;
   if (!reply)
     snprintf(why, sizeof why, "out of memory");
   if (oc == PRUNER_WORKER_DONE)
@@ -793,8 +809,8 @@ void prunerHostRemeasure(PrunerHost host, const PrunerWorkload *w, const PrunerC
     for (int i = 0; i < n; ++i)
       req->configs[i] = configs[i];
     /* JIT + check of every kernel, then rounds capped at half the timeout (child). */
-    oc = prunerWorkerCall(host->worker, req, reply, 2 * host->opts.timeout_seconds, why,
-                          sizeof why);
+    oc =
+        prunerWorkerCall(host->worker, req, reply, 2 * host->opts.timeout_seconds, why, sizeof why);
   } else {
     snprintf(why, sizeof why, "out of memory");
   }
@@ -804,8 +820,8 @@ void prunerHostRemeasure(PrunerHost host, const PrunerWorkload *w, const PrunerC
     out->num_entries = n + (baseline ? 1 : 0);
     out->has_baseline = baseline;
     for (int i = 0; i < out->num_entries; ++i) {
-      out->entries[i].status = oc == PRUNER_WORKER_TIMEOUT ? PRUNER_RECORD_TIMEOUT
-                                                           : PRUNER_RECORD_LAUNCH_ERROR;
+      out->entries[i].status =
+          oc == PRUNER_WORKER_TIMEOUT ? PRUNER_RECORD_TIMEOUT : PRUNER_RECORD_LAUNCH_ERROR;
       snprintf(out->entries[i].error, sizeof out->entries[i].error, "host worker: %s", why);
     }
   }

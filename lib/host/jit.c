@@ -73,7 +73,8 @@ PrunerStatus hostLowerModule(MlirContext ctx, const PrunerWorkload *w, const Pru
   MlirModule m = {NULL};
   if (st.ok) {
     m = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(payload));
-    MlirOperation f = mlirModuleIsNull(m) ? (MlirOperation){NULL} : prunerIrLookupSymbol(m, "kernel");
+    MlirOperation f =
+        mlirModuleIsNull(m) ? (MlirOperation){NULL} : prunerIrLookupSymbol(m, "kernel");
     if (mlirOperationIsNull(f)) {
       st = prunerStatusError("host parse of %s failed: %s", w->key,
                              diag.text[0] ? diag.text : "no diagnostic");

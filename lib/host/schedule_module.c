@@ -17,9 +17,9 @@
  * to an argument are dropped (the kernel writes its output argument in place); the
  * canonicalize removes the alloc + copy per tile that would otherwise need memrefCopy
  * (HOST-FACTS.md). */
-#define BUFFERIZE_PIPELINE                                                                 \
-  "builtin.module(one-shot-bufferize{bufferize-function-boundaries "                      \
-  "function-boundary-type-conversion=identity-layout-map},drop-equivalent-buffer-results," \
+#define BUFFERIZE_PIPELINE                                                                         \
+  "builtin.module(one-shot-bufferize{bufferize-function-boundaries "                               \
+  "function-boundary-type-conversion=identity-layout-map},drop-equivalent-buffer-results,"         \
   "canonicalize,cse)"
 
 const char *prunerHostBufferizePipeline(void) { return BUFFERIZE_PIPELINE; }
@@ -27,8 +27,7 @@ const char *prunerHostBufferizePipeline(void) { return BUFFERIZE_PIPELINE; }
 static bool runPipeline(MlirModule m, const char *pipeline) {
   MlirPassManager pm = mlirPassManagerCreate(mlirModuleGetContext(m));
   MlirLogicalResult r = mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
-                                              mlirStringRefCreateFromCString(pipeline), NULL,
-                                              NULL);
+                                              mlirStringRefCreateFromCString(pipeline), NULL, NULL);
   if (mlirLogicalResultIsSuccess(r))
     r = mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(m));
   mlirPassManagerDestroy(pm);

@@ -80,8 +80,8 @@ void tuneFinalHostCheck(TuneEngine *e) {
           (win < 0 || rem->entries[j].median_us < rem->entries[win].median_us))
         win = j;
     if (win < 0) {
-      tuneNote(e, (int)i, "%s: final check failed (%s); keeping the tuning-time best",
-               t->w.key, rem->entries[0].error);
+      tuneNote(e, (int)i, "%s: final check failed (%s); keeping the tuning-time best", t->w.key,
+               rem->entries[0].error);
       continue;
     }
     const PrunerHostRemeasureEntry *w = &rem->entries[win];

@@ -277,8 +277,8 @@ static MlirAttribute tuneTuningAttr(PrunerTuneSession s, const PrunerTuneTaskInf
                     info->final_candidates, info->final_rounds, info->best_p25_us,
                     info->best_p75_us, info->tuning_best_us);
       if (info->baseline_p75_us > 0)
-        tuneBufPrintf(&b, ", baseline_iqr_us = [%.4f : f64, %.4f : f64]",
-                      info->baseline_p25_us, info->baseline_p75_us);
+        tuneBufPrintf(&b, ", baseline_iqr_us = [%.4f : f64, %.4f : f64]", info->baseline_p25_us,
+                      info->baseline_p75_us);
       tuneBufPrintf(&b, "}");
     }
   } else {
@@ -531,9 +531,9 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
   bool host = e->target.kind == PRUNER_TARGET_HOST; /* OpenBLAS is the host's baseline */
   /* Host runs add the final check's interquartile range of best_us (docs/measurement.md). */
   if (host)
-    tuneBufPrintf(&b, "%-25s %-22s %4s %11s %17s %9s %11s %8s %7s %8s  %s\n", "op", "shape",
-                  "n", "best_us", "best_iqr_us", "GFLOP/s", "openblas_us", "speedup", "trials",
-                  "time_s", "config");
+    tuneBufPrintf(&b, "%-25s %-22s %4s %11s %17s %9s %11s %8s %7s %8s  %s\n", "op", "shape", "n",
+                  "best_us", "best_iqr_us", "GFLOP/s", "openblas_us", "speedup", "trials", "time_s",
+                  "config");
   else
     tuneBufPrintf(&b, "%-25s %-22s %4s %11s %9s %11s %8s %7s %8s  %s\n", "op", "shape", "n",
                   "best_us", "GFLOP/s", "cublas_us", "speedup", "trials", "time_s", "config");
@@ -569,8 +569,8 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
       if (info.final_checked)
         snprintf(iqr, sizeof iqr, "%.2f-%.2f", info.best_p25_us, info.best_p75_us);
       tuneBufPrintf(&b, "%-25s %-22s %4d %11s %17s %9s %11s %8s %7lld %8.1f  %s\n",
-                    info.workload->op_name, shape, info.occurrences, best, iqr, gflops, base,
-                    speed, (long long)info.trials, info.seconds, cfg);
+                    info.workload->op_name, shape, info.occurrences, best, iqr, gflops, base, speed,
+                    (long long)info.trials, info.seconds, cfg);
     } else {
       tuneBufPrintf(&b, "%-25s %-22s %4d %11s %9s %11s %8s %7lld %8.1f  %s\n",
                     info.workload->op_name, shape, info.occurrences, best, gflops, base, speed,
