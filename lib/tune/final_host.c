@@ -10,6 +10,7 @@
  * `pruner.tuning` report that median with its interquartile range; the tuning-time
  * median of the chosen config is kept beside it for comparison. These runs are not
  * appended to the records: every config there keeps its one tuning measurement. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +107,19 @@ void tuneFinalHostCheck(TuneEngine *e) {
              "%d), median %.2f us [IQR %.2f-%.2f], while tuning %.2f us (best then %.2f us)",
              t->w.key, n, rem->rounds, cfg, win + 1, w->median_us, w->p25_us, w->p75_us,
              top[win]->median_us, top[0]->median_us);
+    /* Every candidate's median, in tuning order: how far the tuning-time ranking held. */
+    char all[512] = "";
+    size_t len = 0;
+    for (int j = 0; j < n && len < sizeof all; ++j) {
+      const PrunerHostRemeasureEntry *c = &rem->entries[j];
+      int k = c->status == PRUNER_RECORD_OK
+                  ? snprintf(all + len, sizeof all - len, "%s#%d %.2f (tuning %.2f)", j ? ", " : "",
+                             j + 1, c->median_us, top[j]->median_us)
+                  : snprintf(all + len, sizeof all - len, "%s#%d %s", j ? ", " : "", j + 1,
+                             prunerRecordStatusName(c->status));
+      len += k > 0 ? (size_t)k : 0;
+    }
+    tuneNote(e, (int)i, "%s: final check, medians in us by tuning rank: %s", t->w.key, all);
     if (t->final_baseline_us > 0)
       tuneNote(e, (int)i, "%s: final check, OpenBLAS median %.2f us [IQR %.2f-%.2f]", t->w.key,
                b->median_us, b->p25_us, b->p75_us);
