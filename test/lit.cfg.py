@@ -27,6 +27,14 @@ config.substitutions.append(("%bin", bin_dir))
 config.substitutions.append(("%src", config.pruner_src_root))
 config.substitutions.append(("%examples", os.path.join(config.pruner_src_root, "examples")))
 
+# The cpu-pipeline tests compile and link a C driver against the object the pipeline
+# makes: the C compiler CMake found, OpenBLAS (the reference) and LLVM's libomp (the
+# kernels' __kmpc_* calls; docs/host.md, "From a tuned module to an object").
+llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+config.substitutions.append(("%cc", config.c_compiler))
+config.substitutions.append(
+    ("%host_link_flags", f"-lopenblas -L{llvm_lib_dir} -lomp -Wl,-rpath,{llvm_lib_dir} -lm"))
+
 config.environment["PATH"] = os.pathsep.join(
     [bin_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
 # Keep locale-independent output and let tests see whether a GPU exists.

@@ -99,7 +99,7 @@ void tuneNote(TuneEngine *e, int task, const char *fmt, ...) {
   tuneEmit(e, &ev);
 }
 
-static bool tuneStopRequested(const TuneEngine *e) {
+bool tuneStopRequested(const TuneEngine *e) {
   return e->opts.stop && *e->opts.stop;
 }
 
@@ -776,43 +776,6 @@ static PrunerStatus tuneMeasureHost(TuneEngine *e, TuneTask *t, const TuneCandid
   return st;
 }
 
-/* The speedup column must compare the two kernels under the same machine state: the
- * baseline was measured once, at the workload's first round, and the load of a shared
- * machine changes over a run. So the winner and OpenBLAS are re-measured back to back,
- * alternating, and the fastest of each is reported (contention only slows a run down).
- * These runs are not records: the configs were measured already. */
-#define TUNE_FINAL_PASSES 3
-static void tuneFinalHostCheck(TuneEngine *e) {
-  if (!e->host)
-    return;
-  PrunerHostResult *r = malloc(sizeof *r);
-  if (!r)
-    return;
-  for (size_t i = 0; i < e->num_tasks && !tuneStopRequested(e); ++i) {
-    TuneTask *t = &e->tasks[i];
-    const PrunerRecord *best = prunerRecordsBest(e->records, t->w.key, e->target_key);
-    if (!best || !prunerHostHasBlasBaseline(&t->w) ||
-        !prunerRecordsBaseline(e->records, t->w.key, e->target_key))
-      continue;
-    PrunerConfig config = best->config;
-    double tuned = 0, blas = 0;
-    for (int pass = 0; pass < TUNE_FINAL_PASSES && !tuneStopRequested(e); ++pass) {
-      prunerHostMeasure(e->host, &t->w, &config, r);
-      if (r->record.status == PRUNER_RECORD_OK && (tuned == 0 || r->record.median_us < tuned))
-        tuned = r->record.median_us;
-      prunerHostMeasureBaseline(e->host, &t->w, r);
-      if (r->record.status == PRUNER_RECORD_OK && (blas == 0 || r->record.median_us < blas))
-        blas = r->record.median_us;
-    }
-    if (tuned > 0 && blas > 0) {
-      t->final_best_us = tuned;
-      t->final_baseline_us = blas;
-      tuneNote(e, (int)i, "%s: final check, back to back: tuned %.2f us, OpenBLAS %.2f us",
-               t->w.key, tuned, blas);
-    }
-  }
-  free(r);
-}
 #endif
 
 /* ---------------------------------------------------------------------------------- */
@@ -1099,9 +1062,21 @@ void tuneEngineTaskInfo(TuneEngine *e, size_t i, PrunerTuneTaskInfo *out) {
     snprintf(out->baseline_name, sizeof out->baseline_name, "%s",
              base->baseline_name[0] ? base->baseline_name : "cublas");
   }
-  if (out->has_best && out->measured && t->final_best_us > 0 && t->final_baseline_us > 0) {
+  /* The final check's winner and medians replace the tuning-time ones (final_host.c). */
+  if (out->has_best && out->measured && t->final_rounds > 0) {
+    out->final_checked = true;
+    out->best = t->final_config;
     out->best_us = t->final_best_us;
-    out->baseline_us = t->final_baseline_us;
+    out->best_p25_us = t->final_p25_us;
+    out->best_p75_us = t->final_p75_us;
+    out->tuning_best_us = t->final_tuning_us;
+    out->final_candidates = t->final_candidates;
+    out->final_rounds = t->final_rounds;
+    if (t->final_baseline_us > 0) {
+      out->baseline_us = t->final_baseline_us;
+      out->baseline_p25_us = t->final_baseline_p25_us;
+      out->baseline_p75_us = t->final_baseline_p75_us;
+    }
   }
 }
 

@@ -76,6 +76,7 @@ PrunerTuneOptions prunerTuneDefaultOptions(void) {
   o.strategy = PRUNER_TUNE_DRAFT_VERIFIER;
   o.measure = PRUNER_TUNE_MEASURE_GPU;
   o.seed = 1;
+  o.final_candidates = 4; /* docs/measurement.md, "Host: the final check" */
   return o;
 }
 
@@ -285,6 +286,18 @@ static MlirAttribute tuneTuningAttr(PrunerTuneSession s, const PrunerTuneTaskInf
                     info->baseline_name);
     else
       tuneBufPrintf(&b, ", baseline = \"none measured\"");
+    /* best_us (and baseline_us) are then the final check's medians (docs/measurement.md). */
+    if (info->final_checked) {
+      tuneBufPrintf(&b,
+                    ", final_check = {candidates = %d : i64, rounds = %d : i64, "
+                    "best_iqr_us = [%.4f : f64, %.4f : f64], tuning_us = %.4f : f64",
+                    info->final_candidates, info->final_rounds, info->best_p25_us,
+                    info->best_p75_us, info->tuning_best_us);
+      if (info->baseline_p75_us > 0)
+        tuneBufPrintf(&b, ", baseline_iqr_us = [%.4f : f64, %.4f : f64]", info->baseline_p25_us,
+                      info->baseline_p75_us);
+      tuneBufPrintf(&b, "}");
+    }
   } else {
     tuneBufPrintf(&b,
                   "{predicted_us = %.4f : f64, trials = 0 : i64, measured = false, "
@@ -523,9 +536,14 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
   TuneBuf b = {0};
   TuneEngine *e = &s->engine;
   bool host = e->target.kind == PRUNER_TARGET_HOST; /* OpenBLAS is the host's baseline */
-  tuneBufPrintf(&b, "%-25s %-22s %4s %11s %9s %11s %8s %7s %8s  %s\n", "op", "shape", "n",
-                "best_us", "GFLOP/s", host ? "openblas_us" : "cublas_us", "speedup", "trials",
-                "time_s", "config");
+  /* Host runs add the final check's interquartile range of best_us (docs/measurement.md). */
+  if (host)
+    tuneBufPrintf(&b, "%-25s %-22s %4s %11s %17s %9s %11s %8s %7s %8s  %s\n", "op", "shape", "n",
+                  "best_us", "best_iqr_us", "GFLOP/s", "openblas_us", "speedup", "trials", "time_s",
+                  "config");
+  else
+    tuneBufPrintf(&b, "%-25s %-22s %4s %11s %9s %11s %8s %7s %8s  %s\n", "op", "shape", "n",
+                  "best_us", "GFLOP/s", "cublas_us", "speedup", "trials", "time_s", "config");
   double total_best = 0, total_base = 0;
   bool all_base = true, any_unmeasured = false;
   for (size_t i = 0; i < e->num_tasks; ++i) {
@@ -553,9 +571,18 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
     } else {
       all_base = false;
     }
-    tuneBufPrintf(&b, "%-25s %-22s %4d %11s %9s %11s %8s %7lld %8.1f  %s\n",
-                  info.workload->op_name, shape, info.occurrences, best, gflops, base, speed,
-                  (long long)info.trials, info.seconds, cfg);
+    if (host) {
+      char iqr[40] = "-";
+      if (info.final_checked)
+        snprintf(iqr, sizeof iqr, "%.2f-%.2f", info.best_p25_us, info.best_p75_us);
+      tuneBufPrintf(&b, "%-25s %-22s %4d %11s %17s %9s %11s %8s %7lld %8.1f  %s\n",
+                    info.workload->op_name, shape, info.occurrences, best, iqr, gflops, base, speed,
+                    (long long)info.trials, info.seconds, cfg);
+    } else {
+      tuneBufPrintf(&b, "%-25s %-22s %4d %11s %9s %11s %8s %7lld %8.1f  %s\n",
+                    info.workload->op_name, shape, info.occurrences, best, gflops, base, speed,
+                    (long long)info.trials, info.seconds, cfg);
+    }
   }
   for (size_t i = 0; i < s->num_ops; ++i) {
     if (s->ops[i].task >= 0)

@@ -41,10 +41,14 @@ typedef struct TuneTask {
   bool done;
   /* Study: trial count when the target latency was first reached (0: not yet). */
   int64_t reached_at;
-  /* Host runs: the winner and OpenBLAS re-measured back to back at the end (fastest of
-   * TUNE_FINAL_PASSES alternations each); 0 when not done. */
-  double final_best_us;
-  double final_baseline_us;
+  /* Host runs: the final check (final_host.c): the best few configs re-measured back to
+   * back with OpenBLAS; the winner has the lowest median there. final_rounds 0: not done. */
+  int final_rounds;
+  int final_candidates;
+  PrunerConfig final_config;
+  double final_best_us, final_p25_us, final_p75_us; /* the winner's median and IQR      */
+  double final_tuning_us;                           /* its median while tuning          */
+  double final_baseline_us, final_baseline_p25_us, final_baseline_p75_us; /* 0: none   */
 } TuneTask;
 
 typedef struct TuneEngine {
@@ -116,6 +120,10 @@ typedef struct TuneSpecConsumer {
 #include <mlir-c/IR.h>
 char *tuneSpecText(TuneEngine *e, MlirContext ctx, const TuneSpecConsumer *consumers,
                    size_t num_consumers);
+bool tuneStopRequested(const TuneEngine *e);
+/* --target=host: re-measures the best few configs of each task back to back with
+ * OpenBLAS and makes the fastest median the winner (final_host.c, docs/measurement.md). */
+void tuneFinalHostCheck(TuneEngine *e);
 void tuneNote(TuneEngine *e, int task, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

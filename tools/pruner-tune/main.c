@@ -100,6 +100,9 @@ static void usage(FILE *f) {
           "                           running after this long is killed and recorded as a\n"
           "                           timeout (default 60; pruner-run's default 10)\n"
           "      --jobs=N             parallel compile workers (default: cores)\n"
+          "      --final=N            host: re-measure the best N configs per op back to back\n"
+          "                           with OpenBLAS at the end; the fastest median wins and is\n"
+          "                           reported with its IQR (default 4, at most 8; 0: off)\n"
           "Inspection and studies:\n"
           "      --draft-only         print the draft's best configs per op and exit\n"
           "      --top=N              how many for --draft-only (default 10)\n"
@@ -295,7 +298,8 @@ int main(int argc, char **argv) {
     O_INTERRUPT,
     O_WARMUP,
     O_WITHIN,
-    O_TIMEOUT
+    O_TIMEOUT,
+    O_FINAL
   };
   static const struct option longs[] = {{"output", required_argument, 0, 'o'},
                                         {"spec", required_argument, 0, O_SPEC},
@@ -323,6 +327,7 @@ int main(int argc, char **argv) {
                                         {"within", required_argument, 0, O_WITHIN},
                                         {"interrupt-after", required_argument, 0, O_INTERRUPT},
                                         {"timeout", required_argument, 0, O_TIMEOUT},
+                                        {"final", required_argument, 0, O_FINAL},
                                         {"verbose", no_argument, 0, 'v'},
                                         {"quiet", no_argument, 0, 'q'},
                                         {"help", no_argument, 0, 'h'},
@@ -393,6 +398,10 @@ int main(int argc, char **argv) {
     case O_JOBS:
       fs = prunerParseInt("--jobs", optarg, 0, MAX_JOBS, &v);
       o.compile_jobs = (int)v;
+      break;
+    case O_FINAL:
+      fs = prunerParseInt("--final", optarg, 0, PRUNER_TUNE_FINAL_MAX, &v);
+      o.final_candidates = (int)v;
       break;
     case O_DRAFT_ONLY: cli.draft_only = true; break;
     case O_TOP: fs = prunerParseInt("--top", optarg, 1, MAX_TOP, &v); cli.top = (int)v; break;
