@@ -29,6 +29,12 @@ PrunerStatus prunerApplyConfigRun(MlirOperation module, const char *target, bool
  * snprintf); fails for an unknown chip or format. */
 PrunerStatus prunerGpuPipelineText(const char *chip, const char *format, char *buf, size_t size);
 
+/* The first pass of pruner-gpu-pipeline: a module nested in `module` that still holds
+ * linalg or tensor ops would come out of the lowering unlowered (one-shot bufferization
+ * and kernel outlining do not enter nested modules), so it is an error on that module,
+ * naming the nesting that lowers it. */
+PrunerStatus prunerGpuPipelineCheckModule(MlirOperation module);
+
 #ifdef __cplusplus
 }
 #endif
