@@ -1,13 +1,16 @@
 /* passes/apply_config.c: pruner-apply-config, in C over the MLIR C API.
  *
- * Every linalg op with a `pruner.config` gets the schedule lib/schedule builds for it.
- * A schedule module has named sequences per phase (docs/schedule.md); this pass runs the
- * per-op tiling phase of every configured op, then the module-wide bufferization once
- * (running one op's whole schedule would bufferize the module and leave the next op on
- * memrefs, where it can no longer be tiled), then every op's GPU mapping, then the
- * module cleanups. Each op is found by a unit attribute `pruner.apply_<i>` put on it (and
- * `pruner.apply_<i>.fill` on the fill feeding its accumulator); the tags are removed at
- * the end. Ops without a config are left alone. */
+ * Every linalg op with a `pruner.config` in the module the pass runs on gets the schedule
+ * lib/schedule builds for it. A schedule module has named sequences per phase
+ * (docs/schedule.md); this pass runs the per-op tiling phase of every configured op, then
+ * the module-wide bufferization once (running one op's whole schedule would bufferize the
+ * module and leave the next op on memrefs, where it can no longer be tiled), then every
+ * op's GPU mapping, then the module cleanups. All configs are checked before anything is
+ * transformed. Each op is found by a unit attribute `pruner.apply_<i>` put on it (and
+ * `pruner.apply_<i>.fill` on the fill feeding its output, `.consumer` on a fused
+ * consumer); no op handle is kept across a transform, and diagnostics after the first
+ * one go to locations captured before it. The tags are removed at the end. Ops without
+ * a config, and ops of nested modules, are left alone. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -390,7 +390,7 @@ def gen_elementwise(f, rng, src=None):
     if is_float(to):
         captured = f.fresh("zero")
         f.emit("%s = arith.constant %s : %s" % (captured, zero(to), to))
-    out = init(f, rng, shape, to, fill=False)
+    out = init(f, rng, shape, to, fill=rng.random() < 0.3)  # sometimes a filled init
     return generic(f, rng, ins, in_types, in_maps, shape, to, loops, ["parallel"] * rank,
                    elementwise_body(rng, to, captured), out) + (shape, to)
 
