@@ -19,6 +19,7 @@
 #include "pruner/schedule.h"
 #include "pruner/space.h"
 #include "pruner/target.h"
+#include "pruner/worker.h"
 #include "pruner/workload.h"
 
 #define PTXAS "/usr/local/cuda/bin/ptxas"
@@ -307,6 +308,8 @@ static void test_pool_crash_goes_on(void **state) {
  * in a signal); the candidate says so and the call returns. */
 static void test_pool_memory_limit(void **state) {
   (void)state;
+  if (!prunerAddressSpaceLimitSupported())
+    skip(); /* ASan build: no RLIMIT_AS (pruner/worker.h) */
   PrunerTargetDesc t = h200();
   PrunerWorkload w;
   PrunerConfig c[2];
