@@ -83,6 +83,11 @@ static void onAlarm(int sig) {
   _exit(70);
 }
 
+/* Under GCC, UBSan is a runtime of its own whose reports do not call ASan's death
+ * callback: it aborts instead, which the SIGABRT handler sees. UBSAN_OPTIONS overrides. */
+const char *__ubsan_default_options(void);
+const char *__ubsan_default_options(void) { return "abort_on_error=1:print_stacktrace=1"; }
+
 /* ---- the corpus ---------------------------------------------------------------------- */
 
 static bool readInput(const char *path, Buffer *out) {
