@@ -10,7 +10,7 @@
 
 #include "pruner/schedule.h"
 #include "schedule_internal.h"
-#include "text.h"
+#include "pruner/text.h"
 
 const char *prunerScheduleMlirType(PrunerDType dtype) {
   switch (dtype) {

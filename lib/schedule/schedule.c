@@ -19,7 +19,7 @@
 
 #include "pruner/schedule.h"
 #include "schedule_internal.h"
-#include "text.h"
+#include "pruner/text.h"
 
 PrunerScheduleOptions prunerScheduleDefaultOptions(void) {
   PrunerScheduleOptions o;

@@ -17,7 +17,7 @@
 #include "pruner/compile.h"
 #include "pruner/measure.h"
 #ifdef PRUNER_HAVE_HOST
-#include "pruner/host.h"
+#include "pruner/backend/host.h"
 #endif
 #include "pruner/random.h"
 #include "tune_internal.h"

@@ -29,7 +29,7 @@
 #include <mlir-c/IR.h>
 
 #include "pruner/file.h"
-#include "pruner/host.h"
+#include "pruner/backend/host.h"
 #include "pruner/ir.h"
 #include "pruner/random.h"
 #include "pruner/ir_context.h"

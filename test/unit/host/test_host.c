@@ -20,7 +20,7 @@
 
 #include <mlir-c/IR.h>
 
-#include "pruner/host.h"
+#include "pruner/backend/host.h"
 #include "pruner/ir.h"
 #include "pruner/ir_context.h"
 

@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "host_internal.h"
-#include "pruner/host.h"
+#include "pruner/backend/host.h"
 #include "schedule_internal.h"
-#include "text.h"
+#include "pruner/text.h"
 
 #define ANY "!transform.any_op"
 

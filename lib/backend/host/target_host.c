@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pruner/host.h"
+#include "pruner/backend/host.h"
 
 /* Sustained DRAM bandwidth per core when nothing better is known: ~10 GB/s is the
  * single-core STREAM triad figure of current server cores (STREAM results pages, Xeon SP

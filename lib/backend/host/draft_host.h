@@ -3,7 +3,7 @@
 #define PRUNER_DRAFT_HOST_H
 
 #include "pruner/draft.h"
-#include "pruner/host.h"
+#include "pruner/backend/host.h"
 
 /* Fails, naming the field, when the host description lacks what the model divides by. */
 PrunerStatus draftHostCheckTarget(const PrunerWorkload *w, const PrunerTargetDesc *t);

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pruner/host.h"
+#include "pruner/backend/host.h"
 
 /* Register tiles of the non-vectorized loops: 1..8 rows (HOST-FACTS.md: 6 rows x 4
  * vectors was best; 16-24 accumulators is the sweet spot). */

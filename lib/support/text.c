@@ -1,5 +1,5 @@
-/* lib/schedule/text.c: growable text buffer (see text.h). */
-#include "text.h"
+/* lib/support/text.c: growable text buffer (pruner/text.h). */
+#include "pruner/text.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 #include <mlir-c/ExecutionEngine.h>
 #include <mlir-c/IR.h>
 
-#include "pruner/host.h"
+#include "pruner/backend/host.h"
 
 #ifndef PRUNER_HOST_LIBOMP
 #define PRUNER_HOST_LIBOMP "/usr/lib/llvm-22/lib/libomp.so"

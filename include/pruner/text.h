@@ -1,8 +1,9 @@
-/* lib/schedule/text.h: a growable text buffer for emitting MLIR and transform IR.
- * Internal to lib/schedule. An allocation failure is remembered and reported once at
- * the end (textFinish), so emitters need not check every append. */
-#ifndef PRUNER_SCHEDULE_TEXT_H
-#define PRUNER_SCHEDULE_TEXT_H
+/* pruner/text.h: a growable text buffer for emitting MLIR and transform IR (lib/support;
+ * used by lib/schedule and the backends' schedules). An allocation failure is remembered
+ * and reported once at the end (prunerTextFinish), so emitters need not check every
+ * append. */
+#ifndef PRUNER_TEXT_H
+#define PRUNER_TEXT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,4 +27,4 @@ void prunerTextAppendI64List(PrunerText *t, const int64_t *values, int n);
 /* Hands the buffer to *out (caller frees) or fails if an allocation failed. */
 PrunerStatus prunerTextFinish(PrunerText *t, const char *what, char **out);
 
-#endif /* PRUNER_SCHEDULE_TEXT_H */
+#endif /* PRUNER_TEXT_H */
