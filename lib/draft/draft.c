@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "draft_host.h"
+#include "pruner/backend/host_rules.h"
 #include "draft_internal.h"
 
 #include <stdlib.h>
@@ -72,7 +72,7 @@ static int accRegistersPerElem(PrunerDType dtype) {
 /* ---- Creation ------------------------------------------------------------------------- */
 
 static PrunerStatus checkTarget(const PrunerWorkload *w, const PrunerTargetDesc *t) {
-  if (t->kind == PRUNER_TARGET_HOST) return draftHostCheckTarget(w, t);
+  if (t->kind == PRUNER_TARGET_HOST) return prunerHostDraftCheckTarget(w, t);
   if (t->kind != PRUNER_TARGET_GPU)
     return prunerStatusError("draft for %s: target '%s' is not a GPU (the draft models GPUs only)",
                              w->key, t->name);
@@ -422,7 +422,7 @@ bool draftScoreCached(PrunerDraft draft, const PrunerConfig *config,
   const struct PrunerDraftImpl *d = draft;
   const PrunerWorkload *w = &d->w;
   const PrunerTargetDesc *t = &d->t;
-  if (t->kind == PRUNER_TARGET_HOST) return draftHostScore(w, t, config, out); /* draft_host.c */
+  if (t->kind == PRUNER_TARGET_HOST) return prunerHostDraftScore(w, t, config, out); /* lib/backend/host */
 
   /* Work and launch shape. */
   int64_t ntiles[PRUNER_MAX_LOOPS];

@@ -4,7 +4,7 @@
  * precomputed fast path, and the unit tests compare the two. */
 #include "pruner/space.h"
 
-#include "pruner/backend/host.h"
+#include "pruner/backend/host_rules.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * evaluates them on precomputed per-candidate values so that a scan does no division. */
 #include "pruner/space.h"
 
-#include "pruner/backend/host.h"
+#include "pruner/backend/host_rules.h"
 
 #include <stdlib.h>
 #include <string.h>

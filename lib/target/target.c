@@ -1,7 +1,7 @@
 /* Lookup, listing, keys and driver overrides over the built-in table (table.c). */
 #include "target_table.h"
 
-#include "pruner/backend/host.h"
+#include "pruner/backend/host_rules.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* lib/draft/draft_host.c: the draft model of the host CPU (docs/host.md, "Draft").
+/* lib/backend/host/draft_host.c: the draft model of the host CPU (docs/host.md, "Draft").
  *
  * A roofline over the cache levels, with vectorization and parallel efficiency:
  *   compute = flops / (per-core peak x SIMD use x FMA-latency cover x load-port balance
@@ -13,7 +13,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "draft_host.h"
+#include "pruner/backend/host_rules.h"
+#include "pruner/draft.h"
 
 /* FMA latency in cycles: 4 on Skylake-SP .. Sapphire Rapids (Intel optimization manual,
  * appendix "instruction latency") and on Zen 4 (AMD 56665, FP pipe latencies). */
@@ -80,7 +81,7 @@
 static double dmin(double a, double b) { return a < b ? a : b; }
 static double dmax(double a, double b) { return a > b ? a : b; }
 
-PrunerStatus draftHostCheckTarget(const PrunerWorkload *w, const PrunerTargetDesc *t) {
+PrunerStatus prunerHostDraftCheckTarget(const PrunerWorkload *w, const PrunerTargetDesc *t) {
   struct {
     const char *name;
     double value;
@@ -213,7 +214,7 @@ static double cacheFills(const PrunerWorkload *w, const HostNest *nest, double s
   return (1.0 - crowded) * fills_full + crowded * fills_half;
 }
 
-bool draftHostScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const PrunerConfig *c,
+bool prunerHostDraftScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const PrunerConfig *c,
                     PrunerDraftSymbols *out) {
   PrunerDraftSymbols s;
   memset(&s, 0, sizeof s);

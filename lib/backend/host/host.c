@@ -1,4 +1,4 @@
-/* lib/host/host.c: measuring host kernels in an isolated child (docs/host.md).
+/* lib/backend/host/host.c: measuring host kernels in an isolated child (docs/host.md).
  *
  * The parent (the tuner) holds a PrunerWorker. Its child, forked on first use, owns an
  * MLIR context, OpenBLAS (dlopen'ed after OPENBLAS_CORETYPE is set, so that only the

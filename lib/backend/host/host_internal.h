@@ -1,4 +1,4 @@
-/* lib/host/host_internal.h: pieces of the host stage shared between its files. */
+/* lib/backend/host/host_internal.h: pieces of the host backend shared between its files. */
 #ifndef PRUNER_HOST_INTERNAL_H
 #define PRUNER_HOST_INTERNAL_H
 

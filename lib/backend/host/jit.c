@@ -1,4 +1,4 @@
-/* lib/host/jit.c: workload + host config -> JIT-compiled kernel (ExecutionEngine C API).
+/* lib/backend/host/jit.c: workload + host config -> JIT-compiled kernel (ExecutionEngine C API).
  *
  * payload (prunerSchedulePayload, tensors, no fill) -> one-shot bufferize with identity
  * layouts at the function boundary, dropping results equal to an argument (the kernel

@@ -1,4 +1,4 @@
-/* lib/host/schedule_host.c: a host config turned into a transform schedule (docs/host.md).
+/* lib/backend/host/schedule_host.c: a host config turned into a transform schedule (docs/host.md).
  *
  * The schedule acts on the bufferized payload (memrefs), as the recipe of HOST-FACTS.md
  * that matched OpenBLAS does:
@@ -19,7 +19,7 @@
 
 #include "host_internal.h"
 #include "pruner/backend/host.h"
-#include "schedule_internal.h"
+#include "pruner/schedule.h"
 #include "pruner/text.h"
 
 #define ANY "!transform.any_op"

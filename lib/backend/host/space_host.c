@@ -1,4 +1,4 @@
-/* lib/space/space_host.c: the host CPU's knobs and validity rules (docs/host.md, "Space").
+/* lib/backend/host/space_host.c: the host CPU's knobs and validity rules (docs/host.md, "Space").
  *
  * A host config tiles the op three times: per task (workgroup: parallel loops, tasks are
  * spread over the cores by OpenMP), per cache block of the reduction loops (reduction),
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pruner/backend/host.h"
+#include "pruner/backend/host_rules.h"
 
 /* Register tiles of the non-vectorized loops: 1..8 rows (HOST-FACTS.md: 6 rows x 4
  * vectors was best; 16-24 accumulators is the sweet spot). */

@@ -1,4 +1,4 @@
-/* lib/target/host.c: the host CPU described from the machine itself (docs/host.md).
+/* lib/backend/host/target_host.c: the host CPU described from the machine itself (docs/host.md).
  *
  * Cores from the affinity mask (sched_getaffinity, else sysconf), the SIMD ISA from the
  * CPU's feature bits (__builtin_cpu_supports), caches from sysfs
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pruner/backend/host.h"
+#include "pruner/backend/host_rules.h"
 
 /* Sustained DRAM bandwidth per core when nothing better is known: ~10 GB/s is the
  * single-core STREAM triad figure of current server cores (STREAM results pages, Xeon SP
