@@ -116,6 +116,18 @@ PrunerStatus prunerDraftCreate(const PrunerWorkload *w, const PrunerTargetDesc *
                                PrunerDraft *out);
 void prunerDraftDestroy(PrunerDraft draft);
 
+/* A backend's own draft terms (pruner/backend.h): the symbols of `config`, which passed
+ * prunerConfigIsValid (`out` is zeroed first; at least out->predicted_us must be set).
+ * False: the config cannot be scored. */
+typedef bool (*PrunerDraftTermsFn)(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                   const PrunerConfig *config, PrunerDraftSymbols *out, void *user);
+
+/* A draft that scores with `terms` instead of the built-in GPU or host model; scans,
+ * top-N and features work as for prunerDraftCreate. `user` must outlive the draft.
+ * Destroy with prunerDraftDestroy. */
+PrunerStatus prunerDraftCreateWithTerms(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                        PrunerDraftTermsFn terms, void *user, PrunerDraft *out);
+
 const PrunerWorkload *prunerDraftGetWorkload(PrunerDraft draft);
 const PrunerTargetDesc *prunerDraftGetTarget(PrunerDraft draft);
 

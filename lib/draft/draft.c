@@ -162,6 +162,25 @@ PrunerStatus prunerDraftCreate(const PrunerWorkload *w, const PrunerTargetDesc *
   return prunerStatusOk();
 }
 
+PrunerStatus prunerDraftCreateWithTerms(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                        PrunerDraftTermsFn terms, void *user, PrunerDraft *out) {
+  *out = NULL;
+  if (!terms)
+    return prunerStatusError("draft for %s: no terms function", w->key);
+  PrunerStatus st = prunerWorkloadVerify(w);
+  if (!st.ok)
+    return st;
+  struct PrunerDraftImpl *d = calloc(1, sizeof *d);
+  if (!d)
+    return prunerStatusError("draft for %s: out of memory", w->key);
+  d->w = *w;
+  d->t = *t;
+  d->terms = terms;
+  d->terms_user = user;
+  *out = d;
+  return prunerStatusOk();
+}
+
 void prunerDraftDestroy(PrunerDraft draft) { free(draft); }
 
 const PrunerWorkload *prunerDraftGetWorkload(PrunerDraft draft) { return &draft->w; }
@@ -422,7 +441,17 @@ bool draftScoreCached(PrunerDraft draft, const PrunerConfig *config,
   const struct PrunerDraftImpl *d = draft;
   const PrunerWorkload *w = &d->w;
   const PrunerTargetDesc *t = &d->t;
-  if (t->kind == PRUNER_TARGET_HOST) return prunerHostDraftScore(w, t, config, out); /* lib/backend/host */
+  if (d->terms) {
+    PrunerDraftSymbols s;
+    memset(&s, 0, sizeof s);
+    if (!d->terms(w, t, config, &s, d->terms_user))
+      return false;
+    if (out)
+      *out = s;
+    return true;
+  }
+  if (t->kind == PRUNER_TARGET_HOST)
+    return prunerHostDraftScore(w, t, config, out);
 
   /* Work and launch shape. */
   int64_t ntiles[PRUNER_MAX_LOOPS];

@@ -1,5 +1,6 @@
 /* lib/tune/session.c: the MLIR side of the driver: read the module, collect tunable ops,
  * write `pruner.config` / `pruner.tuning` back, and produce the summary table. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,14 +19,14 @@
 #include "tune_internal.h"
 
 /* One tunable op: its task, or (task -1) a consumer fused into the contraction at
- * s->ops[fused_into] (prunerFusibleConsumer; GPU targets only), with its own workload
- * for the case that the contraction's winner promotes and cannot take it. */
+ * s->ops[fused_into] (prunerFusibleConsumer; backends with fuses_consumers), with its own
+ * workload for the case that the contraction's winner promotes and cannot take it. */
 typedef struct TuneOpRef {
   MlirOperation op;
   int task;
   int fused_into;
   PrunerWorkload *own;
-  MlirOperation consumer; /* of a task's op: prunerFusibleConsumer (GPU targets), or null */
+  MlirOperation consumer; /* of a task's op: prunerFusibleConsumer (fusing backends), or null */
 } TuneOpRef;
 
 struct PrunerTuneSessionImpl {
@@ -162,7 +163,7 @@ static MlirWalkResult tuneVisit(MlirOperation op, const PrunerWorkload *w,
     return MlirWalkResultInterrupt;
   }
   MlirOperation consumer = {NULL};
-  if (s->engine.target.kind != PRUNER_TARGET_HOST) /* lib/host has no consumer fusion */
+  if (s->engine.backend->fuses_consumers)
     consumer = prunerFusibleConsumer(op, w);
   s->ops[s->num_ops++] = (TuneOpRef){op, task, -1, NULL, consumer};
   return MlirWalkResultAdvance;
@@ -325,8 +326,9 @@ static bool tuneFusedDecision(PrunerTuneSession s, size_t i, bool *has_own, Prun
   PrunerSpace space = NULL;
   PrunerDraft draft = NULL;
   PrunerDraftCandidate top;
-  if (prunerSpaceCreate(s->ops[i].own, &s->engine.target, NULL, &space).ok &&
-      prunerDraftCreate(s->ops[i].own, &s->engine.target, &draft).ok &&
+  const PrunerBackend *b = s->engine.backend;
+  if (b->spaceCreate(s->ops[i].own, &s->engine.target, &space).ok &&
+      b->draftCreate(s->ops[i].own, &s->engine.target, &draft).ok &&
       prunerDraftTopN(draft, space, 1, &top) == 1) {
     *has_own = true;
     *own = top.config;
@@ -515,10 +517,14 @@ static void tuneNoBestReason(TuneEngine *e, size_t i, const PrunerTuneTaskInfo *
 char *prunerTuneSessionSummary(PrunerTuneSession s) {
   TuneBuf b = {0};
   TuneEngine *e = &s->engine;
-  bool host = e->target.kind == PRUNER_TARGET_HOST; /* OpenBLAS is the host's baseline */
+  const char *baseline = e->backend->baseline_name; /* "cuBLAS", "OpenBLAS" */
+  char baseline_column[32];
+  size_t bl = 0;
+  for (; baseline[bl] && bl + 4 < sizeof baseline_column; ++bl)
+    baseline_column[bl] = (char)tolower((unsigned char)baseline[bl]);
+  snprintf(baseline_column + bl, sizeof baseline_column - bl, "_us");
   tuneBufPrintf(&b, "%-25s %-22s %4s %11s %9s %11s %8s %7s %8s  %s\n", "op", "shape", "n",
-                "best_us", "GFLOP/s", host ? "openblas_us" : "cublas_us", "speedup", "trials",
-                "time_s", "config");
+                "best_us", "GFLOP/s", baseline_column, "speedup", "trials", "time_s", "config");
   double total_best = 0, total_base = 0;
   bool all_base = true, any_unmeasured = false;
   for (size_t i = 0; i < e->num_tasks; ++i) {
@@ -579,8 +585,7 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
   if (total_best > 0) {
     tuneBufPrintf(&b, "total (weighted by occurrences): %.2f us", total_best);
     if (all_base && total_base > 0 && !any_unmeasured)
-      tuneBufPrintf(&b, " vs %s %.2f us (%.2fx)", host ? "OpenBLAS" : "cuBLAS", total_base,
-                    total_base / total_best);
+      tuneBufPrintf(&b, " vs %s %.2f us (%.2fx)", baseline, total_base, total_base / total_best);
     tuneBufPrintf(&b, "\n");
   }
   if (any_unmeasured)

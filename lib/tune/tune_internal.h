@@ -1,6 +1,7 @@
 /* lib/tune/tune_internal.h: the search engine shared by the MLIR session (session.c)
- * and the replay study (study.c). The engine knows workloads, records and backends; it
- * never touches MLIR. */
+ * and the replay study (study.c). The engine (engine.c) knows workloads, records and the
+ * backend interface (pruner/backend.h), never a particular backend, and never touches
+ * MLIR; the session and the tuning spec (spec.c, tuneSpecText below) do. */
 #ifndef PRUNER_TUNE_INTERNAL_H
 #define PRUNER_TUNE_INTERNAL_H
 
@@ -9,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pruner/backend.h"
 #include "pruner/draft.h"
 #include "pruner/records.h"
 #include "pruner/space.h"
@@ -41,8 +43,9 @@ typedef struct TuneTask {
   bool done;
   /* Study: trial count when the target latency was first reached (0: not yet). */
   int64_t reached_at;
-  /* Host runs: the winner and OpenBLAS re-measured back to back at the end (fastest of
-   * TUNE_FINAL_PASSES alternations each); 0 when not done. */
+  /* The winner and the baseline re-measured back to back at the end by a backend that
+   * can (PrunerBackend.recheck; fastest of TUNE_FINAL_PASSES alternations each); 0 when
+   * not done. */
   double final_best_us;
   double final_baseline_us;
 } TuneTask;
@@ -63,7 +66,8 @@ typedef struct TuneEngine {
   char measure_path[1024]; /* copy: the caller's string need not outlive Init */
   char measure_text[1280]; /* what measures, in words (prunerTuneSessionMeasureDescription) */
   double target_us; /* study: stop a task once a measurement is <= this (0: off) */
-  struct PrunerHostImpl *host; /* host CPU backend (pruner/host.h), started on first use */
+  const PrunerBackend *backend;     /* the target's (pruner/backend.h)                  */
+  PrunerBackendState backend_state; /* started on first use (backend->create)           */
 } TuneEngine;
 
 /* Growable text buffer. */
@@ -78,8 +82,13 @@ void tuneBufAppend(TuneBuf *b, const char *s, size_t n);
 
 double tuneNow(void);
 
-/* Sets up target, records (opts->records_path or in memory), replay, verifier. */
+/* Sets up target, records (opts->records_path or in memory), replay, verifier. The
+ * backend is the table's for opts->target (prunerBackendLookup). */
 PrunerStatus tuneEngineInit(TuneEngine *e, const PrunerTuneOptions *opts);
+/* The same with a given backend (not NULL: its describeTarget names opts->target), for
+ * tests that drive the real engine through a backend of their own. */
+PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *opts,
+                                       const PrunerBackend *backend);
 /* Adds one occurrence of `w`; returns the task index or -1 on allocation failure. */
 int tuneEngineAddWorkload(TuneEngine *e, const PrunerWorkload *w);
 /* Builds spaces and drafts, reads resumed state. Tasks whose space cannot be built are

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pruner/backend.h"
 #include "pruner/backend/host_rules.h"
 #include "pruner/records.h"
 #include "pruner/space.h"
@@ -101,6 +102,9 @@ bool prunerHostHasBlasBaseline(const PrunerWorkload *w);
 /* Fills the target/workload fields of a record from a result ("host:<name>" key). */
 void prunerHostFillRecord(PrunerHost host, const PrunerWorkload *w, const PrunerConfig *config,
                           PrunerRecord *record);
+
+/* The backend's table entry (pruner/backend.h; static storage, never freed). */
+const PrunerBackend *prunerHostBackend(void);
 
 #ifdef __cplusplus
 }
