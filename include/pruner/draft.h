@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pruner/compile.h"
+#include "pruner/kernel.h"
 #include "pruner/space.h"
 #include "pruner/status.h"
 #include "pruner/target.h"
