@@ -2,7 +2,7 @@
  *
  * Every dialect, every pass and every LLVM translation registered, threading off (pruner
  * parallelizes with processes: lib/compile's pool, the measuring children). Used by the
- * tools, lib/tune's session, lib/compile and lib/host. It lives in its own library,
+ * tools, lib/tune's session, lib/compile and lib/backend/host. It lives in its own library,
  * pruner_ir_context, apart from pruner_ir: the plugin links pruner_ir and must not bring
  * RegisterEverything into mlir-opt, whose context mlir-opt itself sets up. */
 #ifndef PRUNER_IR_CONTEXT_H

@@ -45,7 +45,7 @@ PrunerCompileResult prunerCompileOneInContext(MlirContext ctx, const PrunerWorkl
 
   if (t->kind != PRUNER_TARGET_GPU) {
     r.status = prunerStatusError("target '%s' is not a GPU: lib/compile emits NVVM/PTX only "
-                                 "(host targets are compiled by lib/host)",
+                                 "(host targets are compiled by lib/backend/host)",
                                  t->name);
     return r;
   }

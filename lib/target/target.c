@@ -48,7 +48,7 @@ PrunerStatus prunerTargetLookup(const char *name, PrunerTargetDesc *out) {
     prunerTargetListNames(names, sizeof(names));
     return prunerStatusError("empty target name; accepted: %s", names);
   }
-  /* The host CPU is described from the machine, not the table (lib/target/host.c). */
+  /* The host CPU is described from the machine, not the table (lib/backend/host/target_host.c). */
   if (sameName(name, "host") || sameName(name, "cpu")) {
     PrunerHostInfo info;
     prunerHostDescribe(&info);

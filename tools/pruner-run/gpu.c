@@ -179,7 +179,7 @@ static double dtypeEps(PrunerDType t) {
   }
 }
 
-/* Random values as lib/host draws them (prunerRandomTestValue: exact sums). */
+/* Random values as lib/backend/host draws them (prunerRandomTestValue: exact sums). */
 static void fillRandom(PrunerDType t, void *host, int64_t n, uint64_t seed) {
   uint64_t s = seed;
   for (int64_t i = 0; i < n; i++)

@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-/* ---- schedule and measurement (lib/host, MLIR) -------------------------------------- */
+/* ---- schedule and measurement (schedule_host.c, jit.c, host.c; MLIR) ------------------ */
 
 /* The host transform schedule for `config` (a module holding @__transform_main that
  * acts on the bufferized payload of prunerHostPayload); malloc'ed, caller frees. With

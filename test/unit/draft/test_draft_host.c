@@ -1,4 +1,4 @@
-/* Unit tests of the host CPU draft (lib/draft/draft_host.c, docs/host.md "Draft"): the
+/* Unit tests of the host CPU draft (lib/backend/host/draft_host.c, docs/host.md "Draft"): the
  * cache-level traffic of the loop nest and the 2-D conv's unhoisted accumulator, on a
  * fixed description of the dataset machine (data/README.md), so that results do not
  * depend on the machine the tests run on. */
