@@ -18,6 +18,7 @@
 #ifndef PRUNER_BACKEND_H
 #define PRUNER_BACKEND_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,6 +43,11 @@ typedef struct PrunerBackendOptions {
   int compile_jobs;        /* parallel compile workers; 0: the backend's default       */
   const char *runner_path; /* the measuring program, where the backend runs one; NULL:
                               its default                                              */
+  double candidate_timeout_s; /* watchdog per candidate (build and run); 0: the
+                                 backend's default                                     */
+  const volatile sig_atomic_t *stop; /* the caller's Ctrl-C flag: once set, a candidate
+                                        in progress is cut short and kept as no record;
+                                        may be NULL                                   */
 } PrunerBackendOptions;
 
 /* Candidates of one workload, measured or exported together. Arrays of n entries; the

@@ -86,8 +86,17 @@ typedef struct PrunerSpaceImpl *PrunerSpace;
 /* Default options (see docs/space.md). */
 PrunerSpaceOptions prunerSpaceDefaultOptions(void);
 
+/* Whether `w`'s sizes can be run on `t` at all: the element and byte count of every
+ * operand and the number of iteration points fit int64_t (checked products), and the
+ * operands together fit the target's memory (t->dram_bytes: the GPU's memory, the host's
+ * physical RAM; not checked when 0). A failure names the op, the operand and the size;
+ * tools skip such ops with a remark instead of tuning them (docs/hardening.md, "Sizes").
+ * prunerSpaceCreate checks it too. */
+PrunerStatus prunerWorkloadCheckSize(const PrunerWorkload *w, const PrunerTargetDesc *t);
+
 /* Builds the space of `w` on `t`. `opts` may be NULL for the defaults. The space copies
- * the workload and target; destroy it with prunerSpaceDestroy. */
+ * the workload and target; destroy it with prunerSpaceDestroy. Fails for workloads that
+ * prunerWorkloadCheckSize refuses. */
 PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                const PrunerSpaceOptions *opts, PrunerSpace *out);
 void prunerSpaceDestroy(PrunerSpace space);

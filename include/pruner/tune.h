@@ -12,8 +12,9 @@
  *
  * The library never prints: progress, per-candidate lines and warnings are reported
  * through an event callback, and the summary table is returned as a string. Interruption
- * is cooperative: the caller's signal handler sets `*stop`, the session finishes the
- * current step (records are flushed per measurement) and Run returns with
+ * is cooperative: the caller's signal handler sets `*stop`, the session abandons the
+ * current step (a host measurement in progress is killed within a fraction of a second
+ * and not recorded; records are flushed per measurement) and Run returns with
  * prunerTuneSessionInterrupted() true; the best-so-far outputs can still be written. */
 #ifndef PRUNER_TUNE_H
 #define PRUNER_TUNE_H
@@ -101,6 +102,9 @@ typedef struct PrunerTuneOptions {
   const char *runner_path;   /* pruner-run for MEASURE_GPU; NULL: next to the tool    */
   int compile_jobs;          /* parallel compile workers; 0: number of cores          */
   uint64_t seed;             /* epsilon-greedy and sampling; default 1                */
+  /* Watchdog per candidate (host: JIT + runs; GPU: compile and pruner-run); 0: the
+   * backend's default (60 s; 10 s for pruner-run). */
+  double candidate_timeout_s;
   const volatile sig_atomic_t *stop; /* set by the caller's signal handler; may be NULL */
   PrunerTuneEventFn on_event;
   void *user;

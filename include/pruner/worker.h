@@ -14,6 +14,7 @@
 #ifndef PRUNER_WORKER_H
 #define PRUNER_WORKER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,7 +45,13 @@ typedef struct PrunerWorkerSpec {
   PrunerWorkerTailHandler tail_handler;
   void (*child_init)(void *context); /* once in each new child, before any request   */
   int64_t memory_limit_mb;           /* the child's address-space limit (RLIMIT_AS)  */
+  /* Set by the caller's signal handler (Ctrl-C): a wait notices it within
+   * PRUNER_WORKER_STOP_POLL_MS, kills the child and returns PRUNER_WORKER_INTERRUPTED. */
+  const volatile sig_atomic_t *stop;
 } PrunerWorkerSpec;
+
+/* How often a waiting call looks at PrunerWorkerSpec.stop. */
+#define PRUNER_WORKER_STOP_POLL_MS 50
 
 typedef enum PrunerWorkerOutcome {
   PRUNER_WORKER_DONE = 0, /* the reply is filled                                */
@@ -52,6 +59,9 @@ typedef enum PrunerWorkerOutcome {
   PRUNER_WORKER_CRASHED,  /* the child died (signal or exit) before answering    */
   PRUNER_WORKER_FAILED,   /* could not start a child, or a bad argument          */
   PRUNER_WORKER_PENDING,  /* prunerWorkerReceive without waiting: not yet        */
+  /* *spec.stop was set while waiting; the child was killed. Not a result of the
+   * request: do not record it. */
+  PRUNER_WORKER_INTERRUPTED,
 } PrunerWorkerOutcome;
 
 typedef struct PrunerWorkerImpl *PrunerWorker;
@@ -82,7 +92,8 @@ PrunerWorkerOutcome prunerWorkerReceive(PrunerWorker worker, void *reply, void *
 /* True while a request is in flight (sent, reply not yet received). */
 bool prunerWorkerBusy(PrunerWorker worker);
 /* Blocks until one of the busy workers in `workers` has reply data or its deadline has
- * passed; returns at once if none is busy. */
+ * passed (or, for a worker with a stop flag, until the next look at the flag); returns at
+ * once if none is busy. */
 void prunerWorkerWaitAny(PrunerWorker *workers, size_t n);
 
 /* Counts children started so far; it changes when a call lands on a fresh child, so a

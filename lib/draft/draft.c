@@ -5,6 +5,7 @@
 
 #include "pruner/backend/host_rules.h"
 #include "draft_internal.h"
+#include "pruner/checked.h"
 
 #include <stdlib.h>
 
@@ -241,11 +242,19 @@ static int countDistinct(const int64_t *v, int n) {
   return k;
 }
 
+/* A lane's byte offset as an integer: converting a double past int64 is undefined
+ * behaviour (huge strides), and sector arithmetic adds to it, so it is capped at 2^62. */
+static int64_t byteOffset(double v) {
+  int64_t off = prunerDoubleToInt64Sat(v);
+  return off > ((int64_t)1 << 62) ? (int64_t)1 << 62 : off;
+}
+
 /* Lane byte offsets of one warp-wide load; each lane reads `width` bytes. */
 static int laneOffsets(const WarpShape *ws, double sx, double sy, int64_t *off) {
   int n = 0;
   for (int64_t y = 0; y < ws->by; ++y)
-    for (int64_t x = 0; x < ws->bx; ++x) off[n++] = (int64_t)(x * sx + y * sy);
+    for (int64_t x = 0; x < ws->bx; ++x)
+      off[n++] = byteOffset(x * sx + y * sy);
   return n;
 }
 
@@ -256,7 +265,7 @@ static void warpSectors(const WarpShape *ws, double sx, double sy, int width, do
                         double *useful) {
   int64_t row_sectors = 0, last = -1;
   for (int64_t x = 0; x < ws->bx; ++x) {
-    int64_t off = (int64_t)(x * sx);
+    int64_t off = byteOffset(x * sx);
     int64_t first = off / 32, end = (off + width - 1) / 32;
     if (first <= last) first = last + 1;
     if (end >= first) row_sectors += end - first + 1;
@@ -496,9 +505,11 @@ bool draftScoreCached(PrunerDraft draft, const PrunerConfig *config,
     if (config->promote_operands & (1u << i)) smem += fp_block[i];
     frag_regs += frag_elems[i] * (o->bytes > 4 ? 2 : 1);
   }
-  int regs_est = (int)(acc_elems * d->acc_regs_per_elem + frag_regs) + kBaseRegisters;
+  /* Saturating conversions: a config from a file may tile far past any register file. */
+  int regs_est =
+      prunerDoubleToIntSat(acc_elems * d->acc_regs_per_elem + frag_regs + kBaseRegisters);
   int regs = regs_est, spill_bytes = 0;
-  int64_t smem_used = (int64_t)smem;
+  int64_t smem_used = prunerDoubleToInt64Sat(smem);
   if (resources) {
     regs = resources->registers;
     spill_bytes = resources->spill_store_bytes + resources->spill_load_bytes;
@@ -737,7 +748,7 @@ bool draftScoreCached(PrunerDraft draft, const PrunerConfig *config,
   out->global_store_bytes = store_bytes;
   out->reuse = frag_bytes_total > 0 ? 2.0 * fma_per_iter / frag_bytes_total : 0.0;
   out->arithmetic_intensity = total_dram > 0 ? d->flops / total_dram : 0.0;
-  out->blocks = (int64_t)blocks;
+  out->blocks = prunerDoubleToInt64Sat(blocks);
   out->threads_per_block = ithreads;
   out->warps_per_block = warps;
   out->registers = regs;

@@ -16,8 +16,10 @@
 #include <string.h>
 
 #include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
 
 #include "ir_internal.h"
+#include "pruner/checked.h"
 #include "pruner/ir.h"
 
 /* Inserts v into the ascending, duplicate-free list vals[0..*n). */
@@ -102,6 +104,16 @@ static MlirAttribute stringArray(MlirContext ctx, const char *const *names, int 
   return mlirArrayAttrGet(ctx, n, elems);
 }
 
+/* FLOPs as i64 when they fit; past 2^63 (the conversion would be undefined behaviour and
+ * wrote INT64_MIN) as f64. */
+static MlirAttribute flopsAttr(MlirContext ctx, const PrunerWorkload *w) {
+  double flops = prunerWorkloadFlops(w);
+  int64_t exact;
+  if (prunerDoubleToInt64(flops, &exact))
+    return prunerIrI64(ctx, exact);
+  return mlirFloatAttrDoubleGet(ctx, mlirF64TypeGet(ctx), flops);
+}
+
 static MlirAttribute workloadAttr(MlirContext ctx, const PrunerWorkload *w) {
   const char *roles[PRUNER_MAX_LOOPS], *iterators[PRUNER_MAX_LOOPS];
   const char *dtypes[PRUNER_MAX_OPERANDS];
@@ -121,7 +133,7 @@ static MlirAttribute workloadAttr(MlirContext ctx, const PrunerWorkload *w) {
   entries[n++] = prunerIrNamed(ctx, "loops", stringArray(ctx, roles, w->num_loops));
   entries[n++] = prunerIrNamed(ctx, "iterators", stringArray(ctx, iterators, w->num_loops));
   entries[n++] = prunerIrNamed(ctx, "dtypes", stringArray(ctx, dtypes, operands));
-  entries[n++] = prunerIrNamed(ctx, "flops", prunerIrI64(ctx, (int64_t)prunerWorkloadFlops(w)));
+  entries[n++] = prunerIrNamed(ctx, "flops", flopsAttr(ctx, w));
   if (w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF || w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW ||
       w->kind == PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC) {
     entries[n++] = prunerIrNamed(ctx, "strides", prunerIrI64Array(ctx, w->strides, 2));

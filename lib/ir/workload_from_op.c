@@ -15,6 +15,7 @@
 #include <mlir-c/Dialect/Linalg.h>
 
 #include "ir_internal.h"
+#include "pruner/checked.h"
 #include "pruner/ir.h"
 
 /* Named ops that only ever appear fused into a tuned neighbour. */
@@ -121,14 +122,14 @@ static PrunerStatus readOperands(MlirOperation op, const char *name, PrunerWorkl
 /* ---- indexing maps ------------------------------------------------------------------ */
 
 /* Adds expr (a sum of dim * constant terms, or the constant 0) into coeff, scaled by
- * `scale`; false for anything else (mod, floordiv, symbols, non-zero offsets). */
+ * `scale`; false for anything else (mod, floordiv, symbols, non-zero offsets) and for
+ * coefficients past 64 bits (checked: the constants are the user's). */
 static bool accumulateExpr(MlirAffineExpr e, int64_t scale, int64_t *coeff, int num_loops) {
   if (mlirAffineExprIsADim(e)) {
     intptr_t pos = mlirAffineDimExprGetPosition(e);
     if (pos < 0 || pos >= num_loops)
       return false;
-    coeff[pos] += scale;
-    return true;
+    return prunerCheckedAdd(coeff[pos], scale, &coeff[pos]);
   }
   if (mlirAffineExprIsAConstant(e))
     return mlirAffineConstantExprGetValue(e) == 0;
@@ -138,10 +139,13 @@ static bool accumulateExpr(MlirAffineExpr e, int64_t scale, int64_t *coeff, int 
   if (mlirAffineExprIsAMul(e)) {
     MlirAffineExpr lhs = mlirAffineBinaryOpExprGetLHS(e);
     MlirAffineExpr rhs = mlirAffineBinaryOpExprGetRHS(e);
+    int64_t scaled;
     if (mlirAffineExprIsAConstant(rhs))
-      return accumulateExpr(lhs, scale * mlirAffineConstantExprGetValue(rhs), coeff, num_loops);
+      return prunerCheckedMul(scale, mlirAffineConstantExprGetValue(rhs), &scaled) &&
+             accumulateExpr(lhs, scaled, coeff, num_loops);
     if (mlirAffineExprIsAConstant(lhs))
-      return accumulateExpr(rhs, scale * mlirAffineConstantExprGetValue(lhs), coeff, num_loops);
+      return prunerCheckedMul(scale, mlirAffineConstantExprGetValue(lhs), &scaled) &&
+             accumulateExpr(rhs, scaled, coeff, num_loops);
   }
   return false;
 }
@@ -172,7 +176,7 @@ static PrunerStatus readIndexing(MlirOperation op, const char *name, PrunerWorkl
       if (!accumulateExpr(e, 1, o->index_coeff[d], w->num_loops)) {
         prunerIrAttrToString(mlirArrayAttrGetElement(maps, i), text, sizeof text);
         return prunerStatusError("%s: indexing map %s of operand %d: dimension %d is not a "
-                                 "sum of loop * constant",
+                                 "sum of loop * constant (64-bit coefficients)",
                                  name, text, i, d);
       }
     }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pruner/checked.h"
 #include "pruner/schedule.h"
 #include "schedule_internal.h"
 #include "pruner/text.h"
@@ -362,6 +363,6 @@ void prunerScheduleMemrefDescriptor(PrunerMemrefDescriptor *d, void *data,
   for (int i = o->rank - 1; i >= 0; --i) {
     d->sizes_strides[i] = o->shape[i];
     d->sizes_strides[o->rank + i] = stride;
-    stride *= o->shape[i];
+    stride = prunerSatMul(stride, o->shape[i]); /* the last product is unused */
   }
 }

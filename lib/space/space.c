@@ -211,6 +211,8 @@ PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *
                                const PrunerSpaceOptions *opts, PrunerSpace *out) {
   *out = NULL;
   PrunerStatus st = prunerWorkloadVerify(w);
+  if (st.ok)
+    st = prunerWorkloadCheckSize(w, t);
   if (!st.ok)
     return st;
   if (t->kind == PRUNER_TARGET_HOST)

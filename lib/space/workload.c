@@ -5,6 +5,9 @@
  * (n, f, oh, ow, c, kh, kw). */
 #include "pruner/workload.h"
 
+#include "pruner/checked.h"
+#include "pruner/space.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -487,4 +490,30 @@ void prunerWorkloadConv2dNchwFchw(PrunerWorkload *w, int64_t n, int64_t c, int64
   addOperand(w, dtype, 1, 4, (const int[]){0, 1, 2, 3});
   macBody(w);
   prunerWorkloadComputeKey(w);
+}
+
+/* ---- sizes against the target --------------------------------------------------------- */
+
+PrunerStatus prunerWorkloadCheckSize(const PrunerWorkload *w, const PrunerTargetDesc *t) {
+  const char *op = w->op_name[0] ? w->op_name : "op";
+  int64_t points;
+  if (!prunerCheckedProduct(w->bounds, w->num_loops, &points))
+    return prunerStatusError("%s %s: the iteration space has more than 2^63 points", op, w->key);
+  int64_t total = 0;
+  for (int i = 0; i < w->num_inputs + w->num_outputs; ++i) {
+    const PrunerOperand *o = &w->operands[i];
+    int64_t elems, bytes;
+    if (!prunerCheckedProduct(o->shape, o->rank, &elems) ||
+        !prunerCheckedMul(elems, prunerDTypeBytes(o->dtype), &bytes) ||
+        !prunerCheckedAdd(total, bytes, &total))
+      return prunerStatusError("%s %s: operand %d has more than 2^63 bytes; no kernel can "
+                               "index it",
+                               op, w->key, i);
+  }
+  if (t && t->dram_bytes > 0 && total > t->dram_bytes)
+    return prunerStatusError("%s %s: its operands need %lld bytes (%.4g GB), more than the "
+                             "%.4g GB of memory of %s",
+                             op, w->key, (long long)total, (double)total * 1e-9,
+                             (double)t->dram_bytes * 1e-9, t->name);
+  return prunerStatusOk();
 }

@@ -248,6 +248,20 @@ PrunerWorkerOutcome prunerWorkerSend(PrunerWorker worker, const void *request,
   return PRUNER_WORKER_DONE;
 }
 
+static bool stopRequested(const PrunerWorker worker) {
+  return worker->spec.stop && *worker->spec.stop;
+}
+
+/* Milliseconds to wait with `left` seconds to the deadline: a worker with a stop flag
+ * looks at it every PRUNER_WORKER_STOP_POLL_MS, since a signal that lands just before
+ * poll() would otherwise wait out the whole candidate timeout. */
+static int pollMillis(const PrunerWorker worker, double left) {
+  int ms = left <= 0 ? 0 : left > 1e6 ? 1000000000 : (int)(left * 1000.0) + 1;
+  if (worker->spec.stop && ms > PRUNER_WORKER_STOP_POLL_MS)
+    ms = PRUNER_WORKER_STOP_POLL_MS;
+  return ms;
+}
+
 /* Bytes of the whole message, as far as the header already says. */
 static size_t messageSize(const PrunerWorker worker) {
   size_t size = HEADER_SIZE + worker->spec.reply_size;
@@ -311,6 +325,11 @@ PrunerWorkerOutcome prunerWorkerReceive(PrunerWorker worker, void *reply, void *
       say(why, why_size, "worker: out of memory for the reply");
       return PRUNER_WORKER_FAILED;
     }
+    if (stopRequested(worker)) {
+      killChild(worker);
+      say(why, why_size, "interrupted; worker killed");
+      return PRUNER_WORKER_INTERRUPTED;
+    }
     double left = worker->deadline - nowSeconds();
     if (left <= 0) {
       double timeout = worker->timeout;
@@ -322,7 +341,7 @@ PrunerWorkerOutcome prunerWorkerReceive(PrunerWorker worker, void *reply, void *
     if (!wait)
       return PRUNER_WORKER_PENDING;
     struct pollfd p = {.fd = worker->fd, .events = POLLIN};
-    int ms = left > 1e6 ? 1000000000 : (int)(left * 1000.0) + 1;
+    int ms = pollMillis(worker, left);
     if (poll(&p, 1, ms) < 0 && errno != EINTR) {
       if (why)
         snprintf(why, why_size, "worker: poll failed: %s", strerror(errno));
@@ -366,16 +385,18 @@ void prunerWorkerWaitAny(PrunerWorker *workers, size_t n) {
     return; /* the callers' receive loop still makes progress, only by polling */
   size_t busy = 0;
   double nearest = 0;
+  PrunerWorker first = NULL, stoppable = NULL;
   for (size_t i = 0; i < n; ++i) {
     if (!workers[i] || !workers[i]->busy)
       continue;
     fds[busy++] = (struct pollfd){.fd = workers[i]->fd, .events = POLLIN};
     if (busy == 1 || workers[i]->deadline < nearest)
       nearest = workers[i]->deadline;
+    first = first ? first : workers[i];
+    stoppable = workers[i]->spec.stop ? workers[i] : stoppable;
   }
   if (busy > 0) {
-    double left = nearest - nowSeconds();
-    int ms = left <= 0 ? 0 : left > 1e6 ? 1000000000 : (int)(left * 1000.0) + 1;
+    int ms = pollMillis(stoppable ? stoppable : first, nearest - nowSeconds());
     poll(fds, (nfds_t)busy, ms); /* EINTR or an error: the callers look again */
   }
   free(fds);

@@ -602,7 +602,9 @@ static PrunerStatus tuneBackendState(TuneEngine *e) {
   if (e->backend_state)
     return prunerStatusOk();
   PrunerBackendOptions bo = {.compile_jobs = e->opts.compile_jobs,
-                             .runner_path = e->opts.runner_path};
+                             .runner_path = e->opts.runner_path,
+                             .candidate_timeout_s = e->opts.candidate_timeout_s,
+                             .stop = e->opts.stop};
   return e->backend->create(&e->target, &bo, &e->backend_state);
 }
 
@@ -792,8 +794,9 @@ static PrunerStatus tuneRound(TuneEngine *e, TuneTask *t, int64_t k) {
   if (e->target_us > 0 && t->reached_at > 0)
     t->done = true;
   t->seconds += tuneNow() - start;
-  if (st.ok && round_trials > 0 && (e->opts.strategy == PRUNER_TUNE_DRAFT_VERIFIER ||
-                                    e->opts.strategy == PRUNER_TUNE_VERIFIER_ONLY)) {
+  if (st.ok && round_trials > 0 && !tuneStopRequested(e) &&
+      (e->opts.strategy == PRUNER_TUNE_DRAFT_VERIFIER ||
+       e->opts.strategy == PRUNER_TUNE_VERIFIER_ONLY)) {
     PrunerStatus vs = prunerVerifierTrain(e->verifier, e->records, e->target_key);
     if (!vs.ok)
       tuneNote(e, -1, "warning: verifier training failed: %s", vs.message);

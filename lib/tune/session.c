@@ -142,6 +142,14 @@ static MlirWalkResult tuneVisit(MlirOperation op, const PrunerWorkload *w,
     tuneNote(&s->engine, -1, "remark: not tuned: %s", why->message);
     return MlirWalkResultAdvance;
   }
+  /* Sizes no kernel can index or the target cannot hold are left alone, not tuned. */
+  PrunerStatus size = prunerWorkloadCheckSize(w, &s->engine.target);
+  if (!size.ok) {
+    char loc[256];
+    prunerOperationLocationString(op, loc, sizeof loc);
+    tuneNote(&s->engine, -1, "remark: %s: not tuned: %s", loc, size.message);
+    return MlirWalkResultAdvance;
+  }
   if (!tuneGrowOps(s)) {
     walk->failed = true;
     return MlirWalkResultInterrupt;

@@ -179,6 +179,13 @@ static MlirWalkResult visit(MlirOperation op, const PrunerWorkload *w, const Pru
     fprintf(stderr, "pruner-draft: remark: %s: skipped: %s\n", loc, why->message);
     return MlirWalkResultAdvance;
   }
+  PrunerStatus size = prunerWorkloadCheckSize(w, wk->target);
+  if (!size.ok) { /* sizes no kernel can index or the target cannot hold */
+    char loc[256];
+    prunerOperationLocationString(op, loc, sizeof loc);
+    fprintf(stderr, "pruner-draft: remark: %s: skipped: %s\n", loc, size.message);
+    return MlirWalkResultAdvance;
+  }
   reportOp(wk, w);
   ++wk->index;
   return MlirWalkResultAdvance;

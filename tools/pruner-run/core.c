@@ -158,7 +158,8 @@ static void callMeasure(Runner *r, PrunerRecord *rec) {
     snprintf(rec->error, sizeof(rec->error), "%s", why);
     break;
   case PRUNER_WORKER_FAILED:
-  case PRUNER_WORKER_PENDING: /* prunerWorkerCall waits: never pending */
+  case PRUNER_WORKER_PENDING:     /* prunerWorkerCall waits: never pending */
+  case PRUNER_WORKER_INTERRUPTED: /* no stop flag is set on this worker */
     rec->status = PRUNER_RECORD_INVALID;
     snprintf(rec->error, sizeof(rec->error), "runner: %.200s", why);
     r->errors++;

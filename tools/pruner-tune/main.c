@@ -11,11 +11,21 @@
 #include "pruner/target.h"
 #include "pruner/tune.h"
 
+/* 0, or the number of the first SIGINT/SIGTERM received. */
 static volatile sig_atomic_t g_stop = 0;
 
+/* The first Ctrl-C asks the session to stop (it kills the candidate in progress, keeps
+ * the records and writes the best-so-far output); a second one ends the process at once.
+ * Records are flushed per line, so nothing measured is lost either way, and the workers
+ * die with the process (PR_SET_PDEATHSIG). */
 static void onSignal(int sig) {
-  (void)sig;
-  g_stop = 1;
+  if (g_stop) {
+    static const char msg[] = "\npruner-tune: second interrupt: exiting now\n";
+    ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)ignored;
+    _exit(128 + sig);
+  }
+  g_stop = sig;
 }
 
 typedef struct Cli {
@@ -38,68 +48,73 @@ static void usage(FILE *f) {
   char targets[512];
   prunerTargetListNames(targets, sizeof targets);
   fprintf(f,
-    "usage: pruner-tune INPUT.mlir -o OUTPUT.mlir [options]\n"
-    "       pruner-tune INPUT.mlir --draft-only [--top=N] [--target=T]\n"
-    "       pruner-tune --study=REPLAY.jsonl [--seeds=N] [--target=T]\n"
-    "\n"
-    "Tunes every tunable linalg op of INPUT (identical workloads once, weighted by their\n"
-    "count): the draft model keeps the best N configs, the verifier ranks them, K per\n"
-    "round are measured, the verifier retrains. Writes `pruner.config` and\n"
-    "`pruner.tuning` on each tuned op (docs/tune.md).\n"
-    "\n"
-    "Output:\n"
-    "  -o, --output=FILE        tuned module (required unless --draft-only/--study)\n"
-    "      --spec=FILE          also write a transform-dialect tuning spec\n"
-    "                           (docs/tuning-spec.md)\n"
-    "Search:\n"
-    "      --target=NAME        what to tune for (default sm_90); one of:\n"
-    "                           %s\n"
-    "                           host: this machine's CPU, measured for real here (no GPU\n"
-    "                           needed): JIT-compiled kernels vs OpenBLAS (docs/host.md)\n"
-    "      --trials=N           measurement budget over all workloads, counting records\n"
-    "                           already in --records (default 200)\n"
-    "      --draft-size=N       draft survivors per round (default 512)\n"
-    "      --batch=K            candidates measured per round (default 16)\n"
-    "      --epsilon=E          share of each batch drawn at random (default 0.1)\n"
-    "      --time=SECONDS       stop after this wall time (default: no limit)\n"
-    "      --early-stop=R       stop a workload after R rounds without improvement\n"
-    "      --scheduler=S        gradient (default) or round-robin\n"
-    "      --warmup-rounds=N    round-robin rounds per workload before the gradient\n"
-    "                           scheduler takes over (default 1)\n"
-    "      --strategy=S         draft+verifier (default), draft-only, verifier-only, random\n"
-    "      --seed=N             exploration seed (default 1)\n"
-    "Measurement:\n"
-    "      --measure=MODE       where latencies come from; default: the target's device\n"
-    "                           gpu (GPU targets' default): compile, run pruner-run on the\n"
-    "                             local GPU, cuBLAS baseline\n"
-    "                           host (--target=host's default): JIT-compile with MLIR's\n"
-    "                             ExecutionEngine, check and time on this CPU in a child\n"
-    "                             process, OpenBLAS baseline\n"
-    "                           bundle:DIR: compile, write a bundle for a GPU host, stop\n"
-    "                           replay:FILE: latencies from a records file of the space\n"
-    "                           none: rank by the models only (results say unmeasured)\n"
-    "      --records=FILE       tuning log: appended per measurement, resumed on rerun\n"
-    "      --ingest=FILE        read a GPU host's results (pruner-run records) first\n"
-    "      --runner=PATH        pruner-run (default: next to pruner-tune)\n"
-    "      --jobs=N             parallel compile workers (default: cores)\n"
-    "Inspection and studies:\n"
-    "      --draft-only         print the draft's best configs per op and exit\n"
-    "      --top=N              how many for --draft-only (default 10)\n"
-    "      --study=FILE         trials random / draft / verifier / draft+verifier need to\n"
-    "                           come within 5%% (--within) of the best, on a\n"
-    "                           complete-space replay file\n"
-    "      --seeds=N            seeds per strategy for --study (default 5)\n"
-    "      --max-trials=N       cap per study run (default: the space size)\n"
-    "      --within=F           --study's goal: within F of the best (default 0.05)\n"
-    "Other:\n"
-    "  -v, --verbose            one line per measured candidate\n"
-    "  -q, --quiet              no progress lines\n"
-    "      --interrupt-after=N  (testing) raise SIGINT after N new measurements\n"
-    "  -h, --help               this text\n"
-    "\n"
-    "Ctrl-C (SIGINT/SIGTERM) finishes the current step, keeps the records, writes the\n"
-    "best-so-far output and exits with status 130.\n",
-    targets);
+          "usage: pruner-tune INPUT.mlir -o OUTPUT.mlir [options]\n"
+          "       pruner-tune INPUT.mlir --draft-only [--top=N] [--target=T]\n"
+          "       pruner-tune --study=REPLAY.jsonl [--seeds=N] [--target=T]\n"
+          "\n"
+          "Tunes every tunable linalg op of INPUT (identical workloads once, weighted by their\n"
+          "count): the draft model keeps the best N configs, the verifier ranks them, K per\n"
+          "round are measured, the verifier retrains. Writes `pruner.config` and\n"
+          "`pruner.tuning` on each tuned op (docs/tune.md).\n"
+          "\n"
+          "Output:\n"
+          "  -o, --output=FILE        tuned module (required unless --draft-only/--study)\n"
+          "      --spec=FILE          also write a transform-dialect tuning spec\n"
+          "                           (docs/tuning-spec.md)\n"
+          "Search:\n"
+          "      --target=NAME        what to tune for (default sm_90); one of:\n"
+          "                           %s\n"
+          "                           host: this machine's CPU, measured for real here (no GPU\n"
+          "                           needed): JIT-compiled kernels vs OpenBLAS (docs/host.md)\n"
+          "      --trials=N           measurement budget over all workloads, counting records\n"
+          "                           already in --records (default 200)\n"
+          "      --draft-size=N       draft survivors per round (default 512)\n"
+          "      --batch=K            candidates measured per round (default 16)\n"
+          "      --epsilon=E          share of each batch drawn at random (default 0.1)\n"
+          "      --time=SECONDS       stop after this wall time (default: no limit)\n"
+          "      --early-stop=R       stop a workload after R rounds without improvement\n"
+          "      --scheduler=S        gradient (default) or round-robin\n"
+          "      --warmup-rounds=N    round-robin rounds per workload before the gradient\n"
+          "                           scheduler takes over (default 1)\n"
+          "      --strategy=S         draft+verifier (default), draft-only, verifier-only, random\n"
+          "      --seed=N             exploration seed (default 1)\n"
+          "Measurement:\n"
+          "      --measure=MODE       where latencies come from; default: the target's device\n"
+          "                           gpu (GPU targets' default): compile, run pruner-run on the\n"
+          "                             local GPU, cuBLAS baseline\n"
+          "                           host (--target=host's default): JIT-compile with MLIR's\n"
+          "                             ExecutionEngine, check and time on this CPU in a child\n"
+          "                             process, OpenBLAS baseline\n"
+          "                           bundle:DIR: compile, write a bundle for a GPU host, stop\n"
+          "                           replay:FILE: latencies from a records file of the space\n"
+          "                           none: rank by the models only (results say unmeasured)\n"
+          "      --records=FILE       tuning log: appended per measurement, resumed on rerun\n"
+          "      --ingest=FILE        read a GPU host's results (pruner-run records) first\n"
+          "      --runner=PATH        pruner-run (default: next to pruner-tune)\n"
+          "      --timeout=SECONDS    watchdog per candidate: a candidate still compiling or\n"
+          "                           running after this long is killed and recorded as a\n"
+          "                           timeout (default 60; pruner-run's default 10)\n"
+          "      --jobs=N             parallel compile workers (default: cores)\n"
+          "Inspection and studies:\n"
+          "      --draft-only         print the draft's best configs per op and exit\n"
+          "      --top=N              how many for --draft-only (default 10)\n"
+          "      --study=FILE         trials random / draft / verifier / draft+verifier need to\n"
+          "                           come within 5%% (--within) of the best, on a\n"
+          "                           complete-space replay file\n"
+          "      --seeds=N            seeds per strategy for --study (default 5)\n"
+          "      --max-trials=N       cap per study run (default: the space size)\n"
+          "      --within=F           --study's goal: within F of the best (default 0.05)\n"
+          "Other:\n"
+          "  -v, --verbose            one line per measured candidate\n"
+          "  -q, --quiet              no progress lines\n"
+          "      --interrupt-after=N  (testing) raise SIGINT after N new measurements\n"
+          "  -h, --help               this text\n"
+          "\n"
+          "Ctrl-C (SIGINT) or SIGTERM stops within a second: the candidate in progress is\n"
+          "killed (and not recorded), the records are kept, the best-so-far output is written\n"
+          "and the exit status is 130 (SIGINT) or 143 (SIGTERM). A second Ctrl-C exits at\n"
+          "once.\n",
+          targets);
 }
 
 static bool parseInt(const char *s, int64_t min, int64_t *out) {
@@ -214,30 +229,63 @@ int main(int argc, char **argv) {
   PrunerTuneOptions o = prunerTuneDefaultOptions();
   PrunerTuneStudyOptions so = prunerTuneStudyDefaultOptions();
   char runner[PATH_MAX] = "";
-  enum { O_SPEC = 256, O_TARGET, O_TRIALS, O_DRAFT, O_BATCH, O_EPS, O_TIME, O_EARLY,
-         O_SCHED, O_STRATEGY, O_SEED, O_MEASURE, O_RECORDS, O_INGEST, O_RUNNER, O_JOBS,
-         O_DRAFT_ONLY, O_TOP, O_STUDY, O_SEEDS, O_MAX_TRIALS, O_INTERRUPT, O_WARMUP,
-         O_WITHIN };
-  static const struct option longs[] = {
-      {"output", required_argument, 0, 'o'},   {"spec", required_argument, 0, O_SPEC},
-      {"target", required_argument, 0, O_TARGET}, {"trials", required_argument, 0, O_TRIALS},
-      {"draft-size", required_argument, 0, O_DRAFT}, {"batch", required_argument, 0, O_BATCH},
-      {"epsilon", required_argument, 0, O_EPS}, {"time", required_argument, 0, O_TIME},
-      {"early-stop", required_argument, 0, O_EARLY},
-      {"scheduler", required_argument, 0, O_SCHED},
-      {"warmup-rounds", required_argument, 0, O_WARMUP},
-      {"strategy", required_argument, 0, O_STRATEGY}, {"seed", required_argument, 0, O_SEED},
-      {"measure", required_argument, 0, O_MEASURE},
-      {"records", required_argument, 0, O_RECORDS},
-      {"ingest", required_argument, 0, O_INGEST}, {"runner", required_argument, 0, O_RUNNER},
-      {"jobs", required_argument, 0, O_JOBS}, {"draft-only", no_argument, 0, O_DRAFT_ONLY},
-      {"top", required_argument, 0, O_TOP}, {"study", required_argument, 0, O_STUDY},
-      {"seeds", required_argument, 0, O_SEEDS},
-      {"max-trials", required_argument, 0, O_MAX_TRIALS},
-      {"within", required_argument, 0, O_WITHIN},
-      {"interrupt-after", required_argument, 0, O_INTERRUPT},
-      {"verbose", no_argument, 0, 'v'}, {"quiet", no_argument, 0, 'q'},
-      {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  enum {
+    O_SPEC = 256,
+    O_TARGET,
+    O_TRIALS,
+    O_DRAFT,
+    O_BATCH,
+    O_EPS,
+    O_TIME,
+    O_EARLY,
+    O_SCHED,
+    O_STRATEGY,
+    O_SEED,
+    O_MEASURE,
+    O_RECORDS,
+    O_INGEST,
+    O_RUNNER,
+    O_JOBS,
+    O_DRAFT_ONLY,
+    O_TOP,
+    O_STUDY,
+    O_SEEDS,
+    O_MAX_TRIALS,
+    O_INTERRUPT,
+    O_WARMUP,
+    O_WITHIN,
+    O_TIMEOUT
+  };
+  static const struct option longs[] = {{"output", required_argument, 0, 'o'},
+                                        {"spec", required_argument, 0, O_SPEC},
+                                        {"target", required_argument, 0, O_TARGET},
+                                        {"trials", required_argument, 0, O_TRIALS},
+                                        {"draft-size", required_argument, 0, O_DRAFT},
+                                        {"batch", required_argument, 0, O_BATCH},
+                                        {"epsilon", required_argument, 0, O_EPS},
+                                        {"time", required_argument, 0, O_TIME},
+                                        {"early-stop", required_argument, 0, O_EARLY},
+                                        {"scheduler", required_argument, 0, O_SCHED},
+                                        {"warmup-rounds", required_argument, 0, O_WARMUP},
+                                        {"strategy", required_argument, 0, O_STRATEGY},
+                                        {"seed", required_argument, 0, O_SEED},
+                                        {"measure", required_argument, 0, O_MEASURE},
+                                        {"records", required_argument, 0, O_RECORDS},
+                                        {"ingest", required_argument, 0, O_INGEST},
+                                        {"runner", required_argument, 0, O_RUNNER},
+                                        {"jobs", required_argument, 0, O_JOBS},
+                                        {"draft-only", no_argument, 0, O_DRAFT_ONLY},
+                                        {"top", required_argument, 0, O_TOP},
+                                        {"study", required_argument, 0, O_STUDY},
+                                        {"seeds", required_argument, 0, O_SEEDS},
+                                        {"max-trials", required_argument, 0, O_MAX_TRIALS},
+                                        {"within", required_argument, 0, O_WITHIN},
+                                        {"interrupt-after", required_argument, 0, O_INTERRUPT},
+                                        {"timeout", required_argument, 0, O_TIMEOUT},
+                                        {"verbose", no_argument, 0, 'v'},
+                                        {"quiet", no_argument, 0, 'q'},
+                                        {"help", no_argument, 0, 'h'},
+                                        {0, 0, 0, 0}};
   bool measure_set = false;
   int c;
   int64_t v;
@@ -298,6 +346,10 @@ int main(int argc, char **argv) {
       bad = !parseDouble(optarg, &so.within) || !(so.within > 0) || so.within > 1;
       break;
     case O_INTERRUPT: bad = !parseInt(optarg, 1, &cli.interrupt_after); break;
+    case O_TIMEOUT: /* finite, positive, at most a day (NaN fails the comparisons) */
+      bad = !parseDouble(optarg, &o.candidate_timeout_s) || !(o.candidate_timeout_s > 0) ||
+            !(o.candidate_timeout_s <= 86400);
+      break;
     case 'v': cli.verbose = true; break;
     case 'q': cli.quiet = true; break;
     case 'h': usage(stdout); return 0;
@@ -313,6 +365,8 @@ int main(int argc, char **argv) {
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = onSignal;
   sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, SIGINT); /* one handler at a time: the second sees the first */
+  sigaddset(&sa.sa_mask, SIGTERM);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
 
@@ -400,7 +454,7 @@ int main(int argc, char **argv) {
   if (interrupted) {
     fprintf(stderr, "pruner-tune: interrupted: records kept, best-so-far written to %s\n",
             cli.output);
-    return 130;
+    return 128 + (g_stop ? (int)g_stop : SIGINT); /* 130 for SIGINT, 143 for SIGTERM */
   }
   return rc;
 }

@@ -16,6 +16,7 @@
 #ifndef PRUNER_BACKEND_HOST_H
 #define PRUNER_BACKEND_HOST_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -65,6 +66,9 @@ typedef struct PrunerHostOptions {
   bool check;              /* compare with the reference; default true                 */
   const char *openblas_coretype; /* OPENBLAS_CORETYPE for the child; NULL: SkylakeX on
                                     AVX-512 machines unless the variable is set; "": none */
+  const volatile sig_atomic_t *stop; /* the caller's Ctrl-C flag; once set, a measurement
+                                        in progress is cut short (the child is killed)
+                                        and reported as interrupted; may be NULL        */
 } PrunerHostOptions;
 
 PrunerHostOptions prunerHostDefaultOptions(void);
@@ -76,6 +80,7 @@ typedef struct PrunerHostResult {
   PrunerRecord record;
   double compile_seconds;
   char baseline_core[32]; /* OpenBLAS core name, baseline only */
+  bool interrupted;       /* cut short by options.stop: not a measurement, keep no record */
 } PrunerHostResult;
 
 typedef struct PrunerHostImpl *PrunerHost;

@@ -17,7 +17,8 @@
 struct PrunerBackendStateImpl {
   PrunerTargetDesc target;
   int compile_jobs;
-  char *runner_path; /* NULL: pruner-run on PATH */
+  double candidate_timeout_s; /* 0: the compile pool's and pruner-run's defaults */
+  char *runner_path;          /* NULL: pruner-run on PATH */
   PrunerBundle export_bundle;
   char export_path[1024];
 };
@@ -75,6 +76,7 @@ static PrunerStatus gpuCreate(const PrunerTargetDesc *t, const PrunerBackendOpti
     return prunerStatusError("out of memory");
   s->target = *t;
   s->compile_jobs = opts ? opts->compile_jobs : 0;
+  s->candidate_timeout_s = opts ? opts->candidate_timeout_s : 0;
   if (opts && opts->runner_path) {
     s->runner_path = strdup(opts->runner_path);
     if (!s->runner_path) {
@@ -120,6 +122,8 @@ static PrunerStatus gpuCompileInto(PrunerBackendState s, const PrunerBackendBatc
     return prunerStatusError("out of memory compiling %zu candidates", n);
   PrunerCompileOptions copts = prunerCompileDefaultOptions();
   copts.jobs = s->compile_jobs;
+  if (s->candidate_timeout_s > 0)
+    copts.timeout_seconds = s->candidate_timeout_s;
   prunerCompileMany(b->workload, b->configs, n, &s->target, &copts, results);
   PrunerStatus st = prunerStatusOk();
   for (size_t i = 0; i < n && st.ok; ++i) {
@@ -261,6 +265,8 @@ static PrunerStatus gpuMeasure(PrunerBackendState s, const PrunerBackendBatch *b
   if (st.ok && prunerBundleNumCandidates(bundle) > 0) {
     st = prunerBundleWrite(bundle);
     PrunerRunOptions ropts = prunerRunDefaultOptions();
+    if (s->candidate_timeout_s > 0)
+      ropts.timeout_seconds = s->candidate_timeout_s;
     if (st.ok)
       st = prunerMeasureRunBundle(s->runner_path, dir, results_path, &ropts);
     if (!st.ok && strstr(st.message, "no CUDA device"))

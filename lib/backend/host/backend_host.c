@@ -57,12 +57,16 @@ static PrunerStatus hostDraftCreate(const PrunerWorkload *w, const PrunerTargetD
 static PrunerStatus hostCreate(const PrunerTargetDesc *t, const PrunerBackendOptions *opts,
                                PrunerBackendState *out) {
   (void)t; /* the child describes the machine itself */
-  (void)opts;
   *out = NULL;
   PrunerBackendState s = calloc(1, sizeof *s);
   if (!s)
     return prunerStatusError("out of memory");
   PrunerHostOptions ho = prunerHostDefaultOptions();
+  if (opts) {
+    ho.stop = opts->stop; /* Ctrl-C kills the candidate in progress at once */
+    if (opts->candidate_timeout_s > 0)
+      ho.timeout_seconds = opts->candidate_timeout_s;
+  }
   PrunerStatus st = prunerHostCreate(&ho, &s->host);
   if (!st.ok) {
     free(s);
@@ -98,12 +102,17 @@ static PrunerStatus hostMeasure(PrunerBackendState s, const PrunerBackendBatch *
   PrunerStatus st = prunerStatusOk();
   for (size_t i = 0; i < b->n && st.ok && !sink->stopRequested(sink->user); ++i) {
     prunerHostMeasure(s->host, b->workload, &b->configs[i], r);
+    if (r->interrupted)
+      break; /* not a measurement: no record, so a resumed run measures it */
     st = sink->candidate(sink->user, i, &r->record);
   }
-  if (st.ok && prunerHostHasBlasBaseline(b->workload) && !sink->hasBaseline(sink->user)) {
+  if (st.ok && !sink->stopRequested(sink->user) && prunerHostHasBlasBaseline(b->workload) &&
+      !sink->hasBaseline(sink->user)) {
     prunerHostMeasureBaseline(s->host, b->workload, r);
     snprintf(r->record.target_key, sizeof r->record.target_key, "%s", sink->targetKey(sink->user));
-    if (r->record.status == PRUNER_RECORD_OK) {
+    if (r->interrupted) {
+      /* Ctrl-C during the baseline: nothing to keep */
+    } else if (r->record.status == PRUNER_RECORD_OK) {
       st = sink->baseline(sink->user, &r->record);
       hostNote(sink, "%s: OpenBLAS (core %s) %.2f us", b->workload->key,
                r->baseline_core[0] ? r->baseline_core : "?", r->record.median_us);

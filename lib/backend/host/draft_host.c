@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "pruner/backend/host_rules.h"
+#include "pruner/checked.h"
 #include "pruner/draft.h"
 
 /* FMA latency in cycles: 4 on Skylake-SP .. Sapphire Rapids (Intel optimization manual,
@@ -379,10 +380,10 @@ bool prunerHostDraftScore(const PrunerWorkload *w, const PrunerTargetDesc *t, co
   s.global_store_bytes = footprintBytes(w, w->num_inputs, block) * tasks;
   s.reuse = l1 > 0 ? s.flops / l1 : 0;
   s.arithmetic_intensity = s.dram_bytes > 0 ? s.flops / s.dram_bytes : 0;
-  s.blocks = (int64_t)tasks;
+  s.blocks = prunerDoubleToInt64Sat(tasks);
   s.threads_per_block = 1;
   s.warps_per_block = 1;
-  s.registers = (int)(acc + vectors + 1);
+  s.registers = prunerDoubleToIntSat(acc + vectors + 1);
   s.blocks_per_sm = 1;
   s.limiter = PRUNER_DRAFT_LIMIT_BLOCKS;
   s.occupancy = latency_cover;

@@ -8,6 +8,7 @@
  * reference, then warms up and times it. A crash or hang kills only the child. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 
 #include "host_internal.h"
+#include "pruner/checked.h"
 #include "pruner/measure.h"
 #include "pruner/random.h"
 #include "pruner/schedule.h"
@@ -108,6 +110,11 @@ bool prunerHostHasBlasBaseline(const PrunerWorkload *w) {
     return false;
   for (int o = 0; o < w->num_inputs + w->num_outputs; ++o)
     if (w->operands[o].dtype != PRUNER_DTYPE_F32)
+      return false;
+  /* cblas_sgemm takes int sizes: larger ones were truncated (a 2^62-row matmul became a
+   * 0-row sgemm and an "ok" baseline). */
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->bounds[l] > INT_MAX)
       return false;
   return true;
 }
@@ -240,23 +247,52 @@ static void blasMatmul(HostChild *ch, const PrunerWorkload *w, const float *a, c
               a + i * m * k, (int)k, b + i * k * n, (int)n, 1.0f, c + i * m * n, (int)n);
 }
 
-/* Inputs, initial outputs and the reference output of `w` (cached per workload). */
-static void prepareData(HostChild *ch, const PrunerWorkload *w, uint64_t seed) {
-  if (strcmp(ch->key, w->key) == 0 && ch->seed == seed)
-    return;
+static bool outOfMemory(HostChild *ch, const PrunerWorkload *w, int o, char *why, size_t size) {
   freeData(ch);
+  snprintf(why, size,
+           "out of memory for operand %d of %.80s (%lld elements; worker memory "
+           "limit %lld MB)",
+           o, w->key, (long long)ch->elems[o], (long long)ch->memory_limit_mb);
+  return false;
+}
+
+/* Element counts of every operand, checked: the reference copies are doubles, so each
+ * operand's count times 8 bytes must fit. False with a reason otherwise. */
+static bool operandSizes(const PrunerWorkload *w, int64_t *elems, char *why, size_t size) {
+  for (int o = 0; o < w->num_inputs + w->num_outputs; ++o) {
+    int64_t bytes;
+    if (!prunerCheckedProduct(w->operands[o].shape, w->operands[o].rank, &elems[o]) ||
+        !prunerCheckedMul(elems[o], (int64_t)sizeof(double), &bytes) ||
+        (uint64_t)bytes > SIZE_MAX) {
+      snprintf(why, size, "operand %d of %.100s has more elements than this host can address", o,
+               w->key);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Inputs, initial outputs and the reference output of `w` (cached per workload). False,
+ * with a reason, when a size is past what the host can address or memory runs out (the
+ * worker's RAM limit); before, an overflowed count allocated a wrapped size. */
+static bool prepareData(HostChild *ch, const PrunerWorkload *w, uint64_t seed, char *why,
+                        size_t why_size) {
+  if (strcmp(ch->key, w->key) == 0 && ch->seed == seed)
+    return true;
+  freeData(ch);
+  int64_t elems[PRUNER_MAX_OPERANDS];
+  if (!operandSizes(w, elems, why, why_size))
+    return false;
   ch->nops = w->num_inputs + w->num_outputs;
   ch->seed = seed;
   uint64_t state = seed;
   PrunerOutputInit init = prunerOutputInitDefault(w);
   for (int o = 0; o < ch->nops; ++o) {
-    int64_t n = 1;
-    for (int d = 0; d < w->operands[o].rank; ++d)
-      n *= w->operands[o].shape[d];
+    int64_t n = elems[o];
     ch->elems[o] = n;
     ch->data[o] = malloc((size_t)n * sizeof(float));
     if (!ch->data[o])
-      abort(); /* the child only: the parent reports a crash of this candidate */
+      return outOfMemory(ch, w, o, why, why_size);
     if (o < w->num_inputs) {
       fillRandom(ch->data[o], n, &state);
       continue;
@@ -264,7 +300,7 @@ static void prepareData(HostChild *ch, const PrunerWorkload *w, uint64_t seed) {
     ch->init[o] = malloc((size_t)n * sizeof(float));
     ch->ref[o] = malloc((size_t)n * sizeof(float));
     if (!ch->init[o] || !ch->ref[o])
-      abort();
+      return outOfMemory(ch, w, o, why, why_size);
     if (init == PRUNER_OUTPUT_RANDOM)
       fillRandom(ch->init[o], n, &state);
     else if (init == PRUNER_OUTPUT_ZERO)
@@ -284,8 +320,11 @@ static void prepareData(HostChild *ch, const PrunerWorkload *w, uint64_t seed) {
     double *ops[PRUNER_MAX_OPERANDS] = {0};
     for (int o = 0; o < ch->nops; ++o) {
       ops[o] = malloc((size_t)ch->elems[o] * sizeof(double));
-      if (!ops[o])
-        abort();
+      if (!ops[o]) {
+        for (int p = 0; p < o; ++p)
+          free(ops[p]);
+        return outOfMemory(ch, w, o, why, why_size);
+      }
       const float *src = o < w->num_inputs ? ch->data[o] : ch->init[o];
       for (int64_t i = 0; i < ch->elems[o]; ++i)
         ops[o][i] = src[i];
@@ -298,6 +337,7 @@ static void prepareData(HostChild *ch, const PrunerWorkload *w, uint64_t seed) {
       free(ops[o]);
   }
   snprintf(ch->key, sizeof ch->key, "%s", w->key);
+  return true;
 }
 
 static void resetOutputs(HostChild *ch, const PrunerWorkload *w) {
@@ -417,7 +457,12 @@ static void childMeasure(HostChild *ch, const HostRequest *req, PrunerHostResult
   const PrunerWorkload *w = &req->w;
   int threads = req->opts.threads > 0 ? req->opts.threads : req->target.sm_count;
   setThreads(ch, threads > 0 ? threads : 1);
-  prepareData(ch, w, req->opts.seed);
+  char data_why[200] = "";
+  if (!prepareData(ch, w, req->opts.seed, data_why, sizeof data_why)) {
+    r->status = PRUNER_RECORD_LAUNCH_ERROR;
+    snprintf(r->error, sizeof r->error, "%s", data_why);
+    return;
+  }
   const PrunerConfig *c = req->kind == HOST_REQ_CANDIDATE ? &req->config : NULL;
   HostKernel k;
   double t0 = now();
@@ -466,7 +511,12 @@ static void childBaseline(HostChild *ch, const HostRequest *req, PrunerHostResul
     snprintf(rep->baseline_core, sizeof rep->baseline_core, "%.31s", ch->corename());
   int threads = req->opts.threads > 0 ? req->opts.threads : req->target.sm_count;
   setThreads(ch, threads > 0 ? threads : 1);
-  prepareData(ch, w, req->opts.seed);
+  char data_why[200] = "";
+  if (!prepareData(ch, w, req->opts.seed, data_why, sizeof data_why)) {
+    r->status = PRUNER_RECORD_LAUNCH_ERROR;
+    snprintf(r->error, sizeof r->error, "%s", data_why);
+    return;
+  }
   resetOutputs(ch, w);
   runBlasFn(ch, w, NULL);
   char why[200];
@@ -529,7 +579,8 @@ PrunerStatus prunerHostCreate(const PrunerHostOptions *opts, PrunerHost *out) {
   PrunerWorkerSpec spec = {.handler = childHandle,
                            .context = &h->child,
                            .request_size = sizeof(HostRequest),
-                           .reply_size = sizeof(PrunerHostResult)};
+                           .reply_size = sizeof(PrunerHostResult),
+                           .stop = h->opts.stop};
   st = prunerWorkerCreate(&spec, &h->worker);
   if (!st.ok) {
     free(h);
@@ -580,6 +631,7 @@ static void call(PrunerHost host, HostRequestKind kind, const PrunerWorkload *w,
   req->target = host->target;
   req->opts = host->opts;
   req->opts.openblas_coretype = NULL;
+  req->opts.stop = NULL; /* the parent's flag: meaningless in the child */
   char why[200] = "";
   PrunerWorkerOutcome oc =
       prunerWorkerCall(host->worker, req, out, host->opts.timeout_seconds, why, sizeof why);
@@ -589,6 +641,7 @@ static void call(PrunerHost host, HostRequestKind kind, const PrunerWorkload *w,
     out->record.status = oc == PRUNER_WORKER_TIMEOUT ? PRUNER_RECORD_TIMEOUT
                                                      : PRUNER_RECORD_LAUNCH_ERROR;
     snprintf(out->record.error, sizeof out->record.error, "host worker: %s", why);
+    out->interrupted = oc == PRUNER_WORKER_INTERRUPTED;
   }
   if (kind == HOST_REQ_BASELINE) {
     out->record.is_baseline = true;

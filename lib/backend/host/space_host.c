@@ -8,6 +8,7 @@
  * completely (data/). space.c builds its raw index from the candidates produced here and
  * calls prunerHostConfigCheck for validity. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pruner/backend/host_rules.h"
@@ -62,24 +63,41 @@ int prunerHostVectorLoop(const PrunerWorkload *w) {
   return l >= 0 && w->loop_kinds[l] == PRUNER_LOOP_PARALLEL ? l : -1;
 }
 
-static bool isPow2or3Pow2(int64_t v) {
-  if (v % 3 == 0)
-    v /= 3;
-  return v > 0 && (v & (v - 1)) == 0;
+static int compareInt64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Sorts out[0..n) ascending, drops duplicates and keeps the first `cap`. */
+static int sortUnique(int64_t *out, int n, int cap) {
+  qsort(out, (size_t)n, sizeof *out, compareInt64);
+  int m = 0;
+  for (int i = 0; i < n; ++i)
+    if (m == 0 || out[m - 1] != out[i])
+      out[m++] = out[i];
+  return m < cap ? m : cap;
 }
 
 /* Task tiles: divisors of the bound that are 2^k or 3 x 2^k (and the bound itself), at
- * least MIN_TASK_TILE unless the bound is smaller, at most max_workgroup_tile. */
+ * least MIN_TASK_TILE unless the bound is smaller, at most max_workgroup_tile. Only those
+ * forms are generated (O(log bound)): trying every value up to the limit cost as much as
+ * the limit, and a limit or bound of 2^40 spun for hours. */
 static int taskTiles(int64_t bound, int64_t max_tile, int64_t min_tile, int64_t *out, int cap) {
+  int64_t forms[130];
   int n = 0;
-  for (int64_t v = 1; v <= bound && v <= max_tile && n < cap; ++v) {
-    if (bound % v || v < min_tile)
-      continue;
-    if (isPow2or3Pow2(v) || v == bound)
-      out[n++] = v;
+  int64_t limit = bound < max_tile ? bound : max_tile;
+  for (int64_t p = 1; p <= limit; p *= 2) {
+    if (bound % p == 0 && p >= min_tile)
+      forms[n++] = p;
+    if (p <= limit / 3 && bound % (3 * p) == 0 && 3 * p >= min_tile)
+      forms[n++] = 3 * p;
+    if (p > limit / 2)
+      break; /* p * 2 would pass the limit (or overflow) */
   }
-  if (n == 0 && bound <= max_tile)
-    out[n++] = bound;
+  if (bound <= max_tile)
+    forms[n++] = bound;
+  n = sortUnique(forms, n, cap);
+  memcpy(out, forms, (size_t)n * sizeof *out);
   return n;
 }
 
@@ -153,11 +171,21 @@ int prunerHostReductionCandidates(const PrunerWorkload *w, int loop, int64_t *st
       steps[n++] = bound;
     return n;
   }
+  /* Powers of two dividing the bound, and the bound (docs/host.md), generated directly:
+   * trying every divisor up to the bound ran for hours on a 2^40 reduction. */
   int64_t min_step = bound < MIN_REDUCTION_STEP ? bound : MIN_REDUCTION_STEP;
-  for (int64_t v = 1; v <= bound && n < cap; ++v)
-    if (bound % v == 0 && v >= min_step && ((v & (v - 1)) == 0 || v == bound))
-      steps[n++] = v;
-  return n;
+  int64_t forms[66];
+  int m = 0;
+  for (int64_t p = 1; p <= bound; p *= 2) {
+    if (bound % p == 0 && p >= min_step)
+      forms[m++] = p;
+    if (p > bound / 2)
+      break; /* p * 2 would pass the bound (or overflow) */
+  }
+  forms[m++] = bound;
+  m = sortUnique(forms, m, cap - n);
+  memcpy(steps + n, forms, (size_t)m * sizeof *steps);
+  return n + m;
 }
 
 int prunerHostVectorCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,

@@ -205,6 +205,25 @@ static void test_baseline(void **state) {
   prunerWorkloadConv2dNhwcHwcf(&w, 1, 10, 10, 8, 3, 3, 16, 1, 1, PRUNER_DTYPE_F32);
   prunerHostMeasureBaseline(host, &w, &r);
   assert_int_equal(r.record.status, PRUNER_RECORD_INVALID);
+  /* Nor for sizes past cblas' int: a 2^62x2x2 matmul was a 0-row sgemm, "ok" in 0.04 us. */
+  prunerWorkloadMatmul(&w, (int64_t)1 << 62, 2, 2, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_false(prunerHostHasBlasBaseline(&w));
+  prunerHostMeasureBaseline(host, &w, &r);
+  assert_int_equal(r.record.status, PRUNER_RECORD_INVALID);
+  prunerWorkloadMatmul(&w, 2147483648LL, 2, 2, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_false(prunerHostHasBlasBaseline(&w));
+  /* A candidate of that workload fails by name in the worker (element counts checked),
+   * instead of allocating a wrapped size. */
+  PrunerConfig c = {.workgroup = {16, 2, 0}, .reduction = {0, 0, 2}, .thread = {1, 2, 0},
+                    .vector_width = 1};
+  prunerWorkloadMatmul(&w, (int64_t)1 << 62, 2, 2, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerHostResult *m = malloc(sizeof *m);
+  assert_non_null(m);
+  prunerHostMeasure(host, &w, &c, m);
+  if (m->record.status != PRUNER_RECORD_LAUNCH_ERROR)
+    fail_msg("status %s: %s", prunerRecordStatusName(m->record.status), m->record.error);
+  assert_non_null(strstr(m->record.error, "more elements than this host can address"));
+  free(m);
 }
 
 static void test_space_rules(void **state) {

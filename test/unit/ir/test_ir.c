@@ -565,6 +565,41 @@ static void test_lit_count_matches_brute_force(void **state) {
   prunerSpaceDestroy(space);
 }
 
+/* FLOPs past 2^63 are written as f64: the cast to i64 was undefined behaviour and wrote
+ * INT64_MIN. A 2^21 x 2^21 x 2^20 matmul (2^62 points, 2^63 FLOPs) on a target of unknown
+ * memory size. */
+static void test_space_attr_huge_flops(void **state) {
+  Fixture *f = *state;
+  PrunerWorkload w;
+  int64_t n = (int64_t)1 << 21;
+  prunerWorkloadMatmul(&w, n, n, n / 2, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerTargetDesc t;
+  assert_true(prunerTargetLookup("sm_90", &t).ok);
+  t.dram_bytes = 0;
+  PrunerSpace space;
+  PrunerStatus st = prunerSpaceCreate(&w, &t, NULL, &space);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  MlirAttribute attr = prunerSpaceToAttribute(f->ctx, space);
+  MlirAttribute workload =
+      mlirDictionaryAttrGetElementByName(attr, mlirStringRefCreateFromCString("workload"));
+  MlirAttribute flops =
+      mlirDictionaryAttrGetElementByName(workload, mlirStringRefCreateFromCString("flops"));
+  assert_true(mlirAttributeIsAFloat(flops));
+  assert_true(mlirFloatAttrGetValueDouble(flops) == 0x1p63);
+  prunerSpaceDestroy(space);
+  /* 2^63 - 2^61 FLOPs still fit: an exact i64. */
+  int64_t k = n / 2 - n / 8;
+  prunerWorkloadMatmul(&w, n, n, k, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_true(prunerSpaceCreate(&w, &t, NULL, &space).ok);
+  attr = prunerSpaceToAttribute(f->ctx, space);
+  workload = mlirDictionaryAttrGetElementByName(attr, mlirStringRefCreateFromCString("workload"));
+  flops = mlirDictionaryAttrGetElementByName(workload, mlirStringRefCreateFromCString("flops"));
+  assert_true(mlirAttributeIsAInteger(flops));
+  assert_true(mlirIntegerAttrGetValueInt(flops) == 2 * n * n * k);
+  prunerSpaceDestroy(space);
+}
+
 /* ---- prunerWalkTunableOps ------------------------------------------------------------ */
 
 typedef struct WalkLog {
@@ -631,6 +666,7 @@ static void test_walk_tunable_ops(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_walk_tunable_ops, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_space_attr_huge_flops, setup, teardown),
       cmocka_unit_test_setup_teardown(test_matmul_matches_builder, setup, teardown),
       cmocka_unit_test_setup_teardown(test_generic_builders_match_ir, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fill_is_fused_not_tunable, setup, teardown),

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "pruner/backend/host_rules.h"
 #include "pruner/space.h"
 
 static PrunerTargetDesc h200(void) {
@@ -640,6 +641,7 @@ static void hugeValuesNoOverflow(void **state) {
   expectError(&w, &t, c, "elements per thread");
   assert_true(prunerConfigSharedBytes(&w, &c) == INT64_MAX);
   /* Options that would make the tile scan run for hours are refused up front. */
+  prunerWorkloadMatmul(&w, 4096, 4096, 4096, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   PrunerSpaceOptions o = prunerSpaceDefaultOptions();
   o.max_workgroup_tile = (int64_t)1 << 40;
   PrunerSpace space = NULL;
@@ -649,16 +651,152 @@ static void hugeValuesNoOverflow(void **state) {
   assert_non_null(strstr(st.message, "max_workgroup_tile"));
 }
 
+/* The host space's candidate lists are generated from their forms (2^k, 3 x 2^k, the
+ * bound), not by trying every value up to the bound or the option: a 2^40 reduction spun
+ * for hours. The lists equal the brute-force definition on small bounds. */
+static bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+static void hostCandidatesHugeBounds(void **state) {
+  (void)state;
+  PrunerTargetDesc t;
+  assert_true(prunerTargetLookup("host", &t).ok);
+  PrunerWorkload w;
+  int64_t steps[PRUNER_MAX_KNOB_VALUES * 4];
+  /* 16x16x2^40: steps 32, 64, ..., 2^40 (36 values), and 3 x 2^40: the same and the bound. */
+  int64_t k = (int64_t)1 << 40;
+  prunerWorkloadMatmul(&w, 16, 16, k, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  int n = prunerHostReductionCandidates(&w, 2, steps, PRUNER_MAX_KNOB_VALUES * 4);
+  assert_int_equal(n, 36);
+  for (int i = 0; i < n; ++i)
+    assert_true(steps[i] == (int64_t)32 << i);
+  prunerWorkloadMatmul(&w, 16, 16, 3 * k, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  n = prunerHostReductionCandidates(&w, 2, steps, PRUNER_MAX_KNOB_VALUES * 4);
+  assert_int_equal(n, 37);
+  assert_true(steps[35] == k && steps[36] == 3 * k);
+  /* The largest bound: INT64_MAX (odd): no power of two >= 32 divides it. */
+  prunerWorkloadMatmul(&w, 16, 16, INT64_MAX, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  n = prunerHostReductionCandidates(&w, 2, steps, PRUNER_MAX_KNOB_VALUES * 4);
+  assert_int_equal(n, 1);
+  assert_true(steps[0] == INT64_MAX);
+  /* A cap is honoured (smallest first). */
+  prunerWorkloadMatmul(&w, 16, 16, k, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_int_equal(prunerHostReductionCandidates(&w, 2, steps, 3), 3);
+  assert_true(steps[2] == 128);
+
+  /* Task tiles with a 2^40 limit on a 2^40 x 3 bound: 2^k and 3 x 2^k, then the bound. */
+  int64_t wg[PRUNER_MAX_KNOB_VALUES * 4], th[PRUNER_MAX_KNOB_VALUES * 4];
+  PrunerSpaceOptions o = prunerHostSpaceDefaultOptions();
+  o.max_workgroup_tile = k;
+  prunerWorkloadMatmul(&w, 3 * k, 16, 16, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  n = prunerHostTileCandidates(&w, &t, &o, 0, wg, th, PRUNER_MAX_KNOB_VALUES * 4);
+  assert_true(n > 0);
+  for (int i = 0; i < n; ++i) {
+    assert_true(wg[i] >= 16 && wg[i] <= k && (3 * k) % wg[i] == 0);
+    assert_true(isPow2(wg[i]) || (wg[i] % 3 == 0 && isPow2(wg[i] / 3)));
+    assert_true(i == 0 || wg[i] >= wg[i - 1]);
+  }
+  /* The largest limit and bound: ends at once (the old scan tried every value). */
+  o.max_workgroup_tile = INT64_MAX;
+  prunerWorkloadMatmul(&w, (int64_t)1 << 62, 16, 16, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  n = prunerHostTileCandidates(&w, &t, &o, 0, wg, th, PRUNER_MAX_KNOB_VALUES * 4);
+  assert_true(n > 0);
+  for (int i = 0; i < n; ++i)
+    assert_true(isPow2(wg[i]) && wg[i] >= 16);
+
+  /* Small bounds: the same lists as the definition (every divisor tried). */
+  for (int64_t bound = 1; bound <= 600; ++bound) {
+    prunerWorkloadMatmul(&w, bound, 16, bound, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+    n = prunerHostReductionCandidates(&w, 2, steps, PRUNER_MAX_KNOB_VALUES * 4);
+    int expect = 0;
+    int64_t min_step = bound < 32 ? bound : 32;
+    for (int64_t v = 1; v <= bound; ++v)
+      if (bound % v == 0 && v >= min_step && (isPow2(v) || v == bound)) {
+        assert_true(expect < n && steps[expect] == v);
+        ++expect;
+      }
+    assert_int_equal(n, expect);
+    o = prunerHostSpaceDefaultOptions();
+    n = prunerHostTileCandidates(&w, &t, &o, 0, wg, th, PRUNER_MAX_KNOB_VALUES * 4);
+    int64_t prev = 0;
+    int tiles = 0;
+    int64_t min_tile = bound < 16 ? bound : 16;
+    for (int64_t v = 1; v <= bound && v <= o.max_workgroup_tile; ++v)
+      if (bound % v == 0 && v >= min_tile &&
+          (isPow2(v) || (v % 3 == 0 && isPow2(v / 3)) || v == bound))
+        ++tiles;
+    for (int i = 0; i < n; ++i)
+      if (wg[i] != prev) {
+        prev = wg[i];
+        --tiles;
+      }
+    assert_int_equal(tiles, 0);
+  }
+}
+
+/* Sizes past int64 or past the target's memory are refused by name, with no overflow on
+ * the way (UBSan build: -DPRUNER_SANITIZE=ON). */
+static void workloadSizeChecks(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 1024, 1024, 1024, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_true(prunerWorkloadCheckSize(&w, &t).ok);
+  /* 2^62 x 2 x 2: 2^64 points and 2^65 bytes per operand. */
+  prunerWorkloadMatmul(&w, (int64_t)1 << 62, 2, 2, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerStatus st = prunerWorkloadCheckSize(&w, &t);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "linalg.matmul"));
+  assert_non_null(strstr(st.message, "more than 2^63"));
+  PrunerSpace space = NULL;
+  assert_false(prunerSpaceCreate(&w, &t, NULL, &space).ok);
+  assert_null(space);
+  /* 2^60 x 2 x 2: 2^62 points fit, but operand 0 has 2^63 bytes. */
+  prunerWorkloadMatmul(&w, (int64_t)1 << 60, 2, 2, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  st = prunerWorkloadCheckSize(&w, &t);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "operand 0 has more than 2^63 bytes"));
+  /* 16 x 16 x 2^40: representable, but 128 TiB of operands on a 141 GB H200. */
+  prunerWorkloadMatmul(&w, 16, 16, (int64_t)1 << 40, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  st = prunerWorkloadCheckSize(&w, &t);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "more than the"));
+  assert_false(prunerSpaceCreate(&w, &t, NULL, &space).ok);
+  /* A target of unknown memory only gets the 64-bit checks, and the host space of the
+   * 2^40 reduction is built at once. */
+  PrunerTargetDesc host;
+  assert_true(prunerTargetLookup("host", &host).ok);
+  host.dram_bytes = 0;
+  assert_true(prunerWorkloadCheckSize(&w, &host).ok);
+  st = prunerSpaceCreate(&w, &host, NULL, &space);
+  assert_true(st.ok);
+  const PrunerKnob *red = NULL;
+  for (int i = 0; i < prunerSpaceNumKnobs(space); ++i)
+    if (prunerSpaceGetKnob(space, i)->kind == PRUNER_KNOB_REDUCTION)
+      red = prunerSpaceGetKnob(space, i);
+  assert_non_null(red);
+  assert_int_equal(red->num_values, 36);
+  prunerSpaceDestroy(space);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(bruteMatmul),      cmocka_unit_test(bruteBatchMatmul),
-      cmocka_unit_test(bruteConvNhwc),    cmocka_unit_test(bruteConvNchw),
-      cmocka_unit_test(bruteElementwise), cmocka_unit_test(bruteReduction),
+      cmocka_unit_test(bruteMatmul),
+      cmocka_unit_test(bruteBatchMatmul),
+      cmocka_unit_test(bruteConvNhwc),
+      cmocka_unit_test(bruteConvNchw),
+      cmocka_unit_test(bruteElementwise),
+      cmocka_unit_test(bruteReduction),
       cmocka_unit_test(sample),
-      cmocka_unit_test(bigConvRoundTrip), cmocka_unit_test(knobCandidates),
-      cmocka_unit_test(diagnostics),      cmocka_unit_test(launchShape),
-      cmocka_unit_test(formats),          cmocka_unit_test(errors),
-      cmocka_unit_test(options),          cmocka_unit_test(hugeValuesNoOverflow),
+      cmocka_unit_test(bigConvRoundTrip),
+      cmocka_unit_test(knobCandidates),
+      cmocka_unit_test(diagnostics),
+      cmocka_unit_test(launchShape),
+      cmocka_unit_test(formats),
+      cmocka_unit_test(errors),
+      cmocka_unit_test(options),
+      cmocka_unit_test(hugeValuesNoOverflow),
+      cmocka_unit_test(hostCandidatesHugeBounds),
+      cmocka_unit_test(workloadSizeChecks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -95,6 +96,50 @@ static void test_watchdog(void **state) {
   assert_int_equal(prunerWorkerCall(w, &q, &r, -1, why, sizeof(why)), PRUNER_WORKER_FAILED);
   assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
   assert_int_equal(prunerWorkerGeneration(w), 4);
+  prunerWorkerDestroy(w);
+}
+
+/* The stop flag (a tool's Ctrl-C handler sets it): a wait on a hanging child notices it,
+ * kills the child and reports INTERRUPTED instead of waiting out the timeout; set by a
+ * real signal handler (SIGALRM after 0.2 s) and set before the wait. Without the flag
+ * being honoured the 30 s call ends in TIMEOUT. */
+static volatile sig_atomic_t g_stop;
+
+static void onAlarm(int sig) { g_stop = sig; }
+
+static void test_stop_flag(void **state) {
+  (void)state;
+  PrunerWorkerSpec spec = {
+      .handler = handler, .request_size = sizeof(Req), .reply_size = sizeof(Rep), .stop = &g_stop};
+  PrunerWorker w;
+  assert_true(prunerWorkerCreate(&spec, &w).ok);
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = onAlarm;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGALRM, &sa, &old);
+  struct itimerval it = {.it_value = {0, 200 * 1000}};
+  g_stop = 0;
+  setitimer(ITIMER_REAL, &it, NULL);
+  Req q = {1, 0}; /* hang */
+  Rep r;
+  char why[256];
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 30, why, sizeof(why)), PRUNER_WORKER_INTERRUPTED);
+  assert_non_null(strstr(why, "interrupted"));
+  assert_false(prunerWorkerBusy(w));
+  sigaction(SIGALRM, &old, NULL);
+  /* Set before the wait (a signal that landed just before poll()): noticed at once. */
+  assert_int_equal(prunerWorkerSend(w, &q, 30, why, sizeof(why)), PRUNER_WORKER_DONE);
+  prunerWorkerWaitAny(&w, 1); /* returns after one look at the flag, not after 30 s */
+  assert_int_equal(prunerWorkerReceive(w, &r, NULL, NULL, false, why, sizeof(why)),
+                   PRUNER_WORKER_INTERRUPTED);
+  /* Cleared, the next request gets a fresh child and an answer. */
+  g_stop = 0;
+  q.op = 0;
+  q.value = 4;
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, why, sizeof(why)), PRUNER_WORKER_DONE);
+  assert_int_equal(r.value, 8);
+  assert_int_equal(prunerWorkerGeneration(w), 3);
   prunerWorkerDestroy(w);
 }
 
@@ -321,11 +366,9 @@ static void test_memory_limit(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_watchdog),
-      cmocka_unit_test(test_bad_spec),
-      cmocka_unit_test(test_tail_and_child_state),
-      cmocka_unit_test(test_several_workers),
-      cmocka_unit_test(test_group_killed),
+      cmocka_unit_test(test_watchdog),        cmocka_unit_test(test_bad_spec),
+      cmocka_unit_test(test_stop_flag),       cmocka_unit_test(test_tail_and_child_state),
+      cmocka_unit_test(test_several_workers), cmocka_unit_test(test_group_killed),
       cmocka_unit_test(test_memory_limit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
