@@ -21,6 +21,7 @@
 #include "pruner/measure.h"
 #include "pruner/random.h"
 #include "pruner/schedule.h"
+#include "pruner/timing.h"
 
 /* CBLAS enum values (the CBLAS standard, cblas.h): row-major, no transpose. */
 #define CBLAS_ROW_MAJOR 101
@@ -97,12 +98,6 @@ PrunerHostOptions prunerHostDefaultOptions(void) {
   o.check = true;
   o.openblas_coretype = NULL;
   return o;
-}
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 bool prunerHostHasBlasBaseline(const PrunerWorkload *w) {
@@ -405,36 +400,45 @@ static bool runBlasFn(HostChild *ch, const PrunerWorkload *w, void *user) {
   return true;
 }
 
-static int compareDouble(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
+/* One run of the protocol (pruner/timing.h): the kernel or OpenBLAS, timed by the wall
+ * clock around the call (the child runs nothing else). */
+typedef struct HostTimed {
+  HostChild *ch;
+  const PrunerWorkload *w;
+  RunFn fn;
+  void *user;
+} HostTimed;
+
+static bool hostTimedRun(void *user, int index, double *sample_us, double *clock_mhz) {
+  (void)index;
+  (void)clock_mhz; /* the host does not read its core clock per sample */
+  HostTimed *h = user;
+  double t0 = prunerTimingNow();
+  if (!h->fn(h->ch, h->w, h->user))
+    return false;
+  if (sample_us)
+    *sample_us = (prunerTimingNow() - t0) * 1e6;
+  return true;
 }
 
-/* Warm-up, then samples until min_samples and min_sample_seconds (or max_samples). */
+/* Warm-up, then samples until min_samples and min_sample_seconds (or max_samples): the
+ * timing protocol with the host's options (docs/host.md, "Measurement"). */
 static bool timeRuns(HostChild *ch, const PrunerWorkload *w, const PrunerHostOptions *o, RunFn fn,
                      void *user, PrunerRecord *r) {
-  for (int i = 0; i < o->warmup; ++i)
-    if (!fn(ch, w, user))
-      return false;
-  int max = o->max_samples < PRUNER_MAX_SAMPLES ? o->max_samples : PRUNER_MAX_SAMPLES;
-  double start = now();
-  r->num_samples = 0;
-  while (r->num_samples < max) {
-    double t0 = now();
-    if (!fn(ch, w, user))
-      return false;
-    double t1 = now();
-    r->samples_us[r->num_samples++] = (t1 - t0) * 1e6;
-    if (r->num_samples >= o->min_samples && t1 - start >= o->min_sample_seconds)
-      break;
+  PrunerTimingOptions to = {.warmup_runs = o->warmup,
+                            .min_samples = o->min_samples,
+                            .max_samples = o->max_samples,
+                            .min_seconds = o->min_sample_seconds};
+  HostTimed h = {ch, w, fn, user};
+  PrunerTiming t;
+  bool ok = prunerTimingRun(&to, hostTimedRun, &h, &t);
+  r->num_samples = t.num_samples;
+  memcpy(r->samples_us, t.samples_us, sizeof t.samples_us);
+  if (ok) {
+    r->median_us = t.median_us;
+    r->spread_us = t.spread_us;
   }
-  double sorted[PRUNER_MAX_SAMPLES];
-  memcpy(sorted, r->samples_us, (size_t)r->num_samples * sizeof(double));
-  qsort(sorted, (size_t)r->num_samples, sizeof(double), compareDouble);
-  int n = r->num_samples;
-  r->median_us = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-  r->spread_us = sorted[n - 1] - sorted[0];
-  return true;
+  return ok;
 }
 
 /* The ExecutionEngine's LLVM IR opt level for `c` (NULL: untiled, scalar). */
@@ -465,9 +469,9 @@ static void childMeasure(HostChild *ch, const HostRequest *req, PrunerHostResult
   }
   const PrunerConfig *c = req->kind == HOST_REQ_CANDIDATE ? &req->config : NULL;
   HostKernel k;
-  double t0 = now();
+  double t0 = prunerTimingNow();
   PrunerStatus st = hostJit(ch->ctx, w, c, &req->target, hostOptLevel(&req->opts, c), &k);
-  rep->compile_seconds = now() - t0;
+  rep->compile_seconds = prunerTimingNow() - t0;
   if (!st.ok) {
     r->status = PRUNER_RECORD_COMPILE_ERROR;
     snprintf(r->error, sizeof r->error, "%.255s", st.message);
