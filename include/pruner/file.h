@@ -1,4 +1,5 @@
-/* pruner/file.h: reading a whole file into memory, the one way lib/ and tools/ do it.
+/* pruner/file.h: reading a whole file into memory, the one way lib/ and tools/ do it, and
+ * removing a temporary folder.
  *
  * Tools read payload MLIR and JSON, lib/measure reads bundles and cubins, lib/compile reads
  * what ptxas wrote: all need the whole file as one NUL-terminated buffer and an error that
@@ -19,6 +20,11 @@ extern "C" {
  * gets the byte count without the NUL. On failure *data is NULL and the message names the
  * path and the system's reason. */
 PrunerStatus prunerReadFile(const char *path, char **data, size_t *size);
+
+/* Removes `dir` and everything under it (depth first, symbolic links removed, never
+ * followed); best effort: what cannot be removed stays. The one directory remover of
+ * lib/ (compile workers' and per-round bundle folders). */
+void prunerRemoveTree(const char *dir);
 
 #ifdef __cplusplus
 }

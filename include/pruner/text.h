@@ -22,6 +22,8 @@ void prunerTextInit(PrunerText *t);
 void prunerTextFree(PrunerText *t);
 void prunerTextAppend(PrunerText *t, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
+/* Appends `n` bytes of `s` (not necessarily NUL-terminated). */
+void prunerTextAppendBytes(PrunerText *t, const char *s, size_t n);
 /* Writes "[a, b, c]" for n values. */
 void prunerTextAppendI64List(PrunerText *t, const int64_t *values, int n);
 /* Hands the buffer to *out (caller frees) or fails if an allocation failed. */

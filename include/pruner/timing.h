@@ -59,9 +59,6 @@ void prunerTimingSummarize(PrunerTiming *t);
 /* (Q3 - Q1) / median of the samples (0 when the median is 0; num_samples >= 1). */
 double prunerTimingRelativeIqr(const PrunerTiming *t);
 
-/* Seconds on the monotonic clock (CLOCK_MONOTONIC): the project's one clock helper. */
-double prunerTimingNow(void);
-
 #ifdef __cplusplus
 }
 #endif

@@ -41,7 +41,7 @@ PrunerCompileResult prunerCompileOneInContext(MlirContext ctx, const PrunerWorkl
     opts = &defaults;
   PrunerCompileResult r;
   memset(&r, 0, sizeof(r));
-  double start = prunerCompileNow();
+  double start = prunerNowSeconds();
 
   if (t->kind != PRUNER_TARGET_GPU) {
     r.status = prunerStatusError("target '%s' is not a GPU: lib/compile emits NVVM/PTX only "
@@ -74,7 +74,7 @@ PrunerCompileResult prunerCompileOneInContext(MlirContext ctx, const PrunerWorkl
     r.binary_size = strlen(ptx) + 1; /* keeps the NUL: loaders take PTX as a C string */
     ptx = NULL;
   } else if (r.status.ok) {
-    double left = opts->timeout_seconds - (prunerCompileNow() - start);
+    double left = opts->timeout_seconds - (prunerNowSeconds() - start);
     if (left <= 0)
       r.status = prunerStatusError("timeout after %gs", opts->timeout_seconds);
     else

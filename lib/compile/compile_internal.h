@@ -8,11 +8,9 @@
 
 #include <mlir-c/IR.h>
 
+#include "pruner/clock.h"
 #include "pruner/compile.h"
 #include "pruner/ir_context.h"
-
-/* Seconds on the monotonic clock. */
-double prunerCompileNow(void);
 
 /* prunerCompileOne in a given context (NULL: a fresh one, destroyed afterwards). Workers
  * keep one context for many candidates: dialects then load once instead of per compile. */

@@ -375,7 +375,7 @@ static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const cha
 PrunerStatus prunerCompileMlirToPtx(MlirContext ctx, const char *payload, const char *schedule,
                                     int num_operands, const PrunerTargetDesc *t,
                                     PrunerCompileResult *out, char **ptx) {
-  double start = prunerCompileNow();
+  double start = prunerNowSeconds();
   *ptx = NULL;
   bool own = mlirContextIsNull(ctx);
   if (own)
@@ -387,6 +387,6 @@ PrunerStatus prunerCompileMlirToPtx(MlirContext ctx, const char *payload, const 
   mlirContextDetachDiagnosticHandler(ctx, handler);
   if (own)
     mlirContextDestroy(ctx);
-  out->mlir_seconds = prunerCompileNow() - start;
+  out->mlir_seconds = prunerNowSeconds() - start;
   return status;
 }

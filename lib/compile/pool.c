@@ -12,9 +12,7 @@
  * Forking a process that runs threads is only safe if the child touches nothing those
  * threads might hold; the workers therefore create their MLIR contexts themselves, with
  * multithreading off, and never use a context of the parent. */
-#define _GNU_SOURCE /* nftw's FTW_DEPTH/FTW_PHYS */
 #include <errno.h>
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +20,7 @@
 #include <unistd.h>
 
 #include "compile_internal.h"
+#include "pruner/file.h"
 #include "pruner/worker.h"
 
 /* Candidates compiled in one worker context before it is renewed: bounds what the context
@@ -111,12 +110,6 @@ static PrunerStatus outcomeStatus(PrunerWorkerOutcome outcome, const char *why,
     return prunerStatusError("compiler crashed: %s (worker memory limit %lld MB)", why,
                              (long long)opts->memory_limit_mb);
   return prunerStatusError("compile worker failed: %s", why);
-}
-
-static int removeEntry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st, (void)flag, (void)ftw;
-  remove(path);
-  return 0;
 }
 
 void prunerCompileMany(const PrunerWorkload *w, const PrunerConfig *configs, size_t n,
@@ -217,7 +210,7 @@ void prunerCompileMany(const PrunerWorkload *w, const PrunerConfig *configs, siz
   for (int i = 0; i < jobs; ++i)
     prunerWorkerDestroy(workers[i]); /* EOF on its socket makes an idle worker exit */
   if (job.tmpdir)
-    nftw(job.tmpdir, removeEntry, 8, FTW_DEPTH | FTW_PHYS);
+    prunerRemoveTree(job.tmpdir);
   free(workers);
   free(tasks);
   free(wire);

@@ -18,12 +18,6 @@
 #define DEFAULT_PTXAS "/usr/local/cuda/bin/ptxas"
 #define LOG_LIMIT (64 * 1024)
 
-double prunerCompileNow(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static const char *ptxasPath(const PrunerCompileOptions *opts) {
   if (opts && opts->ptxas_path)
     return opts->ptxas_path;
@@ -72,7 +66,7 @@ static void firstErrorLine(const char *log, char *buf, size_t size) {
 PrunerStatus prunerCompileRunPtxas(const char *ptx, const PrunerTargetDesc *t,
                                    const PrunerCompileOptions *opts, double timeout_seconds,
                                    bool want_cubin, PrunerCompileResult *out) {
-  double start = prunerCompileNow();
+  double start = prunerNowSeconds();
   const char *tmp = getenv("TMPDIR");
   char dir[512];
   snprintf(dir, sizeof(dir), "%s/pruner-ptxas-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -119,7 +113,7 @@ PrunerStatus prunerCompileRunPtxas(const char *ptx, const PrunerTargetDesc *t,
   unlink(ptxPath);
   unlink(cubinPath);
   rmdir(dir);
-  out->ptxas_seconds = prunerCompileNow() - start;
+  out->ptxas_seconds = prunerNowSeconds() - start;
   return status;
 }
 

@@ -1,15 +1,10 @@
 /* lib/measure/timing.c: the timing protocol (pruner/timing.h). */
 #include "pruner/timing.h"
 
+#include "pruner/clock.h"
+
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-double prunerTimingNow(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int compareDouble(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -42,7 +37,7 @@ static bool enough(const PrunerTimingOptions *o, const PrunerTiming *t, int min_
                    double warmup_start, double sampling_start) {
   if (t->num_samples < min_samples)
     return false;
-  double now = prunerTimingNow();
+  double now = prunerNowSeconds();
   if (now - sampling_start < o->min_seconds)
     return false;
   return o->stop_relative_iqr <= 0 || prunerTimingRelativeIqr(t) <= o->stop_relative_iqr ||
@@ -52,8 +47,8 @@ static bool enough(const PrunerTimingOptions *o, const PrunerTiming *t, int min_
 bool prunerTimingRun(const PrunerTimingOptions *o, PrunerTimingRunFn run, void *user,
                      PrunerTiming *out) {
   memset(out, 0, sizeof *out);
-  double warmup_start = prunerTimingNow();
-  for (int i = 0; (i < o->warmup_runs || prunerTimingNow() - warmup_start < o->warmup_seconds) &&
+  double warmup_start = prunerNowSeconds();
+  for (int i = 0; (i < o->warmup_runs || prunerNowSeconds() - warmup_start < o->warmup_seconds) &&
                   (o->max_warmup_runs <= 0 || i < o->max_warmup_runs);
        ++i)
     if (!run(user, i, NULL, NULL))
@@ -61,7 +56,7 @@ bool prunerTimingRun(const PrunerTimingOptions *o, PrunerTimingRunFn run, void *
   int max = o->max_samples > 0 && o->max_samples < PRUNER_MAX_SAMPLES ? o->max_samples
                                                                       : PRUNER_MAX_SAMPLES;
   int min = o->min_samples < 1 ? 1 : o->min_samples > max ? max : o->min_samples;
-  double sampling_start = prunerTimingNow();
+  double sampling_start = prunerNowSeconds();
   double clock_sum = 0;
   int clocks = 0;
   bool ok = true;

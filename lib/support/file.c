@@ -1,6 +1,9 @@
 /* Whole-file reads (pruner/file.h). Reads in growing chunks rather than asking for the size
  * first, so pipes and standard input work the same as regular files. */
+#define _GNU_SOURCE /* nftw's FTW_DEPTH/FTW_PHYS */
 #include "pruner/file.h"
+
+#include <ftw.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -42,4 +45,14 @@ PrunerStatus prunerReadFile(const char *path, char **data, size_t *size) {
   if (size)
     *size = len;
   return prunerStatusOk();
+}
+
+static int removeEntry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  remove(path);
+  return 0;
+}
+
+void prunerRemoveTree(const char *dir) {
+  nftw(dir, removeEntry, 8, FTW_DEPTH | FTW_PHYS);
 }

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void prunerTextInit(PrunerText *t) {
   t->data = NULL;
@@ -49,6 +50,14 @@ void prunerTextAppend(PrunerText *t, const char *format, ...) {
     t->len += (size_t)n;
   }
   va_end(args);
+}
+
+void prunerTextAppendBytes(PrunerText *t, const char *s, size_t n) {
+  if (!reserve(t, n))
+    return;
+  memcpy(t->data + t->len, s, n);
+  t->len += n;
+  t->data[t->len] = '\0';
 }
 
 void prunerTextAppendI64List(PrunerText *t, const int64_t *values, int n) {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "pruner/clock.h"
 #include "pruner/random.h"
 #include "tune_internal.h"
 
@@ -22,59 +23,6 @@
 
 /* ---------------------------------------------------------------------------------- */
 /* Small helpers                                                                       */
-
-double tuneNow(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-
-void tuneBufAppend(TuneBuf *b, const char *s, size_t n) {
-  if (b->failed)
-    return;
-  if (b->len + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + n + 1)
-      cap *= 2;
-    char *data = realloc(b->data, cap);
-    if (!data) {
-      b->failed = true;
-      return;
-    }
-    b->data = data;
-    b->cap = cap;
-  }
-  memcpy(b->data + b->len, s, n);
-  b->len += n;
-  b->data[b->len] = '\0';
-}
-
-void tuneBufPrintf(TuneBuf *b, const char *fmt, ...) {
-  char small[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(small, sizeof small, fmt, ap);
-  va_end(ap);
-  if (n < 0) {
-    b->failed = true;
-    return;
-  }
-  if ((size_t)n < sizeof small) {
-    tuneBufAppend(b, small, (size_t)n);
-    return;
-  }
-  char *big = malloc((size_t)n + 1);
-  if (!big) {
-    b->failed = true;
-    return;
-  }
-  va_start(ap, fmt);
-  vsnprintf(big, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  tuneBufAppend(b, big, (size_t)n);
-  free(big);
-}
 
 static void tuneEmit(TuneEngine *e, const PrunerTuneEvent *ev) {
   if (e->opts.on_event)
@@ -153,7 +101,7 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
   memset(e, 0, sizeof *e);
   e->opts = *opts;
   e->rng = opts->seed ? opts->seed : 1;
-  e->start_time = tuneNow();
+  e->start_time = prunerNowSeconds();
   snprintf(e->measure_path, sizeof e->measure_path, "%s",
            opts->measure_path ? opts->measure_path : "");
   e->opts.measure_path = e->measure_path;
@@ -760,7 +708,7 @@ int64_t tuneEngineRoundSize(const TuneEngine *e, const TuneTask *t, int64_t left
 /* The loop                                                                            */
 
 static PrunerStatus tuneRound(TuneEngine *e, TuneTask *t, int64_t k) {
-  double start = tuneNow();
+  double start = prunerNowSeconds();
   TuneCandidate *cs = malloc((size_t)k * sizeof *cs);
   if (!cs)
     return prunerStatusError("out of memory");
@@ -793,7 +741,7 @@ static PrunerStatus tuneRound(TuneEngine *e, TuneTask *t, int64_t k) {
     t->done = true;
   if (e->target_us > 0 && t->reached_at > 0)
     t->done = true;
-  t->seconds += tuneNow() - start;
+  t->seconds += prunerNowSeconds() - start;
   if (st.ok && round_trials > 0 && !tuneStopRequested(e) &&
       (e->opts.strategy == PRUNER_TUNE_DRAFT_VERIFIER ||
        e->opts.strategy == PRUNER_TUNE_VERIFIER_ONLY)) {
@@ -860,7 +808,7 @@ static PrunerStatus tuneExportOnly(TuneEngine *e) {
       break;
     }
     size_t n = tunePick(e, t, (size_t)k, cs);
-    double start = tuneNow();
+    double start = prunerNowSeconds();
     PrunerBackendBatch batch;
     if (tuneBatch(t, cs, n, &batch)) {
       TuneSinkContext ctx = {e, t, cs, NULL};
@@ -870,7 +818,7 @@ static PrunerStatus tuneExportOnly(TuneEngine *e) {
     } else {
       st = prunerStatusError("out of memory");
     }
-    t->seconds += tuneNow() - start;
+    t->seconds += prunerNowSeconds() - start;
     t->rounds++;
     free(cs);
   }
@@ -886,7 +834,7 @@ static PrunerStatus tuneExportOnly(TuneEngine *e) {
 
 PrunerStatus tuneEngineRun(TuneEngine *e) {
   e->interrupted = false;
-  e->start_time = tuneNow(); /* --time counts tuning, not start-up */
+  e->start_time = prunerNowSeconds(); /* --time counts tuning, not start-up */
   if (e->opts.measure == PRUNER_TUNE_MEASURE_NONE) {
     tuneRankOnly(e);
     return prunerStatusOk();
@@ -904,7 +852,7 @@ PrunerStatus tuneEngineRun(TuneEngine *e) {
     int64_t left = e->opts.trials - tuneTotalTrials(e);
     if (left <= 0)
       break;
-    if (e->opts.time_limit_s > 0 && tuneNow() - e->start_time >= e->opts.time_limit_s) {
+    if (e->opts.time_limit_s > 0 && prunerNowSeconds() - e->start_time >= e->opts.time_limit_s) {
       tuneNote(e, -1, "time limit of %g s reached", e->opts.time_limit_s);
       break;
     }

@@ -83,23 +83,23 @@ PrunerTuneOptions prunerTuneDefaultOptions(void) {
 /* Reading                                                                             */
 
 static void tuneAppendToString(MlirStringRef s, void *user) {
-  tuneBufAppend((TuneBuf *)user, s.data, s.length);
+  prunerTextAppendBytes((PrunerText *)user, s.data, s.length);
 }
 
 static MlirLogicalResult tuneDiagnostic(MlirDiagnostic d, void *user) {
   PrunerTuneSession s = user;
   if (mlirDiagnosticGetSeverity(d) == MlirDiagnosticError && !s->first_error[0]) {
-    TuneBuf b = {0};
+    PrunerText b = {0};
     MlirLocation loc = mlirDiagnosticGetLocation(d);
     if (mlirLocationIsAFileLineColRange(loc)) { /* the compiler style: file:line:col */
       MlirStringRef file = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
-      tuneBufAppend(&b, file.data, file.length);
-      tuneBufPrintf(&b, ":%d:%d", mlirLocationFileLineColRangeGetStartLine(loc),
+      prunerTextAppendBytes(&b, file.data, file.length);
+      prunerTextAppend(&b, ":%d:%d", mlirLocationFileLineColRangeGetStartLine(loc),
                     mlirLocationFileLineColRangeGetStartColumn(loc));
     } else {
       mlirLocationPrint(loc, tuneAppendToString, &b);
     }
-    tuneBufAppend(&b, ": ", 2);
+    prunerTextAppendBytes(&b, ": ", 2);
     mlirDiagnosticPrint(d, tuneAppendToString, &b);
     snprintf(s->first_error, sizeof s->first_error, "%s", b.data ? b.data : "error");
     free(b.data);
@@ -268,22 +268,22 @@ size_t prunerTuneSessionDraftTop(PrunerTuneSession s, size_t i, size_t n, Pruner
 
 /* The `pruner.tuning` dictionary beside the config. */
 static MlirAttribute tuneTuningAttr(PrunerTuneSession s, const PrunerTuneTaskInfo *info) {
-  TuneBuf b = {0};
+  PrunerText b = {0};
   if (info->measured) {
-    tuneBufPrintf(&b, "{best_us = %.4f : f64, trials = %lld : i64, measured = true",
+    prunerTextAppend(&b, "{best_us = %.4f : f64, trials = %lld : i64, measured = true",
                   info->best_us, (long long)info->trials);
     if (info->baseline_us > 0)
-      tuneBufPrintf(&b, ", baseline_us = %.4f : f64, baseline = \"%s\"", info->baseline_us,
+      prunerTextAppend(&b, ", baseline_us = %.4f : f64, baseline = \"%s\"", info->baseline_us,
                     info->baseline_name);
     else
-      tuneBufPrintf(&b, ", baseline = \"none measured\"");
+      prunerTextAppend(&b, ", baseline = \"none measured\"");
   } else {
-    tuneBufPrintf(&b,
+    prunerTextAppend(&b,
                   "{predicted_us = %.4f : f64, trials = 0 : i64, measured = false, "
                   "note = \"unmeasured: chosen by the draft and verifier models only\"",
                   info->best_us);
   }
-  tuneBufPrintf(&b, ", target = \"%s\"}", s->engine.target_key);
+  prunerTextAppend(&b, ", target = \"%s\"}", s->engine.target_key);
   MlirAttribute a = b.data ? mlirAttributeParseGet(s->ctx, mlirStringRefCreateFromCString(b.data))
                            : (MlirAttribute){NULL};
   free(b.data);
@@ -373,8 +373,8 @@ static PrunerStatus tuneWriteFused(PrunerTuneSession s, size_t i) {
     tuneEngineTaskInfo(&s->engine, (size_t)own_task, &info);
     tuning = tuneTuningAttr(s, &info);
   } else {
-    TuneBuf b = {0};
-    tuneBufPrintf(&b,
+    PrunerText b = {0};
+    prunerTextAppend(&b,
                   "{predicted_us = %.4f : f64, trials = 0 : i64, measured = false, "
                   "note = \"own kernel: the contraction's %s, so this consumer is not "
                   "fused; chosen by the draft only\", target = \"%s\"}",
@@ -523,7 +523,7 @@ static void tuneNoBestReason(TuneEngine *e, size_t i, const PrunerTuneTaskInfo *
 }
 
 char *prunerTuneSessionSummary(PrunerTuneSession s) {
-  TuneBuf b = {0};
+  PrunerText b = {0};
   TuneEngine *e = &s->engine;
   const char *baseline = e->backend->baseline_name; /* "cuBLAS", "OpenBLAS" */
   char baseline_column[32];
@@ -531,7 +531,7 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
   for (; baseline[bl] && bl + 4 < sizeof baseline_column; ++bl)
     baseline_column[bl] = (char)tolower((unsigned char)baseline[bl]);
   snprintf(baseline_column + bl, sizeof baseline_column - bl, "_us");
-  tuneBufPrintf(&b, "%-25s %-22s %4s %11s %9s %11s %8s %7s %8s  %s\n", "op", "shape", "n",
+  prunerTextAppend(&b, "%-25s %-22s %4s %11s %9s %11s %8s %7s %8s  %s\n", "op", "shape", "n",
                 "best_us", "GFLOP/s", baseline_column, "speedup", "trials", "time_s", "config");
   double total_best = 0, total_base = 0;
   bool all_base = true, any_unmeasured = false;
@@ -560,7 +560,7 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
     } else {
       all_base = false;
     }
-    tuneBufPrintf(&b, "%-25s %-22s %4d %11s %9s %11s %8s %7lld %8.1f  %s\n",
+    prunerTextAppend(&b, "%-25s %-22s %4d %11s %9s %11s %8s %7lld %8.1f  %s\n",
                   info.workload->op_name, shape, info.occurrences, best, gflops, base, speed,
                   (long long)info.trials, info.seconds, cfg);
   }
@@ -587,17 +587,17 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
       snprintf(cfg, sizeof cfg, "not fused (%.40s %s), no config: no valid config of its own",
                pw->op_name, promotes ? "promotes" : "has no winner");
     }
-    tuneBufPrintf(&b, "%-25s %-22s %4d %11s %9s %11s %8s %7d %8.1f  %s\n",
+    prunerTextAppend(&b, "%-25s %-22s %4d %11s %9s %11s %8s %7d %8.1f  %s\n",
                   s->ops[i].own->op_name, shape, 1, "-", "-", "-", "-", 0, 0.0, cfg);
   }
   if (total_best > 0) {
-    tuneBufPrintf(&b, "total (weighted by occurrences): %.2f us", total_best);
+    prunerTextAppend(&b, "total (weighted by occurrences): %.2f us", total_best);
     if (all_base && total_base > 0 && !any_unmeasured)
-      tuneBufPrintf(&b, " vs %s %.2f us (%.2fx)", baseline, total_base, total_base / total_best);
-    tuneBufPrintf(&b, "\n");
+      prunerTextAppend(&b, " vs %s %.2f us (%.2fx)", baseline, total_base, total_base / total_best);
+    prunerTextAppend(&b, "\n");
   }
   if (any_unmeasured)
-    tuneBufPrintf(&b, "* unmeasured: draft/verifier prediction, nothing was run on a GPU\n");
+    prunerTextAppend(&b, "* unmeasured: draft/verifier prediction, nothing was run on a GPU\n");
   if (b.failed) {
     free(b.data);
     return NULL;

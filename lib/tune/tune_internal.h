@@ -15,6 +15,7 @@
 #include "pruner/records.h"
 #include "pruner/space.h"
 #include "pruner/target.h"
+#include "pruner/text.h"
 #include "pruner/tune.h"
 #include "pruner/verifier.h"
 #include "pruner/workload.h"
@@ -69,18 +70,6 @@ typedef struct TuneEngine {
   const PrunerBackend *backend;     /* the target's (pruner/backend.h)                  */
   PrunerBackendState backend_state; /* started on first use (backend->create)           */
 } TuneEngine;
-
-/* Growable text buffer. */
-typedef struct TuneBuf {
-  char *data;
-  size_t len;
-  size_t cap;
-  bool failed;
-} TuneBuf;
-void tuneBufPrintf(TuneBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void tuneBufAppend(TuneBuf *b, const char *s, size_t n);
-
-double tuneNow(void);
 
 /* Sets up target, records (opts->records_path or in memory), replay, verifier. The
  * backend is the table's for opts->target (prunerBackendLookup). */

@@ -1,7 +1,6 @@
 /* lib/backend/gpu/backend_gpu.c: the GPU backend's entry in the backend table
  * (pruner/backend/gpu.h): candidates compiled in the worker pool into a bundle, measured
  * by pruner-run on the local GPU or exported for a GPU host. */
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -12,6 +11,7 @@
 
 #include "pruner/backend/gpu.h"
 #include "pruner/compile.h"
+#include "pruner/file.h"
 #include "pruner/measure.h"
 
 struct PrunerBackendStateImpl {
@@ -180,23 +180,6 @@ static void gpuAdoptDeviceKey(PrunerBackendState s, PrunerRecords got,
   sink->adoptTargetKey(sink->user, key);
 }
 
-/* Removes a per-round bundle folder (flat: manifest, cubins, results). */
-static void gpuRemoveDir(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return;
-  struct dirent *ent;
-  char path[1024];
-  while ((ent = readdir(d)) != NULL) {
-    if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
-      continue;
-    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
-    unlink(path);
-  }
-  closedir(d);
-  rmdir(dir);
-}
-
 /* Without a driver there is no GPU: say so before compiling anything (the runner checks
  * for a device again, PRUNER_RUN_EXIT_NO_DEVICE). */
 static PrunerStatus gpuCheckDevice(void) {
@@ -280,7 +263,7 @@ static PrunerStatus gpuMeasure(PrunerBackendState s, const PrunerBackendBatch *b
   }
   if (bundle)
     prunerBundleDestroy(bundle);
-  gpuRemoveDir(dir);
+  prunerRemoveTree(dir); /* manifest, cubins, results */
   free(ids);
   return st;
 }

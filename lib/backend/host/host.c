@@ -19,8 +19,10 @@
 #include "host_internal.h"
 #include "pruner/checked.h"
 #include "pruner/measure.h"
+#include "pruner/clock.h"
 #include "pruner/random.h"
 #include "pruner/schedule.h"
+#include "pruner/text.h"
 #include "pruner/timing.h"
 
 /* CBLAS enum values (the CBLAS standard, cblas.h): row-major, no transpose. */
@@ -413,11 +415,11 @@ static bool hostTimedRun(void *user, int index, double *sample_us, double *clock
   (void)index;
   (void)clock_mhz; /* the host does not read its core clock per sample */
   HostTimed *h = user;
-  double t0 = prunerTimingNow();
+  double t0 = prunerNowSeconds();
   if (!h->fn(h->ch, h->w, h->user))
     return false;
   if (sample_us)
-    *sample_us = (prunerTimingNow() - t0) * 1e6;
+    *sample_us = (prunerNowSeconds() - t0) * 1e6;
   return true;
 }
 
@@ -469,9 +471,9 @@ static void childMeasure(HostChild *ch, const HostRequest *req, PrunerHostResult
   }
   const PrunerConfig *c = req->kind == HOST_REQ_CANDIDATE ? &req->config : NULL;
   HostKernel k;
-  double t0 = prunerTimingNow();
+  double t0 = prunerNowSeconds();
   PrunerStatus st = hostJit(ch->ctx, w, c, &req->target, hostOptLevel(&req->opts, c), &k);
-  rep->compile_seconds = prunerTimingNow() - t0;
+  rep->compile_seconds = prunerNowSeconds() - t0;
   if (!st.ok) {
     r->status = PRUNER_RECORD_COMPILE_ERROR;
     snprintf(r->error, sizeof r->error, "%.255s", st.message);
@@ -685,29 +687,8 @@ void prunerHostMeasureBaseline(PrunerHost host, const PrunerWorkload *w, PrunerH
   call(host, HOST_REQ_BASELINE, w, NULL, out);
 }
 
-typedef struct TextBuf {
-  char *data;
-  size_t len, cap;
-  bool failed;
-} TextBuf;
-
 static void appendText(MlirStringRef s, void *user) {
-  TextBuf *b = user;
-  if (b->failed)
-    return;
-  if (b->len + s.length + 1 > b->cap) {
-    size_t cap = (b->len + s.length + 1) * 2;
-    char *d = realloc(b->data, cap);
-    if (!d) {
-      b->failed = true;
-      return;
-    }
-    b->data = d;
-    b->cap = cap;
-  }
-  memcpy(b->data + b->len, s.data, s.length);
-  b->len += s.length;
-  b->data[b->len] = '\0';
+  prunerTextAppendBytes(user, s.data, s.length);
 }
 
 PrunerStatus prunerHostLowerText(const PrunerWorkload *w, const PrunerConfig *config,
@@ -720,7 +701,7 @@ PrunerStatus prunerHostLowerText(const PrunerWorkload *w, const PrunerConfig *co
                              : HOST_STAGE_LLVM;
   PrunerStatus st = hostLowerModule(ctx, w, config, t, s, &m, NULL);
   if (st.ok) {
-    TextBuf b = {0};
+    PrunerText b = {0};
     mlirOperationPrint(mlirModuleGetOperation(m), appendText, &b);
     mlirModuleDestroy(m);
     if (b.failed || !b.data) {
