@@ -280,8 +280,8 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
      * spill on AVX-512). */
     int64_t regs = rows * vectors + vectors + 1;
     if (t->regs_per_sm > 0 && regs > t->regs_per_sm)
-      FAIL("register tile needs %lld SIMD registers (%lld accumulators); this CPU has %d", op,
-           (long long)regs, (long long)(rows * vectors), t->regs_per_sm);
+      FAIL("register tile needs %lld SIMD registers (%lld accumulators); target %s has %d",
+           op, (long long)regs, (long long)(rows * vectors), t->name, t->regs_per_sm);
   } else if (elements > opts->max_thread_elements) {
     FAIL("scalar register tile of %lld elements is over the limit %lld", op,
          (long long)elements, (long long)opts->max_thread_elements);
