@@ -53,7 +53,7 @@ PrunerStatus prunerHostWriteObject(const PrunerWorkload *w, const PrunerConfig *
                                    const PrunerTargetDesc *t, int opt_level, const char *path);
 
 /* The pass pipeline applied after the schedule ("builtin.module(...)"): OpenMP
- * conversion of the task loop, then the LLVM lowering of HOST-FACTS.md. */
+ * conversion of the task loop, then the LLVM lowering (docs/host.md, H1). */
 const char *prunerHostLoweringPipeline(void);
 
 typedef struct PrunerHostOptions {

@@ -95,7 +95,7 @@ PrunerHostOptions prunerHostDefaultOptions(void) {
   PrunerHostOptions o;
   memset(&o, 0, sizeof o);
   o.threads = 0;
-  o.opt_level = 0; /* HOST-FACTS.md: same run time as level 3, a third of the JIT time */
+  o.opt_level = 0; /* docs/host.md, H6: same run time as 3, a third of the JIT */
   /* Scalar code is another matter: the schedule leaves it to LLVM's loop passes (LICM,
    * unrolling, SLP), which level 0 skips. The stem conv of examples/model.mlir (NCHW,
    * scalar) ran 321 ms at level 0 and 45 ms at level 2 (43 ms at 3) in the same session,
@@ -739,7 +739,7 @@ PrunerStatus prunerHostCreate(const PrunerHostOptions *opts, PrunerHost *out) {
     return st;
   }
   prunerTargetKey(&h->target, h->target_key, sizeof h->target_key);
-  /* A fair baseline (HOST-FACTS.md): Debian's OpenBLAS 0.3.21 does not know recent CPUs
+  /* A fair baseline (docs/host.md, H7): Debian's OpenBLAS 0.3.21 does not know recent CPUs
    * and falls back to an SSE3 kernel; on AVX-512 machines SkylakeX is the right one. A
    * description narrower than the CPU gets OpenBLAS' kernel of that ISA (Haswell: AVX2 +
    * FMA; Nehalem: SSE4.2), so both sides of the comparison run the same ISA. An

@@ -16,7 +16,7 @@
 /* One-shot bufferization with identity layouts at the function boundary; results equal
  * to an argument are dropped (the kernel writes its output argument in place); the
  * canonicalize removes the alloc + copy per tile that would otherwise need memrefCopy
- * (HOST-FACTS.md). */
+ * (docs/host.md, H2). */
 #define BUFFERIZE_PIPELINE                                                                         \
   "builtin.module(one-shot-bufferize{bufferize-function-boundaries "                               \
   "function-boundary-type-conversion=identity-layout-map},drop-equivalent-buffer-results,"         \
