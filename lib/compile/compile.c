@@ -11,7 +11,7 @@
 
 PrunerCompileOptions prunerCompileDefaultOptions(void) {
   /* 60 s and 6000 MB: the worked schedules compile in about 1 s and under 1 GB here;
-   * runaway pattern sets were seen growing to 24 GB (GPU-SCHEDULE-FACTS.md), which the
+   * runaway pattern sets were seen growing to 24 GB (docs/schedule.md, G2), which the
    * limit turns into a failed candidate instead of an out-of-memory machine. */
   return (PrunerCompileOptions){.format = PRUNER_BINARY_CUBIN,
                                 .timeout_seconds = 60.0,

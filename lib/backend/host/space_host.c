@@ -55,7 +55,7 @@ static int lanes(const PrunerWorkload *w, const PrunerTargetDesc *t) {
 }
 
 /* NCHW convolutions stay scalar: their output's contiguous loop is ow, and the 1-D conv
- * vectorizer drops rows of strided NCW convs (GPU-SCHEDULE-FACTS.md). */
+ * vectorizer drops rows of strided NCW convs (docs/schedule.md, G6). */
 static bool scalarOnly(const PrunerWorkload *w) { return w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW; }
 
 int prunerHostVectorLoop(const PrunerWorkload *w) {
