@@ -1,7 +1,7 @@
 /* pruner/file.h: reading a whole file into memory, the one way lib/ and tools/ do it, and
  * removing a temporary folder.
  *
- * Tools read payload MLIR and JSON, lib/measure reads bundles and cubins, lib/compile reads
+ * Tools read payload MLIR and JSON, lib/measure reads bundles and cubins, lib/backend/gpu reads
  * what ptxas wrote: all need the whole file as one NUL-terminated buffer and an error that
  * names the file. */
 #ifndef PRUNER_FILE_H

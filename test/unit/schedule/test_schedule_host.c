@@ -492,7 +492,7 @@ static void test_matmul_bias_fused(void **state) {
   }
 }
 
-/* The library path lib/compile uses: payload text from the workload builders plus the
+/* The library path lib/backend/gpu uses: payload text from the workload builders plus the
  * schedule's own @__transform_main (no tags, ops matched by name). */
 static void checkBuilt(const PrunerWorkload *w, const PrunerConfig *c) {
   char *payload = NULL, *schedule = NULL;

@@ -44,7 +44,7 @@ PrunerCompileResult prunerCompileOneInContext(MlirContext ctx, const PrunerWorkl
   double start = prunerNowSeconds();
 
   if (t->kind != PRUNER_TARGET_GPU) {
-    r.status = prunerStatusError("target '%s' is not a GPU: lib/compile emits NVVM/PTX only "
+    r.status = prunerStatusError("target '%s' is not a GPU: the GPU compile emits NVVM/PTX only "
                                  "(host targets are compiled by lib/backend/host)",
                                  t->name);
     return r;
