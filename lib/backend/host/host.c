@@ -547,29 +547,15 @@ static void childBaseline(HostChild *ch, const HostRequest *req, PrunerHostResul
 }
 
 /* Quantile q of sorted[0..n) with linear interpolation between ranks. */
-static int compareDouble(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double quantile(const double *sorted, int n, double q) {
-  double pos = q * (n - 1);
-  int lo = (int)pos;
-  if (lo >= n - 1)
-    return sorted[n - 1];
-  return sorted[lo] + (pos - lo) * (sorted[lo + 1] - sorted[lo]);
-}
-
 static void entryStats(PrunerHostRemeasureEntry *e) {
   double sorted[PRUNER_MAX_SAMPLES];
   int n = e->num_samples;
-  memcpy(sorted, e->samples_us, (size_t)n * sizeof(double));
-  qsort(sorted, (size_t)n, sizeof(double), compareDouble);
+  prunerTimingSort(e->samples_us, n, sorted);
   e->min_us = sorted[0];
   e->max_us = sorted[n - 1];
-  e->median_us = quantile(sorted, n, 0.5);
-  e->p25_us = quantile(sorted, n, 0.25);
-  e->p75_us = quantile(sorted, n, 0.75);
+  e->median_us = prunerTimingQuantile(sorted, n, 0.5);
+  e->p25_us = prunerTimingQuantile(sorted, n, 0.25);
+  e->p75_us = prunerTimingQuantile(sorted, n, 0.75);
 }
 
 /* True when every live kernel's interquartile range is within
