@@ -3,6 +3,8 @@
 # everything is present it only checks and returns (well under a second).
 # CUDA is not installed from here: it is expected in /usr/local/cuda (optional; without
 # it the CUDA parts are left out and their tests skip).
+# Usage: scripts/setup.sh [--fuzz]   (--fuzz adds clang and its libFuzzer runtime, for the
+# coverage-guided fuzzers of test/fuzz; docs/hardening.md)
 set -euo pipefail
 
 packages=(
@@ -15,6 +17,9 @@ packages=(
   libopenblas-dev     # host baseline
   libomp-22-dev       # host target: OpenMP runtime for parallel loops
 )
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang libclang-rt-dev)   # libFuzzer (-fsanitize=fuzzer) for test/fuzz
+fi
 
 missing=()
 for p in "${packages[@]}"; do

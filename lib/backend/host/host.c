@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #include "host_internal.h"
@@ -24,6 +23,7 @@
 #include "pruner/schedule.h"
 #include "pruner/text.h"
 #include "pruner/timing.h"
+#include "pruner/worker.h"
 
 /* CBLAS enum values (the CBLAS standard, cblas.h): row-major, no transpose. */
 #define CBLAS_ROW_MAJOR 101
@@ -133,10 +133,7 @@ static void childStart(HostChild *ch) {
   if (ch->started)
     return;
   ch->started = true;
-  if (ch->memory_limit_mb > 0) {
-    struct rlimit rl = {(rlim_t)ch->memory_limit_mb << 20, (rlim_t)ch->memory_limit_mb << 20};
-    setrlimit(RLIMIT_AS, &rl);
-  }
+  prunerLimitAddressSpace(ch->memory_limit_mb); /* none under ASan (pruner/worker.h) */
   /* OpenBLAS reads OPENBLAS_CORETYPE when it loads: set it first, then dlopen. */
   if (ch->coretype[0])
     setenv("OPENBLAS_CORETYPE", ch->coretype, 1);
