@@ -152,32 +152,32 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
 
 char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
                             const PrunerTuneStudyOptions *so) {
-  TuneBuf b = {0};
-  tuneBufPrintf(&b,
+  PrunerText b = {0};
+  prunerTextAppend(&b,
                 "search study: mean trials (over %d seeds) to come within %.0f%% of the best "
                 "config; ratio = random / strategy (higher is better)\n",
                 so->seeds, so->within * 100);
-  tuneBufPrintf(&b, "%-44s %8s %9s", "workload", "space", "best_us");
+  prunerTextAppend(&b, "%-44s %8s %9s", "workload", "space", "best_us");
   for (int s = 0; s < PRUNER_TUNE_STRATEGY_COUNT; ++s)
-    tuneBufPrintf(&b, " %15s", prunerTuneStrategyName((PrunerTuneStrategy)s));
-  tuneBufPrintf(&b, "\n");
+    prunerTextAppend(&b, " %15s", prunerTuneStrategyName((PrunerTuneStrategy)s));
+  prunerTextAppend(&b, "\n");
   double log_ratio[PRUNER_TUNE_STRATEGY_COUNT] = {0};
   for (size_t j = 0; j < num_rows; ++j) {
     const PrunerTuneStudyRow *r = &rows[j];
-    tuneBufPrintf(&b, "%-44.44s %8llu %9.2f", r->workload_key,
+    prunerTextAppend(&b, "%-44.44s %8llu %9.2f", r->workload_key,
                   (unsigned long long)r->space_size, r->best_us);
     double random = r->mean_trials[PRUNER_TUNE_RANDOM];
     for (int s = 0; s < PRUNER_TUNE_STRATEGY_COUNT; ++s) {
       double ratio = random / (r->mean_trials[s] > 0 ? r->mean_trials[s] : 1);
       log_ratio[s] += log(ratio);
-      tuneBufPrintf(&b, " %7.1f (%4.1fx)", r->mean_trials[s], ratio);
+      prunerTextAppend(&b, " %7.1f (%4.1fx)", r->mean_trials[s], ratio);
     }
-    tuneBufPrintf(&b, "\n");
+    prunerTextAppend(&b, "\n");
   }
-  tuneBufPrintf(&b, "%-44s %8s %9s", "geomean speed-up over random search", "", "");
+  prunerTextAppend(&b, "%-44s %8s %9s", "geomean speed-up over random search", "", "");
   for (int s = 0; s < PRUNER_TUNE_STRATEGY_COUNT; ++s)
-    tuneBufPrintf(&b, " %14.2fx", exp(log_ratio[s] / (double)(num_rows ? num_rows : 1)));
-  tuneBufPrintf(&b, "\n");
+    prunerTextAppend(&b, " %14.2fx", exp(log_ratio[s] / (double)(num_rows ? num_rows : 1)));
+  prunerTextAppend(&b, "\n");
   if (b.failed) {
     free(b.data);
     return NULL;
