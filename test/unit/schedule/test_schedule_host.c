@@ -389,7 +389,14 @@ static void test_reduction(void **state) {
       "    linalg.yield %m : f32\n"
       "  } -> tensor<4x32xf32>\n"
       "  return %r : tensor<4x32xf32>\n}\n";
-  checkKind(tmpl, 6, NULL);
+  /* Cross-thread reductions (reduction_threads > 1): partial buffers, their fill, the
+   * combine; one step per thread, several steps, the combine on fewer threads than R. */
+  static const char *const cross[] = {
+      "{workgroup = [1, 4, 0], reduction = [0, 0, 1], thread = [1, 4, 0], promote_operands = [], vector_width = 1, reduction_threads = 32}",
+      "{workgroup = [2, 8, 0], reduction = [0, 0, 2], thread = [2, 8, 0], promote_operands = [], vector_width = 1, reduction_threads = 32}",
+      "{workgroup = [1, 32, 0], reduction = [0, 0, 1], thread = [1, 32, 0], promote_operands = [], vector_width = 1, reduction_threads = 64}",
+      NULL};
+  checkKind(tmpl, 6, cross);
 }
 
 /* Runs a matmul + bias add function (arguments A 32x48, B 48x64, bias 64, C 32x64)

@@ -423,6 +423,77 @@ static void expectError(const PrunerWorkload *w, const PrunerTargetDesc *t, Prun
   if (!strstr(st.message, needle)) fail_msg("expected '%s' in '%s'", needle, st.message);
 }
 
+static PrunerConfig rowConfig(int64_t b, int64_t m, int64_t step, int32_t threads) {
+  PrunerConfig c;
+  memset(&c, 0, sizeof c);
+  c.workgroup[0] = c.thread[0] = b;
+  c.workgroup[1] = c.thread[1] = m;
+  c.reduction[2] = step;
+  c.vector_width = 1;
+  c.reduction_threads = threads;
+  return c;
+}
+
+/* The rules of reduction_threads > 1 (docs/config.md), each with its message, and the
+ * launch shape: R threads in x, the partials in shared memory. */
+static void reductionThreadsRules(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  rowReduction(&w, 12, 128, 128);
+  PrunerConfig ok = rowConfig(1, 4, 1, 32);
+  PrunerStatus st = prunerConfigCheck(&w, &t, &ok);
+  if (!st.ok) fail_msg("%s", st.message);
+  PrunerLaunchShape ls;
+  prunerConfigLaunchShape(&w, &ok, &ls);
+  assert_int_equal(ls.block[0], 32);
+  assert_int_equal(ls.threads_per_block, 32);
+  assert_int_equal(ls.grid[0], 32);
+  assert_int_equal(ls.grid[1], 12);
+  assert_int_equal(ls.smem_bytes, 4 * 32 * 4);
+  assert_int_equal(prunerConfigPartialBytes(&w, &ok), 512);
+  expectError(&w, &t, rowConfig(1, 4, 1, 48), "reduction_threads = 48 is not 1 or a power of two");
+  expectError(&w, &t, rowConfig(1, 4, 1, 16), "reduction_threads = 16 is not 1");
+  expectError(&w, &t, rowConfig(1, 4, 1, 256),
+              "reduction_threads = 256 does not divide the bound 128 of reduction loop 2");
+  expectError(&w, &t, rowConfig(1, 4, 8, 32),
+              "reduction [0, 0, 8] does not divide the 4 elements each of the 32 reduction threads");
+  PrunerConfig split = rowConfig(1, 4, 1, 32);
+  split.thread[1] = 1;
+  expectError(&w, &t, split, "needs thread tile [1, 1, 0] equal to workgroup tile [1, 4, 0]");
+  PrunerConfig vec = rowConfig(1, 4, 1, 32);
+  vec.vector_width = 4;
+  expectError(&w, &t, vec, "reduction_threads = 32 needs vector_width = 1");
+  expectError(&w, &t, rowConfig(1, 64, 1, 32),
+              "reduction_threads = 32 is fewer than workgroup tile [1, 64, 0]'s extent");
+  /* Each thread walks every output of the block: the register budget applies to it. */
+  expectError(&w, &t, rowConfig(4, 32, 1, 64), "thread tile [4, 32, 0] gives 128 elements per thread");
+  PrunerWorkload big;
+  rowReduction(&big, 1, 64, 4096);
+  /* 32 outputs x 1024 threads x 4 bytes = 128 KiB of partials. */
+  expectError(&big, &t, rowConfig(1, 32, 1, 1024),
+              "reduction_threads = 1024 keeps 131072 bytes of partials in shared memory; h200 allows 49152");
+  PrunerConfig fits = rowConfig(1, 8, 4, 256);
+  st = prunerConfigCheck(&big, &t, &fits);
+  if (!st.ok) fail_msg("%s", st.message);
+  PrunerWorkload mm;
+  prunerWorkloadMatmul(&mm, 64, 64, 256, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerConfig c = matmulConfig(64, 64, 1, 64, 64, 0, 1);
+  c.reduction_threads = 32;
+  expectError(&mm, &t, c, "reduction_threads = 32 applies to a reduction");
+  /* Formats name it only when > 1. */
+  char buf[400];
+  prunerConfigFormat(&w, &ok, buf, sizeof buf);
+  assert_non_null(strstr(buf, ", reduction_threads = 32}"));
+  PrunerConfig one = rowConfig(1, 4, 1, 1);
+  prunerConfigFormat(&w, &one, buf, sizeof buf);
+  assert_null(strstr(buf, "reduction_threads"));
+  one.reduction_threads = 0;
+  PrunerConfig one1 = rowConfig(1, 4, 1, 1);
+  assert_true(prunerConfigEqual(&one, &one1));
+  assert_false(prunerConfigEqual(&one, &ok));
+}
+
 static void diagnostics(void **state) {
   (void)state;
   PrunerTargetDesc t = h200();
@@ -876,6 +947,7 @@ int main(void) {
       cmocka_unit_test(bigConvRoundTrip),
       cmocka_unit_test(knobCandidates),
       cmocka_unit_test(diagnostics),
+      cmocka_unit_test(reductionThreadsRules),
       cmocka_unit_test(launchShape),
       cmocka_unit_test(formats),
       cmocka_unit_test(errors),
