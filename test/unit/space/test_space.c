@@ -108,6 +108,8 @@ static bool bruteCompileCostOk(const Brute *b) {
       threads *= b->config.workgroup[l] / b->config.thread[l];
     }
   }
+  if (b->config.reduction_threads > 1) /* the block's threads split the reduction */
+    threads = b->config.reduction_threads;
   return te * rs < 2048 && threads * te < 32768;
 }
 
@@ -144,8 +146,23 @@ static void bruteCandidates(Brute *b) {
 
 static void bruteVisit(Brute *b) {
   static const int widths[3] = {1, 2, 4};
+  /* reduction_threads (docs/space.md): for a reduction whose only reduction loop is the
+   * last, 1 and the powers of two from 32 to 1024 that divide that loop's bound. */
+  int32_t xthreads[8] = {0};
+  int num_x = 1;
+  const PrunerWorkload *w = b->w;
+  int reductions = 0;
+  for (int l = 0; l < w->num_loops; ++l)
+    reductions += w->loop_kinds[l] == PRUNER_LOOP_REDUCTION;
+  if (w->kind == PRUNER_OP_REDUCTION && reductions == 1 &&
+      w->loop_kinds[w->num_loops - 1] == PRUNER_LOOP_REDUCTION)
+    for (int32_t r = 32; r <= 1024; r *= 2)
+      if (w->bounds[w->num_loops - 1] % r == 0)
+        xthreads[num_x++] = r;
+  for (int x = 0; x < num_x; ++x)
   for (int p = 0; p < b->num_promote; ++p) {
     for (int v = 0; v < 3; ++v) {
+      b->config.reduction_threads = xthreads[x];
       b->config.promote_operands = b->promote[p];
       b->config.vector_width = widths[v];
       ++b->total;
