@@ -69,7 +69,8 @@ typedef enum PrunerKnobKind {
   PRUNER_KNOB_REDUCTION,      /* step of one reduction loop                           */
   PRUNER_KNOB_PROMOTE,        /* promote_operands bit mask                            */
   PRUNER_KNOB_VECTOR_WIDTH,
-  PRUNER_KNOB_REDUCTION_THREADS, /* reduction_threads (reductions only)                */
+  /* reduction_threads (reductions only) */
+  PRUNER_KNOB_REDUCTION_THREADS,
 } PrunerKnobKind;
 
 /* One knob of a space: for TILE knobs the candidates are pairs (workgroup, thread);

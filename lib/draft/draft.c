@@ -687,10 +687,10 @@ static void promotedTraffic(const DraftOperand *o, const PrunerConfig *config,
 /* Unpromoted operand (docs/draft.md, "Traffic" and "coalescing"): every thread loads its
  * own fragment from global memory; the warp's sectors give the coalescing, and reuse
  * between the threads of a block survives in L1 as far as it fits (l1_fit). */
-static void unpromotedTraffic(const DraftOperand *o, const PrunerTargetDesc *t, const DraftGeometry *g,
-                              DraftWarpCache *cache, int width, double warp_instrs,
-                              double block_bytes, double thread_bytes, double row_eff,
-                              double l1_fit, double fp_thread, OperandTraffic *tr) {
+static void unpromotedTraffic(const DraftOperand *o, const PrunerTargetDesc *t,
+                              const DraftGeometry *g, DraftWarpCache *cache, int width,
+                              double warp_instrs, double block_bytes, double thread_bytes,
+                              double row_eff, double l1_fit, double fp_thread, OperandTraffic *tr) {
   const WarpShape *ws = &g->ws;
   /* Warp-level access pattern: lanes step by the thread tile of the x / y loop. */
   double gsx = ws->loop_x >= 0 ? o->global_step_bytes[ws->loop_x] * g->lane_tile[ws->loop_x] : 0;
@@ -749,8 +749,8 @@ static void operandTraffic(const struct PrunerDraftImpl *d, const PrunerConfig *
     promotedTraffic(o, config, g, cache, width, warp_instrs, block_bytes, thread_bytes, row_eff,
                     r->fp_block[i], tr);
   else
-    unpromotedTraffic(o, &d->t, g, cache, width, warp_instrs, block_bytes, thread_bytes,
-                      row_eff, s->l1_fit, s->fp_thread[i], tr);
+    unpromotedTraffic(o, &d->t, g, cache, width, warp_instrs, block_bytes, thread_bytes, row_eff,
+                      s->l1_fit, s->fp_thread[i], tr);
   tr->dram_bytes = dramTraffic(d, g, v, s, i, tr->l2_bytes, row_eff);
   tr->loads_per_iter = loads;
   tr->frag_elems = frag;

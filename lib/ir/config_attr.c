@@ -2,8 +2,8 @@
  *
  * Key names follow IREE's lowering_config (docs/config.md, docs/plugin.md). Every key is
  * optional when reading: a missing array means "all 0", missing promote_operands means
- * none, a missing vector_width or reduction_threads means 1; prunerConfigCheck then says whether the result
- * is valid on a target. Written back with every key, arrays as [..] of i64. */
+ * none, a missing vector_width or reduction_threads means 1; prunerConfigCheck then says whether
+ * the result is valid on a target. Written back with every key, arrays as [..] of i64. */
 #include <stdio.h>
 #include <string.h>
 
@@ -140,8 +140,7 @@ static PrunerStatus readVectorWidth(const PrunerWorkload *w, MlirAttribute a, in
 }
 
 /* Optional; absent means 1. Whether the value fits the op and target is prunerConfigCheck's. */
-static PrunerStatus readReductionThreads(const PrunerWorkload *w, MlirAttribute a,
-                                         int32_t *out) {
+static PrunerStatus readReductionThreads(const PrunerWorkload *w, MlirAttribute a, int32_t *out) {
   char text[96];
   int64_t v = 0;
   if (!integerValue(a, &v)) {

@@ -424,17 +424,23 @@ static void appendPromoteSequence(PrunerText *t, const Plan *p, const char *fora
     /* parallel_insert_slice bufferizes to a copy of a view onto itself spelled as two
      * subview chains; folding the chains and cse make it a self-copy that canonicalize
      * drops (else it lowers to a call to the undefined memrefCopy). */
-    prunerTextAppend(t, "    %%fa = transform.structured.match ops{[\"scf.forall\"]} attributes{%s} "
-                        "in %%root : (" ANY ") -> " ANY "\n", forall_tag);
-    prunerTextAppend(t, "    %%func = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
-                        ") -> " ANY "\n"
-                        "    transform.apply_patterns to %%func { transform.apply_patterns.memref.fold_memref_alias_ops } : " ANY "\n"
-                        "    transform.apply_cse to %%func : " ANY "\n"
-                        "    transform.apply_patterns to %%func { transform.apply_patterns.canonicalization } : " ANY "\n");
-    prunerTextAppend(t, "    %%allocas = transform.structured.match ops{[\"memref.alloca\"]} in %%fa : (" ANY
-                        ") -> !transform.op<\"memref.alloca\">\n"
-                        "    %%get, %%global = transform.memref.alloca_to_global %%allocas : "
-                        "(!transform.op<\"memref.alloca\">) -> (" ANY ", " ANY ")\n");
+    prunerTextAppend(t,
+                     "    %%fa = transform.structured.match ops{[\"scf.forall\"]} attributes{%s} "
+                     "in %%root : (" ANY ") -> " ANY "\n",
+                     forall_tag);
+    prunerTextAppend(
+        t, "    %%func = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
+           ") -> " ANY "\n"
+           "    transform.apply_patterns to %%func { "
+           "transform.apply_patterns.memref.fold_memref_alias_ops } : " ANY "\n"
+           "    transform.apply_cse to %%func : " ANY "\n"
+           "    transform.apply_patterns to %%func { transform.apply_patterns.canonicalization } "
+           ": " ANY "\n");
+    prunerTextAppend(
+        t, "    %%allocas = transform.structured.match ops{[\"memref.alloca\"]} in %%fa : (" ANY
+           ") -> !transform.op<\"memref.alloca\">\n"
+           "    %%get, %%global = transform.memref.alloca_to_global %%allocas : "
+           "(!transform.op<\"memref.alloca\">) -> (" ANY ", " ANY ")\n");
   }
   if (!p->promote) {
     prunerTextAppend(t, "    transform.yield\n  }\n");
@@ -507,9 +513,8 @@ static void appendPromoteSequence(PrunerText *t, const Plan *p, const char *fora
  * into the output. Both fills (the partials' neutral element, the output's init) are
  * fused into the forall that uses them: a fill left at block level runs in every thread
  * and races with the writes of the others. */
-static void appendTileSequenceCrossThread(PrunerText *t, const PrunerWorkload *w,
-                                          const Plan *p, const char *attr,
-                                          const char *forall_tag) {
+static void appendTileSequenceCrossThread(PrunerText *t, const PrunerWorkload *w, const Plan *p,
+                                          const char *attr, const char *forall_tag) {
   appendMatch(t, "%op", prunerSchedulePayloadOpName(w), attr, "", "%root");
   if (p->fill)
     appendMatch(t, "%fill", "linalg.fill", attr, ".fill", "%root");
@@ -532,16 +537,19 @@ static void appendTileSequenceCrossThread(PrunerText *t, const PrunerWorkload *w
   prunerTextAppendI64List(t, steps, p->n);
   prunerTextAppend(t, " mapping = [#gpu.thread<x>] : (" ANY ") -> (" ANY ", " ANY ", " ANY ", " ANY
                       ")\n");
-  prunerTextAppend(t, "    %%pbuf, %%pnew = transform.structured.bufferize_to_allocation %%pfill "
-                      "{%salloc_op = \"memref.alloca\", bufferize_destination_only} : " ANY "\n",
+  prunerTextAppend(t,
+                   "    %%pbuf, %%pnew = transform.structured.bufferize_to_allocation %%pfill "
+                   "{%salloc_op = \"memref.alloca\", bufferize_destination_only} : " ANY "\n",
                    p->gpu_shared ? "memory_space = 3, " : "");
-  prunerTextAppend(t, "    %%fills = transform.structured.match ops{[\"linalg.fill\"]} in %%fb : (" ANY
-                      ") -> " ANY "\n");
+  prunerTextAppend(t,
+                   "    %%fills = transform.structured.match ops{[\"linalg.fill\"]} in %%fb : (" ANY
+                   ") -> " ANY "\n");
   if (p->fill)
-    prunerTextAppend(t, "    %%ofill, %%pfill2 = transform.split_handle %%fills : (" ANY ") -> (" ANY
-                        ", " ANY ")\n");
-  prunerTextAppend(t, "    %%pf3, %%pf4 = transform.structured.fuse_into_containing_op %s into "
-                      "%%pf : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n",
+    prunerTextAppend(t, "    %%ofill, %%pfill2 = transform.split_handle %%fills : (" ANY
+                        ") -> (" ANY ", " ANY ")\n");
+  prunerTextAppend(t,
+                   "    %%pf3, %%pf4 = transform.structured.fuse_into_containing_op %s into "
+                   "%%pf : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n",
                    p->fill ? "%pfill2" : "%fills");
   /* The combine writes the output tile: one thread per element of its last dim. */
   int64_t comb[PRUNER_MAX_RANK] = {0};

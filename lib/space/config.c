@@ -620,8 +620,8 @@ int prunerConfigFormatShort(const PrunerWorkload *w, const PrunerConfig *config,
     if (config->promote_operands & (1u << i))
       lp += (size_t)snprintf(pr + lp, sizeof(pr) - lp, "%d", i);
   if (prunerConfigReductionThreads(config) > 1)
-    return snprintf(buf, size, "wg%s r%s t%s p%s v%d x%d", wg, lr ? red : "-", th,
-                    lp ? pr : "-", (int)config->vector_width, (int)config->reduction_threads);
+    return snprintf(buf, size, "wg%s r%s t%s p%s v%d x%d", wg, lr ? red : "-", th, lp ? pr : "-",
+                    (int)config->vector_width, (int)config->reduction_threads);
   return snprintf(buf, size, "wg%s r%s t%s p%s v%d", wg, lr ? red : "-", th, lp ? pr : "-",
                   (int)config->vector_width);
 }

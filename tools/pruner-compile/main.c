@@ -432,8 +432,7 @@ int main(int argc, char **argv) {
     printf("workload %s on %s: %llu valid configs\n", w.key, t.name,
            (unsigned long long)prunerSpaceCount(space));
     uint64_t rng = a.seed;
-    n = prunerSpaceSample(space, n, &rng,
-                          a.min_reduction_threads ? enoughReductionThreads : NULL,
+    n = prunerSpaceSample(space, n, &rng, a.min_reduction_threads ? enoughReductionThreads : NULL,
                           &a.min_reduction_threads, configs, indices);
   } else {
     printf("workload %s on %s\n", w.key, t.name);

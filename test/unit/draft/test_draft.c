@@ -384,7 +384,8 @@ static void test_cross_thread_reduction(void **state) {
   assert_int_equal(got, count);
   assert_true(prunerConfigReductionThreads(&all[0].config) > 1);
   size_t one = 0;
-  while (one < got && prunerConfigReductionThreads(&all[one].config) > 1) ++one;
+  while (one < got && prunerConfigReductionThreads(&all[one].config) > 1)
+    ++one;
   assert_true(one < got);
   assert_true(all[0].predicted_us * 4.0 < all[one].predicted_us);
   free(all);

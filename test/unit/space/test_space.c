@@ -160,28 +160,29 @@ static void bruteVisit(Brute *b) {
       if (w->bounds[w->num_loops - 1] % r == 0)
         xthreads[num_x++] = r;
   for (int x = 0; x < num_x; ++x)
-  for (int p = 0; p < b->num_promote; ++p) {
-    for (int v = 0; v < 3; ++v) {
-      b->config.reduction_threads = xthreads[x];
-      b->config.promote_operands = b->promote[p];
-      b->config.vector_width = widths[v];
-      ++b->total;
-      bool valid = prunerConfigIsValid(b->w, b->t, &b->config);
-      /* The boolean and the message form agree. */
-      assert_int_equal(valid, prunerConfigCheck(b->w, b->t, &b->config).ok);
-      /* Valid = valid with the compile-cost limits lifted, and the rule holds. */
-      PrunerSpaceOptions lifted = prunerSpaceDefaultOptions();
-      lifted.max_unrolled_body = lifted.max_block_elements = 0;
-      bool without = prunerConfigIsValidWithOptions(b->w, b->t, &lifted, &b->config);
-      assert_int_equal(valid, without && bruteCompileCostOk(b));
-      b->cost_dropped += without && !valid;
-      /* The space holds every candidate and calls exactly the valid ones valid. */
-      uint64_t raw;
-      assert_true(prunerSpaceEncodeRaw(b->space, &b->config, &raw));
-      assert_int_equal(valid, prunerSpaceContains(b->space, &b->config));
-      if (valid) ++b->valid;
+    for (int p = 0; p < b->num_promote; ++p) {
+      for (int v = 0; v < 3; ++v) {
+        b->config.reduction_threads = xthreads[x];
+        b->config.promote_operands = b->promote[p];
+        b->config.vector_width = widths[v];
+        ++b->total;
+        bool valid = prunerConfigIsValid(b->w, b->t, &b->config);
+        /* The boolean and the message form agree. */
+        assert_int_equal(valid, prunerConfigCheck(b->w, b->t, &b->config).ok);
+        /* Valid = valid with the compile-cost limits lifted, and the rule holds. */
+        PrunerSpaceOptions lifted = prunerSpaceDefaultOptions();
+        lifted.max_unrolled_body = lifted.max_block_elements = 0;
+        bool without = prunerConfigIsValidWithOptions(b->w, b->t, &lifted, &b->config);
+        assert_int_equal(valid, without && bruteCompileCostOk(b));
+        b->cost_dropped += without && !valid;
+        /* The space holds every candidate and calls exactly the valid ones valid. */
+        uint64_t raw;
+        assert_true(prunerSpaceEncodeRaw(b->space, &b->config, &raw));
+        assert_int_equal(valid, prunerSpaceContains(b->space, &b->config));
+        if (valid)
+          ++b->valid;
+      }
     }
-  }
 }
 
 static void bruteLoop(Brute *b, int l) {
@@ -460,7 +461,8 @@ static void reductionThreadsRules(void **state) {
   rowReduction(&w, 12, 128, 128);
   PrunerConfig ok = rowConfig(1, 4, 1, 32);
   PrunerStatus st = prunerConfigCheck(&w, &t, &ok);
-  if (!st.ok) fail_msg("%s", st.message);
+  if (!st.ok)
+    fail_msg("%s", st.message);
   PrunerLaunchShape ls;
   prunerConfigLaunchShape(&w, &ok, &ls);
   assert_int_equal(ls.block[0], 32);
@@ -473,8 +475,9 @@ static void reductionThreadsRules(void **state) {
   expectError(&w, &t, rowConfig(1, 4, 1, 16), "reduction_threads = 16 is not 1");
   expectError(&w, &t, rowConfig(1, 4, 1, 256),
               "reduction_threads = 256 does not divide the bound 128 of reduction loop 2");
-  expectError(&w, &t, rowConfig(1, 4, 8, 32),
-              "reduction [0, 0, 8] does not divide the 4 elements each of the 32 reduction threads");
+  expectError(
+      &w, &t, rowConfig(1, 4, 8, 32),
+      "reduction [0, 0, 8] does not divide the 4 elements each of the 32 reduction threads");
   PrunerConfig split = rowConfig(1, 4, 1, 32);
   split.thread[1] = 1;
   expectError(&w, &t, split, "needs thread tile [1, 1, 0] equal to workgroup tile [1, 4, 0]");
@@ -484,15 +487,18 @@ static void reductionThreadsRules(void **state) {
   expectError(&w, &t, rowConfig(1, 64, 1, 32),
               "reduction_threads = 32 is fewer than workgroup tile [1, 64, 0]'s extent");
   /* Each thread walks every output of the block: the register budget applies to it. */
-  expectError(&w, &t, rowConfig(4, 32, 1, 64), "thread tile [4, 32, 0] gives 128 elements per thread");
+  expectError(&w, &t, rowConfig(4, 32, 1, 64),
+              "thread tile [4, 32, 0] gives 128 elements per thread");
   PrunerWorkload big;
   rowReduction(&big, 1, 64, 4096);
   /* 32 outputs x 1024 threads x 4 bytes = 128 KiB of partials. */
   expectError(&big, &t, rowConfig(1, 32, 1, 1024),
-              "reduction_threads = 1024 keeps 131072 bytes of partials in shared memory; h200 allows 49152");
+              "reduction_threads = 1024 keeps 131072 bytes of partials in shared memory; h200 "
+              "allows 49152");
   PrunerConfig fits = rowConfig(1, 8, 4, 256);
   st = prunerConfigCheck(&big, &t, &fits);
-  if (!st.ok) fail_msg("%s", st.message);
+  if (!st.ok)
+    fail_msg("%s", st.message);
   PrunerWorkload mm;
   prunerWorkloadMatmul(&mm, 64, 64, 256, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   PrunerConfig c = matmulConfig(64, 64, 1, 64, 64, 0, 1);
