@@ -332,6 +332,16 @@ static void test_space_rules(void **state) {
   PrunerHostResult r;
   prunerHostMeasure(host, &w, &bad, &r);
   assert_int_equal(r.record.status, PRUNER_RECORD_INVALID);
+  /* The schedule's public entry checks too, with the rules' own message (the internal
+   * already-checked entry that pruner-cpu-pipeline reaches does not check again). */
+  char *text = NULL;
+  PrunerStatus built = prunerHostScheduleBuild(&w, &bad, &target, &text);
+  assert_false(built.ok);
+  assert_null(text);
+  assert_string_equal(built.message, s.message);
+  assert_true(prunerHostScheduleBuild(&w, &c, &target, &text).ok);
+  assert_non_null(strstr(text, "tile_using_for"));
+  free(text);
   prunerSpaceDestroy(space);
 }
 
