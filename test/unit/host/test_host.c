@@ -305,11 +305,17 @@ static void test_space_rules(void **state) {
     PrunerStatus s = prunerConfigCheck(&w, &target, &c);
     if (!s.ok)
       fail_msg("enumerated config rejected: %s", s.message);
-    assert_int_equal(c.vector_width, target.warp_size);
+    assert_int_equal(c.vector_width, prunerHostTargetSimdLanes(&target));
     assert_int_equal(c.thread[1] % c.vector_width, 0);
     ++seen;
   }
   assert_int_equal(seen, count);
+  /* The host meaning of the GPU-named fields, read through their host names. */
+  int lanes = prunerHostTargetSimdLanes(&target);
+  assert_true(lanes == 4 || lanes == 8 || lanes == 16);
+  assert_int_equal(lanes, target.warp_size);
+  assert_true(prunerHostTargetCores(&target) >= 1);
+  assert_int_equal(prunerHostTargetCores(&target), target.sm_count);
   /* Bad configs are named. */
   assert_true(prunerSpaceGetConfig(space, 0, &c).ok);
   PrunerConfig bad = c;
