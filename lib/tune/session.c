@@ -203,6 +203,11 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
     return st;
   }
   s->input_path = strdup(input_path);
+  st = prunerIrCheckParseIsolated(s->input_text, s->input_size, input_path);
+  if (!st.ok) {
+    prunerTuneSessionDestroy(s);
+    return st;
+  }
   s->ctx = prunerIrContextCreate();
   mlirContextAttachDiagnosticHandler(s->ctx, tuneDiagnostic, s, NULL);
   /* Parsing from a regular file keeps its name in diagnostics' locations. Anything else

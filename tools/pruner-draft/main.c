@@ -189,9 +189,16 @@ static MlirWalkResult visit(MlirOperation op, const PrunerWorkload *w, const Pru
 
 static int runModel(const Options *o, const PrunerTargetDesc *t) {
   char *text = NULL;
-  PrunerStatus read = prunerReadFile(o->input, &text, NULL);
+  size_t text_size = 0;
+  PrunerStatus read = prunerReadFile(o->input, &text, &text_size);
   if (!read.ok) {
     fprintf(stderr, "pruner-draft: %s\n", read.message);
+    return 1;
+  }
+  PrunerStatus crashed = prunerIrCheckParseIsolated(text, text_size, o->input);
+  if (!crashed.ok) {
+    fprintf(stderr, "pruner-draft: %s\n", crashed.message);
+    free(text);
     return 1;
   }
   MlirContext ctx = prunerIrContextCreate();
