@@ -9,7 +9,7 @@ set -euo pipefail
 build=${1:-build}
 n=${2:-200}
 full=${3:-20}
-ops=("matmul 128x3072x768" "batch_matmul 12x128x128x64" "conv_2d_nhwc_hwcf 1x58x58x64x3x3x64"
+ops=("matmul 128x3072x768" "batch_matmul 12x128x128x64" "conv_2d_nhwc_hwcf 2x30x30x64x3x3x64"
      "reduction 512x1024")
 for spec in "${ops[@]}"; do
   set -- $spec

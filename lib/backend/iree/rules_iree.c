@@ -44,6 +44,18 @@ static bool supportedKind(const PrunerWorkload *w) {
   }
 }
 
+/* IREE folds a conv's unit batch loop (n = 1) out of the op before it applies a tuning
+ * spec, and a config given to the folded op is dropped (IREE 3.13; docs/iree.md, "What it
+ * cannot tune"): such convolutions keep IREE's own config. */
+static bool unitBatchConv(const PrunerWorkload *w) {
+  if (!isConv2d(w))
+    return false;
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_roles[l] == PRUNER_ROLE_IMAGE && w->bounds[l] == 1)
+      return true;
+  return false;
+}
+
 static int simdLanes(const PrunerWorkload *w, const PrunerTargetDesc *t) {
   int bytes = prunerDTypeBytes(w->operands[w->num_inputs].dtype);
   int l = t->warp_size > 0 ? t->warp_size * 4 / (bytes > 0 ? bytes : 4) : 1;
@@ -74,6 +86,11 @@ PrunerStatus prunerIreeCpuSpaceKnobs(const PrunerWorkload *w, const PrunerTarget
     return prunerStatusError("iree-cpu: %s (%s) is not an op kind this backend configures "
                              "(matmul, batch_matmul, conv_2d_nhwc_hwcf, reduction)",
                              w->key, prunerOpKindName(w->kind));
+  if (unitBatchConv(w))
+    return prunerStatusError("iree-cpu: %s: IREE folds the unit batch loop of a convolution "
+                             "before it applies a tuning spec and drops a config given to the "
+                             "folded op; IREE keeps its own config for it",
+                             w->key);
   /* The host's task and register tiles are IREE's distribution and vector tiles. */
   PrunerStatus st = prunerHostSpaceKnobs(w, t, opts, knobs, cap, num_knobs);
   if (!st.ok)
@@ -99,6 +116,10 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
   const char *op = w->op_name;
   if (!supportedKind(w))
     FAIL("op kind %s has no IREE CPU pipeline in this backend", op, prunerOpKindName(w->kind));
+  if (unitBatchConv(w))
+    FAIL("a convolution with batch 1 cannot be configured by a tuning spec (IREE folds the "
+         "unit loop first)",
+         op);
   int vl = prunerHostVectorLoop(w), simd = simdLanes(w, t);
   /* IREE vectorizes every config; a scalar config would only repeat a vector one. */
   int want_width = vl >= 0 && w->bounds[vl] >= simd ? simd : 1;
