@@ -144,6 +144,23 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
            "tile %lld",
            op, (long long)c->thread[l], l, role, (long long)c->workgroup[l]);
   }
+  /* IREE's CPU codegen refuses an op whose vectors reach native_vector_size x 512 bytes
+   * (LLVMCPU's large-vector check; native_vector_size is the SIMD register's bytes): the
+   * unrolled vector op spans the whole vector tile, parallel and reduction loops together
+   * (measured: 8 x 32 x 32 f32 = 32768 bytes is refused on AVX-512). */
+  int64_t vector_elems = 1, max_bytes = 1;
+  for (int l = 0; l < w->num_loops; ++l) {
+    int64_t tile = w->loop_kinds[l] == PRUNER_LOOP_REDUCTION ? c->reduction[l] : c->thread[l];
+    vector_elems *= tile > 0 ? tile : 1;
+  }
+  for (int o = 0; o < w->num_inputs + w->num_outputs; ++o)
+    if (prunerDTypeBytes(w->operands[o].dtype) > max_bytes)
+      max_bytes = prunerDTypeBytes(w->operands[o].dtype);
+  int64_t limit = (int64_t)(t->warp_size > 0 ? t->warp_size : 1) * 4 * 512;
+  if (vector_elems * max_bytes >= limit)
+    FAIL("the vector tile (vector_common_parallel x vector_reduction) spans %lld bytes; IREE "
+         "refuses %lld bytes and more on this CPU",
+         op, (long long)(vector_elems * max_bytes), (long long)limit);
   PrunerStatus host = prunerHostConfigCheck(w, t, opts, c);
   if (!host.ok) {
     if (status)

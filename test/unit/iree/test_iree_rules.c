@@ -5,7 +5,8 @@
  *   iree-cpu rules; elementwise ops and batch-1 convolutions are refused by name (IREE
  *   changes their loops before it applies a spec).
  * - The rules name what is wrong: a vector tile that does not divide its distribution
- *   tile, a conv window step other than 1, a scalar vector_width.
+ *   tile, a vector tile over IREE's large-vector limit, a conv window step other than 1, a
+ *   scalar vector_width.
  * - The attribute text is IREE's (keys in IREE's printed order, the pipeline per op).
  * - The spec has IREE's tuning-spec shape, one matcher per workload (name, bounds,
  *   bitwidths), leaves out a workload the matchers cannot tell apart, and refuses an
@@ -124,6 +125,16 @@ static void test_rules_name_the_fault(void **state) {
   assert_false(st.ok);
   assert_non_null(strstr(st.message, "vector_common_parallel 6 of loop 0 (m) does not divide "
                                      "its distribution tile 32"));
+  /* IREE's large-vector limit: native vector bytes x 512, reached here by the reduction
+   * step whatever the SIMD width (8 x lanes x 64 x 4 bytes >= lanes x 4 x 512). */
+  bad = c;
+  bad.workgroup[0] = 96;
+  bad.thread[0] = 8;
+  bad.workgroup[1] = c.thread[1];
+  bad.reduction[2] = 64;
+  st = prunerConfigCheck(&w, &t, &bad);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "IREE refuses"));
   bad = c;
   bad.vector_width = 1;
   st = prunerConfigCheck(&w, &t, &bad);
