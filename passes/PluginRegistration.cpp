@@ -148,6 +148,47 @@ void buildGpuPipeline(mlir::OpPassManager &pm, const GpuPipelineOptions &options
     pm.addPass(std::make_unique<PipelineErrorPass>("pruner-gpu-pipeline: " + err));
 }
 
+// The first pass of pruner-cpu-pipeline: see prunerCpuApplyConfigRun. Not registered on
+// its own (pruner-apply-config{target=host} is the standalone form).
+struct CpuApplyConfigPass
+    : public mlir::PassWrapper<CpuApplyConfigPass, mlir::OperationPass<mlir::ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CpuApplyConfigPass)
+  CpuApplyConfigPass(std::string t, bool c) : target(std::move(t)), cInterface(c) {}
+  llvm::StringRef getArgument() const final { return "pruner-cpu-apply-config"; }
+  void runOnOperation() override {
+    PrunerStatus s =
+        prunerCpuApplyConfigRun(wrap(getOperation().getOperation()), target.c_str(), cInterface);
+    if (!s.ok)
+      signalPassFailure(); // the op at fault already carries the error
+  }
+  std::string target;
+  bool cInterface;
+};
+
+struct CpuPipelineOptions : public mlir::PassPipelineOptions<CpuPipelineOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("Host target the configs were tuned for (host)"),
+                             llvm::cl::init("host")};
+  Option<bool> cInterface{
+      *this, "c-interface",
+      llvm::cl::desc("Give public functions llvm.emit_c_interface (_mlir_ciface_<name>)"),
+      llvm::cl::init(true)};
+};
+
+void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &options) {
+  char text[4096];
+  PrunerStatus s = prunerCpuPipelineText(text, sizeof text);
+  if (!s.ok) {
+    pm.addPass(std::make_unique<PipelineErrorPass>(s.message));
+    return;
+  }
+  pm.addPass(std::make_unique<CpuApplyConfigPass>(options.target.getValue(), options.cInterface));
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  if (mlir::failed(mlir::parsePassPipeline(text, pm, os)))
+    pm.addPass(std::make_unique<PipelineErrorPass>("pruner-cpu-pipeline: " + err));
+}
+
 void registerPrunerPasses() {
   mlir::PassRegistration<ExposeSpacePass>();
   mlir::PassRegistration<StripPass>();
@@ -160,6 +201,12 @@ void registerPrunerPasses() {
       "pruner-apply-config, then the NVVM lowering to a gpu.binary (docs/schedule.md)",
       buildGpuPipeline);
   // ---- end of "schedule" registrations ----
+  // pruner-cpu-pipeline{target=host c-interface=true}: host configs -> LLVM dialect.
+  mlir::PassPipelineRegistration<CpuPipelineOptions>(
+      "pruner-cpu-pipeline",
+      "Apply host pruner.configs as the tuner measured them, bufferize, lower to the LLVM "
+      "dialect with OpenMP (docs/host.md)",
+      buildCpuPipeline);
 }
 
 } // namespace

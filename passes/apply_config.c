@@ -190,6 +190,9 @@ PrunerStatus prunerApplyConfigRun(MlirOperation module, const char *target_name,
     prunerEmitError(module, s.message);
     return s;
   }
+  /* Host configs get the host schedule, op by op as the tuner measured them. */
+  if (target.kind == PRUNER_TARGET_HOST)
+    return prunerCpuApplyConfigRun(module, target_name, false);
   OpList list = {NULL, 0, 0, false};
   mlirOperationWalk(module, collect, &list, MlirWalkPreOrder);
   if (list.oom) {

@@ -51,6 +51,8 @@ static PrunerStatus lookupTarget(const char *target, PrunerTargetDesc *out) {
   PrunerStatus s = prunerTargetLookup(target, out);
   if (s.ok)
     return s;
+  if (strncmp(s.message, "unknown target", 14) != 0) /* e.g. a host ISA this CPU lacks */
+    return prunerStatusError("pruner-expose-space: %s", s.message);
   char names[PRUNER_STATUS_MESSAGE_SIZE];
   prunerTargetListNames(names, sizeof names);
   return prunerStatusError("pruner-expose-space: unknown target '%s'; valid values: %s", target,

@@ -17,7 +17,8 @@ extern "C" {
 /* pruner-expose-space{target=...}: attaches `pruner.space` (lib/ir, docs/plugin.md) to
  * every tunable linalg op under `root`. Ops pruner cannot tune are left untouched with a
  * remark "pruner: not tunable: <reason>"; fills, copies, transposes and broadcasts are
- * skipped silently. Fails only for an unknown target (the message lists valid ones). */
+ * skipped silently. Fails only for an unknown target (the message lists valid ones) or a
+ * host ISA this CPU lacks (host:avx512 without AVX-512F). */
 PrunerStatus prunerExposeSpaceRun(MlirOperation root, const char *target);
 
 /* The target lookup of pruner-expose-space alone, so that the shim can reject a bad

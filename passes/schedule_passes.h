@@ -29,6 +29,18 @@ PrunerStatus prunerApplyConfigRun(MlirOperation module, const char *target, bool
  * snprintf); fails for an unknown chip or format. */
 PrunerStatus prunerGpuPipelineText(const char *chip, const char *format, char *buf, size_t size);
 
+/* pruner-apply-config{target=<host target>} and the first pass of pruner-cpu-pipeline
+ * (cpu_pipeline.c): every op carrying `pruner.config` is checked with the host rules
+ * (invalid: an error on the op, the module left unchanged), outlined into a private
+ * function scheduled exactly as the tuner measured it (pruner/host_ir.h), and the module
+ * is bufferized (identity layouts at function boundaries). With `c_interface`, public
+ * functions get `llvm.emit_c_interface`. Fails for a target that is not a host. */
+PrunerStatus prunerCpuApplyConfigRun(MlirOperation module, const char *target, bool c_interface);
+
+/* The pass pipeline text that follows it inside pruner-cpu-pipeline: the host lowering
+ * (prunerHostLoweringPipeline) without its builtin.module anchor. */
+PrunerStatus prunerCpuPipelineText(char *buf, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,7 +10,11 @@ config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".mlir", ".test"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit"]
 config.test_source_root = os.path.dirname(__file__)
-config.test_exec_root = os.path.join(config.pruner_obj_root, "test")
+# A run under another host ISA (`--param host_isa=...`, below) gets its own output
+# folder, so that ctest can run it beside the plain run.
+_isa_param = lit_config.params.get("host_isa")
+config.test_exec_root = os.path.join(config.pruner_obj_root,
+                                     "test" if not _isa_param else "test-" + _isa_param)
 
 bin_dir = os.path.join(config.pruner_obj_root, "bin")
 plugin = os.path.join(config.pruner_obj_root, "lib", "PrunerPlugin.so")
@@ -22,6 +26,14 @@ config.substitutions.append(("%mlir_opt", mlir_opt))
 config.substitutions.append(("%bin", bin_dir))
 config.substitutions.append(("%src", config.pruner_src_root))
 config.substitutions.append(("%examples", os.path.join(config.pruner_src_root, "examples")))
+
+# The cpu-pipeline tests compile and link a C driver against the object the pipeline
+# makes: the C compiler CMake found, OpenBLAS (the reference) and LLVM's libomp (the
+# kernels' __kmpc_* calls; docs/host.md, "From a tuned module to an object").
+llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+config.substitutions.append(("%cc", config.c_compiler))
+config.substitutions.append(
+    ("%host_link_flags", f"-lopenblas -L{llvm_lib_dir} -lomp -Wl,-rpath,{llvm_lib_dir} -lm"))
 
 config.environment["PATH"] = os.pathsep.join(
     [bin_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
@@ -45,3 +57,22 @@ if smi:
             config.available_features.add("gpu")
     except Exception:
         pass
+
+# The host target's ISA. `--param host_isa=avx2` (or PRUNER_HOST_ISA in the environment)
+# runs every host test under that description, as on a CPU that has no more (the ctest
+# entry lit-host-avx2 does so). Feature `cpu-avx512`: the host description says this CPU
+# has AVX-512F (so host:avx512 is accepted and host:avx2 narrows the code).
+host_isa = lit_config.params.get("host_isa") or os.environ.get("PRUNER_HOST_ISA")
+if host_isa:
+    config.environment["PRUNER_HOST_ISA"] = host_isa
+host_tool = os.path.join(bin_dir, "pruner-host-tool")
+if os.path.exists(host_tool):
+    try:
+        out = subprocess.run([host_tool, "--print=target", "--target=host:native"],
+                             capture_output=True, text=True,
+                             timeout=60, env=config.environment).stdout
+        desc = dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
+        if desc.get("native_isa") == "avx512":
+            config.available_features.add("cpu-avx512")
+    except Exception as e:
+        lit_config.warning(f"pruner-host-tool --print=target failed: {e}")

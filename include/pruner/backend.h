@@ -48,6 +48,7 @@ typedef struct PrunerBackendOptions {
   const volatile sig_atomic_t *stop; /* the caller's Ctrl-C flag: once set, a candidate
                                         in progress is cut short and kept as no record;
                                         may be NULL                                   */
+  const char *target; /* the target's name as the user gave it ("host:avx2"); may be NULL */
 } PrunerBackendOptions;
 
 /* Candidates of one workload, measured or exported together. Arrays of n entries; the
@@ -84,6 +85,20 @@ typedef struct PrunerBackendSink {
   /* A line for the user. `session`: about the whole session, not the batch's workload. */
   void (*note)(void *user, bool session, const char *message);
 } PrunerBackendSink;
+
+/* The final check (PrunerBackend.recheck): configs re-measured back to back with the
+ * baseline. entries: the configs in order, then the baseline when has_baseline. */
+#define PRUNER_BACKEND_RECHECK_MAX 8
+typedef struct PrunerBackendRecheckEntry {
+  PrunerRecordStatus status; /* OK, or why it was not timed                        */
+  char error[200];
+  double median_us, p25_us, p75_us;
+} PrunerBackendRecheckEntry;
+typedef struct PrunerBackendRecheck {
+  int rounds; /* interleaved rounds (one run of each kernel per round)              */
+  bool has_baseline;
+  PrunerBackendRecheckEntry entries[PRUNER_BACKEND_RECHECK_MAX + 1];
+} PrunerBackendRecheck;
 
 typedef struct PrunerBackend {
   const char *name;      /* "gpu", "host", "iree"                                   */
@@ -127,11 +142,12 @@ typedef struct PrunerBackend {
                             const PrunerBackendSink *sink);
   PrunerStatus (*exportClose)(PrunerBackendState state, bool commit, const PrunerBackendSink *sink);
 
-  /* Optional: re-measures `config` and the baseline back to back, alternating `passes`
-   * times, and returns the fastest of each (contention only slows a run down). False
-   * when the workload has no baseline on this backend or a run failed. */
-  bool (*recheck)(PrunerBackendState state, const PrunerWorkload *w, const PrunerConfig *config,
-                  int passes, double *best_us, double *baseline_us, const PrunerBackendSink *sink);
+  /* Optional: re-measures `n` (<= PRUNER_BACKEND_RECHECK_MAX) configs of `w` back to
+   * back, interleaved, with the baseline when `baseline` and the workload has one, so that
+   * the load of a shared machine hits them all alike (docs/measurement.md, "Host: the
+   * final check"). Never fails as a whole: a failing kernel gets its status. */
+  void (*recheck)(PrunerBackendState state, const PrunerWorkload *w, const PrunerConfig *configs,
+                  int n, bool baseline, PrunerBackendRecheck *out);
 
   /* Optional (NULL: the project's spec, docs/tuning-spec.md): the tuning spec of the
    * winners in the format of the compiler the backend drives (IREE's, docs/iree.md), one

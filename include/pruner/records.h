@@ -79,11 +79,18 @@ PrunerStatus prunerRecordFromJson(const char *line, PrunerRecord *out);
 /* An open records file (append mode) plus everything it already held. */
 typedef struct PrunerRecordsImpl *PrunerRecords;
 
-/* Opens (creating if absent) and loads `path`. Corrupt lines are skipped; their count
- * and the first few line numbers are available through prunerRecordsWarnings. */
+/* Opens (creating if absent) and loads `path` for appending. Corrupt lines are skipped;
+ * their count and the first few line numbers are available through
+ * prunerRecordsWarnings. Refused with a message: a path that is not a regular file (a
+ * device, a directory), a file with content of which no line is a record (a module
+ * given by mistake; a single torn line, the first append of a killed run, is fine), a file larger
+ * than PRUNER_READ_FILE_MAX (pruner/file.h), and a file another process holds open for appending:
+ * the file stays locked (flock, exclusive) until prunerRecordsClose, so two tuners never share one
+ * log. Running out of memory while reading is an error, never the end of the file. */
 PrunerStatus prunerRecordsOpen(const char *path, PrunerRecords *out);
-/* Loads an existing file read-only (evaluation tools): a missing or unreadable file is an
- * error naming it, never created; Append on the result fails. */
+/* Loads an existing file read-only (evaluation tools, --ingest, replay): a missing or
+ * unreadable file is an error naming it, never created; Append on the result fails. Takes
+ * no lock (a reader skips a writer's torn last line). */
 PrunerStatus prunerRecordsOpenExisting(const char *path, PrunerRecords *out);
 /* An in-memory log with no file (for replay and tests). */
 PrunerRecords prunerRecordsCreateInMemory(void);
@@ -91,6 +98,17 @@ void prunerRecordsClose(PrunerRecords records);
 
 /* Appends, writes the line and flushes (fflush + fsync) before returning. */
 PrunerStatus prunerRecordsAppend(PrunerRecords records, const PrunerRecord *record);
+
+/* Decides whether a loaded record is kept: ok, or the reason it is not (lib/tune checks
+ * that a record's config fits its workload on the target, which this MLIR- and
+ * target-free library cannot). */
+typedef PrunerStatus (*PrunerRecordCheck)(const PrunerRecord *record, void *user);
+/* Drops the records `check` refuses from the log in memory (the file is not rewritten):
+ * they are counted in prunerRecordsSkippedLines, and prunerRecordsWarnings then describes
+ * the first few as "path:line: skipped: reason" (only this call's, "" if none was
+ * dropped). Returns how many were dropped. Pointers returned earlier by
+ * Get/Find/Best/Baseline are invalid afterwards. */
+size_t prunerRecordsFilter(PrunerRecords records, PrunerRecordCheck check, void *user);
 
 size_t prunerRecordsCount(PrunerRecords records);
 const PrunerRecord *prunerRecordsGet(PrunerRecords records, size_t i);

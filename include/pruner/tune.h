@@ -81,6 +81,8 @@ typedef struct PrunerTuneEvent {
 
 typedef void (*PrunerTuneEventFn)(const PrunerTuneEvent *event, void *user);
 
+#define PRUNER_TUNE_FINAL_MAX 8 /* final_candidates at most (host: one child request) */
+
 typedef struct PrunerTuneOptions {
   const char *target;        /* prunerTargetLookup name; default "sm_90"              */
   int64_t trials;            /* budget over all workloads, counting resumed records;
@@ -101,6 +103,8 @@ typedef struct PrunerTuneOptions {
   const char *ingest_path;   /* runner results to read in before tuning; may be NULL  */
   const char *runner_path;   /* pruner-run for MEASURE_GPU; NULL: next to the tool    */
   int compile_jobs;          /* parallel compile workers; 0: number of cores          */
+  int final_candidates;      /* host: configs per workload re-measured back to back at
+                                the end, the fastest median wins; default 4; 0: off    */
   uint64_t seed;             /* epsilon-greedy and sampling; default 1                */
   /* Watchdog per candidate (host: JIT + runs; GPU: compile and pruner-run); 0: the
    * backend's default (60 s; 10 s for pruner-run). */
@@ -127,6 +131,14 @@ typedef struct PrunerTuneTaskInfo {
   double baseline_us;        /* cuBLAS (from the records), 0 if unknown               */
   char baseline_name[32];
   double seconds;            /* wall time spent on this workload                      */
+  /* Host runs: the final check (docs/measurement.md). When final_checked, `best` is its
+   * winner, best_us / baseline_us are medians of the back-to-back rounds and these their
+   * interquartile ranges; tuning_best_us is the winner's median while tuning. */
+  bool final_checked;
+  int final_candidates, final_rounds;
+  double best_p25_us, best_p75_us;
+  double baseline_p25_us, baseline_p75_us;
+  double tuning_best_us;
 } PrunerTuneTaskInfo;
 
 typedef struct PrunerTuneSessionImpl *PrunerTuneSession;

@@ -17,7 +17,7 @@
 enum { kSubPartitions = 4 };
 /* Addressing, loop and index registers a kernel needs beyond its data (ptxas on our
  * matmul schedules: 16 accumulators + 8 fragments -> 40-48 registers,
- * GPU-SCHEDULE-FACTS.md). */
+ * docs/schedule.md, G8). */
 static const int kBaseRegisters = 20;
 /* Dependent FP32 FMA latency, 4 cycles on Volta through Hopper (Jia et al., "Dissecting
  * the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018; Luo et al., "Benchmarking

@@ -194,6 +194,22 @@ PrunerStatus prunerConfigFromJson(const cJSON *json, PrunerConfig *out) {
     return prunerStatusError("config: workgroup, reduction and thread have %d, %d and %d "
                              "entries; they must have one per loop",
                              n_wg, n_red, n_thr);
+  if (n_wg < 1)
+    return prunerStatusError("config: workgroup, reduction and thread are empty; they must "
+                             "have one entry per loop");
+  /* Tiles and steps are sizes (0: not tiled at that level); whether they fit the
+   * workload is for prunerConfigCheck, where the target is known. */
+  const struct {
+    const char *key;
+    const int64_t *values;
+  } arrays[] = {
+      {"workgroup", out->workgroup}, {"reduction", out->reduction}, {"thread", out->thread}};
+  for (int a = 0; a < 3; ++a)
+    for (int l = 0; l < n_wg; ++l)
+      if (arrays[a].values[l] < 0)
+        return prunerStatusError("config: key '%s': entry %d is %" PRId64 "; tiles and steps "
+                                 "are >= 0",
+                                 arrays[a].key, l, arrays[a].values[l]);
   int64_t promote[32];
   int n_promote = 0;
   TRY(within("config", readIntArray(json, "promote_operands", promote, 32, &n_promote)));
@@ -205,7 +221,8 @@ PrunerStatus prunerConfigFromJson(const cJSON *json, PrunerConfig *out) {
     out->promote_operands |= 1u << promote[i];
   }
   int64_t width = 0;
-  TRY(within("config", readInt(json, "vector_width", INT32_MIN, INT32_MAX, &width)));
+  /* 1 (scalar) up to 64 lanes (a 512-bit vector of bytes); the target decides which. */
+  TRY(within("config", readInt(json, "vector_width", 1, 64, &width)));
   out->vector_width = (int32_t)width;
   return prunerStatusOk();
 }
@@ -549,6 +566,10 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
     if (!config)
       return prunerStatusError("missing key 'config' (and not a baseline)");
     TRY(prunerConfigFromJson(config, &out->config));
+    const cJSON *wg = cJSON_GetObjectItemCaseSensitive(config, "workgroup");
+    if (out->has_workload && cJSON_GetArraySize(wg) != out->workload.num_loops)
+      return prunerStatusError("config: %d entries per array for a workload of %d loops",
+                               cJSON_GetArraySize(wg), out->workload.num_loops);
   }
   char status[32];
   TRY(readString(json, "status", status, sizeof(status), true));
@@ -564,8 +585,9 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
     cJSON_ArrayForEach(item, samples) {
       /* Finite only: an infinity would be written back as null and the line would no
        * longer read (found by fuzzing the reader). */
-      if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble))
-        return prunerStatusError("key 'samples_us': entry %d is not a finite number",
+      if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) || item->valuedouble < 0)
+        return prunerStatusError("key 'samples_us': entry %d is not a finite, non-negative "
+                                 "number",
                                  out->num_samples);
       out->samples_us[out->num_samples++] = item->valuedouble;
     }
@@ -578,6 +600,24 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
   out->sm_clock_mhz = readNumberOr(json, "sm_clock_mhz", 0.0);
   out->draft_score_us = readNumberOr(json, "draft_score_us", 0.0);
   out->verifier_score = readNumberOr(json, "verifier_score", 0.0);
+  /* Unknown is null (NaN); a known value is finite (cJSON reads 1e999 as an infinity,
+   * which would be written back as null), and times, errors and clocks are not negative. */
+  const struct {
+    const char *key;
+    double value;
+    bool signed_ok;
+  } numbers[] = {{"median_us", out->median_us, false},
+                 {"spread_us", out->spread_us, false},
+                 {"max_abs_error", out->max_abs_error, false},
+                 {"sm_clock_mhz", out->sm_clock_mhz, false},
+                 {"draft_score_us", out->draft_score_us, false},
+                 {"verifier_score", out->verifier_score, true}};
+  for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); ++i) {
+    double v = numbers[i].value;
+    if (isinf(v) || (!numbers[i].signed_ok && v < 0))
+      return prunerStatusError("key '%s': %g is not a %s number or null", numbers[i].key, v,
+                               numbers[i].signed_ok ? "finite" : "finite, non-negative");
+  }
   const cJSON *ptxas = cJSON_GetObjectItemCaseSensitive(json, "ptxas");
   if (cJSON_IsObject(ptxas)) {
     TRY(within("ptxas", readIntOr(ptxas, "registers", -1, INT32_MAX, -1, &out->registers)));
@@ -587,6 +627,8 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
                readIntOr(ptxas, "shared_bytes", -1, INT32_MAX, -1, &out->shared_bytes)));
   }
   out->timestamp = readNumberOr(json, "timestamp", 0.0);
+  if (isinf(out->timestamp))
+    return prunerStatusError("key 'timestamp': not a finite number");
   return prunerStatusOk();
 }
 

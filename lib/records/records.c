@@ -5,18 +5,25 @@
  * load factor <= 1/2) make resume lookups O(1): one keyed by (workload, target, config)
  * for Find, one keyed by (workload, target) holding the best ok record and the latest
  * baseline. */
-#define _GNU_SOURCE /* getline */
+#define _GNU_SOURCE /* getc_unlocked, fopen's "e" (close-on-exec) */
 #include "pruner/records.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "pruner/file.h"
 
 #define CHUNK_RECORDS 256
 #define MAX_WARNED_LINES 5 /* line numbers spelled out in the warning text */
 #define WARNINGS_SIZE 2048
+/* A record line is a few KB (the workload is the bulk); a longer line is corrupt and is
+ * skipped without being held in memory. */
+#define MAX_LINE_BYTES ((size_t)1 << 20)
 
 typedef struct GroupEntry {
   uint64_t hash;
@@ -37,9 +44,13 @@ struct PrunerRecordsImpl {
   char path[1024];
   bool needs_newline; /* the file ends in a torn line without '\n' */
   bool read_only;     /* prunerRecordsOpenExisting: loaded, never written */
+  int first_byte;     /* first non-blank byte of the file, or EOF if none */
   PrunerRecord **chunks;
   size_t num_chunks;
   size_t count;
+  size_t *lines; /* line number of each record in the file (0: not from the file) */
+  size_t lines_capacity;
+  size_t file_lines; /* lines the file holds (loaded + appended) */
   HashTable configs;
   size_t group_capacity;
   size_t group_used;
@@ -180,8 +191,18 @@ static GroupEntry *groupProbe(PrunerRecords r, uint64_t h, const char *workload_
 
 /* ---- storage ------------------------------------------------------------------------ */
 
+static void indexRecord(PrunerRecords r, size_t index);
+
 /* Copies `record` in and indexes it; false when memory runs out. */
-static bool storeRecord(PrunerRecords r, const PrunerRecord *record) {
+static bool storeRecord(PrunerRecords r, const PrunerRecord *record, size_t line) {
+  if (r->count == r->lines_capacity) {
+    size_t capacity = r->lines_capacity ? r->lines_capacity * 2 : CHUNK_RECORDS;
+    size_t *lines = realloc(r->lines, capacity * sizeof(*lines));
+    if (!lines)
+      return false;
+    r->lines = lines;
+    r->lines_capacity = capacity;
+  }
   if (r->count == r->num_chunks * CHUNK_RECORDS) {
     PrunerRecord **chunks = realloc(r->chunks, (r->num_chunks + 1) * sizeof(*chunks));
     if (!chunks)
@@ -198,9 +219,15 @@ static bool storeRecord(PrunerRecords r, const PrunerRecord *record) {
     return false;
 
   size_t index = r->count++;
-  PrunerRecord *rec = recordAt(r, index);
-  *rec = *record;
+  *recordAt(r, index) = *record;
+  r->lines[index] = line;
+  indexRecord(r, index);
+  return true;
+}
 
+/* Enters record `index` into the group and config tables (which have room). */
+static void indexRecord(PrunerRecords r, size_t index) {
+  PrunerRecord *rec = recordAt(r, index);
   uint64_t gh = groupHash(rec->workload_key, rec->target_key);
   GroupEntry *group = groupProbe(r, gh, rec->workload_key, rec->target_key);
   if (!group->any) {
@@ -214,7 +241,7 @@ static bool storeRecord(PrunerRecords r, const PrunerRecord *record) {
     const PrunerRecord *old = group->baseline ? recordAt(r, group->baseline - 1) : NULL;
     if (rec->status == PRUNER_RECORD_OK || !old || old->status != PRUNER_RECORD_OK)
       group->baseline = index + 1;
-    return true;
+    return;
   }
   if (rec->status == PRUNER_RECORD_OK) {
     const PrunerRecord *best = group->best ? recordAt(r, group->best - 1) : NULL;
@@ -229,7 +256,6 @@ static bool storeRecord(PrunerRecords r, const PrunerRecord *record) {
     r->configs.hashes[slot] = ch;
   }
   r->configs.slots[slot] = index + 1;
-  return true;
 }
 
 static void addWarning(PrunerRecords r, size_t line_number, const char *message) {
@@ -257,43 +283,109 @@ static bool onlyWhitespace(const char *s) {
   return true;
 }
 
+/* One line (with its '\n', if any) into *line, NUL-terminated; *length excludes the NUL.
+ * A line longer than MAX_LINE_BYTES is read to its end but only its start is kept
+ * (*too_long); *newline says whether it ended in '\n'. *total counts the bytes read so
+ * far. Returns 1 for a line, 0 at the end of
+ * the file, -1 on a read error (errno set) and -2 when memory runs out: never the end of
+ * the file, so a failed allocation cannot silently drop the rest of the records (getline
+ * returns -1 for both). */
+static int readLine(FILE *f, char **line, size_t *capacity, size_t *length, bool *too_long,
+                    bool *newline, uint64_t *total) {
+  size_t n = 0;
+  *too_long = false;
+  *newline = false;
+  int c = EOF;
+  while ((c = getc_unlocked(f)) != EOF) {
+    ++*total;
+    if (n + 2 > *capacity && n < MAX_LINE_BYTES) {
+      size_t grown = *capacity ? *capacity * 2 : 4096;
+      char *p = realloc(*line, grown);
+      if (!p)
+        return -2;
+      *line = p;
+      *capacity = grown;
+    }
+    if (n < MAX_LINE_BYTES)
+      (*line)[n++] = (char)c;
+    else
+      *too_long = true;
+    if (c == '\n') {
+      *newline = true;
+      break;
+    }
+    if (*total > PRUNER_READ_FILE_MAX)
+      break;
+  }
+  if (c == EOF && ferror(f))
+    return -1;
+  if (n == 0 && !*too_long)
+    return 0;
+  (*line)[n] = '\0';
+  *length = n;
+  return 1;
+}
+
 static PrunerStatus loadFile(PrunerRecords r) {
   char *line = NULL;
-  size_t capacity = 0;
-  ssize_t length;
+  size_t capacity = 0, length = 0;
+  uint64_t total = 0;
   size_t line_number = 0;
+  bool too_long = false, newline = false;
+  int got;
   PrunerRecord *record = malloc(sizeof(*record));
   if (!record)
     return prunerStatusError("%s: out of memory", r->path);
   r->needs_newline = false;
-  while ((length = getline(&line, &capacity, r->file)) > 0) {
+  r->first_byte = EOF;
+  PrunerStatus status = prunerStatusOk();
+  flockfile(r->file);
+  while ((got = readLine(r->file, &line, &capacity, &length, &too_long, &newline, &total)) > 0) {
     ++line_number;
-    r->needs_newline = line[length - 1] != '\n';
+    if (total > PRUNER_READ_FILE_MAX) {
+      char limit[32];
+      prunerFormatBytes(PRUNER_READ_FILE_MAX, limit, sizeof limit);
+      status = prunerStatusError("%s: larger than the %s limit for a records file", r->path, limit);
+      break;
+    }
+    r->needs_newline = !newline;
+    for (size_t i = 0; i < length && r->first_byte == EOF; ++i)
+      if (line[i] != ' ' && line[i] != '\t' && line[i] != '\n' && line[i] != '\r')
+        r->first_byte = (unsigned char)line[i];
+    if (too_long) {
+      addWarning(r, line_number, "line longer than 1 MiB (binary garbage)");
+      continue;
+    }
     /* A NUL byte would hide the rest of the line from the parser (a blank-looking or
      * half-read line): the line is corrupt, not blank. */
-    if (memchr(line, '\0', (size_t)length)) {
+    if (memchr(line, '\0', length)) {
       addWarning(r, line_number, "NUL byte in the line (binary garbage)");
       continue;
     }
     if (onlyWhitespace(line))
       continue;
-    PrunerStatus status = prunerRecordFromJson(line, record);
-    if (!status.ok) {
-      addWarning(r, line_number, status.message);
+    PrunerStatus parsed = prunerRecordFromJson(line, record);
+    if (!parsed.ok) {
+      addWarning(r, line_number, parsed.message);
       continue;
     }
-    if (!storeRecord(r, record)) {
-      free(line);
-      free(record);
-      return prunerStatusError("%s:%zu: out of memory", r->path, line_number);
+    if (!storeRecord(r, record, line_number)) {
+      got = -2;
+      break;
     }
   }
-  bool failed = ferror(r->file) != 0;
+  funlockfile(r->file);
+  int err = errno;
+  r->file_lines = line_number;
   free(line);
   free(record);
   finishWarnings(r);
-  if (failed)
-    return prunerStatusError("%s: read error: %s", r->path, strerror(errno));
+  if (!status.ok)
+    return status;
+  if (got == -2)
+    return prunerStatusError("%s:%zu: out of memory reading the records", r->path, line_number);
+  if (got == -1)
+    return prunerStatusError("%s: read error: %s", r->path, strerror(err));
   return prunerStatusOk();
 }
 
@@ -306,6 +398,32 @@ PrunerRecords prunerRecordsCreateInMemory(void) {
   return r;
 }
 
+/* Only a regular file is a records file: appending to a device (/dev/null, /dev/full)
+ * would lose every measurement or fail late, and /dev/zero would be read forever. */
+static PrunerStatus checkRegular(PrunerRecords r) {
+  struct stat st;
+  if (fstat(fileno(r->file), &st) != 0)
+    return prunerStatusError("%s: cannot stat records file: %s", r->path, strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return prunerStatusError("%s: not a regular file; a records file must be one "
+                             "(docs/records.md)",
+                             r->path);
+  return prunerStatusOk();
+}
+
+/* One writer per records file: two tuners appending to one log would measure the same
+ * configs twice, each unaware of the other's lines. The lock (flock, exclusive) lives as
+ * long as the file is open and goes away with the process, even after kill -9. */
+static PrunerStatus lockForWriting(PrunerRecords r) {
+  if (flock(fileno(r->file), LOCK_EX | LOCK_NB) == 0)
+    return prunerStatusOk();
+  if (errno == EWOULDBLOCK)
+    return prunerStatusError("%s: records file is in use by another process (locked for "
+                             "writing); wait for it to finish or give another --records file",
+                             r->path);
+  return prunerStatusError("%s: cannot lock records file: %s", r->path, strerror(errno));
+}
+
 static PrunerStatus openWithMode(const char *path, bool read_only, PrunerRecords *out) {
   *out = NULL;
   PrunerRecords r = prunerRecordsCreateInMemory();
@@ -314,15 +432,30 @@ static PrunerStatus openWithMode(const char *path, bool read_only, PrunerRecords
   snprintf(r->path, sizeof(r->path), "%s", path);
   r->read_only = read_only;
   /* "a+": created if absent, read from the start, every write appended; "r" for a
-   * read-only load of an existing file. */
-  r->file = fopen(path, read_only ? "r" : "a+");
-  if (!r->file) {
-    PrunerStatus status = prunerStatusError("%s: cannot open records file: %s", path,
-                                            strerror(errno));
-    prunerRecordsClose(r);
-    return status;
+   * read-only load of an existing file. "e": close-on-exec, so that workers and runners
+   * started by the tuner neither inherit the descriptor nor keep its lock alive. */
+  r->file = fopen(path, read_only ? "re" : "a+e");
+  PrunerStatus status = prunerStatusOk();
+  if (!r->file)
+    status = prunerStatusError("%s: cannot open records file: %s", path, strerror(errno));
+  if (status.ok)
+    status = checkRegular(r);
+  if (status.ok && !read_only)
+    status = lockForWriting(r);
+  if (status.ok)
+    status = loadFile(r);
+  /* A file with content of which no line is a record is something else (a module or a
+   * bundle manifest given as --records by mistake, or a newer format): never append to
+   * it. The one exception is a single torn line that starts like a record: the first
+   * append of a run that was killed. */
+  bool torn_first = r->file_lines == 1 && r->needs_newline && r->first_byte == '{';
+  if (status.ok && !read_only && r->count == 0 && r->skipped > 0 && !torn_first) {
+    const char *first = strstr(r->warnings, ": skipped: ");
+    size_t len = first ? strcspn(first + 11, "\n") : 0;
+    status = prunerStatusError("%s: not a records file (no line of it is a record; first: "
+                               "%.*s; docs/records.md); refusing to append to it",
+                               path, (int)(len < 200 ? len : 200), first ? first + 11 : "");
   }
-  PrunerStatus status = loadFile(r);
   if (!status.ok) {
     prunerRecordsClose(r);
     return status;
@@ -350,6 +483,7 @@ void prunerRecordsClose(PrunerRecords r) {
   free(r->configs.hashes);
   free(r->configs.slots);
   free(r->groups);
+  free(r->lines);
   free(r);
 }
 
@@ -373,15 +507,67 @@ PrunerStatus prunerRecordsAppend(PrunerRecords r, const PrunerRecord *record) {
     bool ok = !r->needs_newline || fputc('\n', r->file) != EOF;
     ok = ok && fputs(text, r->file) != EOF && fputc('\n', r->file) != EOF;
     ok = ok && fflush(r->file) == 0 && fsync(fileno(r->file)) == 0;
+    int err = errno;
     free(text);
-    if (!ok)
+    if (!ok) {
+      r->needs_newline = true; /* part of the line may have reached the file */
+      ++r->file_lines;
       return prunerStatusError("%s: cannot append record of workload '%s': %s", r->path,
-                               record->workload_key, strerror(errno));
+                               record->workload_key, strerror(err));
+    }
     r->needs_newline = false;
   }
-  if (!storeRecord(r, record))
+  size_t line = r->file ? ++r->file_lines : 0;
+  if (!storeRecord(r, record, line))
     return prunerStatusError("%s: out of memory", r->path);
   return prunerStatusOk();
+}
+
+size_t prunerRecordsFilter(PrunerRecords r, PrunerRecordCheck check, void *user) {
+  r->warnings[0] = '\0';
+  size_t kept = 0, dropped = 0;
+  for (size_t i = 0; i < r->count; ++i) {
+    PrunerStatus why = check(recordAt(r, i), user);
+    if (!why.ok) {
+      ++dropped;
+      if (dropped <= MAX_WARNED_LINES) {
+        size_t len = strlen(r->warnings);
+        if (r->lines[i])
+          snprintf(r->warnings + len, sizeof(r->warnings) - len, "%s%s:%zu: skipped: %s",
+                   len ? "\n" : "", r->path, r->lines[i], why.message);
+        else
+          snprintf(r->warnings + len, sizeof(r->warnings) - len, "%s%s: skipped: %s",
+                   len ? "\n" : "", r->path, why.message);
+      }
+      continue;
+    }
+    if (kept != i) {
+      *recordAt(r, kept) = *recordAt(r, i);
+      r->lines[kept] = r->lines[i];
+    }
+    ++kept;
+  }
+  if (dropped > MAX_WARNED_LINES) {
+    size_t len = strlen(r->warnings);
+    snprintf(r->warnings + len, sizeof(r->warnings) - len, "\n%s: %zu more records skipped",
+             r->path, dropped - MAX_WARNED_LINES);
+  }
+  if (dropped == 0)
+    return 0;
+  /* Rebuild both indexes over what is left (they have room: the count only shrank). */
+  r->count = kept;
+  r->skipped += dropped;
+  if (r->configs.capacity) {
+    memset(r->configs.hashes, 0, r->configs.capacity * sizeof(*r->configs.hashes));
+    memset(r->configs.slots, 0, r->configs.capacity * sizeof(*r->configs.slots));
+  }
+  r->configs.used = 0;
+  if (r->group_capacity)
+    memset(r->groups, 0, r->group_capacity * sizeof(*r->groups));
+  r->group_used = 0;
+  for (size_t i = 0; i < kept; ++i)
+    indexRecord(r, i);
+  return dropped;
 }
 
 size_t prunerRecordsCount(PrunerRecords r) { return r->count; }

@@ -110,7 +110,7 @@ static void addReductionKnob(PrunerSpaceImpl *s, int l) {
   k->loop = l;
   PrunerLoopRole role = s->w.loop_roles[l];
   /* The direct-conv schedule decomposes the per-thread 2-D window into 1-D convs, which
-   * needs the filter loops kh and kw stepped by 1 (GPU-SCHEDULE-FACTS.md). */
+   * needs the filter loops kh and kw stepped by 1 (docs/schedule.md, G5). */
   if (isConv(s->w.kind) && (role == PRUNER_ROLE_FILTER_H || role == PRUNER_ROLE_FILTER_W)) {
     k->values[k->num_values++] = 1;
   } else {

@@ -1,16 +1,36 @@
-/* Whole-file reads (pruner/file.h). Reads in growing chunks rather than asking for the size
- * first, so pipes and standard input work the same as regular files. */
-#define _GNU_SOURCE /* nftw's FTW_DEPTH/FTW_PHYS */
+/* Whole-file reads (pruner/file.h). Reads in growing chunks rather than trusting the size
+ * first, so pipes and standard input work the same as regular files; the cap bounds both. */
+#define _GNU_SOURCE /* realpath, fchmod, nftw's FTW_DEPTH/FTW_PHYS */
 #include "pruner/file.h"
 
 #include <ftw.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-PrunerStatus prunerReadFile(const char *path, char **data, size_t *size) {
+void prunerFormatBytes(uint64_t bytes, char *buf, size_t size) {
+  if (bytes >= (1ull << 30) && bytes % (1ull << 30) == 0)
+    snprintf(buf, size, "%llu GiB", (unsigned long long)(bytes >> 30));
+  else if (bytes >= (1ull << 20) && bytes % (1ull << 20) == 0)
+    snprintf(buf, size, "%llu MiB", (unsigned long long)(bytes >> 20));
+  else
+    snprintf(buf, size, "%llu bytes", (unsigned long long)bytes);
+}
+
+static PrunerStatus tooLarge(const char *path, size_t max_bytes) {
+  char limit[32];
+  prunerFormatBytes(max_bytes, limit, sizeof limit);
+  return prunerStatusError("cannot read '%s': larger than the %s limit for an input file", path,
+                           limit);
+}
+
+PrunerStatus prunerReadFileCapped(const char *path, size_t max_bytes, char **data, size_t *size) {
   *data = NULL;
   if (size)
     *size = 0;
@@ -18,13 +38,27 @@ PrunerStatus prunerReadFile(const char *path, char **data, size_t *size) {
   FILE *f = in ? stdin : fopen(path, "rb");
   if (!f)
     return prunerStatusError("cannot read '%s': %s", path, strerror(errno));
-  size_t cap = 1 << 16, len = 0;
+  /* A regular file says its size: refuse a huge one before reading any of it. */
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > max_bytes) {
+    if (!in)
+      fclose(f);
+    return tooLarge(path, max_bytes);
+  }
+  size_t cap = (size_t)1 << 16, len = 0;
+  if (cap > max_bytes + 1)
+    cap = max_bytes + 1;
   char *buf = malloc(cap + 1);
+  bool over = false;
   while (buf) {
     len += fread(buf + len, 1, cap - len, f);
     if (len < cap)
       break;
-    cap *= 2;
+    if (len > max_bytes) { /* one byte past the cap is enough to know */
+      over = true;
+      break;
+    }
+    cap = cap > max_bytes / 2 ? max_bytes + 1 : cap * 2;
     char *grown = realloc(buf, cap + 1);
     if (!grown)
       free(buf);
@@ -35,16 +69,145 @@ PrunerStatus prunerReadFile(const char *path, char **data, size_t *size) {
   if (!in)
     fclose(f);
   if (!buf)
-    return prunerStatusError("out of memory reading '%s'", path);
-  if (failed) {
+    return prunerStatusError("cannot read '%s': out of memory", path);
+  if (over || failed) {
     free(buf);
-    return prunerStatusError("cannot read '%s': %s", path, strerror(err));
+    return over ? tooLarge(path, max_bytes)
+                : prunerStatusError("cannot read '%s': %s", path, strerror(err));
   }
   buf[len] = '\0';
   *data = buf;
   if (size)
     *size = len;
   return prunerStatusOk();
+}
+
+PrunerStatus prunerReadFile(const char *path, char **data, size_t *size) {
+  return prunerReadFileCapped(path, PRUNER_READ_FILE_MAX, data, size);
+}
+
+/* ---- writing ------------------------------------------------------------------------ */
+
+/* The file `path` names after following symbolic links, when it exists; else `path`. */
+static void resolvePath(const char *path, char *out, size_t size) {
+  char real[PATH_MAX];
+  if (realpath(path, real))
+    snprintf(out, size, "%s", real);
+  else
+    snprintf(out, size, "%s", path);
+}
+
+/* dirname/basename without modifying the argument. */
+static void splitPath(const char *path, char *dir, size_t dir_size, const char **base) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) {
+    snprintf(dir, dir_size, ".");
+    *base = path;
+  } else if (slash == path) {
+    snprintf(dir, dir_size, "/");
+    *base = slash + 1;
+  } else {
+    snprintf(dir, dir_size, "%.*s", (int)(slash - path), path);
+    *base = slash + 1;
+  }
+}
+
+PrunerStatus prunerCheckOutputPath(const char *what, const char *path) {
+  struct stat st;
+  if (!path[0])
+    return prunerStatusError("%s: empty path", what);
+  if (stat(path, &st) == 0) {
+    if (!S_ISREG(st.st_mode))
+      return prunerStatusError("%s %s: not a regular file; an output must be a file (it is "
+                               "written to a temporary file and renamed)",
+                               what, path);
+    return prunerStatusOk();
+  }
+  if (errno != ENOENT)
+    return prunerStatusError("%s %s: %s", what, path, strerror(errno));
+  char real[PATH_MAX], dir[PATH_MAX];
+  const char *base;
+  resolvePath(path, real, sizeof real);
+  splitPath(real, dir, sizeof dir, &base);
+  if (!base[0])
+    return prunerStatusError("%s %s: names a directory, not a file", what, path);
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    return prunerStatusError("%s %s: directory '%s' does not exist", what, path, dir);
+  return prunerStatusOk();
+}
+
+PrunerStatus prunerWriteFileAtomic(const char *path, PrunerFileWriter write, void *user) {
+  PrunerStatus check = prunerCheckOutputPath("cannot write", path);
+  if (!check.ok)
+    return check;
+  char real[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX + 32];
+  const char *base;
+  resolvePath(path, real, sizeof real);
+  splitPath(real, dir, sizeof dir, &base);
+  /* Same directory: rename is atomic only within one file system. O_EXCL with the
+   * process id makes the name ours; a new file gets 0666 less the umask from open. */
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s/.%s.%ld.%d.tmp", dir, base, (long)getpid(),
+                         attempt) >= sizeof tmp)
+      return prunerStatusError("cannot write %s: path too long", path);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST)
+      break;
+  }
+  if (fd < 0)
+    return prunerStatusError("cannot write %s: cannot create a temporary file in %s: %s", path, dir,
+                             strerror(errno));
+  struct stat st;
+  bool existed = stat(real, &st) == 0;
+  FILE *f = fdopen(fd, "w");
+  if (!f) {
+    int err = errno;
+    close(fd);
+    unlink(tmp);
+    return prunerStatusError("cannot write %s: %s", path, strerror(err));
+  }
+  bool written = write(f, user);
+  /* Every step checked: fwrite's errors surface at the latest in fflush or fclose. */
+  errno = 0;
+  bool ok = written && fflush(f) == 0 && !ferror(f);
+  ok = ok && (!existed || fchmod(fd, st.st_mode & 07777) == 0) && fsync(fd) == 0;
+  int err = errno;
+  if (fclose(f) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (ok && rename(tmp, real) != 0) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) {
+    unlink(tmp);
+    if (!written)
+      return prunerStatusError("cannot write %s: the content could not be produced", path);
+    return prunerStatusError("cannot write %s: %s", path, strerror(err ? err : EIO));
+  }
+  return prunerStatusOk();
+}
+
+bool prunerSameFile(const char *a, const char *b) {
+  struct stat sa, sb;
+  bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+  if (ea && eb)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  if (ea != eb)
+    return false; /* one exists, the other does not */
+  /* Neither exists yet: compare where they would be created. */
+  char ra[PATH_MAX], rb[PATH_MAX], da[PATH_MAX], db[PATH_MAX];
+  char ca[2 * PATH_MAX + 2], cb[2 * PATH_MAX + 2];
+  const char *ba, *bb;
+  splitPath(a, da, sizeof da, &ba);
+  splitPath(b, db, sizeof db, &bb);
+  if (!realpath(da, ra) || !realpath(db, rb))
+    return strcmp(a, b) == 0;
+  snprintf(ca, sizeof ca, "%s/%s", ra, ba);
+  snprintf(cb, sizeof cb, "%s/%s", rb, bb);
+  return strcmp(ca, cb) == 0;
 }
 
 static int removeEntry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {

@@ -1,5 +1,5 @@
 /* lib/support/process.c: prunerProcessRun (pruner/process.h), the spawn-and-wait that
- * lib/compile's ptxas run and lib/measure's pruner-run share. */
+ * lib/backend/gpu's ptxas run and lib/measure's pruner-run share. */
 #define _GNU_SOURCE /* pipe2 */
 #include "pruner/clock.h"
 #include "pruner/process.h"

@@ -5,8 +5,11 @@
 #include "pruner/backend/iree_rules.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 size_t prunerTargetTableSize(void) { return prunerTargetTableCount; }
 
@@ -24,6 +27,19 @@ static int sameName(const char *a, const char *b) {
     if (ca != cb) return 0;
     if (ca == '\0') return 1;
   }
+}
+
+/* "host", "cpu" (isa NULL) or "host:<isa>", "cpu:<isa>" (isa after the colon). */
+static bool hostName(const char *name, const char **isa) {
+  *isa = NULL;
+  const char *colon = strchr(name, ':');
+  size_t n = colon ? (size_t)(colon - name) : strlen(name);
+  if (!((n == 4 && strncasecmp(name, "host", 4) == 0) ||
+        (n == 3 && strncasecmp(name, "cpu", 3) == 0)))
+    return false;
+  if (colon)
+    *isa = colon + 1;
+  return true;
 }
 
 static const PrunerTargetEntry *findByName(const char *name) {
@@ -49,10 +65,17 @@ PrunerStatus prunerTargetLookup(const char *name, PrunerTargetDesc *out) {
     prunerTargetListNames(names, sizeof(names));
     return prunerStatusError("empty target name; accepted: %s", names);
   }
-  /* The host CPU is described from the machine, not the table (lib/backend/host/target_host.c). */
-  if (sameName(name, "host") || sameName(name, "cpu")) {
+  /* The host CPU is described from the machine, not the table (lib/backend/host/target_host.c):
+   * "host" at the ISA PRUNER_HOST_ISA names (else the CPU's widest), "host:<isa>" at
+   * that ISA, so that one can tune and test for a narrower CPU (docs/host.md). */
+  const char *isa;
+  if (hostName(name, &isa)) {
+    const char *env = isa ? NULL : getenv("PRUNER_HOST_ISA");
     PrunerHostInfo info;
-    prunerHostDescribe(&info);
+    PrunerStatus st = prunerHostDescribeIsa(isa ? isa : env, &info);
+    if (!st.ok)
+      return prunerStatusError("target '%.64s'%s: %s", name,
+                               env && *env ? " (PRUNER_HOST_ISA)" : "", st.message);
     if (out) prunerHostTargetDesc(&info, out);
     return prunerStatusOk();
   }
@@ -91,6 +114,9 @@ void prunerTargetListNames(char *buf, size_t size) {
   for (size_t i = 0; i < prunerTargetTableCount; ++i)
     appendName(buf, size, &len, prunerTargetTable[i].desc.device);
   appendName(buf, size, &len, "host");
+  appendName(buf, size, &len, "host:avx512");
+  appendName(buf, size, &len, "host:avx2");
+  appendName(buf, size, &len, "host:sse");
   appendName(buf, size, &len, "iree-cpu");
 }
 

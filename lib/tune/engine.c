@@ -39,7 +39,7 @@ void tuneNote(TuneEngine *e, int task, const char *fmt, ...) {
   tuneEmit(e, &ev);
 }
 
-static bool tuneStopRequested(const TuneEngine *e) {
+bool tuneStopRequested(const TuneEngine *e) {
   return e->opts.stop && *e->opts.stop;
 }
 
@@ -108,8 +108,10 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
   if (e->opts.draft_size < 1 || e->opts.batch < 1)
     return prunerStatusError("--draft-size and --batch must be at least 1 (got %d, %d)",
                              e->opts.draft_size, e->opts.batch);
-  if (e->opts.epsilon < 0.0 || e->opts.epsilon > 1.0)
+  if (!(e->opts.epsilon >= 0.0 && e->opts.epsilon <= 1.0)) /* NaN fails too */
     return prunerStatusError("--epsilon must be in [0, 1] (got %g)", e->opts.epsilon);
+  if (!(e->opts.time_limit_s >= 0.0 && e->opts.time_limit_s <= 1e9))
+    return prunerStatusError("--time must be in [0, 1e9] seconds (got %g)", e->opts.time_limit_s);
   const char *target = opts->target ? opts->target : "sm_90";
   PrunerStatus st = backend ? backend->describeTarget(target, &e->target)
                             : prunerBackendLookup(target, &backend, &e->target);
@@ -147,7 +149,7 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
       return prunerStatusError("--measure=replay needs a file: --measure=replay:FILE");
     if (!tuneFileExists(opts->measure_path))
       return prunerStatusError("replay file %s: %s", opts->measure_path, strerror(errno));
-    st = prunerRecordsOpen(opts->measure_path, &e->replay);
+    st = prunerRecordsOpenExisting(opts->measure_path, &e->replay);
     if (!st.ok)
       return st;
     e->owns_replay = true;
@@ -546,13 +548,14 @@ static PrunerBackendSink tuneSink(TuneSinkContext *c) {
 }
 
 /* The backend's state, started on first use (the host's measuring child, say). */
-static PrunerStatus tuneBackendState(TuneEngine *e) {
+PrunerStatus tuneBackendState(TuneEngine *e) {
   if (e->backend_state)
     return prunerStatusOk();
   PrunerBackendOptions bo = {.compile_jobs = e->opts.compile_jobs,
                              .runner_path = e->opts.runner_path,
                              .candidate_timeout_s = e->opts.candidate_timeout_s,
-                             .stop = e->opts.stop};
+                             .stop = e->opts.stop,
+                             .target = e->opts.target};
   return e->backend->create(&e->target, &bo, &e->backend_state);
 }
 
@@ -599,31 +602,6 @@ static PrunerStatus tuneMeasureDevice(TuneEngine *e, TuneTask *t, const TuneCand
   return st;
 }
 
-/* The speedup column must compare the two kernels under the same machine state, so a
- * backend that can re-measures each winner and its baseline back to back at the end
- * (fastest of TUNE_FINAL_PASSES alternations each). These runs are not records. */
-#define TUNE_FINAL_PASSES 3
-static void tuneFinalCheck(TuneEngine *e) {
-  if (!e->backend->recheck || !e->backend_state)
-    return;
-  for (size_t i = 0; i < e->num_tasks && !tuneStopRequested(e); ++i) {
-    TuneTask *t = &e->tasks[i];
-    const PrunerRecord *best = prunerRecordsBest(e->records, t->w.key, e->target_key);
-    if (!best || !prunerRecordsBaseline(e->records, t->w.key, e->target_key))
-      continue;
-    PrunerConfig config = best->config;
-    double tuned = 0, base = 0;
-    TuneSinkContext ctx = {e, t, NULL, NULL};
-    PrunerBackendSink sink = tuneSink(&ctx);
-    if (e->backend->recheck(e->backend_state, &t->w, &config, TUNE_FINAL_PASSES, &tuned, &base,
-                            &sink)) {
-      t->final_best_us = tuned;
-      t->final_baseline_us = base;
-      tuneNote(e, (int)i, "%s: final check, back to back: tuned %.2f us, %s %.2f us", t->w.key,
-               tuned, e->backend->baseline_name, base);
-    }
-  }
-}
 
 /* ---------------------------------------------------------------------------------- */
 /* Scheduling                                                                          */
@@ -656,13 +634,22 @@ static double tuneGradient(TuneEngine *e, const TuneTask *t) {
   return w * (TUNE_GRAD_ALPHA * backward + (1.0 - TUNE_GRAD_ALPHA) * forward);
 }
 
+/* A task without any valid measurement has no gradient; docs/tune.md gives it at most
+ * this many rounds, after which the budget goes to the tasks that can be measured (an
+ * f16 op on the host, which can never be measured, used to take every other round). */
+#define TUNE_UNMEASURED_ROUNDS 3
+
+static bool tuneTaskGaveUp(const TuneTask *t) {
+  return !t->has_best && t->rounds >= TUNE_UNMEASURED_ROUNDS;
+}
+
 TuneTask *tuneEngineNextTask(TuneEngine *e) {
   TuneTask *pick = NULL;
   /* Round-robin until every task has had a round (and for tasks without a valid
    * measurement yet, which have no gradient). */
   for (size_t i = 0; i < e->num_tasks; ++i) {
     TuneTask *t = &e->tasks[i];
-    if (t->done)
+    if (t->done || tuneTaskGaveUp(t))
       continue;
     if (!pick || t->rounds < pick->rounds)
       pick = t;
@@ -674,10 +661,10 @@ TuneTask *tuneEngineNextTask(TuneEngine *e) {
   TuneTask *grad_pick = NULL;
   for (size_t i = 0; i < e->num_tasks; ++i) {
     TuneTask *t = &e->tasks[i];
-    if (t->done)
+    if (t->done || tuneTaskGaveUp(t))
       continue;
     if (!t->has_best)
-      return t->rounds < 3 ? t : pick; /* unknown gradient: try a few rounds first */
+      return t; /* unknown gradient: try a few rounds first */
     double g = tuneGradient(e, t);
     if (!grad_pick || g < best_grad) {
       grad_pick = t;
@@ -899,9 +886,21 @@ void tuneEngineTaskInfo(TuneEngine *e, size_t i, PrunerTuneTaskInfo *out) {
     snprintf(out->baseline_name, sizeof out->baseline_name, "%s",
              base->baseline_name[0] ? base->baseline_name : "cublas");
   }
-  if (out->has_best && out->measured && t->final_best_us > 0 && t->final_baseline_us > 0) {
+  /* The final check's winner and medians replace the tuning-time ones (final.c). */
+  if (out->has_best && out->measured && t->final_rounds > 0) {
+    out->final_checked = true;
+    out->best = t->final_config;
     out->best_us = t->final_best_us;
-    out->baseline_us = t->final_baseline_us;
+    out->best_p25_us = t->final_p25_us;
+    out->best_p75_us = t->final_p75_us;
+    out->tuning_best_us = t->final_tuning_us;
+    out->final_candidates = t->final_candidates;
+    out->final_rounds = t->final_rounds;
+    if (t->final_baseline_us > 0) {
+      out->baseline_us = t->final_baseline_us;
+      out->baseline_p25_us = t->final_baseline_p25_us;
+      out->baseline_p75_us = t->final_baseline_p75_us;
+    }
   }
 }
 
@@ -926,11 +925,12 @@ PrunerStatus tuneIngest(TuneEngine *e, const char *path) {
   if (!tuneFileExists(path))
     return prunerStatusError("--ingest %s: %s", path, strerror(errno));
   PrunerRecords in = NULL;
-  PrunerStatus st = prunerRecordsOpen(path, &in);
+  PrunerStatus st = prunerRecordsOpenExisting(path, &in);
   if (!st.ok)
     return st;
   if (prunerRecordsSkippedLines(in) > 0)
     tuneNote(e, -1, "warning: %s", prunerRecordsWarnings(in));
+  tuneFilterRecords(e, in);
   size_t added = 0, foreign = 0;
   for (size_t i = 0; i < prunerRecordsCount(in) && st.ok; ++i) {
     const PrunerRecord *r = prunerRecordsGet(in, i);

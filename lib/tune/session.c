@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/Diagnostics.h>
@@ -76,6 +77,7 @@ PrunerTuneOptions prunerTuneDefaultOptions(void) {
   o.strategy = PRUNER_TUNE_DRAFT_VERIFIER;
   o.measure = PRUNER_TUNE_MEASURE_GPU;
   o.seed = 1;
+  o.final_candidates = 4; /* docs/measurement.md, "Host: the final check" */
   return o;
 }
 
@@ -193,8 +195,15 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
   s->input_path = strdup(input_path);
   s->ctx = prunerIrContextCreate();
   mlirContextAttachDiagnosticHandler(s->ctx, tuneDiagnostic, s, NULL);
-  /* Parsing from the file keeps its name in diagnostics' locations. */
-  s->module = mlirModuleCreateParseFromFile(s->ctx, mlirStringRefCreateFromCString(input_path));
+  /* Parsing from a regular file keeps its name in diagnostics' locations. Anything else
+   * ("-", /dev/stdin, a pipe) was consumed by the read above: a second read would parse
+   * an empty module and copy whatever text came in to -o as "tuned", so the text read is
+   * what is parsed. */
+  struct stat input_stat;
+  if (stat(input_path, &input_stat) == 0 && S_ISREG(input_stat.st_mode))
+    s->module = mlirModuleCreateParseFromFile(s->ctx, mlirStringRefCreateFromCString(input_path));
+  else
+    s->module = mlirModuleCreateParse(s->ctx, mlirStringRefCreate(s->input_text, s->input_size));
   if (mlirModuleIsNull(s->module)) {
     st = prunerStatusError("%s: cannot parse the module: %s", input_path,
                            s->first_error[0] ? s->first_error : "unknown parse error");
@@ -210,6 +219,7 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
   if (s->engine.num_tasks == 0)
     tuneNote(&s->engine, -1,
              "remark: %s has no tunable linalg op; the output equals the input", input_path);
+  tuneFilterRecords(&s->engine, s->engine.records); /* tasks known: check the resumed log */
   if (opts->ingest_path) {
     st = tuneIngest(&s->engine, opts->ingest_path);
     if (!st.ok) {
@@ -277,6 +287,18 @@ static MlirAttribute tuneTuningAttr(PrunerTuneSession s, const PrunerTuneTaskInf
                     info->baseline_name);
     else
       prunerTextAppend(&b, ", baseline = \"none measured\"");
+    /* best_us (and baseline_us) are then the final check's medians (docs/measurement.md). */
+    if (info->final_checked) {
+      prunerTextAppend(&b,
+                    ", final_check = {candidates = %d : i64, rounds = %d : i64, "
+                    "best_iqr_us = [%.4f : f64, %.4f : f64], tuning_us = %.4f : f64",
+                    info->final_candidates, info->final_rounds, info->best_p25_us,
+                    info->best_p75_us, info->tuning_best_us);
+      if (info->baseline_p75_us > 0)
+        prunerTextAppend(&b, ", baseline_iqr_us = [%.4f : f64, %.4f : f64]", info->baseline_p25_us,
+                      info->baseline_p75_us);
+      prunerTextAppend(&b, "}");
+    }
   } else {
     prunerTextAppend(&b,
                   "{predicted_us = %.4f : f64, trials = 0 : i64, measured = false, "
@@ -291,18 +313,22 @@ static MlirAttribute tuneTuningAttr(PrunerTuneSession s, const PrunerTuneTaskInf
 }
 
 static void tuneWriteToFile(MlirStringRef str, void *user) {
-  fwrite(str.data, 1, str.length, (FILE *)user);
+  fwrite(str.data, 1, str.length, (FILE *)user); /* errors: ferror, checked by the caller */
 }
 
-static PrunerStatus tuneCopyFile(PrunerTuneSession s, const char *path) {
-  FILE *f = fopen(path, "wb");
-  if (!f)
-    return prunerStatusError("cannot write %s: %s", path, strerror(errno));
-  size_t n = fwrite(s->input_text, 1, s->input_size, f);
-  if (fclose(f) != 0 || n != s->input_size)
-    return prunerStatusError("cannot write %s", path);
-  return prunerStatusOk();
+/* Writers for prunerWriteFileAtomic: the input unchanged, the module, a text. */
+static bool tuneWriteInput(FILE *f, void *user) {
+  PrunerTuneSession s = user;
+  return fwrite(s->input_text, 1, s->input_size, f) == s->input_size;
 }
+
+static bool tuneWriteModule(FILE *f, void *user) {
+  PrunerTuneSession s = user;
+  mlirOperationPrint(mlirModuleGetOperation(s->module), tuneWriteToFile, f);
+  return fputc('\n', f) != EOF;
+}
+
+static bool tuneWriteText(FILE *f, void *user) { return fputs((const char *)user, f) != EOF; }
 
 /* What happens to the fused consumer s->ops[i]: true when it shares its contraction's
  * kernel (the contraction has a winner that does not promote). Otherwise it needs a
@@ -396,7 +422,7 @@ static PrunerStatus tuneWriteFused(PrunerTuneSession s, size_t i) {
 
 PrunerStatus prunerTuneSessionWriteOutput(PrunerTuneSession s, const char *path) {
   if (s->engine.num_tasks == 0)
-    return tuneCopyFile(s, path);
+    return prunerWriteFileAtomic(path, tuneWriteInput, s);
   for (size_t i = 0; i < s->num_ops; ++i) {
     if (s->ops[i].task < 0) {
       PrunerStatus st = tuneWriteFused(s, i);
@@ -418,14 +444,7 @@ PrunerStatus prunerTuneSessionWriteOutput(PrunerTuneSession s, const char *path)
     mlirOperationSetDiscardableAttributeByName(
         s->ops[i].op, mlirStringRefCreateFromCString("pruner.tuning"), tuning);
   }
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return prunerStatusError("cannot write %s: %s", path, strerror(errno));
-  mlirOperationPrint(mlirModuleGetOperation(s->module), tuneWriteToFile, f);
-  fputc('\n', f);
-  if (fclose(f) != 0)
-    return prunerStatusError("cannot write %s", path);
-  return prunerStatusOk();
+  return prunerWriteFileAtomic(path, tuneWriteModule, s);
 }
 
 char *prunerTuneSessionSpecText(PrunerTuneSession s) {
@@ -459,16 +478,9 @@ PrunerStatus prunerTuneSessionWriteSpec(PrunerTuneSession s, const char *path) {
   char *text = prunerTuneSessionSpecText(s);
   if (!text)
     return prunerStatusError("out of memory writing the tuning spec");
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    free(text);
-    return prunerStatusError("cannot write %s: %s", path, strerror(errno));
-  }
-  fputs(text, f);
+  PrunerStatus st = prunerWriteFileAtomic(path, tuneWriteText, text);
   free(text);
-  if (fclose(f) != 0)
-    return prunerStatusError("cannot write %s", path);
-  return prunerStatusOk();
+  return st;
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -531,8 +543,17 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
   for (; baseline[bl] && bl + 4 < sizeof baseline_column; ++bl)
     baseline_column[bl] = (char)tolower((unsigned char)baseline[bl]);
   snprintf(baseline_column + bl, sizeof baseline_column - bl, "_us");
-  prunerTextAppend(&b, "%-25s %-22s %4s %11s %9s %11s %8s %7s %8s  %s\n", "op", "shape", "n",
-                "best_us", "GFLOP/s", baseline_column, "speedup", "trials", "time_s", "config");
+  /* Backends with a final check add its interquartile range of best_us
+   * (docs/measurement.md). */
+  bool final_column = e->backend->recheck != NULL;
+  if (final_column)
+    prunerTextAppend(&b, "%-25s %-22s %4s %11s %17s %9s %11s %8s %7s %8s  %s\n", "op", "shape",
+                     "n", "best_us", "best_iqr_us", "GFLOP/s", baseline_column, "speedup",
+                     "trials", "time_s", "config");
+  else
+    prunerTextAppend(&b, "%-25s %-22s %4s %11s %9s %11s %8s %7s %8s  %s\n", "op", "shape", "n",
+                     "best_us", "GFLOP/s", baseline_column, "speedup", "trials", "time_s",
+                     "config");
   double total_best = 0, total_base = 0;
   bool all_base = true, any_unmeasured = false;
   for (size_t i = 0; i < e->num_tasks; ++i) {
@@ -560,9 +581,18 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
     } else {
       all_base = false;
     }
-    prunerTextAppend(&b, "%-25s %-22s %4d %11s %9s %11s %8s %7lld %8.1f  %s\n",
-                  info.workload->op_name, shape, info.occurrences, best, gflops, base, speed,
-                  (long long)info.trials, info.seconds, cfg);
+    if (final_column) {
+      char iqr[40] = "-";
+      if (info.final_checked)
+        snprintf(iqr, sizeof iqr, "%.2f-%.2f", info.best_p25_us, info.best_p75_us);
+      prunerTextAppend(&b, "%-25s %-22s %4d %11s %17s %9s %11s %8s %7lld %8.1f  %s\n",
+                    info.workload->op_name, shape, info.occurrences, best, iqr, gflops, base, speed,
+                    (long long)info.trials, info.seconds, cfg);
+    } else {
+      prunerTextAppend(&b, "%-25s %-22s %4d %11s %9s %11s %8s %7lld %8.1f  %s\n",
+                    info.workload->op_name, shape, info.occurrences, best, gflops, base, speed,
+                    (long long)info.trials, info.seconds, cfg);
+    }
   }
   for (size_t i = 0; i < s->num_ops; ++i) {
     if (s->ops[i].task >= 0)

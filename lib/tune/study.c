@@ -71,7 +71,7 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
     return prunerStatusError("--study %s: %s", so->replay_path, strerror(errno));
   fclose(probe);
   PrunerRecords replay = NULL;
-  st = prunerRecordsOpen(so->replay_path, &replay);
+  st = prunerRecordsOpenExisting(so->replay_path, &replay);
   if (!st.ok)
     return st;
   PrunerTuneStudyRow *rows = NULL;

@@ -44,11 +44,15 @@ typedef struct TuneTask {
   bool done;
   /* Study: trial count when the target latency was first reached (0: not yet). */
   int64_t reached_at;
-  /* The winner and the baseline re-measured back to back at the end by a backend that
-   * can (PrunerBackend.recheck; fastest of TUNE_FINAL_PASSES alternations each); 0 when
-   * not done. */
-  double final_best_us;
-  double final_baseline_us;
+  /* The final check of a backend that has one (final.c, PrunerBackend.recheck): the best
+   * few configs re-measured back to back with the baseline; the winner has the lowest
+   * median there. final_rounds 0: not done. */
+  int final_rounds;
+  int final_candidates;
+  PrunerConfig final_config;
+  double final_best_us, final_p25_us, final_p75_us; /* the winner's median and IQR      */
+  double final_tuning_us;                           /* its median while tuning          */
+  double final_baseline_us, final_baseline_p25_us, final_baseline_p75_us; /* 0: none   */
 } TuneTask;
 
 typedef struct TuneEngine {
@@ -98,6 +102,10 @@ void tuneEngineDestroy(TuneEngine *e);
 /* Appends the records of `path` measured on the engine's target that the log lacks;
  * other targets' records are counted and reported, never used. */
 PrunerStatus tuneIngest(TuneEngine *e, const char *path);
+/* Drops from `records` (in memory) the records of the engine's target whose config does
+ * not fit its workload (record_check.c), with a warning naming each file:line and
+ * reason; call once the tasks are known. Returns how many were dropped. */
+size_t tuneFilterRecords(TuneEngine *e, PrunerRecords records);
 /* A consumer that was fused into a tuned contraction instead of being a task
  * (session.c): `config` is its own config when it still gets a kernel of its own (the
  * contraction's winner promotes), NULL when it shares the contraction's kernel. */
@@ -110,6 +118,13 @@ typedef struct TuneSpecConsumer {
 #include <mlir-c/IR.h>
 char *tuneSpecText(TuneEngine *e, MlirContext ctx, const TuneSpecConsumer *consumers,
                    size_t num_consumers);
+bool tuneStopRequested(const TuneEngine *e);
+/* The backend's state, started on first use (backend->create). */
+PrunerStatus tuneBackendState(TuneEngine *e);
+/* On a backend with a final check, measuring on its device: re-measures the best few
+ * configs of each task back to back with the baseline and makes the fastest median the
+ * winner (final.c, docs/measurement.md). */
+void tuneFinalCheck(TuneEngine *e);
 void tuneNote(TuneEngine *e, int task, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

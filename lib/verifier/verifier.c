@@ -14,6 +14,8 @@
 #include <cjson/cJSON.h>
 #include <xgboost/c_api.h>
 
+#include "pruner/file.h"
+
 struct PrunerVerifierImpl {
   PrunerTargetDesc target;
   char target_key[96];
@@ -582,16 +584,14 @@ PrunerStatus prunerVerifierFeatures(PrunerVerifier v, const PrunerWorkload *w,
 
 static PrunerStatus loadBooster(const char *path, BoosterHandle *out) {
   *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return prunerStatusError("verifier: cannot open model file '%s'", path);
-  fseek(f, 0, SEEK_END);
-  long size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = size > 0 ? malloc((size_t)size) : NULL;
-  bool read_ok = buf && fread(buf, 1, (size_t)size, f) == (size_t)size;
-  fclose(f);
-  if (!read_ok) {
+  /* prunerReadFile caps the size (a device or a huge file is an error, not a huge
+   * allocation); ftell on a non-seekable file said -1. */
+  char *buf = NULL;
+  size_t size = 0;
+  PrunerStatus read = prunerReadFile(path, &buf, &size);
+  if (!read.ok)
+    return prunerStatusError("verifier: model file: %s", read.message);
+  if (size == 0) {
     free(buf);
     return prunerStatusError("verifier: cannot read model file '%s' (empty or unreadable)",
                              path);

@@ -28,6 +28,7 @@
 #include "pruner/clock.h"
 #include "pruner/compile.h"
 #include "pruner/file.h"
+#include "pruner/flags.h"
 #include "pruner/ir.h"
 #include "pruner/ir_context.h"
 #include "pruner/space.h"
@@ -41,7 +42,7 @@ typedef struct Args {
   const char *op, *shape, *config, *target, *out, *input, *format;
   const char *dtype;
   long random, jobs, op_index, memory_mb;
-  unsigned long long seed;
+  uint64_t seed;
   double timeout;
   int quiet;
 } Args;
@@ -58,6 +59,13 @@ static void usage(FILE *f) {
              "       elementwise (D0x..xDn: a + b), reduction (D0x..xDn: sum over the last)\n");
 }
 
+/* Flag ranges (docs/compile.md): --random and --op-index count configs and ops, --jobs
+ * workers, --memory-mb a worker's address space. */
+#define MAX_COUNT 100000000L
+#define MAX_JOBS 1024L
+#define MAX_MEMORY_MB (1L << 24)
+#define MAX_TIMEOUT_S 86400.0
+
 static int parseArgs(int argc, char **argv, Args *a) {
   memset(a, 0, sizeof(*a));
   a->target = "sm_90";
@@ -69,6 +77,8 @@ static int parseArgs(int argc, char **argv, Args *a) {
     const char *s = argv[i];
     const char *v = strchr(s, '=');
     v = v ? v + 1 : "";
+    PrunerStatus fs = prunerStatusOk(); /* a numeric flag's parse (pruner/flags.h) */
+    int64_t n = 0;
 #define OPT(name) (strncmp(s, "--" name "=", strlen(name) + 3) == 0)
     if (OPT("op"))
       a->op = v;
@@ -79,15 +89,15 @@ static int parseArgs(int argc, char **argv, Args *a) {
     else if (OPT("config"))
       a->config = v;
     else if (OPT("random"))
-      a->random = strtol(v, NULL, 10);
+      fs = prunerParseInt("--random", v, 0, MAX_COUNT, &n), a->random = (long)n;
     else if (OPT("seed"))
-      a->seed = strtoull(v, NULL, 10);
+      fs = prunerParseUint64("--seed", v, &a->seed);
     else if (OPT("target"))
       a->target = v;
     else if (OPT("jobs"))
-      a->jobs = strtol(v, NULL, 10);
+      fs = prunerParseInt("--jobs", v, 0, MAX_JOBS, &n), a->jobs = (long)n;
     else if (OPT("timeout"))
-      a->timeout = strtod(v, NULL);
+      fs = prunerParsePositiveDouble("--timeout", v, MAX_TIMEOUT_S, &a->timeout);
     else if (OPT("format"))
       a->format = v;
     else if (OPT("out"))
@@ -95,9 +105,9 @@ static int parseArgs(int argc, char **argv, Args *a) {
     else if (OPT("input"))
       a->input = v;
     else if (OPT("op-index"))
-      a->op_index = strtol(v, NULL, 10);
+      fs = prunerParseInt("--op-index", v, 0, MAX_COUNT, &n), a->op_index = (long)n;
     else if (OPT("memory-mb"))
-      a->memory_mb = strtol(v, NULL, 10);
+      fs = prunerParseInt("--memory-mb", v, 0, MAX_MEMORY_MB, &n), a->memory_mb = (long)n;
     else if (strcmp(s, "--quiet") == 0)
       a->quiet = 1;
     else if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
@@ -108,6 +118,10 @@ static int parseArgs(int argc, char **argv, Args *a) {
       return 2;
     }
 #undef OPT
+    if (!fs.ok) {
+      fprintf(stderr, "pruner-compile: %s\n", fs.message);
+      return 2;
+    }
   }
   if (!a->op == !a->input || (a->op && !a->shape)) {
     fprintf(stderr, "pruner-compile: give --op with --shape, or --input\n");

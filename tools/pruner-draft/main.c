@@ -17,6 +17,7 @@
 #include "pruner/clock.h"
 #include "pruner/draft.h"
 #include "pruner/file.h"
+#include "pruner/flags.h"
 #include "pruner/ir.h"
 #include "pruner/ir_context.h"
 #include "pruner/records.h"
@@ -44,13 +45,13 @@ static int parseArgs(int argc, char **argv, Options *o) {
     const char *a = argv[i];
     if (strncmp(a, "--target=", 9) == 0) o->target = a + 9;
     else if (strncmp(a, "--top=", 6) == 0) {
-      char *end;
-      errno = 0;
-      o->top = strtol(a + 6, &end, 10);
-      if (errno || *end || o->top < 1) {
-        fprintf(stderr, "pruner-draft: --top=%s is not a positive integer\n", a + 6);
+      int64_t top = 0;
+      PrunerStatus st = prunerParseInt("--top", a + 6, 1, 1000000, &top);
+      if (!st.ok) {
+        fprintf(stderr, "pruner-draft: %s\n", st.message);
         return 2;
       }
+      o->top = (long)top;
     } else if (strcmp(a, "--json") == 0) o->json = 1;
     else if (strcmp(a, "--eval") == 0 && i + 1 < argc) o->eval = argv[++i];
     else if (strncmp(a, "--eval=", 7) == 0) o->eval = a + 7;

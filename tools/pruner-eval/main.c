@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pruner/flags.h"
 #include "pruner/records.h"
 #include "pruner/target.h"
 #include "pruner/verifier.h"
@@ -105,11 +106,13 @@ static void printRow(const char *name, const PrunerRankMetrics *v, const PrunerR
 int main(int argc, char **argv) {
   const char *path = NULL, *target_arg = NULL, *synthetic = NULL;
   int folds = 5, workloads = 8, per_workload = 200, quiet = 0;
-  unsigned long long seed = 1;
+  uint64_t seed = 1;
   PrunerVerifierOptions opts = prunerVerifierDefaultOptions();
   long own = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
+    PrunerStatus fs = prunerStatusOk(); /* a numeric flag's parse (pruner/flags.h) */
+    int64_t n = 0;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage(stdout);
       return 0;
@@ -118,21 +121,22 @@ int main(int argc, char **argv) {
     } else if (!strncmp(a, "--target=", 9)) {
       target_arg = a + 9;
     } else if (!strncmp(a, "--folds=", 8)) {
-      folds = atoi(a + 8);
+      fs = prunerParseInt("--folds", a + 8, 2, 1000, &n), folds = (int)n;
     } else if (!strncmp(a, "--synthetic=", 12)) {
       synthetic = a + 12;
     } else if (!strncmp(a, "--workloads=", 12)) {
-      workloads = atoi(a + 12);
+      fs = prunerParseInt("--workloads", a + 12, 1, 100000, &n), workloads = (int)n;
     } else if (!strncmp(a, "--per-workload=", 15)) {
-      per_workload = atoi(a + 15);
+      fs = prunerParseInt("--per-workload", a + 15, 1, 1000000, &n), per_workload = (int)n;
     } else if (!strncmp(a, "--seed=", 7)) {
-      seed = strtoull(a + 7, NULL, 10);
+      fs = prunerParseUint64("--seed", a + 7, &seed);
     } else if (!strncmp(a, "--blend-records=", 16)) {
-      opts.blend_records = atoi(a + 16);
+      fs = prunerParseInt("--blend-records", a + 16, 0, 1000000, &n);
+      opts.blend_records = (int)n;
     } else if (!strncmp(a, "--blend-floor=", 14)) {
-      opts.blend_floor = atof(a + 14);
+      fs = prunerParseDouble("--blend-floor", a + 14, 0, 1, &opts.blend_floor);
     } else if (!strncmp(a, "--own=", 6)) {
-      own = atol(a + 6);
+      fs = prunerParseInt("--own", a + 6, 0, 1000000, &n), own = (long)n;
     } else if (!strcmp(a, "--quiet")) {
       quiet = 1;
     } else if (a[0] == '-' || path) {
@@ -141,6 +145,10 @@ int main(int argc, char **argv) {
       return 2;
     } else {
       path = a;
+    }
+    if (!fs.ok) {
+      fprintf(stderr, "pruner-eval: %s\n", fs.message);
+      return 2;
     }
   }
   if (synthetic)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pruner/flags.h"
 #include "runner.h"
 
 static void usage(FILE *f) {
@@ -28,24 +29,12 @@ static void usage(FILE *f) {
           PRUNER_MAX_SAMPLES, RUN_FINAL_TOP);
 }
 
-static bool parseDouble(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end || !(v > 0))
-    return false;
-  *out = v;
-  return true;
-}
+/* The longest watchdog a flag may ask for: a day (a kernel that runs longer is hung). */
+#define MAX_TIMEOUT_S 86400.0
 
-static bool parseU64(const char *s, uint64_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s || *end || s[0] == '-')
-    return false;
-  *out = v;
-  return true;
+static int badFlag(PrunerStatus st) {
+  fprintf(stderr, "pruner-run: %s\n", st.message);
+  return PRUNER_RUN_EXIT_ERROR;
 }
 
 int main(int argc, char **argv) {
@@ -54,30 +43,26 @@ int main(int argc, char **argv) {
   bool final_remeasure = true;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    uint64_t u;
+    int64_t n;
+    PrunerStatus st;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage(stdout);
       return PRUNER_RUN_EXIT_OK;
     } else if (!strcmp(a, "-o") && i + 1 < argc) {
       records = argv[++i];
     } else if (!strncmp(a, "--timeout=", 10)) {
-      if (!parseDouble(a + 10, &ro.timeout_seconds)) {
-        fprintf(stderr, "pruner-run: --timeout wants a positive number of seconds, got '%s'\n",
-                a + 10);
-        return PRUNER_RUN_EXIT_ERROR;
-      }
+      st = prunerParsePositiveDouble("--timeout", a + 10, MAX_TIMEOUT_S, &ro.timeout_seconds);
+      if (!st.ok)
+        return badFlag(st);
     } else if (!strncmp(a, "--samples=", 10)) {
-      if (!parseU64(a + 10, &u) || u < 1 || u > PRUNER_MAX_SAMPLES) {
-        fprintf(stderr, "pruner-run: --samples wants 1..%d, got '%s'\n", PRUNER_MAX_SAMPLES,
-                a + 10);
-        return PRUNER_RUN_EXIT_ERROR;
-      }
-      ro.samples = (int)u;
+      st = prunerParseInt("--samples", a + 10, 1, PRUNER_MAX_SAMPLES, &n);
+      if (!st.ok)
+        return badFlag(st);
+      ro.samples = (int)n;
     } else if (!strncmp(a, "--seed=", 7)) {
-      if (!parseU64(a + 7, &ro.seed)) {
-        fprintf(stderr, "pruner-run: --seed wants a non-negative integer, got '%s'\n", a + 7);
-        return PRUNER_RUN_EXIT_ERROR;
-      }
+      st = prunerParseUint64("--seed", a + 7, &ro.seed);
+      if (!st.ok)
+        return badFlag(st);
     } else if (!strcmp(a, "--only-baseline")) {
       ro.only_baseline = true;
     } else if (!strcmp(a, "--no-final")) {

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pruner/file.h"
+#include "pruner/flags.h"
 #include "pruner/target.h"
 #include "pruner/tune.h"
 
@@ -65,7 +67,9 @@ static void usage(FILE *f) {
           "      --target=NAME        what to tune for (default sm_90); one of:\n"
           "                           %s\n"
           "                           host: this machine's CPU, measured for real here (no GPU\n"
-          "                           needed): JIT-compiled kernels vs OpenBLAS (docs/host.md)\n"
+          "                           needed): JIT-compiled kernels vs OpenBLAS (docs/host.md);\n"
+          "                           host:avx2, host:sse: as if the CPU had only that ISA\n"
+          "                           (PRUNER_HOST_ISA=ISA does the same for plain host)\n"
           "      --trials=N           measurement budget over all workloads, counting records\n"
           "                           already in --records (default 200)\n"
           "      --draft-size=N       draft survivors per round (default 512)\n"
@@ -88,13 +92,17 @@ static void usage(FILE *f) {
           "                           bundle:DIR: compile, write a bundle for a GPU host, stop\n"
           "                           replay:FILE: latencies from a records file of the space\n"
           "                           none: rank by the models only (results say unmeasured)\n"
-          "      --records=FILE       tuning log: appended per measurement, resumed on rerun\n"
+          "      --records=FILE       tuning log: appended per measurement, resumed on rerun;\n"
+          "                           locked while tuning (one tuner per file)\n"
           "      --ingest=FILE        read a GPU host's results (pruner-run records) first\n"
           "      --runner=PATH        pruner-run (default: next to pruner-tune)\n"
           "      --timeout=SECONDS    watchdog per candidate: a candidate still compiling or\n"
           "                           running after this long is killed and recorded as a\n"
           "                           timeout (default 60; pruner-run's default 10)\n"
           "      --jobs=N             parallel compile workers (default: cores)\n"
+          "      --final=N            host: re-measure the best N configs per op back to back\n"
+          "                           with OpenBLAS at the end; the fastest median wins and is\n"
+          "                           reported with its IQR (default 4, at most 8; 0: off)\n"
           "Inspection and studies:\n"
           "      --draft-only         print the draft's best configs per op and exit\n"
           "      --top=N              how many for --draft-only (default 10)\n"
@@ -110,6 +118,8 @@ static void usage(FILE *f) {
           "      --interrupt-after=N  (testing) raise SIGINT after N new measurements\n"
           "  -h, --help               this text\n"
           "\n"
+          "Outputs are written to a temporary file and renamed; an output naming the same file\n"
+          "as another output or an input is refused (docs/tune.md, \"Files\").\n"
           "Ctrl-C (SIGINT) or SIGTERM stops within a second: the candidate in progress is\n"
           "killed (and not recorded), the records are kept, the best-so-far output is written\n"
           "and the exit status is 130 (SIGINT) or 143 (SIGTERM). A second Ctrl-C exits at\n"
@@ -117,21 +127,55 @@ static void usage(FILE *f) {
           targets);
 }
 
-static bool parseInt(const char *s, int64_t min, int64_t *out) {
-  char *end = NULL;
-  long long v = strtoll(s, &end, 10);
-  if (!s[0] || *end || v < min)
-    return false;
-  *out = v;
-  return true;
-}
+/* Flag ranges: large enough for any real run, small enough that no count overflows the
+ * int it is stored in or the allocation it sizes (docs/tune.md, "Flags"). */
+#define MAX_TRIALS 1000000000LL
+#define MAX_SECONDS 1e9
+#define MAX_DRAFT 1048576
+#define MAX_BATCH 65536
+#define MAX_ROUNDS 1000000
+#define MAX_JOBS 1024
+#define MAX_TOP 100000
 
-static bool parseDouble(const char *s, double *out) {
-  char *end = NULL;
-  double v = strtod(s, &end);
-  if (!s[0] || *end || v < 0)
-    return false;
-  *out = v;
+/* Two outputs, or an output and an input, naming one file lose data with exit status 0
+ * (the records overwritten by the module, the module by the spec, JSON appended to the
+ * source): refused before anything runs, as are outputs that are not files (docs/tune.md,
+ * "Files"). */
+static bool checkFiles(const Cli *cli, const PrunerTuneOptions *o) {
+  const char *replay = o->measure == PRUNER_TUNE_MEASURE_REPLAY ? o->measure_path : NULL;
+  const struct {
+    const char *flag;
+    const char *path;
+    bool output;
+  } files[] = {{"the input module", cli->input, false}, {"-o", cli->output, true},
+               {"--spec", cli->spec, true},           {"--records", o->records_path, true},
+               {"--ingest", o->ingest_path, false},   {"--measure=replay", replay, false}};
+  const size_t n = sizeof files / sizeof *files;
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = i + 1; j < n; ++j) {
+      if (!files[i].path || !files[j].path || !(files[i].output || files[j].output) ||
+          !prunerSameFile(files[i].path, files[j].path))
+        continue;
+      size_t out = files[j].output ? j : i, in = out == j ? i : j;
+      fprintf(stderr, "pruner-tune: error: %s and %s name the same file (%s): ", files[i].flag,
+              files[j].flag, files[j].path);
+      if (files[in].output)
+        fprintf(stderr, "one would overwrite the other");
+      else
+        fprintf(stderr, "writing %s would change %s", files[out].flag, files[in].flag);
+      fprintf(stderr, "; give %s another file\n", files[out].flag);
+      return false;
+    }
+  }
+  for (size_t i = 1; i < 3; ++i) { /* -o and --spec: written at the end, checked now */
+    if (!files[i].path)
+      continue;
+    PrunerStatus st = prunerCheckOutputPath(files[i].flag, files[i].path);
+    if (!st.ok) {
+      fprintf(stderr, "pruner-tune: error: %s\n", st.message);
+      return false;
+    }
+  }
   return true;
 }
 
@@ -254,7 +298,8 @@ int main(int argc, char **argv) {
     O_INTERRUPT,
     O_WARMUP,
     O_WITHIN,
-    O_TIMEOUT
+    O_TIMEOUT,
+    O_FINAL
   };
   static const struct option longs[] = {{"output", required_argument, 0, 'o'},
                                         {"spec", required_argument, 0, O_SPEC},
@@ -282,30 +327,44 @@ int main(int argc, char **argv) {
                                         {"within", required_argument, 0, O_WITHIN},
                                         {"interrupt-after", required_argument, 0, O_INTERRUPT},
                                         {"timeout", required_argument, 0, O_TIMEOUT},
+                                        {"final", required_argument, 0, O_FINAL},
                                         {"verbose", no_argument, 0, 'v'},
                                         {"quiet", no_argument, 0, 'q'},
                                         {"help", no_argument, 0, 'h'},
                                         {0, 0, 0, 0}};
   bool measure_set = false;
   int c;
-  int64_t v;
-  double d;
+  int64_t v = 0;
+  double d = 0;
   while ((c = getopt_long(argc, argv, "o:vqh", longs, NULL)) != -1) {
     bool bad = false;
+    PrunerStatus fs = prunerStatusOk(); /* a numeric flag's parse (pruner/flags.h) */
     switch (c) {
     case 'o': cli.output = optarg; break;
     case O_SPEC: cli.spec = optarg; break;
     case O_TARGET: o.target = so.target = optarg; break;
-    case O_TRIALS: bad = !parseInt(optarg, 0, &o.trials); break;
-    case O_DRAFT: bad = !parseInt(optarg, 1, &v); o.draft_size = so.draft_size = (int)v; break;
-    case O_BATCH: bad = !parseInt(optarg, 1, &v); o.batch = so.batch = (int)v; break;
+    case O_TRIALS: fs = prunerParseInt("--trials", optarg, 0, MAX_TRIALS, &o.trials); break;
+    case O_DRAFT:
+      fs = prunerParseInt("--draft-size", optarg, 1, MAX_DRAFT, &v);
+      o.draft_size = so.draft_size = (int)v;
+      break;
+    case O_BATCH:
+      fs = prunerParseInt("--batch", optarg, 1, MAX_BATCH, &v);
+      o.batch = so.batch = (int)v;
+      break;
     case O_EPS:
-      bad = !parseDouble(optarg, &d) || d > 1;
+      fs = prunerParseDouble("--epsilon", optarg, 0, 1, &d);
       o.epsilon = so.epsilon = d;
       break;
-    case O_TIME: bad = !parseDouble(optarg, &o.time_limit_s); break;
-    case O_EARLY: bad = !parseInt(optarg, 0, &v); o.early_stop = (int)v; break;
-    case O_WARMUP: bad = !parseInt(optarg, 1, &v) || v > 1000; o.warmup_rounds = (int)v; break;
+    case O_TIME: fs = prunerParseDouble("--time", optarg, 0, MAX_SECONDS, &o.time_limit_s); break;
+    case O_EARLY:
+      fs = prunerParseInt("--early-stop", optarg, 0, MAX_ROUNDS, &v);
+      o.early_stop = (int)v;
+      break;
+    case O_WARMUP:
+      fs = prunerParseInt("--warmup-rounds", optarg, 1, 1000, &v);
+      o.warmup_rounds = (int)v;
+      break;
     case O_SCHED:
       if (strcmp(optarg, "gradient") == 0) o.gradient_scheduler = true;
       else if (strcmp(optarg, "round-robin") == 0) o.gradient_scheduler = false;
@@ -319,7 +378,7 @@ int main(int argc, char **argv) {
           bad = false;
         }
       break;
-    case O_SEED: bad = !parseInt(optarg, 0, &v); o.seed = (uint64_t)v; break;
+    case O_SEED: fs = prunerParseUint64("--seed", optarg, &o.seed); break;
     case O_MEASURE:
       measure_set = true;
       if (strcmp(optarg, "gpu") == 0) o.measure = PRUNER_TUNE_MEASURE_GPU;
@@ -336,24 +395,36 @@ int main(int argc, char **argv) {
     case O_RECORDS: o.records_path = optarg; break;
     case O_INGEST: o.ingest_path = optarg; break;
     case O_RUNNER: o.runner_path = optarg; break;
-    case O_JOBS: bad = !parseInt(optarg, 0, &v); o.compile_jobs = (int)v; break;
-    case O_DRAFT_ONLY: cli.draft_only = true; break;
-    case O_TOP: bad = !parseInt(optarg, 1, &v); cli.top = (int)v; break;
-    case O_STUDY: cli.study = optarg; break;
-    case O_SEEDS: bad = !parseInt(optarg, 1, &v); so.seeds = (int)v; break;
-    case O_MAX_TRIALS: bad = !parseInt(optarg, 0, &so.max_trials); break;
-    case O_WITHIN:
-      bad = !parseDouble(optarg, &so.within) || !(so.within > 0) || so.within > 1;
+    case O_JOBS:
+      fs = prunerParseInt("--jobs", optarg, 0, MAX_JOBS, &v);
+      o.compile_jobs = (int)v;
       break;
-    case O_INTERRUPT: bad = !parseInt(optarg, 1, &cli.interrupt_after); break;
-    case O_TIMEOUT: /* finite, positive, at most a day (NaN fails the comparisons) */
-      bad = !parseDouble(optarg, &o.candidate_timeout_s) || !(o.candidate_timeout_s > 0) ||
-            !(o.candidate_timeout_s <= 86400);
+    case O_FINAL:
+      fs = prunerParseInt("--final", optarg, 0, PRUNER_TUNE_FINAL_MAX, &v);
+      o.final_candidates = (int)v;
+      break;
+    case O_DRAFT_ONLY: cli.draft_only = true; break;
+    case O_TOP: fs = prunerParseInt("--top", optarg, 1, MAX_TOP, &v); cli.top = (int)v; break;
+    case O_STUDY: cli.study = optarg; break;
+    case O_SEEDS: fs = prunerParseInt("--seeds", optarg, 1, 1000, &v); so.seeds = (int)v; break;
+    case O_MAX_TRIALS:
+      fs = prunerParseInt("--max-trials", optarg, 0, MAX_TRIALS, &so.max_trials);
+      break;
+    case O_WITHIN: fs = prunerParsePositiveDouble("--within", optarg, 1, &so.within); break;
+    case O_INTERRUPT:
+      fs = prunerParseInt("--interrupt-after", optarg, 1, MAX_TRIALS, &cli.interrupt_after);
+      break;
+    case O_TIMEOUT: /* finite, positive, at most a day */
+      fs = prunerParsePositiveDouble("--timeout", optarg, 86400, &o.candidate_timeout_s);
       break;
     case 'v': cli.verbose = true; break;
     case 'q': cli.quiet = true; break;
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
+    }
+    if (!fs.ok) {
+      fprintf(stderr, "pruner-tune: error: %s (see --help)\n", fs.message);
+      return 2;
     }
     if (bad) {
       fprintf(stderr, "pruner-tune: error: invalid value '%s' for %s (see --help)\n", optarg,
@@ -393,12 +464,15 @@ int main(int argc, char **argv) {
     }
   }
   /* An explicit --measure=gpu on the host target is a contradiction, not a default. */
+  PrunerTargetDesc named;
   if (measure_set && o.measure == PRUNER_TUNE_MEASURE_GPU && o.target &&
-      (strcmp(o.target, "host") == 0 || strcmp(o.target, "cpu") == 0)) {
+      prunerTargetLookup(o.target, &named).ok && named.kind == PRUNER_TARGET_HOST) {
     fprintf(stderr, "pruner-tune: error: --measure=gpu with --target=%s: the host target is "
                     "measured on this CPU (--measure=host, its default)\n", o.target);
     return 2;
   }
+  if (!checkFiles(&cli, &o))
+    return 2;
   if (cli.draft_only)
     o.measure = PRUNER_TUNE_MEASURE_NONE;
   o.stop = &g_stop;

@@ -46,11 +46,18 @@ PrunerStatus prunerHostScheduleBuild(const PrunerWorkload *w, const PrunerConfig
 PrunerStatus prunerHostLowerText(const PrunerWorkload *w, const PrunerConfig *config,
                                  const PrunerTargetDesc *t, int stage, char **text);
 
+/* JIT-compiles `w` under `config` (NULL: untiled) for `t` in this process, as a
+ * measurement would, and writes the machine code the JIT made to the object file `path`
+ * (for tests and inspection: `llvm-objdump -d`). */
+PrunerStatus prunerHostWriteObject(const PrunerWorkload *w, const PrunerConfig *config,
+                                   const PrunerTargetDesc *t, int opt_level, const char *path);
+
 /* The pass pipeline applied after the schedule ("builtin.module(...)"): OpenMP
- * conversion of the task loop, then the LLVM lowering of HOST-FACTS.md. */
+ * conversion of the task loop, then the LLVM lowering (docs/host.md, H1). */
 const char *prunerHostLoweringPipeline(void);
 
 typedef struct PrunerHostOptions {
+  const char *target;      /* target name, "host" or "host:<isa>"; NULL: "host"          */
   int threads;             /* OpenMP threads for kernels and OpenBLAS; 0 = all cores   */
   int opt_level;           /* ExecutionEngine LLVM IR opt level 0..3 for vectorized
                               configs; default 0                                     */
@@ -103,6 +110,46 @@ void prunerHostMeasureBaseline(PrunerHost host, const PrunerWorkload *w, PrunerH
 
 /* True if `w` maps onto sgemm calls (plain or batched f32 matmul). */
 bool prunerHostHasBlasBaseline(const PrunerWorkload *w);
+
+/* ---- the final check: candidates re-measured back to back (docs/measurement.md) ----- */
+
+/* Configs per call (the baseline comes on top). Rounds: at least MIN_ROUNDS and
+ * SECONDS; then until every IQR is within REL_IQR of its median, or MAX_SECONDS, or
+ * PRUNER_MAX_SAMPLES rounds. */
+#define PRUNER_HOST_REMEASURE_MAX 8
+#define PRUNER_HOST_REMEASURE_MIN_ROUNDS 15
+#define PRUNER_HOST_REMEASURE_SECONDS 1.0
+#define PRUNER_HOST_REMEASURE_REL_IQR 0.05
+#define PRUNER_HOST_REMEASURE_MAX_SECONDS 10.0
+
+/* One kernel's samples in the interleaved rounds. */
+typedef struct PrunerHostRemeasureEntry {
+  PrunerRecordStatus status; /* OK, or why it was not timed (compile/check failure)   */
+  char error[200];
+  int num_samples; /* one per round                                                 */
+  double samples_us[PRUNER_MAX_SAMPLES];
+  double median_us, p25_us, p75_us, min_us, max_us;
+} PrunerHostRemeasureEntry;
+
+typedef struct PrunerHostRemeasure {
+  int num_entries; /* the configs in order, then the baseline when asked            */
+  int rounds;
+  bool has_baseline;
+  char baseline_core[32];
+  PrunerHostRemeasureEntry entries[PRUNER_HOST_REMEASURE_MAX + 1];
+} PrunerHostRemeasure;
+
+/* Re-measures `n` (<= PRUNER_HOST_REMEASURE_MAX) configs of `w`, and OpenBLAS when
+ * `baseline` and the workload has one, back to back in one child: each kernel is
+ * JIT-compiled and checked once, warmed up, then timed in rounds of one run each, the
+ * order rotating every round, until at least PRUNER_HOST_REMEASURE_MIN_ROUNDS rounds and
+ * PRUNER_HOST_REMEASURE_SECONDS have passed and every interquartile range is within
+ * PRUNER_HOST_REMEASURE_REL_IQR of its median, or PRUNER_MAX_SAMPLES rounds, or
+ * PRUNER_HOST_REMEASURE_MAX_SECONDS (or half the timeout) have passed. Load on
+ * a shared machine then hits every candidate alike, and the medians compare kernels, not
+ * moments. Never fails as a whole: a failing kernel gets its status in its entry. */
+void prunerHostRemeasure(PrunerHost host, const PrunerWorkload *w, const PrunerConfig *configs,
+                         int n, bool baseline, PrunerHostRemeasure *out);
 
 /* Fills the target/workload fields of a record from a result ("host:<name>" key). */
 void prunerHostFillRecord(PrunerHost host, const PrunerWorkload *w, const PrunerConfig *config,

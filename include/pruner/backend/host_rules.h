@@ -39,7 +39,8 @@ extern "C" {
 
 typedef struct PrunerHostInfo {
   char model[64];        /* /proc/cpuinfo "model name"                         */
-  char isa[16];          /* "avx512", "avx2", "sse"                            */
+  char isa[16];          /* "avx512", "avx2", "sse": the ISA described         */
+  char native_isa[16];   /* the widest ISA this CPU has (isa may be narrower)  */
   int cores;             /* CPUs in the process's affinity mask                */
   int f32_lanes;         /* SIMD lanes of f32: 16, 8 or 4                      */
   int vector_registers;  /* 32 (AVX-512) or 16                                 */
@@ -53,8 +54,20 @@ typedef struct PrunerHostInfo {
   int64_t memory_bytes;
 } PrunerHostInfo;
 
-/* Reads the machine (no side effects, no timing runs). */
+/* Reads the machine (no side effects, no timing runs), at its widest SIMD ISA. */
 void prunerHostDescribe(PrunerHostInfo *out);
+/* The machine described as if its SIMD ISA were `isa`: "avx512", "avx2" or "sse" (lanes,
+ * registers, FMA pipes, peak and name follow; caches, cores and clock stay), or NULL, ""
+ * or "native" for its widest. Fails, naming the CPU and its widest ISA, when the CPU
+ * lacks `isa`, and lists the accepted names when `isa` is unknown (docs/host.md). */
+PrunerStatus prunerHostDescribeIsa(const char *isa, PrunerHostInfo *out);
+/* The narrowing step of prunerHostDescribeIsa on a description `h` whose native_isa,
+ * cores and clock are set (tests use it to play a CPU they do not run on). */
+PrunerStatus prunerHostInfoNarrow(PrunerHostInfo *h, const char *isa);
+/* LLVM target features that keep generated code within the ISA `t` describes on this
+ * CPU: "" when `t` is at the CPU's widest ISA, "-avx512f" for AVX2 on an AVX-512 CPU,
+ * "-avx,-avx512f" for SSE on an AVX CPU. Static storage. */
+const char *prunerHostTargetFeatures(const PrunerTargetDesc *t);
 /* The target description of this machine (kind PRUNER_TARGET_HOST, arch "host"). */
 void prunerHostTargetDesc(const PrunerHostInfo *info, PrunerTargetDesc *out);
 

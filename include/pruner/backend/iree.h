@@ -77,6 +77,19 @@ void prunerIreeDestroy(PrunerIree iree); /* NULL: no-op */
 void prunerIreeMeasure(PrunerIree iree, const PrunerWorkload *w, const PrunerConfig *config,
                        PrunerRecord *out, double *compile_seconds);
 
+/* The final check: `n` configs of `w` (each built and checked once, as by
+ * prunerIreeMeasure) and, with `baseline`, IREE's default build, timed back to back in
+ * `rounds` interleaved rounds (one iree-benchmark-module run of each per round), so that
+ * the load of a shared machine hits them alike. out[i] (n entries, then the baseline):
+ * status, error, and the median and quartiles of the per-round medians (µs). */
+typedef struct PrunerIreeRemeasured {
+  PrunerRecordStatus status;
+  char error[200];
+  double median_us, p25_us, p75_us;
+} PrunerIreeRemeasured;
+void prunerIreeRemeasure(PrunerIree iree, const PrunerWorkload *w, const PrunerConfig *configs,
+                         int n, bool baseline, int rounds, PrunerIreeRemeasured *out);
+
 /* iree-compile --compile-to=executable-configurations of `w`'s module with a one-config
  * spec (NULL: none): the configured IR as text, malloc'ed (caller frees). Fails with
  * iree-compile's message. */

@@ -9,6 +9,9 @@
 
 #include "pruner/backend/host.h"
 
+_Static_assert(PRUNER_HOST_REMEASURE_MAX <= PRUNER_BACKEND_RECHECK_MAX,
+               "a host final check fits the backend interface's");
+
 struct PrunerBackendStateImpl {
   PrunerHost host;
 };
@@ -63,7 +66,8 @@ static PrunerStatus hostCreate(const PrunerTargetDesc *t, const PrunerBackendOpt
     return prunerStatusError("out of memory");
   PrunerHostOptions ho = prunerHostDefaultOptions();
   if (opts) {
-    ho.stop = opts->stop; /* Ctrl-C kills the candidate in progress at once */
+    ho.target = opts->target; /* "host" or "host:<isa>" */
+    ho.stop = opts->stop;     /* Ctrl-C kills the candidate in progress at once */
     if (opts->candidate_timeout_s > 0)
       ho.timeout_seconds = opts->candidate_timeout_s;
   }
@@ -124,33 +128,34 @@ static PrunerStatus hostMeasure(PrunerBackendState s, const PrunerBackendBatch *
   return st;
 }
 
-/* The speedup column must compare the two kernels under the same machine state: the
- * baseline was measured once, at the workload's first round, and the load of a shared
- * machine changes over a run. So the winner and OpenBLAS are re-measured back to back,
- * alternating, and the fastest of each is reported (contention only slows a run down).
- * These runs are not records: the configs were measured already. */
-static bool hostRecheck(PrunerBackendState s, const PrunerWorkload *w, const PrunerConfig *config,
-                        int passes, double *best_us, double *baseline_us,
-                        const PrunerBackendSink *sink) {
-  *best_us = *baseline_us = 0;
-  if (!prunerHostHasBlasBaseline(w))
-    return false;
-  PrunerHostResult *r = malloc(sizeof *r);
-  if (!r)
-    return false;
-  double tuned = 0, blas = 0;
-  for (int pass = 0; pass < passes && !sink->stopRequested(sink->user); ++pass) {
-    prunerHostMeasure(s->host, w, config, r);
-    if (r->record.status == PRUNER_RECORD_OK && (tuned == 0 || r->record.median_us < tuned))
-      tuned = r->record.median_us;
-    prunerHostMeasureBaseline(s->host, w, r);
-    if (r->record.status == PRUNER_RECORD_OK && (blas == 0 || r->record.median_us < blas))
-      blas = r->record.median_us;
+/* The final check (docs/measurement.md, "Host: the final check"): the configs and
+ * OpenBLAS re-measured back to back in one child request (prunerHostRemeasure). */
+static void hostRecheck(PrunerBackendState s, const PrunerWorkload *w,
+                        const PrunerConfig *configs, int n, bool baseline,
+                        PrunerBackendRecheck *out) {
+  memset(out, 0, sizeof *out);
+  PrunerHostRemeasure *rem = malloc(sizeof *rem);
+  if (!rem) {
+    for (int i = 0; i < n + (baseline ? 1 : 0); ++i) {
+      out->entries[i].status = PRUNER_RECORD_LAUNCH_ERROR;
+      snprintf(out->entries[i].error, sizeof out->entries[i].error, "out of memory");
+    }
+    return;
   }
-  free(r);
-  *best_us = tuned;
-  *baseline_us = blas;
-  return tuned > 0 && blas > 0;
+  if (n > PRUNER_BACKEND_RECHECK_MAX)
+    n = PRUNER_BACKEND_RECHECK_MAX;
+  prunerHostRemeasure(s->host, w, configs, n, baseline, rem);
+  out->rounds = rem->rounds;
+  out->has_baseline = rem->has_baseline;
+  for (int i = 0; i < rem->num_entries && i <= PRUNER_BACKEND_RECHECK_MAX; ++i) {
+    const PrunerHostRemeasureEntry *e = &rem->entries[i];
+    out->entries[i].status = e->status;
+    snprintf(out->entries[i].error, sizeof out->entries[i].error, "%s", e->error);
+    out->entries[i].median_us = e->median_us;
+    out->entries[i].p25_us = e->p25_us;
+    out->entries[i].p75_us = e->p75_us;
+  }
+  free(rem);
 }
 
 static const PrunerBackend hostBackend = {

@@ -38,6 +38,7 @@ typedef enum HostRequestKind {
   HOST_REQ_CANDIDATE = 0,
   HOST_REQ_UNTILED,
   HOST_REQ_BASELINE,
+  HOST_REQ_REMEASURE, /* configs (+ baseline) back to back: prunerHostRemeasure */
 } HostRequestKind;
 
 typedef struct HostRequest {
@@ -46,7 +47,17 @@ typedef struct HostRequest {
   PrunerConfig config;
   PrunerTargetDesc target;
   PrunerHostOptions opts; /* pointers inside are not used by the child */
+  /* HOST_REQ_REMEASURE: */
+  PrunerConfig configs[PRUNER_HOST_REMEASURE_MAX];
+  int num_configs;
+  bool baseline;
 } HostRequest;
+
+/* What the child answers: one measurement, or a back-to-back re-measurement. */
+typedef union HostReply {
+  PrunerHostResult result;
+  PrunerHostRemeasure remeasure;
+} HostReply;
 
 /* The child's state (the parent's copy stays empty). */
 typedef struct HostChild {
@@ -84,7 +95,7 @@ PrunerHostOptions prunerHostDefaultOptions(void) {
   PrunerHostOptions o;
   memset(&o, 0, sizeof o);
   o.threads = 0;
-  o.opt_level = 0; /* HOST-FACTS.md: same run time as level 3, a third of the JIT time */
+  o.opt_level = 0; /* docs/host.md, H6: same run time as 3, a third of the JIT */
   /* Scalar code is another matter: the schedule leaves it to LLVM's loop passes (LICM,
    * unrolling, SLP), which level 0 skips. The stem conv of examples/model.mlir (NCHW,
    * scalar) ran 321 ms at level 0 and 45 ms at level 2 (43 ms at 3) in the same session,
@@ -535,10 +546,164 @@ static void childBaseline(HostChild *ch, const HostRequest *req, PrunerHostResul
                                                               : PRUNER_RECORD_LAUNCH_ERROR;
 }
 
+/* Quantile q of sorted[0..n) with linear interpolation between ranks. */
+static int compareDouble(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double quantile(const double *sorted, int n, double q) {
+  double pos = q * (n - 1);
+  int lo = (int)pos;
+  if (lo >= n - 1)
+    return sorted[n - 1];
+  return sorted[lo] + (pos - lo) * (sorted[lo + 1] - sorted[lo]);
+}
+
+static void entryStats(PrunerHostRemeasureEntry *e) {
+  double sorted[PRUNER_MAX_SAMPLES];
+  int n = e->num_samples;
+  memcpy(sorted, e->samples_us, (size_t)n * sizeof(double));
+  qsort(sorted, (size_t)n, sizeof(double), compareDouble);
+  e->min_us = sorted[0];
+  e->max_us = sorted[n - 1];
+  e->median_us = quantile(sorted, n, 0.5);
+  e->p25_us = quantile(sorted, n, 0.25);
+  e->p75_us = quantile(sorted, n, 0.75);
+}
+
+/* True when every live kernel's interquartile range is within
+ * PRUNER_HOST_REMEASURE_REL_IQR of its median: more rounds would not move the medians
+ * much (pruner-run's rule for GPU samples, docs/measurement.md). */
+static bool remeasureSettled(PrunerHostRemeasure *rep, const bool *live, int m) {
+  for (int i = 0; i < m; ++i) {
+    if (!live[i] || rep->entries[i].num_samples == 0)
+      continue;
+    entryStats(&rep->entries[i]);
+    const PrunerHostRemeasureEntry *e = &rep->entries[i];
+    if (e->p75_us - e->p25_us > PRUNER_HOST_REMEASURE_REL_IQR * e->median_us)
+      return false;
+  }
+  return true;
+}
+
+/* Each config JIT-compiled and checked (and OpenBLAS checked), then rounds of one timed
+ * run per kernel, rotating the order (docs/measurement.md, "Host: the final check"). */
+static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostRemeasure *rep) {
+  const PrunerWorkload *w = &req->w;
+  int threads = req->opts.threads > 0 ? req->opts.threads : req->target.sm_count;
+  setThreads(ch, threads > 0 ? threads : 1);
+  int n = req->num_configs;
+  int m = n + (req->baseline ? 1 : 0);
+  rep->num_entries = m;
+  rep->has_baseline = req->baseline;
+  char data_why[200] = "";
+  if (!prepareData(ch, w, req->opts.seed, data_why, sizeof data_why)) {
+    for (int i = 0; i < m; ++i) {
+      rep->entries[i].status = PRUNER_RECORD_LAUNCH_ERROR;
+      snprintf(rep->entries[i].error, sizeof rep->entries[i].error, "%s", data_why);
+    }
+    return;
+  }
+  HostKernel k[PRUNER_HOST_REMEASURE_MAX];
+  memset(k, 0, sizeof k);
+  bool live[PRUNER_HOST_REMEASURE_MAX + 1] = {false};
+  char why[200];
+  for (int i = 0; i < m; ++i) {
+    PrunerHostRemeasureEntry *e = &rep->entries[i];
+    resetOutputs(ch, w);
+    if (i < n) {
+      const PrunerConfig *c = &req->configs[i];
+      PrunerStatus st = hostJit(ch->ctx, w, c, &req->target, hostOptLevel(&req->opts, c), &k[i]);
+      if (!st.ok) {
+        e->status = PRUNER_RECORD_COMPILE_ERROR;
+        snprintf(e->error, sizeof e->error, "%.199s", st.message);
+        continue;
+      }
+      if (!runOnce(ch, w, &k[i])) {
+        e->status = PRUNER_RECORD_LAUNCH_ERROR;
+        snprintf(e->error, sizeof e->error, "mlirExecutionEngineInvokePacked failed");
+        continue;
+      }
+    } else if (!ch->sgemm) {
+      e->status = PRUNER_RECORD_LAUNCH_ERROR;
+      snprintf(e->error, sizeof e->error, "libopenblas.so.0 could not be loaded");
+      continue;
+    } else {
+      if (ch->corename)
+        snprintf(rep->baseline_core, sizeof rep->baseline_core, "%.31s", ch->corename());
+      runBlasFn(ch, w, NULL);
+    }
+    double err = 0;
+    if (req->opts.check && !compareOutputs(ch, w, &err, why, sizeof why)) {
+      e->status = PRUNER_RECORD_WRONG_RESULT;
+      snprintf(e->error, sizeof e->error, "%s", why);
+      continue;
+    }
+    live[i] = true;
+  }
+  for (int i = 0; i < m; ++i)
+    for (int r = 0; r < (req->opts.warmup > 0 ? req->opts.warmup : 1) && live[i]; ++r)
+      live[i] = i < n ? runOnce(ch, w, &k[i]) : runBlasFn(ch, w, NULL);
+  /* Rounds until enough of them and enough time; never past half the request's timeout
+   * (slow kernels get fewer rounds rather than a killed child). */
+  double start = prunerNowSeconds();
+  double cap = 0.5 * req->opts.timeout_seconds;
+  for (int r = 0; r < PRUNER_MAX_SAMPLES; ++r) {
+    for (int j = 0; j < m; ++j) {
+      int i = (j + r) % m;
+      if (!live[i])
+        continue;
+      double t0 = prunerNowSeconds();
+      bool ok = i < n ? runOnce(ch, w, &k[i]) : runBlasFn(ch, w, NULL);
+      double t1 = prunerNowSeconds();
+      if (!ok) {
+        live[i] = false;
+        rep->entries[i].status = PRUNER_RECORD_LAUNCH_ERROR;
+        snprintf(rep->entries[i].error, sizeof rep->entries[i].error,
+                 "mlirExecutionEngineInvokePacked failed while timing");
+        continue;
+      }
+      PrunerHostRemeasureEntry *e = &rep->entries[i];
+      e->samples_us[e->num_samples++] = (t1 - t0) * 1e6;
+    }
+    rep->rounds = r + 1;
+    double elapsed = prunerNowSeconds() - start;
+    if ((cap > 0 && elapsed >= cap) || elapsed >= PRUNER_HOST_REMEASURE_MAX_SECONDS)
+      break;
+    if (rep->rounds >= PRUNER_HOST_REMEASURE_MIN_ROUNDS &&
+        elapsed >= PRUNER_HOST_REMEASURE_SECONDS && remeasureSettled(rep, live, m))
+      break;
+  }
+  for (int i = 0; i < m; ++i) {
+    if (live[i] && rep->entries[i].num_samples > 0) {
+      rep->entries[i].status = PRUNER_RECORD_OK;
+      entryStats(&rep->entries[i]);
+    }
+    if (i < n)
+      hostKernelDestroy(&k[i]);
+  }
+}
+
 static bool childHandle(void *context, const void *request, void *reply) {
   HostChild *ch = context;
   const HostRequest *req = request;
-  PrunerHostResult *rep = reply;
+  if (req->kind == HOST_REQ_REMEASURE) {
+    PrunerHostRemeasure *rem = &((HostReply *)reply)->remeasure;
+    char why[200];
+    if (!supported(&req->w, why, sizeof why)) {
+      rem->num_entries = req->num_configs;
+      for (int i = 0; i < rem->num_entries; ++i) {
+        rem->entries[i].status = PRUNER_RECORD_INVALID;
+        snprintf(rem->entries[i].error, sizeof rem->entries[i].error, "%s", why);
+      }
+      return true;
+    }
+    childStart(ch);
+    childRemeasure(ch, req, rem);
+    return true;
+  }
+  PrunerHostResult *rep = &((HostReply *)reply)->result;
   prunerRecordInit(&rep->record);
   char why[200];
   if (!supported(&req->w, why, sizeof why)) {
@@ -566,26 +731,33 @@ PrunerStatus prunerHostCreate(const PrunerHostOptions *opts, PrunerHost *out) {
     h->opts.min_samples = 1;
   if (h->opts.max_samples < h->opts.min_samples)
     h->opts.max_samples = h->opts.min_samples;
-  PrunerStatus st = prunerTargetLookup("host", &h->target);
+  PrunerStatus st = prunerTargetLookup(h->opts.target ? h->opts.target : "host", &h->target);
+  if (st.ok && h->target.kind != PRUNER_TARGET_HOST)
+    st = prunerStatusError("host: target %s is not the host CPU", h->opts.target);
   if (!st.ok) {
     free(h);
     return st;
   }
   prunerTargetKey(&h->target, h->target_key, sizeof h->target_key);
-  /* A fair baseline (HOST-FACTS.md): Debian's OpenBLAS 0.3.21 does not know recent CPUs
-   * and falls back to an SSE3 kernel; on AVX-512 machines SkylakeX is the right one. An
+  /* A fair baseline (docs/host.md, H7): Debian's OpenBLAS 0.3.21 does not know recent CPUs
+   * and falls back to an SSE3 kernel; on AVX-512 machines SkylakeX is the right one. A
+   * description narrower than the CPU gets OpenBLAS' kernel of that ISA (Haswell: AVX2 +
+   * FMA; Nehalem: SSE4.2), so both sides of the comparison run the same ISA. An
    * OPENBLAS_CORETYPE the user set is kept. */
   const char *ct = h->opts.openblas_coretype;
+  bool narrowed = prunerHostTargetFeatures(&h->target)[0] != '\0';
   if (!ct)
     ct = getenv("OPENBLAS_CORETYPE") ? getenv("OPENBLAS_CORETYPE")
          : h->target.warp_size >= 16 ? "SkylakeX"
-                                     : "";
+         : !narrowed                 ? ""
+         : h->target.warp_size >= 8  ? "Haswell"
+                                     : "Nehalem";
   snprintf(h->child.coretype, sizeof h->child.coretype, "%.31s", ct);
   h->child.memory_limit_mb = h->opts.memory_limit_mb;
   PrunerWorkerSpec spec = {.handler = childHandle,
                            .context = &h->child,
                            .request_size = sizeof(HostRequest),
-                           .reply_size = sizeof(PrunerHostResult),
+                           .reply_size = sizeof(HostReply),
                            .stop = h->opts.stop};
   st = prunerWorkerCreate(&spec, &h->worker);
   if (!st.ok) {
@@ -639,8 +811,15 @@ static void call(PrunerHost host, HostRequestKind kind, const PrunerWorkload *w,
   req->opts.openblas_coretype = NULL;
   req->opts.stop = NULL; /* the parent's flag: meaningless in the child */
   char why[200] = "";
-  PrunerWorkerOutcome oc =
-      prunerWorkerCall(host->worker, req, out, host->opts.timeout_seconds, why, sizeof why);
+  HostReply *reply = malloc(sizeof *reply);
+  PrunerWorkerOutcome oc = reply ? prunerWorkerCall(host->worker, req, reply,
+                                                    host->opts.timeout_seconds, why, sizeof why)
+                                 : PRUNER_WORKER_FAILED;
+  if (!reply)
+    snprintf(why, sizeof why, "out of memory");
+  if (oc == PRUNER_WORKER_DONE)
+    *out = reply->result;
+  free(reply);
   free(req);
   if (oc != PRUNER_WORKER_DONE) {
     prunerRecordInit(&out->record);
@@ -685,6 +864,47 @@ void prunerHostMeasureBaseline(PrunerHost host, const PrunerWorkload *w, PrunerH
     return;
   }
   call(host, HOST_REQ_BASELINE, w, NULL, out);
+}
+
+void prunerHostRemeasure(PrunerHost host, const PrunerWorkload *w, const PrunerConfig *configs,
+                         int n, bool baseline, PrunerHostRemeasure *out) {
+  memset(out, 0, sizeof *out);
+  if (n > PRUNER_HOST_REMEASURE_MAX)
+    n = PRUNER_HOST_REMEASURE_MAX;
+  baseline = baseline && prunerHostHasBlasBaseline(w);
+  HostRequest *req = calloc(1, sizeof *req);
+  HostReply *reply = malloc(sizeof *reply);
+  char why[200] = "";
+  PrunerWorkerOutcome oc = PRUNER_WORKER_FAILED;
+  if (req && reply) {
+    req->kind = HOST_REQ_REMEASURE;
+    req->w = *w;
+    req->target = host->target;
+    req->opts = host->opts;
+    req->opts.openblas_coretype = NULL;
+    req->num_configs = n;
+    req->baseline = baseline;
+    for (int i = 0; i < n; ++i)
+      req->configs[i] = configs[i];
+    /* JIT + check of every kernel, then rounds capped at half the timeout (child). */
+    oc =
+        prunerWorkerCall(host->worker, req, reply, 2 * host->opts.timeout_seconds, why, sizeof why);
+  } else {
+    snprintf(why, sizeof why, "out of memory");
+  }
+  if (oc == PRUNER_WORKER_DONE) {
+    *out = reply->remeasure;
+  } else {
+    out->num_entries = n + (baseline ? 1 : 0);
+    out->has_baseline = baseline;
+    for (int i = 0; i < out->num_entries; ++i) {
+      out->entries[i].status =
+          oc == PRUNER_WORKER_TIMEOUT ? PRUNER_RECORD_TIMEOUT : PRUNER_RECORD_LAUNCH_ERROR;
+      snprintf(out->entries[i].error, sizeof out->entries[i].error, "host worker: %s", why);
+    }
+  }
+  free(req);
+  free(reply);
 }
 
 static void appendText(MlirStringRef s, void *user) {

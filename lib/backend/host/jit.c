@@ -1,9 +1,10 @@
 /* lib/backend/host/jit.c: workload + host config -> JIT-compiled kernel (ExecutionEngine C API).
  *
- * payload (prunerSchedulePayload, tensors, no fill) -> one-shot bufferize with identity
- * layouts at the function boundary, dropping results equal to an argument (the kernel
- * then writes its output argument in place) -> host transform schedule -> OpenMP + LLVM
- * lowering -> mlirExecutionEngineCreate with libomp and the C runner utils. */
+ * payload (prunerSchedulePayload, tensors, no fill) -> prunerHostPrepareModule (one-shot
+ * bufferize with identity layouts at the function boundary, dropping results equal to an
+ * argument, so the kernel writes its output argument in place; then the host transform
+ * schedule: the code pruner-cpu-pipeline runs too) -> OpenMP + LLVM lowering ->
+ * mlirExecutionEngineCreate with libomp and the C runner utils. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,19 +12,14 @@
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <mlir-c/Diagnostics.h>
-#include <mlir-c/Dialect/Transform/Interpreter.h>
 #include <mlir-c/ExecutionEngine.h>
 #include <mlir-c/IR.h>
 #include <mlir-c/Pass.h>
 
 #include "host_internal.h"
+#include "pruner/backend/host_ir.h"
 #include "pruner/ir_context.h"
 #include "pruner/schedule.h"
-
-#define BUFFERIZE_PIPELINE                                                                 \
-  "builtin.module(one-shot-bufferize{bufferize-function-boundaries "                      \
-  "function-boundary-type-conversion=identity-layout-map},drop-equivalent-buffer-results," \
-  "canonicalize,cse)"
 
 typedef struct Diag {
   char text[PRUNER_STATUS_MESSAGE_SIZE];
@@ -66,21 +62,33 @@ static bool runPipeline(MlirContext ctx, MlirModule m, const char *pipeline) {
   return mlirLogicalResultIsSuccess(r);
 }
 
-/* Applies the schedule's @__transform_main to `m`. */
-static bool applySchedule(MlirContext ctx, MlirModule m, const char *schedule) {
-  MlirModule sm = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(schedule));
-  if (mlirModuleIsNull(sm))
-    return false;
-  MlirOperation main = prunerIrLookupSymbol(sm, "__transform_main");
-  bool ok = false;
-  if (!mlirOperationIsNull(main)) {
-    MlirTransformOptions to = mlirTransformOptionsCreate();
-    ok = mlirLogicalResultIsSuccess(mlirTransformApplyNamedSequence(
-        mlirModuleGetOperation(m), main, mlirModuleGetOperation(sm), to));
-    mlirTransformOptionsDestroy(to);
+/* Keeps the machine code within the ISA `t` describes: LLVM picks each function's
+ * subtarget from its "target-features" attribute (replacing the JIT's host features)
+ * when it has one, so the lowered functions get the features that switch off what the
+ * description lacks (prunerHostTargetFeatures; nothing at the CPU's widest ISA). The
+ * OpenMP outlining copies a function's attributes into the outlined body. */
+static bool restrictTargetFeatures(MlirContext ctx, MlirModule m, const PrunerTargetDesc *t) {
+  const char *features = prunerHostTargetFeatures(t);
+  if (!features[0])
+    return true;
+  char text[256] = "#llvm.target_features<[";
+  size_t n = strlen(text);
+  for (const char *p = features; *p && n + 8 < sizeof text;) {
+    size_t len = strcspn(p, ",");
+    n += (size_t)snprintf(text + n, sizeof text - n, "%s\"%.*s\"", p == features ? "" : ", ",
+                          (int)len, p);
+    p += len + (p[len] == ',');
   }
-  mlirModuleDestroy(sm);
-  return ok;
+  snprintf(text + n, sizeof text - n, "]>");
+  MlirAttribute attr = mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString(text));
+  if (mlirAttributeIsNull(attr))
+    return false;
+  MlirStringRef func = mlirStringRefCreateFromCString("llvm.func");
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+    if (mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(op)), func))
+      mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString("target_features"), attr);
+  return true;
 }
 
 PrunerStatus hostLowerModule(MlirContext ctx, const PrunerWorkload *w, const PrunerConfig *c,
@@ -89,48 +97,41 @@ PrunerStatus hostLowerModule(MlirContext ctx, const PrunerWorkload *w, const Pru
   *out = (MlirModule){NULL};
   Diag diag = {{0}};
   MlirDiagnosticHandlerID id = mlirContextAttachDiagnosticHandler(ctx, onDiagnostic, &diag, NULL);
-  char *payload = NULL, *schedule = NULL;
+  char *payload = NULL;
   PrunerStatus st = prunerSchedulePayload(w, "kernel", false, &payload);
-  if (st.ok)
-    st = prunerHostScheduleBuild(w, c, t, &schedule);
   MlirModule m = {NULL};
-  const char *phase = "parse";
   if (st.ok) {
     m = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(payload));
-    bool ok = !mlirModuleIsNull(m);
-    MlirOperation f = ok ? prunerIrLookupSymbol(m, "kernel") : (MlirOperation){NULL};
-    ok = ok && !mlirOperationIsNull(f);
-    if (ok)
+    MlirOperation f =
+        mlirModuleIsNull(m) ? (MlirOperation){NULL} : prunerIrLookupSymbol(m, "kernel");
+    if (mlirOperationIsNull(f)) {
+      st = prunerStatusError("host parse of %s failed: %s", w->key,
+                             diag.text[0] ? diag.text : "no diagnostic");
+    } else {
       mlirOperationSetDiscardableAttributeByName(
           f, mlirStringRefCreateFromCString("llvm.emit_c_interface"), mlirUnitAttrGet(ctx));
-    /* Schedules that start on tensors bufferize themselves (untiled: bufferize here). */
-    bool tensors = c && hostScheduleOnTensors(w);
-    if (ok && !tensors) {
-      phase = "bufferize";
-      ok = runPipeline(ctx, m, BUFFERIZE_PIPELINE);
+      /* The same bufferization and schedule as pruner-cpu-pipeline (pruner/host_ir.h). */
+      st = prunerHostPrepareModule(m, w, c, t, stop >= HOST_STAGE_SCHEDULED);
     }
-    if (ok && stop >= HOST_STAGE_SCHEDULED) {
-      phase = "schedule";
-      ok = applySchedule(ctx, m, schedule);
-      if (ok && tensors)
-        ok = runPipeline(ctx, m, "builtin.module(drop-equivalent-buffer-results,canonicalize,cse)");
-    }
-    if (ok && num_results) {
+    if (st.ok && num_results) {
       f = prunerIrLookupSymbol(m, "kernel");
       MlirAttribute ft =
           mlirOperationGetAttributeByName(f, mlirStringRefCreateFromCString("function_type"));
       *num_results = (int)mlirFunctionTypeGetNumResults(mlirTypeAttrGetValue(ft));
     }
-    if (ok && stop >= HOST_STAGE_LLVM) {
-      phase = "lowering";
-      ok = runPipeline(ctx, m, prunerHostLoweringPipeline());
-    }
-    if (!ok) {
+    if (st.ok && stop >= HOST_STAGE_LLVM &&
+        !(runPipeline(ctx, m, prunerHostLoweringPipeline()) &&
+          restrictTargetFeatures(ctx, m, t))) {
       char cfg[256] = "untiled";
       if (c)
         prunerConfigFormatShort(w, c, cfg, sizeof cfg);
-      st = prunerStatusError("host %s of %s (%s) failed: %s", phase, w->key, cfg,
-                             diag.text[0] ? diag.text : "no diagnostic");
+      st = prunerStatusError("host lowering of %s (%s) failed", w->key, cfg);
+    }
+    if (!st.ok) {
+      /* MLIR's first error says why (a rejected config has its own message). */
+      if (diag.text[0] || strstr(st.message, " failed"))
+        st = prunerStatusError("%.200s: %.300s", st.message,
+                               diag.text[0] ? diag.text : "no diagnostic");
       if (!mlirModuleIsNull(m))
         mlirModuleDestroy(m);
       m = (MlirModule){NULL};
@@ -138,13 +139,14 @@ PrunerStatus hostLowerModule(MlirContext ctx, const PrunerWorkload *w, const Pru
   }
   mlirContextDetachDiagnosticHandler(ctx, id);
   free(payload);
-  free(schedule);
   *out = m;
   return st;
 }
 
-PrunerStatus hostJit(MlirContext ctx, const PrunerWorkload *w, const PrunerConfig *c,
-                     const PrunerTargetDesc *t, int opt_level, HostKernel *out) {
+/* hostJit, optionally keeping the object code for mlirExecutionEngineDumpToObjectFile. */
+static PrunerStatus jitModule(MlirContext ctx, const PrunerWorkload *w, const PrunerConfig *c,
+                              const PrunerTargetDesc *t, int opt_level, bool keep_object,
+                              HostKernel *out) {
   memset(out, 0, sizeof *out);
   MlirModule m;
   PrunerStatus st = hostLowerModule(ctx, w, c, t, HOST_STAGE_LLVM, &m, &out->num_results);
@@ -154,7 +156,7 @@ PrunerStatus hostJit(MlirContext ctx, const PrunerWorkload *w, const PrunerConfi
                            mlirStringRefCreateFromCString(PRUNER_HOST_RUNNER_UTILS)};
   Diag diag = {{0}};
   MlirDiagnosticHandlerID id = mlirContextAttachDiagnosticHandler(ctx, onDiagnostic, &diag, NULL);
-  MlirExecutionEngine jit = mlirExecutionEngineCreate(m, opt_level, 2, libs, false, false);
+  MlirExecutionEngine jit = mlirExecutionEngineCreate(m, opt_level, 2, libs, keep_object, false);
   mlirContextDetachDiagnosticHandler(ctx, id);
   mlirModuleDestroy(m);
   if (mlirExecutionEngineIsNull(jit))
@@ -166,6 +168,31 @@ PrunerStatus hostJit(MlirContext ctx, const PrunerWorkload *w, const PrunerConfi
   }
   out->jit = jit;
   return prunerStatusOk();
+}
+
+PrunerStatus hostJit(MlirContext ctx, const PrunerWorkload *w, const PrunerConfig *c,
+                     const PrunerTargetDesc *t, int opt_level, HostKernel *out) {
+  return jitModule(ctx, w, c, t, opt_level, false, out);
+}
+
+PrunerStatus prunerHostWriteObject(const PrunerWorkload *w, const PrunerConfig *config,
+                                   const PrunerTargetDesc *t, int opt_level, const char *path) {
+  MlirContext ctx = hostContextCreate();
+  HostKernel k;
+  PrunerStatus st = jitModule(ctx, w, config, t, opt_level, true, &k);
+  if (st.ok) {
+    /* The lookup above compiled the module; its object is in the engine's cache. */
+    remove(path);
+    mlirExecutionEngineDumpToObjectFile(k.jit, mlirStringRefCreateFromCString(path));
+    hostKernelDestroy(&k);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+      st = prunerStatusError("host JIT of %s: no object file written to %s", w->key, path);
+    else
+      fclose(f);
+  }
+  mlirContextDestroy(ctx);
+  return st;
 }
 
 bool hostKernelInvoke(HostKernel *k, void **descriptors, int n) {

@@ -1,7 +1,7 @@
 /* lib/backend/host/schedule_host.c: a host config turned into a transform schedule (docs/host.md).
  *
- * The schedule acts on the bufferized payload (memrefs), as the recipe of HOST-FACTS.md
- * that matched OpenBLAS does:
+ * The schedule acts on the bufferized payload (memrefs), as the recipe that matched OpenBLAS
+ * does (docs/host.md, H1-H5):
  *   1. tile_using_forall by the task tile (parallel loops) -> scf.forall, later
  *      scf.parallel -> OpenMP (only when there is more than one task);
  *   2. tile_using_for by the cache tile of the reduction loops;
@@ -41,7 +41,7 @@ static int64_t registerReductionStep(const PrunerWorkload *w, const PrunerConfig
 }
 
 const char *prunerHostLoweringPipeline(void) {
-  /* HOST-FACTS.md: canonicalize right after convert-scf-to-openmp (else "memref.
+  /* docs/host.md, H1: canonicalize right after convert-scf-to-openmp (else "memref.
    * alloca_scope expects 0 or 1 blocks"); convert-ub-to-llvm (else ub.poison has no LLVM
    * translation). */
   return "builtin.module(convert-scf-to-openmp,canonicalize,"
@@ -163,7 +163,7 @@ PrunerStatus prunerHostScheduleBuild(const PrunerWorkload *w, const PrunerConfig
 
   /* 5. 1-D decomposition of 2-D convolutions (the vectorizer handles 1-D convs only),
    * then bufferization (canonicalize after it, else an alloc + memrefCopy per tile
-   * remains: HOST-FACTS.md). */
+   * remains: docs/host.md, H2). */
   if (on_tensors) {
     prunerTextAppend(&t,
                      "    %%convs = transform.structured.match ops{[\"%s\"]} in %%f0 : (" ANY

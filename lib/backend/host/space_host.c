@@ -13,7 +13,7 @@
 
 #include "pruner/backend/host_rules.h"
 
-/* Register tiles of the non-vectorized loops: 1..8 rows (HOST-FACTS.md: 6 rows x 4
+/* Register tiles of the non-vectorized loops: 1..8 rows (docs/host.md, H4: 6 rows x 4
  * vectors was best; 16-24 accumulators is the sweet spot). */
 static const int64_t kRegisterRows[] = {1, 2, 4, 6, 8};
 /* Register tiles of the vectorized loop, in SIMD vectors. */
@@ -21,7 +21,7 @@ static const int64_t kRegisterVectors[] = {1, 2, 4};
 /* Task tiles smaller than this (or the bound) make tasks too small to amortize the
  * OpenMP dispatch and the register tile's edge handling. */
 #define MIN_TASK_TILE 16
-/* Cache-tile steps of reduction loops start here (HOST-FACTS.md: K tile 64-128 best). */
+/* Cache-tile steps of reduction loops start here (docs/host.md, H5: K 64-128 best). */
 #define MIN_REDUCTION_STEP 32
 
 PrunerSpaceOptions prunerHostSpaceDefaultOptions(void) {
@@ -55,7 +55,7 @@ static int lanes(const PrunerWorkload *w, const PrunerTargetDesc *t) {
 }
 
 /* NCHW convolutions stay scalar: their output's contiguous loop is ow, and the 1-D conv
- * vectorizer drops rows of strided NCW convs (GPU-SCHEDULE-FACTS.md). */
+ * vectorizer drops rows of strided NCW convs (docs/schedule.md, G6). */
 static bool scalarOnly(const PrunerWorkload *w) { return w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW; }
 
 int prunerHostVectorLoop(const PrunerWorkload *w) {
@@ -193,7 +193,7 @@ int prunerHostVectorCandidates(const PrunerWorkload *w, const PrunerTargetDesc *
   int vl = prunerHostVectorLoop(w), simd = lanes(w, t);
   if (cap < 1)
     return 0;
-  /* Scalar code is never faster when a whole vector fits (HOST-FACTS.md: the untiled,
+  /* Scalar code is never faster when a whole vector fits (docs/host.md, H2: the untiled,
    * scalar lowering is ~300x slower); 1 is offered only where no vector fits. */
   widths[0] = vl >= 0 && w->bounds[vl] >= simd && !scalarOnly(w) ? simd : 1;
   return 1;
@@ -276,12 +276,12 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
   }
   if (c->vector_width > 1) {
     /* Accumulators + one operand vector per column + one broadcast register must fit the
-     * SIMD register file, or the register tile spills (HOST-FACTS.md: 32 accumulators
+     * SIMD register file, or the register tile spills (docs/host.md, H4: 32 accumulators
      * spill on AVX-512). */
     int64_t regs = rows * vectors + vectors + 1;
     if (t->regs_per_sm > 0 && regs > t->regs_per_sm)
-      FAIL("register tile needs %lld SIMD registers (%lld accumulators); this CPU has %d", op,
-           (long long)regs, (long long)(rows * vectors), t->regs_per_sm);
+      FAIL("register tile needs %lld SIMD registers (%lld accumulators); target %s has %d",
+           op, (long long)regs, (long long)(rows * vectors), t->name, t->regs_per_sm);
   } else if (elements > opts->max_thread_elements) {
     FAIL("scalar register tile of %lld elements is over the limit %lld", op,
          (long long)elements, (long long)opts->max_thread_elements);

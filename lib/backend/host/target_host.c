@@ -4,13 +4,17 @@
  * CPU's feature bits (__builtin_cpu_supports), caches from sysfs
  * (/sys/devices/system/cpu/cpu0/cache/index*), the clock from cpufreq's cpuinfo_max_freq
  * or /proc/cpuinfo's "cpu MHz". Peak FP32 = cores x FMA pipes x 2 x lanes x clock.
- * Nothing here runs a timing loop: a lookup is cheap and deterministic per machine. */
+ * Nothing here runs a timing loop: a lookup is cheap and deterministic per machine.
+ * prunerHostDescribeIsa narrows the description to an ISA the CPU has (host:avx2 on an
+ * AVX-512 machine), and prunerHostTargetFeatures gives the LLVM features that keep the
+ * JIT's code within it. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "pruner/backend/host_rules.h"
@@ -136,6 +140,42 @@ static int countCores(void) {
   return n > 0 ? (int)n : 1;
 }
 
+/* The SIMD ISAs a description can have, narrowest first (docs/host.md). */
+enum { ISA_SSE, ISA_AVX2, ISA_AVX512, ISA_COUNT };
+static const char *const kIsaNames[ISA_COUNT] = {"sse", "avx2", "avx512"};
+
+/* Lanes, registers, FMA pipes and peak of ISA `rank` on this CPU. */
+static void setIsa(PrunerHostInfo *h, int rank) {
+  snprintf(h->isa, sizeof h->isa, "%s", kIsaNames[rank]);
+  /* FMA pipes per core at full vector width: Intel Xeon SP (Skylake-SP and later, Gold and
+   * Platinum) has two 512-bit FMA ports (Intel optimization manual, "Intel AVX-512");
+   * AMD Zen 4 splits 512-bit ops over its two 256-bit FMA pipes, i.e. one 512-bit FMA
+   * per cycle (AMD Zen 4 software optimization guide, 56665, section 2.11). AVX2 cores of
+   * both vendors (Haswell+, Zen 2+) have two 256-bit FMA pipes, and so do AVX-512 cores
+   * running AVX2 code (ports 0 and 1 on Intel, both pipes on Zen 4). */
+  if (rank == ISA_AVX512) {
+    h->f32_lanes = 16;
+    h->vector_registers = 32;
+    h->fma_pipes = __builtin_cpu_is("amd") ? 1 : 2;
+  } else if (rank == ISA_AVX2) {
+    h->f32_lanes = 8;
+    h->vector_registers = 16;
+    h->fma_pipes = 2;
+  } else {
+    h->f32_lanes = 4;
+    h->vector_registers = 16;
+    h->fma_pipes = 1; /* mul + add on separate ports, counted as one FMA equivalent */
+  }
+  h->peak_fp32_gflops = (double)h->cores * h->fma_pipes * 2.0 * h->f32_lanes * h->clock_mhz * 1e-3;
+}
+
+static int isaRank(const char *name) {
+  for (int i = 0; i < ISA_COUNT; ++i)
+    if (strcasecmp(name, kIsaNames[i]) == 0)
+      return i;
+  return -1;
+}
+
 void prunerHostDescribe(PrunerHostInfo *h) {
   memset(h, 0, sizeof *h);
   h->cores = countCores();
@@ -155,30 +195,12 @@ void prunerHostDescribe(PrunerHostInfo *h) {
     snprintf(h->clock_source, sizeof h->clock_source, "default");
   }
   __builtin_cpu_init();
-  /* FMA pipes per core at full vector width: Intel Xeon SP (Skylake-SP and later, Gold and
-   * Platinum) has two 512-bit FMA ports (Intel optimization manual, "Intel AVX-512");
-   * AMD Zen 4 splits 512-bit ops over its two 256-bit FMA pipes, i.e. one 512-bit FMA
-   * per cycle (AMD Zen 4 software optimization guide, 56665, section 2.11). AVX2 cores of
-   * both vendors (Haswell+, Zen 2+) have two 256-bit FMA pipes. */
-  if (__builtin_cpu_supports("avx512f")) {
-    snprintf(h->isa, sizeof h->isa, "avx512");
-    h->f32_lanes = 16;
-    h->vector_registers = 32;
-    h->fma_pipes = __builtin_cpu_is("amd") ? 1 : 2;
-  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    snprintf(h->isa, sizeof h->isa, "avx2");
-    h->f32_lanes = 8;
-    h->vector_registers = 16;
-    h->fma_pipes = 2;
-  } else {
-    snprintf(h->isa, sizeof h->isa, "sse");
-    h->f32_lanes = 4;
-    h->vector_registers = 16;
-    h->fma_pipes = 1; /* mul + add on separate ports, counted as one FMA equivalent */
-  }
+  int rank = __builtin_cpu_supports("avx512f")                                 ? ISA_AVX512
+             : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? ISA_AVX2
+                                                                               : ISA_SSE;
+  snprintf(h->native_isa, sizeof h->native_isa, "%s", kIsaNames[rank]);
+  setIsa(h, rank);
   readCaches(h);
-  h->peak_fp32_gflops =
-      (double)h->cores * h->fma_pipes * 2.0 * h->f32_lanes * h->clock_mhz * 1e-3;
   const char *env = getenv("PRUNER_HOST_DRAM_GBPS");
   double bw = env ? atof(env) : 0.0;
   if (!(bw > 0)) {
@@ -189,6 +211,39 @@ void prunerHostDescribe(PrunerHostInfo *h) {
   h->dram_gbps = bw;
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   h->memory_bytes = pages > 0 && page > 0 ? (int64_t)pages * page : 0;
+}
+
+PrunerStatus prunerHostDescribeIsa(const char *isa, PrunerHostInfo *h) {
+  prunerHostDescribe(h);
+  return prunerHostInfoNarrow(h, isa);
+}
+
+PrunerStatus prunerHostInfoNarrow(PrunerHostInfo *h, const char *isa) {
+  if (!isa || !*isa || strcasecmp(isa, "native") == 0)
+    return prunerStatusOk();
+  int want = isaRank(isa), have = isaRank(h->native_isa);
+  if (want < 0)
+    return prunerStatusError("unknown host ISA '%.32s'; accepted: avx512, avx2, sse, native", isa);
+  if (want > have)
+    return prunerStatusError("host ISA %s: this CPU (%s) does not have %s; its widest is %s "
+                             "(use host or host:%s)",
+                             kIsaNames[want], h->model,
+                             want == ISA_AVX512 ? "AVX-512F" : "AVX2 and FMA", h->native_isa,
+                             h->native_isa);
+  setIsa(h, want);
+  return prunerStatusOk();
+}
+
+const char *prunerHostTargetFeatures(const PrunerTargetDesc *t) {
+  __builtin_cpu_init();
+  int native = __builtin_cpu_supports("avx512f")                                 ? 16
+               : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 8
+                                                                                 : 4;
+  if (!t || t->warp_size <= 0 || t->warp_size >= native)
+    return "";
+  /* Clearing a feature clears every feature that implies it (AVX-512BW, VL, ... imply
+   * AVX-512F; AVX2, FMA and F16C imply AVX), so one name per level is enough. */
+  return t->warp_size >= 8 ? "-avx512f" : "-avx,-avx512f";
 }
 
 /* "AMD EPYC 9654 96-Core Processor" -> "amd-epyc-9654": the first three words, lower

@@ -117,28 +117,26 @@ static PrunerStatus ireeMeasure(PrunerBackendState s, const PrunerBackendBatch *
   return st;
 }
 
-/* The winner and IREE's default re-measured back to back, alternating, fastest of each
- * (contention only slows a run down); not records. */
-static bool ireeRecheck(PrunerBackendState s, const PrunerWorkload *w, const PrunerConfig *config,
-                        int passes, double *best_us, double *baseline_us,
-                        const PrunerBackendSink *sink) {
-  *best_us = *baseline_us = 0;
-  PrunerRecord *r = malloc(sizeof *r);
-  if (!r)
-    return false;
-  double tuned = 0, base = 0;
-  for (int pass = 0; pass < passes && !sink->stopRequested(sink->user); ++pass) {
-    prunerIreeMeasure(s->iree, w, config, r, NULL);
-    if (r->status == PRUNER_RECORD_OK && (tuned == 0 || r->median_us < tuned))
-      tuned = r->median_us;
-    prunerIreeMeasure(s->iree, w, NULL, r, NULL);
-    if (r->status == PRUNER_RECORD_OK && (base == 0 || r->median_us < base))
-      base = r->median_us;
+/* The final check: the top configs and IREE's default build, each built once, timed in
+ * interleaved rounds (docs/measurement.md, "Host: the final check"; docs/iree.md). */
+#define IREE_RECHECK_ROUNDS 5
+static void ireeRecheck(PrunerBackendState s, const PrunerWorkload *w,
+                        const PrunerConfig *configs, int n, bool baseline,
+                        PrunerBackendRecheck *out) {
+  memset(out, 0, sizeof *out);
+  if (n > PRUNER_BACKEND_RECHECK_MAX)
+    n = PRUNER_BACKEND_RECHECK_MAX;
+  PrunerIreeRemeasured rem[PRUNER_BACKEND_RECHECK_MAX + 1];
+  prunerIreeRemeasure(s->iree, w, configs, n, baseline, IREE_RECHECK_ROUNDS, rem);
+  out->rounds = IREE_RECHECK_ROUNDS;
+  out->has_baseline = baseline;
+  for (int i = 0; i < n + (baseline ? 1 : 0); ++i) {
+    out->entries[i].status = rem[i].status;
+    snprintf(out->entries[i].error, sizeof out->entries[i].error, "%s", rem[i].error);
+    out->entries[i].median_us = rem[i].median_us;
+    out->entries[i].p25_us = rem[i].p25_us;
+    out->entries[i].p75_us = rem[i].p75_us;
   }
-  free(r);
-  *best_us = tuned;
-  *baseline_us = base;
-  return tuned > 0 && base > 0;
 }
 
 static char *ireeSpecText(const PrunerTargetDesc *t, const PrunerWorkload *const *workloads,

@@ -666,62 +666,33 @@ PrunerStatus prunerIreeConfigsText(PrunerIree s, const PrunerWorkload *w,
   return prunerReadFile(out, text, &size);
 }
 
-void prunerIreeMeasure(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *config,
-                       PrunerRecord *out, double *compile_seconds) {
-  prunerRecordInit(out);
-  if (compile_seconds)
-    *compile_seconds = 0;
-  textf(out->workload_key, sizeof out->workload_key, "%s", w->key);
-  out->workload = *w;
-  out->has_workload = true;
-  prunerTargetKey(&s->t, out->target_key, sizeof out->target_key);
-  textf(out->device_name, sizeof out->device_name, "%s", s->t.device);
-  textf(out->toolchain_version, sizeof out->toolchain_version, "iree llvm-cpu %d thread(s)",
-        s->o.threads);
-  out->timestamp = (double)time(NULL);
-  if (config)
-    out->config = *config;
-  else {
-    out->is_baseline = true;
-    textf(out->baseline_name, sizeof out->baseline_name, "iree-default");
-  }
-  PrunerStatus st = prepare(s, w);
-  if (!st.ok) {
-    out->status = PRUNER_RECORD_INVALID;
-    textf(out->error, sizeof out->error, "%s", st.message);
-    return;
-  }
-  ++s->seq;
-  char vmfb[PATH_SIZE];
-  if (!config) {
-    filePath(s, vmfb, sizeof vmfb, "default.vmfb", 0);
-    st = benchmark(s, vmfb, out);
-    if (!st.ok) {
-      out->status = PRUNER_RECORD_LAUNCH_ERROR;
-      textf(out->error, sizeof out->error, "%s", st.message);
-    }
-    return;
-  }
+/* Builds `config` into <cand_seq>.vmfb and checks its outputs: status OK with the vmfb
+ * path, or the failure in out (status, error). */
+static bool buildCandidate(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *config,
+                           PrunerRecord *out, double *compile_seconds, char *vmfb,
+                           size_t vmfb_size) {
   char spec[PATH_SIZE], cfg[PATH_SIZE], prefix[PATH_SIZE];
+  ++s->seq;
   filePath(s, spec, sizeof spec, "cand_%d_spec.mlir", s->seq);
   filePath(s, cfg, sizeof cfg, "cand_%d_configs.mlir", s->seq);
-  filePath(s, vmfb, sizeof vmfb, "cand_%d.vmfb", s->seq);
+  filePath(s, vmfb, vmfb_size, "cand_%d.vmfb", s->seq);
   filePath(s, prefix, sizeof prefix, "cand_%d_out", s->seq);
   char why[512];
   if (!writeSpec(s, w, config, spec, why, sizeof why)) {
     out->status = PRUNER_RECORD_INVALID;
     textf(out->error, sizeof out->error, "%s", why);
-    return;
+    return false;
   }
   char *log = malloc(LOG_SIZE);
   if (!log) {
     out->status = PRUNER_RECORD_COMPILE_ERROR;
     textf(out->error, sizeof out->error, "out of memory");
-    return;
+    return false;
   }
   char tail[300];
   double t1 = 0, t2 = 0;
   int r = compileConfigs(s, spec, cfg, log, LOG_SIZE, &t1);
+  unlink(spec);
   if (r == 0) {
     /* The spec applied only if the configured IR holds its lowering_config. */
     char want[2048];
@@ -731,10 +702,11 @@ void prunerIreeMeasure(PrunerIree s, const PrunerWorkload *w, const PrunerConfig
     if (!prunerReadFile(cfg, &text, &size).ok || !strstr(text, want)) {
       out->status = PRUNER_RECORD_INVALID;
       textf(out->error, sizeof out->error,
-               "IREE did not apply the spec (no matcher matched %s)", w->key);
+            "IREE did not apply the spec (no matcher matched %s)", w->key);
       free(text);
       free(log);
-      return;
+      unlink(cfg);
+      return false;
     }
     free(text);
     char out_flag[PATH_SIZE + 8];
@@ -749,6 +721,7 @@ void prunerIreeMeasure(PrunerIree s, const PrunerWorkload *w, const PrunerConfig
     argv[n] = NULL;
     r = runTool(argv, s->o.timeout_seconds, log, LOG_SIZE, &t2);
   }
+  unlink(cfg);
   if (compile_seconds)
     *compile_seconds = t1 + t2;
   if (r != 0) {
@@ -756,7 +729,7 @@ void prunerIreeMeasure(PrunerIree s, const PrunerWorkload *w, const PrunerConfig
     out->status = r == 2 ? PRUNER_RECORD_TIMEOUT : PRUNER_RECORD_COMPILE_ERROR;
     textf(out->error, sizeof out->error, "iree-compile: %s", tail);
     free(log);
-    return;
+    return false;
   }
   r = runModule(s, vmfb, prefix, log, LOG_SIZE);
   if (r != 0) {
@@ -764,26 +737,131 @@ void prunerIreeMeasure(PrunerIree s, const PrunerWorkload *w, const PrunerConfig
     out->status = r == 2 ? PRUNER_RECORD_TIMEOUT : PRUNER_RECORD_LAUNCH_ERROR;
     textf(out->error, sizeof out->error, "iree-run-module: %s", tail);
     free(log);
-    return;
+    return false;
   }
   free(log);
-  if (!compareOutputs(s, prefix, &out->max_abs_error, why, sizeof why)) {
+  bool same = compareOutputs(s, prefix, &out->max_abs_error, why, sizeof why);
+  for (int i = 0; i < s->num_results; ++i) {
+    char p[PATH_SIZE + 16];
+    textf(p, sizeof p, "%s_%d.bin", prefix, i);
+    unlink(p);
+  }
+  if (!same) {
     out->status = PRUNER_RECORD_WRONG_RESULT;
     textf(out->error, sizeof out->error, "%s", why);
+    return false;
+  }
+  out->status = PRUNER_RECORD_OK;
+  return true;
+}
+
+static void fillRecord(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *config,
+                       PrunerRecord *out) {
+  prunerRecordInit(out);
+  textf(out->workload_key, sizeof out->workload_key, "%s", w->key);
+  out->workload = *w;
+  out->has_workload = true;
+  prunerTargetKey(&s->t, out->target_key, sizeof out->target_key);
+  textf(out->device_name, sizeof out->device_name, "%s", s->t.device);
+  textf(out->toolchain_version, sizeof out->toolchain_version, "iree llvm-cpu %d thread(s)",
+        s->o.threads);
+  out->timestamp = (double)time(NULL);
+  if (config)
+    out->config = *config;
+  else {
+    out->is_baseline = true;
+    textf(out->baseline_name, sizeof out->baseline_name, "iree-default");
+  }
+}
+
+void prunerIreeMeasure(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *config,
+                       PrunerRecord *out, double *compile_seconds) {
+  fillRecord(s, w, config, out);
+  if (compile_seconds)
+    *compile_seconds = 0;
+  PrunerStatus st = prepare(s, w);
+  if (!st.ok) {
+    out->status = PRUNER_RECORD_INVALID;
+    textf(out->error, sizeof out->error, "%s", st.message);
     return;
+  }
+  char vmfb[PATH_SIZE];
+  if (config) {
+    if (!buildCandidate(s, w, config, out, compile_seconds, vmfb, sizeof vmfb))
+      return;
+  } else {
+    filePath(s, vmfb, sizeof vmfb, "default.vmfb", 0);
   }
   st = benchmark(s, vmfb, out);
   if (!st.ok) {
     out->status = PRUNER_RECORD_LAUNCH_ERROR;
     textf(out->error, sizeof out->error, "%s", st.message);
   }
-  /* The candidate's files are not needed again. */
-  unlink(spec);
-  unlink(cfg);
-  unlink(vmfb);
-  for (int i = 0; i < s->num_results; ++i) {
-    char p[PATH_SIZE + 16];
-    textf(p, sizeof p, "%s_%d.bin", prefix, i);
-    unlink(p);
+  if (config)
+    unlink(vmfb);
+}
+
+static double quantile(double *v, int n, double q) {
+  qsort(v, (size_t)n, sizeof *v, compareDouble);
+  double pos = q * (n - 1);
+  int lo = (int)pos;
+  int hi = lo + 1 < n ? lo + 1 : lo;
+  return v[lo] + (pos - lo) * (v[hi] - v[lo]);
+}
+
+void prunerIreeRemeasure(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *configs,
+                         int n, bool baseline, int rounds, PrunerIreeRemeasured *out) {
+  int m = n + (baseline ? 1 : 0);
+  if (rounds < 1)
+    rounds = 1;
+  if (rounds > PRUNER_MAX_SAMPLES)
+    rounds = PRUNER_MAX_SAMPLES;
+  memset(out, 0, (size_t)m * sizeof *out);
+  PrunerRecord *r = malloc(sizeof *r);
+  char (*vmfb)[PATH_SIZE] = calloc((size_t)m, sizeof *vmfb);
+  double *medians = calloc((size_t)m * (size_t)rounds, sizeof *medians);
+  int *count = calloc((size_t)m, sizeof *count);
+  PrunerStatus st = prepare(s, w);
+  for (int i = 0; i < m; ++i) {
+    if (!r || !vmfb || !medians || !count || !st.ok) {
+      out[i].status = PRUNER_RECORD_LAUNCH_ERROR;
+      textf(out[i].error, sizeof out[i].error, "%s", st.ok ? "out of memory" : st.message);
+      continue;
+    }
+    out[i].status = PRUNER_RECORD_OK;
+    if (i == n) {
+      filePath(s, vmfb[i], sizeof vmfb[i], "default.vmfb", 0);
+    } else if (!buildCandidate(s, w, &configs[i], r, NULL, vmfb[i], sizeof vmfb[i])) {
+      out[i].status = r->status;
+      textf(out[i].error, sizeof out[i].error, "%s", r->error);
+    }
   }
+  for (int round = 0; round < rounds && r && vmfb && medians && count; ++round)
+    for (int i = 0; i < m; ++i) {
+      if (out[i].status != PRUNER_RECORD_OK)
+        continue;
+      prunerRecordInit(r);
+      st = benchmark(s, vmfb[i], r);
+      if (!st.ok || r->status != PRUNER_RECORD_OK) {
+        out[i].status = st.ok ? r->status : PRUNER_RECORD_LAUNCH_ERROR;
+        textf(out[i].error, sizeof out[i].error, "%s", st.ok ? r->error : st.message);
+        continue;
+      }
+      medians[(size_t)i * (size_t)rounds + (size_t)count[i]++] = r->median_us;
+    }
+  for (int i = 0; i < m && medians && count; ++i) {
+    if (out[i].status != PRUNER_RECORD_OK || count[i] == 0)
+      continue;
+    double *v = medians + (size_t)i * (size_t)rounds;
+    out[i].median_us = quantile(v, count[i], 0.5);
+    out[i].p25_us = quantile(v, count[i], 0.25);
+    out[i].p75_us = quantile(v, count[i], 0.75);
+  }
+  for (int i = 0; i < n && vmfb; ++i)
+    if (vmfb[i][0])
+      unlink(vmfb[i]);
+  free(r);
+  free(vmfb);
+  free(medians);
+  free(count);
 }

@@ -1,23 +1,24 @@
 // Host schedule of an NHWC conv: tiled on tensors (oh and kh at 1 inside the register
 // tile), decomposed into 1-D convs, then bufferized by the schedule itself; vectorized
-// over f and checked against the C reference.
+// over f and checked against the C reference. The 4 x 16 register tile fits every x86-64
+// description (AVX2: 8 accumulators + 2 + 1 of 16 registers).
 // RUN: pruner-host-tool %s --print=schedule \
-// RUN:   --config='{workgroup = [1, 4, 8, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 3, 8], thread = [1, 1, 4, 32, 0, 0, 0], promote_operands = [], vector_width = LANES}' \
+// RUN:   --config='{workgroup = [1, 4, 8, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 3, 8], thread = [1, 1, 4, 16, 0, 0, 0], promote_operands = [], vector_width = LANES}' \
 // RUN:   | FileCheck %s --check-prefix=SCHED
 // RUN: pruner-host-tool %s --print=scheduled \
-// RUN:   --config='{workgroup = [1, 4, 8, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 3, 8], thread = [1, 1, 4, 32, 0, 0, 0], promote_operands = [], vector_width = LANES}' \
+// RUN:   --config='{workgroup = [1, 4, 8, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 3, 8], thread = [1, 1, 4, 16, 0, 0, 0], promote_operands = [], vector_width = LANES}' \
 // RUN:   | FileCheck %s --check-prefix=IR
 // RUN: pruner-host-tool %s \
-// RUN:   --config='{workgroup = [1, 4, 8, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 3, 8], thread = [1, 1, 4, 32, 0, 0, 0], promote_operands = [], vector_width = LANES}' \
+// RUN:   --config='{workgroup = [1, 4, 8, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 3, 8], thread = [1, 1, 4, 16, 0, 0, 0], promote_operands = [], vector_width = LANES}' \
 // RUN:   | FileCheck %s --check-prefix=MEASURED
 // A register tile of oh > 1 cannot be decomposed: rejected, naming the loop.
 // RUN: not pruner-host-tool %s --print=schedule \
-// RUN:   --config='{workgroup = [1, 4, 8, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 3, 8], thread = [1, 2, 4, 32, 0, 0, 0], promote_operands = [], vector_width = LANES}' \
+// RUN:   --config='{workgroup = [1, 4, 8, 32, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 3, 8], thread = [1, 2, 4, 16, 0, 0, 0], promote_operands = [], vector_width = LANES}' \
 // RUN:   2>&1 | FileCheck %s --check-prefix=BAD
 
 // SCHED: {transform.consumed}
 // SCHED: tile_using_forall %op tile_sizes [1, 4, 8, 32, 0, 0, 0]
-// SCHED: tile_using_for %t1 tile_sizes [1, 1, 4, 32, 0, 0, 1]
+// SCHED: tile_using_for %t1 tile_sizes [1, 1, 4, 16, 0, 0, 1]
 // SCHED: transform.structured.decompose
 // SCHED: transform.bufferization.one_shot_bufferize layout{IdentityLayoutMap}
 // SCHED: vectorize_children_and_apply_patterns

@@ -1,18 +1,20 @@
 // Host schedule of a matmul (docs/host.md): two tasks run by OpenMP, a K cache tile of
-// 32, a 3 x (2 vectors) register tile whose 3 rows do not divide the 64-row task (the
-// row loop is peeled), vectorized, the accumulator hoisted into the inner K loop's
-// iter_args, contractions lowered to FMAs. LANES is the CPU's f32 SIMD width.
+// 32, a 3 x 16 register tile whose 3 rows do not divide the 64-row task (the row loop is
+// peeled), vectorized, the accumulator hoisted into the inner K loop's iter_args,
+// contractions lowered to FMAs. LANES is the described f32 SIMD width; 3 x 16 fits every
+// x86-64 description (AVX2: 6 accumulators + 2 + 1 of 16 registers; AVX-512: 3 + 1 + 1),
+// and the IR's vector shapes follow the tile, not the lanes.
 // RUN: pruner-host-tool %s --print=schedule \
-// RUN:   --config='{workgroup = [64, 256, 0], reduction = [0, 0, 32], thread = [3, 32, 0], promote_operands = [], vector_width = LANES}' \
+// RUN:   --config='{workgroup = [64, 256, 0], reduction = [0, 0, 32], thread = [3, 16, 0], promote_operands = [], vector_width = LANES}' \
 // RUN:   | FileCheck %s --check-prefix=SCHED
 // RUN: pruner-host-tool %s --print=scheduled \
-// RUN:   --config='{workgroup = [64, 256, 0], reduction = [0, 0, 32], thread = [3, 32, 0], promote_operands = [], vector_width = LANES}' \
+// RUN:   --config='{workgroup = [64, 256, 0], reduction = [0, 0, 32], thread = [3, 16, 0], promote_operands = [], vector_width = LANES}' \
 // RUN:   | FileCheck %s --check-prefix=IR
 // RUN: pruner-host-tool %s --print=llvm \
-// RUN:   --config='{workgroup = [64, 256, 0], reduction = [0, 0, 32], thread = [3, 32, 0], promote_operands = [], vector_width = LANES}' \
+// RUN:   --config='{workgroup = [64, 256, 0], reduction = [0, 0, 32], thread = [3, 16, 0], promote_operands = [], vector_width = LANES}' \
 // RUN:   | FileCheck %s --check-prefix=LLVM
 // RUN: pruner-host-tool %s \
-// RUN:   --config='{workgroup = [64, 256, 0], reduction = [0, 0, 32], thread = [3, 32, 0], promote_operands = [], vector_width = LANES}' \
+// RUN:   --config='{workgroup = [64, 256, 0], reduction = [0, 0, 32], thread = [3, 16, 0], promote_operands = [], vector_width = LANES}' \
 // RUN:   | FileCheck %s --check-prefix=MEASURED
 // Untiled: no transform at all, plain loops, and still correct.
 // RUN: pruner-host-tool %s --print=schedule | FileCheck %s --check-prefix=UNTILED
@@ -20,7 +22,7 @@
 
 // SCHED: tile_using_forall %op tile_sizes [64, 256, 0]
 // SCHED: tile_using_for %t0 tile_sizes [0, 0, 32]
-// SCHED: tile_using_for %t1 tile_sizes [3, 32, 1]
+// SCHED: tile_using_for %t1 tile_sizes [3, 16, 1]
 // SCHED: transform.loop.peel
 // SCHED: vectorize_children_and_apply_patterns
 // SCHED: transform.apply_patterns.memref.fold_memref_alias_ops
@@ -32,11 +34,11 @@
 // IR: scf.parallel
 // IR: scf.for %{{.*}} = %{{.*}} to %c64 step %c32
 // IR: scf.for %{{.*}} = %{{.*}} to %c63 step %c3
-// IR: scf.for {{.*}} iter_args({{.*}}) -> (vector<3x32xf32>)
+// IR: scf.for {{.*}} iter_args({{.*}}) -> (vector<3x16xf32>)
 // IR-COUNT-3: vector.fma
-// IR: scf.yield {{.*}} : vector<3x32xf32>
+// IR: scf.yield {{.*}} : vector<3x16xf32>
 // The peeled last row.
-// IR: scf.for {{.*}} iter_args({{.*}}) -> (vector<1x32xf32>)
+// IR: scf.for {{.*}} iter_args({{.*}}) -> (vector<1x16xf32>)
 // IR: vector.fma
 // IR-NOT: linalg.matmul
 

@@ -1,4 +1,4 @@
-/* Unit tests of lib/compile: a small matmul to a cubin with the launch the config
+/* Unit tests of lib/backend/gpu: a small matmul to a cubin with the launch the config
  * implies, rejected configs with messages, the worker pool's timeout and crash paths,
  * ptxas log parsing and the shared pipeline text. Tests that need ptxas skip (77) when
  * it is absent. */

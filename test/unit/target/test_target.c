@@ -1,14 +1,19 @@
 /* Unit tests of the target table: lookups by table name, arch and device name, the
- * error that lists accepted names, keys, overrides and the table's own consistency. */
+ * error that lists accepted names, keys, overrides and the table's own consistency; the
+ * host CPU at a narrower ISA (host:avx2, host:sse, PRUNER_HOST_ISA). */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "pruner/backend/host.h"
 #include "pruner/target.h"
 
 static void lookupByName(void **state) {
@@ -143,12 +148,90 @@ static void tableConsistent(void **state) {
   }
 }
 
+static bool endsWith(const char *s, const char *tail) {
+  size_t n = strlen(s), m = strlen(tail);
+  return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+/* host:<isa> describes this CPU at a narrower ISA (docs/host.md); which checks apply
+ * depends on what the CPU has, read from its description, never assumed. */
+static void hostIsa(void **state) {
+  (void)state;
+  unsetenv("PRUNER_HOST_ISA");
+  PrunerHostInfo native;
+  prunerHostDescribe(&native);
+  PrunerTargetDesc t;
+  char key[96];
+  assert_true(prunerTargetLookup("host:avx2", &t).ok); /* every x86-64 CI machine has it */
+  assert_int_equal(t.kind, PRUNER_TARGET_HOST);
+  assert_int_equal(t.warp_size, 8);
+  assert_int_equal(t.regs_per_sm, 16);
+  /* Two 256-bit FMA pipes at AVX2 on every vendor. */
+  assert_true(fabs(t.peak_fp32_gflops - t.sm_count * 2 * 2.0 * 8 * t.boost_clock_mhz * 1e-3) <
+              1e-6 * t.peak_fp32_gflops);
+  prunerTargetKey(&t, key, sizeof key);
+  assert_true(endsWith(key, "-avx2"));
+  assert_true(strncmp(key, "host:", 5) == 0);
+  assert_true(prunerTargetLookup("CPU:SSE", &t).ok);
+  assert_int_equal(t.warp_size, 4);
+  assert_string_equal(prunerHostTargetFeatures(&t), "-avx,-avx512f");
+  assert_true(prunerTargetLookup("host:native", &t).ok);
+  assert_int_equal(t.warp_size, native.f32_lanes);
+  assert_string_equal(prunerHostTargetFeatures(&t), ""); /* nothing to switch off */
+  PrunerStatus st = prunerTargetLookup("host:avx3", &t);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "unknown host ISA 'avx3'; accepted: avx512, avx2, sse"));
+  st = prunerTargetLookup("host:avx512", &t);
+  if (strcmp(native.native_isa, "avx512") == 0) {
+    assert_true(st.ok);
+    assert_int_equal(t.warp_size, 16);
+    assert_int_equal(t.regs_per_sm, 32);
+    assert_true(prunerTargetLookup("host:avx2", &t).ok);
+    assert_string_equal(prunerHostTargetFeatures(&t), "-avx512f");
+  } else {
+    assert_false(st.ok);
+    assert_non_null(strstr(st.message, "does not have AVX-512F; its widest is"));
+  }
+  /* What an AVX2-only CPU says, whatever this one has. */
+  PrunerHostInfo zen3;
+  memset(&zen3, 0, sizeof zen3);
+  snprintf(zen3.model, sizeof zen3.model, "AMD EPYC 7B13");
+  snprintf(zen3.native_isa, sizeof zen3.native_isa, "avx2");
+  zen3.cores = 2;
+  zen3.clock_mhz = 3000;
+  st = prunerHostInfoNarrow(&zen3, "avx512");
+  assert_false(st.ok);
+  assert_string_equal(st.message, "host ISA avx512: this CPU (AMD EPYC 7B13) does not have "
+                                  "AVX-512F; its widest is avx2 (use host or host:avx2)");
+  assert_true(prunerHostInfoNarrow(&zen3, "avx2").ok);
+  assert_int_equal(zen3.f32_lanes, 8);
+  assert_int_equal(zen3.vector_registers, 16);
+  assert_true(fabs(zen3.peak_fp32_gflops - 2 * 2 * 2.0 * 8 * 3.0) < 1e-9);
+  assert_true(prunerHostInfoNarrow(&zen3, "sse").ok);
+  assert_int_equal(zen3.f32_lanes, 4);
+  assert_string_equal(zen3.isa, "sse");
+  /* PRUNER_HOST_ISA narrows plain "host"; an explicit ISA wins over it. */
+  setenv("PRUNER_HOST_ISA", "sse", 1);
+  assert_true(prunerTargetLookup("host", &t).ok);
+  assert_int_equal(t.warp_size, 4);
+  assert_true(prunerTargetLookup("host:avx2", &t).ok);
+  assert_int_equal(t.warp_size, 8);
+  setenv("PRUNER_HOST_ISA", "neon", 1);
+  st = prunerTargetLookup("host", &t);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "(PRUNER_HOST_ISA)"));
+  unsetenv("PRUNER_HOST_ISA");
+  /* Not a host name: "hostile" is an unknown target, not host + ISA. */
+  assert_false(prunerTargetLookup("hostile", &t).ok);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(lookupByName),   cmocka_unit_test(lookupByArch),
       cmocka_unit_test(lookupByDevice), cmocka_unit_test(lookupFailureListsNames),
       cmocka_unit_test(listNames),      cmocka_unit_test(keys),
       cmocka_unit_test(override),       cmocka_unit_test(tableConsistent),
+      cmocka_unit_test(hostIsa),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@
 #include <mlir-c/IR.h>
 
 #include "pruner/file.h"
+#include "pruner/flags.h"
 #include "pruner/ir.h"
 #include "pruner/ir_context.h"
 #include "pruner/records.h"
@@ -123,7 +124,14 @@ static int gen(int argc, char **argv) {
   Gen *g = calloc(1, sizeof *g);
   for (int i = 2; i < argc; ++i) {
     if (strncmp(argv[i], "--target=", 9) == 0) target = argv[i] + 9;
-    else if (strncmp(argv[i], "--baseline-us=", 14) == 0) g->baseline_us = atof(argv[i] + 14);
+    else if (strncmp(argv[i], "--baseline-us=", 14) == 0) {
+      PrunerStatus fs = prunerParseDouble("--baseline-us", argv[i] + 14, 0, 1e9, &g->baseline_us);
+      if (!fs.ok) {
+        fprintf(stderr, "replaygen: %s\n", fs.message);
+        free(g);
+        return 2;
+      }
+    }
     else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) out_path = argv[++i];
     else module_path = argv[i];
   }

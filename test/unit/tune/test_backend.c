@@ -55,6 +55,7 @@ static bool draftTerms(const PrunerWorkload *w, const PrunerTargetDesc *t, const
 
 typedef struct TestCounters {
   int creates, destroys, measures, candidates, baselines, rechecks, export_adds, closes;
+  int recheck_configs;
   int draft_calls;
   bool commit;
 } TestCounters;
@@ -191,17 +192,24 @@ static PrunerStatus testExportClose(PrunerBackendState s, bool commit,
   return prunerStatusOk();
 }
 
-/* Rechecks report the truth without noise: the summary must show exactly these. */
-static bool testRecheck(PrunerBackendState s, const PrunerWorkload *w, const PrunerConfig *config,
-                        int passes, double *best_us, double *baseline_us,
-                        const PrunerBackendSink *sink) {
+/* Rechecks report the truth without noise (IQR +-1%): the summary must show exactly
+ * these, and the winner is the truly fastest of the rechecked configs. */
+static void testRecheck(PrunerBackendState s, const PrunerWorkload *w,
+                        const PrunerConfig *configs, int n, bool baseline,
+                        PrunerBackendRecheck *out) {
   (void)s;
-  (void)passes;
-  (void)sink;
   counters.rechecks++;
-  *best_us = truthUs(w, config);
-  *baseline_us = TEST_BASELINE_US;
-  return true;
+  counters.recheck_configs = n;
+  memset(out, 0, sizeof *out);
+  out->rounds = 15;
+  out->has_baseline = baseline;
+  for (int i = 0; i <= n; ++i) {
+    double us = i < n ? truthUs(w, &configs[i]) : TEST_BASELINE_US;
+    out->entries[i].status = PRUNER_RECORD_OK;
+    out->entries[i].median_us = us;
+    out->entries[i].p25_us = 0.99 * us;
+    out->entries[i].p75_us = 1.01 * us;
+  }
 }
 
 static const PrunerBackend testBackend = {
@@ -324,12 +332,19 @@ static void test_engine_runs_through_the_interface(void **state) {
   assert_true(total == e.tasks[0].space_size);
   assert_true(faster * 200 < total);
 
-  /* The final recheck went through the backend and the summary shows its figures. */
+  /* The final check went through the backend: the top 4 records rechecked, the truly
+   * fastest of them won, and the summary shows the recheck's figures. */
   assert_int_equal(counters.rechecks, 1);
+  assert_int_equal(counters.recheck_configs, 4);
   PrunerTuneTaskInfo info;
   tuneEngineTaskInfo(&e, 0, &info);
   assert_true(info.measured);
-  assert_true(info.best_us == truthUs(&e.tasks[0].w, &best->config));
+  assert_true(info.final_checked);
+  assert_int_equal(info.final_candidates, 4);
+  assert_int_equal(info.final_rounds, 15);
+  assert_true(info.best_us == truthUs(&e.tasks[0].w, &info.best));
+  assert_true(info.best_us <= best_truth);
+  assert_true(info.best_p25_us == 0.99 * info.best_us);
   assert_true(info.baseline_us == TEST_BASELINE_US);
   assert_string_equal(info.baseline_name, "closed-form-baseline");
   tuneEngineDestroy(&e);

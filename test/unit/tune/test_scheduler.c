@@ -74,6 +74,34 @@ static void test_gradient_prefers_improving_task(void **state) {
   tuneEngineDestroy(&e);
 }
 
+/* A task that cannot be measured (no valid record after its rounds, e.g. an f16 op on
+ * the host) gets at most the 3 rounds docs/tune.md promises; the budget then goes to the
+ * tasks that can be measured, in both scheduler modes, and ends when none is left. */
+static void test_unmeasurable_task_gets_three_rounds(void **state) {
+  (void)state;
+  TuneEngine e;
+  setUp(&e);
+  setTask(&e.tasks[1], 1, 10, 20, 16);
+  e.tasks[0].rounds = 1; /* invalid so far: no best */
+  assert_ptr_equal(tuneEngineNextTask(&e), &e.tasks[0]);
+  e.tasks[0].rounds = 2;
+  assert_ptr_equal(tuneEngineNextTask(&e), &e.tasks[0]);
+  e.tasks[0].rounds = 3;
+  for (int r = 2; r < 40; ++r) {
+    setTask(&e.tasks[1], r, 10, 10, 16 * r);
+    assert_ptr_equal(tuneEngineNextTask(&e), &e.tasks[1]);
+  }
+  e.opts.gradient_scheduler = false;
+  assert_ptr_equal(tuneEngineNextTask(&e), &e.tasks[1]);
+  e.opts.warmup_rounds = 10; /* warm-up rounds do not extend the cap either */
+  e.opts.gradient_scheduler = true;
+  setTask(&e.tasks[1], 4, 10, 10, 64);
+  assert_ptr_equal(tuneEngineNextTask(&e), &e.tasks[1]);
+  e.tasks[1].done = true;
+  assert_null(tuneEngineNextTask(&e)); /* only the unmeasurable task left: stop */
+  tuneEngineDestroy(&e);
+}
+
 /* Warm-up rounds share a small budget so that every task is measured; later rounds take
  * the batch, capped at what is left. */
 static void test_round_size_spreads_small_budgets(void **state) {
@@ -99,6 +127,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_robin_first),
       cmocka_unit_test(test_gradient_prefers_improving_task),
+      cmocka_unit_test(test_unmeasurable_task_gets_three_rounds),
       cmocka_unit_test(test_round_size_spreads_small_budgets),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

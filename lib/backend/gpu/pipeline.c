@@ -6,10 +6,10 @@
  * It is `gpu-lower-to-nvvm-pipeline` spelled out, with `convert-vector-to-llvm` moved
  * inside gpu.module before `convert-gpu-to-nvvm`: the register-accumulator schedules
  * leave n-D `vector.from_elements` that the stock pipeline cannot lower
- * (shared/notes/GPU-SCHEDULE-FACTS.md, "Applies to every kernel"). The leading
+ * (docs/schedule.md, G3). The leading
  * canonicalize/cse/canonicalize removes the self-copies bufferization leaves inside the
  * kernel, and `gpu-launch-sink-index-computations` keeps launch constants out of the
- * kernel parameters (48 -> 40 registers on the plain matmul; same notes). `symbol-dce`
+ * kernel parameters (48 -> 40 registers on the plain matmul; G1). `symbol-dce`
  * after outlining drops the host module's copies of the shared-memory globals of
  * promoted schedules (outlining clones them into the gpu.module; the host copies in
  * address space 3 would otherwise reach the host LLVM lowering). */
@@ -19,7 +19,7 @@
 #include "pruner/compile.h"
 
 /* PTX ISA version passed to nvvm-attach-target. MLIR's default (+ptx60) aborts LLVM for
- * sm_90 (shared/notes/MLIR22-FACTS.md). PTX ISA 8.0 (CUDA 12.0) covers sm_75 .. sm_90a;
+ * sm_90 (MLIR 22.1 here; docs/compile.md). PTX ISA 8.0 (CUDA 12.0) covers sm_75 .. sm_90a;
  * sm_100 needs PTX ISA 8.6 (CUDA 12.8), per NVIDIA's PTX ISA release notes. CUDA 13's
  * ptxas accepts both. */
 static const char *ptxFeatures(const PrunerTargetDesc *t) {

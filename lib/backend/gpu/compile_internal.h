@@ -1,6 +1,6 @@
-/* Internal interfaces of lib/compile: the MLIR half (payload + schedule text to PTX and a
+/* Internal interfaces of lib/backend/gpu: the MLIR half (payload + schedule text to PTX and a
  * launch description), the ptxas half (PTX to cubin and resource usage) and the worker
- * pool. Not installed; only lib/compile and its unit tests include it. */
+ * pool. Not installed; only lib/backend/gpu and its unit tests include it. */
 #ifndef PRUNER_COMPILE_INTERNAL_H
 #define PRUNER_COMPILE_INTERNAL_H
 

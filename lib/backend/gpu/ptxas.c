@@ -1,6 +1,6 @@
 /* The ptxas half of a compile: PTX -> cubin plus the kernel's resource usage, in one
  * `ptxas -v -O3 -arch=sm_XX` run under a timeout. MLIR 22 does not keep ptxas' log
- * (shared/notes/MLIR22-FACTS.md), so the tuner runs ptxas itself: the registers, spills,
+ * (gpu-module-to-binary drops it; docs/compile.md), so the tuner runs ptxas itself: the registers, spills,
  * stack and shared memory it reports feed the draft model and the verifier. */
 #include <errno.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
 
 PrunerCompileOptions prunerCompileDefaultOptions(void) {
   /* 60 s and 6000 MB: the worked schedules compile in about 1 s and under 1 GB here;
-   * runaway pattern sets were seen growing to 24 GB (GPU-SCHEDULE-FACTS.md), which the
+   * runaway pattern sets were seen growing to 24 GB (docs/schedule.md, G2), which the
    * limit turns into a failed candidate instead of an out-of-memory machine. */
   return (PrunerCompileOptions){.format = PRUNER_BINARY_CUBIN,
                                 .timeout_seconds = 60.0,
@@ -44,7 +44,7 @@ PrunerCompileResult prunerCompileOneInContext(MlirContext ctx, const PrunerWorkl
   double start = prunerNowSeconds();
 
   if (t->kind != PRUNER_TARGET_GPU) {
-    r.status = prunerStatusError("target '%s' is not a GPU: lib/compile emits NVVM/PTX only "
+    r.status = prunerStatusError("target '%s' is not a GPU: the GPU compile emits NVVM/PTX only "
                                  "(host targets are compiled by lib/backend/host)",
                                  t->name);
     return r;

@@ -1,0 +1,92 @@
+// pruner-apply-config{target=host} (the first half of pruner-cpu-pipeline): each op with
+// a pruner.config is outlined into an internal kernel function scheduled as the tuner
+// measured it (docs/host.md), the module is bufferized, public functions write their
+// outputs into their arguments; ops without a config stay linalg (lowered to loops
+// later). Configs here are scalar (vector_width = 1) so that they fit every x86-64.
+// RUN: %pruner_opt -p 'builtin.module(pruner-apply-config{target=host})' %s -split-input-file \
+// RUN:   -verify-diagnostics | FileCheck %s
+// RUN: not %pruner_opt -p 'builtin.module(pruner-cpu-pipeline{target=sm_90})' %s 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=GPU
+// GPU: error: pruner-cpu-pipeline: target: 'sm_90' is not a host target
+
+// CHECK-LABEL: func.func private @__pruner_host_kernel_0(
+// CHECK-SAME: %{{.*}}: memref<64x96xf32>, %{{.*}}: memref<96x128xf32>, %{{.*}}: memref<64x128xf32>)
+// CHECK-SAME: llvm.linkage = #llvm.linkage<internal>
+// 4 x 4 tasks of 16 x 32, run by OpenMP later; K by 32; a 4 x 8 register tile.
+// CHECK: scf.parallel {{.*}} to (%c4{{.*}}, %c4{{.*}})
+// CHECK: scf.for %{{.*}} = %c0 to %c96 step %c32
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c4
+// CHECK: scf.for %{{.*}} = %c0 to %c32 step %c8
+// CHECK-LABEL: func.func @mm(
+// CHECK-SAME: %{{.*}}: memref<64x96xf32>, %{{.*}}: memref<96x128xf32>, %[[C:.*]]: memref<64x128xf32>) {
+// CHECK: linalg.fill {{.*}} outs(%[[C]]
+// CHECK: call @__pruner_host_kernel_0(%{{.*}}, %{{.*}}, %[[C]])
+// The op without a config stays a linalg op, on the buffers.
+// CHECK: linalg.generic {{.*}} outs(%[[C]] : memref<64x128xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.maximumf
+// CHECK: return{{$}}
+func.func @mm(%a: tensor<64x96xf32>, %b: tensor<96x128xf32>, %c: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %acc = linalg.fill ins(%zero : f32) outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %r = linalg.matmul {pruner.config = {workgroup = [16, 32, 0], reduction = [0, 0, 32], thread = [4, 8, 0], promote_operands = [], vector_width = 1}}
+      ins(%a, %b : tensor<64x96xf32>, tensor<96x128xf32>) outs(%acc : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %relu = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      outs(%r : tensor<64x128xf32>) {
+  ^bb0(%v: f32):
+    %m = arith.maximumf %v, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<64x128xf32>
+  return %relu : tensor<64x128xf32>
+}
+
+// -----
+
+// A constant the op's body captures from outside is cloned into the kernel.
+// CHECK-LABEL: func.func private @__pruner_host_kernel_0(
+// CHECK-SAME: %{{.*}}: memref<64x128xf32>)
+// CHECK: arith.constant 0.000000e+00 : f32
+// CHECK: arith.maximumf
+// CHECK-LABEL: func.func @relu(
+// CHECK: call @__pruner_host_kernel_0(
+func.func @relu(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      outs(%x : tensor<64x128xf32>) attrs = {pruner.config = {workgroup = [32, 128], reduction = [0, 0], thread = [4, 8], promote_operands = [], vector_width = 1}} {
+  ^bb0(%v: f32):
+    %m = arith.maximumf %v, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<64x128xf32>
+  return %r : tensor<64x128xf32>
+}
+
+// -----
+
+func.func @bad_tile(%a: tensor<64x96xf32>, %b: tensor<96x128xf32>, %c: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  // expected-error @+1 {{pruner.config on linalg.matmul (host): workgroup tile 48 of loop 0 (m) does not divide its bound 64}}
+  %r = linalg.matmul {pruner.config = {workgroup = [48, 32, 0], reduction = [0, 0, 32], thread = [4, 8, 0], promote_operands = [], vector_width = 1}}
+      ins(%a, %b : tensor<64x96xf32>, tensor<96x128xf32>) outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %r : tensor<64x128xf32>
+}
+
+// -----
+
+// Every bad op is reported, and nothing is changed.
+func.func @bad_width(%a: tensor<64x96xf32>, %b: tensor<96x128xf32>, %c: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  // expected-error @+1 {{vector_width = 3 is neither 1 nor the}}
+  %r = linalg.matmul {pruner.config = {workgroup = [16, 32, 0], reduction = [0, 0, 32], thread = [4, 8, 0], promote_operands = [], vector_width = 3}}
+      ins(%a, %b : tensor<64x96xf32>, tensor<96x128xf32>) outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>
+  // expected-error @+1 {{pruner.config on linalg.matmul: unknown key 'tile'}}
+  %s = linalg.matmul {pruner.config = {tile = [16, 32, 0]}}
+      ins(%a, %b : tensor<64x96xf32>, tensor<96x128xf32>) outs(%r : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %s : tensor<64x128xf32>
+}
+
+// -----
+
+func.func @on_buffers(%a: memref<64x96xf32>, %b: memref<96x128xf32>, %c: memref<64x128xf32>) {
+  // expected-error @+1 {{operand 0 is a memref: buffer semantics are not tuned (pruner tunes linalg on tensors)}}
+  linalg.matmul {pruner.config = {workgroup = [16, 32, 0], reduction = [0, 0, 32], thread = [4, 8, 0], promote_operands = [], vector_width = 1}}
+      ins(%a, %b : memref<64x96xf32>, memref<96x128xf32>) outs(%c : memref<64x128xf32>)
+  return
+}
