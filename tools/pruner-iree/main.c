@@ -1,7 +1,8 @@
 /* pruner-iree: IREE backend checks and the rejection study (docs/iree.md).
  *
  *   pruner-iree --op=KIND --shape=AxBx... [--dtype=f32] [--random=N] [--seed=S]
- *               [--full] [--reps=R] [--spec=FILE] [--quiet]
+ *               [--target=iree-cpu|sm_80|...] [--full] [--reps=R] [--spec=FILE]
+ *               [--annotated=FILE] [--quiet]
  *
  * For N random valid configs of the workload's iree-cpu space (prunerSpaceSample): writes
  * the one-config tuning spec, runs iree-compile --compile-to=executable-configurations
@@ -10,6 +11,10 @@
  * build (prunerIreeMeasure; R benchmark repetitions, default 1). Prints one line per config
  * and a summary (accepted, rejected, rate); exits 1 if any config was rejected or wrong,
  * 2 on bad usage or when IREE cannot run. --spec writes the last config's spec to FILE.
+ * --target=ARCH (a GPU-table name such as sm_80): configs of the GPU space written as
+ * IREE's GPU compilation info on the op (IREE 3.13's CUDA pipeline does not load tuning
+ * specs, so --spec is refused there); --full then compiles to a .vmfb without running it
+ * (no GPU needed). --annotated=FILE writes the last config's annotated module.
  * Kinds and shapes as pruner-compile's (prunerWorkloadBuild). */
 #include <getopt.h>
 #include <stdio.h>
@@ -26,7 +31,8 @@
 static void usage(FILE *f) {
   fprintf(f, "usage: pruner-iree --op=KIND --shape=AxBx... [--dtype=f32] [--random=N] "
              "[--seed=S]\n"
-             "                   [--full] [--reps=R] [--spec=FILE] [--quiet]\n"
+             "                   [--target=iree-cpu|sm_80|...] [--full] [--reps=R]\n"
+             "                   [--spec=FILE] [--annotated=FILE] [--quiet]\n"
              "kinds: matmul (MxNxK), batch_matmul (BxMxNxK), conv_2d_nhwc_hwcf\n"
              "       (NxIHxIWxCxKHxKWxF[xSTRIDE[xDILATION]]), reduction (D0x..xDn: sum over "
              "the last)\n");
@@ -50,7 +56,8 @@ static bool parseShape(const char *s, int64_t *dims, int *n) {
 }
 
 int main(int argc, char **argv) {
-  const char *op = NULL, *shape = NULL, *dtype = "f32", *spec_out = NULL;
+  const char *op = NULL, *shape = NULL, *dtype = "f32", *spec_out = NULL, *target = "iree-cpu";
+  const char *annotated_out = NULL;
   long n = 1, reps = 1;
   unsigned long long seed = 1;
   int full = 0, quiet = 0;
@@ -60,6 +67,7 @@ int main(int argc, char **argv) {
       {"seed", required_argument, NULL, 'S'},   {"full", no_argument, NULL, 'f'},
       {"reps", required_argument, NULL, 'r'},   {"spec", required_argument, NULL, 'p'},
       {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
+      {"target", required_argument, NULL, 't'}, {"annotated", required_argument, NULL, 'a'},
       {NULL, 0, NULL, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -92,6 +100,8 @@ int main(int argc, char **argv) {
     case 'f': full = 1; break;
     case 'p': spec_out = optarg; break;
     case 'q': quiet = 1; break;
+    case 't': target = optarg; break;
+    case 'a': annotated_out = optarg; break;
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
     }
@@ -115,7 +125,15 @@ int main(int argc, char **argv) {
   PrunerStatus st = prunerWorkloadBuild(op, dims, ndims, dt, &w);
   PrunerTargetDesc t;
   if (st.ok)
-    st = prunerTargetLookup("iree-cpu", &t);
+    st = prunerTargetLookup(target, &t);
+  if (st.ok && t.kind != PRUNER_TARGET_IREE_CPU && t.kind != PRUNER_TARGET_GPU)
+    st = prunerStatusError("--target=%s: expected iree-cpu or a GPU (sm_80, a100-40gb, ...)",
+                           target);
+  if (st.ok && spec_out && t.kind == PRUNER_TARGET_GPU)
+    st = prunerStatusError("--spec with --target=%s: IREE 3.13's CUDA pipeline does not load "
+                           "tuning specs; use --annotated=FILE (the config as the op's "
+                           "compilation_info)",
+                           target);
   PrunerSpace space = NULL;
   if (st.ok)
     st = prunerSpaceCreate(&w, &t, NULL, &space);
@@ -146,7 +164,10 @@ int main(int argc, char **argv) {
   double t0 = prunerNowSeconds();
   for (size_t i = 0; i < got; ++i) {
     char lowering[1024];
-    prunerIreeCpuLoweringConfig(&w, &configs[i], lowering, sizeof lowering);
+    if (t.kind == PRUNER_TARGET_GPU)
+      prunerIreeGpuLoweringConfig(&w, &configs[i], lowering, sizeof lowering);
+    else
+      prunerIreeCpuLoweringConfig(&w, &configs[i], lowering, sizeof lowering);
     char *text = NULL;
     st = prunerIreeConfigsText(iree, &w, &configs[i], &text);
     bool shown = st.ok && strstr(text, lowering) != NULL;
@@ -163,7 +184,10 @@ int main(int argc, char **argv) {
       PrunerRecord r;
       double compile_s = 0;
       prunerIreeMeasure(iree, &w, &configs[i], &r, &compile_s);
-      if (r.status == PRUNER_RECORD_OK)
+      if (r.status == PRUNER_RECORD_OK && t.kind == PRUNER_TARGET_GPU)
+        snprintf(detail, sizeof detail, ": compiled for CUDA %s in %.2f s (not run)", t.arch,
+                 compile_s);
+      else if (r.status == PRUNER_RECORD_OK)
         snprintf(detail, sizeof detail, ": compiled in %.2f s, results equal IREE's default "
                  "build (max abs error %.3g), %.2f us",
                  compile_s, r.max_abs_error, r.median_us);
@@ -185,7 +209,10 @@ int main(int argc, char **argv) {
   printf("summary: %zu configs, %zu accepted, %zu rejected, %zu wrong (rejection rate %.1f%%), "
          "%s, %.1f s\n",
          got, accepted, rejected, wrong, got ? 100.0 * (double)(rejected + wrong) / (double)got : 0.0,
-         full ? "full compile + run" : "executable-configurations", seconds);
+         !full ? "executable-configurations"
+         : t.kind == PRUNER_TARGET_GPU ? "full compile (CUDA, not run)"
+                                        : "full compile + run",
+         seconds);
   if (spec_out && got) {
     char *text = NULL;
     const PrunerWorkload *wp = &w;
@@ -193,6 +220,15 @@ int main(int argc, char **argv) {
     FILE *f = st.ok ? fopen(spec_out, "w") : NULL;
     if (!f || fputs(text, f) < 0 || fclose(f) != 0)
       fprintf(stderr, "pruner-iree: cannot write %s\n", spec_out);
+    free(text);
+  }
+  if (annotated_out && got) {
+    char *text = NULL;
+    st = prunerIreeAnnotatedModuleText(&w, &t, &configs[got - 1], &text);
+    FILE *f = st.ok ? fopen(annotated_out, "w") : NULL;
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+      fprintf(stderr, "pruner-iree: cannot write %s%s%s\n", annotated_out, st.ok ? "" : ": ",
+              st.ok ? "" : st.message);
     free(text);
   }
   prunerIreeDestroy(iree);

@@ -69,13 +69,25 @@ PrunerStatus prunerIreeCreate(const PrunerTargetDesc *t, const PrunerIreeOptions
                               PrunerIree *out);
 void prunerIreeDestroy(PrunerIree iree); /* NULL: no-op */
 
-/* Measures `config` of `w` (NULL: IREE's default config, the baseline): the module of `w`
+/* A target of the GPU table (kind PRUNER_TARGET_GPU, e.g. sm_80) makes a compile-only
+ * PrunerIree for IREE's CUDA backend (docs/iree.md, "CUDA"): candidates are compiled and
+ * their configs checked in the configured IR; nothing runs (no GPU is needed), so a
+ * measured record has status OK and no samples.
+ *
+ * Measures `config` of `w` (NULL: IREE's default config, the baseline): the module of `w`
  * (prunerSchedulePayload) compiled with a one-config spec, run on the workload's inputs
  * and compared with the default build's outputs, then timed. Never fails as a whole: a
  * rejected, crashing, hanging or wrong candidate gets the matching record status and
  * message. compile_seconds (may be NULL) receives iree-compile's wall time. */
 void prunerIreeMeasure(PrunerIree iree, const PrunerWorkload *w, const PrunerConfig *config,
                        PrunerRecord *out, double *compile_seconds);
+
+/* The module of `w` (prunerSchedulePayload) with `config` as its op's compilation_info
+ * attribute (GPU compilation info for a GPU-table `t`, the CPU one for iree-cpu): what
+ * IREE's CUDA pipeline takes, since IREE 3.13 does not load tuning specs there
+ * (docs/iree.md, "CUDA"). Fails for configs `t`'s rules refuse. *text malloc'ed. */
+PrunerStatus prunerIreeAnnotatedModuleText(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                          const PrunerConfig *config, char **text);
 
 /* The final check: `n` configs of `w` (each built and checked once, as by
  * prunerIreeMeasure) and, with `baseline`, IREE's default build, timed back to back in

@@ -56,11 +56,23 @@ int prunerIreeCpuLoweringConfig(const PrunerWorkload *w, const PrunerConfig *con
 int prunerIreeCpuCompilationInfo(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
                                  size_t size);
 
+/* A GPU-table target's config (pruner/space.h's GPU rules) as IREE's GPU compilation
+ * info for iree-cuda (compile only; docs/iree.md, "CUDA"): "#iree_gpu.lowering_config<{
+ * promote_operands = [...], reduction = [...], thread = [...], workgroup = [...]}>" and the
+ * TileAndFuse translation with workgroup_size = the config's block and subgroup_size =
+ * the warp size. */
+int prunerIreeGpuLoweringConfig(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
+                                size_t size);
+int prunerIreeGpuCompilationInfo(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                 const PrunerConfig *config, char *buf, size_t size);
+
 /* The tuning spec IREE loads with --iree-codegen-tuning-spec-path: the module attributes
  * transform.with_named_sequence and iree_codegen.tuning_spec_with_default_entrypoint, one
  * matcher per workload (op name, loop count and bounds, operand counts and bitwidths, the
  * contraction body), annotating the op's "compilation_info", and the entry point
- * @__kernel_config (iree_codegen.tuning_spec_entrypoint) running foreach_match. Workloads
+ * @__kernel_config (iree_codegen.tuning_spec_entrypoint) running foreach_match; for a GPU
+ * target (kind PRUNER_TARGET_GPU) the GPU compilation info, for iree-cpu (or NULL `t`)
+ * the CPU one. Workloads
  * the matchers cannot tell apart from an earlier one are left out and counted in
  * *skipped (may be NULL). *text is malloc'ed; the caller frees it. */
 PrunerStatus prunerIreeSpecText(const PrunerTargetDesc *t, const PrunerWorkload *const *workloads,

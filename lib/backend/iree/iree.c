@@ -27,6 +27,7 @@
 #include "pruner/process.h"
 #include "pruner/random.h"
 #include "pruner/schedule.h"
+#include "pruner/text.h"
 
 #ifndef PRUNER_IREE_DEFAULT_BIN
 #define PRUNER_IREE_DEFAULT_BIN ""
@@ -162,6 +163,7 @@ struct PrunerIreeImpl {
   PrunerDType result_dtype[PRUNER_MAX_OPERANDS];
   int64_t reduction_points;
   int seq; /* candidate counter, for file names */
+  char cuda_flag[64]; /* --iree-cuda-target=<arch> for GPU-table targets */
 };
 
 PrunerStatus prunerIreeCreate(const PrunerTargetDesc *t, const PrunerIreeOptions *opts,
@@ -198,6 +200,7 @@ PrunerStatus prunerIreeCreate(const PrunerTargetDesc *t, const PrunerIreeOptions
     s->own_dir = true;
   }
   s->o.work_dir = NULL; /* the caller's string need not outlive this call */
+  textf(s->cuda_flag, sizeof s->cuda_flag, "--iree-cuda-target=%s", s->t.arch);
   *out = s;
   return prunerStatusOk();
 }
@@ -346,13 +349,28 @@ static const char *ireeType(PrunerDType dt) {
   }
 }
 
-/* Target flags of iree-compile for iree-cpu. */
+/* A GPU-table target: IREE's CUDA backend, compiled only (no device here). */
+static bool isCuda(PrunerIree s) { return s->t.kind == PRUNER_TARGET_GPU; }
+
+/* Target flags of iree-compile: iree-cpu, or CUDA for a GPU-table target. */
 static int compileArgs(PrunerIree s, char **argv, int n) {
-  (void)s;
+  if (isCuda(s)) {
+    argv[n++] = "--iree-hal-target-device=cuda";
+    argv[n++] = s->cuda_flag;
+    return n;
+  }
   argv[n++] = "--iree-hal-target-device=local";
   argv[n++] = "--iree-hal-local-target-device-backends=llvm-cpu";
   argv[n++] = "--iree-llvmcpu-target-cpu=host";
   return n;
+}
+
+static void loweringText(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *config,
+                         char *buf, size_t size) {
+  if (isCuda(s))
+    prunerIreeGpuLoweringConfig(w, config, buf, size);
+  else
+    prunerIreeCpuLoweringConfig(w, config, buf, size);
 }
 
 static void filePath(PrunerIree s, char *buf, size_t size, const char *fmt, int i) {
@@ -456,7 +474,7 @@ static PrunerStatus prepare(PrunerIree s, const PrunerWorkload *w) {
       st = prunerStatusError("IREE's default build of %s failed: %s", w->key, tail);
     }
   }
-  if (st.ok) {
+  if (st.ok && !isCuda(s)) { /* no GPU here: CUDA builds are compiled only */
     char vmfb[PATH_SIZE], prefix[PATH_SIZE];
     filePath(s, vmfb, sizeof vmfb, "default.vmfb", 0);
     filePath(s, prefix, sizeof prefix, "reference", 0);
@@ -620,15 +638,73 @@ static bool writeSpec(PrunerIree s, const PrunerWorkload *w, const PrunerConfig 
 }
 
 /* iree-compile up to executable-configurations with `spec` (NULL: none) into `out`. */
-static int compileConfigs(PrunerIree s, const char *spec, const char *out, char *log,
-                          size_t size, double *seconds) {
-  char module[PATH_SIZE], spec_flag[PATH_SIZE + 48], out_flag[PATH_SIZE + 8];
-  filePath(s, module, sizeof module, "module.mlir", 0);
+PrunerStatus prunerIreeAnnotatedModuleText(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                          const PrunerConfig *config, char **text) {
+  *text = NULL;
+  PrunerStatus st = prunerConfigCheck(w, t, config);
+  char *payload = NULL;
+  if (st.ok)
+    st = prunerSchedulePayload(w, "main", true, &payload);
+  if (!st.ok)
+    return st;
+  char info[2048];
+  if (t->kind == PRUNER_TARGET_GPU)
+    prunerIreeGpuCompilationInfo(w, t, config, info, sizeof info);
+  else
+    prunerIreeCpuCompilationInfo(w, config, info, sizeof info);
+  const char *name = prunerSchedulePayloadOpName(w);
+  char *at = strstr(payload, name);
+  size_t name_len = strlen(name);
+  /* The op's attribute dictionary: a generic's own, or a new one after a named op. */
+  bool generic = strcmp(name, "linalg.generic") == 0;
+  if (!at || (generic && strncmp(at + name_len, " {", 2) != 0)) {
+    free(payload);
+    return prunerStatusError("IREE module of %s: no %s op to annotate", w->key, name);
+  }
+  PrunerText b = {0};
+  prunerTextAppendBytes(&b, payload, (size_t)(at - payload) + name_len);
+  if (generic)
+    prunerTextAppend(&b, " {compilation_info = %s,%s", info, at + name_len + 2);
+  else
+    prunerTextAppend(&b, " {compilation_info = %s}%s", info, at + name_len);
+  free(payload);
+  return prunerTextFinish(&b, "the annotated IREE module", text);
+}
+
+/* The input of a candidate's compile: for iree-cpu the one-config spec (the module is
+ * shared); for CUDA the module with the config as the op's compilation_info, because
+ * IREE 3.13's CUDA pipeline does not load tuning specs (docs/iree.md, "CUDA"). */
+static bool writeCandidateInput(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *config,
+                                const char *spec, const char *annotated, char *module,
+                                size_t module_size, bool *use_spec, char *why, size_t why_size) {
+  if (!isCuda(s)) {
+    filePath(s, module, module_size, "module.mlir", 0);
+    *use_spec = true;
+    return writeSpec(s, w, config, spec, why, why_size);
+  }
+  *use_spec = false;
+  textf(module, module_size, "%s", annotated);
+  char *text = NULL;
+  PrunerStatus st = prunerIreeAnnotatedModuleText(w, &s->t, config, &text);
+  if (st.ok) {
+    FILE *f = fopen(annotated, "w");
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+      st = prunerStatusError("cannot write %s", annotated);
+  }
+  free(text);
+  if (!st.ok)
+    textf(why, why_size, "%s", st.message);
+  return st.ok;
+}
+
+static int compileConfigs(PrunerIree s, const char *module, const char *spec, const char *out,
+                          char *log, size_t size, double *seconds) {
+  char spec_flag[PATH_SIZE + 48], out_flag[PATH_SIZE + 8];
   textf(out_flag, sizeof out_flag, "-o=%s", out);
   char *argv[16];
   int n = 0;
   argv[n++] = "iree-compile";
-  argv[n++] = module;
+  argv[n++] = (char *)module;
   n = compileArgs(s, argv, n);
   if (spec) {
     textf(spec_flag, sizeof spec_flag, "--iree-codegen-tuning-spec-path=%s", spec);
@@ -646,15 +722,19 @@ PrunerStatus prunerIreeConfigsText(PrunerIree s, const PrunerWorkload *w,
   PrunerStatus st = prepare(s, w);
   if (!st.ok)
     return st;
-  char spec[PATH_SIZE], out[PATH_SIZE], why[512];
+  char spec[PATH_SIZE], annotated[PATH_SIZE], module[PATH_SIZE], out[PATH_SIZE], why[512];
   filePath(s, spec, sizeof spec, "configs_spec.mlir", 0);
+  filePath(s, annotated, sizeof annotated, "configs_module.mlir", 0);
+  filePath(s, module, sizeof module, "module.mlir", 0);
   filePath(s, out, sizeof out, "configs.mlir", 0);
-  if (config && !writeSpec(s, w, config, spec, why, sizeof why))
+  bool use_spec = false;
+  if (config && !writeCandidateInput(s, w, config, spec, annotated, module, sizeof module,
+                                     &use_spec, why, sizeof why))
     return prunerStatusError("%s", why);
   char *log = malloc(LOG_SIZE);
   if (!log)
     return prunerStatusError("out of memory");
-  int r = compileConfigs(s, config ? spec : NULL, out, log, LOG_SIZE, NULL);
+  int r = compileConfigs(s, module, use_spec ? spec : NULL, out, log, LOG_SIZE, NULL);
   if (r != 0) {
     char tail[400];
     logTail(log, tail, sizeof tail);
@@ -671,14 +751,18 @@ PrunerStatus prunerIreeConfigsText(PrunerIree s, const PrunerWorkload *w,
 static bool buildCandidate(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *config,
                            PrunerRecord *out, double *compile_seconds, char *vmfb,
                            size_t vmfb_size) {
-  char spec[PATH_SIZE], cfg[PATH_SIZE], prefix[PATH_SIZE];
+  char spec[PATH_SIZE], cfg[PATH_SIZE], prefix[PATH_SIZE], annotated[PATH_SIZE],
+      module[PATH_SIZE];
   ++s->seq;
   filePath(s, spec, sizeof spec, "cand_%d_spec.mlir", s->seq);
+  filePath(s, annotated, sizeof annotated, "cand_%d_module.mlir", s->seq);
   filePath(s, cfg, sizeof cfg, "cand_%d_configs.mlir", s->seq);
   filePath(s, vmfb, vmfb_size, "cand_%d.vmfb", s->seq);
   filePath(s, prefix, sizeof prefix, "cand_%d_out", s->seq);
   char why[512];
-  if (!writeSpec(s, w, config, spec, why, sizeof why)) {
+  bool use_spec = false;
+  if (!writeCandidateInput(s, w, config, spec, annotated, module, sizeof module, &use_spec, why,
+                           sizeof why)) {
     out->status = PRUNER_RECORD_INVALID;
     textf(out->error, sizeof out->error, "%s", why);
     return false;
@@ -691,12 +775,13 @@ static bool buildCandidate(PrunerIree s, const PrunerWorkload *w, const PrunerCo
   }
   char tail[300];
   double t1 = 0, t2 = 0;
-  int r = compileConfigs(s, spec, cfg, log, LOG_SIZE, &t1);
+  int r = compileConfigs(s, module, use_spec ? spec : NULL, cfg, log, LOG_SIZE, &t1);
   unlink(spec);
+  unlink(annotated);
   if (r == 0) {
     /* The spec applied only if the configured IR holds its lowering_config. */
     char want[2048];
-    prunerIreeCpuLoweringConfig(w, config, want, sizeof want);
+    loweringText(s, w, config, want, sizeof want);
     char *text = NULL;
     size_t size = 0;
     if (!prunerReadFile(cfg, &text, &size).ok || !strstr(text, want)) {
@@ -730,6 +815,11 @@ static bool buildCandidate(PrunerIree s, const PrunerWorkload *w, const PrunerCo
     textf(out->error, sizeof out->error, "iree-compile: %s", tail);
     free(log);
     return false;
+  }
+  if (isCuda(s)) { /* compiled and shown: all that can be checked without a GPU */
+    free(log);
+    out->status = PRUNER_RECORD_OK;
+    return true;
   }
   r = runModule(s, vmfb, prefix, log, LOG_SIZE);
   if (r != 0) {
@@ -789,6 +879,10 @@ void prunerIreeMeasure(PrunerIree s, const PrunerWorkload *w, const PrunerConfig
   if (config) {
     if (!buildCandidate(s, w, config, out, compile_seconds, vmfb, sizeof vmfb))
       return;
+    if (isCuda(s)) {
+      unlink(vmfb);
+      return; /* built and checked; nothing runs it here */
+    }
   } else {
     filePath(s, vmfb, sizeof vmfb, "default.vmfb", 0);
   }

@@ -239,13 +239,62 @@ int prunerIreeCpuCompilationInfo(const PrunerWorkload *w, const PrunerConfig *co
   return n;
 }
 
+static char *gpuLoweringConfig(const PrunerWorkload *w, const PrunerConfig *c) {
+  PrunerText b = {0};
+  /* Keys in IREE's printed (alphabetical) order; promote_operands only when set. */
+  prunerTextAppend(&b, "#iree_gpu.lowering_config<{");
+  if (c->promote_operands) {
+    prunerTextAppend(&b, "promote_operands = [");
+    int k = 0;
+    for (int o = 0; o < w->num_inputs + w->num_outputs; ++o)
+      if (c->promote_operands & (1u << o))
+        prunerTextAppend(&b, "%s%d", k++ ? ", " : "", o);
+    prunerTextAppend(&b, "], ");
+  }
+  prunerTextAppend(&b, "reduction = ");
+  appendLevel(&b, w, NULL, c->reduction);
+  prunerTextAppend(&b, ", thread = ");
+  appendLevel(&b, w, c->thread, NULL);
+  prunerTextAppend(&b, ", workgroup = ");
+  appendLevel(&b, w, c->workgroup, NULL);
+  prunerTextAppend(&b, "}>");
+  if (b.failed) {
+    free(b.data);
+    return NULL;
+  }
+  return b.data;
+}
+
+int prunerIreeGpuLoweringConfig(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
+                                size_t size) {
+  char *text = gpuLoweringConfig(w, config);
+  int n = snprintf(buf, size, "%s", text ? text : "");
+  free(text);
+  return n;
+}
+
+int prunerIreeGpuCompilationInfo(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                 const PrunerConfig *config, char *buf, size_t size) {
+  char *text = gpuLoweringConfig(w, config);
+  PrunerLaunchShape shape;
+  prunerConfigLaunchShape(w, config, &shape);
+  int n = snprintf(buf, size,
+                   "#iree_codegen.compilation_info<lowering_config = %s, translation_info = "
+                   "#iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> "
+                   "workgroup_size = [%lld, %lld, %lld] subgroup_size = %d>>",
+                   text ? text : "", (long long)shape.block[0], (long long)shape.block[1],
+                   (long long)shape.block[2], t && t->warp_size > 0 ? t->warp_size : 32);
+  free(text);
+  return n;
+}
+
 /* ---- the tuning spec ---------------------------------------------------------------- */
 
 /* The op name in the dispatch IREE configures: IREE generalizes named convolutions into
- * linalg.generic before configuration (loops in the same order), so a conv matcher takes
- * both names. */
-static void appendOpNames(PrunerText *b, const PrunerWorkload *w) {
-  if (isConv2d(w))
+ * linalg.generic before configuration (loops in the same order), and for GPUs named
+ * contractions too, so those matchers take both names. */
+static void appendOpNames(PrunerText *b, const PrunerWorkload *w, bool gpu) {
+  if (strcmp(w->op_name, "linalg.generic") != 0 && (isConv2d(w) || gpu))
     prunerTextAppend(b, "[\"%s\", \"linalg.generic\"]", w->op_name);
   else
     prunerTextAppend(b, "[\"%s\"]", w->op_name);
@@ -269,7 +318,7 @@ static bool isContraction(const PrunerWorkload *w) {
          w->kind == PRUNER_OP_CONTRACTION;
 }
 
-static void appendMatcher(PrunerText *b, size_t index, const PrunerWorkload *w,
+static void appendMatcher(PrunerText *b, size_t index, const PrunerWorkload *w, bool gpu,
                           const char *compilation_info) {
   int counter = 0;
   prunerTextAppend(b,
@@ -278,7 +327,7 @@ static void appendMatcher(PrunerText *b, size_t index, const PrunerWorkload *w,
                    "{transform.readonly}) -> (!transform.any_op, !transform.any_param) {\n"
                    "    transform.match.operation_name %%op ",
                    w->key, index);
-  appendOpNames(b, w);
+  appendOpNames(b, w, gpu);
   prunerTextAppend(b, " : !transform.any_op\n"
                       "    transform.match.structured %%op : !transform.any_op {\n"
                       "    ^bb0(%%s: !transform.any_op):\n"
@@ -381,18 +430,21 @@ PrunerStatus prunerIreeSpecText(const PrunerTargetDesc *t, const PrunerWorkload 
         ++*skipped;
       continue;
     }
+    bool gpu = t && t->kind == PRUNER_TARGET_GPU;
     if (t) {
-      st = prunerIreeCpuConfigCheck(w, t, NULL, &configs[i]);
+      st = gpu ? prunerConfigCheck(w, t, &configs[i])
+               : prunerIreeCpuConfigCheck(w, t, NULL, &configs[i]);
       if (!st.ok)
         break;
     }
     char info[2048];
-    int len = prunerIreeCpuCompilationInfo(w, &configs[i], info, sizeof info);
+    int len = gpu ? prunerIreeGpuCompilationInfo(w, t, &configs[i], info, sizeof info)
+                  : prunerIreeCpuCompilationInfo(w, &configs[i], info, sizeof info);
     if (len < 0 || (size_t)len >= sizeof info) {
       st = prunerStatusError("IREE tuning spec: the config of %s does not fit", w->key);
       break;
     }
-    appendMatcher(&b, i, w, info);
+    appendMatcher(&b, i, w, gpu, info);
     kept[num_kept++] = i;
   }
   if (st.ok) {

@@ -172,6 +172,21 @@ static void test_attribute_text(void **state) {
                               "#iree_cpu.lowering_config<"));
   assert_non_null(strstr(buf, "translation_info = #iree_codegen.translation_info<pipeline = "
                               "#iree_cpu.pipeline<DoubleTilingExpert>>>"));
+  /* The GPU form (CUDA): IREE's GPU lowering config and TileAndFuse with the block. */
+  c.reduction[2] = 16;
+  c.promote_operands = 3;
+  c.thread[0] = 4;
+  c.thread[1] = 4;
+  prunerIreeGpuLoweringConfig(&w, &c, buf, sizeof buf);
+  assert_string_equal(buf, "#iree_gpu.lowering_config<{promote_operands = [0, 1], reduction = "
+                           "[0, 0, 16], thread = [4, 4, 0], workgroup = [64, 128, 0]}>");
+  PrunerTargetDesc gpu;
+  PrunerStatus st = prunerTargetLookup("sm_80", &gpu);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  prunerIreeGpuCompilationInfo(&w, &gpu, &c, buf, sizeof buf);
+  assert_non_null(strstr(buf, "#iree_gpu.pipeline<TileAndFuse> workgroup_size = [32, 16, 1] "
+                              "subgroup_size = 32>>"));
   prunerWorkloadConv2dNhwcHwcf(&w, 2, 18, 18, 64, 3, 3, 64, 1, 1, PRUNER_DTYPE_F32);
   assert_string_equal(prunerIreeCpuPipeline(&w), "ConvTileAndDecomposeExpert");
 }
