@@ -26,8 +26,16 @@ extern "C" void prunerEmitRemark(MlirOperation op, const char *message) {
   unwrap(op)->emitRemark(message);
 }
 
+extern "C" void prunerEmitWarning(MlirOperation op, const char *message) {
+  unwrap(op)->emitWarning(message);
+}
+
 extern "C" void prunerEmitError(MlirOperation op, const char *message) {
   unwrap(op)->emitError(message);
+}
+
+extern "C" void prunerEmitRemarkAt(MlirLocation loc, const char *message) {
+  mlir::emitRemark(unwrap(loc), message);
 }
 
 namespace {
@@ -81,9 +89,11 @@ struct StripPass : public mlir::PassWrapper<StripPass, mlir::OperationPass<>> {
   void runOnOperation() override { prunerStripRun(wrap(getOperation())); }
 };
 
-// pruner-apply-config{target=... gpu-mapping=...}: see prunerApplyConfigRun.
-struct ApplyConfigPass
-    : public mlir::PassWrapper<ApplyConfigPass, mlir::OperationPass<mlir::ModuleOp>> {
+// pruner-apply-config{target=... gpu-mapping=...}: see prunerApplyConfigRun. Declared on
+// any op, not ModuleOp: nested in func.func a ModuleOp pass makes the pass manager abort
+// mlir-opt ("Can't add pass ... restricted to 'builtin.module'"); this way the C side
+// refuses with an error on the op instead.
+struct ApplyConfigPass : public mlir::PassWrapper<ApplyConfigPass, mlir::OperationPass<>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ApplyConfigPass)
 
   ApplyConfigPass() = default;
@@ -106,8 +116,8 @@ struct ApplyConfigPass
                           llvm::cl::init(true)};
 
   void runOnOperation() override {
-    PrunerStatus s = prunerApplyConfigRun(wrap(getOperation().getOperation()),
-                                          target.getValue().c_str(), gpuMapping);
+    PrunerStatus s =
+        prunerApplyConfigRun(wrap(getOperation()), target.getValue().c_str(), gpuMapping);
     if (!s.ok)
       signalPassFailure(); // the op at fault already carries the error
   }
@@ -132,7 +142,29 @@ struct PipelineErrorPass : public mlir::PassWrapper<PipelineErrorPass, mlir::Ope
   std::string message;
 };
 
+// The pipeline's first pass: refuses nested modules it would leave unlowered.
+struct PipelineCheckPass : public mlir::PassWrapper<PipelineCheckPass, mlir::OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PipelineCheckPass)
+  llvm::StringRef getArgument() const final { return "pruner-gpu-pipeline-check"; }
+  void runOnOperation() override {
+    if (!prunerGpuPipelineCheckModule(wrap(getOperation())).ok)
+      signalPassFailure(); // the nested module carries the error
+  }
+};
+
 void buildGpuPipeline(mlir::OpPassManager &pm, const GpuPipelineOptions &options) {
+  // The lowering holds module passes (outlining into gpu.module, module-wide
+  // bufferization): adding them to a pass manager nested on another op aborts mlir-opt, so
+  // such a nesting becomes a pass that says so.
+  llvm::StringRef anchor = pm.getOpAnchorName();
+  if (anchor != mlir::ModuleOp::getOperationName() &&
+      anchor != mlir::OpPassManager::getAnyOpAnchorName()) {
+    pm.addPass(std::make_unique<PipelineErrorPass>(
+        "pruner-gpu-pipeline runs on builtin.module, not " + anchor.str() +
+        ": it bufferizes the module's functions together and outlines kernels into a "
+        "gpu.module; use builtin.module(pruner-gpu-pipeline{...})"));
+    return;
+  }
   char text[4096];
   PrunerStatus s =
       prunerGpuPipelineText(options.chip.getValue().c_str(), options.format.getValue().c_str(),
@@ -141,6 +173,7 @@ void buildGpuPipeline(mlir::OpPassManager &pm, const GpuPipelineOptions &options
     pm.addPass(std::make_unique<PipelineErrorPass>(s.message));
     return;
   }
+  pm.addPass(std::make_unique<PipelineCheckPass>());
   pm.addPass(std::make_unique<ApplyConfigPass>(options.chip.getValue(), true));
   std::string err;
   llvm::raw_string_ostream os(err);

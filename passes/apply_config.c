@@ -1,18 +1,22 @@
 /* passes/apply_config.c: pruner-apply-config, in C over the MLIR C API.
  *
- * Every linalg op with a `pruner.config` gets the schedule lib/schedule builds for it.
- * A schedule module has named sequences per phase (docs/schedule.md); this pass runs the
- * per-op tiling phase of every configured op, then the module-wide bufferization once
- * (running one op's whole schedule would bufferize the module and leave the next op on
- * memrefs, where it can no longer be tiled), then every op's GPU mapping, then the
- * module cleanups. Each op is found by a unit attribute `pruner.apply_<i>` put on it (and
- * `pruner.apply_<i>.fill` on the fill feeding its accumulator); the tags are removed at
- * the end. Ops without a config are left alone. */
+ * Every linalg op with a `pruner.config` in the module the pass runs on gets the schedule
+ * lib/schedule builds for it. A schedule module has named sequences per phase
+ * (docs/schedule.md); this pass runs the per-op tiling phase of every configured op, then
+ * the module-wide bufferization once (running one op's whole schedule would bufferize the
+ * module and leave the next op on memrefs, where it can no longer be tiled), then every
+ * op's GPU mapping, then the module cleanups. All configs are checked before anything is
+ * transformed. Each op is found by a unit attribute `pruner.apply_<i>` put on it (and
+ * `pruner.apply_<i>.fill` on the fill feeding its output, `.consumer` on a fused
+ * consumer); no op handle is kept across a transform, and diagnostics after the first
+ * one go to locations captured before it. The tags are removed at the end. Ops without
+ * a config, and ops of nested modules, are left alone. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/Diagnostics.h>
 #include <mlir-c/Dialect/Transform/Interpreter.h>
 #include <mlir-c/IR.h>
 
@@ -26,31 +30,34 @@
 
 #define TAG_PREFIX "pruner.apply_"
 
+/* One configured op. `op` is valid only until the first transform runs: a sequence may
+ * erase or replace any op of the module (tiling replaces the op itself, and the pattern
+ * cleanups of one op's sequence may fold another configured op, e.g. an identity copy).
+ * So diagnostics after that point go to the location and name captured here, and the op
+ * is found again by its tag before each of its steps. */
+typedef struct Configured {
+  MlirOperation op;
+  MlirLocation loc;
+  char name[64];
+  char tag[32];
+  bool alive;
+  PrunerWorkload w;
+  PrunerConfig config;
+  bool consumer; /* "<tag>.consumer" was put on a fusible consumer */
+} Configured;
+
 typedef struct OpList {
-  MlirOperation *ops;
+  MlirOperation root;
+  Configured *ops;
   int count;
   int capacity;
   bool oom;
 } OpList;
 
-static MlirWalkResult collect(MlirOperation op, void *user) {
-  OpList *list = user;
-  if (!prunerIsLinalgOp(op) ||
-      mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(
-          op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR))))
-    return MlirWalkResultAdvance;
-  if (list->count == list->capacity) {
-    int cap = list->capacity ? 2 * list->capacity : 8;
-    MlirOperation *ops = realloc(list->ops, (size_t)cap * sizeof *ops);
-    if (!ops) {
-      list->oom = true;
-      return MlirWalkResultInterrupt;
-    }
-    list->ops = ops;
-    list->capacity = cap;
-  }
-  list->ops[list->count++] = op;
-  return MlirWalkResultSkip; /* a configured op's regions hold no other linalg op */
+static bool isModule(MlirOperation op) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  return name.length == strlen("builtin.module") &&
+         memcmp(name.data, "builtin.module", name.length) == 0;
 }
 
 static void opName(MlirOperation op, char *buf, size_t size) {
@@ -58,15 +65,112 @@ static void opName(MlirOperation op, char *buf, size_t size) {
   snprintf(buf, size, "%.*s", (int)name.length, name.data);
 }
 
-static PrunerStatus failOn(MlirOperation op, PrunerStatus s) {
-  char name[64];
-  opName(op, name, sizeof name);
+static bool hasConfig(MlirOperation op) {
+  return !mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(
+      op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR)));
+}
+
+/* A configured op inside a module nested in the one the pass runs on is not this run's:
+ * the schedule bufferizes and outlines per module (one-shot bufferization does not enter
+ * nested modules). It is left alone with a warning saying how to reach it. */
+static void warnNested(MlirOperation module) {
+  MlirAttribute sym =
+      mlirOperationGetAttributeByName(module, mlirStringRefCreateFromCString("sym_name"));
+  char name[80] = "";
+  if (!mlirAttributeIsNull(sym) && mlirAttributeIsAString(sym)) {
+    MlirStringRef v = mlirStringAttrGetValue(sym);
+    snprintf(name, sizeof name, " @%.*s", (int)(v.length < 64 ? v.length : 64), v.data);
+  }
+  char msg[256];
+  snprintf(msg, sizeof msg,
+           "pruner: the pruner.config attributes inside nested module%s are not applied: the "
+           "passes transform the module they run on; nest them to reach it, e.g. "
+           "builtin.module(builtin.module(pruner-apply-config))",
+           name);
+  prunerEmitWarning(module, msg);
+}
+
+static MlirWalkResult findConfiguredInNested(MlirOperation op, void *user) {
+  bool *found = user;
+  if (prunerIsLinalgOp(op) && hasConfig(op)) {
+    *found = true;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+static MlirWalkResult collect(MlirOperation op, void *user) {
+  OpList *list = user;
+  if (isModule(op) && !mlirOperationEqual(op, list->root)) {
+    bool found = false;
+    mlirOperationWalk(op, findConfiguredInNested, &found, MlirWalkPreOrder);
+    if (found)
+      warnNested(op);
+    return MlirWalkResultSkip;
+  }
+  if (!prunerIsLinalgOp(op) || !hasConfig(op))
+    return MlirWalkResultAdvance;
+  if (list->count == list->capacity) {
+    int cap = list->capacity ? 2 * list->capacity : 8;
+    Configured *ops = realloc(list->ops, (size_t)cap * sizeof *ops);
+    if (!ops) {
+      list->oom = true;
+      return MlirWalkResultInterrupt;
+    }
+    list->ops = ops;
+    list->capacity = cap;
+  }
+  Configured *c = &list->ops[list->count];
+  memset(c, 0, sizeof *c);
+  c->op = op;
+  c->loc = mlirOperationGetLocation(op);
+  opName(op, c->name, sizeof c->name);
+  snprintf(c->tag, sizeof c->tag, TAG_PREFIX "%d", list->count);
+  c->alive = true;
+  list->count++;
+  return MlirWalkResultSkip; /* a configured op's regions hold no other linalg op */
+}
+
+/* The error for configured op `c`, at its captured location (the op may be gone). */
+static PrunerStatus failOn(const Configured *c, PrunerStatus s) {
   /* lib/ir's messages already start with "pruner.config on <op>". */
-  PrunerStatus e = strncmp(s.message, PRUNER_CONFIG_ATTR " on ", strlen(PRUNER_CONFIG_ATTR) + 4) == 0
-                       ? s
-                       : prunerStatusError("pruner.config on %s: %s", name, s.message);
-  prunerEmitError(op, e.message);
+  PrunerStatus e =
+      strncmp(s.message, PRUNER_CONFIG_ATTR " on ", strlen(PRUNER_CONFIG_ATTR) + 4) == 0
+          ? s
+          : prunerStatusError("pruner.config on %s: %s", c->name, s.message);
+  mlirEmitError(c->loc, e.message);
   return e;
+}
+
+/* Errors that belong to no single op (target, memory) go on the module, which the pass
+ * runs on and no transform erases. */
+static PrunerStatus failOnModule(MlirOperation module, PrunerStatus s) {
+  prunerEmitError(module, s.message);
+  return s;
+}
+
+typedef struct TagSearch {
+  MlirStringRef tag;
+  MlirOperation found;
+  int count;
+} TagSearch;
+
+static MlirWalkResult findTag(MlirOperation op, void *user) {
+  TagSearch *t = user;
+  if (!mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(op, t->tag))) {
+    t->found = op;
+    t->count++;
+  }
+  return MlirWalkResultAdvance;
+}
+
+/* How many ops of `root` carry the unit attribute `tag` (the last one in `found`). */
+static int countTagged(MlirOperation root, const char *tag, MlirOperation *found) {
+  TagSearch t = {mlirStringRefCreateFromCString(tag), {NULL}, 0};
+  mlirOperationWalk(root, findTag, &t, MlirWalkPreOrder);
+  if (found)
+    *found = t.found;
+  return t.count;
 }
 
 static void setUnit(MlirOperation op, const char *name) {
@@ -125,13 +229,14 @@ static MlirOperation findSequence(MlirModule module, const char *symbol) {
 }
 
 static PrunerStatus applySequence(MlirOperation payload, MlirModule schedule, const char *symbol,
-                                  MlirTransformOptions options, MlirOperation at) {
+                                  MlirTransformOptions options, const Configured *c) {
   MlirOperation seq = findSequence(schedule, symbol);
   if (mlirOperationIsNull(seq))
-    return failOn(at, prunerStatusError("schedule has no @%s", symbol));
+    return failOn(c, prunerStatusError("schedule has no @%s", symbol));
   if (mlirLogicalResultIsFailure(
           mlirTransformApplyNamedSequence(payload, seq, mlirModuleGetOperation(schedule), options)))
-    return failOn(at, prunerStatusError("transform sequence @%s failed (see the errors above)", symbol));
+    return failOn(
+        c, prunerStatusError("transform sequence @%s failed (see the errors above)", symbol));
   return prunerStatusOk();
 }
 
@@ -146,102 +251,150 @@ static MlirWalkResult removeTags(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
-/* Prepares op i: workload, config, check, tags, schedule module. */
-static PrunerStatus prepare(MlirOperation op, int i, const PrunerTargetDesc *target,
-                            bool gpu_mapping, MlirModule *out) {
-  PrunerWorkload w;
-  PrunerStatus s = prunerWorkloadFromOperation(op, &w);
+/* Before any transform: op c's workload, config and check (an invalid config is an
+ * error on the op, and nothing is transformed), then its tags. */
+static PrunerStatus check(Configured *c, const PrunerTargetDesc *target) {
+  PrunerStatus s = prunerWorkloadFromOperation(c->op, &c->w);
   if (!s.ok)
-    return failOn(op, s);
-  PrunerConfig config;
-  s = prunerConfigFromAttribute(&w, mlirOperationGetDiscardableAttributeByName(
-                                        op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR)),
-                                &config);
+    return failOn(c, s);
+  s = prunerConfigFromAttribute(&c->w,
+                                mlirOperationGetDiscardableAttributeByName(
+                                    c->op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR)),
+                                &c->config);
   if (!s.ok)
-    return failOn(op, s);
-  s = prunerConfigCheck(&w, target, &config);
+    return failOn(c, s);
+  s = prunerConfigCheck(&c->w, target, &c->config);
   if (!s.ok)
-    return failOn(op, s);
-  char tag[64];
-  snprintf(tag, sizeof tag, TAG_PREFIX "%d", i);
-  setUnit(op, tag);
-  tagFill(op, &w, tag);
+    return failOn(c, s);
+  return prunerStatusOk();
+}
+
+static void tag(Configured *c) {
+  setUnit(c->op, c->tag);
+  tagFill(c->op, &c->w, c->tag);
+  c->consumer = tagConsumer(c->op, &c->w, &c->config, c->tag);
+}
+
+/* Right before op c is tiled: find it again by its tag (an earlier op's sequence may have
+ * folded it away: then it has nothing left to schedule, and gets a remark) and build its
+ * schedule from what is there now (its fill and consumer may have been folded too). */
+static PrunerStatus build(MlirOperation module, Configured *c, const PrunerTargetDesc *target,
+                          bool gpu_mapping, MlirModule *out) {
+  *out = (MlirModule){NULL};
+  int n = countTagged(module, c->tag, NULL);
+  if (n == 0) {
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "pruner.config on %s: not applied: the op was folded away (canonicalization) "
+             "before its schedule ran",
+             c->name);
+    prunerEmitRemarkAt(c->loc, msg);
+    c->alive = false;
+    return prunerStatusOk();
+  }
+  if (n > 1)
+    return failOn(
+        c, prunerStatusError("%d ops carry its tag %s after the earlier schedules", n, c->tag));
+  char sub[64];
   PrunerScheduleOptions opts = prunerScheduleDefaultOptions();
-  opts.match_attr = tag;
+  opts.match_attr = c->tag;
   opts.gpu_mapping = gpu_mapping;
-  opts.fuse_consumer = tagConsumer(op, &w, &config, tag);
+  snprintf(sub, sizeof sub, "%s.fill", c->tag);
+  opts.fill =
+      countTagged(module, sub, NULL) > 0 ? PRUNER_SCHEDULE_FILL_TAGGED : PRUNER_SCHEDULE_FILL_NONE;
+  snprintf(sub, sizeof sub, "%s.consumer", c->tag);
+  opts.fuse_consumer = c->consumer && countTagged(module, sub, NULL) == 1;
   char *text = NULL;
-  s = prunerScheduleBuild(&w, &config, target, &opts, &text);
+  PrunerStatus s = prunerScheduleBuild(&c->w, &c->config, target, &opts, &text);
   if (!s.ok)
-    return failOn(op, s);
-  *out = mlirModuleCreateParse(mlirOperationGetContext(op), mlirStringRefCreateFromCString(text));
+    return failOn(c, s);
+  *out =
+      mlirModuleCreateParse(mlirOperationGetContext(module), mlirStringRefCreateFromCString(text));
   free(text);
   if (mlirModuleIsNull(*out))
-    return failOn(op, prunerStatusError("the generated schedule does not parse (see above)"));
+    return failOn(c, prunerStatusError("the generated schedule does not parse (see above)"));
   return prunerStatusOk();
 }
 
 PrunerStatus prunerApplyConfigRun(MlirOperation module, const char *target_name,
                                   bool gpu_mapping) {
+  if (!isModule(module)) {
+    char name[64], msg[256];
+    opName(module, name, sizeof name);
+    snprintf(msg, sizeof msg,
+             "pruner-apply-config runs on builtin.module, not %s: it bufferizes the module's "
+             "functions together; use builtin.module(pruner-apply-config)",
+             name);
+    return failOnModule(module, prunerStatusError("%s", msg));
+  }
   PrunerTargetDesc target;
   PrunerStatus s = prunerTargetLookup(target_name, &target);
-  if (!s.ok) {
-    s = prunerStatusError("pruner-apply-config: target: %s", s.message);
-    prunerEmitError(module, s.message);
-    return s;
-  }
+  if (!s.ok)
+    return failOnModule(module, prunerStatusError("pruner-apply-config: target: %s", s.message));
   /* Host configs get the host schedule, op by op as the tuner measured them. */
   if (target.kind == PRUNER_TARGET_HOST)
     return prunerCpuApplyConfigRun(module, target_name, false);
-  OpList list = {NULL, 0, 0, false};
+  OpList list = {module, NULL, 0, 0, false};
   mlirOperationWalk(module, collect, &list, MlirWalkPreOrder);
   if (list.oom) {
     free(list.ops);
-    s = prunerStatusError("pruner-apply-config: out of memory");
-    prunerEmitError(module, s.message);
-    return s;
+    return failOnModule(module, prunerStatusError("pruner-apply-config: out of memory"));
   }
-  if (list.count == 0) {
+  /* Every config is checked before anything changes, so an invalid one leaves the module
+   * as it was and every invalid op is reported. */
+  PrunerStatus first = prunerStatusOk();
+  for (int i = 0; i < list.count; ++i) {
+    s = check(&list.ops[i], &target);
+    if (!s.ok && first.ok)
+      first = s;
+  }
+  if (!first.ok || list.count == 0) {
     free(list.ops);
-    return prunerStatusOk();
+    return first;
   }
+  for (int i = 0; i < list.count; ++i)
+    tag(&list.ops[i]);
   MlirModule *schedules = calloc((size_t)list.count, sizeof *schedules);
   if (!schedules) {
     free(list.ops);
-    s = prunerStatusError("pruner-apply-config: out of memory");
-    prunerEmitError(module, s.message);
-    return s;
+    mlirOperationWalk(module, removeTags, NULL, MlirWalkPostOrder);
+    return failOnModule(module, prunerStatusError("pruner-apply-config: out of memory"));
   }
-  int built = 0;
-  for (; built < list.count && s.ok; ++built)
-    s = prepare(list.ops[built], built, &target, gpu_mapping, &schedules[built]);
-  if (!s.ok)
-    --built; /* the failed one has no module */
 
   MlirTransformOptions options = mlirTransformOptionsCreate();
   /* Tile every op before bufferizing: the op handles are gone after bufferization. */
-  for (int i = 0; i < list.count && s.ok; ++i)
-    s = applySequence(module, schedules[i], "pruner_tile", options, list.ops[i]);
-  /* The op handles are invalid from here on: report at the module. */
-  if (s.ok)
-    s = applySequence(module, schedules[0], "pruner_bufferize", options, module);
-  for (int i = 0; i < list.count && s.ok; ++i)
-    s = applySequence(module, schedules[i], "pruner_promote", options, module);
-  for (int i = 0; i < list.count && s.ok; ++i)
-    s = applySequence(module, schedules[i], "pruner_map", options, module);
-  if (s.ok)
-    s = applySequence(module, schedules[0], "pruner_cleanup", options, module);
+  const Configured *any = NULL; /* an op whose schedule holds the module-wide sequences */
+  MlirModule shared = {NULL};
+  for (int i = 0; i < list.count && s.ok; ++i) {
+    s = build(module, &list.ops[i], &target, gpu_mapping, &schedules[i]);
+    if (s.ok && list.ops[i].alive) {
+      s = applySequence(module, schedules[i], "pruner_tile", options, &list.ops[i]);
+      any = &list.ops[i];
+      shared = schedules[i];
+    }
+  }
+  if (s.ok && any)
+    s = applySequence(module, shared, "pruner_bufferize", options, any);
+  for (int i = 0; i < list.count && s.ok && any; ++i)
+    if (list.ops[i].alive)
+      s = applySequence(module, schedules[i], "pruner_promote", options, &list.ops[i]);
+  for (int i = 0; i < list.count && s.ok && any; ++i)
+    if (list.ops[i].alive)
+      s = applySequence(module, schedules[i], "pruner_map", options, &list.ops[i]);
+  if (s.ok && any)
+    s = applySequence(module, shared, "pruner_cleanup", options, any);
   /* Vector loads/stores default to element alignment (32-bit PTX accesses); give them
    * what their addresses provably have (schedule_ir.h). */
-  if (s.ok && gpu_mapping) {
+  if (s.ok && any && gpu_mapping) {
     s = prunerScheduleAlignVectorAccesses(module, PRUNER_ARG_ALIGNMENT, NULL);
     if (!s.ok)
-      prunerEmitError(module, s.message);
+      failOnModule(module, s);
   }
   mlirTransformOptionsDestroy(options);
 
-  for (int i = 0; i < built; ++i)
-    mlirModuleDestroy(schedules[i]);
+  for (int i = 0; i < list.count; ++i)
+    if (!mlirModuleIsNull(schedules[i]))
+      mlirModuleDestroy(schedules[i]);
   free(schedules);
   free(list.ops);
   mlirOperationWalk(module, removeTags, NULL, MlirWalkPostOrder);

@@ -12,11 +12,30 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/IR.h>
+
+#include "passes.h"
 #include "pruner/compile.h"
 #include "pruner/target.h"
 #include "schedule_passes.h"
 
 #define ANCHOR "builtin.module("
+
+/* What pruner-apply-config leaves to "the ordinary way": ops without a config (untuned,
+ * dynamic shapes, unsupported kinds) and a module with no configured op at all are still
+ * on tensors, or linalg ops on memrefs outside any gpu.launch, and the NVVM lowering
+ * below has no pattern for them (convert-arith-to-llvm rewrites the body of a host
+ * linalg.matmul and its verifier fails with "expected add/mul op"). So: bufferize what is
+ * left (a no-op on what pruner-apply-config bufferized), turn every remaining linalg op
+ * into loops, and map their parallel loops to a gpu.launch with MLIR's own passes, the
+ * same lowering upstream's GPU examples use (loops of an op with no parallel loop, a
+ * full reduction, stay host loops). */
+#define LEFTOVERS                                                                                  \
+  "one-shot-bufferize{bufferize-function-boundaries=1 "                                            \
+  "function-boundary-type-conversion=identity-layout-map},"                                        \
+  "func.func(convert-linalg-to-parallel-loops,gpu-map-parallel-loops,"                             \
+  "convert-parallel-loops-to-gpu),"
 
 PrunerStatus prunerGpuPipelineText(const char *chip, const char *format, char *buf,
                                    size_t size) {
@@ -41,9 +60,64 @@ PrunerStatus prunerGpuPipelineText(const char *chip, const char *format, char *b
     return prunerStatusError("pruner-gpu-pipeline: unexpected lowering pipeline text '%.80s'",
                              full);
   size_t inner = (size_t)n - anchor - 1;
-  if (inner + 1 > size)
-    return prunerStatusError("pruner-gpu-pipeline: pipeline text needs %zu bytes", inner + 1);
-  memcpy(buf, full + anchor, inner);
-  buf[inner] = '\0';
+  size_t lead = strlen(LEFTOVERS);
+  if (lead + inner + 1 > size)
+    return prunerStatusError("pruner-gpu-pipeline: pipeline text needs %zu bytes",
+                             lead + inner + 1);
+  memcpy(buf, LEFTOVERS, lead);
+  memcpy(buf + lead, full + anchor, inner);
+  buf[lead + inner] = '\0';
   return prunerStatusOk();
+}
+
+static bool nameIs(MlirOperation op, const char *name) {
+  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+  return s.length == strlen(name) && memcmp(s.data, name, s.length) == 0;
+}
+
+static bool namePrefix(MlirOperation op, const char *prefix) {
+  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+  return s.length >= strlen(prefix) && memcmp(s.data, prefix, strlen(prefix)) == 0;
+}
+
+static MlirWalkResult findUnlowerable(MlirOperation op, void *user) {
+  bool *found = user;
+  if (namePrefix(op, "linalg.") || namePrefix(op, "tensor.")) {
+    *found = true;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+typedef struct NestedCheck {
+  MlirOperation root;
+  PrunerStatus status;
+} NestedCheck;
+
+static MlirWalkResult checkNested(MlirOperation op, void *user) {
+  NestedCheck *c = user;
+  if (!nameIs(op, "builtin.module") || mlirOperationEqual(op, c->root))
+    return MlirWalkResultAdvance;
+  bool found = false;
+  mlirOperationWalk(op, findUnlowerable, &found, MlirWalkPreOrder);
+  if (found && c->status.ok) {
+    MlirAttribute sym =
+        mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name"));
+    MlirStringRef name = !mlirAttributeIsNull(sym) && mlirAttributeIsAString(sym)
+                             ? mlirStringAttrGetValue(sym)
+                             : mlirStringRefCreateFromCString("");
+    c->status = prunerStatusError(
+        "pruner-gpu-pipeline: nested module%s%.*s holds linalg/tensor ops, which this run does "
+        "not lower (bufferization and kernel outlining are per module); lower it on its own: "
+        "builtin.module(builtin.module(pruner-gpu-pipeline{...}))",
+        name.length ? " @" : "", (int)(name.length < 64 ? name.length : 64), name.data);
+    prunerEmitError(op, c->status.message);
+  }
+  return MlirWalkResultSkip;
+}
+
+PrunerStatus prunerGpuPipelineCheckModule(MlirOperation module) {
+  NestedCheck c = {module, prunerStatusOk()};
+  mlirOperationWalk(module, checkNested, &c, MlirWalkPreOrder);
+  return c.status;
 }

@@ -32,7 +32,11 @@ int prunerStripRun(MlirOperation root);
 /* Diagnostics attached to an op (implemented in the C++ shim with Operation::emitRemark /
  * emitError, which the C API does not expose). */
 void prunerEmitRemark(MlirOperation op, const char *message);
+void prunerEmitWarning(MlirOperation op, const char *message);
 void prunerEmitError(MlirOperation op, const char *message);
+/* A remark at a location, for an op that may no longer exist (errors at a location:
+ * the C API's mlirEmitError). */
+void prunerEmitRemarkAt(MlirLocation loc, const char *message);
 
 #ifdef __cplusplus
 }

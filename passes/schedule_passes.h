@@ -14,13 +14,16 @@
 extern "C" {
 #endif
 
-/* pruner-apply-config{target=... gpu-mapping=...} on a module: every linalg op carrying
- * `pruner.config` is checked against `target` (invalid: an error on the op naming the
- * key, and the pass fails), tagged, and transformed by its schedule (lib/schedule); all
- * configured ops are tiled first, the module is bufferized once, then each op's block
- * forall becomes its own gpu.launch. Ops without a config are left alone. Ends with
- * canonicalize, cse and gpu-launch-sink-index-computations. Errors on an op are emitted
- * through prunerEmitError; the returned status carries the first one. */
+/* pruner-apply-config{target=... gpu-mapping=...} on a builtin.module (any other op: an
+ * error on it): every linalg op carrying `pruner.config` is checked against `target`
+ * before anything is transformed (invalid or unbuildable: an error on the op naming the
+ * key, every such op is reported, and the pass fails with the module unchanged), tagged,
+ * and transformed by its schedule (lib/schedule); all configured ops are tiled first, the
+ * module is bufferized once, then each op's block forall becomes its own gpu.launch. Ops
+ * without a config are left alone; configured ops of a nested module too, with a warning
+ * on that module. Ends with canonicalize, cse and gpu-launch-sink-index-computations.
+ * Errors after the first transform go to the op's captured location (the op may be
+ * gone); the returned status carries the first error. */
 PrunerStatus prunerApplyConfigRun(MlirOperation module, const char *target, bool gpu_mapping);
 
 /* The pass pipeline text that follows pruner-apply-config inside
@@ -40,6 +43,12 @@ PrunerStatus prunerCpuApplyConfigRun(MlirOperation module, const char *target, b
 /* The pass pipeline text that follows it inside pruner-cpu-pipeline: the host lowering
  * (prunerHostLoweringPipeline) without its builtin.module anchor. */
 PrunerStatus prunerCpuPipelineText(char *buf, size_t size);
+
+/* The first pass of pruner-gpu-pipeline: a module nested in `module` that still holds
+ * linalg or tensor ops would come out of the lowering unlowered (one-shot bufferization
+ * and kernel outlining do not enter nested modules), so it is an error on that module,
+ * naming the nesting that lowers it. */
+PrunerStatus prunerGpuPipelineCheckModule(MlirOperation module);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,8 @@
 # With PRUNER_WITH_IREE=1 (scripts/test.sh sets it) it also installs IREE's pinned
 # compiler and runtime wheels into a venv in the cache folder (docs/iree.md, "Set-up"):
 # $XDG_CACHE_HOME/pruner-mlir/iree-3.13.0 (default ~/.cache/...); present: no work.
+# Usage: scripts/setup.sh [--fuzz]   (--fuzz adds clang and its libFuzzer runtime, for the
+# coverage-guided fuzzers of test/fuzz; docs/hardening.md)
 set -euo pipefail
 
 packages=(
@@ -19,6 +21,9 @@ packages=(
   libomp-22-dev       # host target: OpenMP runtime for parallel loops
   python3-venv        # the IREE backend's venv (PRUNER_WITH_IREE=1)
 )
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang libclang-rt-dev)   # libFuzzer (-fsanitize=fuzzer) for test/fuzz
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -43,6 +43,8 @@ typedef MlirWalkResult (*PrunerTunableOpCallback)(MlirOperation op, const Pruner
 
 /* Walks `root` in pre-order and calls `fn` for every linalg op except the fused ones
  * (prunerIsFusedLinalgOp: skipped silently), with prunerWorkloadFromOperation's result.
+ * Ops inside a builtin.module nested in `root` are reported as not tunable (the passes
+ * bufferize and outline per module, so they belong to a run on that module).
  * The one walk the passes, the tools and lib/tune share, so they agree on which ops are
  * tunable and in which order they are numbered. */
 void prunerWalkTunableOps(MlirOperation root, PrunerTunableOpCallback fn, void *user);

@@ -23,6 +23,15 @@
 extern "C" {
 #endif
 
+/* Which linalg.fill initialises the op's accumulator (fused into the kernel). */
+typedef enum PrunerScheduleFill {
+  PRUNER_SCHEDULE_FILL_BY_KIND = 0, /* contractions and convolutions have one (the payloads
+                                       of prunerSchedulePayload with_fill); others none  */
+  PRUNER_SCHEDULE_FILL_NONE,        /* no fill feeds it                                  */
+  PRUNER_SCHEDULE_FILL_TAGGED,      /* the fill tagged "<match_attr>.fill", any kind (a
+                                       reduction's init too): pruner-apply-config        */
+} PrunerScheduleFill;
+
 typedef struct PrunerScheduleOptions {
   bool gpu_mapping;        /* false: keep scf.forall loops (host numerical checks) */
   const char *match_attr;  /* unit attribute naming the payload op to transform, e.g.
@@ -31,6 +40,7 @@ typedef struct PrunerScheduleOptions {
                               (the op's only user) is tiled with the op's tiles and the
                               op and its fill are fused into it: one kernel. Contractions
                               without promotion only; needs match_attr.            */
+  PrunerScheduleFill fill; /* default PRUNER_SCHEDULE_FILL_BY_KIND                  */
 } PrunerScheduleOptions;
 
 PrunerScheduleOptions prunerScheduleDefaultOptions(void);

@@ -140,6 +140,19 @@ bool prunerSpaceContains(PrunerSpace space, const PrunerConfig *config);
 PrunerStatus prunerConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                const PrunerConfig *config);
 
+/* Whether the target's schedule can build any config of `w` at all (prunerConfigCheck
+ * applies the same rules first, so the passes and the tuner agree): on GPU targets the op
+ * needs a parallel loop to map to threads (a full reduction to a rank-0 result has none),
+ * and an identity copy (folded away by canonicalization) has nothing to schedule. The
+ * space of such a workload is not created; pruner-tune leaves the op untuned with a
+ * remark. Host targets: always ok here (lib/backend/host checks its own configs). */
+PrunerStatus prunerWorkloadCheckSchedulable(const PrunerWorkload *w, const PrunerTargetDesc *t);
+
+/* True when MLIR's linalg vectorizer can vectorize the op's tiles: a named convolution
+ * (decomposed to 1-D first) or projected-permutation indexing maps; otherwise only
+ * vector_width = 1 is valid on GPU targets. */
+bool prunerWorkloadVectorizable(const PrunerWorkload *w);
+
 /* Fast boolean form of prunerConfigCheck for scans (no message). */
 bool prunerConfigIsValid(const PrunerWorkload *w, const PrunerTargetDesc *t,
                          const PrunerConfig *config);

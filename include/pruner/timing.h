@@ -12,7 +12,9 @@
  *             stop_relative_iqr is set, the relative interquartile range is within it or
  *             budget_seconds have passed since the warm-up began;
  *   summary   median (mean of the middle two for an even count), spread = max - min, the
- *             mean of the clocks the samples reported (0 when none did). */
+ *             mean of the clocks the samples reported (0 when none did).
+ * The host's final check (interleaved rounds of several kernels) summarizes its samples
+ * with the same sort and quantiles (prunerTimingSort, prunerTimingQuantile). */
 #ifndef PRUNER_TIMING_H
 #define PRUNER_TIMING_H
 
@@ -53,6 +55,12 @@ typedef bool (*PrunerTimingRunFn)(void *user, int index, double *sample_us, doub
  * the failure, summarized (num_samples may be 0). */
 bool prunerTimingRun(const PrunerTimingOptions *opts, PrunerTimingRunFn run, void *user,
                      PrunerTiming *out);
+
+/* `n` samples copied into `sorted`, ascending (n <= PRUNER_MAX_SAMPLES). */
+void prunerTimingSort(const double *samples, int n, double *sorted);
+/* The q-quantile (0..1) of n >= 1 sorted samples, interpolated linearly between the two
+ * nearest ranks (q = 0.5 is the median). */
+double prunerTimingQuantile(const double *sorted, int n, double q);
 
 /* Median and spread of out->samples_us[0 .. num_samples) (num_samples >= 1). */
 void prunerTimingSummarize(PrunerTiming *t);

@@ -44,7 +44,8 @@ typedef struct PrunerWorkerSpec {
   /* Optional fields (zero: unused). */
   PrunerWorkerTailHandler tail_handler;
   void (*child_init)(void *context); /* once in each new child, before any request   */
-  int64_t memory_limit_mb;           /* the child's address-space limit (RLIMIT_AS)  */
+  int64_t memory_limit_mb;           /* the child's address-space limit (RLIMIT_AS;
+                                        none in an ASan build)                      */
   /* Set by the caller's signal handler (Ctrl-C): a wait notices it within
    * PRUNER_WORKER_STOP_POLL_MS, kills the child and returns PRUNER_WORKER_INTERRUPTED. */
   const volatile sig_atomic_t *stop;
@@ -95,6 +96,15 @@ bool prunerWorkerBusy(PrunerWorker worker);
  * passed (or, for a worker with a stop flag, until the next look at the flag); returns at
  * once if none is busy. */
 void prunerWorkerWaitAny(PrunerWorker *workers, size_t n);
+
+/* Limits the calling process's address space (RLIMIT_AS) to `mb` MiB; mb <= 0 sets none.
+ * Returns false, setting nothing, in an AddressSanitizer build: ASan maps 16+ TB of virtual
+ * address space for its shadow memory at startup, so no limit a machine could honour
+ * leaves room for a single later mapping (docs/hardening.md). Workers call it in
+ * each new child with their memory_limit_mb. */
+bool prunerLimitAddressSpace(int64_t mb);
+/* Whether prunerLimitAddressSpace can take effect in this build (false under ASan). */
+bool prunerAddressSpaceLimitSupported(void);
 
 /* Counts children started so far; it changes when a call lands on a fresh child, so a
  * caller can tell that per-child state (buffers, references) must be set up again. */

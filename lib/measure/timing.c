@@ -11,9 +11,21 @@ static int compareDouble(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+void prunerTimingSort(const double *samples, int n, double *sorted) {
+  memcpy(sorted, samples, (size_t)n * sizeof(double));
+  qsort(sorted, (size_t)n, sizeof(double), compareDouble);
+}
+
+double prunerTimingQuantile(const double *sorted, int n, double q) {
+  double pos = q * (n - 1);
+  int lo = (int)pos;
+  if (lo >= n - 1)
+    return sorted[n - 1];
+  return sorted[lo] + (pos - lo) * (sorted[lo + 1] - sorted[lo]);
+}
+
 static void sortedSamples(const PrunerTiming *t, double *sorted) {
-  memcpy(sorted, t->samples_us, (size_t)t->num_samples * sizeof(double));
-  qsort(sorted, (size_t)t->num_samples, sizeof(double), compareDouble);
+  prunerTimingSort(t->samples_us, t->num_samples, sorted);
 }
 
 void prunerTimingSummarize(PrunerTiming *t) {

@@ -26,6 +26,7 @@ PrunerScheduleOptions prunerScheduleDefaultOptions(void) {
   o.gpu_mapping = true;
   o.match_attr = NULL;
   o.fuse_consumer = false;
+  o.fill = PRUNER_SCHEDULE_FILL_BY_KIND;
   return o;
 }
 
@@ -165,7 +166,8 @@ static void planOutputTiles(const PrunerWorkload *w, Plan *p) {
   }
 }
 
-static PrunerStatus makePlan(const PrunerWorkload *w, const PrunerConfig *c, Plan *p) {
+static PrunerStatus makePlan(const PrunerWorkload *w, const PrunerConfig *c,
+                             const PrunerScheduleOptions *opts, Plan *p) {
   memset(p, 0, sizeof *p);
   p->n = w->num_loops;
   PrunerLaunchShape ls;
@@ -238,7 +240,12 @@ static PrunerStatus makePlan(const PrunerWorkload *w, const PrunerConfig *c, Pla
     p->decompose = true;
   }
   p->vectorize = c->vector_width > 1;
-  p->fill = prunerScheduleHasFill(w);
+  /* A tagged fill (a reduction's init too) is fused like a contraction's: left outside the
+   * kernel it would stay a linalg op on the host, which nothing lowers. */
+  p->fill = opts->fill == PRUNER_SCHEDULE_FILL_BY_KIND ? prunerScheduleHasFill(w)
+                                                       : opts->fill == PRUNER_SCHEDULE_FILL_TAGGED;
+  if (p->fill && opts->fill == PRUNER_SCHEDULE_FILL_TAGGED && !opts->match_attr)
+    return prunerStatusError("schedule for %s: a tagged fill needs match_attr", w->op_name);
   if (w->num_outputs == 1)
     planOutputTiles(w, p);
   if (c->promote_operands)
@@ -560,12 +567,12 @@ static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Pla
 static void appendBufferizeSequence(PrunerText *t) {
   prunerTextAppend(
       t,
-      "  transform.named_sequence @pruner_bufferize(%%root: " ANY " {transform.consumed}) -> " ANY " {\n"
+      "  transform.named_sequence @pruner_bufferize(%%root: " ANY " {transform.consumed}) -> " ANY
+      " {\n"
       "    // IdentityLayoutMap: the default dynamic layout cost 184 registers instead of 48.\n"
       "    %%b = transform.bufferization.one_shot_bufferize layout{IdentityLayoutMap} %%root "
-      "{bufferize_function_boundaries = true} : (" ANY ") -> " ANY "\n"
-      "    %%f = transform.structured.match ops{[\"func.func\"]} in %%b : (" ANY ") -> " ANY "\n"
-      );
+      "{bufferize_function_boundaries = true, memcpy_op = \"linalg.copy\"} : (" ANY ") -> " ANY "\n"
+      "    %%f = transform.structured.match ops{[\"func.func\"]} in %%b : (" ANY ") -> " ANY "\n");
   appendVectorLowering(t, "%f");
   prunerTextAppend(t, "    transform.yield %%b : " ANY "\n  }\n");
 }
@@ -616,7 +623,7 @@ PrunerStatus prunerScheduleBuild(const PrunerWorkload *w, const PrunerConfig *co
   if (!s.ok)
     return s;
   Plan p;
-  s = makePlan(w, config, &p);
+  s = makePlan(w, config, opts, &p);
   if (!s.ok)
     return s;
   if (opts->fuse_consumer) {

@@ -130,6 +130,78 @@ static const char *formatPromote(char *buf, size_t size, uint32_t mask) {
   } while (0)
 #define ARR(name, a) formatArray(name, sizeof(name), a, w->num_loops)
 
+static bool isNamedConv(PrunerOpKind kind) {
+  return kind == PRUNER_OP_CONV_2D_NHWC_HWCF || kind == PRUNER_OP_CONV_2D_NCHW_FCHW ||
+         kind == PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC;
+}
+
+/* Every operand dim indexed by one loop with coefficient 1 (or by none): MLIR's linalg
+ * vectorizer needs projected-permutation indexing maps; it rewrites only the named
+ * convolutions (which the schedule decomposes to 1-D convs) beyond that. */
+static bool hasPermutationMaps(const PrunerWorkload *w) {
+  for (int i = 0; i < w->num_inputs + w->num_outputs; ++i)
+    for (int d = 0; d < w->operands[i].rank; ++d) {
+      int terms = 0;
+      for (int l = 0; l < w->num_loops; ++l) {
+        int64_t c = w->operands[i].index_coeff[d][l];
+        if (c != 0 && c != 1)
+          return false;
+        terms += c != 0;
+      }
+      if (terms > 1)
+        return false;
+    }
+  return true;
+}
+
+bool prunerWorkloadVectorizable(const PrunerWorkload *w) {
+  return isNamedConv(w->kind) || hasPermutationMaps(w);
+}
+
+/* An elementwise op whose maps are all the identity and which yields input o for output
+ * o unchanged, with equal types: linalg's canonicalization erases it (the result is the
+ * input), so it vanishes before any schedule can reach it. */
+static bool isIdentityCopy(const PrunerWorkload *w) {
+  if (w->kind != PRUNER_OP_ELEMENTWISE || w->num_outputs > w->num_inputs)
+    return false;
+  for (int i = 0; i < w->num_inputs + w->num_outputs; ++i) {
+    const PrunerOperand *o = &w->operands[i];
+    if (o->rank != w->num_loops)
+      return false;
+    for (int d = 0; d < o->rank; ++d)
+      for (int l = 0; l < w->num_loops; ++l)
+        if (o->index_coeff[d][l] != (d == l))
+          return false;
+  }
+  for (int o = 0; o < w->num_outputs; ++o)
+    if (w->body_yield[o] != o || w->operands[o].dtype != w->operands[w->num_inputs + o].dtype)
+      return false;
+  return true;
+}
+
+static bool checkWorkload(const PrunerWorkload *w, PrunerStatus *status) {
+  bool parallel = false;
+  for (int l = 0; l < w->num_loops; ++l)
+    parallel |= w->loop_kinds[l] == PRUNER_LOOP_PARALLEL;
+  if (!parallel)
+    FAIL("%s has no parallel loop (a full reduction to a rank-0 result): the GPU schedule "
+         "maps parallel loops to blocks and threads",
+         w->op_name);
+  if (isIdentityCopy(w))
+    FAIL("%s only copies its input (identity maps, the body yields the input): "
+         "canonicalization folds it away, there is nothing to schedule",
+         w->op_name);
+  return true;
+}
+
+PrunerStatus prunerWorkloadCheckSchedulable(const PrunerWorkload *w, const PrunerTargetDesc *t) {
+  PrunerStatus status = prunerStatusOk();
+  if (t->kind == PRUNER_TARGET_HOST)
+    return status; /* lib/backend/host states its own rules (prunerHostConfigCheck) */
+  checkWorkload(w, &status);
+  return status;
+}
+
 /* The rules, in the order their messages are reported. With status == NULL it is the
  * silent boolean form. */
 static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
@@ -137,8 +209,15 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
                         PrunerStatus *status) {
   char a1[160], a2[160];
   const int n = w->num_loops;
+  if (!checkWorkload(w, status))
+    return false;
   if (c->vector_width != 1 && c->vector_width != 2 && c->vector_width != 4)
     FAIL("vector_width = %d is not one of 1, 2, 4", (int)c->vector_width);
+  if (c->vector_width > 1 && !prunerWorkloadVectorizable(w))
+    FAIL("vector_width = %d on an op whose indexing maps are not projected permutations "
+         "(e.g. a convolution written as linalg.generic): the vectorizer cannot vectorize "
+         "it; use vector_width = 1",
+         (int)c->vector_width);
   /* Arrays only in the right loops. */
   for (int l = 0; l < PRUNER_MAX_LOOPS; ++l) {
     int par = l < n && w->loop_kinds[l] == PRUNER_LOOP_PARALLEL;

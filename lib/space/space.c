@@ -142,8 +142,10 @@ static void addVectorKnob(PrunerSpaceImpl *s) {
   k->kind = PRUNER_KNOB_VECTOR_WIDTH;
   k->loop = -1;
   k->values[k->num_values++] = 1;
-  k->values[k->num_values++] = 2;
-  k->values[k->num_values++] = 4;
+  if (prunerWorkloadVectorizable(&s->w)) { /* else only 1 is valid (prunerConfigCheck) */
+    k->values[k->num_values++] = 2;
+    k->values[k->num_values++] = 4;
+  }
   s->vector_knob = s->num_knobs++;
 }
 
@@ -235,6 +237,9 @@ PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *
                              "at most %d each",
                              w->key, (long long)opts->max_workgroup_tile,
                              (long long)opts->max_thread_tile, MAX_TILE_OPTION);
+  st = prunerWorkloadCheckSchedulable(w, t);
+  if (!st.ok)
+    return st;
   PrunerSpaceImpl *s = calloc(1, sizeof(*s));
   if (!s)
     return prunerStatusError("space of %s: out of memory", w->key);

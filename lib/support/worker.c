@@ -122,15 +122,37 @@ static void childLoop(const PrunerWorkerSpec *spec, int fd) {
 static void childMain(const PrunerWorkerSpec *spec, int fd) {
   setpgid(0, 0);
   childSignals();
-  if (spec->memory_limit_mb > 0) {
-    rlim_t bytes = (rlim_t)spec->memory_limit_mb * 1024 * 1024;
-    struct rlimit limit = {.rlim_cur = bytes, .rlim_max = bytes};
-    setrlimit(RLIMIT_AS, &limit);
-  }
+  prunerLimitAddressSpace(spec->memory_limit_mb);
   if (spec->child_init)
     spec->child_init(spec->context);
   childLoop(spec, fd);
   _exit(0); /* never return into the caller's code, never run its atexit handlers */
+}
+
+/* GCC and Clang >= 15 define __SANITIZE_ADDRESS__ under -fsanitize=address; older Clang
+ * only answers __has_feature. */
+#if defined(__SANITIZE_ADDRESS__)
+#define PRUNER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PRUNER_ASAN 1
+#endif
+#endif
+
+bool prunerAddressSpaceLimitSupported(void) {
+#ifdef PRUNER_ASAN
+  return false;
+#else
+  return true;
+#endif
+}
+
+bool prunerLimitAddressSpace(int64_t mb) {
+  if (mb <= 0 || !prunerAddressSpaceLimitSupported())
+    return false;
+  rlim_t bytes = (rlim_t)mb * 1024 * 1024;
+  struct rlimit limit = {.rlim_cur = bytes, .rlim_max = bytes};
+  return setrlimit(RLIMIT_AS, &limit) == 0;
 }
 
 /* ---- parent side -------------------------------------------------------------------- */

@@ -81,13 +81,13 @@ void tuneFinalCheck(TuneEngine *e) {
                rem->entries[0].error);
       continue;
     }
-    const PrunerBackendRecheckEntry *w = &rem->entries[win];
+    const PrunerBackendRecheckEntry *won = &rem->entries[win];
     t->final_rounds = rem->rounds;
     t->final_candidates = n;
     t->final_config = configs[win];
-    t->final_best_us = w->median_us;
-    t->final_p25_us = w->p25_us;
-    t->final_p75_us = w->p75_us;
+    t->final_best_us = won->median_us;
+    t->final_p25_us = won->p25_us;
+    t->final_p75_us = won->p75_us;
     t->final_tuning_us = top[win]->median_us;
     t->final_baseline_us = 0;
     const PrunerBackendRecheckEntry *b = rem->has_baseline ? &rem->entries[n] : NULL;
@@ -101,7 +101,7 @@ void tuneFinalCheck(TuneEngine *e) {
     tuneNote(e, (int)i,
              "%s: final check, %d candidate(s) back to back, %d rounds: chose %s (tuning rank "
              "%d), median %.2f us [IQR %.2f-%.2f], while tuning %.2f us (best then %.2f us)",
-             t->w.key, n, rem->rounds, cfg, win + 1, w->median_us, w->p25_us, w->p75_us,
+             t->w.key, n, rem->rounds, cfg, win + 1, won->median_us, won->p25_us, won->p75_us,
              top[win]->median_us, top[0]->median_us);
     /* Every candidate's median, in tuning order: how far the tuning-time ranking held. */
     char all[512] = "";

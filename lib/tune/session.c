@@ -139,9 +139,19 @@ static MlirWalkResult tuneVisit(MlirOperation op, const PrunerWorkload *w,
                                 const PrunerStatus *why, void *user) {
   TuneWalk *walk = user;
   PrunerTuneSession s = walk->session;
+  char where[256];
   if (!w) {
     /* Fills and copies (fused into a neighbour) never reach here; the rest get a remark. */
-    tuneNote(&s->engine, -1, "remark: not tuned: %s", why->message);
+    prunerOperationLocationString(op, where, sizeof where);
+    tuneNote(&s->engine, -1, "remark: not tuned: %s: %s", where, why->message);
+    return MlirWalkResultAdvance;
+  }
+  /* The passes check every config with the same rules (prunerConfigCheck calls it), so
+   * no config is written that pruner-apply-config cannot build. */
+  PrunerStatus buildable = prunerWorkloadCheckSchedulable(w, &s->engine.target);
+  if (!buildable.ok) {
+    prunerOperationLocationString(op, where, sizeof where);
+    tuneNote(&s->engine, -1, "remark: not tuned: %s: %s", where, buildable.message);
     return MlirWalkResultAdvance;
   }
   /* Sizes no kernel can index or the target cannot hold are left alone, not tuned. */

@@ -402,8 +402,11 @@ int main(int argc, char **argv) {
             : prunerConfigFromAttribute(&w, attr, &configs[0]);
   }
   mlirContextDestroy(ctx);
+  if (s.ok && (!configs || !indices))
+    s = prunerStatusError("out of memory for %zu candidates", n);
   if (!s.ok) {
     fprintf(stderr, "pruner-compile: %s\n", s.message);
+    free(configs), free(indices); /* the sanitizer build's leak check runs at exit */
     return 1;
   }
   PrunerSpace space = NULL;
@@ -411,6 +414,7 @@ int main(int argc, char **argv) {
     s = prunerSpaceCreate(&w, &t, NULL, &space);
     if (!s.ok) {
       fprintf(stderr, "pruner-compile: space of %s: %s\n", w.key, s.message);
+      free(configs), free(indices);
       return 1;
     }
     printf("workload %s on %s: %llu valid configs\n", w.key, t.name,

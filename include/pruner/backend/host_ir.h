@@ -4,10 +4,10 @@
  * (docs/host.md, "Schedule and lowering"): bufferize the function (one-shot, identity
  * layouts at the function boundary, results equal to an argument dropped, so the op's
  * output argument is written in place), then apply the host transform schedule of the
- * config (prunerHostScheduleBuild). lib/host's JIT path and the plugin's
+ * config (prunerHostScheduleBuild). lib/backend/host's JIT path and the plugin's
  * pruner-cpu-pipeline both call it, so the kernel a user compiles is scheduled exactly as
- * the one the tuner timed. Kept apart from pruner/host.h because it links MLIR (host.h's
- * machine and space parts are MLIR-free). */
+ * the one the tuner timed. Kept apart from pruner/backend/host.h because it links MLIR (the
+ * machine and space parts, pruner/backend/host_rules.h, are MLIR-free). */
 #ifndef PRUNER_HOST_IR_H
 #define PRUNER_HOST_IR_H
 
@@ -29,7 +29,7 @@ extern "C" {
  * on tensors and bufferized by their schedule (docs/host.md). The module is changed in
  * place. A failure names the phase (bufferize, schedule), the workload and the config;
  * MLIR's own diagnostics go to the context's handlers (the caller may capture them).
- * Does not lower to LLVM: prunerHostLoweringPipeline (pruner/host.h) does that. */
+ * Does not lower to LLVM: prunerHostLoweringPipeline (pruner/backend/host.h) does that. */
 PrunerStatus prunerHostScheduleModule(MlirModule module, const PrunerWorkload *w,
                                       const PrunerConfig *config, const PrunerTargetDesc *target);
 

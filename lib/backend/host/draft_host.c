@@ -215,188 +215,258 @@ static double cacheFills(const PrunerWorkload *w, const HostNest *nest, double s
   return (1.0 - crowded) * fills_full + crowded * fills_half;
 }
 
-bool prunerHostDraftScore(const PrunerWorkload *w, const PrunerTargetDesc *t, const PrunerConfig *c,
-                    PrunerDraftSymbols *out) {
-  PrunerDraftSymbols s;
-  memset(&s, 0, sizeof s);
-  const int n = w->num_loops, nops = w->num_inputs + w->num_outputs;
-  const double clock = t->boost_clock_mhz * 1e6;
-  const double lanes = t->warp_size;
-  const double cores = t->sm_count;
-  /* FMA pipes follow from the described peak (lib/target/host.c). */
-  const double pipes = dmax(1.0, t->peak_fp32_gflops * 1e9 / (cores * 2.0 * lanes * clock));
-
-  /* Extents per level: task (parallel wg, reduction whole), cache block (parallel wg,
-   * reduction step), register step (parallel th, reduction 1 or a conv's kw whole). */
+/* The model's quantities, term by term, in the order docs/host.md ("Draft") explains
+ * them: each function below computes one term from the ones before it. */
+typedef struct HostDraft {
+  const PrunerWorkload *w;
+  const PrunerTargetDesc *t;
+  const PrunerConfig *c;
+  int n, nops;
+  double clock, lanes, cores, pipes;
+  /* The loop nest's extents: cache block and register step per loop. */
   int64_t block[PRUNER_MAX_LOOPS], reg[PRUNER_MAX_LOOPS];
-  double tasks = 1, reg_iters = 1;
+  double tasks, reg_iters, rows, vectors, peel_loss;
+  /* Register efficiency. */
+  double simd, acc, latency_cover, port_balance, reg_eff;
+  /* Busy cores. */
+  double waves, used, wave_eff;
+  /* Innermost-loop runs and the nest they run in. */
+  double runs;
+  HostNest nest;
+  /* Traffic per level, bytes. */
+  double l1, l2, llc_bytes, dram;
+  /* Times of the levels the symbols do not keep. */
+  double llc_us, dram_us;
+} HostDraft;
+
+/* The loop nest's extents per level: task (parallel wg, reduction whole), cache block
+ * (parallel wg, reduction step), register step (parallel th, reduction 1 or a conv's kw
+ * whole); the register tile (rows x vectors) and the peeled remainders' loss. */
+static void hostDraftExtents(HostDraft *h) {
+  const PrunerWorkload *w = h->w;
+  const PrunerConfig *c = h->c;
+  h->tasks = 1;
+  h->reg_iters = 1;
   int vl = prunerHostVectorLoop(w);
-  double rows = 1, vectors = 1, peel_loss = 0;
-  for (int l = 0; l < n; ++l) {
+  h->rows = 1;
+  h->vectors = 1;
+  h->peel_loss = 0;
+  for (int l = 0; l < h->n; ++l) {
     if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL) {
-      block[l] = c->workgroup[l];
-      reg[l] = c->thread[l];
-      tasks *= (double)(w->bounds[l] / c->workgroup[l]);
-      reg_iters *= ceil((double)c->workgroup[l] / (double)c->thread[l]) *
-                   (double)(w->bounds[l] / c->workgroup[l]);
+      h->block[l] = c->workgroup[l];
+      h->reg[l] = c->thread[l];
+      h->tasks *= (double)(w->bounds[l] / c->workgroup[l]);
+      h->reg_iters *= ceil((double)c->workgroup[l] / (double)c->thread[l]) *
+                      (double)(w->bounds[l] / c->workgroup[l]);
       if (l == vl && c->vector_width > 1) {
-        vectors = (double)c->thread[l] / c->vector_width;
+        h->vectors = (double)c->thread[l] / c->vector_width;
       } else {
-        rows *= (double)c->thread[l];
+        h->rows *= (double)c->thread[l];
         int64_t rem = c->workgroup[l] % c->thread[l];
         if (rem) /* the peeled remainder runs with `rem` rows instead of thread */
-          peel_loss += (double)rem / c->workgroup[l] * (1.0 - (double)rem / c->thread[l]);
+          h->peel_loss += (double)rem / c->workgroup[l] * (1.0 - (double)rem / c->thread[l]);
       }
     } else {
-      block[l] = c->reduction[l];
+      h->block[l] = c->reduction[l];
       bool whole = isConv2d(w) && w->loop_roles[l] == PRUNER_ROLE_FILTER_W;
-      reg[l] = whole ? c->reduction[l] : 1;
-      reg_iters *= (double)(w->bounds[l] / reg[l]);
+      h->reg[l] = whole ? c->reduction[l] : 1;
+      h->reg_iters *= (double)(w->bounds[l] / h->reg[l]);
     }
   }
+}
 
-  /* Compute. */
-  s.flops = prunerWorkloadFlops(w);
-  s.executed_flops = s.flops;
-  double simd = c->vector_width > 1 ? lanes : 1.0;
-  double acc = rows * vectors;
-  /* One innermost iteration: the register tile times the register-level reduction
-   * extent (a conv's kw taps): rows x vectors FMAs per step against rows broadcasts +
-   * vectors loads, plus the loop's own instructions. Its cycles are bounded by the FMA
-   * pipes, the load ports, the issue width and the accumulators' dependency chains. */
+/* Register efficiency = accumulator cover x port balance x peel loss. One innermost
+ * iteration: the register tile times the register-level reduction extent (a conv's kw
+ * taps): rows x vectors FMAs per step against rows broadcasts + vectors loads, plus the
+ * loop's own instructions. Its cycles are bounded by the FMA pipes, the load ports, the
+ * issue width and the accumulators' dependency chains. */
+static void hostDraftRegisterEfficiency(HostDraft *h) {
+  const PrunerWorkload *w = h->w;
+  const PrunerConfig *c = h->c;
+  h->simd = c->vector_width > 1 ? h->lanes : 1.0;
+  h->acc = h->rows * h->vectors;
   double red_ext = 1;
-  for (int l = 0; l < n; ++l)
+  for (int l = 0; l < h->n; ++l)
     if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
-      red_ext *= (double)reg[l];
-  double fmas = acc * red_ext, loads = (rows + vectors) * red_ext, stores = 0;
+      red_ext *= (double)h->reg[l];
+  double fmas = h->acc * red_ext, loads = (h->rows + h->vectors) * red_ext, stores = 0;
   /* Without the hoist (vectorized 2-D convs) the accumulators make their round trips
    * every step. Scalar configs are left to LLVM at opt level 2, whose LICM promotes such
    * accumulators to registers (not checked in their IR: no round trips charged). The
    * round trips are charged here, in the ports they occupy, and not again as L1 bytes:
    * they hit lines the same step just wrote. */
   double acc_trips = isConv2d(w) && c->vector_width > 1 ? CONV2D_ACC_ROUND_TRIPS : 0.0;
-  loads += acc_trips * acc;
-  stores += acc_trips * acc;
-  double fma_cycles = fmas / pipes, load_cycles = loads / LOADS_PER_CYCLE;
-  double store_cycles =
-      stores * simd * prunerDTypeBytes(w->operands[w->num_inputs].dtype) / STORE_BYTES_PER_CYCLE;
+  loads += acc_trips * h->acc;
+  stores += acc_trips * h->acc;
+  double fma_cycles = fmas / h->pipes, load_cycles = loads / LOADS_PER_CYCLE;
+  double store_cycles = stores * h->simd * prunerDTypeBytes(w->operands[w->num_inputs].dtype) /
+                        STORE_BYTES_PER_CYCLE;
   double issue_cycles = (fmas + loads + stores + LOOP_UOPS) / ISSUE_WIDTH;
   /* Throughput grows with independent accumulator chains until they cover one chain's
    * latency: FMA latency x pipes for accumulators held in registers (BLIS' analytical
    * model, Low et al. 2016: m_r n_r / lanes >= pipes x FMA latency). Without the hoist
    * the chain runs through memory every step (store forwarded to the next load), and the
    * measured knee applies instead (UNHOISTED_ACCUMULATORS). */
-  double needed_acc = acc_trips > 0 ? UNHOISTED_ACCUMULATORS : FMA_LATENCY * pipes;
-  double latency_cover = dmin(1.0, acc / needed_acc);
-  double port_balance = dmin(1.0, fma_cycles / dmax(dmax(load_cycles, store_cycles), issue_cycles));
-  double reg_eff = latency_cover * port_balance * (1.0 - dmin(0.9, peel_loss));
-  /* Tasks run in waves of `cores`; the average number of busy cores is tasks / waves. */
-  double waves = ceil(tasks / cores);
-  double used = tasks / waves;
-  double wave_eff = used / cores;
-  double core_peak = t->peak_fp32_gflops * 1e9 / cores * simd / lanes;
-  s.compute_us = s.flops / (core_peak * reg_eff * used) * 1e6;
-  /* Runs of the innermost loop of the nest. When it is a reduction loop (matmul-like,
-   * convs), a run is one register tile in one cache block, and it pays the fixed cost
-   * plus the accumulators' load and store (hoisted: once per run); otherwise
-   * (elementwise) only the loop exit. `runs` also counts the accumulator traffic. */
-  double runs = reg_iters;
-  for (int l = 0; l < n; ++l)
-    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
-      runs /= (double)(c->reduction[l] / reg[l]);
-  HostNest nest;
-  hostNest(w, c, reg, &nest);
-  double loop_runs = 1, run_cycles = LOOP_EXIT_CYCLES;
-  for (int d = 0; d + 1 < nest.depth; ++d)
-    loop_runs *= ceil((double)nest.loops[d].outer / (double)nest.loops[d].inner);
-  if (nest.depth > 0 && w->loop_kinds[nest.loops[nest.depth - 1].loop] == PRUNER_LOOP_REDUCTION) {
-    double out_bytes = prunerDTypeBytes(w->operands[w->num_inputs].dtype);
-    run_cycles += VECTOR_LOAD_LATENCY + FMA_LATENCY + acc / LOADS_PER_CYCLE +
-                  acc * simd * out_bytes / STORE_BYTES_PER_CYCLE;
-  }
-  s.compute_us += loop_runs * run_cycles / (clock * used) * 1e6;
+  double needed_acc = acc_trips > 0 ? UNHOISTED_ACCUMULATORS : FMA_LATENCY * h->pipes;
+  h->latency_cover = dmin(1.0, h->acc / needed_acc);
+  h->port_balance =
+      dmin(1.0, fma_cycles / dmax(dmax(load_cycles, store_cycles), issue_cycles));
+  h->reg_eff = h->latency_cover * h->port_balance * (1.0 - dmin(0.9, h->peel_loss));
+}
 
-  /* Traffic. Register level: what the innermost loop loads from L1. */
-  double l1 = 0;
-  for (int o = 0; o < nops; ++o) {
-    double reg_bytes = footprintBytes(w, o, reg);
+/* Busy cores: tasks run in waves of `cores`; the average number busy is tasks / waves. */
+static void hostDraftBusyCores(HostDraft *h) {
+  h->waves = ceil(h->tasks / h->cores);
+  h->used = h->tasks / h->waves;
+  h->wave_eff = h->used / h->cores;
+}
+
+/* Compute = flops / (per-core peak x SIMD use x register efficiency x busy cores) + runs
+ * x per-run cost. Runs of the innermost loop of the nest: when it is a reduction loop
+ * (matmul-like, convs), a run is one register tile in one cache block, and it pays the
+ * fixed cost plus the accumulators' load and store (hoisted: once per run); otherwise
+ * (elementwise) only the loop exit. `runs` also counts the accumulator traffic. */
+static double hostDraftComputeUs(HostDraft *h, double flops) {
+  const PrunerWorkload *w = h->w;
+  const PrunerTargetDesc *t = h->t;
+  double core_peak = t->peak_fp32_gflops * 1e9 / h->cores * h->simd / h->lanes;
+  double us = flops / (core_peak * h->reg_eff * h->used) * 1e6;
+  h->runs = h->reg_iters;
+  for (int l = 0; l < h->n; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      h->runs /= (double)(h->c->reduction[l] / h->reg[l]);
+  hostNest(w, h->c, h->reg, &h->nest);
+  double loop_runs = 1, run_cycles = LOOP_EXIT_CYCLES;
+  for (int d = 0; d + 1 < h->nest.depth; ++d)
+    loop_runs *= ceil((double)h->nest.loops[d].outer / (double)h->nest.loops[d].inner);
+  if (h->nest.depth > 0 &&
+      w->loop_kinds[h->nest.loops[h->nest.depth - 1].loop] == PRUNER_LOOP_REDUCTION) {
+    double out_bytes = prunerDTypeBytes(w->operands[w->num_inputs].dtype);
+    run_cycles += VECTOR_LOAD_LATENCY + FMA_LATENCY + h->acc / LOADS_PER_CYCLE +
+                  h->acc * h->simd * out_bytes / STORE_BYTES_PER_CYCLE;
+  }
+  us += loop_runs * run_cycles / (h->clock * h->used) * 1e6;
+  return us;
+}
+
+/* Traffic. Register level: what the innermost loop loads from L1. Cache levels: the bytes
+ * each level fetches from the next (cacheFills). L1 and L2 are private, so each busy core
+ * has its own; the last-level cache is shared by the tasks running at once. When the
+ * whole problem fits the last-level cache nothing comes from DRAM: the kernel is timed
+ * repeatedly on the same buffers (docs/host.md, "Measurement"), so after the warm-up run
+ * every operand is resident. */
+static void hostDraftTraffic(HostDraft *h) {
+  const PrunerWorkload *w = h->w;
+  const PrunerTargetDesc *t = h->t;
+  h->l1 = 0;
+  for (int o = 0; o < h->nops; ++o) {
+    double reg_bytes = footprintBytes(w, o, h->reg);
     if (w->operands[o].is_output) {
       /* Accumulator in registers across the inner reduction loop: loaded and stored once
        * per register tile and cache block. */
-      l1 += 2.0 * reg_bytes * runs;
+      h->l1 += 2.0 * reg_bytes * h->runs;
     } else {
-      l1 += reg_bytes * reg_iters;
+      h->l1 += reg_bytes * h->reg_iters;
     }
   }
-  /* Cache levels: the bytes each level fetches from the next (cacheFills). L1 and L2 are
-   * private, so each busy core has its own; the last-level cache is shared by the tasks
-   * running at once. When the whole problem fits the last-level cache nothing comes from
-   * DRAM: the kernel is timed repeatedly on the same buffers (docs/host.md,
-   * "Measurement"), so after the warm-up run every operand is resident. */
   double llc = t->smem_per_block > 0 ? (double)t->smem_per_block : (double)t->l2_bytes;
-  double l2 = cacheFills(w, &nest, t->smem_per_sm);
-  double llc_bytes = cacheFills(w, &nest, (double)t->l2_bytes);
+  h->l2 = cacheFills(w, &h->nest, t->smem_per_sm);
+  h->llc_bytes = cacheFills(w, &h->nest, (double)t->l2_bytes);
   double resident = 0;
-  for (int o = 0; o < nops; ++o) {
+  for (int o = 0; o < h->nops; ++o) {
     int64_t whole[PRUNER_MAX_LOOPS];
-    for (int l = 0; l < n; ++l)
+    for (int l = 0; l < h->n; ++l)
       whole[l] = w->bounds[l];
     resident += footprintBytes(w, o, whole);
   }
-  double dram = resident <= CACHE_USABLE * llc ? 0.0 : cacheFills(w, &nest, llc / used);
+  h->dram = resident <= CACHE_USABLE * llc ? 0.0 : cacheFills(w, &h->nest, llc / h->used);
+}
 
-  double per_core = clock * used;
-  s.shared_us = l1 / (L1_BYTES_PER_CYCLE * per_core) * 1e6;
-  s.l2_us = l2 / (L2_BYTES_PER_CYCLE * per_core) * 1e6;
-  double llc_us = llc_bytes / (LLC_BYTES_PER_CYCLE * per_core) * 1e6;
-  double dram_us = dram / (t->dram_gbps * 1e9) * 1e6;
-  s.memory_us = dmax(llc_us, dram_us);
-  s.launch_us = CALL_US + (tasks > 1 && cores > 1 ? OMP_FORK_US : 0.0);
+/* Level times from the traffic, and the prediction: the slowest term plus a share
+ * OVERLAP_LOSS of the others (loads and FMAs share issue slots, so the memory levels do
+ * not hide completely behind the compute or each other), plus the call. */
+static void hostDraftCombine(HostDraft *h, PrunerDraftSymbols *s) {
+  double per_core = h->clock * h->used;
+  s->shared_us = h->l1 / (L1_BYTES_PER_CYCLE * per_core) * 1e6;
+  s->l2_us = h->l2 / (L2_BYTES_PER_CYCLE * per_core) * 1e6;
+  h->llc_us = h->llc_bytes / (LLC_BYTES_PER_CYCLE * per_core) * 1e6;
+  h->dram_us = h->dram / (h->t->dram_gbps * 1e9) * 1e6;
+  s->memory_us = dmax(h->llc_us, h->dram_us);
+  s->launch_us = CALL_US + (h->tasks > 1 && h->cores > 1 ? OMP_FORK_US : 0.0);
+  double sum = s->compute_us + h->llc_us + h->dram_us + s->l2_us + s->shared_us;
+  double worst = s->compute_us;
+  s->bound = PRUNER_DRAFT_BOUND_COMPUTE;
+  if (s->memory_us > worst) {
+    worst = s->memory_us;
+    s->bound = PRUNER_DRAFT_BOUND_MEMORY;
+  }
+  if (s->l2_us > worst) {
+    worst = s->l2_us;
+    s->bound = PRUNER_DRAFT_BOUND_MEMORY;
+  }
+  if (s->shared_us > worst) {
+    worst = s->shared_us;
+    s->bound = PRUNER_DRAFT_BOUND_SHARED;
+  }
+  if (s->launch_us > worst)
+    s->bound = PRUNER_DRAFT_BOUND_LAUNCH;
+  s->predicted_us = worst + OVERLAP_LOSS * (sum - worst) + s->launch_us;
+}
 
-  /* Loads and FMAs share issue slots, so the memory levels do not hide completely behind
-   * the compute (or each other): a share OVERLAP_LOSS of the other terms adds on. */
-  double sum = s.compute_us + llc_us + dram_us + s.l2_us + s.shared_us;
-  double worst = s.compute_us;
-  s.bound = PRUNER_DRAFT_BOUND_COMPUTE;
-  if (s.memory_us > worst) {
-    worst = s.memory_us;
-    s.bound = PRUNER_DRAFT_BOUND_MEMORY;
-  }
-  if (s.l2_us > worst) {
-    worst = s.l2_us;
-    s.bound = PRUNER_DRAFT_BOUND_MEMORY;
-  }
-  if (s.shared_us > worst) {
-    worst = s.shared_us;
-    s.bound = PRUNER_DRAFT_BOUND_SHARED;
-  }
-  if (s.launch_us > worst)
-    s.bound = PRUNER_DRAFT_BOUND_LAUNCH;
-  s.predicted_us = worst + OVERLAP_LOSS * (sum - worst) + s.launch_us;
+/* The symbols the verifier reads, in the GPU model's vocabulary (docs/draft.md): blocks
+ * are tasks, one "thread" per task, occupancy is the accumulator cover. */
+static void hostDraftSymbols(const HostDraft *h, PrunerDraftSymbols *s) {
+  const PrunerWorkload *w = h->w;
+  s->global_load_bytes = h->l2;
+  s->dram_bytes = h->dram > 0 ? h->dram : h->llc_bytes; /* the bytes from beyond L2 */
+  s->shared_load_bytes = h->l1;
+  s->global_store_bytes = footprintBytes(w, w->num_inputs, h->block) * h->tasks;
+  s->reuse = h->l1 > 0 ? s->flops / h->l1 : 0;
+  s->arithmetic_intensity = s->dram_bytes > 0 ? s->flops / s->dram_bytes : 0;
+  s->blocks = prunerDoubleToInt64Sat(h->tasks);
+  s->threads_per_block = 1;
+  s->warps_per_block = 1;
+  s->registers = prunerDoubleToIntSat(h->acc + h->vectors + 1);
+  s->blocks_per_sm = 1;
+  s->limiter = PRUNER_DRAFT_LIMIT_BLOCKS;
+  s->occupancy = h->latency_cover;
+  s->waves = h->waves;
+  s->waves_fractional = h->tasks / h->cores;
+  s->sm_utilization = h->wave_eff;
+  s->warp_fill = h->simd / h->lanes;
+  s->register_penalty = 1.0 / dmax(h->reg_eff, 1e-6);
+  s->coalescing = 1.0;
+  s->vector_efficiency = h->port_balance;
+  s->bank_conflict = 1.0;
+  s->l2_reuse = s->dram_bytes > 0 ? h->l2 / s->dram_bytes : 1.0;
+  s->latency_hiding = h->latency_cover;
+}
 
-  s.global_load_bytes = l2;
-  s.dram_bytes = dram > 0 ? dram : llc_bytes; /* the bytes from beyond L2 */
-  s.shared_load_bytes = l1;
-  s.global_store_bytes = footprintBytes(w, w->num_inputs, block) * tasks;
-  s.reuse = l1 > 0 ? s.flops / l1 : 0;
-  s.arithmetic_intensity = s.dram_bytes > 0 ? s.flops / s.dram_bytes : 0;
-  s.blocks = prunerDoubleToInt64Sat(tasks);
-  s.threads_per_block = 1;
-  s.warps_per_block = 1;
-  s.registers = prunerDoubleToIntSat(acc + vectors + 1);
-  s.blocks_per_sm = 1;
-  s.limiter = PRUNER_DRAFT_LIMIT_BLOCKS;
-  s.occupancy = latency_cover;
-  s.waves = waves;
-  s.waves_fractional = tasks / cores;
-  s.sm_utilization = wave_eff;
-  s.warp_fill = simd / lanes;
-  s.register_penalty = 1.0 / dmax(reg_eff, 1e-6);
-  s.coalescing = 1.0;
-  s.vector_efficiency = port_balance;
-  s.bank_conflict = 1.0;
-  s.l2_reuse = s.dram_bytes > 0 ? l2 / s.dram_bytes : 1.0;
-  s.latency_hiding = latency_cover;
+bool prunerHostDraftScore(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                          const PrunerConfig *c, PrunerDraftSymbols *out) {
+  PrunerDraftSymbols s;
+  memset(&s, 0, sizeof s);
+  HostDraft h;
+  memset(&h, 0, sizeof h);
+  h.w = w;
+  h.t = t;
+  h.c = c;
+  h.n = w->num_loops;
+  h.nops = w->num_inputs + w->num_outputs;
+  h.clock = t->boost_clock_mhz * 1e6;
+  h.lanes = t->warp_size; /* f32 SIMD lanes on the host (pruner/backend/host_rules.h) */
+  h.cores = t->sm_count;  /* cores on the host */
+  /* FMA pipes follow from the described peak (target_host.c). */
+  h.pipes = dmax(1.0, t->peak_fp32_gflops * 1e9 / (h.cores * 2.0 * h.lanes * h.clock));
+  hostDraftExtents(&h);
+  s.flops = prunerWorkloadFlops(w);
+  s.executed_flops = s.flops;
+  hostDraftRegisterEfficiency(&h);
+  hostDraftBusyCores(&h);
+  s.compute_us = hostDraftComputeUs(&h, s.flops);
+  hostDraftTraffic(&h);
+  hostDraftCombine(&h, &s);
+  hostDraftSymbols(&h, &s);
   if (out)
     *out = s;
   return true;

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #include "host_internal.h"
@@ -24,6 +23,7 @@
 #include "pruner/schedule.h"
 #include "pruner/text.h"
 #include "pruner/timing.h"
+#include "pruner/worker.h"
 
 /* CBLAS enum values (the CBLAS standard, cblas.h): row-major, no transpose. */
 #define CBLAS_ROW_MAJOR 101
@@ -133,10 +133,7 @@ static void childStart(HostChild *ch) {
   if (ch->started)
     return;
   ch->started = true;
-  if (ch->memory_limit_mb > 0) {
-    struct rlimit rl = {(rlim_t)ch->memory_limit_mb << 20, (rlim_t)ch->memory_limit_mb << 20};
-    setrlimit(RLIMIT_AS, &rl);
-  }
+  prunerLimitAddressSpace(ch->memory_limit_mb); /* none under ASan (pruner/worker.h) */
   /* OpenBLAS reads OPENBLAS_CORETYPE when it loads: set it first, then dlopen. */
   if (ch->coretype[0])
     setenv("OPENBLAS_CORETYPE", ch->coretype, 1);
@@ -547,29 +544,15 @@ static void childBaseline(HostChild *ch, const HostRequest *req, PrunerHostResul
 }
 
 /* Quantile q of sorted[0..n) with linear interpolation between ranks. */
-static int compareDouble(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double quantile(const double *sorted, int n, double q) {
-  double pos = q * (n - 1);
-  int lo = (int)pos;
-  if (lo >= n - 1)
-    return sorted[n - 1];
-  return sorted[lo] + (pos - lo) * (sorted[lo + 1] - sorted[lo]);
-}
-
 static void entryStats(PrunerHostRemeasureEntry *e) {
   double sorted[PRUNER_MAX_SAMPLES];
   int n = e->num_samples;
-  memcpy(sorted, e->samples_us, (size_t)n * sizeof(double));
-  qsort(sorted, (size_t)n, sizeof(double), compareDouble);
+  prunerTimingSort(e->samples_us, n, sorted);
   e->min_us = sorted[0];
   e->max_us = sorted[n - 1];
-  e->median_us = quantile(sorted, n, 0.5);
-  e->p25_us = quantile(sorted, n, 0.25);
-  e->p75_us = quantile(sorted, n, 0.75);
+  e->median_us = prunerTimingQuantile(sorted, n, 0.5);
+  e->p25_us = prunerTimingQuantile(sorted, n, 0.25);
+  e->p75_us = prunerTimingQuantile(sorted, n, 0.75);
 }
 
 /* True when every live kernel's interquartile range is within

@@ -12,7 +12,7 @@
 
 #include "pruner/draft.h"
 
-/* One Zen 4 core as lib/target/host.c describes it: AVX-512, 32 KiB L1d, 1 MiB L2,
+/* One Zen 4 core as lib/backend/host/target_host.c describes it: AVX-512, 32 KiB L1d, 1 MiB L2,
  * 32 MiB L3, 2596 MHz, one 512-bit FMA per cycle (83 GFLOP/s), 10 GB/s DRAM. */
 static PrunerTargetDesc zen4Core(void) {
   PrunerTargetDesc t;

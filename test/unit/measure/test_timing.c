@@ -151,6 +151,18 @@ static void test_min_clamped_to_max(void **state) {
   assert_int_equal(t.num_samples, 1); /* at least one sample, at most PRUNER_MAX_SAMPLES */
 }
 
+static void test_quantiles(void **state) {
+  (void)state;
+  const double samples[] = {4, 1, 3, 2};
+  double sorted[4];
+  prunerTimingSort(samples, 4, sorted);
+  assert_true(sorted[0] == 1 && sorted[3] == 4);
+  assert_true(prunerTimingQuantile(sorted, 4, 0.5) == 2.5);
+  assert_true(prunerTimingQuantile(sorted, 4, 0.25) == 1.75);
+  assert_true(prunerTimingQuantile(sorted, 4, 1.0) == 4.0);
+  assert_true(prunerTimingQuantile(sorted, 1, 0.75) == 1.0);
+}
+
 static void test_clock_is_monotonic(void **state) {
   (void)state;
   double a = prunerNowSeconds(), b = prunerNowSeconds();
@@ -165,6 +177,7 @@ int main(void) {
       cmocka_unit_test(test_budget_ends_noisy_sampling),
       cmocka_unit_test(test_warmup_cap_and_failures),
       cmocka_unit_test(test_min_clamped_to_max),
+      cmocka_unit_test(test_quantiles),
       cmocka_unit_test(test_clock_is_monotonic),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

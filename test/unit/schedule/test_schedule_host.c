@@ -39,6 +39,14 @@ void prunerEmitRemark(MlirOperation op, const char *message) {
   (void)op;
   (void)message;
 }
+void prunerEmitWarning(MlirOperation op, const char *message) {
+  (void)op;
+  (void)message;
+}
+void prunerEmitRemarkAt(MlirLocation loc, const char *message) {
+  (void)loc;
+  (void)message;
+}
 
 #define HOST_LOWERING                                                                     \
   "canonicalize,cse,canonicalize,convert-linalg-to-loops,"                                \

@@ -565,6 +565,92 @@ static void formats(void **state) {
   assert_false(prunerConfigEqual(&c, &d));
 }
 
+/* prunerWorkloadCheckSchedulable and the vector_width rule: the one predicate the passes
+ * and the tuner share (docs/plugin.md, "What the passes build"). */
+static void schedulable(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerSpace s = NULL;
+  PrunerStatus st;
+
+  /* A full reduction: out[] += in[i, j]. No parallel loop to map: no space. */
+  PrunerWorkload full;
+  int64_t dims[2] = {64, 32};
+  prunerWorkloadReduceSum(&full, dims, 2, PRUNER_DTYPE_F32);
+  assert_true(prunerWorkloadCheckSchedulable(&full, &t).ok);
+  full.loop_kinds[0] = PRUNER_LOOP_REDUCTION;
+  full.operands[1].rank = 0;
+  prunerWorkloadComputeKey(&full);
+  assert_true(prunerWorkloadVerify(&full).ok);
+  st = prunerWorkloadCheckSchedulable(&full, &t);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "has no parallel loop"));
+  st = prunerSpaceCreate(&full, &t, NULL, &s);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "has no parallel loop"));
+  PrunerConfig c;
+  memset(&c, 0, sizeof c);
+  c.reduction[0] = 64;
+  c.reduction[1] = 32;
+  c.vector_width = 1;
+  st = prunerConfigCheck(&full, &t, &c);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "has no parallel loop"));
+
+  /* An identity copy: out[i, j] = in[i, j]; the body yields its input. */
+  PrunerWorkload copy;
+  prunerWorkloadElementwiseAdd(&copy, dims, 2, PRUNER_DTYPE_F32);
+  copy.num_inputs = 1;
+  copy.operands[1] = copy.operands[2];
+  copy.body_len = 0;
+  copy.body_ops = 0;
+  copy.body_yield[0] = 0;
+  prunerWorkloadComputeKey(&copy);
+  assert_true(prunerWorkloadVerify(&copy).ok);
+  st = prunerWorkloadCheckSchedulable(&copy, &t);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "only copies its input"));
+  /* The same copy transposing its input is real work. */
+  copy.operands[0].index_coeff[0][0] = 0;
+  copy.operands[0].index_coeff[0][1] = 1;
+  copy.operands[0].index_coeff[1][1] = 0;
+  copy.operands[0].index_coeff[1][0] = 1;
+  copy.operands[0].shape[0] = 32;
+  copy.operands[0].shape[1] = 64;
+  prunerWorkloadComputeKey(&copy);
+  assert_true(prunerWorkloadVerify(&copy).ok);
+  assert_true(prunerWorkloadCheckSchedulable(&copy, &t).ok);
+
+  /* A contraction read with a stride (A[2m, k]): not a projected permutation, so only
+   * vector_width = 1 is a candidate and valid. Host targets are not concerned. */
+  PrunerWorkload strided;
+  prunerWorkloadMatmul(&strided, 8, 16, 16, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_true(prunerWorkloadVectorizable(&strided));
+  strided.kind = PRUNER_OP_CONTRACTION;
+  strided.operands[0].index_coeff[0][0] = 2;
+  strided.operands[0].shape[0] = 15;
+  prunerWorkloadComputeKey(&strided);
+  assert_true(prunerWorkloadVerify(&strided).ok);
+  assert_false(prunerWorkloadVectorizable(&strided));
+  assert_true(prunerSpaceCreate(&strided, &t, NULL, &s).ok);
+  assert_true(prunerSpaceCount(s) > 0);
+  PrunerConfig v;
+  uint64_t raw = 0;
+  bool any = false;
+  while (prunerSpaceNext(s, &raw, &v)) {
+    assert_int_equal(v.vector_width, 1);
+    any = true;
+  }
+  assert_true(any);
+  prunerSpaceDestroy(s);
+  PrunerConfig mm = matmulConfig(8, 16, 8, 1, 4, 0, 1);
+  assert_true(prunerConfigCheck(&strided, &t, &mm).ok);
+  mm.vector_width = 2;
+  st = prunerConfigCheck(&strided, &t, &mm);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "not projected permutations"));
+}
+
 static void errors(void **state) {
   (void)state;
   PrunerTargetDesc t = h200();
@@ -797,6 +883,7 @@ int main(void) {
       cmocka_unit_test(hugeValuesNoOverflow),
       cmocka_unit_test(hostCandidatesHugeBounds),
       cmocka_unit_test(workloadSizeChecks),
+      cmocka_unit_test(schedulable),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
