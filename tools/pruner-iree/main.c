@@ -61,21 +61,32 @@ int main(int argc, char **argv) {
   long n = 1, reps = 1;
   unsigned long long seed = 1;
   int full = 0, quiet = 0;
-  static const struct option longopts[] = {
-      {"op", required_argument, NULL, 'o'},     {"shape", required_argument, NULL, 's'},
-      {"dtype", required_argument, NULL, 'd'},  {"random", required_argument, NULL, 'n'},
-      {"seed", required_argument, NULL, 'S'},   {"full", no_argument, NULL, 'f'},
-      {"reps", required_argument, NULL, 'r'},   {"spec", required_argument, NULL, 'p'},
-      {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
-      {"target", required_argument, NULL, 't'}, {"annotated", required_argument, NULL, 'a'},
-      {NULL, 0, NULL, 0}};
+  static const struct option longopts[] = {{"op", required_argument, NULL, 'o'},
+                                           {"shape", required_argument, NULL, 's'},
+                                           {"dtype", required_argument, NULL, 'd'},
+                                           {"random", required_argument, NULL, 'n'},
+                                           {"seed", required_argument, NULL, 'S'},
+                                           {"full", no_argument, NULL, 'f'},
+                                           {"reps", required_argument, NULL, 'r'},
+                                           {"spec", required_argument, NULL, 'p'},
+                                           {"quiet", no_argument, NULL, 'q'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {"target", required_argument, NULL, 't'},
+                                           {"annotated", required_argument, NULL, 'a'},
+                                           {NULL, 0, NULL, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
     char *end = NULL;
     switch (c) {
-    case 'o': op = optarg; break;
-    case 's': shape = optarg; break;
-    case 'd': dtype = optarg; break;
+    case 'o':
+      op = optarg;
+      break;
+    case 's':
+      shape = optarg;
+      break;
+    case 'd':
+      dtype = optarg;
+      break;
     case 'n':
       n = strtol(optarg, &end, 10);
       if (*end || n < 1 || n > 100000) {
@@ -97,13 +108,27 @@ int main(int argc, char **argv) {
         return 2;
       }
       break;
-    case 'f': full = 1; break;
-    case 'p': spec_out = optarg; break;
-    case 'q': quiet = 1; break;
-    case 't': target = optarg; break;
-    case 'a': annotated_out = optarg; break;
-    case 'h': usage(stdout); return 0;
-    default: usage(stderr); return 2;
+    case 'f':
+      full = 1;
+      break;
+    case 'p':
+      spec_out = optarg;
+      break;
+    case 'q':
+      quiet = 1;
+      break;
+    case 't':
+      target = optarg;
+      break;
+    case 'a':
+      annotated_out = optarg;
+      break;
+    case 'h':
+      usage(stdout);
+      return 0;
+    default:
+      usage(stderr);
+      return 2;
     }
   }
   if (!op || !shape || optind != argc) {
@@ -188,7 +213,8 @@ int main(int argc, char **argv) {
         snprintf(detail, sizeof detail, ": compiled for CUDA %s in %.2f s (not run)", t.arch,
                  compile_s);
       else if (r.status == PRUNER_RECORD_OK)
-        snprintf(detail, sizeof detail, ": compiled in %.2f s, results equal IREE's default "
+        snprintf(detail, sizeof detail,
+                 ": compiled in %.2f s, results equal IREE's default "
                  "build (max abs error %.3g), %.2f us",
                  compile_s, r.max_abs_error, r.median_us);
       else {
@@ -208,10 +234,11 @@ int main(int argc, char **argv) {
   double seconds = prunerNowSeconds() - t0;
   printf("summary: %zu configs, %zu accepted, %zu rejected, %zu wrong (rejection rate %.1f%%), "
          "%s, %.1f s\n",
-         got, accepted, rejected, wrong, got ? 100.0 * (double)(rejected + wrong) / (double)got : 0.0,
-         !full ? "executable-configurations"
+         got, accepted, rejected, wrong,
+         got ? 100.0 * (double)(rejected + wrong) / (double)got : 0.0,
+         !full                         ? "executable-configurations"
          : t.kind == PRUNER_TARGET_GPU ? "full compile (CUDA, not run)"
-                                        : "full compile + run",
+                                       : "full compile + run",
          seconds);
   if (spec_out && got) {
     char *text = NULL;

@@ -87,7 +87,7 @@ void prunerIreeMeasure(PrunerIree iree, const PrunerWorkload *w, const PrunerCon
  * IREE's CUDA pipeline takes, since IREE 3.13 does not load tuning specs there
  * (docs/iree.md, "CUDA"). Fails for configs `t`'s rules refuse. *text malloc'ed. */
 PrunerStatus prunerIreeAnnotatedModuleText(const PrunerWorkload *w, const PrunerTargetDesc *t,
-                                          const PrunerConfig *config, char **text);
+                                           const PrunerConfig *config, char **text);
 
 /* The final check: `n` configs of `w` (each built and checked once, as by
  * prunerIreeMeasure) and, with `baseline`, IREE's default build, timed back to back in

@@ -120,9 +120,8 @@ static PrunerStatus ireeMeasure(PrunerBackendState s, const PrunerBackendBatch *
 /* The final check: the top configs and IREE's default build, each built once, timed in
  * interleaved rounds (docs/measurement.md, "Host: the final check"; docs/iree.md). */
 #define IREE_RECHECK_ROUNDS 5
-static void ireeRecheck(PrunerBackendState s, const PrunerWorkload *w,
-                        const PrunerConfig *configs, int n, bool baseline,
-                        PrunerBackendRecheck *out) {
+static void ireeRecheck(PrunerBackendState s, const PrunerWorkload *w, const PrunerConfig *configs,
+                        int n, bool baseline, PrunerBackendRecheck *out) {
   memset(out, 0, sizeof *out);
   if (n > PRUNER_BACKEND_RECHECK_MAX)
     n = PRUNER_BACKEND_RECHECK_MAX;

@@ -37,7 +37,8 @@
 
 /* snprintf for paths and messages that may be cut short (vsnprintf: GCC does not warn
  * about a truncation the caller accepts). */
-static void textf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void textf(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void textf(char *buf, size_t size, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -162,7 +163,7 @@ struct PrunerIreeImpl {
   int64_t result_elems[PRUNER_MAX_OPERANDS];
   PrunerDType result_dtype[PRUNER_MAX_OPERANDS];
   int64_t reduction_points;
-  int seq; /* candidate counter, for file names */
+  int seq;            /* candidate counter, for file names */
   char cuda_flag[64]; /* --iree-cuda-target=<arch> for GPU-table targets */
 };
 
@@ -339,13 +340,20 @@ static PrunerStatus writeRandom(const char *path, PrunerDType dt, int64_t n, uin
 
 static const char *ireeType(PrunerDType dt) {
   switch (dt) {
-  case PRUNER_DTYPE_F32: return "f32";
-  case PRUNER_DTYPE_F16: return "f16";
-  case PRUNER_DTYPE_BF16: return "bf16";
-  case PRUNER_DTYPE_F64: return "f64";
-  case PRUNER_DTYPE_I8: return "i8";
-  case PRUNER_DTYPE_I32: return "i32";
-  default: return NULL;
+  case PRUNER_DTYPE_F32:
+    return "f32";
+  case PRUNER_DTYPE_F16:
+    return "f16";
+  case PRUNER_DTYPE_BF16:
+    return "bf16";
+  case PRUNER_DTYPE_F64:
+    return "f64";
+  case PRUNER_DTYPE_I8:
+    return "i8";
+  case PRUNER_DTYPE_I32:
+    return "i32";
+  default:
+    return NULL;
   }
 }
 
@@ -446,8 +454,8 @@ static PrunerStatus prepare(PrunerIree s, const PrunerWorkload *w) {
     }
     filePath(s, path, sizeof path, "input_%d.bin", o);
     st = writeRandom(path, op->dtype, elems, &rng);
-    textf(s->input_flags[s->num_args++], sizeof s->input_flags[0], "--input=%s%s=@%s", shape,
-             ty, path);
+    textf(s->input_flags[s->num_args++], sizeof s->input_flags[0], "--input=%s%s=@%s", shape, ty,
+          path);
     if (op->is_output) {
       s->result_elems[o - w->num_inputs] = elems;
       s->result_dtype[o - w->num_inputs] = op->dtype;
@@ -505,17 +513,17 @@ static bool compareOutputs(PrunerIree s, const char *prefix, double *max_err, ch
     PrunerDType dt = s->result_dtype[r];
     size_t want = (size_t)s->result_elems[r] * (size_t)prunerDTypeBytes(dt);
     if (st.ok && (na != want || nb != want))
-      st = prunerStatusError("result %d has %zu bytes, the reference %zu; expected %zu", r, na,
-                             nb, want);
+      st = prunerStatusError("result %d has %zu bytes, the reference %zu; expected %zu", r, na, nb,
+                             want);
     if (!st.ok) {
       textf(why, size, "%s", st.message);
       free(a);
       free(b);
       return false;
     }
-    double eps = dt == PRUNER_DTYPE_F64   ? 2.2e-16
-                 : dt == PRUNER_DTYPE_F32 ? 1.2e-7
-                 : dt == PRUNER_DTYPE_F16 ? 9.8e-4
+    double eps = dt == PRUNER_DTYPE_F64    ? 2.2e-16
+                 : dt == PRUNER_DTYPE_F32  ? 1.2e-7
+                 : dt == PRUNER_DTYPE_F16  ? 9.8e-4
                  : dt == PRUNER_DTYPE_BF16 ? 7.8e-3
                                            : 0;
     double tol_scale = 8.0 * eps * (double)(s->reduction_points > 1 ? s->reduction_points : 1);
@@ -527,8 +535,8 @@ static bool compareOutputs(PrunerIree s, const char *prefix, double *max_err, ch
         *max_err = isnan(err) ? INFINITY : err;
       if (!(err <= tol_scale * (1.0 + fabs(y)))) {
         textf(why, size,
-                 "result %d element %lld is %g, IREE's default build gives %g (tolerance %g)",
-                 r, (long long)i, x, y, tol_scale * (1.0 + fabs(y)));
+              "result %d element %lld is %g, IREE's default build gives %g (tolerance %g)", r,
+              (long long)i, x, y, tol_scale * (1.0 + fabs(y)));
         free(a);
         free(b);
         return false;
@@ -639,7 +647,7 @@ static bool writeSpec(PrunerIree s, const PrunerWorkload *w, const PrunerConfig 
 
 /* iree-compile up to executable-configurations with `spec` (NULL: none) into `out`. */
 PrunerStatus prunerIreeAnnotatedModuleText(const PrunerWorkload *w, const PrunerTargetDesc *t,
-                                          const PrunerConfig *config, char **text) {
+                                           const PrunerConfig *config, char **text) {
   *text = NULL;
   PrunerStatus st = prunerConfigCheck(w, t, config);
   char *payload = NULL;
@@ -751,8 +759,7 @@ PrunerStatus prunerIreeConfigsText(PrunerIree s, const PrunerWorkload *w,
 static bool buildCandidate(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *config,
                            PrunerRecord *out, double *compile_seconds, char *vmfb,
                            size_t vmfb_size) {
-  char spec[PATH_SIZE], cfg[PATH_SIZE], prefix[PATH_SIZE], annotated[PATH_SIZE],
-      module[PATH_SIZE];
+  char spec[PATH_SIZE], cfg[PATH_SIZE], prefix[PATH_SIZE], annotated[PATH_SIZE], module[PATH_SIZE];
   ++s->seq;
   filePath(s, spec, sizeof spec, "cand_%d_spec.mlir", s->seq);
   filePath(s, annotated, sizeof annotated, "cand_%d_module.mlir", s->seq);
@@ -786,8 +793,8 @@ static bool buildCandidate(PrunerIree s, const PrunerWorkload *w, const PrunerCo
     size_t size = 0;
     if (!prunerReadFile(cfg, &text, &size).ok || !strstr(text, want)) {
       out->status = PRUNER_RECORD_INVALID;
-      textf(out->error, sizeof out->error,
-            "IREE did not apply the spec (no matcher matched %s)", w->key);
+      textf(out->error, sizeof out->error, "IREE did not apply the spec (no matcher matched %s)",
+            w->key);
       free(text);
       free(log);
       unlink(cfg);
@@ -903,8 +910,8 @@ static double quantile(double *v, int n, double q) {
   return v[lo] + (pos - lo) * (v[hi] - v[lo]);
 }
 
-void prunerIreeRemeasure(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *configs,
-                         int n, bool baseline, int rounds, PrunerIreeRemeasured *out) {
+void prunerIreeRemeasure(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *configs, int n,
+                         bool baseline, int rounds, PrunerIreeRemeasured *out) {
   int m = n + (baseline ? 1 : 0);
   if (rounds < 1)
     rounds = 1;
@@ -912,7 +919,7 @@ void prunerIreeRemeasure(PrunerIree s, const PrunerWorkload *w, const PrunerConf
     rounds = PRUNER_MAX_SAMPLES;
   memset(out, 0, (size_t)m * sizeof *out);
   PrunerRecord *r = malloc(sizeof *r);
-  char (*vmfb)[PATH_SIZE] = calloc((size_t)m, sizeof *vmfb);
+  char(*vmfb)[PATH_SIZE] = calloc((size_t)m, sizeof *vmfb);
   double *medians = calloc((size_t)m * (size_t)rounds, sizeof *medians);
   int *count = calloc((size_t)m, sizeof *count);
   PrunerStatus st = prepare(s, w);

@@ -104,11 +104,11 @@ PrunerStatus prunerIreeCpuSpaceKnobs(const PrunerWorkload *w, const PrunerTarget
   return prunerStatusOk();
 }
 
-#define FAIL(...)                                                                          \
-  do {                                                                                     \
-    if (status)                                                                            \
-      *status = prunerStatusError("config on %s (iree-cpu): " __VA_ARGS__);               \
-    return false;                                                                          \
+#define FAIL(...)                                                                                  \
+  do {                                                                                             \
+    if (status)                                                                                    \
+      *status = prunerStatusError("config on %s (iree-cpu): " __VA_ARGS__);                        \
+    return false;                                                                                  \
   } while (0)
 
 static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
@@ -124,8 +124,8 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
   /* IREE vectorizes every config; a scalar config would only repeat a vector one. */
   int want_width = vl >= 0 && w->bounds[vl] >= simd ? simd : 1;
   if (c->vector_width != want_width)
-    FAIL("vector_width = %d; iree-cpu configs use %d (the SIMD lanes where a vector fits)",
-         op, (int)c->vector_width, want_width);
+    FAIL("vector_width = %d; iree-cpu configs use %d (the SIMD lanes where a vector fits)", op,
+         (int)c->vector_width, want_width);
   for (int l = 0; l < w->num_loops; ++l) {
     const char *role = prunerLoopRoleName(w->loop_roles[l]);
     if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) {
@@ -456,8 +456,7 @@ PrunerStatus prunerIreeSpecText(const PrunerTargetDesc *t, const PrunerWorkload 
     } else {
       prunerTextAppend(&b, "    %%res = transform.foreach_match in %%variant_op\n");
       for (size_t j = 0; j < num_kept; ++j)
-        prunerTextAppend(&b, "        %s@match_%zu -> @apply_op_config\n", j ? ", " : "",
-                         kept[j]);
+        prunerTextAppend(&b, "        %s@match_%zu -> @apply_op_config\n", j ? ", " : "", kept[j]);
       prunerTextAppend(&b, "      : (!transform.any_op) -> !transform.any_op\n"
                            "    transform.yield %%res : !transform.any_op\n  }\n}\n");
     }
