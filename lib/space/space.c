@@ -184,8 +184,8 @@ static PrunerStatus createHostSpace(const PrunerWorkload *w, const PrunerTargetD
   s->t = *t;
   s->host = true;
   bool iree = t->kind == PRUNER_TARGET_IREE_CPU;
-  s->opts = opts ? *opts
-                 : (iree ? prunerIreeCpuSpaceDefaultOptions() : prunerHostSpaceDefaultOptions());
+  s->opts =
+      opts ? *opts : (iree ? prunerIreeCpuSpaceDefaultOptions() : prunerHostSpaceDefaultOptions());
   PrunerStatus st =
       iree ? prunerIreeCpuSpaceKnobs(w, t, &s->opts, s->knobs, MAX_KNOBS, &s->num_knobs)
            : prunerHostSpaceKnobs(w, t, &s->opts, s->knobs, MAX_KNOBS, &s->num_knobs);
