@@ -663,15 +663,16 @@ PrunerStatus prunerIreeAnnotatedModuleText(const PrunerWorkload *w, const Pruner
   const char *name = prunerSchedulePayloadOpName(w);
   char *at = strstr(payload, name);
   size_t name_len = strlen(name);
-  /* The op's attribute dictionary: a generic's own, or a new one after a named op. */
-  bool generic = strcmp(name, "linalg.generic") == 0;
-  if (!at || (generic && strncmp(at + name_len, " {", 2) != 0)) {
+  /* The op's attribute dictionary: its own (a generic's maps, a conv's strides), or a new
+   * one. */
+  bool has_dict = at && strncmp(at + name_len, " {", 2) == 0;
+  if (!at || (strcmp(name, "linalg.generic") == 0 && !has_dict)) {
     free(payload);
     return prunerStatusError("IREE module of %s: no %s op to annotate", w->key, name);
   }
   PrunerText b = {0};
   prunerTextAppendBytes(&b, payload, (size_t)(at - payload) + name_len);
-  if (generic)
+  if (has_dict)
     prunerTextAppend(&b, " {compilation_info = %s,%s", info, at + name_len + 2);
   else
     prunerTextAppend(&b, " {compilation_info = %s}%s", info, at + name_len);
