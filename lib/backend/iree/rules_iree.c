@@ -56,6 +56,13 @@ static bool unitBatchConv(const PrunerWorkload *w) {
   return false;
 }
 
+/* IREE collapses the loops of a reduction with more than one parallel or reduction loop
+ * (a 12x128x128 row sum becomes 1536x128) before it configures it, so a matcher on the
+ * workload's bounds finds nothing: only 2-D reductions (one loop of each) are tuned. */
+static bool collapsedReduction(const PrunerWorkload *w) {
+  return w->kind == PRUNER_OP_REDUCTION && w->num_loops != 2;
+}
+
 static int simdLanes(const PrunerWorkload *w, const PrunerTargetDesc *t) {
   int bytes = prunerDTypeBytes(w->operands[w->num_inputs].dtype);
   int l = t->warp_size > 0 ? t->warp_size * 4 / (bytes > 0 ? bytes : 4) : 1;
@@ -86,6 +93,11 @@ PrunerStatus prunerIreeCpuSpaceKnobs(const PrunerWorkload *w, const PrunerTarget
     return prunerStatusError("iree-cpu: %s (%s) is not an op kind this backend configures "
                              "(matmul, batch_matmul, conv_2d_nhwc_hwcf, reduction)",
                              w->key, prunerOpKindName(w->kind));
+  if (collapsedReduction(w))
+    return prunerStatusError("iree-cpu: %s: IREE collapses the loops of a reduction with "
+                             "more than two loops before it applies a tuning spec; only 2-D "
+                             "reductions are tuned",
+                             w->key);
   if (unitBatchConv(w))
     return prunerStatusError("iree-cpu: %s: IREE folds the unit batch loop of a convolution "
                              "before it applies a tuning spec and drops a config given to the "
@@ -116,6 +128,10 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
   const char *op = w->op_name;
   if (!supportedKind(w))
     FAIL("op kind %s has no IREE CPU pipeline in this backend", op, prunerOpKindName(w->kind));
+  if (collapsedReduction(w))
+    FAIL("a reduction of %d loops cannot be configured by a tuning spec (IREE collapses its "
+         "loops first)",
+         op, w->num_loops);
   if (unitBatchConv(w))
     FAIL("a convolution with batch 1 cannot be configured by a tuning spec (IREE folds the "
          "unit loop first)",

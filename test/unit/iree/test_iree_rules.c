@@ -94,6 +94,12 @@ static void test_spaces(void **state) {
   st = prunerSpaceCreate(&w, &t, NULL, &space);
   assert_false(st.ok);
   assert_non_null(strstr(st.message, "unit batch loop"));
+  /* A 3-D reduction: IREE collapses its loops before the spec applies. */
+  int64_t dims3[3] = {12, 128, 128};
+  prunerWorkloadReduceSum(&w, dims3, 3, PRUNER_DTYPE_F32);
+  st = prunerSpaceCreate(&w, &t, NULL, &space);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "only 2-D reductions are tuned"));
 }
 
 /* The first config of the space (valid on any CPU), for edits. */
