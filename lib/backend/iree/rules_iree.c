@@ -44,9 +44,10 @@ static bool supportedKind(const PrunerWorkload *w) {
   }
 }
 
-/* IREE folds a conv's unit batch loop (n = 1) out of the op before it applies a tuning
- * spec, and a config given to the folded op is dropped (IREE 3.13; docs/iree.md, "What it
- * cannot tune"): such convolutions keep IREE's own config. */
+/* IREE drops a conv's unit batch loop (n = 1) when it forms the dispatch, so the spec sees
+ * a 6-loop op, and the pass that puts the batch loop back before lowering does not carry a
+ * user config over (IREE 3.13; docs/iree.md, "What it cannot tune"): such convolutions
+ * keep IREE's own config. */
 static bool unitBatchConv(const PrunerWorkload *w) {
   if (!isConv2d(w))
     return false;
