@@ -22,6 +22,7 @@ extern "C" {
 typedef enum PrunerTargetKind {
   PRUNER_TARGET_GPU = 0,
   PRUNER_TARGET_HOST = 1,
+  PRUNER_TARGET_IREE_CPU = 2, /* IREE llvm-cpu on this machine (pruner/backend/iree.h) */
 } PrunerTargetKind;
 
 typedef struct PrunerTargetDesc {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pruner/backend/host_rules.h"
+#include "pruner/backend/iree_rules.h"
 #include "draft_internal.h"
 #include "pruner/checked.h"
 
@@ -73,7 +74,8 @@ static int accRegistersPerElem(PrunerDType dtype) {
 /* ---- Creation ------------------------------------------------------------------------- */
 
 static PrunerStatus checkTarget(const PrunerWorkload *w, const PrunerTargetDesc *t) {
-  if (t->kind == PRUNER_TARGET_HOST) return prunerHostDraftCheckTarget(w, t);
+  if (t->kind == PRUNER_TARGET_HOST || t->kind == PRUNER_TARGET_IREE_CPU)
+    return prunerHostDraftCheckTarget(w, t);
   if (t->kind != PRUNER_TARGET_GPU)
     return prunerStatusError("draft for %s: target '%s' is not a GPU (the draft models GPUs only)",
                              w->key, t->name);
@@ -461,6 +463,8 @@ bool draftScoreCached(PrunerDraft draft, const PrunerConfig *config,
   }
   if (t->kind == PRUNER_TARGET_HOST)
     return prunerHostDraftScore(w, t, config, out);
+  if (t->kind == PRUNER_TARGET_IREE_CPU)
+    return prunerIreeCpuDraftScore(w, t, config, out);
 
   /* Work and launch shape. */
   int64_t ntiles[PRUNER_MAX_LOOPS];

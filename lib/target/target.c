@@ -2,6 +2,7 @@
 #include "target_table.h"
 
 #include "pruner/backend/host_rules.h"
+#include "pruner/backend/iree_rules.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -78,6 +79,11 @@ PrunerStatus prunerTargetLookup(const char *name, PrunerTargetDesc *out) {
     if (out) prunerHostTargetDesc(&info, out);
     return prunerStatusOk();
   }
+  /* IREE's CPU backend on this machine (lib/backend/iree/rules_iree.c). */
+  if (sameName(name, "iree-cpu")) {
+    if (out) prunerIreeCpuTargetDesc(out);
+    return prunerStatusOk();
+  }
   const PrunerTargetEntry *e = findByName(name);
   if (!e) e = findByArch(name);
   if (!e) {
@@ -111,6 +117,7 @@ void prunerTargetListNames(char *buf, size_t size) {
   appendName(buf, size, &len, "host:avx512");
   appendName(buf, size, &len, "host:avx2");
   appendName(buf, size, &len, "host:sse");
+  appendName(buf, size, &len, "iree-cpu");
 }
 
 void prunerTargetOverride(PrunerTargetDesc *desc, const PrunerTargetDesc *measured) {
@@ -156,6 +163,8 @@ void prunerTargetKey(const PrunerTargetDesc *desc, char *buf, size_t size) {
   }
   if (desc->kind == PRUNER_TARGET_HOST)
     snprintf(buf, size, "host:%s", desc->name);
+  else if (desc->kind == PRUNER_TARGET_IREE_CPU)
+    snprintf(buf, size, "iree-cpu:%s", desc->name);
   else
     snprintf(buf, size, "%s:%s:%dsm", desc->arch, desc->name, desc->sm_count);
 }

@@ -120,8 +120,46 @@ static bool tuneSpecAmbiguous(const PrunerWorkload *a, const PrunerWorkload *b) 
   return true;
 }
 
+/* The spec in the backend's own format (IREE's): every tuned workload and every fused
+ * consumer with a config of its own, in the order of the project's spec. */
+static char *tuneBackendSpecText(TuneEngine *e, const TuneSpecConsumer *consumers,
+                                 size_t num_consumers) {
+  size_t cap = e->num_tasks + num_consumers + 1, n = 0;
+  const PrunerWorkload **w = malloc(cap * sizeof *w);
+  PrunerConfig *configs = malloc(cap * sizeof *configs);
+  char *text = NULL;
+  if (w && configs) {
+    for (size_t i = 0; i < e->num_tasks; ++i) {
+      PrunerTuneTaskInfo info;
+      tuneEngineTaskInfo(e, i, &info);
+      if (!info.has_best)
+        continue;
+      w[n] = &e->tasks[i].w;
+      configs[n++] = info.best;
+    }
+    for (size_t k = 0; k < num_consumers; ++k) {
+      if (!consumers[k].config)
+        continue; /* shares its contraction's kernel */
+      w[n] = consumers[k].w;
+      configs[n++] = *consumers[k].config;
+    }
+    size_t skipped = 0;
+    text = e->backend->specText(&e->target, w, configs, n, &skipped);
+    if (text && skipped)
+      tuneNote(e, -1,
+               "warning: tuning spec: %zu workload(s) cannot be told apart from an earlier "
+               "one by the matchers (same op, bounds and bitwidths); left out of the spec",
+               skipped);
+  }
+  free(w);
+  free(configs);
+  return text;
+}
+
 char *tuneSpecText(TuneEngine *e, MlirContext ctx, const TuneSpecConsumer *consumers,
                    size_t num_consumers) {
+  if (e->backend && e->backend->specText)
+    return tuneBackendSpecText(e, consumers, num_consumers);
   PrunerText b = {0};
   prunerTextAppend(&b,
                 "// pruner-mlir tuning spec for %s (docs/tuning-spec.md).\n"
