@@ -7,6 +7,7 @@
 
 #include "pruner/backend/host_rules.h"
 #include "pruner/backend/iree_rules.h"
+#include "pruner/schedule.h"
 #include "pruner/text.h"
 
 void prunerIreeCpuTargetDesc(PrunerTargetDesc *out) {
@@ -317,27 +318,8 @@ static void appendOpNames(PrunerText *b, const PrunerWorkload *w, bool gpu) {
     prunerTextAppend(b, "[\"%s\"]", w->op_name);
 }
 
-static void appendParamEq(PrunerText *b, const char *value, long long want, int *counter) {
-  int c = (*counter)++;
-  prunerTextAppend(b,
-                   "      %%want%d = transform.param.constant %lld : i64 -> !transform.param<i64>\n"
-                   "      transform.match.param.cmpi eq %s, %%want%d : !transform.param<i64>\n",
-                   c, want, value, c);
-}
-
-static bool isFloat(PrunerDType t) {
-  return t == PRUNER_DTYPE_F32 || t == PRUNER_DTYPE_F16 || t == PRUNER_DTYPE_BF16 ||
-         t == PRUNER_DTYPE_F64;
-}
-
-static bool isContraction(const PrunerWorkload *w) {
-  return w->kind == PRUNER_OP_MATMUL || w->kind == PRUNER_OP_BATCH_MATMUL ||
-         w->kind == PRUNER_OP_CONTRACTION;
-}
-
 static void appendMatcher(PrunerText *b, size_t index, const PrunerWorkload *w, bool gpu,
                           const char *compilation_info) {
-  int counter = 0;
   prunerTextAppend(b,
                    "  // %s\n"
                    "  transform.named_sequence @match_%zu(%%op: !transform.any_op "
@@ -345,70 +327,15 @@ static void appendMatcher(PrunerText *b, size_t index, const PrunerWorkload *w, 
                    "    transform.match.operation_name %%op ",
                    w->key, index);
   appendOpNames(b, w, gpu);
-  prunerTextAppend(b, " : !transform.any_op\n"
-                      "    transform.match.structured %%op : !transform.any_op {\n"
-                      "    ^bb0(%%s: !transform.any_op):\n"
-                      "      %%rank = transform.match.structured.rank %%s : "
-                      "(!transform.any_op) -> !transform.param<i64>\n");
-  appendParamEq(b, "%rank", w->num_loops, &counter);
-  prunerTextAppend(b, "      %%ninputs = transform.match.structured.num_inputs %%s : "
-                      "(!transform.any_op) -> !transform.param<i64>\n");
-  appendParamEq(b, "%ninputs", w->num_inputs, &counter);
-  prunerTextAppend(b, "      %%ninits = transform.match.structured.num_inits %%s : "
-                      "(!transform.any_op) -> !transform.param<i64>\n");
-  appendParamEq(b, "%ninits", w->num_outputs, &counter);
-  for (int l = 0; l < w->num_loops; ++l) {
-    prunerTextAppend(b,
-                     "      %%dim%d = transform.match.structured.dim %%s[%d] : "
-                     "(!transform.any_op) -> !transform.param<i64>\n",
-                     l, l);
-    char name[16];
-    snprintf(name, sizeof name, "%%dim%d", l);
-    appendParamEq(b, name, (long long)w->bounds[l], &counter);
-  }
-  for (int o = 0; o < w->num_inputs + w->num_outputs; ++o) {
-    bool init = o >= w->num_inputs;
-    prunerTextAppend(b,
-                     "      %%operand%d = transform.match.structured.%s %%s[%d] : "
-                     "(!transform.any_op) -> !transform.any_value\n"
-                     "      %%bits%d = transform.match.structured.elemental_bitwidth "
-                     "%%operand%d : (!transform.any_value) -> !transform.param<i64>\n",
-                     o, init ? "init" : "input", init ? o - w->num_inputs : o, o, o);
-    char name[16];
-    snprintf(name, sizeof name, "%%bits%d", o);
-    appendParamEq(b, name, 8LL * prunerDTypeBytes(w->operands[o].dtype), &counter);
-  }
-  /* Bitwidths cannot tell f32 from i32; a contraction's body can. The generic form:
-   * IREE 3.13 and MLIR 22 print this op's property differently. */
-  if (isContraction(w)) {
-    bool fp = isFloat(w->operands[w->num_inputs].dtype);
-    prunerTextAppend(b,
-                     "      \"transform.match.structured.body\"(%%s) <{contraction = [\"%s\", "
-                     "\"%s\"]}> : (!transform.any_op) -> ()\n",
-                     fp ? "arith.mulf" : "arith.muli", fp ? "arith.addf" : "arith.addi");
-  }
+  prunerTextAppend(b, " : !transform.any_op\n");
+  /* The generic form of the body check: IREE 3.13 and MLIR 22 print its property
+   * differently. */
+  prunerScheduleAppendStructuredMatch(b, "%op", w, true);
   prunerTextAppend(b,
-                   "      transform.match.structured.yield\n"
-                   "    }\n"
                    "    %%config = transform.param.constant %s -> !transform.any_param\n"
                    "    transform.yield %%op, %%config : !transform.any_op, !transform.any_param\n"
                    "  }\n",
                    compilation_info);
-}
-
-/* Same op name, loop bounds, operand counts and bitwidths: the matchers cannot tell the
- * two apart and foreach_match would give both the first one's config. */
-static bool ambiguous(const PrunerWorkload *a, const PrunerWorkload *b) {
-  if (strcmp(a->op_name, b->op_name) != 0 || a->num_loops != b->num_loops ||
-      a->num_inputs != b->num_inputs || a->num_outputs != b->num_outputs)
-    return false;
-  for (int l = 0; l < a->num_loops; ++l)
-    if (a->bounds[l] != b->bounds[l])
-      return false;
-  for (int o = 0; o < a->num_inputs + a->num_outputs; ++o)
-    if (prunerDTypeBytes(a->operands[o].dtype) != prunerDTypeBytes(b->operands[o].dtype))
-      return false;
-  return true;
 }
 
 PrunerStatus prunerIreeSpecText(const PrunerTargetDesc *t, const PrunerWorkload *const *workloads,
@@ -441,7 +368,7 @@ PrunerStatus prunerIreeSpecText(const PrunerTargetDesc *t, const PrunerWorkload 
     const PrunerWorkload *w = workloads[i];
     bool clash = false;
     for (size_t j = 0; j < num_kept; ++j)
-      clash |= ambiguous(workloads[kept[j]], w);
+      clash |= prunerScheduleMatchersAlike(workloads[kept[j]], w);
     if (clash) {
       if (skipped)
         ++*skipped;
