@@ -27,31 +27,15 @@ static void usage(FILE *out) {
           "Cross-validates the verifier by workload (leave-workload-out, K folds, default 5)\n"
           "on the ok records of one target and prints, per workload and overall, pairwise\n"
           "accuracy and TenSet's top-1/top-5 scores for the verifier and the draft alone.\n"
-          "--target KEY picks the target key (default: the key with the most ok records).\n"
+          "--target KEY (or --dataset-target=KEY) picks the records' target key (default or\n"
+          "'records': the key with the most ok records); the draft and verifier model that\n"
+          "key's machine (host keys: its cores and ISA, this machine's caches and clock;\n"
+          "the first line of the output says what was assumed).\n"
           "--blend-records/--blend-floor set the verifier's draft blend (docs/verifier.md;\n"
           "defaults 16 and 0.05; --blend-records=0 ranks by the model alone).\n"
           "--own=M also trains on M records of each held-out workload (spread over the\n"
           "log) and scores its other records (default 0).\n"
           "--synthetic writes synthetic records (a known latency law, not measurements).\n");
-}
-
-/* The target description behind a records key "arch:name:NNsm". */
-static int targetFromKey(const char *key, PrunerTargetDesc *out) {
-  char name[96];
-  const char *first = strchr(key, ':');
-  const char *second = first ? strchr(first + 1, ':') : NULL;
-  if (first && second && (size_t)(second - first - 1) < sizeof(name)) {
-    memcpy(name, first + 1, (size_t)(second - first - 1));
-    name[second - first - 1] = '\0';
-    if (prunerTargetLookup(name, out).ok) {
-      int sms = atoi(second + 1);
-      if (sms > 0)
-        out->sm_count = sms; /* a measured device may differ from the table */
-      return 1;
-    }
-  }
-  snprintf(name, sizeof(name), "%.*s", first ? (int)(first - key) : (int)strlen(key), key);
-  return prunerTargetLookup(name, out).ok;
 }
 
 /* The target key with the most ok records. */
@@ -120,6 +104,8 @@ int main(int argc, char **argv) {
       target_arg = argv[++i];
     } else if (!strncmp(a, "--target=", 9)) {
       target_arg = a + 9;
+    } else if (!strncmp(a, "--dataset-target=", 17)) {
+      target_arg = a + 17; /* the same: records are always studied as their key's machine */
     } else if (!strncmp(a, "--folds=", 8)) {
       fs = prunerParseInt("--folds", a + 8, 2, 1000, &n), folds = (int)n;
     } else if (!strncmp(a, "--synthetic=", 12)) {
@@ -166,15 +152,19 @@ int main(int argc, char **argv) {
   }
   if (prunerRecordsSkippedLines(records))
     fprintf(stderr, "pruner-eval: warning: %s\n", prunerRecordsWarnings(records));
-  const char *key = target_arg ? target_arg : busiestTarget(records);
+  const char *key = target_arg && strcmp(target_arg, "records") != 0 ? target_arg
+                                                                    : busiestTarget(records);
   PrunerTargetDesc target;
-  if (!key || !targetFromKey(key, &target)) {
-    fprintf(stderr, "pruner-eval: %s: %s\n", path,
-            key ? "target key names no known GPU (expected arch:name:NNsm)"
-                : "no ok records to evaluate");
+  char what[512] = "";
+  PrunerStatus ts = key ? prunerTargetFromKey(key, &target, what, sizeof what)
+                        : prunerStatusError("no ok records to evaluate");
+  if (!ts.ok) {
+    fprintf(stderr, "pruner-eval: %s: %s\n", path, ts.message);
     prunerRecordsClose(records);
     return 1;
   }
+  /* The verifier and the draft model the records' machine, which need not be this one. */
+  printf("%s\n", what);
   PrunerEvalWorkload *results = NULL;
   size_t count = 0;
   if (own < 0) {
