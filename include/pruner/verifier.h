@@ -55,6 +55,10 @@ typedef struct PrunerVerifierOptions {
    * a = floor + (1 - floor) n / (n + blend_records). blend_records 0: no blend.      */
   int blend_records;    /* default 16 (one tuning batch)                               */
   double blend_floor;   /* model weight on a workload it has no records of; default 0.05 */
+  /* Draft-free (the Ansor/TVM baseline, --strategy=model-only; docs/verifier.md): never
+   * runs the draft: draft features are missing, no blend, and without a model every
+   * score is 0 (no order; the caller keeps its own). Default false.                  */
+  bool draft_free;
 } PrunerVerifierOptions;
 
 typedef struct PrunerVerifierImpl *PrunerVerifier;
@@ -86,6 +90,9 @@ PrunerStatus prunerVerifierPredict(PrunerVerifier verifier, const PrunerWorkload
 /* True when predictions are the draft's order (-predicted µs): no online model and no
  * prior. */
 bool prunerVerifierUsesDraft(PrunerVerifier verifier);
+/* How many times the verifier ran the draft model (created a draft or scored configs
+ * with one) since it was created; 0 forever in draft-free mode (tests check that). */
+size_t prunerVerifierDraftRuns(PrunerVerifier verifier);
 /* Number of records the current online model was trained on (0 if none). */
 size_t prunerVerifierTrainedRecords(PrunerVerifier verifier);
 /* Current weight of the prior in the blend (0 when there is no prior). */

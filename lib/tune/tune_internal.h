@@ -121,6 +121,11 @@ typedef struct TuneSpecConsumer {
 char *tuneSpecText(TuneEngine *e, MlirContext ctx, const TuneSpecConsumer *consumers,
                    size_t num_consumers);
 bool tuneStopRequested(const TuneEngine *e);
+/* --strategy=model-only (evolve.c): up to `cap` unmeasured configs of `t`'s space, half
+ * of them mutations of its TUNE_EVOLVE_PARENTS best measured configs (none before the
+ * first measurement), the rest uniformly random. Never runs the draft. */
+#define TUNE_EVOLVE_PARENTS 8
+size_t tuneModelOnlyPool(TuneEngine *e, TuneTask *t, size_t cap, PrunerConfig *out);
 /* --target=host: re-measures the best few configs of each task back to back with
  * OpenBLAS and makes the fastest median the winner (final_host.c, docs/measurement.md). */
 void tuneFinalHostCheck(TuneEngine *e);

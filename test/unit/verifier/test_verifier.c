@@ -128,6 +128,53 @@ static void test_recovers_known_ranking(void **state) {
   prunerRecordsClose(all);
 }
 
+/* Draft-free mode (the model-only baseline) never runs the draft: no order before it
+ * has a model, the configs' own features after; a default verifier, given the same
+ * calls, runs the draft (the counter can tell). */
+static void test_draft_free(void **state) {
+  Fixture *f = *state;
+  PrunerRecords train = prunerRecordsCreateInMemory();
+  PrunerRecords test = prunerRecordsCreateInMemory();
+  PrunerRecords all = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->h100, 8, 150, 2, all).ok);
+  for (size_t i = 0; i < prunerRecordsCount(all); ++i)
+    assert_true(prunerRecordsAppend(i < 6 * 150 ? train : test, prunerRecordsGet(all, i)).ok);
+  const char *key = prunerRecordsGet(test, 0)->workload_key;
+  for (int free_mode = 0; free_mode < 2; ++free_mode) {
+    PrunerVerifierOptions o = prunerVerifierDefaultOptions();
+    o.draft_free = free_mode;
+    PrunerVerifier v;
+    assert_true(prunerVerifierCreate(&f->h100, &o, &v).ok);
+    /* No model yet: draft-free gives every config the same score (no order). */
+    PrunerConfig configs[4];
+    float scores[4];
+    for (int i = 0; i < 4; ++i)
+      configs[i] = prunerRecordsGet(test, (size_t)i)->config;
+    assert_true(prunerVerifierPredict(v, &prunerRecordsGet(test, 0)->workload, configs, NULL,
+                                      4, scores)
+                    .ok);
+    if (free_mode) {
+      assert_false(prunerVerifierUsesDraft(v));
+      for (int i = 0; i < 4; ++i)
+        assert_true(scores[i] == 0.0f);
+    }
+    assert_true(prunerVerifierTrain(v, train, NULL).ok);
+    assert_int_equal(prunerVerifierTrainedRecords(v), 900);
+    PrunerRankMetrics m = evaluate(v, test, key, f->h100_key);
+    if (free_mode) {
+      assert_int_equal(prunerVerifierDraftRuns(v), 0);
+      assert_true(prunerVerifierModelWeight(v, key) == 1.0);
+      assert_true(m.pairwise_accuracy > 0.8); /* the synthetic law is in the knobs */
+    } else {
+      assert_true(prunerVerifierDraftRuns(v) > 0);
+    }
+    prunerVerifierDestroy(v);
+  }
+  prunerRecordsClose(train);
+  prunerRecordsClose(test);
+  prunerRecordsClose(all);
+}
+
 static void test_save_load_identical(void **state) {
   Fixture *f = *state;
   PrunerRecords records = prunerRecordsCreateInMemory();
@@ -455,6 +502,7 @@ int main(void) {
       cmocka_unit_test(test_other_target_and_prior),
       cmocka_unit_test(test_cross_validate),
       cmocka_unit_test(test_draft_blend),
+      cmocka_unit_test(test_draft_free),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
