@@ -166,6 +166,18 @@ PrunerStatus prunerVerifierCrossValidateOwn(PrunerRecords records,
                                             size_t own, PrunerEvalWorkload **out,
                                             size_t *count);
 
+/* The tuner's view after its first batches (docs/verifier.md, "As tuned"): each held-out
+ * workload's records are put in the draft's order; its `own` draft-best records join
+ * the training set (what the tuner measures first), and both the verifier and the draft
+ * rank the next `pool - own` of the draft's order (the draft pool the tuner's verifier
+ * ranks). own = 0 ranks the draft's top `pool`. pool 0: all records. */
+PrunerStatus prunerVerifierCrossValidateAsTuned(PrunerRecords records,
+                                                const PrunerTargetDesc *target,
+                                                const char *target_key,
+                                                const PrunerVerifierOptions *opts, int folds,
+                                                size_t own, size_t pool,
+                                                PrunerEvalWorkload **out, size_t *count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,7 +20,7 @@
 static void usage(FILE *out) {
   fprintf(out,
           "usage: pruner-eval RECORDS [--target KEY] [--folds=K] [--blend-records=N] "
-          "[--blend-floor=F] [--own=M] [--quiet]\n"
+          "[--blend-floor=F] [--own=M] [--as-tuned=P] [--draft-free] [--quiet]\n"
           "       pruner-eval --synthetic=OUT [--workloads=N] [--per-workload=M] "
           "[--target NAME] [--seed=S]\n"
           "\n"
@@ -35,6 +35,10 @@ static void usage(FILE *out) {
           "defaults 16 and 0.05; --blend-records=0 ranks by the model alone).\n"
           "--own=M also trains on M records of each held-out workload (spread over the\n"
           "log) and scores its other records (default 0).\n"
+          "--as-tuned=P: the tuner's view instead: the held-out workload's M draft-best\n"
+          "records are its own (the first batches) and both rank the rest of the draft's\n"
+          "top P (the pool the tuner's verifier ranks; 0: all records).\n"
+          "--draft-free: the verifier column is the draft-free model (model-only).\n"
           "--synthetic writes synthetic records (a known latency law, not measurements).\n");
 }
 
@@ -92,7 +96,7 @@ int main(int argc, char **argv) {
   int folds = 5, workloads = 8, per_workload = 200, quiet = 0;
   uint64_t seed = 1;
   PrunerVerifierOptions opts = prunerVerifierDefaultOptions();
-  long own = 0;
+  long own = 0, as_tuned = -1;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     PrunerStatus fs = prunerStatusOk(); /* a numeric flag's parse (pruner/flags.h) */
@@ -123,6 +127,10 @@ int main(int argc, char **argv) {
       fs = prunerParseDouble("--blend-floor", a + 14, 0, 1, &opts.blend_floor);
     } else if (!strncmp(a, "--own=", 6)) {
       fs = prunerParseInt("--own", a + 6, 0, 1000000, &n), own = (long)n;
+    } else if (!strncmp(a, "--as-tuned=", 11)) {
+      fs = prunerParseInt("--as-tuned", a + 11, 0, 100000000, &n), as_tuned = (long)n;
+    } else if (!strcmp(a, "--draft-free")) {
+      opts.draft_free = true;
     } else if (!strcmp(a, "--quiet")) {
       quiet = 1;
     } else if (a[0] == '-' || path) {
@@ -172,8 +180,11 @@ int main(int argc, char **argv) {
     prunerRecordsClose(records);
     return 2;
   }
-  s = prunerVerifierCrossValidateOwn(records, &target, key, &opts, folds, (size_t)own,
-                                     &results, &count);
+  s = as_tuned >= 0 ? prunerVerifierCrossValidateAsTuned(records, &target, key, &opts, folds,
+                                                         (size_t)own, (size_t)as_tuned,
+                                                         &results, &count)
+                    : prunerVerifierCrossValidateOwn(records, &target, key, &opts, folds,
+                                                     (size_t)own, &results, &count);
   if (!s.ok) {
     fprintf(stderr, "pruner-eval: %s: %s\n", path, s.message);
     prunerRecordsClose(records);
@@ -181,6 +192,11 @@ int main(int argc, char **argv) {
   }
   printf("target %s, %d folds, leave-workload-out, %zu workloads, %ld own records each\n",
          key, folds, count, own);
+  if (as_tuned >= 0)
+    printf("as tuned: own = the draft's best %ld; ranked: the draft's next %s%ld\n", own,
+           as_tuned ? "" : "all but ", as_tuned ? as_tuned - own : own);
+  if (opts.draft_free)
+    printf("verifier: draft-free (model-only: the configs' own features, no blend)\n");
   printf("%-48s %6s  %-20s   %-20s\n", "", "", "verifier", "draft alone");
   printf("%-48s %6s  %6s %6s %6s   %6s %6s %6s\n", "workload", "n", "pair", "top1", "top5",
          "pair", "top1", "top5");

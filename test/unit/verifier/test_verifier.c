@@ -430,6 +430,26 @@ static void test_cross_validate(void **state) {
   printf("own 20: verifier pairwise %.3f, draft %.3f\n", vmean, dmean);
   assert_true(vmean > dmean + 0.1);
   free(results);
+  /* As tuned: the draft's best 8 train, the draft's next 24 (of its top 32) are ranked;
+   * with blend floor 0 and no own records (own 0) the verifier is the draft exactly. */
+  assert_true(prunerVerifierCrossValidateAsTuned(records, &f->h100, f->h100_key, NULL, 4, 8,
+                                                 32, &results, &count)
+                  .ok);
+  assert_int_equal(count, 8);
+  for (size_t i = 0; i < count; ++i)
+    assert_true(results[i].verifier.n == 24 && results[i].draft.n == 24);
+  free(results);
+  PrunerVerifierOptions floor0 = prunerVerifierDefaultOptions();
+  floor0.blend_floor = 0;
+  assert_true(prunerVerifierCrossValidateAsTuned(records, &f->h100, f->h100_key, &floor0, 4, 0,
+                                                 32, &results, &count)
+                  .ok);
+  for (size_t i = 0; i < count; ++i) {
+    assert_true(results[i].draft.n == 32);
+    assert_true(results[i].verifier.pairwise_accuracy == results[i].draft.pairwise_accuracy);
+    assert_true(results[i].verifier.top1 == results[i].draft.top1);
+  }
+  free(results);
   PrunerStatus s =
       prunerVerifierCrossValidate(records, &f->h100, "sm_1:none:1sm", NULL, 4, &results, &count);
   assert_false(s.ok);
