@@ -205,7 +205,10 @@ static PrunerStatus crossValidate(PrunerRecords records, const PrunerTargetDesc 
   }
   PrunerStatus status = prunerStatusOk();
   PrunerVerifier draft_only = NULL;
-  status = prunerVerifierCreate(target, opts, &draft_only);
+  /* The draft's column is the draft even when the verifier judged is draft-free. */
+  PrunerVerifierOptions dopts = opts ? *opts : prunerVerifierDefaultOptions();
+  dopts.draft_free = false;
+  status = prunerVerifierCreate(target, &dopts, &draft_only);
   /* As tuned: every workload in the draft's order (only held-out ones use it). */
   for (size_t g = 0; status.ok && as_tuned && g < groups; ++g)
     status = draftOrder(draft_only, items, starts[g], starts[g + 1]);

@@ -331,6 +331,11 @@ static void test_uncompiled_features(void **state) {
     c.shared_bytes = 4096;
     assert_true(prunerRecordsAppend(withres, &c).ok);
   }
+  /* The model alone (no draft blend): this checks what it learned from the features. */
+  PrunerVerifierOptions alone = prunerVerifierDefaultOptions();
+  alone.blend_records = 0;
+  prunerVerifierDestroy(v);
+  assert_true(prunerVerifierCreate(&f->h100, &alone, &v).ok);
   assert_true(prunerVerifierTrain(v, withres, NULL).ok);
   PrunerRankMetrics m = evaluate(v, withres, prunerRecordsGet(withres, 0)->workload_key,
                                  f->h100_key);
@@ -415,9 +420,12 @@ static void test_cross_validate(void **state) {
   assert_true(mean > 0.85);
   free(results);
   /* 20 own records of each held-out workload train; its other 60 are scored, by both
-   * the verifier and the draft, and with the default blend (a = 0.05 + 0.95 * 20/36)
+   * the verifier and the draft, and with a blend of K 16, floor 0.05 (a = 0.05 + 0.95 * 20/36)
    * the verifier beats the draft, whose order the synthetic law does not follow. */
-  assert_true(prunerVerifierCrossValidateOwn(records, &f->h100, f->h100_key, NULL, 4, 20,
+  PrunerVerifierOptions old_blend = prunerVerifierDefaultOptions();
+  old_blend.blend_records = 16;
+  old_blend.blend_floor = 0.05;
+  assert_true(prunerVerifierCrossValidateOwn(records, &f->h100, f->h100_key, &old_blend, 4, 20,
                                              &results, &count)
                   .ok);
   assert_int_equal(count, 8);
@@ -449,6 +457,22 @@ static void test_cross_validate(void **state) {
     assert_true(results[i].verifier.pairwise_accuracy == results[i].draft.pairwise_accuracy);
     assert_true(results[i].verifier.top1 == results[i].draft.top1);
   }
+  /* Judging the draft-free model changes the verifier column, never the draft's (the
+   * draft orders the pool and is the comparison). */
+  PrunerVerifierOptions free_opts = prunerVerifierDefaultOptions();
+  free_opts.draft_free = true;
+  PrunerEvalWorkload *free_results = NULL;
+  size_t free_count = 0;
+  assert_true(prunerVerifierCrossValidateAsTuned(records, &f->h100, f->h100_key, &free_opts, 4,
+                                                 0, 32, &free_results, &free_count)
+                  .ok);
+  assert_int_equal(free_count, count);
+  for (size_t i = 0; i < count; ++i) {
+    assert_string_equal(free_results[i].workload_key, results[i].workload_key);
+    assert_true(free_results[i].draft.pairwise_accuracy == results[i].draft.pairwise_accuracy);
+    assert_true(free_results[i].draft.top1 == results[i].draft.top1);
+  }
+  free(free_results);
   free(results);
   PrunerStatus s =
       prunerVerifierCrossValidate(records, &f->h100, "sm_1:none:1sm", NULL, 4, &results, &count);
@@ -471,8 +495,9 @@ static void test_draft_blend(void **state) {
   snprintf(key, sizeof key, "%s", first->workload_key);
 
   PrunerVerifierOptions o = prunerVerifierDefaultOptions();
-  assert_int_equal(o.blend_records, 16);
-  o.blend_floor = 0.0;
+  assert_int_equal(o.blend_records, 64); /* chosen by leave-one-workload-out */
+  assert_true(o.blend_floor == 0.0);
+  o.blend_records = 16; /* the arithmetic below */
   PrunerVerifier blended, draft_only;
   assert_true(prunerVerifierCreate(&f->h100, &o, &blended).ok);
   assert_true(prunerVerifierCreate(&f->h100, &o, &draft_only).ok);
