@@ -1,7 +1,7 @@
 /* passes/cpu_pipeline.c: pruner-apply-config{target=host} and pruner-cpu-pipeline, in C
  * over the MLIR C API (docs/plugin.md, docs/host.md "From a tuned module to an object").
  *
- * The tuner times each host config on a function holding the op alone (lib/host). To
+ * The tuner times each host config on a function holding the op alone (lib/backend/host). To
  * give the object file that very kernel, every op with a `pruner.config` is outlined
  * into a private function of its own (the op, its operands as arguments, the constants
  * its body captures cloned in) and the call replaces it. Each kernel function is then
@@ -22,8 +22,8 @@
 #include <mlir-c/Pass.h>
 
 #include "passes.h"
-#include "pruner/host.h"
-#include "pruner/host_ir.h"
+#include "pruner/backend/host.h"
+#include "pruner/backend/host_ir.h"
 #include "pruner/ir.h"
 #include "pruner/space.h"
 #include "pruner/target.h"

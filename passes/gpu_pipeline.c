@@ -1,7 +1,7 @@
 /* passes/gpu_pipeline.c: the passes `pruner-gpu-pipeline{chip=... format=...}` runs after
  * pruner-apply-config.
  *
- * The NVVM lowering itself is lib/compile's prunerCompileLoweringPipeline (the one
+ * The NVVM lowering itself is lib/backend/gpu's prunerCompileLoweringPipeline (the one
  * definition, so what the tuner measures is what this pipeline produces): the stock
  * gpu-lower-to-nvvm-pipeline spelled out with convert-vector-to-llvm inside gpu.module
  * before convert-gpu-to-nvvm, nvvm-attach-target with the chip's PTX features (+ptx80

@@ -44,7 +44,7 @@ if [ -z "$backend" ]; then
   elif [ -s "$replay" ]; then
     backend=replay
   elif [ -x "$build/bin/pruner-host-tool" ]; then
-    backend=host # built with lib/host: the host CPU target is available
+    backend=host # built with lib/backend/host: the host CPU target is available
   else
     backend=none
   fi

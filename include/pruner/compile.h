@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pruner/kernel.h"
 #include "pruner/space.h"
 #include "pruner/status.h"
 #include "pruner/target.h"
@@ -21,48 +22,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define PRUNER_MAX_KERNEL_ARGS 64
-
-typedef enum PrunerKernelArgKind {
-  PRUNER_ARG_BUFFER_ALLOCATED = 0, /* pointer: memref allocated pointer          */
-  PRUNER_ARG_BUFFER_ALIGNED,       /* pointer: memref aligned pointer            */
-  PRUNER_ARG_INDEX,                /* i64 scalar (memref offset, size or stride) */
-} PrunerKernelArgKind;
-
-/* One kernel parameter. Buffers are passed as expanded memref descriptors: allocated
- * pointer, aligned pointer, offset, sizes..., strides...; `operand` says which operand of
- * the workload the descriptor belongs to (-1 for scalars that are not part of one). */
-typedef struct PrunerKernelArg {
-  PrunerKernelArgKind kind;
-  int operand;
-  int64_t value; /* for PRUNER_ARG_INDEX */
-} PrunerKernelArg;
-
-typedef struct PrunerKernelResources {
-  int registers;
-  int spill_store_bytes;
-  int spill_load_bytes;
-  int stack_bytes;
-  int shared_bytes; /* static shared memory */
-  int constant_bytes;
-} PrunerKernelResources;
-
-typedef struct PrunerCompileResult {
-  PrunerStatus status;  /* !ok: the message is the compiler's (first lines)     */
-  char kernel_name[128];
-  int64_t grid[3];
-  int64_t block[3];
-  int64_t dynamic_smem_bytes;
-  int num_args;
-  PrunerKernelArg args[PRUNER_MAX_KERNEL_ARGS];
-  PrunerKernelResources resources;
-  unsigned char *binary; /* cubin (or PTX text when format is PTX); owned, free with
-                            prunerCompileResultRelease */
-  size_t binary_size;
-  double mlir_seconds;   /* time spent in MLIR (schedule, lowering, PTX)  */
-  double ptxas_seconds;  /* time spent in ptxas                           */
-} PrunerCompileResult;
 
 typedef enum PrunerBinaryFormat {
   PRUNER_BINARY_CUBIN = 0,

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pruner/compile.h"
+#include "pruner/kernel.h"
 #include "pruner/space.h"
 #include "pruner/status.h"
 #include "pruner/target.h"
@@ -115,6 +115,18 @@ typedef struct PrunerDraftImpl *PrunerDraft;
 PrunerStatus prunerDraftCreate(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                PrunerDraft *out);
 void prunerDraftDestroy(PrunerDraft draft);
+
+/* A backend's own draft terms (pruner/backend.h): the symbols of `config`, which passed
+ * prunerConfigIsValid (`out` is zeroed first; at least out->predicted_us must be set).
+ * False: the config cannot be scored. */
+typedef bool (*PrunerDraftTermsFn)(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                   const PrunerConfig *config, PrunerDraftSymbols *out, void *user);
+
+/* A draft that scores with `terms` instead of the built-in GPU or host model; scans,
+ * top-N and features work as for prunerDraftCreate. `user` must outlive the draft.
+ * Destroy with prunerDraftDestroy. */
+PrunerStatus prunerDraftCreateWithTerms(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                        PrunerDraftTermsFn terms, void *user, PrunerDraft *out);
 
 const PrunerWorkload *prunerDraftGetWorkload(PrunerDraft draft);
 const PrunerTargetDesc *prunerDraftGetTarget(PrunerDraft draft);

@@ -1,6 +1,7 @@
-/* pruner/file.h: reading a whole file into memory, the one way lib/ and tools/ do it.
+/* pruner/file.h: reading a whole file into memory, the one way lib/ and tools/ do it, and
+ * removing a temporary folder.
  *
- * Tools read payload MLIR and JSON, lib/measure reads bundles and cubins, lib/compile reads
+ * Tools read payload MLIR and JSON, lib/measure reads bundles and cubins, lib/backend/gpu reads
  * what ptxas wrote: all need the whole file as one NUL-terminated buffer and an error that
  * names the file. */
 #ifndef PRUNER_FILE_H
@@ -59,6 +60,11 @@ bool prunerSameFile(const char *a, const char *b);
 
 /* "1.0 GiB", "512 MiB", "4096 bytes": a size for messages. */
 void prunerFormatBytes(uint64_t bytes, char *buf, size_t size);
+
+/* Removes `dir` and everything under it (depth first, symbolic links removed, never
+ * followed); best effort: what cannot be removed stays. The one directory remover of
+ * lib/ (compile workers' and per-round bundle folders). */
+void prunerRemoveTree(const char *dir);
 
 #ifdef __cplusplus
 }

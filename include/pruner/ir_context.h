@@ -1,8 +1,8 @@
 /* pruner/ir_context.h: the one way pruner's own programs make an MLIR context.
  *
  * Every dialect, every pass and every LLVM translation registered, threading off (pruner
- * parallelizes with processes: lib/compile's pool, the measuring children). Used by the
- * tools, lib/tune's session, lib/compile and lib/host. It lives in its own library,
+ * parallelizes with processes: lib/backend/gpu's pool, the measuring children). Used by the
+ * tools, lib/tune's session, lib/backend/gpu and lib/backend/host. It lives in its own library,
  * pruner_ir_context, apart from pruner_ir: the plugin links pruner_ir and must not bring
  * RegisterEverything into mlir-opt, whose context mlir-opt itself sets up. */
 #ifndef PRUNER_IR_CONTEXT_H

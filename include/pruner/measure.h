@@ -10,7 +10,7 @@
  *
  * Isolation: a kernel that faults poisons its CUDA context and a kernel that hangs never
  * returns, so candidates run in a child worker process under a watchdog: PrunerWorker
- * (pruner/worker.h, in lib/support, shared with lib/compile and lib/host). MLIR-free
+ * (pruner/worker.h, in lib/support, shared with lib/backend/gpu and lib/backend/host). MLIR-free
  * (cJSON, POSIX). */
 #ifndef PRUNER_MEASURE_H
 #define PRUNER_MEASURE_H
@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pruner/compile.h"
+#include "pruner/kernel.h"
 #include "pruner/space.h"
 #include "pruner/status.h"
 #include "pruner/target.h"

@@ -19,8 +19,8 @@ uint64_t prunerRandomNext(uint64_t *state);
 /* A uniform double in [0, 1) (the top 53 bits). */
 double prunerRandomUniform(uint64_t *state);
 
-/* One value of a measurement's random inputs (lib/host's checked runs and pruner-run draw
- * theirs here, so both promise the same exactness): for floats a multiple of 1/16 in
+/* One value of a measurement's random inputs (lib/backend/host's checked runs and pruner-run
+ * draw theirs here, so both promise the same exactness): for floats a multiple of 1/16 in
  * [-1, 1], exact in every float dtype; products are multiples of 1/256, so f32 sums of up
  * to 2^16 terms stay exact in any summation order and a mismatch is a real bug. For
  * integer dtypes (float_dtype false) an integer in [-4, 4]. Advances *state. */

@@ -58,6 +58,10 @@ PrunerStatus prunerScheduleBuild(const PrunerWorkload *w, const PrunerConfig *co
 PrunerStatus prunerSchedulePayload(const PrunerWorkload *w, const char *func_name,
                                    bool with_fill, char **text);
 
+/* The op name the payload uses for the workload ("linalg.matmul", "linalg.generic"): what
+ * a schedule matches. */
+const char *prunerSchedulePayloadOpName(const PrunerWorkload *w);
+
 /* A ranked memref descriptor as MLIR's lowering lays it out (allocated, aligned, offset,
  * sizes[rank], strides[rank]): the argument the payload function takes per operand when
  * it runs on the host through the ExecutionEngine. Sized for PRUNER_MAX_RANK; a rank-r

@@ -145,7 +145,7 @@ PrunerStatus prunerConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *
  * needs a parallel loop to map to threads (a full reduction to a rank-0 result has none),
  * and an identity copy (folded away by canonicalization) has nothing to schedule. The
  * space of such a workload is not created; pruner-tune leaves the op untuned with a
- * remark. Host targets: always ok here (lib/host checks its own configs). */
+ * remark. Host targets: always ok here (lib/backend/host checks its own configs). */
 PrunerStatus prunerWorkloadCheckSchedulable(const PrunerWorkload *w, const PrunerTargetDesc *t);
 
 /* True when MLIR's linalg vectorizer can vectorize the op's tiles: a named convolution

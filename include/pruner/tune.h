@@ -41,7 +41,7 @@ typedef enum PrunerTuneMeasure {
   PRUNER_TUNE_MEASURE_REPLAY,  /* latencies from a records file covering the space      */
   PRUNER_TUNE_MEASURE_NONE,    /* models only: nothing is measured, results say so      */
   PRUNER_TUNE_MEASURE_HOST,    /* --target=host: JIT-compiled and timed on this CPU,
-                                  OpenBLAS baseline (pruner/host.h). MEASURE_GPU with a
+                                  OpenBLAS baseline (pruner/backend/host.h). MEASURE_GPU with a
                                   host target means this: the target's own device.     */
 } PrunerTuneMeasure;
 

@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "pruner/compile.h"
+#include "pruner/kernel.h"
 #include "pruner/records.h"
 #include "pruner/space.h"
 #include "pruner/status.h"

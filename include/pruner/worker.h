@@ -3,7 +3,7 @@
  * Compiling a candidate can hang or blow up (ptxas, runaway pattern sets), a kernel that
  * faults poisons its CUDA context and one that hangs never returns, a JIT'ed host kernel
  * can crash: every such step runs in a forked child. PrunerWorker is that mechanism, the
- * one implementation shared by lib/compile's pool, lib/host and tools/pruner-run: the
+ * one implementation shared by lib/backend/gpu's pool, lib/backend/host and tools/pruner-run: the
  * parent sends fixed-size requests, the child runs an injected handler and answers with a
  * fixed-size reply and an optional variable-size tail (e.g. a cubin); a child that
  * crashes or overruns its timeout is killed with its whole process group (tools it

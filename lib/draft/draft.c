@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "draft_host.h"
+#include "pruner/backend/host_rules.h"
 #include "draft_internal.h"
 #include "pruner/checked.h"
 
@@ -16,7 +16,7 @@
 enum { kSubPartitions = 4 };
 /* Addressing, loop and index registers a kernel needs beyond its data (ptxas on our
  * matmul schedules: 16 accumulators + 8 fragments -> 40-48 registers,
- * GPU-SCHEDULE-FACTS.md). */
+ * docs/schedule.md, G8). */
 static const int kBaseRegisters = 20;
 /* Dependent FP32 FMA latency, 4 cycles on Volta through Hopper (Jia et al., "Dissecting
  * the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018; Luo et al., "Benchmarking
@@ -73,7 +73,7 @@ static int accRegistersPerElem(PrunerDType dtype) {
 /* ---- Creation ------------------------------------------------------------------------- */
 
 static PrunerStatus checkTarget(const PrunerWorkload *w, const PrunerTargetDesc *t) {
-  if (t->kind == PRUNER_TARGET_HOST) return draftHostCheckTarget(w, t);
+  if (t->kind == PRUNER_TARGET_HOST) return prunerHostDraftCheckTarget(w, t);
   if (t->kind != PRUNER_TARGET_GPU)
     return prunerStatusError("draft for %s: target '%s' is not a GPU (the draft models GPUs only)",
                              w->key, t->name);
@@ -159,6 +159,25 @@ PrunerStatus prunerDraftCreate(const PrunerWorkload *w, const PrunerTargetDesc *
   d->l1_bytes_per_sm = unifiedL1Bytes(t);
   d->smem_granularity = t->compute_capability >= 80 ? 128 : 256;
   d->reg_cap_per_thread = t->max_regs_per_thread > 0 ? t->max_regs_per_thread : 255;
+  *out = d;
+  return prunerStatusOk();
+}
+
+PrunerStatus prunerDraftCreateWithTerms(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                        PrunerDraftTermsFn terms, void *user, PrunerDraft *out) {
+  *out = NULL;
+  if (!terms)
+    return prunerStatusError("draft for %s: no terms function", w->key);
+  PrunerStatus st = prunerWorkloadVerify(w);
+  if (!st.ok)
+    return st;
+  struct PrunerDraftImpl *d = calloc(1, sizeof *d);
+  if (!d)
+    return prunerStatusError("draft for %s: out of memory", w->key);
+  d->w = *w;
+  d->t = *t;
+  d->terms = terms;
+  d->terms_user = user;
   *out = d;
   return prunerStatusOk();
 }
@@ -431,7 +450,17 @@ bool draftScoreCached(PrunerDraft draft, const PrunerConfig *config,
   const struct PrunerDraftImpl *d = draft;
   const PrunerWorkload *w = &d->w;
   const PrunerTargetDesc *t = &d->t;
-  if (t->kind == PRUNER_TARGET_HOST) return draftHostScore(w, t, config, out); /* draft_host.c */
+  if (d->terms) {
+    PrunerDraftSymbols s;
+    memset(&s, 0, sizeof s);
+    if (!d->terms(w, t, config, &s, d->terms_user))
+      return false;
+    if (out)
+      *out = s;
+    return true;
+  }
+  if (t->kind == PRUNER_TARGET_HOST)
+    return prunerHostDraftScore(w, t, config, out);
 
   /* Work and launch shape. */
   int64_t ntiles[PRUNER_MAX_LOOPS];

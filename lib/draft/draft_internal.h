@@ -43,6 +43,8 @@ struct PrunerDraftImpl {
   double l1_bytes_per_sm;  /* unified L1 + shared memory of one SM */
   int smem_granularity;
   int reg_cap_per_thread;  /* 255: the most a thread can address (PTX ISA) */
+  PrunerDraftTermsFn terms; /* a backend's own terms (prunerDraftCreateWithTerms), or NULL */
+  void *terms_user;
 };
 
 /* Memo of the warp access analysis (32-byte sectors and useful bytes of a warp-wide load,

@@ -11,7 +11,7 @@
 #include "pruner/checked.h"
 #include "pruner/schedule.h"
 #include "schedule_internal.h"
-#include "text.h"
+#include "pruner/text.h"
 
 const char *prunerScheduleMlirType(PrunerDType dtype) {
   switch (dtype) {

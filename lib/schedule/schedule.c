@@ -12,14 +12,14 @@
  *                     to a gpu.launch and its nested forall to threads;
  *   @pruner_cleanup   (module) canonicalize, cse, sink index math into the launches.
  * @__transform_main runs them in order for one op. docs/schedule.md gives the why of
- * each step; GPU-SCHEDULE-FACTS.md the measurements behind them. */
+ * each step and the measured facts behind them (G1-G9). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pruner/schedule.h"
 #include "schedule_internal.h"
-#include "text.h"
+#include "pruner/text.h"
 
 PrunerScheduleOptions prunerScheduleDefaultOptions(void) {
   PrunerScheduleOptions o;
@@ -228,7 +228,7 @@ static PrunerStatus makePlan(const PrunerWorkload *w, const PrunerConfig *c,
                 w->kind == PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC;
   if (conv2d) {
     /* The vectorizer handles 1-D convolutions only; `decompose` rewrites a 2-D conv whose
-     * kh and oh extents are 1 (GPU-SCHEDULE-FACTS.md). So kh steps by 1 and oh is walked
+     * kh and oh extents are 1 (docs/schedule.md, G5). So kh steps by 1 and oh is walked
      * one row at a time inside the thread. */
     int kh = findRole(w, PRUNER_ROLE_FILTER_H), oh = findRole(w, PRUNER_ROLE_OUT_H);
     if (kh < 0 || oh < 0)
@@ -302,7 +302,7 @@ static void appendTileUsingForall(PrunerText *t, const char *tiled, const char *
 }
 
 /* Staged lowering of the vectors of `f` (a func handle) to 1-D: one combined pattern set
- * never converges (GPU-SCHEDULE-FACTS.md). Idempotent on already lowered code, so the
+ * never converges (docs/schedule.md, G2). Idempotent on already lowered code, so the
  * promotion sequence can run it again for what it vectorizes after bufferization. */
 static void appendVectorLowering(PrunerText *t, const char *f) {
   prunerTextAppend(
@@ -487,7 +487,7 @@ static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Pla
                    (long long)p->grid[1], (long long)p->grid[2]);
   if (p->consumer) {
     /* fuse_into_containing_op fuses producers only: tile the consumer and fuse the op
-     * (and below its fill) into its foralls (GPU-SCHEDULE-FACTS.md, bias add). */
+     * (and below its fill) into its foralls (docs/schedule.md, G7). */
     appendMatch(t, "%cons", "linalg.generic", attr, ".consumer", "%root");
     appendTileUsingForall(t, "%cb", "%fb", "%cons", p->out_rank, p->out_block_tile,
                           p->out_block_dim, "block");
@@ -525,7 +525,7 @@ static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Pla
   if (p->vectorize) {
     /* structured.vectorize on the op, not vectorize_children on the function: the latter
      * would also vectorize other (untiled) linalg ops of the function, and it drops rows
-     * of strided NCHW 1-D convs (GPU-SCHEDULE-FACTS.md). */
+     * of strided NCHW 1-D convs (docs/schedule.md, G6). */
     prunerTextAppend(t, "    transform.structured.vectorize %s : " ANY "\n", inner);
     if (p->consumer)
       prunerTextAppend(t, "    transform.structured.vectorize %%ct : " ANY "\n");
@@ -541,7 +541,7 @@ static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Pla
     /* Without it the contraction lowers to 16-wide dot products (mul + add, 72 registers
      * on a 4x4x16 matmul tile) instead of outer-product FMAs (40 registers). For strided
      * NCHW convs it would turn the accumulator write into a broadcast + transpose that no
-     * longer pairs with its read, which blocks the hoist (GPU-SCHEDULE-FACTS.md). */
+     * longer pairs with its read, which blocks the hoist (docs/schedule.md, G3, G6). */
     if (w->kind != PRUNER_OP_CONV_2D_NCHW_FCHW)
       prunerTextAppend(t, "      transform.apply_patterns.vector.transfer_permutation_patterns\n");
   }
@@ -580,7 +580,7 @@ static void appendBufferizeSequence(PrunerText *t) {
 /* Module-wide cleanups after the mapping. Canonicalize after cse removes the self-copies
  * bufferization leaves inside kernels; sinking launch-invariant index math into the
  * gpu.launch keeps constants out of the kernel parameters (48 -> 40 registers on a plain
- * matmul, 255 + spills -> 40 on a fused conv; GPU-SCHEDULE-FACTS.md). */
+ * matmul, 255 + spills -> 40 on a fused conv; docs/schedule.md, G1). */
 static void appendCleanupSequence(PrunerText *t, bool gpu_mapping) {
   prunerTextAppend(t, "  transform.named_sequence @pruner_cleanup(%%root: " ANY " {transform.%s}) {\n"
                       "    transform.apply_patterns to %%root { transform.apply_patterns.canonicalization } : " ANY "\n"

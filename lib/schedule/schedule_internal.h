@@ -9,8 +9,6 @@
 /* MLIR spelling of a dtype ("f32"), NULL if unknown. */
 const char *prunerScheduleMlirType(PrunerDType dtype);
 bool prunerScheduleIsFloat(PrunerDType dtype);
-/* The op name the payload uses for the workload ("linalg.matmul", "linalg.generic"). */
-const char *prunerSchedulePayloadOpName(const PrunerWorkload *w);
 /* True for kinds whose accumulator is initialised by a fill (contractions, convs). */
 bool prunerScheduleHasFill(const PrunerWorkload *w);
 

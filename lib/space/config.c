@@ -4,7 +4,7 @@
  * precomputed fast path, and the unit tests compare the two. */
 #include "pruner/space.h"
 
-#include "pruner/host.h"
+#include "pruner/backend/host_rules.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -196,7 +196,7 @@ static bool checkWorkload(const PrunerWorkload *w, PrunerStatus *status) {
 PrunerStatus prunerWorkloadCheckSchedulable(const PrunerWorkload *w, const PrunerTargetDesc *t) {
   PrunerStatus status = prunerStatusOk();
   if (t->kind == PRUNER_TARGET_HOST)
-    return status; /* lib/host states its own rules (prunerHostConfigCheck) */
+    return status; /* lib/backend/host states its own rules (prunerHostConfigCheck) */
   checkWorkload(w, &status);
   return status;
 }

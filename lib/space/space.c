@@ -4,7 +4,7 @@
  * evaluates them on precomputed per-candidate values so that a scan does no division. */
 #include "pruner/space.h"
 
-#include "pruner/host.h"
+#include "pruner/backend/host_rules.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -109,7 +109,7 @@ static void addReductionKnob(PrunerSpaceImpl *s, int l) {
   k->loop = l;
   PrunerLoopRole role = s->w.loop_roles[l];
   /* The direct-conv schedule decomposes the per-thread 2-D window into 1-D convs, which
-   * needs the filter loops kh and kw stepped by 1 (GPU-SCHEDULE-FACTS.md). */
+   * needs the filter loops kh and kw stepped by 1 (docs/schedule.md, G5). */
   if (isConv(s->w.kind) && (role == PRUNER_ROLE_FILTER_H || role == PRUNER_ROLE_FILTER_W)) {
     k->values[k->num_values++] = 1;
   } else {

@@ -1,7 +1,9 @@
 /* Whole-file reads (pruner/file.h). Reads in growing chunks rather than trusting the size
  * first, so pipes and standard input work the same as regular files; the cap bounds both. */
-#define _GNU_SOURCE /* realpath, fchmod */
+#define _GNU_SOURCE /* realpath, fchmod, nftw's FTW_DEPTH/FTW_PHYS */
 #include "pruner/file.h"
+
+#include <ftw.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -206,4 +208,14 @@ bool prunerSameFile(const char *a, const char *b) {
   snprintf(ca, sizeof ca, "%s/%s", ra, ba);
   snprintf(cb, sizeof cb, "%s/%s", rb, bb);
   return strcmp(ca, cb) == 0;
+}
+
+static int removeEntry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  remove(path);
+  return 0;
+}
+
+void prunerRemoveTree(const char *dir) {
+  nftw(dir, removeEntry, 8, FTW_DEPTH | FTW_PHYS);
 }

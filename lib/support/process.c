@@ -1,6 +1,7 @@
 /* lib/support/process.c: prunerProcessRun (pruner/process.h), the spawn-and-wait that
- * lib/compile's ptxas run and lib/measure's pruner-run share. */
+ * lib/backend/gpu's ptxas run and lib/measure's pruner-run share. */
 #define _GNU_SOURCE /* pipe2 */
+#include "pruner/clock.h"
 #include "pruner/process.h"
 
 #include <errno.h>
@@ -16,12 +17,6 @@
 
 extern char **environ;
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Reads the child's output into log until EOF or the deadline; true on timeout. */
 static bool collect(int fd, double deadline, char *log, size_t log_size) {
   size_t len = 0;
@@ -29,7 +24,7 @@ static bool collect(int fd, double deadline, char *log, size_t log_size) {
   for (;;) {
     int wait_ms = -1;
     if (deadline > 0) {
-      double left = deadline - now();
+      double left = deadline - prunerNowSeconds();
       if (left <= 0) {
         timed_out = true;
         break;
@@ -63,7 +58,7 @@ static bool waitUntil(pid_t pid, double deadline, int *wait_status) {
       return false;
     if (r < 0 && errno != EINTR)
       return false; /* nothing left to wait for */
-    if (deadline > 0 && now() >= deadline)
+    if (deadline > 0 && prunerNowSeconds() >= deadline)
       return true;
     if (r == 0)
       nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
@@ -91,7 +86,7 @@ PrunerStatus prunerProcessRun(char *const argv[], double timeout_seconds, char *
       close(fds[0]);
     return prunerStatusError("cannot run %s: %s", argv[0], strerror(err));
   }
-  double deadline = timeout_seconds > 0 ? now() + timeout_seconds : 0;
+  double deadline = timeout_seconds > 0 ? prunerNowSeconds() + timeout_seconds : 0;
   bool timed_out = false;
   if (log) {
     timed_out = collect(fds[0], deadline, log, log_size);

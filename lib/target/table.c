@@ -96,9 +96,9 @@ const PrunerTargetEntry prunerTargetTable[] = {
      {"h100", "h100 sxm", "h100 sxm5", "nvidia h100 sxm5 80gb"}},
     /* NVIDIA H200 Tensor Core GPU datasheet (SXM): same GH100 compute as the H100 SXM
      * (132 SMs, 67 TFLOPS FP32, 989 TFLOPS FP16 tensor dense), 4.8 TB/s HBM3e, 141 GB.
-     * L2: 60 MiB, what the driver reports on our measurement H200 (project note
-     * MLIR22-FACTS.md, "about 60 MB as PyTorch reports it"); NVIDIA's datasheet does
-     * not state it. CC 9.0 [PG] as the H100. */
+     * L2: 60 MiB, what the driver reports on the H200 this project measured on
+     * (docs/targets.md; about 60 MB as PyTorch's device properties report it); NVIDIA's
+     * datasheet does not state it. CC 9.0 [PG] as the H100. */
     {{.kind = PRUNER_TARGET_GPU, .name = "h200", .arch = "sm_90", .device = "NVIDIA H200",
       .compute_capability = 90, .sm_count = 132, .boost_clock_mhz = 1980,
       .peak_fp32_gflops = 66900, .peak_tensor_gflops = 989400, .dram_gbps = 4800,

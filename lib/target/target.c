@@ -1,7 +1,7 @@
 /* Lookup, listing, keys and driver overrides over the built-in table (table.c). */
 #include "target_table.h"
 
-#include "pruner/host.h"
+#include "pruner/backend/host_rules.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -64,7 +64,7 @@ PrunerStatus prunerTargetLookup(const char *name, PrunerTargetDesc *out) {
     prunerTargetListNames(names, sizeof(names));
     return prunerStatusError("empty target name; accepted: %s", names);
   }
-  /* The host CPU is described from the machine, not the table (lib/target/host.c):
+  /* The host CPU is described from the machine, not the table (lib/backend/host/target_host.c):
    * "host" at the ISA PRUNER_HOST_ISA names (else the CPU's widest), "host:<isa>" at
    * that ISA, so that one can tune and test for a narrower CPU (docs/host.md). */
   const char *isa;

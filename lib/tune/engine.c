@@ -4,21 +4,14 @@
  * target, resumed ones included, so rerunning an interrupted command completes it rather
  * than doubling it; a config that has a record is never chosen again; workloads get one
  * round each in turn, then the gradient scheduler picks the next one. */
-#include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "pruner/compile.h"
-#include "pruner/measure.h"
-#ifdef PRUNER_HAVE_HOST
-#include "pruner/host.h"
-#endif
+#include "pruner/clock.h"
 #include "pruner/random.h"
 #include "tune_internal.h"
 
@@ -30,59 +23,6 @@
 
 /* ---------------------------------------------------------------------------------- */
 /* Small helpers                                                                       */
-
-double tuneNow(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-
-void tuneBufAppend(TuneBuf *b, const char *s, size_t n) {
-  if (b->failed)
-    return;
-  if (b->len + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + n + 1)
-      cap *= 2;
-    char *data = realloc(b->data, cap);
-    if (!data) {
-      b->failed = true;
-      return;
-    }
-    b->data = data;
-    b->cap = cap;
-  }
-  memcpy(b->data + b->len, s, n);
-  b->len += n;
-  b->data[b->len] = '\0';
-}
-
-void tuneBufPrintf(TuneBuf *b, const char *fmt, ...) {
-  char small[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(small, sizeof small, fmt, ap);
-  va_end(ap);
-  if (n < 0) {
-    b->failed = true;
-    return;
-  }
-  if ((size_t)n < sizeof small) {
-    tuneBufAppend(b, small, (size_t)n);
-    return;
-  }
-  char *big = malloc((size_t)n + 1);
-  if (!big) {
-    b->failed = true;
-    return;
-  }
-  va_start(ap, fmt);
-  vsnprintf(big, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  tuneBufAppend(b, big, (size_t)n);
-  free(big);
-}
 
 static void tuneEmit(TuneEngine *e, const PrunerTuneEvent *ev) {
   if (e->opts.on_event)
@@ -121,62 +61,47 @@ static bool tuneFileExists(const char *path) {
 /* ---------------------------------------------------------------------------------- */
 /* Set-up                                                                              */
 
-/* Each target has its own device: GPU targets measure through pruner-run, the host
- * target on this CPU. MEASURE_GPU, the default, means "the target's device" for a host
- * target; the modes that make no sense for a target are refused, naming the ones that do. */
+/* Each target has its own device, measured by its backend. MEASURE_GPU, the default,
+ * means "the target's device" for every target; the modes a backend does not support
+ * are refused by it, naming the ones that work. */
 static PrunerStatus tuneResolveMeasure(TuneEngine *e) {
-  bool host = e->target.kind == PRUNER_TARGET_HOST;
+  const PrunerBackend *b = e->backend;
   PrunerTuneMeasure m = e->opts.measure;
-  if (host && m == PRUNER_TUNE_MEASURE_GPU)
-    e->opts.measure = m = PRUNER_TUNE_MEASURE_HOST;
-  if (host && m == PRUNER_TUNE_MEASURE_BUNDLE)
-    return prunerStatusError("--measure=bundle is for GPU targets (a bundle holds cubins for "
-                             "pruner-run); --target=%s measures on this CPU: use "
-                             "--measure=host (its default), replay:FILE or none",
-                             e->target.name);
-  if (!host && m == PRUNER_TUNE_MEASURE_HOST)
-    return prunerStatusError("--measure=host needs --target=host (target %s is a GPU: use "
-                             "--measure=gpu, bundle:DIR, replay:FILE or none)",
-                             e->target.name);
-#ifndef PRUNER_HAVE_HOST
-  if (m == PRUNER_TUNE_MEASURE_HOST)
-    return prunerStatusError("--measure=host: this build has no host backend (lib/host was "
-                             "not built); use --measure=replay:FILE or none");
-#endif
-  const char *base = host ? "OpenBLAS" : "cuBLAS";
+  if (m == PRUNER_TUNE_MEASURE_GPU)
+    e->opts.measure = m = b->device_measure;
+  bool on_device = m == PRUNER_TUNE_MEASURE_GPU || m == PRUNER_TUNE_MEASURE_HOST;
+  if ((m == PRUNER_TUNE_MEASURE_BUNDLE && !b->exportOpen) || (on_device && m != b->device_measure))
+    return b->refuseMeasure(&e->target, prunerTuneMeasureName(m));
   switch (m) {
-  case PRUNER_TUNE_MEASURE_HOST:
-    snprintf(e->measure_text, sizeof e->measure_text,
-             "host (JIT-compiled, checked and timed on this CPU: %s, %d core(s); baseline %s)",
-             e->target.device[0] ? e->target.device : e->target.name, e->target.sm_count, base);
-    break;
-  case PRUNER_TUNE_MEASURE_GPU:
-    snprintf(e->measure_text, sizeof e->measure_text,
-             "gpu (compiled here, timed by pruner-run on the local GPU; baseline %s)", base);
-    break;
   case PRUNER_TUNE_MEASURE_BUNDLE:
-    snprintf(e->measure_text, sizeof e->measure_text,
-             "bundle:%s (compiled here for a GPU host; nothing is measured in this run)",
-             e->measure_path);
+    b->describeMeasure(&e->target, e->measure_path, e->measure_text, sizeof e->measure_text);
     break;
   case PRUNER_TUNE_MEASURE_REPLAY:
     snprintf(e->measure_text, sizeof e->measure_text,
              "replay:%s (latencies copied from recorded measurements; nothing runs here)",
              e->measure_path);
     break;
-  default:
+  case PRUNER_TUNE_MEASURE_NONE:
     snprintf(e->measure_text, sizeof e->measure_text,
              "none (the draft and verifier models choose; nothing is measured)");
+    break;
+  default:
+    b->describeMeasure(&e->target, NULL, e->measure_text, sizeof e->measure_text);
     break;
   }
   return prunerStatusOk();
 }
 
 PrunerStatus tuneEngineInit(TuneEngine *e, const PrunerTuneOptions *opts) {
+  return tuneEngineInitWithBackend(e, opts, NULL);
+}
+
+PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *opts,
+                                       const PrunerBackend *backend) {
   memset(e, 0, sizeof *e);
   e->opts = *opts;
   e->rng = opts->seed ? opts->seed : 1;
-  e->start_time = tuneNow();
+  e->start_time = prunerNowSeconds();
   snprintf(e->measure_path, sizeof e->measure_path, "%s",
            opts->measure_path ? opts->measure_path : "");
   e->opts.measure_path = e->measure_path;
@@ -187,13 +112,22 @@ PrunerStatus tuneEngineInit(TuneEngine *e, const PrunerTuneOptions *opts) {
     return prunerStatusError("--epsilon must be in [0, 1] (got %g)", e->opts.epsilon);
   if (!(e->opts.time_limit_s >= 0.0 && e->opts.time_limit_s <= 1e9))
     return prunerStatusError("--time must be in [0, 1e9] seconds (got %g)", e->opts.time_limit_s);
+  const char *target = opts->target ? opts->target : "sm_90";
   PrunerStatus st = prunerStatusOk();
-  if (opts->target_desc)
+  if (opts->target_desc) {
+    /* The study's dataset target: the description is given; its kind picks the backend. */
     e->target = *opts->target_desc;
-  else
-    st = prunerTargetLookup(opts->target ? opts->target : "sm_90", &e->target);
+    if (!backend)
+      backend = prunerBackendForTarget(&e->target);
+    if (!backend)
+      st = prunerStatusError("no backend for target %s", e->target.name);
+  } else {
+    st = backend ? backend->describeTarget(target, &e->target)
+                 : prunerBackendLookup(target, &backend, &e->target);
+  }
   if (!st.ok)
     return st;
+  e->backend = backend;
   prunerTargetKey(&e->target, e->target_key, sizeof e->target_key);
   st = tuneResolveMeasure(e);
   if (!st.ok)
@@ -295,7 +229,7 @@ static void tuneRefreshFromRecords(TuneEngine *e, TuneTask *t) {
 PrunerStatus tuneEnginePrepare(TuneEngine *e) {
   for (size_t i = 0; i < e->num_tasks; ++i) {
     TuneTask *t = &e->tasks[i];
-    PrunerStatus st = prunerSpaceCreate(&t->w, &e->target, NULL, &t->space);
+    PrunerStatus st = e->backend->spaceCreate(&t->w, &e->target, &t->space);
     if (!st.ok) {
       tuneNote(e, (int)i, "warning: %s %s: no tuning space: %s", t->w.op_name, t->w.key,
                st.message);
@@ -305,7 +239,7 @@ PrunerStatus tuneEnginePrepare(TuneEngine *e) {
     t->space_size = prunerSpaceCount(t->space);
     /* The draft-free baseline has no draft at all (t->draft stays NULL). */
     if (e->opts.strategy != PRUNER_TUNE_MODEL_ONLY) {
-      st = prunerDraftCreate(&t->w, &e->target, &t->draft);
+      st = e->backend->draftCreate(&t->w, &e->target, &t->draft);
       if (!st.ok)
         return st;
     }
@@ -338,9 +272,8 @@ void tuneEngineDestroy(TuneEngine *e) {
     free(t->pool);
   }
   free(e->tasks);
-#ifdef PRUNER_HAVE_HOST
-  prunerHostDestroy(e->host);
-#endif
+  if (e->backend && e->backend_state)
+    e->backend->destroy(e->backend_state);
   if (e->verifier)
     prunerVerifierDestroy(e->verifier);
   if (e->records)
@@ -575,224 +508,122 @@ static PrunerStatus tuneMeasureReplay(TuneEngine *e, TuneTask *t, const TuneCand
   return prunerStatusOk();
 }
 
-/* Compiles the candidates; ok results go into `bundle`, failures become records. */
-static PrunerStatus tuneCompileInto(TuneEngine *e, TuneTask *t, const TuneCandidate *cs,
-                                    size_t n, PrunerBundle bundle, int *ids,
-                                    int64_t *round_trials) {
-  PrunerConfig *configs = malloc(n * sizeof *configs);
-  PrunerCompileResult *results = calloc(n, sizeof *results);
-  if (!configs || !results) {
-    free(configs);
-    free(results);
-    return prunerStatusError("out of memory compiling %zu candidates", n);
-  }
-  for (size_t i = 0; i < n; ++i)
-    configs[i] = cs[i].config;
-  PrunerCompileOptions copts = prunerCompileDefaultOptions();
-  copts.jobs = e->opts.compile_jobs;
-  if (e->opts.candidate_timeout_s > 0)
-    copts.timeout_seconds = e->opts.candidate_timeout_s;
-  prunerCompileMany(&t->w, configs, n, &e->target, &copts, results);
-  PrunerStatus st = prunerStatusOk();
-  for (size_t i = 0; i < n && st.ok; ++i) {
-    ids[i] = -1;
-    if (results[i].status.ok) {
-      st = prunerBundleAddCandidate(bundle, &t->w, &cs[i].config, &results[i],
-                                    cs[i].draft_us, cs[i].score, &ids[i]);
-      if (st.ok)
-        continue;
-      results[i].status = st;
-      st = prunerStatusOk();
-    }
-    if (round_trials) {
-      PrunerRecord r;
-      prunerRecordInit(&r);
-      r.status = PRUNER_RECORD_COMPILE_ERROR;
-      snprintf(r.error, sizeof r.error, "%.*s", (int)sizeof r.error - 1, results[i].status.message);
-      tuneFillRecord(e, t, &cs[i], &r);
-      st = tuneAppend(e, t, &cs[i], &r, round_trials);
-    }
-  }
-  for (size_t i = 0; i < n; ++i)
-    prunerCompileResultRelease(&results[i]);
-  free(configs);
-  free(results);
-  return st;
+/* What a backend reports to, for one batch of task `t` (or, with t NULL, the session). */
+typedef struct TuneSinkContext {
+  TuneEngine *e;
+  TuneTask *t;
+  const TuneCandidate *cs;
+  int64_t *round_trials;
+} TuneSinkContext;
+
+static PrunerStatus tuneSinkCandidate(void *user, size_t i, PrunerRecord *r) {
+  TuneSinkContext *c = user;
+  tuneFillRecord(c->e, c->t, &c->cs[i], r);
+  return tuneAppend(c->e, c->t, &c->cs[i], r, c->round_trials);
 }
 
-/* pruner-run keys its records by the device it measured on (the driver's SM count and
- * name override the table). When the local GPU of the same architecture is another table
- * entry than --target named (an H100 where "sm_90" means H200), the device is what is being
- * tuned: the session adopts its key, so that its records count and resume. */
-static void tuneAdoptDeviceKey(TuneEngine *e, PrunerRecords got) {
-  if (prunerRecordsCount(got) == 0)
-    return;
-  const char *key = NULL;
-  for (size_t i = 0; i < prunerRecordsCount(got); ++i) {
-    const char *k = prunerRecordsGet(got, i)->target_key;
-    if (strcmp(k, e->target_key) == 0)
-      return;
-    if (!key)
-      key = k;
-  }
-  size_t arch_len = strlen(e->target.arch);
-  if (strncmp(key, e->target.arch, arch_len) != 0 || key[arch_len] != ':')
-    return; /* another architecture: its records stay foreign */
-  tuneNote(e, -1, "warning: the local GPU measures under target key %s, not %s: tuning for "
-                  "that device from now on",
-           key, e->target_key);
+static bool tuneSinkHasBaseline(void *user) {
+  TuneSinkContext *c = user;
+  return prunerRecordsBaseline(c->e->records, c->t->w.key, c->e->target_key) != NULL;
+}
+
+static PrunerStatus tuneSinkBaseline(void *user, const PrunerRecord *r) {
+  TuneSinkContext *c = user;
+  return prunerRecordsAppend(c->e->records, r);
+}
+
+static const char *tuneSinkTargetKey(void *user) {
+  return ((TuneSinkContext *)user)->e->target_key;
+}
+
+static void tuneSinkAdoptTargetKey(void *user, const char *key) {
+  TuneEngine *e = ((TuneSinkContext *)user)->e;
   snprintf(e->target_key, sizeof e->target_key, "%s", key);
 }
 
 /* The runner's input seed: fresh per bundle, below 2^53 (manifests are JSON numbers). */
-static uint64_t tuneBundleSeed(TuneEngine *e) {
+static uint64_t tuneSinkNextSeed(void *user) {
+  TuneEngine *e = ((TuneSinkContext *)user)->e;
   return prunerRandomNext(&e->rng) & ((1ull << 53) - 1);
 }
 
-/* Removes a per-round bundle folder (flat: manifest, cubins, results). */
-static void tuneRemoveDir(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return;
-  struct dirent *ent;
-  char path[1024];
-  while ((ent = readdir(d)) != NULL) {
-    if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
-      continue;
-    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
-    unlink(path);
-  }
-  closedir(d);
-  rmdir(dir);
+static bool tuneSinkStopRequested(void *user) {
+  return tuneStopRequested(((TuneSinkContext *)user)->e);
 }
 
-/* Without a driver there is no GPU: say so before compiling anything (the runner checks
- * for a device again, PRUNER_RUN_EXIT_NO_DEVICE). */
-static PrunerStatus tuneCheckGpu(void) {
-  void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-  if (!cuda)
-    return prunerStatusError(
-        "--measure=gpu: no CUDA device (the CUDA driver libcuda.so.1 cannot be loaded: %s). "
-        "Without a local GPU, compile here and measure elsewhere with --measure=bundle:DIR "
-        "(then --ingest), study with --measure=replay:FILE, or rank by the models alone with "
-        "--measure=none",
-        dlerror());
-  dlclose(cuda);
-  return prunerStatusOk();
+static void tuneSinkNote(void *user, bool session, const char *message) {
+  TuneSinkContext *c = user;
+  tuneNote(c->e, session || !c->t ? -1 : (int)(c->t - c->e->tasks), "%s", message);
 }
 
-static PrunerStatus tuneMeasureGpu(TuneEngine *e, TuneTask *t, const TuneCandidate *cs,
-                                   size_t n, int64_t *round_trials) {
-  PrunerStatus check = tuneCheckGpu();
-  if (!check.ok)
-    return check;
-  char dir[] = "/tmp/pruner-tune-XXXXXX";
-  if (!mkdtemp(dir))
-    return prunerStatusError("cannot create a bundle folder in /tmp: %s", strerror(errno));
-  char results_path[sizeof dir + 32];
-  snprintf(results_path, sizeof results_path, "%s/results.jsonl", dir);
-  PrunerBundle bundle = NULL;
-  int *ids = calloc(n, sizeof *ids);
-  PrunerStatus st = ids ? prunerBundleCreate(dir, &e->target, tuneBundleSeed(e), &bundle)
-                        : prunerStatusError("out of memory");
-  if (st.ok)
-    st = tuneCompileInto(e, t, cs, n, bundle, ids, round_trials);
-  if (st.ok && prunerBundleNumCandidates(bundle) > 0) {
-    st = prunerBundleWrite(bundle);
-    PrunerRunOptions ropts = prunerRunDefaultOptions();
-    if (e->opts.candidate_timeout_s > 0)
-      ropts.timeout_seconds = e->opts.candidate_timeout_s;
-    if (st.ok)
-      st = prunerMeasureRunBundle(e->opts.runner_path, dir, results_path, &ropts);
-    if (!st.ok && strstr(st.message, "no CUDA device"))
-      st = prunerStatusError("--measure=gpu: %s. Without a local GPU, compile here and "
-                             "measure elsewhere with --measure=bundle:DIR (then --ingest), "
-                             "study with --measure=replay:FILE, or rank by the models "
-                             "alone with --measure=none",
-                             st.message);
-    PrunerRecords got = NULL;
-    if (st.ok)
-      st = prunerRecordsOpen(results_path, &got);
-    if (st.ok)
-      tuneAdoptDeviceKey(e, got);
-    for (size_t i = 0; st.ok && i < n; ++i) {
-      if (ids[i] < 0)
-        continue;
-      const PrunerRecord *m = prunerRecordsFind(got, t->w.key, e->target_key, &cs[i].config);
-      PrunerRecord r;
-      if (m) {
-        r = *m;
-      } else {
-        prunerRecordInit(&r);
-        r.status = PRUNER_RECORD_LAUNCH_ERROR;
-        snprintf(r.error, sizeof r.error, "pruner-run wrote no result for candidate %d",
-                 ids[i]);
-      }
-      tuneFillRecord(e, t, &cs[i], &r);
-      st = tuneAppend(e, t, &cs[i], &r, round_trials);
-    }
-    /* The runner measures cuBLAS alongside; keep one baseline per workload. */
-    if (st.ok && !prunerRecordsBaseline(e->records, t->w.key, e->target_key)) {
-      const PrunerRecord *b = prunerRecordsBaseline(got, t->w.key, e->target_key);
-      if (b)
-        st = prunerRecordsAppend(e->records, b);
-    }
-    if (got)
-      prunerRecordsClose(got);
-  }
-  if (bundle)
-    prunerBundleDestroy(bundle);
-  tuneRemoveDir(dir);
-  free(ids);
-  return st;
+static PrunerBackendSink tuneSink(TuneSinkContext *c) {
+  PrunerBackendSink s = {.user = c,
+                         .candidate = tuneSinkCandidate,
+                         .hasBaseline = tuneSinkHasBaseline,
+                         .baseline = tuneSinkBaseline,
+                         .targetKey = tuneSinkTargetKey,
+                         .adoptTargetKey = tuneSinkAdoptTargetKey,
+                         .nextSeed = tuneSinkNextSeed,
+                         .stopRequested = tuneSinkStopRequested,
+                         .note = tuneSinkNote};
+  return s;
 }
 
-#ifdef PRUNER_HAVE_HOST
-/* --target=host: JIT-compiled, checked and timed on this CPU by lib/host (in its watchdog
- * child), with one OpenBLAS baseline per matmul-like workload (docs/host.md). */
-static PrunerStatus tuneMeasureHost(TuneEngine *e, TuneTask *t, const TuneCandidate *cs,
-                                    size_t n, int64_t *round_trials) {
-  if (!e->host) {
-    PrunerHostOptions ho = prunerHostDefaultOptions();
-    ho.target = e->opts.target; /* "host" or "host:<isa>" */
-    ho.stop = e->opts.stop;     /* Ctrl-C kills the candidate in progress at once */
-    if (e->opts.candidate_timeout_s > 0)
-      ho.timeout_seconds = e->opts.candidate_timeout_s;
-    PrunerStatus st = prunerHostCreate(&ho, &e->host);
-    if (!st.ok)
-      return st;
+/* The backend's state, started on first use (the host's measuring child, say). */
+PrunerStatus tuneBackendState(TuneEngine *e) {
+  if (e->backend_state)
+    return prunerStatusOk();
+  PrunerBackendOptions bo = {.compile_jobs = e->opts.compile_jobs,
+                             .runner_path = e->opts.runner_path,
+                             .candidate_timeout_s = e->opts.candidate_timeout_s,
+                             .stop = e->opts.stop,
+                             .target = e->opts.target};
+  return e->backend->create(&e->target, &bo, &e->backend_state);
+}
+
+/* A batch of `t` as the backend takes it; the arrays are malloc'ed (tuneBatchFree). */
+static bool tuneBatch(TuneTask *t, const TuneCandidate *cs, size_t n, PrunerBackendBatch *b) {
+  PrunerConfig *configs = malloc((n ? n : 1) * sizeof *configs);
+  double *draft = malloc((n ? n : 1) * sizeof *draft);
+  double *scores = malloc((n ? n : 1) * sizeof *scores);
+  if (!configs || !draft || !scores) {
+    free(configs);
+    free(draft);
+    free(scores);
+    return false;
   }
-  PrunerHostResult *r = malloc(sizeof *r);
-  if (!r)
+  for (size_t i = 0; i < n; ++i) {
+    configs[i] = cs[i].config;
+    draft[i] = cs[i].draft_us;
+    scores[i] = cs[i].score;
+  }
+  *b = (PrunerBackendBatch){
+      .workload = &t->w, .configs = configs, .draft_us = draft, .verifier_scores = scores, .n = n};
+  return true;
+}
+
+static void tuneBatchFree(PrunerBackendBatch *b) {
+  free((void *)b->configs);
+  free((void *)b->draft_us);
+  free((void *)b->verifier_scores);
+}
+
+/* The target's device: the backend builds, measures (in isolation) and reports. */
+static PrunerStatus tuneMeasureDevice(TuneEngine *e, TuneTask *t, const TuneCandidate *cs, size_t n,
+                                      int64_t *round_trials) {
+  PrunerStatus st = tuneBackendState(e);
+  if (!st.ok)
+    return st;
+  PrunerBackendBatch batch;
+  if (!tuneBatch(t, cs, n, &batch))
     return prunerStatusError("out of memory");
-  PrunerStatus st = prunerStatusOk();
-  for (size_t i = 0; i < n && st.ok && !tuneStopRequested(e); ++i) {
-    prunerHostMeasure(e->host, &t->w, &cs[i].config, r);
-    if (r->interrupted)
-      break; /* not a measurement: no record, so a resumed run measures it */
-    tuneFillRecord(e, t, &cs[i], &r->record);
-    st = tuneAppend(e, t, &cs[i], &r->record, round_trials);
-  }
-  if (st.ok && !tuneStopRequested(e) && prunerHostHasBlasBaseline(&t->w) &&
-      !prunerRecordsBaseline(e->records, t->w.key, e->target_key)) {
-    prunerHostMeasureBaseline(e->host, &t->w, r);
-    snprintf(r->record.target_key, sizeof r->record.target_key, "%s", e->target_key);
-    if (r->interrupted) {
-      /* Ctrl-C during the baseline: nothing to keep */
-    } else if (r->record.status == PRUNER_RECORD_OK) {
-      st = prunerRecordsAppend(e->records, &r->record);
-      tuneNote(e, (int)(t - e->tasks), "%s: OpenBLAS (core %s) %.2f us", t->w.key,
-               r->baseline_core[0] ? r->baseline_core : "?", r->record.median_us);
-    } else {
-      tuneNote(e, (int)(t - e->tasks), "%s: OpenBLAS baseline failed: %s", t->w.key,
-               r->record.error);
-    }
-  }
-  free(r);
+  TuneSinkContext ctx = {e, t, cs, round_trials};
+  PrunerBackendSink sink = tuneSink(&ctx);
+  st = e->backend->measure(e->backend_state, &batch, &sink);
+  tuneBatchFree(&batch);
   return st;
 }
 
-#endif
 
 /* ---------------------------------------------------------------------------------- */
 /* Scheduling                                                                          */
@@ -886,7 +717,7 @@ int64_t tuneEngineRoundSize(const TuneEngine *e, const TuneTask *t, int64_t left
 /* The loop                                                                            */
 
 static PrunerStatus tuneRound(TuneEngine *e, TuneTask *t, int64_t k) {
-  double start = tuneNow();
+  double start = prunerNowSeconds();
   TuneCandidate *cs = malloc((size_t)k * sizeof *cs);
   if (!cs)
     return prunerStatusError("out of memory");
@@ -898,12 +729,8 @@ static PrunerStatus tuneRound(TuneEngine *e, TuneTask *t, int64_t k) {
     t->done = true; /* every config measured, or none could be drawn */
   } else if (e->opts.measure == PRUNER_TUNE_MEASURE_REPLAY) {
     st = tuneMeasureReplay(e, t, cs, n, &round_trials);
-#ifdef PRUNER_HAVE_HOST
-  } else if (e->opts.measure == PRUNER_TUNE_MEASURE_HOST) {
-    st = tuneMeasureHost(e, t, cs, n, &round_trials);
-#endif
   } else {
-    st = tuneMeasureGpu(e, t, cs, n, &round_trials);
+    st = tuneMeasureDevice(e, t, cs, n, &round_trials);
   }
   free(cs);
   t->rounds++;
@@ -923,7 +750,7 @@ static PrunerStatus tuneRound(TuneEngine *e, TuneTask *t, int64_t k) {
     t->done = true;
   if (e->target_us > 0 && t->reached_at > 0)
     t->done = true;
-  t->seconds += tuneNow() - start;
+  t->seconds += prunerNowSeconds() - start;
   if (st.ok && round_trials > 0 && !tuneStopRequested(e) &&
       tuneUsesVerifier(e)) {
     PrunerStatus vs = prunerVerifierTrain(e->verifier, e->records, e->target_key);
@@ -959,9 +786,15 @@ static void tuneRankOnly(TuneEngine *e) {
   }
 }
 
-static PrunerStatus tuneBundleOnly(TuneEngine *e) {
-  PrunerBundle bundle = NULL;
-  PrunerStatus st = prunerBundleCreate(e->opts.measure_path, &e->target, tuneBundleSeed(e), &bundle);
+/* --measure=bundle: candidates built here for another machine (the backend's export),
+ * the budget shared among the tasks; nothing is measured. */
+static PrunerStatus tuneExportOnly(TuneEngine *e) {
+  PrunerStatus st = tuneBackendState(e);
+  if (!st.ok)
+    return st;
+  TuneSinkContext session = {e, NULL, NULL, NULL};
+  PrunerBackendSink session_sink = tuneSink(&session);
+  st = e->backend->exportOpen(e->backend_state, e->opts.measure_path, &session_sink);
   if (!st.ok)
     return st;
   int64_t left = e->opts.trials - tuneTotalTrials(e);
@@ -978,45 +811,44 @@ static PrunerStatus tuneBundleOnly(TuneEngine *e) {
     if (k < 1)
       k = 1;
     TuneCandidate *cs = malloc((size_t)k * sizeof *cs);
-    int *ids = malloc((size_t)k * sizeof *ids);
-    if (!cs || !ids) {
-      free(cs);
-      free(ids);
+    if (!cs) {
       st = prunerStatusError("out of memory");
       break;
     }
     size_t n = tunePick(e, t, (size_t)k, cs);
-    double start = tuneNow();
-    st = tuneCompileInto(e, t, cs, n, bundle, ids, NULL);
-    t->seconds += tuneNow() - start;
+    double start = prunerNowSeconds();
+    PrunerBackendBatch batch;
+    if (tuneBatch(t, cs, n, &batch)) {
+      TuneSinkContext ctx = {e, t, cs, NULL};
+      PrunerBackendSink sink = tuneSink(&ctx);
+      st = e->backend->exportAdd(e->backend_state, &batch, &sink);
+      tuneBatchFree(&batch);
+    } else {
+      st = prunerStatusError("out of memory");
+    }
+    t->seconds += prunerNowSeconds() - start;
     t->rounds++;
     free(cs);
-    free(ids);
   }
+  PrunerStatus closed = e->backend->exportClose(e->backend_state, st.ok, &session_sink);
   if (st.ok)
-    st = prunerBundleWrite(bundle);
+    st = closed;
   if (st.ok)
     tuneNote(e, -1,
-             "bundle with %zu candidate(s) written to %s; measure it on the GPU host with "
-             "`pruner-run %s -o results.jsonl`, then rerun with --ingest "
-             "results.jsonl",
-             prunerBundleNumCandidates(bundle), e->opts.measure_path, e->opts.measure_path);
-  if (st.ok)
-    tuneNote(e, -1, "nothing was measured in this run: only workloads with measurements in "
-                    "the records get pruner.config in the output");
-  prunerBundleDestroy(bundle);
+             "nothing was measured in this run: only workloads with measurements in "
+             "the records get pruner.config in the output");
   return st;
 }
 
 PrunerStatus tuneEngineRun(TuneEngine *e) {
   e->interrupted = false;
-  e->start_time = tuneNow(); /* --time counts tuning, not start-up */
+  e->start_time = prunerNowSeconds(); /* --time counts tuning, not start-up */
   if (e->opts.measure == PRUNER_TUNE_MEASURE_NONE) {
     tuneRankOnly(e);
     return prunerStatusOk();
   }
   if (e->opts.measure == PRUNER_TUNE_MEASURE_BUNDLE) {
-    PrunerStatus st = tuneBundleOnly(e);
+    PrunerStatus st = tuneExportOnly(e);
     e->interrupted = tuneStopRequested(e);
     return st;
   }
@@ -1028,7 +860,7 @@ PrunerStatus tuneEngineRun(TuneEngine *e) {
     int64_t left = e->opts.trials - tuneTotalTrials(e);
     if (left <= 0)
       break;
-    if (e->opts.time_limit_s > 0 && tuneNow() - e->start_time >= e->opts.time_limit_s) {
+    if (e->opts.time_limit_s > 0 && prunerNowSeconds() - e->start_time >= e->opts.time_limit_s) {
       tuneNote(e, -1, "time limit of %g s reached", e->opts.time_limit_s);
       break;
     }
@@ -1039,10 +871,8 @@ PrunerStatus tuneEngineRun(TuneEngine *e) {
     if (!st.ok)
       return st;
   }
-#ifdef PRUNER_HAVE_HOST
-  if (e->opts.measure == PRUNER_TUNE_MEASURE_HOST && !tuneStopRequested(e))
-    tuneFinalHostCheck(e);
-#endif
+  if (!tuneStopRequested(e))
+    tuneFinalCheck(e);
   if (tuneStopRequested(e))
     e->interrupted = true;
   return prunerStatusOk();
@@ -1077,7 +907,7 @@ void tuneEngineTaskInfo(TuneEngine *e, size_t i, PrunerTuneTaskInfo *out) {
     snprintf(out->baseline_name, sizeof out->baseline_name, "%s",
              base->baseline_name[0] ? base->baseline_name : "cublas");
   }
-  /* The final check's winner and medians replace the tuning-time ones (final_host.c). */
+  /* The final check's winner and medians replace the tuning-time ones (final.c). */
   if (out->has_best && out->measured && t->final_rounds > 0) {
     out->final_checked = true;
     out->best = t->final_config;

@@ -1,5 +1,6 @@
 /* lib/tune/session.c: the MLIR side of the driver: read the module, collect tunable ops,
  * write `pruner.config` / `pruner.tuning` back, and produce the summary table. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,14 +20,14 @@
 #include "tune_internal.h"
 
 /* One tunable op: its task, or (task -1) a consumer fused into the contraction at
- * s->ops[fused_into] (prunerFusibleConsumer; GPU targets only), with its own workload
- * for the case that the contraction's winner promotes and cannot take it. */
+ * s->ops[fused_into] (prunerFusibleConsumer; backends with fuses_consumers), with its own
+ * workload for the case that the contraction's winner promotes and cannot take it. */
 typedef struct TuneOpRef {
   MlirOperation op;
   int task;
   int fused_into;
   PrunerWorkload *own;
-  MlirOperation consumer; /* of a task's op: prunerFusibleConsumer (GPU targets), or null */
+  MlirOperation consumer; /* of a task's op: prunerFusibleConsumer (fusing backends), or null */
 } TuneOpRef;
 
 struct PrunerTuneSessionImpl {
@@ -85,23 +86,23 @@ PrunerTuneOptions prunerTuneDefaultOptions(void) {
 /* Reading                                                                             */
 
 static void tuneAppendToString(MlirStringRef s, void *user) {
-  tuneBufAppend((TuneBuf *)user, s.data, s.length);
+  prunerTextAppendBytes((PrunerText *)user, s.data, s.length);
 }
 
 static MlirLogicalResult tuneDiagnostic(MlirDiagnostic d, void *user) {
   PrunerTuneSession s = user;
   if (mlirDiagnosticGetSeverity(d) == MlirDiagnosticError && !s->first_error[0]) {
-    TuneBuf b = {0};
+    PrunerText b = {0};
     MlirLocation loc = mlirDiagnosticGetLocation(d);
     if (mlirLocationIsAFileLineColRange(loc)) { /* the compiler style: file:line:col */
       MlirStringRef file = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
-      tuneBufAppend(&b, file.data, file.length);
-      tuneBufPrintf(&b, ":%d:%d", mlirLocationFileLineColRangeGetStartLine(loc),
+      prunerTextAppendBytes(&b, file.data, file.length);
+      prunerTextAppend(&b, ":%d:%d", mlirLocationFileLineColRangeGetStartLine(loc),
                     mlirLocationFileLineColRangeGetStartColumn(loc));
     } else {
       mlirLocationPrint(loc, tuneAppendToString, &b);
     }
-    tuneBufAppend(&b, ": ", 2);
+    prunerTextAppendBytes(&b, ": ", 2);
     mlirDiagnosticPrint(d, tuneAppendToString, &b);
     snprintf(s->first_error, sizeof s->first_error, "%s", b.data ? b.data : "error");
     free(b.data);
@@ -183,7 +184,7 @@ static MlirWalkResult tuneVisit(MlirOperation op, const PrunerWorkload *w,
     return MlirWalkResultInterrupt;
   }
   MlirOperation consumer = {NULL};
-  if (s->engine.target.kind != PRUNER_TARGET_HOST) /* lib/host has no consumer fusion */
+  if (s->engine.backend->fuses_consumers)
     consumer = prunerFusibleConsumer(op, w);
   s->ops[s->num_ops++] = (TuneOpRef){op, task, -1, NULL, consumer};
   return MlirWalkResultAdvance;
@@ -288,34 +289,34 @@ size_t prunerTuneSessionDraftTop(PrunerTuneSession s, size_t i, size_t n, Pruner
 
 /* The `pruner.tuning` dictionary beside the config. */
 static MlirAttribute tuneTuningAttr(PrunerTuneSession s, const PrunerTuneTaskInfo *info) {
-  TuneBuf b = {0};
+  PrunerText b = {0};
   if (info->measured) {
-    tuneBufPrintf(&b, "{best_us = %.4f : f64, trials = %lld : i64, measured = true",
+    prunerTextAppend(&b, "{best_us = %.4f : f64, trials = %lld : i64, measured = true",
                   info->best_us, (long long)info->trials);
     if (info->baseline_us > 0)
-      tuneBufPrintf(&b, ", baseline_us = %.4f : f64, baseline = \"%s\"", info->baseline_us,
+      prunerTextAppend(&b, ", baseline_us = %.4f : f64, baseline = \"%s\"", info->baseline_us,
                     info->baseline_name);
     else
-      tuneBufPrintf(&b, ", baseline = \"none measured\"");
+      prunerTextAppend(&b, ", baseline = \"none measured\"");
     /* best_us (and baseline_us) are then the final check's medians (docs/measurement.md). */
     if (info->final_checked) {
-      tuneBufPrintf(&b,
+      prunerTextAppend(&b,
                     ", final_check = {candidates = %d : i64, rounds = %d : i64, "
                     "best_iqr_us = [%.4f : f64, %.4f : f64], tuning_us = %.4f : f64",
                     info->final_candidates, info->final_rounds, info->best_p25_us,
                     info->best_p75_us, info->tuning_best_us);
       if (info->baseline_p75_us > 0)
-        tuneBufPrintf(&b, ", baseline_iqr_us = [%.4f : f64, %.4f : f64]", info->baseline_p25_us,
+        prunerTextAppend(&b, ", baseline_iqr_us = [%.4f : f64, %.4f : f64]", info->baseline_p25_us,
                       info->baseline_p75_us);
-      tuneBufPrintf(&b, "}");
+      prunerTextAppend(&b, "}");
     }
   } else {
-    tuneBufPrintf(&b,
+    prunerTextAppend(&b,
                   "{predicted_us = %.4f : f64, trials = 0 : i64, measured = false, "
                   "note = \"unmeasured: chosen by the draft and verifier models only\"",
                   info->best_us);
   }
-  tuneBufPrintf(&b, ", target = \"%s\"}", s->engine.target_key);
+  prunerTextAppend(&b, ", target = \"%s\"}", s->engine.target_key);
   MlirAttribute a = b.data ? mlirAttributeParseGet(s->ctx, mlirStringRefCreateFromCString(b.data))
                            : (MlirAttribute){NULL};
   free(b.data);
@@ -370,8 +371,9 @@ static bool tuneFusedDecision(PrunerTuneSession s, size_t i, bool *has_own, Prun
   PrunerSpace space = NULL;
   PrunerDraft draft = NULL;
   PrunerDraftCandidate top;
-  if (prunerSpaceCreate(s->ops[i].own, &s->engine.target, NULL, &space).ok &&
-      prunerDraftCreate(s->ops[i].own, &s->engine.target, &draft).ok &&
+  const PrunerBackend *b = s->engine.backend;
+  if (b->spaceCreate(s->ops[i].own, &s->engine.target, &space).ok &&
+      b->draftCreate(s->ops[i].own, &s->engine.target, &draft).ok &&
       prunerDraftTopN(draft, space, 1, &top) == 1) {
     *has_own = true;
     *own = top.config;
@@ -408,8 +410,8 @@ static PrunerStatus tuneWriteFused(PrunerTuneSession s, size_t i) {
     tuneEngineTaskInfo(&s->engine, (size_t)own_task, &info);
     tuning = tuneTuningAttr(s, &info);
   } else {
-    TuneBuf b = {0};
-    tuneBufPrintf(&b,
+    PrunerText b = {0};
+    prunerTextAppend(&b,
                   "{predicted_us = %.4f : f64, trials = 0 : i64, measured = false, "
                   "note = \"own kernel: the contraction's %s, so this consumer is not "
                   "fused; chosen by the draft only\", target = \"%s\"}",
@@ -544,17 +546,25 @@ static void tuneNoBestReason(TuneEngine *e, size_t i, const PrunerTuneTaskInfo *
 }
 
 char *prunerTuneSessionSummary(PrunerTuneSession s) {
-  TuneBuf b = {0};
+  PrunerText b = {0};
   TuneEngine *e = &s->engine;
-  bool host = e->target.kind == PRUNER_TARGET_HOST; /* OpenBLAS is the host's baseline */
-  /* Host runs add the final check's interquartile range of best_us (docs/measurement.md). */
-  if (host)
-    tuneBufPrintf(&b, "%-25s %-22s %4s %11s %17s %9s %11s %8s %7s %8s  %s\n", "op", "shape", "n",
-                  "best_us", "best_iqr_us", "GFLOP/s", "openblas_us", "speedup", "trials", "time_s",
-                  "config");
+  const char *baseline = e->backend->baseline_name; /* "cuBLAS", "OpenBLAS" */
+  char baseline_column[32];
+  size_t bl = 0;
+  for (; baseline[bl] && bl + 4 < sizeof baseline_column; ++bl)
+    baseline_column[bl] = (char)tolower((unsigned char)baseline[bl]);
+  snprintf(baseline_column + bl, sizeof baseline_column - bl, "_us");
+  /* Backends with a final check add its interquartile range of best_us
+   * (docs/measurement.md). */
+  bool final_column = e->backend->recheck != NULL;
+  if (final_column)
+    prunerTextAppend(&b, "%-25s %-22s %4s %11s %17s %9s %11s %8s %7s %8s  %s\n", "op", "shape",
+                     "n", "best_us", "best_iqr_us", "GFLOP/s", baseline_column, "speedup",
+                     "trials", "time_s", "config");
   else
-    tuneBufPrintf(&b, "%-25s %-22s %4s %11s %9s %11s %8s %7s %8s  %s\n", "op", "shape", "n",
-                  "best_us", "GFLOP/s", "cublas_us", "speedup", "trials", "time_s", "config");
+    prunerTextAppend(&b, "%-25s %-22s %4s %11s %9s %11s %8s %7s %8s  %s\n", "op", "shape", "n",
+                     "best_us", "GFLOP/s", baseline_column, "speedup", "trials", "time_s",
+                     "config");
   double total_best = 0, total_base = 0;
   bool all_base = true, any_unmeasured = false;
   for (size_t i = 0; i < e->num_tasks; ++i) {
@@ -582,15 +592,15 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
     } else {
       all_base = false;
     }
-    if (host) {
+    if (final_column) {
       char iqr[40] = "-";
       if (info.final_checked)
         snprintf(iqr, sizeof iqr, "%.2f-%.2f", info.best_p25_us, info.best_p75_us);
-      tuneBufPrintf(&b, "%-25s %-22s %4d %11s %17s %9s %11s %8s %7lld %8.1f  %s\n",
+      prunerTextAppend(&b, "%-25s %-22s %4d %11s %17s %9s %11s %8s %7lld %8.1f  %s\n",
                     info.workload->op_name, shape, info.occurrences, best, iqr, gflops, base, speed,
                     (long long)info.trials, info.seconds, cfg);
     } else {
-      tuneBufPrintf(&b, "%-25s %-22s %4d %11s %9s %11s %8s %7lld %8.1f  %s\n",
+      prunerTextAppend(&b, "%-25s %-22s %4d %11s %9s %11s %8s %7lld %8.1f  %s\n",
                     info.workload->op_name, shape, info.occurrences, best, gflops, base, speed,
                     (long long)info.trials, info.seconds, cfg);
     }
@@ -618,18 +628,17 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
       snprintf(cfg, sizeof cfg, "not fused (%.40s %s), no config: no valid config of its own",
                pw->op_name, promotes ? "promotes" : "has no winner");
     }
-    tuneBufPrintf(&b, "%-25s %-22s %4d %11s %9s %11s %8s %7d %8.1f  %s\n",
+    prunerTextAppend(&b, "%-25s %-22s %4d %11s %9s %11s %8s %7d %8.1f  %s\n",
                   s->ops[i].own->op_name, shape, 1, "-", "-", "-", "-", 0, 0.0, cfg);
   }
   if (total_best > 0) {
-    tuneBufPrintf(&b, "total (weighted by occurrences): %.2f us", total_best);
+    prunerTextAppend(&b, "total (weighted by occurrences): %.2f us", total_best);
     if (all_base && total_base > 0 && !any_unmeasured)
-      tuneBufPrintf(&b, " vs %s %.2f us (%.2fx)", host ? "OpenBLAS" : "cuBLAS", total_base,
-                    total_base / total_best);
-    tuneBufPrintf(&b, "\n");
+      prunerTextAppend(&b, " vs %s %.2f us (%.2fx)", baseline, total_base, total_base / total_best);
+    prunerTextAppend(&b, "\n");
   }
   if (any_unmeasured)
-    tuneBufPrintf(&b, "* unmeasured: draft/verifier prediction, nothing was run on a GPU\n");
+    prunerTextAppend(&b, "* unmeasured: draft/verifier prediction, nothing was run on a GPU\n");
   if (b.failed) {
     free(b.data);
     return NULL;

@@ -15,12 +15,12 @@
 #include "tune_internal.h"
 
 static void tuneSpecAppend(MlirStringRef s, void *user) {
-  tuneBufAppend((TuneBuf *)user, s.data, s.length);
+  prunerTextAppendBytes((PrunerText *)user, s.data, s.length);
 }
 
-static void tuneSpecParamEq(TuneBuf *b, const char *value, long long want, int *counter) {
+static void tuneSpecParamEq(PrunerText *b, const char *value, long long want, int *counter) {
   int c = (*counter)++;
-  tuneBufPrintf(b,
+  prunerTextAppend(b,
                 "      %%want%d = transform.param.constant %lld : i64 -> !transform.param<i64>\n"
                 "      transform.match.param.cmpi eq %s, %%want%d : !transform.param<i64>\n",
                 c, want, value, c);
@@ -31,9 +31,9 @@ static bool tuneIsFloat(PrunerDType t) {
          t == PRUNER_DTYPE_F64;
 }
 
-static void tuneSpecMatcher(TuneBuf *b, size_t index, const PrunerWorkload *w) {
+static void tuneSpecMatcher(PrunerText *b, size_t index, const PrunerWorkload *w) {
   int counter = 0;
-  tuneBufPrintf(b,
+  prunerTextAppend(b,
                 "  // %s\n"
                 "  transform.named_sequence @pruner_match_%zu(%%op: !transform.any_op "
                 "{transform.readonly}) -> !transform.any_op {\n"
@@ -46,16 +46,16 @@ static void tuneSpecMatcher(TuneBuf *b, size_t index, const PrunerWorkload *w) {
   tuneSpecParamEq(b, "%rank", w->num_loops, &counter);
   /* The operand counts: without them a unary generic's matcher (a ReLU) also matches a
    * binary one of the same shape (a bias add), whose input 0 and init look the same. */
-  tuneBufPrintf(b,
+  prunerTextAppend(b,
                 "      %%ninputs = transform.match.structured.num_inputs %%s : "
                 "(!transform.any_op) -> !transform.param<i64>\n");
   tuneSpecParamEq(b, "%ninputs", w->num_inputs, &counter);
-  tuneBufPrintf(b,
+  prunerTextAppend(b,
                 "      %%ninits = transform.match.structured.num_inits %%s : "
                 "(!transform.any_op) -> !transform.param<i64>\n");
   tuneSpecParamEq(b, "%ninits", w->num_outputs, &counter);
   for (int l = 0; l < w->num_loops; ++l) {
-    tuneBufPrintf(b,
+    prunerTextAppend(b,
                   "      %%dim%d = transform.match.structured.dim %%s[%d] : "
                   "(!transform.any_op) -> !transform.param<i64>\n",
                   l, l);
@@ -66,7 +66,7 @@ static void tuneSpecMatcher(TuneBuf *b, size_t index, const PrunerWorkload *w) {
   for (int o = 0; o < w->num_inputs + w->num_outputs; ++o) {
     bool init = o >= w->num_inputs;
     int pos = init ? o - w->num_inputs : o;
-    tuneBufPrintf(b,
+    prunerTextAppend(b,
                   "      %%operand%d = transform.match.structured.%s %%s[%d] : "
                   "(!transform.any_op) -> !transform.any_value\n"
                   "      %%bits%d = transform.match.structured.elemental_bitwidth %%operand%d : "
@@ -80,25 +80,25 @@ static void tuneSpecMatcher(TuneBuf *b, size_t index, const PrunerWorkload *w) {
   if (w->kind == PRUNER_OP_MATMUL || w->kind == PRUNER_OP_BATCH_MATMUL ||
       w->kind == PRUNER_OP_CONTRACTION) {
     bool fp = tuneIsFloat(w->operands[w->num_inputs].dtype);
-    tuneBufPrintf(b,
+    prunerTextAppend(b,
                   "      transform.match.structured.body %%s {contraction = [\"%s\", \"%s\"]} "
                   ": !transform.any_op\n",
                   fp ? "arith.mulf" : "arith.muli", fp ? "arith.addf" : "arith.addi");
   }
-  tuneBufPrintf(b, "      transform.match.structured.yield\n"
+  prunerTextAppend(b, "      transform.match.structured.yield\n"
                    "    }\n"
                    "    transform.yield %%op : !transform.any_op\n"
                    "  }\n");
 }
 
-static void tuneSpecAction(TuneBuf *b, size_t index, MlirAttribute config) {
-  tuneBufPrintf(b,
+static void tuneSpecAction(PrunerText *b, size_t index, MlirAttribute config) {
+  prunerTextAppend(b,
                 "  transform.named_sequence @pruner_apply_%zu(%%op: !transform.any_op "
                 "{transform.readonly}) {\n"
                 "    %%config = transform.param.constant ",
                 index);
   mlirAttributePrint(config, tuneSpecAppend, b);
-  tuneBufPrintf(b, " -> !transform.any_param\n"
+  prunerTextAppend(b, " -> !transform.any_param\n"
                    "    transform.annotate %%op \"" PRUNER_CONFIG_ATTR
                    "\" = %%config : !transform.any_op, !transform.any_param\n"
                    "    transform.yield\n"
@@ -122,8 +122,8 @@ static bool tuneSpecAmbiguous(const PrunerWorkload *a, const PrunerWorkload *b) 
 
 char *tuneSpecText(TuneEngine *e, MlirContext ctx, const TuneSpecConsumer *consumers,
                    size_t num_consumers) {
-  TuneBuf b = {0};
-  tuneBufPrintf(&b,
+  PrunerText b = {0};
+  prunerTextAppend(&b,
                 "// pruner-mlir tuning spec for %s (docs/tuning-spec.md).\n"
                 "// Apply: mlir-opt --transform-preload-library=transform-library-paths=THIS "
                 "--transform-interpreter in.mlir\n"
@@ -195,19 +195,19 @@ char *tuneSpecText(TuneEngine *e, MlirContext ctx, const TuneSpecConsumer *consu
     tuned_w[num_tuned] = c->w;
     tuned[num_tuned++] = e->num_tasks + k;
   }
-  tuneBufPrintf(&b, "  transform.named_sequence @__kernel_config(%%root: !transform.any_op "
+  prunerTextAppend(&b, "  transform.named_sequence @__kernel_config(%%root: !transform.any_op "
                     "{transform.consumed}) -> !transform.any_op {\n");
   if (num_tuned == 0) {
-    tuneBufPrintf(&b, "    transform.yield %%root : !transform.any_op\n  }\n");
+    prunerTextAppend(&b, "    transform.yield %%root : !transform.any_op\n  }\n");
   } else {
-    tuneBufPrintf(&b, "    %%result = transform.foreach_match in %%root\n");
+    prunerTextAppend(&b, "    %%result = transform.foreach_match in %%root\n");
     for (size_t j = 0; j < num_tuned; ++j)
-      tuneBufPrintf(&b, "        %s@pruner_match_%zu -> @pruner_apply_%zu\n", j ? ", " : "",
+      prunerTextAppend(&b, "        %s@pruner_match_%zu -> @pruner_apply_%zu\n", j ? ", " : "",
                     tuned[j], tuned[j]);
-    tuneBufPrintf(&b, "      : (!transform.any_op) -> !transform.any_op\n"
+    prunerTextAppend(&b, "      : (!transform.any_op) -> !transform.any_op\n"
                       "    transform.yield %%result : !transform.any_op\n  }\n");
   }
-  tuneBufPrintf(&b, "  transform.named_sequence @__transform_main(%%root: !transform.any_op "
+  prunerTextAppend(&b, "  transform.named_sequence @__transform_main(%%root: !transform.any_op "
                     "{transform.consumed}) {\n"
                     "    %%0 = transform.include @__kernel_config failures(propagate) "
                     "(%%root) : (!transform.any_op) -> !transform.any_op\n"

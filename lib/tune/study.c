@@ -305,15 +305,15 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
 
 char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
                             const PrunerTuneStudyOptions *so) {
-  TuneBuf b = {0};
+  PrunerText b = {0};
   if (num_rows > 0 && rows[0].target_note[0])
-    tuneBufPrintf(&b, "%s\n", rows[0].target_note);
-  tuneBufPrintf(&b,
+    prunerTextAppend(&b, "%s\n", rows[0].target_note);
+  prunerTextAppend(&b,
                 "search study: trials (over %d seeds) to come within %.0f%% / %.0f%% / the "
                 "noise of the best config; batch %d, epsilon %.2f, draft size %d\n",
                 so->seeds, so->within * 100, so->within_tight * 100, so->batch, so->epsilon,
                 so->draft_size);
-  tuneBufPrintf(&b, "ratio = random / strategy on the medians (higher is better); noise: "
+  prunerTextAppend(&b, "ratio = random / strategy on the medians (higher is better); noise: "
                     "the median relative IQR of the workload's configs' samples (within a "
                     "pass; pass-to-pass spread is not recorded); run_s: recorded run "
                     "time of the configs measured until the goal (median; no compile time "
@@ -323,16 +323,16 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
   double log_ratio[PRUNER_TUNE_GOAL_COUNT][PRUNER_TUNE_STRATEGY_COUNT] = {{0}};
   for (size_t j = 0; j < num_rows; ++j) {
     const PrunerTuneStudyRow *r = &rows[j];
-    tuneBufPrintf(&b, "workload %s: space %llu, best %.2f us\n", r->workload_key,
+    prunerTextAppend(&b, "workload %s: space %llu, best %.2f us\n", r->workload_key,
                   (unsigned long long)r->space_size, r->best_us);
     for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g) {
       if (g == PRUNER_TUNE_GOAL_NOISE)
-        tuneBufPrintf(&b, "  goal noise (+%.1f%%, %lld configs):\n",
+        prunerTextAppend(&b, "  goal noise (+%.1f%%, %lld configs):\n",
                       100.0 * (r->goal_us[g] / r->best_us - 1.0), (long long)r->goal_configs[g]);
       else
-        tuneBufPrintf(&b, "  goal %s %.0f%% (%lld configs):\n", goal_name[g], goal_pct[g],
+        prunerTextAppend(&b, "  goal %s %.0f%% (%lld configs):\n", goal_name[g], goal_pct[g],
                       (long long)r->goal_configs[g]);
-      tuneBufPrintf(&b, "    %-15s %8s %15s %8s %11s %7s %8s\n", "strategy", "median", "IQR",
+      prunerTextAppend(&b, "    %-15s %8s %15s %8s %11s %7s %8s\n", "strategy", "median", "IQR",
                     "mean", "min-max", "ratio", "run_s");
       double random = r->stats[g][PRUNER_TUNE_RANDOM].median;
       for (int s = 0; s < PRUNER_TUNE_STRATEGY_COUNT; ++s) {
@@ -342,7 +342,7 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
         char iqr[32], range[32];
         snprintf(iqr, sizeof iqr, "%.1f-%.1f", x->p25, x->p75);
         snprintf(range, sizeof range, "%lld-%lld", (long long)x->min, (long long)x->max);
-        tuneBufPrintf(&b, "    %-15s %8.1f %15s %8.1f %11s %6.1fx %8.3f\n",
+        prunerTextAppend(&b, "    %-15s %8.1f %15s %8.1f %11s %6.1fx %8.3f\n",
                       prunerTuneStrategyName((PrunerTuneStrategy)s), x->median, iqr, x->mean,
                       range, ratio, x->run_s_median);
       }
@@ -350,13 +350,13 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
   }
   for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g) {
     if (g == PRUNER_TUNE_GOAL_NOISE)
-      tuneBufPrintf(&b, "geomean speed-up over random search, goal noise:");
+      prunerTextAppend(&b, "geomean speed-up over random search, goal noise:");
     else
-      tuneBufPrintf(&b, "geomean speed-up over random search, goal %.0f%%:", goal_pct[g]);
+      prunerTextAppend(&b, "geomean speed-up over random search, goal %.0f%%:", goal_pct[g]);
     for (int s = 0; s < PRUNER_TUNE_STRATEGY_COUNT; ++s)
-      tuneBufPrintf(&b, " %s %.2fx", prunerTuneStrategyName((PrunerTuneStrategy)s),
+      prunerTextAppend(&b, " %s %.2fx", prunerTuneStrategyName((PrunerTuneStrategy)s),
                     exp(log_ratio[g][s] / (double)(num_rows ? num_rows : 1)));
-    tuneBufPrintf(&b, "\n");
+    prunerTextAppend(&b, "\n");
   }
   if (b.failed) {
     free(b.data);

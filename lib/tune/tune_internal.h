@@ -1,6 +1,7 @@
 /* lib/tune/tune_internal.h: the search engine shared by the MLIR session (session.c)
- * and the replay study (study.c). The engine knows workloads, records and backends; it
- * never touches MLIR. */
+ * and the replay study (study.c). The engine (engine.c) knows workloads, records and the
+ * backend interface (pruner/backend.h), never a particular backend, and never touches
+ * MLIR; the session and the tuning spec (spec.c, tuneSpecText below) do. */
 #ifndef PRUNER_TUNE_INTERNAL_H
 #define PRUNER_TUNE_INTERNAL_H
 
@@ -9,10 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pruner/backend.h"
 #include "pruner/draft.h"
 #include "pruner/records.h"
 #include "pruner/space.h"
 #include "pruner/target.h"
+#include "pruner/text.h"
 #include "pruner/tune.h"
 #include "pruner/verifier.h"
 #include "pruner/workload.h"
@@ -41,8 +44,9 @@ typedef struct TuneTask {
   bool done;
   /* Study: trial count when the target latency was first reached (0: not yet). */
   int64_t reached_at;
-  /* Host runs: the final check (final_host.c): the best few configs re-measured back to
-   * back with OpenBLAS; the winner has the lowest median there. final_rounds 0: not done. */
+  /* The final check of a backend that has one (final.c, PrunerBackend.recheck): the best
+   * few configs re-measured back to back with the baseline; the winner has the lowest
+   * median there. final_rounds 0: not done. */
   int final_rounds;
   int final_candidates;
   PrunerConfig final_config;
@@ -67,23 +71,17 @@ typedef struct TuneEngine {
   char measure_path[1024]; /* copy: the caller's string need not outlive Init */
   char measure_text[1280]; /* what measures, in words (prunerTuneSessionMeasureDescription) */
   double target_us; /* study: stop a task once a measurement is <= this (0: off) */
-  struct PrunerHostImpl *host; /* host CPU backend (pruner/host.h), started on first use */
+  const PrunerBackend *backend;     /* the target's (pruner/backend.h)                  */
+  PrunerBackendState backend_state; /* started on first use (backend->create)           */
 } TuneEngine;
 
-/* Growable text buffer. */
-typedef struct TuneBuf {
-  char *data;
-  size_t len;
-  size_t cap;
-  bool failed;
-} TuneBuf;
-void tuneBufPrintf(TuneBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void tuneBufAppend(TuneBuf *b, const char *s, size_t n);
-
-double tuneNow(void);
-
-/* Sets up target, records (opts->records_path or in memory), replay, verifier. */
+/* Sets up target, records (opts->records_path or in memory), replay, verifier. The
+ * backend is the table's for opts->target (prunerBackendLookup). */
 PrunerStatus tuneEngineInit(TuneEngine *e, const PrunerTuneOptions *opts);
+/* The same with a given backend (not NULL: its describeTarget names opts->target), for
+ * tests that drive the real engine through a backend of their own. */
+PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *opts,
+                                       const PrunerBackend *backend);
 /* Adds one occurrence of `w`; returns the task index or -1 on allocation failure. */
 int tuneEngineAddWorkload(TuneEngine *e, const PrunerWorkload *w);
 /* Builds spaces and drafts, reads resumed state. Tasks whose space cannot be built are
@@ -126,9 +124,12 @@ bool tuneStopRequested(const TuneEngine *e);
  * first measurement), the rest uniformly random. Never runs the draft. */
 #define TUNE_EVOLVE_PARENTS 8
 size_t tuneModelOnlyPool(TuneEngine *e, TuneTask *t, size_t cap, PrunerConfig *out);
-/* --target=host: re-measures the best few configs of each task back to back with
- * OpenBLAS and makes the fastest median the winner (final_host.c, docs/measurement.md). */
-void tuneFinalHostCheck(TuneEngine *e);
+/* The backend's state, started on first use (backend->create). */
+PrunerStatus tuneBackendState(TuneEngine *e);
+/* On a backend with a final check, measuring on its device: re-measures the best few
+ * configs of each task back to back with the baseline and makes the fastest median the
+ * winner (final.c, docs/measurement.md). */
+void tuneFinalCheck(TuneEngine *e);
 void tuneNote(TuneEngine *e, int task, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

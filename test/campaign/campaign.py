@@ -58,10 +58,10 @@ def classify(rc, stderr, timed_out, tool):
     return "error" if all(LOCATED.match(l) for l in lines) else "dirty"
 
 
-def run(cmd, timeout):
+def run(cmd, timeout, env=None):
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=timeout, errors="replace")
+                           timeout=timeout, errors="replace", env=env)
         return p.returncode, p.stdout, p.stderr, False
     except subprocess.TimeoutExpired as e:
         out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
@@ -96,7 +96,13 @@ def run_case(index, args, tools, workdir):
     logs = []
 
     def step(name, cmd, tool):
-        rc, out, err, timed_out = run(cmd, args.timeout)
+        # A sanitized plugin needs the ASan runtime first in the stock mlir-opt's library
+        # list; a finding then aborts, which counts as a crash (docs/hardening.md).
+        env = None
+        if tool == "mlir-opt" and args.asan_runtime:
+            env = dict(os.environ, LD_PRELOAD=args.asan_runtime,
+                       ASAN_OPTIONS="detect_leaks=0:abort_on_error=1")
+        rc, out, err, timed_out = run(cmd, args.timeout, env)
         outcome = classify(rc, err, timed_out, tool)
         steps[name] = outcome
         logs.append("$ %s\n[%s rc=%d]\n%s" % (" ".join(cmd), outcome, rc, err[-4000:]))
@@ -155,6 +161,8 @@ def main():
     ap.add_argument("--llvm-bin", default=LLVM_BIN, help="where mlir-opt and mlir-translate are")
     ap.add_argument("--ptxas", default="/usr/local/cuda/bin/ptxas",
                     help="ptxas for format=bin cases ('' for PTX only)")
+    ap.add_argument("--asan-runtime", default="",
+                    help="preload this ASan runtime into mlir-opt (sanitizer builds)")
     ap.add_argument("--keep", help="copy failing cases (module, tuned module, log) here")
     ap.add_argument("--expect-success", action="store_true",
                     help="module-level apply-config / gpu-pipeline / translation must succeed")

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "pruner/draft.h"
-#include "pruner/host.h"
+#include "pruner/backend/host.h"
 
 namespace {
 

@@ -25,6 +25,7 @@
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/IR.h>
 
+#include "pruner/clock.h"
 #include "pruner/compile.h"
 #include "pruner/file.h"
 #include "pruner/flags.h"
@@ -222,12 +223,6 @@ static PrunerStatus buildWorkload(const Args *a, MlirContext ctx, PrunerWorkload
 }
 
 /* ---- candidates ---------------------------------------------------------------------- */
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* CPU seconds of reaped children (the workers and their ptxas runs). */
 static double childCpuSeconds(void) {
@@ -437,9 +432,9 @@ int main(int argc, char **argv) {
     opts.memory_limit_mb = a.memory_mb;
   opts.format = strcmp(a.format, "ptx") == 0 ? PRUNER_BINARY_PTX : PRUNER_BINARY_CUBIN;
   PrunerCompileResult *results = calloc(n ? n : 1, sizeof(PrunerCompileResult));
-  double start = now(), cpuStart = childCpuSeconds();
+  double start = prunerNowSeconds(), cpuStart = childCpuSeconds();
   prunerCompileMany(&w, configs, n, &t, &opts, results);
-  double wall = now() - start, cpu = childCpuSeconds() - cpuStart;
+  double wall = prunerNowSeconds() - start, cpu = childCpuSeconds() - cpuStart;
   for (size_t i = 0; i < n && !a.quiet; ++i)
     printCandidate(&w, &configs[i], i, indices[i], &results[i]);
   int jobs = opts.jobs > 0 ? opts.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);

@@ -14,6 +14,7 @@
 #include <mlir-c/IR.h>
 
 #include "eval.h"
+#include "pruner/clock.h"
 #include "pruner/draft.h"
 #include "pruner/file.h"
 #include "pruner/flags.h"
@@ -80,12 +81,6 @@ static int parseArgs(int argc, char **argv, Options *o) {
   return 0;
 }
 
-static double seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* ---- model mode ------------------------------------------------------------------------ */
 
 typedef struct Walk {
@@ -136,10 +131,10 @@ static void reportOp(Walk *wk, const PrunerWorkload *w) {
   }
   size_t top = o->top > 0 ? (size_t)o->top : 10;
   PrunerDraftCandidate *cand = calloc(top, sizeof *cand);
-  double t0 = seconds();
+  double t0 = prunerNowSeconds();
   uint64_t count = prunerSpaceCount(space);
   size_t got = cand ? prunerDraftTopN(draft, space, top, cand) : 0;
-  double elapsed = seconds() - t0;
+  double elapsed = prunerNowSeconds() - t0;
   if (o->json) {
     cJSON *op = cJSON_CreateObject();
     cJSON_AddNumberToObject(op, "op", wk->index);

@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "reference.h"
 #include "runner.h"
 #include "pruner/random.h"
+#include "pruner/timing.h"
 
 /* ---------------------------------------------------------------------------------- */
 /* Worker state: lives in the child (the parent's copy is never initialized).          */
@@ -179,22 +179,11 @@ static double dtypeEps(PrunerDType t) {
   }
 }
 
-/* Random values as lib/host draws them (prunerRandomTestValue: exact sums). */
+/* Random values as lib/backend/host draws them (prunerRandomTestValue: exact sums). */
 static void fillRandom(PrunerDType t, void *host, int64_t n, uint64_t seed) {
   uint64_t s = seed;
   for (int64_t i = 0; i < n; i++)
     storeValue(t, host, i, prunerRandomTestValue(&s, isFloat(t)));
-}
-
-static double nowSeconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int compareDouble(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -756,65 +745,57 @@ static cudaError_t sampleOnce(GpuState *g, LaunchFn launch, void *arg, int i, do
   return err;
 }
 
-static void summarize(RunReply *rep) {
-  double sorted[PRUNER_MAX_SAMPLES];
-  int n = rep->num_samples;
-  memcpy(sorted, rep->samples_us, sizeof(double) * (size_t)n);
-  qsort(sorted, (size_t)n, sizeof(double), compareDouble);
-  rep->median_us = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-  rep->spread_us = sorted[n - 1] - sorted[0];
+/* One run of the timing protocol (pruner/timing.h): a warm-up launch waited for, or a
+ * sample (L2 flushed, CUDA events around the launch) with the SM clock it ran at. */
+typedef struct GpuTimed {
+  GpuState *g;
+  LaunchFn launch;
+  void *arg;
+  cudaError_t err;
+} GpuTimed;
+
+static bool gpuTimedRun(void *user, int index, double *sample_us, double *clock_mhz) {
+  GpuTimed *t = user;
+  if (!sample_us) {
+    /* Each warm-up launch is waited for, since launches are asynchronous: without the
+     * wait the wall-clock floor passes at once and up to 1,000 launches are queued, so a
+     * 2 ms kernel would spend 2 s here. */
+    t->err = t->launch(t->g, t->arg);
+    if (t->err == cudaSuccess)
+      t->err = cudaStreamSynchronize(t->g->stream);
+    return t->err == cudaSuccess;
+  }
+  t->err = sampleOnce(t->g, t->launch, t->arg, index, sample_us);
+  if (t->err != cudaSuccess)
+    return false;
+  *clock_mhz = smClock(t->g);
+  return true;
 }
 
-/* Relative interquartile range of the samples so far. */
-static double relativeIqr(const RunReply *rep) {
-  double sorted[PRUNER_MAX_SAMPLES];
-  int n = rep->num_samples;
-  memcpy(sorted, rep->samples_us, sizeof(double) * (size_t)n);
-  qsort(sorted, (size_t)n, sizeof(double), compareDouble);
-  double med = sorted[n / 2];
-  return med > 0 ? (sorted[(3 * n) / 4] - sorted[n / 4]) / med : 0;
-}
-
-/* Warm-up (at least 3 launches and 20 ms), then samples: at least `min_samples`, more
- * while the relative IQR exceeds 2%, up to PRUNER_MAX_SAMPLES or the time budget. */
+/* The timing protocol with pruner-run's options (docs/measurement.md): warm-up of at
+ * least 3 launches and 20 ms of GPU work (at most 1,000), then samples: at least
+ * `min_samples`, more while the relative IQR exceeds 2%, up to PRUNER_MAX_SAMPLES or the
+ * time budget. */
 static cudaError_t timeKernel(GpuState *g, LaunchFn launch, void *arg, int min_samples,
                               double budget, RunReply *rep) {
-  double t0 = nowSeconds();
-  cudaError_t err = cudaSuccess;
-  /* Warm-up: at least 3 launches and 20 ms of GPU work. Each launch is waited for, since
-   * launches are asynchronous: without the wait the wall-clock test passes at once and
-   * up to 1,000 launches are queued, so a 2 ms kernel would spend 2 s here. */
-  for (int i = 0; err == cudaSuccess && (i < 3 || nowSeconds() - t0 < 0.02) && i < 1000; i++) {
-    err = launch(g, arg);
-    if (err == cudaSuccess)
-      err = cudaStreamSynchronize(g->stream);
+  PrunerTimingOptions o = {.warmup_runs = 3,
+                           .warmup_seconds = 0.02,
+                           .max_warmup_runs = 1000,
+                           .min_samples = min_samples,
+                           .max_samples = PRUNER_MAX_SAMPLES,
+                           .stop_relative_iqr = 0.02,
+                           .budget_seconds = budget};
+  GpuTimed t = {g, launch, arg, cudaSuccess};
+  PrunerTiming timing;
+  prunerTimingRun(&o, gpuTimedRun, &t, &timing);
+  rep->num_samples = timing.num_samples;
+  memcpy(rep->samples_us, timing.samples_us, sizeof(double) * (size_t)timing.num_samples);
+  if (timing.num_samples > 0) {
+    rep->median_us = timing.median_us;
+    rep->spread_us = timing.spread_us;
   }
-  if (min_samples < 1)
-    min_samples = 1;
-  if (min_samples > PRUNER_MAX_SAMPLES)
-    min_samples = PRUNER_MAX_SAMPLES;
-  rep->num_samples = 0;
-  double clock_sum = 0;
-  int clocks = 0;
-  while (err == cudaSuccess && rep->num_samples < PRUNER_MAX_SAMPLES) {
-    double us;
-    err = sampleOnce(g, launch, arg, rep->num_samples, &us);
-    if (err != cudaSuccess)
-      break;
-    rep->samples_us[rep->num_samples++] = us;
-    double mhz = smClock(g);
-    if (mhz > 0) {
-      clock_sum += mhz;
-      clocks++;
-    }
-    if (rep->num_samples >= min_samples &&
-        (relativeIqr(rep) <= 0.02 || nowSeconds() - t0 > budget))
-      break;
-  }
-  if (rep->num_samples > 0)
-    summarize(rep);
-  rep->sm_clock_mhz = clocks ? clock_sum / clocks : 0;
-  return err;
+  rep->sm_clock_mhz = timing.clock_mhz;
+  return t.err;
 }
 
 typedef struct KernelLaunch {
@@ -1015,10 +996,10 @@ static bool measureFinal(GpuContext *ctx, const RunRequest *req, RunReply *rep) 
         goto out;
     }
   for (int e = 0; e < entries; e++) {
-    RunReply tmp;
+    PrunerTiming tmp;
     tmp.num_samples = rounds;
     memcpy(tmp.samples_us, samples[e], sizeof(double) * (size_t)rounds);
-    summarize(&tmp);
+    prunerTimingSummarize(&tmp);
     rep->final_median_us[e] = tmp.median_us;
     rep->final_spread_us[e] = tmp.spread_us;
   }

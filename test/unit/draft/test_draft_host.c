@@ -1,4 +1,4 @@
-/* Unit tests of the host CPU draft (lib/draft/draft_host.c, docs/host.md "Draft"): the
+/* Unit tests of the host CPU draft (lib/backend/host/draft_host.c, docs/host.md "Draft"): the
  * cache-level traffic of the loop nest and the 2-D conv's unhoisted accumulator, on a
  * fixed description of the dataset machine (data/README.md), so that results do not
  * depend on the machine the tests run on. */
@@ -12,7 +12,7 @@
 
 #include "pruner/draft.h"
 
-/* One Zen 4 core as lib/target/host.c describes it: AVX-512, 32 KiB L1d, 1 MiB L2,
+/* One Zen 4 core as lib/backend/host/target_host.c describes it: AVX-512, 32 KiB L1d, 1 MiB L2,
  * 32 MiB L3, 2596 MHz, one 512-bit FMA per cycle (83 GFLOP/s), 10 GB/s DRAM. */
 static PrunerTargetDesc zen4Core(void) {
   PrunerTargetDesc t;

@@ -32,7 +32,7 @@
 
 #include "pruner/file.h"
 #include "pruner/flags.h"
-#include "pruner/host.h"
+#include "pruner/backend/host.h"
 #include "pruner/ir.h"
 #include "pruner/random.h"
 #include "pruner/ir_context.h"

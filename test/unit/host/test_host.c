@@ -22,7 +22,7 @@
 
 #include <mlir-c/IR.h>
 
-#include "pruner/host.h"
+#include "pruner/backend/host.h"
 #include "pruner/ir.h"
 #include "pruner/ir_context.h"
 
@@ -165,7 +165,7 @@ static void test_tuned_vs_untiled_512(void **state) {
   (void)state;
   PrunerWorkload w;
   prunerWorkloadMatmul(&w, 512, 512, 512, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
-  /* HOST-FACTS.md's best 512^3 schedule: [256, 512, 128] cache tile, 6x64 register tile. */
+  /* docs/host.md H5's best 512^3 schedule: [256, 512, 128] cache tile, 6x64 register tile. */
   PrunerConfig c;
   memset(&c, 0, sizeof c);
   c.workgroup[0] = 256;

@@ -2,7 +2,7 @@
  *
  * Each case is a function on tensors. The tiled program comes from the schedule with
  * gpu_mapping off (scf.forall kept, then run as scf.for), lowered with the host pipeline
- * of HOST-FACTS.md and run through the ExecutionEngine C API; the reference is the same
+ * (docs/host.md, H1) and run through the ExecutionEngine C API; the reference is the same
  * function bufferized untiled. Inputs are random multiples of 1/8 in [-1, 1], so every
  * f32 product and sum here is exact: any difference is a tiling, fusion or vectorization
  * bug, not rounding. Configs come from the space (evenly spaced valid indices) and from
@@ -500,7 +500,7 @@ static void test_matmul_bias_fused(void **state) {
   }
 }
 
-/* The library path lib/compile uses: payload text from the workload builders plus the
+/* The library path lib/backend/gpu uses: payload text from the workload builders plus the
  * schedule's own @__transform_main (no tags, ops matched by name). */
 static void checkBuilt(const PrunerWorkload *w, const PrunerConfig *c) {
   char *payload = NULL, *schedule = NULL;

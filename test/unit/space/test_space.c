@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "pruner/host.h"
+#include "pruner/backend/host_rules.h"
 #include "pruner/space.h"
 
 static PrunerTargetDesc h200(void) {

@@ -11,7 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include "pruner/file.h"
+#include "pruner/text.h"
 
 static void writeBytes(const char *path, const char *data, size_t size) {
   FILE *f = fopen(path, "wb");
@@ -203,6 +206,54 @@ static void test_same_file(void **state) {
   rmdir(dir);
 }
 
+static void writeFile(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* The tree goes, nested folders included; a symbolic link is removed, not followed. */
+static void test_remove_tree(void **state) {
+  (void)state;
+  char outside[] = "/tmp/pruner-test-keep-XXXXXX";
+  char dir[] = "/tmp/pruner-test-tree-XXXXXX";
+  assert_non_null(mkdtemp(outside));
+  assert_non_null(mkdtemp(dir));
+  char path[256], keep[256];
+  snprintf(keep, sizeof keep, "%s/keep.txt", outside);
+  writeFile(keep, "stays");
+  snprintf(path, sizeof path, "%s/a.cubin", dir);
+  writeFile(path, "x");
+  snprintf(path, sizeof path, "%s/sub", dir);
+  assert_int_equal(mkdir(path, 0700), 0);
+  snprintf(path, sizeof path, "%s/sub/b.json", dir);
+  writeFile(path, "{}");
+  snprintf(path, sizeof path, "%s/link", dir);
+  assert_int_equal(symlink(outside, path), 0);
+  prunerRemoveTree(dir);
+  struct stat st;
+  assert_int_not_equal(stat(dir, &st), 0);
+  assert_int_equal(stat(keep, &st), 0);
+  unlink(keep);
+  rmdir(outside);
+  prunerRemoveTree("/tmp/pruner-test-no-such-folder"); /* absent: nothing happens */
+}
+
+/* Bytes without a NUL, appended to formatted text; the result stays NUL-terminated. */
+static void test_text_append_bytes(void **state) {
+  (void)state;
+  PrunerText t;
+  prunerTextInit(&t);
+  prunerTextAppend(&t, "%d:", 42);
+  prunerTextAppendBytes(&t, "abcdef", 3);
+  prunerTextAppendBytes(&t, "", 0);
+  char *out = NULL;
+  assert_true(prunerTextFinish(&t, "test", &out).ok);
+  assert_string_equal(out, "42:abc");
+  free(out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reads_all_bytes),
@@ -210,6 +261,8 @@ int main(void) {
       cmocka_unit_test(test_read_cap),
       cmocka_unit_test(test_atomic_write),
       cmocka_unit_test(test_same_file),
+      cmocka_unit_test(test_remove_tree),
+      cmocka_unit_test(test_text_append_bytes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

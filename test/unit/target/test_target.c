@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "pruner/host.h"
+#include "pruner/backend/host.h"
 #include "pruner/target.h"
 
 static void lookupByName(void **state) {

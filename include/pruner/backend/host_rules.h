@@ -1,0 +1,129 @@
+/* pruner/backend/host_rules.h: what the host CPU backend tells the models, MLIR-free and
+ * records-free (lib/backend/host: target_host.c, space_host.c, draft_host.c): the machine
+ * and its target description, the host space rules, and the host draft. lib/target,
+ * lib/space and lib/draft call these for PRUNER_TARGET_HOST; the measuring half of the
+ * backend is pruner/backend/host.h.
+ *
+ * What a PrunerConfig means on the host (docs/host.md, "Space"):
+ *   workgroup    per-task tile of the parallel loops; tasks are spread over the cores;
+ *   reduction    cache tile (step) of the reduction loops;
+ *   thread       register tile of the parallel loops (the innermost a multiple of the
+ *                SIMD width when vectorized; other loops are peeled when it does not
+ *                divide the task tile);
+ *   vector_width 1 (scalar) or the SIMD lanes of the element type (vectorized);
+ *   promote_operands always 0.
+ *
+ * How the host fills a PrunerTargetDesc (prunerTargetLookup("host")):
+ *   sm_count = cores the process may run on, boost_clock_mhz = core clock,
+ *   peak_fp32_gflops = cores x FMA pipes x 2 x f32 lanes x clock, dram_gbps = estimate,
+ *   smem_per_sm = L1d per core, l2_bytes = L2 per core, smem_per_block = last-level cache,
+ *   warp_size = f32 SIMD lanes, regs_per_sm = SIMD registers, l1_line_bytes = cache line,
+ *   max_threads_per_block = max_threads_per_sm = max_blocks_per_sm = 1. */
+#ifndef PRUNER_BACKEND_HOST_RULES_H
+#define PRUNER_BACKEND_HOST_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pruner/space.h"
+#include "pruner/status.h"
+#include "pruner/target.h"
+#include "pruner/workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the machine (target_host.c) ------------------------------------------------- */
+
+typedef struct PrunerHostInfo {
+  char model[64];        /* /proc/cpuinfo "model name"                         */
+  char isa[16];          /* "avx512", "avx2", "sse": the ISA described         */
+  char native_isa[16];   /* the widest ISA this CPU has (isa may be narrower)  */
+  int cores;             /* CPUs in the process's affinity mask                */
+  int f32_lanes;         /* SIMD lanes of f32: 16, 8 or 4                      */
+  int vector_registers;  /* 32 (AVX-512) or 16                                 */
+  int fma_pipes;         /* full-width FMA issues per cycle (docs/host.md)     */
+  double clock_mhz;      /* cpufreq max, else /proc/cpuinfo "cpu MHz"          */
+  char clock_source[32]; /* "cpufreq", "cpuinfo" or "default"                  */
+  int64_t l1d_bytes, l2_bytes, l3_bytes; /* per core, per core, total        */
+  int line_bytes;
+  double peak_fp32_gflops;
+  double dram_gbps;
+  int64_t memory_bytes;
+} PrunerHostInfo;
+
+/* Reads the machine (no side effects, no timing runs), at its widest SIMD ISA. */
+void prunerHostDescribe(PrunerHostInfo *out);
+/* The machine described as if its SIMD ISA were `isa`: "avx512", "avx2" or "sse" (lanes,
+ * registers, FMA pipes, peak and name follow; caches, cores and clock stay), or NULL, ""
+ * or "native" for its widest. Fails, naming the CPU and its widest ISA, when the CPU
+ * lacks `isa`, and lists the accepted names when `isa` is unknown (docs/host.md). */
+PrunerStatus prunerHostDescribeIsa(const char *isa, PrunerHostInfo *out);
+/* The narrowing step of prunerHostDescribeIsa on a description `h` whose native_isa,
+ * cores and clock are set (tests use it to play a CPU they do not run on). */
+PrunerStatus prunerHostInfoNarrow(PrunerHostInfo *h, const char *isa);
+/* The description `h` (read from this machine) recast as the machine a records key
+ * names: `cores` cores, SIMD ISA `isa` (wider than this CPU's allowed: the result models
+ * a machine, nothing is compiled for it), FMA pipes per vendor (`amd`: Zen 4 runs 512-bit
+ * FMAs on one pipe). Caches, clock and memory stay this machine's: records keys do not
+ * carry them (docs/quality.md, "Datasets from another machine"). */
+PrunerStatus prunerHostInfoAssume(PrunerHostInfo *h, int cores, const char *isa, bool amd);
+/* LLVM target features that keep generated code within the ISA `t` describes on this
+ * CPU: "" when `t` is at the CPU's widest ISA, "-avx512f" for AVX2 on an AVX-512 CPU,
+ * "-avx,-avx512f" for SSE on an AVX CPU. Static storage. */
+const char *prunerHostTargetFeatures(const PrunerTargetDesc *t);
+/* The target description of this machine (kind PRUNER_TARGET_HOST, arch "host"). */
+void prunerHostTargetDesc(const PrunerHostInfo *info, PrunerTargetDesc *out);
+
+/* ---- space rules (space_host.c) -------------------------------------------------- */
+
+/* Default limits of host spaces (docs/host.md): tasks tiles up to 512 per loop, register
+ * tiles up to 16 elements per loop (64 on the vectorized loop). */
+PrunerSpaceOptions prunerHostSpaceDefaultOptions(void);
+
+/* The host's validity rules (docs/host.md): entries in the right loops, task tiles
+ * dividing the bounds, reduction steps dividing the bounds, register tiles no larger than
+ * the task tiles and dividing them on the vectorized loop, vector width 1 or the lanes,
+ * the register tile's vector accumulators within the SIMD registers. NULL opts: defaults. */
+PrunerStatus prunerHostConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                   const PrunerSpaceOptions *opts, const PrunerConfig *config);
+
+bool prunerHostConfigIsValid(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                             const PrunerSpaceOptions *opts, const PrunerConfig *config);
+
+/* Every knob of the host space in space.c's order (parallel loops' tile pairs, reduction
+ * steps, promote_operands = {0}, vector_width); at most `cap` knobs. */
+PrunerStatus prunerHostSpaceKnobs(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                  const PrunerSpaceOptions *opts, PrunerKnob *knobs, int cap,
+                                  int *num_knobs);
+
+/* Candidate values of the host knobs (space.c builds its mixed-radix index from them).
+ * Task tile candidates of loop l with their register tiles (pairs), at most `cap`. */
+int prunerHostTileCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                             const PrunerSpaceOptions *opts, int loop, int64_t *workgroup,
+                             int64_t *thread, int cap);
+/* Reduction steps of loop l, at most `cap`. */
+int prunerHostReductionCandidates(const PrunerWorkload *w, int loop, int64_t *steps, int cap);
+/* Vector widths: {1, lanes}. */
+int prunerHostVectorCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                               int64_t *widths, int cap);
+/* The loop that is vectorized: the output's contiguous loop (-1: none, scalar only). */
+int prunerHostVectorLoop(const PrunerWorkload *w);
+
+/* ---- draft (draft_host.c; docs/host.md, "Draft") --------------------------------- */
+
+typedef struct PrunerDraftSymbols PrunerDraftSymbols; /* pruner/draft.h */
+
+/* Fails, naming the field, when the host description lacks what the model divides by. */
+PrunerStatus prunerHostDraftCheckTarget(const PrunerWorkload *w, const PrunerTargetDesc *t);
+/* Scores a valid host config (validity is the caller's: prunerConfigIsValid). */
+bool prunerHostDraftScore(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                          const PrunerConfig *c, PrunerDraftSymbols *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PRUNER_BACKEND_HOST_RULES_H */

@@ -1,0 +1,328 @@
+/* lib/backend/gpu/backend_gpu.c: the GPU backend's entry in the backend table
+ * (pruner/backend/gpu.h): candidates compiled in the worker pool into a bundle, measured
+ * by pruner-run on the local GPU or exported for a GPU host. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pruner/backend/gpu.h"
+#include "pruner/compile.h"
+#include "pruner/file.h"
+#include "pruner/measure.h"
+
+struct PrunerBackendStateImpl {
+  PrunerTargetDesc target;
+  int compile_jobs;
+  double candidate_timeout_s; /* 0: the compile pool's and pruner-run's defaults */
+  char *runner_path;          /* NULL: pruner-run on PATH */
+  PrunerBundle export_bundle;
+  char export_path[1024];
+};
+
+/* ---------------------------------------------------------------------------------- */
+/* Target, space, draft                                                                */
+
+static PrunerStatus gpuDescribeTarget(const char *name, PrunerTargetDesc *out) {
+  PrunerTargetDesc t;
+  PrunerStatus st = prunerTargetLookup(name, &t);
+  if (!st.ok)
+    return st;
+  if (t.kind != PRUNER_TARGET_GPU)
+    return prunerStatusError("target '%s' is not a GPU", name);
+  *out = t;
+  return prunerStatusOk();
+}
+
+static PrunerStatus gpuRefuseMeasure(const PrunerTargetDesc *t, const char *mode) {
+  return prunerStatusError("--measure=%s needs --target=%s (target %s is a GPU: use "
+                           "--measure=gpu, bundle:DIR, replay:FILE or none)",
+                           mode, mode, t->name);
+}
+
+static void gpuDescribeMeasure(const PrunerTargetDesc *t, const char *export_path, char *buf,
+                               size_t size) {
+  (void)t;
+  if (export_path) {
+    snprintf(buf, size, "bundle:%s (compiled here for a GPU host; nothing is measured in this run)",
+             export_path);
+    return;
+  }
+  snprintf(buf, size, "gpu (compiled here, timed by pruner-run on the local GPU; baseline %s)",
+           "cuBLAS");
+}
+
+static PrunerStatus gpuSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                   PrunerSpace *out) {
+  return prunerSpaceCreate(w, t, NULL, out);
+}
+
+static PrunerStatus gpuDraftCreate(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                   PrunerDraft *out) {
+  return prunerDraftCreate(w, t, out);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* State                                                                               */
+
+static PrunerStatus gpuCreate(const PrunerTargetDesc *t, const PrunerBackendOptions *opts,
+                              PrunerBackendState *out) {
+  *out = NULL;
+  PrunerBackendState s = calloc(1, sizeof *s);
+  if (!s)
+    return prunerStatusError("out of memory");
+  s->target = *t;
+  s->compile_jobs = opts ? opts->compile_jobs : 0;
+  s->candidate_timeout_s = opts ? opts->candidate_timeout_s : 0;
+  if (opts && opts->runner_path) {
+    s->runner_path = strdup(opts->runner_path);
+    if (!s->runner_path) {
+      free(s);
+      return prunerStatusError("out of memory");
+    }
+  }
+  *out = s;
+  return prunerStatusOk();
+}
+
+static void gpuDestroy(PrunerBackendState s) {
+  if (!s)
+    return;
+  if (s->export_bundle)
+    prunerBundleDestroy(s->export_bundle);
+  free(s->runner_path);
+  free(s);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Building                                                                            */
+
+static void gpuNote(const PrunerBackendSink *sink, bool session, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void gpuNote(const PrunerBackendSink *sink, bool session, const char *fmt, ...) {
+  char text[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  sink->note(sink->user, session, text);
+}
+
+/* Compiles the candidates; ok results go into `bundle`, failures become records when
+ * `report` (a measured round) and are left out otherwise (an export). */
+static PrunerStatus gpuCompileInto(PrunerBackendState s, const PrunerBackendBatch *b,
+                                   PrunerBundle bundle, int *ids, bool report,
+                                   const PrunerBackendSink *sink) {
+  size_t n = b->n;
+  PrunerCompileResult *results = calloc(n ? n : 1, sizeof *results);
+  if (!results)
+    return prunerStatusError("out of memory compiling %zu candidates", n);
+  PrunerCompileOptions copts = prunerCompileDefaultOptions();
+  copts.jobs = s->compile_jobs;
+  if (s->candidate_timeout_s > 0)
+    copts.timeout_seconds = s->candidate_timeout_s;
+  prunerCompileMany(b->workload, b->configs, n, &s->target, &copts, results);
+  PrunerStatus st = prunerStatusOk();
+  for (size_t i = 0; i < n && st.ok; ++i) {
+    ids[i] = -1;
+    if (results[i].status.ok) {
+      st = prunerBundleAddCandidate(bundle, b->workload, &b->configs[i], &results[i],
+                                    b->draft_us[i], b->verifier_scores[i], &ids[i]);
+      if (st.ok)
+        continue;
+      results[i].status = st;
+      st = prunerStatusOk();
+    }
+    if (report) {
+      PrunerRecord r;
+      prunerRecordInit(&r);
+      r.status = PRUNER_RECORD_COMPILE_ERROR;
+      snprintf(r.error, sizeof r.error, "%.*s", (int)sizeof r.error - 1, results[i].status.message);
+      st = sink->candidate(sink->user, i, &r);
+    }
+  }
+  for (size_t i = 0; i < n; ++i)
+    prunerCompileResultRelease(&results[i]);
+  free(results);
+  return st;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Measuring on the local GPU                                                          */
+
+/* pruner-run keys its records by the device it measured on (the driver's SM count and
+ * name override the table). When the local GPU of the same architecture is another table
+ * entry than --target named (an H100 where "sm_90" means H200), the device is what is being
+ * tuned: the session adopts its key, so that its records count and resume. */
+static void gpuAdoptDeviceKey(PrunerBackendState s, PrunerRecords got,
+                              const PrunerBackendSink *sink) {
+  if (prunerRecordsCount(got) == 0)
+    return;
+  const char *ours = sink->targetKey(sink->user);
+  const char *key = NULL;
+  for (size_t i = 0; i < prunerRecordsCount(got); ++i) {
+    const char *k = prunerRecordsGet(got, i)->target_key;
+    if (strcmp(k, ours) == 0)
+      return;
+    if (!key)
+      key = k;
+  }
+  size_t arch_len = strlen(s->target.arch);
+  if (strncmp(key, s->target.arch, arch_len) != 0 || key[arch_len] != ':')
+    return; /* another architecture: its records stay foreign */
+  gpuNote(sink, true,
+          "warning: the local GPU measures under target key %s, not %s: tuning for "
+          "that device from now on",
+          key, ours);
+  sink->adoptTargetKey(sink->user, key);
+}
+
+/* Without a driver there is no GPU: say so before compiling anything (the runner checks
+ * for a device again, PRUNER_RUN_EXIT_NO_DEVICE). */
+static PrunerStatus gpuCheckDevice(void) {
+  void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!cuda)
+    return prunerStatusError(
+        "--measure=gpu: no CUDA device (the CUDA driver libcuda.so.1 cannot be loaded: %s). "
+        "Without a local GPU, compile here and measure elsewhere with --measure=bundle:DIR "
+        "(then --ingest), study with --measure=replay:FILE, or rank by the models alone with "
+        "--measure=none",
+        dlerror());
+  dlclose(cuda);
+  return prunerStatusOk();
+}
+
+/* The records pruner-run wrote for the batch, handed to the sink in candidate order;
+ * the runner measures cuBLAS alongside, kept once per workload. */
+static PrunerStatus gpuReport(PrunerBackendState s, const PrunerBackendBatch *b, const int *ids,
+                              const char *results_path, const PrunerBackendSink *sink) {
+  PrunerRecords got = NULL;
+  PrunerStatus st = prunerRecordsOpen(results_path, &got);
+  if (st.ok)
+    gpuAdoptDeviceKey(s, got, sink);
+  for (size_t i = 0; st.ok && i < b->n; ++i) {
+    if (ids[i] < 0)
+      continue;
+    const PrunerRecord *m =
+        prunerRecordsFind(got, b->workload->key, sink->targetKey(sink->user), &b->configs[i]);
+    PrunerRecord r;
+    if (m) {
+      r = *m;
+    } else {
+      prunerRecordInit(&r);
+      r.status = PRUNER_RECORD_LAUNCH_ERROR;
+      snprintf(r.error, sizeof r.error, "pruner-run wrote no result for candidate %d", ids[i]);
+    }
+    st = sink->candidate(sink->user, i, &r);
+  }
+  if (st.ok && !sink->hasBaseline(sink->user)) {
+    const PrunerRecord *base =
+        prunerRecordsBaseline(got, b->workload->key, sink->targetKey(sink->user));
+    if (base)
+      st = sink->baseline(sink->user, base);
+  }
+  if (got)
+    prunerRecordsClose(got);
+  return st;
+}
+
+static PrunerStatus gpuMeasure(PrunerBackendState s, const PrunerBackendBatch *b,
+                               const PrunerBackendSink *sink) {
+  PrunerStatus check = gpuCheckDevice();
+  if (!check.ok)
+    return check;
+  char dir[] = "/tmp/pruner-tune-XXXXXX";
+  if (!mkdtemp(dir))
+    return prunerStatusError("cannot create a bundle folder in /tmp: %s", strerror(errno));
+  char results_path[sizeof dir + 32];
+  snprintf(results_path, sizeof results_path, "%s/results.jsonl", dir);
+  PrunerBundle bundle = NULL;
+  int *ids = calloc(b->n ? b->n : 1, sizeof *ids);
+  PrunerStatus st = ids ? prunerBundleCreate(dir, &s->target, sink->nextSeed(sink->user), &bundle)
+                        : prunerStatusError("out of memory");
+  if (st.ok)
+    st = gpuCompileInto(s, b, bundle, ids, true, sink);
+  if (st.ok && prunerBundleNumCandidates(bundle) > 0) {
+    st = prunerBundleWrite(bundle);
+    PrunerRunOptions ropts = prunerRunDefaultOptions();
+    if (s->candidate_timeout_s > 0)
+      ropts.timeout_seconds = s->candidate_timeout_s;
+    if (st.ok)
+      st = prunerMeasureRunBundle(s->runner_path, dir, results_path, &ropts);
+    if (!st.ok && strstr(st.message, "no CUDA device"))
+      st = prunerStatusError("--measure=gpu: %s. Without a local GPU, compile here and "
+                             "measure elsewhere with --measure=bundle:DIR (then --ingest), "
+                             "study with --measure=replay:FILE, or rank by the models "
+                             "alone with --measure=none",
+                             st.message);
+    if (st.ok)
+      st = gpuReport(s, b, ids, results_path, sink);
+  }
+  if (bundle)
+    prunerBundleDestroy(bundle);
+  prunerRemoveTree(dir); /* manifest, cubins, results */
+  free(ids);
+  return st;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Exporting a bundle (--measure=bundle:DIR)                                           */
+
+static PrunerStatus gpuExportOpen(PrunerBackendState s, const char *path,
+                                  const PrunerBackendSink *sink) {
+  snprintf(s->export_path, sizeof s->export_path, "%s", path);
+  return prunerBundleCreate(path, &s->target, sink->nextSeed(sink->user), &s->export_bundle);
+}
+
+static PrunerStatus gpuExportAdd(PrunerBackendState s, const PrunerBackendBatch *b,
+                                 const PrunerBackendSink *sink) {
+  int *ids = malloc((b->n ? b->n : 1) * sizeof *ids);
+  if (!ids)
+    return prunerStatusError("out of memory");
+  PrunerStatus st = gpuCompileInto(s, b, s->export_bundle, ids, false, sink);
+  free(ids);
+  return st;
+}
+
+static PrunerStatus gpuExportClose(PrunerBackendState s, bool commit,
+                                   const PrunerBackendSink *sink) {
+  PrunerStatus st = prunerStatusOk();
+  if (commit)
+    st = prunerBundleWrite(s->export_bundle);
+  if (commit && st.ok)
+    gpuNote(sink, true,
+            "bundle with %zu candidate(s) written to %s; measure it on the GPU host with "
+            "`pruner-run %s -o results.jsonl`, then rerun with --ingest "
+            "results.jsonl",
+            prunerBundleNumCandidates(s->export_bundle), s->export_path, s->export_path);
+  prunerBundleDestroy(s->export_bundle);
+  s->export_bundle = NULL;
+  return st;
+}
+
+/* ---------------------------------------------------------------------------------- */
+
+static const PrunerBackend gpuBackend = {
+    .name = "gpu",
+    .kind = PRUNER_TARGET_GPU,
+    .device_measure = PRUNER_TUNE_MEASURE_GPU,
+    .baseline_name = "cuBLAS",
+    .fuses_consumers = true,
+    .describeTarget = gpuDescribeTarget,
+    .refuseMeasure = gpuRefuseMeasure,
+    .describeMeasure = gpuDescribeMeasure,
+    .spaceCreate = gpuSpaceCreate,
+    .draftCreate = gpuDraftCreate,
+    .create = gpuCreate,
+    .destroy = gpuDestroy,
+    .measure = gpuMeasure,
+    .exportOpen = gpuExportOpen,
+    .exportAdd = gpuExportAdd,
+    .exportClose = gpuExportClose,
+    .recheck = NULL,
+};
+
+const PrunerBackend *prunerGpuBackend(void) { return &gpuBackend; }

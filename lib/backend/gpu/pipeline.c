@@ -1,0 +1,47 @@
+/* The one definition of the NVVM lowering pipeline that turns a scheduled module (linalg
+ * already tiled, vectorized, bufferized and mapped to a gpu.launch) into a gpu.binary.
+ * Both prunerCompileOne and the plugin's `pruner-gpu-pipeline` use this text, so what
+ * the tuner measures is what the pipeline produces.
+ *
+ * It is `gpu-lower-to-nvvm-pipeline` spelled out, with `convert-vector-to-llvm` moved
+ * inside gpu.module before `convert-gpu-to-nvvm`: the register-accumulator schedules
+ * leave n-D `vector.from_elements` that the stock pipeline cannot lower
+ * (docs/schedule.md, G3). The leading
+ * canonicalize/cse/canonicalize removes the self-copies bufferization leaves inside the
+ * kernel, and `gpu-launch-sink-index-computations` keeps launch constants out of the
+ * kernel parameters (48 -> 40 registers on the plain matmul; G1). `symbol-dce`
+ * after outlining drops the host module's copies of the shared-memory globals of
+ * promoted schedules (outlining clones them into the gpu.module; the host copies in
+ * address space 3 would otherwise reach the host LLVM lowering). */
+#include <stdio.h>
+#include <string.h>
+
+#include "pruner/compile.h"
+
+/* PTX ISA version passed to nvvm-attach-target. MLIR's default (+ptx60) aborts LLVM for
+ * sm_90 (MLIR 22.1 here; docs/compile.md). PTX ISA 8.0 (CUDA 12.0) covers sm_75 .. sm_90a;
+ * sm_100 needs PTX ISA 8.6 (CUDA 12.8), per NVIDIA's PTX ISA release notes. CUDA 13's
+ * ptxas accepts both. */
+static const char *ptxFeatures(const PrunerTargetDesc *t) {
+  return t->compute_capability >= 100 ? "+ptx86" : "+ptx80";
+}
+
+int prunerCompileLoweringPipeline(const PrunerTargetDesc *t, PrunerBinaryFormat format, char *buf,
+                                  size_t size) {
+  /* gpu-module-to-binary format: isa = PTX text (no toolkit needed), bin = cubin (runs
+   * the toolkit's ptxas inside MLIR). */
+  const char *binaryFormat = format == PRUNER_BINARY_PTX ? "isa" : "bin";
+  return snprintf(buf, size,
+                  "builtin.module(canonicalize,cse,canonicalize,"
+                  "gpu-launch-sink-index-computations,"
+                  "convert-nvgpu-to-nvvm,gpu-kernel-outlining,symbol-dce,convert-vector-to-scf,"
+                  "convert-scf-to-cf,convert-nvvm-to-llvm,convert-func-to-llvm,"
+                  "expand-strided-metadata,"
+                  "nvvm-attach-target{chip=%s features=%s O=3},"
+                  "lower-affine,convert-arith-to-llvm,convert-index-to-llvm,canonicalize,cse,"
+                  "gpu.module(strip-debuginfo,convert-vector-to-llvm,convert-gpu-to-nvvm,"
+                  "canonicalize,cse,reconcile-unrealized-casts),"
+                  "gpu-to-llvm,gpu-module-to-binary{format=%s},convert-math-to-llvm,"
+                  "canonicalize,cse,reconcile-unrealized-casts)",
+                  t->arch, ptxFeatures(t), binaryFormat);
+}

@@ -1,0 +1,473 @@
+/* lib/backend/host/draft_host.c: the draft model of the host CPU (docs/host.md, "Draft").
+ *
+ * A roofline over the cache levels, with vectorization and parallel efficiency:
+ *   compute = flops / (per-core peak x SIMD use x FMA-latency cover x load-port balance
+ *                      x cores used x wave efficiency)
+ *   L1      = register-level operand traffic (each register tile's operand slices per
+ *             reduction step, the accumulator once per cache block) / L1 bandwidth
+ *   L2, LLC, DRAM = the bytes each cache level fetches from the next one, from the
+ *             working sets of the schedule's loop nest (cacheFills below), over that
+ *             next level's bandwidth
+ *   latency = max of the terms + a share of the others + call and fork/join overhead.
+ * The constants and their sources are in docs/host.md. */
+#include <math.h>
+#include <string.h>
+
+#include "pruner/backend/host_rules.h"
+#include "pruner/checked.h"
+#include "pruner/draft.h"
+
+/* FMA latency in cycles: 4 on Skylake-SP .. Sapphire Rapids (Intel optimization manual,
+ * appendix "instruction latency") and on Zen 4 (AMD 56665, FP pipe latencies). */
+#define FMA_LATENCY 4.0
+/* Accumulators (SIMD registers) a register tile of a 2-D conv, whose accumulators make
+ * memory round trips every step (CONV2D_ACC_ROUND_TRIPS), needs for full FMA throughput:
+ * 16, measured on data/host-conv-nhwc.jsonl (the best time per accumulator count falls
+ * until 16 and is flat after: 1.78x at 4, 1.15-1.30x at 8, 1.03x at 12). Hoisted
+ * accumulators need only FMA latency x pipes (4 on Zen 4, 8 with two 512-bit pipes):
+ * data/host-bmm.jsonl reaches its best time with 4. */
+#define UNHOISTED_ACCUMULATORS 16.0
+/* Fixed cost of one run of the innermost loop in cycles: its mispredicted exit (11-18
+ * cycles on current x86 cores, Agner Fog, "The microarchitecture of Intel, AMD and VIA
+ * CPUs": 15); when it is a reduction loop (one register tile in one cache block), also
+ * the accumulators' first load to use (vector L1 latency 7 on Zen 4, 5-7 on Intel; AMD
+ * 56665, Intel optimization manual) and the last FMA's latency before the store. The data agrees in
+ * size: on the 512^3 matmul the best time falls by ~15% from a 32 to a 512 k step at the same
+ * register tile (data/README.md), 50-80 cycles per run. */
+#define LOOP_EXIT_CYCLES 15.0
+#define VECTOR_LOAD_LATENCY 7.0
+/* Loads per cycle: two on both families (same sources). Stores: 64 bytes per cycle to
+ * L1 (Zen 4: two 32-byte store pipes, AMD 56665 sec. 2.12; Golden Cove: two stores of
+ * up to 32 bytes or one of 64), i.e. one 512-bit or two 256-bit vector stores. */
+#define LOADS_PER_CYCLE 2.0
+#define STORE_BYTES_PER_CYCLE 64.0
+/* Round trips of the output register tile through memory per innermost step of a 2-D
+ * conv. Its schedule decomposes the conv on tensors and bufferizes inside the schedule
+ * (docs/host.md, "Schedule" step 5), after which the accumulator is not hoisted out of
+ * the reduction loop: `pruner-host-tool --print=scheduled` shows each step loading and
+ * storing the output tile three times (the FMAs' round trip and two copies), for kw = 1
+ * and kw = 3 and for one or many tasks alike (docs/host.md, "Draft"). Matmul-like schedules
+ * keep the accumulator in registers (hoist_redundant_vector_transfers). */
+#define CONV2D_ACC_ROUND_TRIPS 3.0
+/* Instructions issued per cycle (Zen 4 dispatches 6 macro-ops, Golden Cove 6; 4 is the
+ * sustained rate of FP-heavy loops), and the loop's own (increment, compare, branch). */
+#define ISSUE_WIDTH 4.0
+#define LOOP_UOPS 3.0
+/* Share of the non-dominant roofline terms that is not hidden. Cache fills are made by
+ * the hardware prefetchers and line-fill buffers while the core computes (the loads'
+ * issue slots are already in the compute term's port balance), so only a small residual
+ * remains: 0.1, the GPU draft's overlap residual (docs/draft.md). A chosen value, not a
+ * fit; 0.25, 0.1 and 0 were compared on the three datasets (docs/quality.md). */
+#define OVERLAP_LOSS 0.1
+/* Sustained bytes per cycle per core: L1 64 (one full 64-byte line per cycle is what
+ * both Zen 4 and Golden Cove sustain for 512-bit loads), L2 32 (both manuals' L2->L1
+ * fill bandwidth), last-level cache 16 (measured LLC read bandwidth per core on server
+ * parts is 15-20 B/cycle; Intel manual "memory subsystem"). */
+#define L1_BYTES_PER_CYCLE 64.0
+#define L2_BYTES_PER_CYCLE 32.0
+#define LLC_BYTES_PER_CYCLE 16.0
+/* Share of a cache a loop's working set may fill and still be fully reused: one half. Caches
+ * are set-associative with (pseudo-)LRU replacement, and the data streamed through a
+ * loop competes with the reused blocks; Goto and van de Geijn (ACM TOMS 34(3), 2008,
+ * sec. 6) size the reused blocks of GEMM to about half of the cache that holds them, and
+ * BLIS' analytical model (Low et al., ACM TOMS 43(2), 2016) reserves a similar share of
+ * the ways for the streamed operands. */
+#define CACHE_USABLE 0.5
+/* OpenMP parallel region fork/join, microseconds (EPCC OpenMP micro-benchmarks: 1-3 us
+ * for PARALLEL FOR on a few cores). */
+#define OMP_FORK_US 2.0
+/* Call overhead of the JIT'ed function through the packed interface, microseconds. */
+#define CALL_US 0.5
+
+static double dmin(double a, double b) { return a < b ? a : b; }
+static double dmax(double a, double b) { return a > b ? a : b; }
+
+PrunerStatus prunerHostDraftCheckTarget(const PrunerWorkload *w, const PrunerTargetDesc *t) {
+  struct {
+    const char *name;
+    double value;
+  } fields[] = {
+      {"sm_count (cores)", t->sm_count},         {"boost_clock_mhz", t->boost_clock_mhz},
+      {"peak_fp32_gflops", t->peak_fp32_gflops}, {"dram_gbps", t->dram_gbps},
+      {"l2_bytes", (double)t->l2_bytes},         {"smem_per_sm (L1d)", t->smem_per_sm},
+      {"warp_size (SIMD lanes)", t->warp_size},
+  };
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i)
+    if (!(fields[i].value > 0))
+      return prunerStatusError("draft for %s: host target '%s' has %s = %g (must be > 0)", w->key,
+                               t->name, fields[i].name, fields[i].value);
+  return prunerStatusOk();
+}
+
+/* Bytes of operand o's slice over per-loop extents `ext` (footprint of an affine box). */
+static double footprintBytes(const PrunerWorkload *w, int o, const int64_t *ext) {
+  const PrunerOperand *op = &w->operands[o];
+  double elems = 1.0;
+  for (int d = 0; d < op->rank; ++d) {
+    int64_t e = 1;
+    for (int l = 0; l < w->num_loops; ++l) {
+      int64_t c = op->index_coeff[d][l];
+      if (c)
+        e += (c < 0 ? -c : c) * (ext[l] - 1);
+    }
+    if (e > op->shape[d])
+      e = op->shape[d];
+    elems *= (double)e;
+  }
+  return elems * prunerDTypeBytes(op->dtype);
+}
+
+static bool isConv2d(const PrunerWorkload *w) {
+  return w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF || w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW ||
+         w->kind == PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC;
+}
+
+/* The loop nest the host schedule builds (docs/host.md, "Schedule"), outermost first:
+ * the task loops (parallel loops by the workgroup tile), the cache-block loops (reduction
+ * loops by their step), the register-tile loops (parallel loops, workgroup by thread
+ * tile), the inner reduction loops (step by the register-level extent). Each entry
+ * narrows one loop's extent from `outer` to `inner`. */
+typedef struct HostNestLoop {
+  int loop;
+  int64_t outer, inner;
+} HostNestLoop;
+
+typedef struct HostNest {
+  HostNestLoop loops[4 * PRUNER_MAX_LOOPS];
+  int depth;
+} HostNest;
+
+static void hostNestAdd(HostNest *nest, int loop, int64_t outer, int64_t inner) {
+  if (inner < outer) /* trip count 1 changes nothing */
+    nest->loops[nest->depth++] = (HostNestLoop){loop, outer, inner};
+}
+
+static void hostNest(const PrunerWorkload *w, const PrunerConfig *c, const int64_t *reg,
+                     HostNest *nest) {
+  nest->depth = 0;
+  const int n = w->num_loops;
+  for (int l = 0; l < n; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL)
+      hostNestAdd(nest, l, w->bounds[l], c->workgroup[l]);
+  for (int l = 0; l < n; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      hostNestAdd(nest, l, w->bounds[l], c->reduction[l]);
+  for (int l = 0; l < n; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL)
+      hostNestAdd(nest, l, c->workgroup[l], reg[l]);
+  for (int l = 0; l < n; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      hostNestAdd(nest, l, c->reduction[l], reg[l]);
+}
+
+/* Bytes of all operands over a box: the working set (`traffic` false) or the bytes
+ * moved when the box is brought in (`traffic` true: the output is read and written back,
+ * so it counts twice). */
+static double boxBytes(const PrunerWorkload *w, const int64_t *ext, bool traffic) {
+  double bytes = 0;
+  for (int o = 0; o < w->num_inputs + w->num_outputs; ++o)
+    bytes += footprintBytes(w, o, ext) * (traffic && w->operands[o].is_output ? 2.0 : 1.0);
+  return bytes;
+}
+
+/* Bytes a cache fetches from the next level over the whole nest if it reuses exactly the
+ * boxes whose working set is at most `capacity` (LRU, fully associative). Walking from
+ * the outermost loop in, the first box (extents of the loops inside depth d) that fits is
+ * reused within; the loop just outside it (depth d - 1) is where data stops being reused
+ * across iterations: an operand that does not depend on that loop is fetched once for all
+ * its iterations (its data is touched again after only the fitting working set), one
+ * that does gets its new slices each iteration, which is its footprint over that loop's
+ * whole box. So the fills are the depth d - 1 box's bytes times the iterations of the
+ * loops outside it. If the whole problem fits, each byte comes once; if not even one
+ * register step fits, every access misses. `*fit_bytes` is the fitting working set. */
+static double fillsIfReused(const PrunerWorkload *w, const HostNest *nest, double capacity,
+                            double *fit_bytes) {
+  int64_t ext[PRUNER_MAX_LOOPS], prev[PRUNER_MAX_LOOPS];
+  for (int l = 0; l < w->num_loops; ++l)
+    ext[l] = w->bounds[l];
+  *fit_bytes = boxBytes(w, ext, false);
+  if (*fit_bytes <= capacity)
+    return boxBytes(w, ext, true);
+  double outside = 1; /* iterations of the loops outside the current depth */
+  for (int d = 0; d < nest->depth; ++d) {
+    const HostNestLoop *e = &nest->loops[d];
+    memcpy(prev, ext, sizeof ext);
+    ext[e->loop] = e->inner;
+    *fit_bytes = boxBytes(w, ext, false);
+    if (*fit_bytes <= capacity)
+      return boxBytes(w, prev, true) * outside;
+    outside *= ceil((double)e->outer / (double)e->inner);
+  }
+  return boxBytes(w, ext, true) * outside;
+}
+
+/* The fills of a real cache of `size` bytes: a working set up to CACHE_USABLE x size is
+ * reused fully, one that fills the whole cache not at all (set conflicts and the streamed
+ * data evict it), linearly in between (an interpolation, not a measurement); so the
+ * estimate moves smoothly as a block grows instead of jumping at one threshold. */
+static double cacheFills(const PrunerWorkload *w, const HostNest *nest, double size) {
+  double fit_full = 0, fit_half = 0;
+  double fills_full = fillsIfReused(w, nest, size, &fit_full);
+  double fills_half = fillsIfReused(w, nest, CACHE_USABLE * size, &fit_half);
+  if (fills_full == fills_half || fit_full <= CACHE_USABLE * size)
+    return fills_half;
+  double crowded = (fit_full - CACHE_USABLE * size) / ((1.0 - CACHE_USABLE) * size);
+  return (1.0 - crowded) * fills_full + crowded * fills_half;
+}
+
+/* The model's quantities, term by term, in the order docs/host.md ("Draft") explains
+ * them: each function below computes one term from the ones before it. */
+typedef struct HostDraft {
+  const PrunerWorkload *w;
+  const PrunerTargetDesc *t;
+  const PrunerConfig *c;
+  int n, nops;
+  double clock, lanes, cores, pipes;
+  /* The loop nest's extents: cache block and register step per loop. */
+  int64_t block[PRUNER_MAX_LOOPS], reg[PRUNER_MAX_LOOPS];
+  double tasks, reg_iters, rows, vectors, peel_loss;
+  /* Register efficiency. */
+  double simd, acc, latency_cover, port_balance, reg_eff;
+  /* Busy cores. */
+  double waves, used, wave_eff;
+  /* Innermost-loop runs and the nest they run in. */
+  double runs;
+  HostNest nest;
+  /* Traffic per level, bytes. */
+  double l1, l2, llc_bytes, dram;
+  /* Times of the levels the symbols do not keep. */
+  double llc_us, dram_us;
+} HostDraft;
+
+/* The loop nest's extents per level: task (parallel wg, reduction whole), cache block
+ * (parallel wg, reduction step), register step (parallel th, reduction 1 or a conv's kw
+ * whole); the register tile (rows x vectors) and the peeled remainders' loss. */
+static void hostDraftExtents(HostDraft *h) {
+  const PrunerWorkload *w = h->w;
+  const PrunerConfig *c = h->c;
+  h->tasks = 1;
+  h->reg_iters = 1;
+  int vl = prunerHostVectorLoop(w);
+  h->rows = 1;
+  h->vectors = 1;
+  h->peel_loss = 0;
+  for (int l = 0; l < h->n; ++l) {
+    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL) {
+      h->block[l] = c->workgroup[l];
+      h->reg[l] = c->thread[l];
+      h->tasks *= (double)(w->bounds[l] / c->workgroup[l]);
+      h->reg_iters *= ceil((double)c->workgroup[l] / (double)c->thread[l]) *
+                      (double)(w->bounds[l] / c->workgroup[l]);
+      if (l == vl && c->vector_width > 1) {
+        h->vectors = (double)c->thread[l] / c->vector_width;
+      } else {
+        h->rows *= (double)c->thread[l];
+        int64_t rem = c->workgroup[l] % c->thread[l];
+        if (rem) /* the peeled remainder runs with `rem` rows instead of thread */
+          h->peel_loss += (double)rem / c->workgroup[l] * (1.0 - (double)rem / c->thread[l]);
+      }
+    } else {
+      h->block[l] = c->reduction[l];
+      bool whole = isConv2d(w) && w->loop_roles[l] == PRUNER_ROLE_FILTER_W;
+      h->reg[l] = whole ? c->reduction[l] : 1;
+      h->reg_iters *= (double)(w->bounds[l] / h->reg[l]);
+    }
+  }
+}
+
+/* Register efficiency = accumulator cover x port balance x peel loss. One innermost
+ * iteration: the register tile times the register-level reduction extent (a conv's kw
+ * taps): rows x vectors FMAs per step against rows broadcasts + vectors loads, plus the
+ * loop's own instructions. Its cycles are bounded by the FMA pipes, the load ports, the
+ * issue width and the accumulators' dependency chains. */
+static void hostDraftRegisterEfficiency(HostDraft *h) {
+  const PrunerWorkload *w = h->w;
+  const PrunerConfig *c = h->c;
+  h->simd = c->vector_width > 1 ? h->lanes : 1.0;
+  h->acc = h->rows * h->vectors;
+  double red_ext = 1;
+  for (int l = 0; l < h->n; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      red_ext *= (double)h->reg[l];
+  double fmas = h->acc * red_ext, loads = (h->rows + h->vectors) * red_ext, stores = 0;
+  /* Without the hoist (vectorized 2-D convs) the accumulators make their round trips
+   * every step. Scalar configs are left to LLVM at opt level 2, whose LICM promotes such
+   * accumulators to registers (not checked in their IR: no round trips charged). The
+   * round trips are charged here, in the ports they occupy, and not again as L1 bytes:
+   * they hit lines the same step just wrote. */
+  double acc_trips = isConv2d(w) && c->vector_width > 1 ? CONV2D_ACC_ROUND_TRIPS : 0.0;
+  loads += acc_trips * h->acc;
+  stores += acc_trips * h->acc;
+  double fma_cycles = fmas / h->pipes, load_cycles = loads / LOADS_PER_CYCLE;
+  double store_cycles = stores * h->simd * prunerDTypeBytes(w->operands[w->num_inputs].dtype) /
+                        STORE_BYTES_PER_CYCLE;
+  double issue_cycles = (fmas + loads + stores + LOOP_UOPS) / ISSUE_WIDTH;
+  /* Throughput grows with independent accumulator chains until they cover one chain's
+   * latency: FMA latency x pipes for accumulators held in registers (BLIS' analytical
+   * model, Low et al. 2016: m_r n_r / lanes >= pipes x FMA latency). Without the hoist
+   * the chain runs through memory every step (store forwarded to the next load), and the
+   * measured knee applies instead (UNHOISTED_ACCUMULATORS). */
+  double needed_acc = acc_trips > 0 ? UNHOISTED_ACCUMULATORS : FMA_LATENCY * h->pipes;
+  h->latency_cover = dmin(1.0, h->acc / needed_acc);
+  h->port_balance =
+      dmin(1.0, fma_cycles / dmax(dmax(load_cycles, store_cycles), issue_cycles));
+  h->reg_eff = h->latency_cover * h->port_balance * (1.0 - dmin(0.9, h->peel_loss));
+}
+
+/* Busy cores: tasks run in waves of `cores`; the average number busy is tasks / waves. */
+static void hostDraftBusyCores(HostDraft *h) {
+  h->waves = ceil(h->tasks / h->cores);
+  h->used = h->tasks / h->waves;
+  h->wave_eff = h->used / h->cores;
+}
+
+/* Compute = flops / (per-core peak x SIMD use x register efficiency x busy cores) + runs
+ * x per-run cost. Runs of the innermost loop of the nest: when it is a reduction loop
+ * (matmul-like, convs), a run is one register tile in one cache block, and it pays the
+ * fixed cost plus the accumulators' load and store (hoisted: once per run); otherwise
+ * (elementwise) only the loop exit. `runs` also counts the accumulator traffic. */
+static double hostDraftComputeUs(HostDraft *h, double flops) {
+  const PrunerWorkload *w = h->w;
+  const PrunerTargetDesc *t = h->t;
+  double core_peak = t->peak_fp32_gflops * 1e9 / h->cores * h->simd / h->lanes;
+  double us = flops / (core_peak * h->reg_eff * h->used) * 1e6;
+  h->runs = h->reg_iters;
+  for (int l = 0; l < h->n; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      h->runs /= (double)(h->c->reduction[l] / h->reg[l]);
+  hostNest(w, h->c, h->reg, &h->nest);
+  double loop_runs = 1, run_cycles = LOOP_EXIT_CYCLES;
+  for (int d = 0; d + 1 < h->nest.depth; ++d)
+    loop_runs *= ceil((double)h->nest.loops[d].outer / (double)h->nest.loops[d].inner);
+  if (h->nest.depth > 0 &&
+      w->loop_kinds[h->nest.loops[h->nest.depth - 1].loop] == PRUNER_LOOP_REDUCTION) {
+    double out_bytes = prunerDTypeBytes(w->operands[w->num_inputs].dtype);
+    run_cycles += VECTOR_LOAD_LATENCY + FMA_LATENCY + h->acc / LOADS_PER_CYCLE +
+                  h->acc * h->simd * out_bytes / STORE_BYTES_PER_CYCLE;
+  }
+  us += loop_runs * run_cycles / (h->clock * h->used) * 1e6;
+  return us;
+}
+
+/* Traffic. Register level: what the innermost loop loads from L1. Cache levels: the bytes
+ * each level fetches from the next (cacheFills). L1 and L2 are private, so each busy core
+ * has its own; the last-level cache is shared by the tasks running at once. When the
+ * whole problem fits the last-level cache nothing comes from DRAM: the kernel is timed
+ * repeatedly on the same buffers (docs/host.md, "Measurement"), so after the warm-up run
+ * every operand is resident. */
+static void hostDraftTraffic(HostDraft *h) {
+  const PrunerWorkload *w = h->w;
+  const PrunerTargetDesc *t = h->t;
+  h->l1 = 0;
+  for (int o = 0; o < h->nops; ++o) {
+    double reg_bytes = footprintBytes(w, o, h->reg);
+    if (w->operands[o].is_output) {
+      /* Accumulator in registers across the inner reduction loop: loaded and stored once
+       * per register tile and cache block. */
+      h->l1 += 2.0 * reg_bytes * h->runs;
+    } else {
+      h->l1 += reg_bytes * h->reg_iters;
+    }
+  }
+  double llc = t->smem_per_block > 0 ? (double)t->smem_per_block : (double)t->l2_bytes;
+  h->l2 = cacheFills(w, &h->nest, t->smem_per_sm);
+  h->llc_bytes = cacheFills(w, &h->nest, (double)t->l2_bytes);
+  double resident = 0;
+  for (int o = 0; o < h->nops; ++o) {
+    int64_t whole[PRUNER_MAX_LOOPS];
+    for (int l = 0; l < h->n; ++l)
+      whole[l] = w->bounds[l];
+    resident += footprintBytes(w, o, whole);
+  }
+  h->dram = resident <= CACHE_USABLE * llc ? 0.0 : cacheFills(w, &h->nest, llc / h->used);
+}
+
+/* Level times from the traffic, and the prediction: the slowest term plus a share
+ * OVERLAP_LOSS of the others (loads and FMAs share issue slots, so the memory levels do
+ * not hide completely behind the compute or each other), plus the call. */
+static void hostDraftCombine(HostDraft *h, PrunerDraftSymbols *s) {
+  double per_core = h->clock * h->used;
+  s->shared_us = h->l1 / (L1_BYTES_PER_CYCLE * per_core) * 1e6;
+  s->l2_us = h->l2 / (L2_BYTES_PER_CYCLE * per_core) * 1e6;
+  h->llc_us = h->llc_bytes / (LLC_BYTES_PER_CYCLE * per_core) * 1e6;
+  h->dram_us = h->dram / (h->t->dram_gbps * 1e9) * 1e6;
+  s->memory_us = dmax(h->llc_us, h->dram_us);
+  s->launch_us = CALL_US + (h->tasks > 1 && h->cores > 1 ? OMP_FORK_US : 0.0);
+  double sum = s->compute_us + h->llc_us + h->dram_us + s->l2_us + s->shared_us;
+  double worst = s->compute_us;
+  s->bound = PRUNER_DRAFT_BOUND_COMPUTE;
+  if (s->memory_us > worst) {
+    worst = s->memory_us;
+    s->bound = PRUNER_DRAFT_BOUND_MEMORY;
+  }
+  if (s->l2_us > worst) {
+    worst = s->l2_us;
+    s->bound = PRUNER_DRAFT_BOUND_MEMORY;
+  }
+  if (s->shared_us > worst) {
+    worst = s->shared_us;
+    s->bound = PRUNER_DRAFT_BOUND_SHARED;
+  }
+  if (s->launch_us > worst)
+    s->bound = PRUNER_DRAFT_BOUND_LAUNCH;
+  s->predicted_us = worst + OVERLAP_LOSS * (sum - worst) + s->launch_us;
+}
+
+/* The symbols the verifier reads, in the GPU model's vocabulary (docs/draft.md): blocks
+ * are tasks, one "thread" per task, occupancy is the accumulator cover. */
+static void hostDraftSymbols(const HostDraft *h, PrunerDraftSymbols *s) {
+  const PrunerWorkload *w = h->w;
+  s->global_load_bytes = h->l2;
+  s->dram_bytes = h->dram > 0 ? h->dram : h->llc_bytes; /* the bytes from beyond L2 */
+  s->shared_load_bytes = h->l1;
+  s->global_store_bytes = footprintBytes(w, w->num_inputs, h->block) * h->tasks;
+  s->reuse = h->l1 > 0 ? s->flops / h->l1 : 0;
+  s->arithmetic_intensity = s->dram_bytes > 0 ? s->flops / s->dram_bytes : 0;
+  s->blocks = prunerDoubleToInt64Sat(h->tasks);
+  s->threads_per_block = 1;
+  s->warps_per_block = 1;
+  s->registers = prunerDoubleToIntSat(h->acc + h->vectors + 1);
+  s->blocks_per_sm = 1;
+  s->limiter = PRUNER_DRAFT_LIMIT_BLOCKS;
+  s->occupancy = h->latency_cover;
+  s->waves = h->waves;
+  s->waves_fractional = h->tasks / h->cores;
+  s->sm_utilization = h->wave_eff;
+  s->warp_fill = h->simd / h->lanes;
+  s->register_penalty = 1.0 / dmax(h->reg_eff, 1e-6);
+  s->coalescing = 1.0;
+  s->vector_efficiency = h->port_balance;
+  s->bank_conflict = 1.0;
+  s->l2_reuse = s->dram_bytes > 0 ? h->l2 / s->dram_bytes : 1.0;
+  s->latency_hiding = h->latency_cover;
+}
+
+bool prunerHostDraftScore(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                          const PrunerConfig *c, PrunerDraftSymbols *out) {
+  PrunerDraftSymbols s;
+  memset(&s, 0, sizeof s);
+  HostDraft h;
+  memset(&h, 0, sizeof h);
+  h.w = w;
+  h.t = t;
+  h.c = c;
+  h.n = w->num_loops;
+  h.nops = w->num_inputs + w->num_outputs;
+  h.clock = t->boost_clock_mhz * 1e6;
+  h.lanes = t->warp_size; /* f32 SIMD lanes on the host (pruner/backend/host_rules.h) */
+  h.cores = t->sm_count;  /* cores on the host */
+  /* FMA pipes follow from the described peak (target_host.c). */
+  h.pipes = dmax(1.0, t->peak_fp32_gflops * 1e9 / (h.cores * 2.0 * h.lanes * h.clock));
+  hostDraftExtents(&h);
+  s.flops = prunerWorkloadFlops(w);
+  s.executed_flops = s.flops;
+  hostDraftRegisterEfficiency(&h);
+  hostDraftBusyCores(&h);
+  s.compute_us = hostDraftComputeUs(&h, s.flops);
+  hostDraftTraffic(&h);
+  hostDraftCombine(&h, &s);
+  hostDraftSymbols(&h, &s);
+  if (out)
+    *out = s;
+  return true;
+}

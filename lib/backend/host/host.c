@@ -1,0 +1,919 @@
+/* lib/backend/host/host.c: measuring host kernels in an isolated child (docs/host.md).
+ *
+ * The parent (the tuner) holds a PrunerWorker. Its child, forked on first use, owns an
+ * MLIR context, OpenBLAS (dlopen'ed after OPENBLAS_CORETYPE is set, so that only the
+ * child sees it) and libomp; it keeps the inputs and the reference output of the last
+ * workload, so a run of candidates of one workload computes them once. Per request it
+ * JIT-compiles the candidate, runs it once from the initial output and compares with the
+ * reference, then warms up and times it. A crash or hang kills only the child. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "host_internal.h"
+#include "pruner/checked.h"
+#include "pruner/measure.h"
+#include "pruner/clock.h"
+#include "pruner/random.h"
+#include "pruner/schedule.h"
+#include "pruner/text.h"
+#include "pruner/timing.h"
+#include "pruner/worker.h"
+
+/* CBLAS enum values (the CBLAS standard, cblas.h): row-major, no transpose. */
+#define CBLAS_ROW_MAJOR 101
+#define CBLAS_NO_TRANS 111
+
+typedef void (*SgemmFn)(int, int, int, int, int, int, float, const float *, int, const float *,
+                        int, float, float *, int);
+typedef void (*SetThreadsFn)(int);
+typedef char *(*CorenameFn)(void);
+
+typedef enum HostRequestKind {
+  HOST_REQ_CANDIDATE = 0,
+  HOST_REQ_UNTILED,
+  HOST_REQ_BASELINE,
+  HOST_REQ_REMEASURE, /* configs (+ baseline) back to back: prunerHostRemeasure */
+} HostRequestKind;
+
+typedef struct HostRequest {
+  HostRequestKind kind;
+  PrunerWorkload w;
+  PrunerConfig config;
+  PrunerTargetDesc target;
+  PrunerHostOptions opts; /* pointers inside are not used by the child */
+  /* HOST_REQ_REMEASURE: */
+  PrunerConfig configs[PRUNER_HOST_REMEASURE_MAX];
+  int num_configs;
+  bool baseline;
+} HostRequest;
+
+/* What the child answers: one measurement, or a back-to-back re-measurement. */
+typedef union HostReply {
+  PrunerHostResult result;
+  PrunerHostRemeasure remeasure;
+} HostReply;
+
+/* The child's state (the parent's copy stays empty). */
+typedef struct HostChild {
+  bool started;
+  char coretype[32];
+  int64_t memory_limit_mb;
+  MlirContext ctx;
+  void *blas;
+  SgemmFn sgemm;
+  SetThreadsFn blas_threads;
+  CorenameFn corename;
+  void *omp;
+  SetThreadsFn omp_threads;
+  /* Inputs and reference of the current workload. */
+  char key[PRUNER_WORKLOAD_KEY_SIZE];
+  uint64_t seed;
+  int nops;
+  int64_t elems[PRUNER_MAX_OPERANDS];
+  float *data[PRUNER_MAX_OPERANDS];  /* inputs, then outputs (working buffers) */
+  float *init[PRUNER_MAX_OPERANDS];  /* initial output values                  */
+  float *ref[PRUNER_MAX_OPERANDS];   /* reference output values                */
+  bool ref_ok;
+  char ref_error[200];
+} HostChild;
+
+struct PrunerHostImpl {
+  PrunerHostOptions opts;
+  PrunerTargetDesc target;
+  char target_key[96];
+  HostChild child;
+  PrunerWorker worker;
+};
+
+PrunerHostOptions prunerHostDefaultOptions(void) {
+  PrunerHostOptions o;
+  memset(&o, 0, sizeof o);
+  o.threads = 0;
+  o.opt_level = 0; /* docs/host.md, H6: same run time as 3, a third of the JIT */
+  /* Scalar code is another matter: the schedule leaves it to LLVM's loop passes (LICM,
+   * unrolling, SLP), which level 0 skips. The stem conv of examples/model.mlir (NCHW,
+   * scalar) ran 321 ms at level 0 and 45 ms at level 2 (43 ms at 3) in the same session,
+   * for about the same JIT time (docs/host.md). */
+  o.scalar_opt_level = 2;
+  o.min_samples = 5;
+  o.max_samples = 15;
+  o.min_sample_seconds = 0.2;
+  o.warmup = 1;
+  o.timeout_seconds = 60;
+  o.memory_limit_mb = 8000;
+  o.seed = 1;
+  o.check = true;
+  o.openblas_coretype = NULL;
+  return o;
+}
+
+bool prunerHostHasBlasBaseline(const PrunerWorkload *w) {
+  if (w->kind != PRUNER_OP_MATMUL && w->kind != PRUNER_OP_BATCH_MATMUL)
+    return false;
+  for (int o = 0; o < w->num_inputs + w->num_outputs; ++o)
+    if (w->operands[o].dtype != PRUNER_DTYPE_F32)
+      return false;
+  /* cblas_sgemm takes int sizes: larger ones were truncated (a 2^62-row matmul became a
+   * 0-row sgemm and an "ok" baseline). */
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->bounds[l] > INT_MAX)
+      return false;
+  return true;
+}
+
+/* ---- the child: libraries, data, reference -------------------------------------------- */
+
+static void childStart(HostChild *ch) {
+  if (ch->started)
+    return;
+  ch->started = true;
+  prunerLimitAddressSpace(ch->memory_limit_mb); /* none under ASan (pruner/worker.h) */
+  /* OpenBLAS reads OPENBLAS_CORETYPE when it loads: set it first, then dlopen. */
+  if (ch->coretype[0])
+    setenv("OPENBLAS_CORETYPE", ch->coretype, 1);
+  ch->blas = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (ch->blas) {
+    ch->sgemm = (SgemmFn)dlsym(ch->blas, "cblas_sgemm");
+    ch->blas_threads = (SetThreadsFn)dlsym(ch->blas, "openblas_set_num_threads");
+    ch->corename = (CorenameFn)dlsym(ch->blas, "openblas_get_corename");
+  }
+  /* The same library the ExecutionEngine loads for the kernels' __kmpc_* calls. */
+  ch->omp = dlopen(PRUNER_HOST_LIBOMP, RTLD_NOW | RTLD_GLOBAL);
+  if (ch->omp)
+    ch->omp_threads = (SetThreadsFn)dlsym(ch->omp, "omp_set_num_threads");
+  ch->ctx = hostContextCreate();
+}
+
+static void setThreads(HostChild *ch, int threads) {
+  if (ch->omp_threads)
+    ch->omp_threads(threads);
+  if (ch->blas_threads)
+    ch->blas_threads(threads);
+}
+
+static void freeData(HostChild *ch) {
+  for (int o = 0; o < PRUNER_MAX_OPERANDS; ++o) {
+    free(ch->data[o]);
+    free(ch->init[o]);
+    free(ch->ref[o]);
+    ch->data[o] = ch->init[o] = ch->ref[o] = NULL;
+  }
+  ch->key[0] = '\0';
+}
+
+/* pruner-run's values (prunerRandomTestValue): exact sums, so any difference is a bug. */
+static void fillRandom(float *d, int64_t n, uint64_t *state) {
+  for (int64_t i = 0; i < n; ++i)
+    d[i] = (float)prunerRandomTestValue(state, true);
+}
+
+static double evalBody(const PrunerWorkload *w, const double *args, double *vals) {
+  int nops = w->num_inputs + w->num_outputs;
+  for (int i = 0; i < nops; ++i)
+    vals[i] = args[i];
+  for (int i = 0; i < w->body_len; ++i) {
+    const PrunerBodyOp *b = &w->body[i];
+    double x = b->args[0] >= 0 ? vals[b->args[0]] : 0, y = b->args[1] >= 0 ? vals[b->args[1]] : 0;
+    double r = 0;
+    switch (b->opcode) {
+    case PRUNER_BODY_ADD: r = x + y; break;
+    case PRUNER_BODY_SUB: r = x - y; break;
+    case PRUNER_BODY_MUL: r = x * y; break;
+    case PRUNER_BODY_DIV: r = x / y; break;
+    case PRUNER_BODY_MAX: r = x > y ? x : y; break;
+    case PRUNER_BODY_MIN: r = x < y ? x : y; break;
+    case PRUNER_BODY_NEG: r = -x; break;
+    case PRUNER_BODY_EXP: r = exp(x); break;
+    case PRUNER_BODY_CONST: r = b->constant; break;
+    case PRUNER_BODY_CAST: r = b->dtype == PRUNER_DTYPE_F32 ? (double)(float)x : x; break;
+    default: r = NAN; break;
+    }
+    vals[nops + i] = r;
+  }
+  return 0;
+}
+
+/* The plain reference: walks every point of the iteration space in order and applies
+ * the body, as linalg's semantics define it (outputs read and written in place). Each
+ * operand's flat offset is linear in the loop indices (zero-offset maps), so it is kept
+ * up to date by adding per-loop strides as the odometer ticks: the 115 M points of the
+ * model's 3x3 conv took ~11 s with the offsets recomputed from the maps per point. */
+static void interpret(const PrunerWorkload *w, double *const *ops) {
+  int nops = w->num_inputs + w->num_outputs, n = w->num_loops;
+  int64_t idx[PRUNER_MAX_LOOPS] = {0};
+  int64_t stride[PRUNER_MAX_OPERANDS][PRUNER_MAX_LOOPS] = {{0}};
+  for (int o = 0; o < nops; ++o) {
+    int64_t p = 1;
+    for (int d = w->operands[o].rank - 1; d >= 0; --d) {
+      for (int l = 0; l < n; ++l)
+        stride[o][l] += w->operands[o].index_coeff[d][l] * p;
+      p *= w->operands[o].shape[d];
+    }
+  }
+  double args[PRUNER_MAX_OPERANDS], vals[PRUNER_MAX_OPERANDS + PRUNER_MAX_BODY_OPS];
+  int64_t flat[PRUNER_MAX_OPERANDS] = {0};
+  for (;;) {
+    for (int o = 0; o < nops; ++o)
+      args[o] = ops[o][flat[o]];
+    evalBody(w, args, vals);
+    for (int o = 0; o < w->num_outputs; ++o)
+      ops[w->num_inputs + o][flat[w->num_inputs + o]] = vals[w->body_yield[o]];
+    int l = n - 1;
+    for (; l >= 0; --l) {
+      if (++idx[l] < w->bounds[l]) {
+        for (int o = 0; o < nops; ++o)
+          flat[o] += stride[o][l];
+        break;
+      }
+      for (int o = 0; o < nops; ++o) /* back to 0 in loop l */
+        flat[o] -= stride[o][l] * (w->bounds[l] - 1);
+      idx[l] = 0;
+    }
+    if (l < 0)
+      return;
+  }
+}
+
+static void blasMatmul(HostChild *ch, const PrunerWorkload *w, const float *a, const float *b,
+                       float *c) {
+  /* matmul: A[m,k] B[k,n] C[m,n]; batch_matmul: one sgemm per batch. */
+  int batch_l = w->kind == PRUNER_OP_BATCH_MATMUL ? 1 : 0;
+  int64_t batch = batch_l ? w->operands[0].shape[0] : 1;
+  int64_t m = w->operands[0].shape[batch_l], k = w->operands[0].shape[batch_l + 1];
+  int64_t n = w->operands[1].shape[batch_l + 1];
+  for (int64_t i = 0; i < batch; ++i)
+    ch->sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, (int)m, (int)n, (int)k, 1.0f,
+              a + i * m * k, (int)k, b + i * k * n, (int)n, 1.0f, c + i * m * n, (int)n);
+}
+
+static bool outOfMemory(HostChild *ch, const PrunerWorkload *w, int o, char *why, size_t size) {
+  freeData(ch);
+  snprintf(why, size,
+           "out of memory for operand %d of %.80s (%lld elements; worker memory "
+           "limit %lld MB)",
+           o, w->key, (long long)ch->elems[o], (long long)ch->memory_limit_mb);
+  return false;
+}
+
+/* Element counts of every operand, checked: the reference copies are doubles, so each
+ * operand's count times 8 bytes must fit. False with a reason otherwise. */
+static bool operandSizes(const PrunerWorkload *w, int64_t *elems, char *why, size_t size) {
+  for (int o = 0; o < w->num_inputs + w->num_outputs; ++o) {
+    int64_t bytes;
+    if (!prunerCheckedProduct(w->operands[o].shape, w->operands[o].rank, &elems[o]) ||
+        !prunerCheckedMul(elems[o], (int64_t)sizeof(double), &bytes) ||
+        (uint64_t)bytes > SIZE_MAX) {
+      snprintf(why, size, "operand %d of %.100s has more elements than this host can address", o,
+               w->key);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Inputs, initial outputs and the reference output of `w` (cached per workload). False,
+ * with a reason, when a size is past what the host can address or memory runs out (the
+ * worker's RAM limit); before, an overflowed count allocated a wrapped size. */
+static bool prepareData(HostChild *ch, const PrunerWorkload *w, uint64_t seed, char *why,
+                        size_t why_size) {
+  if (strcmp(ch->key, w->key) == 0 && ch->seed == seed)
+    return true;
+  freeData(ch);
+  int64_t elems[PRUNER_MAX_OPERANDS];
+  if (!operandSizes(w, elems, why, why_size))
+    return false;
+  ch->nops = w->num_inputs + w->num_outputs;
+  ch->seed = seed;
+  uint64_t state = seed;
+  PrunerOutputInit init = prunerOutputInitDefault(w);
+  for (int o = 0; o < ch->nops; ++o) {
+    int64_t n = elems[o];
+    ch->elems[o] = n;
+    ch->data[o] = malloc((size_t)n * sizeof(float));
+    if (!ch->data[o])
+      return outOfMemory(ch, w, o, why, why_size);
+    if (o < w->num_inputs) {
+      fillRandom(ch->data[o], n, &state);
+      continue;
+    }
+    ch->init[o] = malloc((size_t)n * sizeof(float));
+    ch->ref[o] = malloc((size_t)n * sizeof(float));
+    if (!ch->init[o] || !ch->ref[o])
+      return outOfMemory(ch, w, o, why, why_size);
+    if (init == PRUNER_OUTPUT_RANDOM)
+      fillRandom(ch->init[o], n, &state);
+    else if (init == PRUNER_OUTPUT_ZERO)
+      memset(ch->init[o], 0, (size_t)n * sizeof(float));
+    else
+      for (int64_t i = 0; i < n; ++i)
+        ch->init[o][i] = NAN; /* poison: an element the kernel never writes shows up */
+  }
+  ch->ref_ok = true;
+  ch->ref_error[0] = '\0';
+  int out = w->num_inputs;
+  if (prunerHostHasBlasBaseline(w) && ch->sgemm) {
+    /* The contractions start from zero (ZERO init): C = A B. */
+    memset(ch->ref[out], 0, (size_t)ch->elems[out] * sizeof(float));
+    blasMatmul(ch, w, ch->data[0], ch->data[1], ch->ref[out]);
+  } else {
+    double *ops[PRUNER_MAX_OPERANDS] = {0};
+    for (int o = 0; o < ch->nops; ++o) {
+      ops[o] = malloc((size_t)ch->elems[o] * sizeof(double));
+      if (!ops[o]) {
+        for (int p = 0; p < o; ++p)
+          free(ops[p]);
+        return outOfMemory(ch, w, o, why, why_size);
+      }
+      const float *src = o < w->num_inputs ? ch->data[o] : ch->init[o];
+      for (int64_t i = 0; i < ch->elems[o]; ++i)
+        ops[o][i] = src[i];
+    }
+    interpret(w, ops);
+    for (int o = w->num_inputs; o < ch->nops; ++o)
+      for (int64_t i = 0; i < ch->elems[o]; ++i)
+        ch->ref[o][i] = (float)ops[o][i];
+    for (int o = 0; o < ch->nops; ++o)
+      free(ops[o]);
+  }
+  snprintf(ch->key, sizeof ch->key, "%s", w->key);
+  return true;
+}
+
+static void resetOutputs(HostChild *ch, const PrunerWorkload *w) {
+  for (int o = w->num_inputs; o < ch->nops; ++o)
+    memcpy(ch->data[o], ch->init[o], (size_t)ch->elems[o] * sizeof(float));
+}
+
+/* Max |got - want| over the outputs; the check passes within 1e-4 (1 + |want|). */
+static bool compareOutputs(HostChild *ch, const PrunerWorkload *w, double *max_err, char *why,
+                           size_t why_size) {
+  *max_err = 0;
+  bool ok = true;
+  for (int o = w->num_inputs; o < ch->nops; ++o)
+    for (int64_t i = 0; i < ch->elems[o]; ++i) {
+      double got = ch->data[o][i], want = ch->ref[o][i];
+      double err = fabs(got - want);
+      if (isnan(got) != isnan(want))
+        err = INFINITY;
+      if (err > *max_err)
+        *max_err = err;
+      if (ok && !(err <= 1e-4 * (1.0 + fabs(want)))) {
+        ok = false;
+        snprintf(why, why_size, "output %d element %lld: got %g, want %g", o - w->num_inputs,
+                 (long long)i, got, want);
+      }
+    }
+  return ok;
+}
+
+
+
+/* Runs the kernel once; a returned (not in-place) output is copied into the output
+ * buffer and freed (it was malloc'ed by the lowered memref.alloc). */
+static bool runOnce(HostChild *ch, const PrunerWorkload *w, HostKernel *k) {
+  PrunerMemrefDescriptor descs[PRUNER_MAX_OPERANDS], result;
+  void *ptrs[PRUNER_MAX_OPERANDS + 1];
+  int n = 0;
+  memset(&result, 0, sizeof result);
+  if (k->num_results > 0)
+    ptrs[n++] = &result;
+  for (int o = 0; o < ch->nops; ++o) {
+    prunerScheduleMemrefDescriptor(&descs[o], ch->data[o], &w->operands[o]);
+    ptrs[n++] = &descs[o];
+  }
+  if (!hostKernelInvoke(k, ptrs, n))
+    return false;
+  if (k->num_results > 0 && result.aligned && result.aligned != ch->data[w->num_inputs]) {
+    int out = w->num_inputs;
+    memcpy(ch->data[out], (float *)result.aligned + result.offset,
+           (size_t)ch->elems[out] * sizeof(float));
+    free(result.allocated);
+  }
+  return true;
+}
+
+typedef bool (*RunFn)(HostChild *ch, const PrunerWorkload *w, void *user);
+
+static bool runKernelFn(HostChild *ch, const PrunerWorkload *w, void *user) {
+  return runOnce(ch, w, user);
+}
+
+static bool runBlasFn(HostChild *ch, const PrunerWorkload *w, void *user) {
+  (void)user;
+  blasMatmul(ch, w, ch->data[0], ch->data[1], ch->data[w->num_inputs]);
+  return true;
+}
+
+/* One run of the protocol (pruner/timing.h): the kernel or OpenBLAS, timed by the wall
+ * clock around the call (the child runs nothing else). */
+typedef struct HostTimed {
+  HostChild *ch;
+  const PrunerWorkload *w;
+  RunFn fn;
+  void *user;
+} HostTimed;
+
+static bool hostTimedRun(void *user, int index, double *sample_us, double *clock_mhz) {
+  (void)index;
+  (void)clock_mhz; /* the host does not read its core clock per sample */
+  HostTimed *h = user;
+  double t0 = prunerNowSeconds();
+  if (!h->fn(h->ch, h->w, h->user))
+    return false;
+  if (sample_us)
+    *sample_us = (prunerNowSeconds() - t0) * 1e6;
+  return true;
+}
+
+/* Warm-up, then samples until min_samples and min_sample_seconds (or max_samples): the
+ * timing protocol with the host's options (docs/host.md, "Measurement"). */
+static bool timeRuns(HostChild *ch, const PrunerWorkload *w, const PrunerHostOptions *o, RunFn fn,
+                     void *user, PrunerRecord *r) {
+  PrunerTimingOptions to = {.warmup_runs = o->warmup,
+                            .min_samples = o->min_samples,
+                            .max_samples = o->max_samples,
+                            .min_seconds = o->min_sample_seconds};
+  HostTimed h = {ch, w, fn, user};
+  PrunerTiming t;
+  bool ok = prunerTimingRun(&to, hostTimedRun, &h, &t);
+  r->num_samples = t.num_samples;
+  memcpy(r->samples_us, t.samples_us, sizeof t.samples_us);
+  if (ok) {
+    r->median_us = t.median_us;
+    r->spread_us = t.spread_us;
+  }
+  return ok;
+}
+
+/* The ExecutionEngine's LLVM IR opt level for `c` (NULL: untiled, scalar). */
+static int hostOptLevel(const PrunerHostOptions *o, const PrunerConfig *c) {
+  return c && c->vector_width > 1 ? o->opt_level : o->scalar_opt_level;
+}
+
+static bool supported(const PrunerWorkload *w, char *why, size_t size) {
+  for (int o = 0; o < w->num_inputs + w->num_outputs; ++o)
+    if (w->operands[o].dtype != PRUNER_DTYPE_F32) {
+      snprintf(why, size, "the host measures f32 workloads only; operand %d is %s", o,
+               prunerDTypeName(w->operands[o].dtype));
+      return false;
+    }
+  return true;
+}
+
+static void childMeasure(HostChild *ch, const HostRequest *req, PrunerHostResult *rep) {
+  PrunerRecord *r = &rep->record;
+  const PrunerWorkload *w = &req->w;
+  int threads = req->opts.threads > 0 ? req->opts.threads : req->target.sm_count;
+  setThreads(ch, threads > 0 ? threads : 1);
+  char data_why[200] = "";
+  if (!prepareData(ch, w, req->opts.seed, data_why, sizeof data_why)) {
+    r->status = PRUNER_RECORD_LAUNCH_ERROR;
+    snprintf(r->error, sizeof r->error, "%s", data_why);
+    return;
+  }
+  const PrunerConfig *c = req->kind == HOST_REQ_CANDIDATE ? &req->config : NULL;
+  HostKernel k;
+  double t0 = prunerNowSeconds();
+  PrunerStatus st = hostJit(ch->ctx, w, c, &req->target, hostOptLevel(&req->opts, c), &k);
+  rep->compile_seconds = prunerNowSeconds() - t0;
+  if (!st.ok) {
+    r->status = PRUNER_RECORD_COMPILE_ERROR;
+    snprintf(r->error, sizeof r->error, "%.255s", st.message);
+    return;
+  }
+  resetOutputs(ch, w);
+  if (!runOnce(ch, w, &k)) {
+    r->status = PRUNER_RECORD_LAUNCH_ERROR;
+    snprintf(r->error, sizeof r->error, "mlirExecutionEngineInvokePacked failed");
+    hostKernelDestroy(&k);
+    return;
+  }
+  char why[200] = "";
+  if (req->opts.check && !compareOutputs(ch, w, &r->max_abs_error, why, sizeof why)) {
+    r->status = PRUNER_RECORD_WRONG_RESULT;
+    snprintf(r->error, sizeof r->error, "%s", why);
+    hostKernelDestroy(&k);
+    return;
+  }
+  if (!timeRuns(ch, w, &req->opts, runKernelFn, &k, r)) {
+    r->status = PRUNER_RECORD_LAUNCH_ERROR;
+    snprintf(r->error, sizeof r->error, "mlirExecutionEngineInvokePacked failed while timing");
+  } else {
+    r->status = PRUNER_RECORD_OK;
+  }
+  hostKernelDestroy(&k);
+}
+
+static void childBaseline(HostChild *ch, const HostRequest *req, PrunerHostResult *rep) {
+  PrunerRecord *r = &rep->record;
+  const PrunerWorkload *w = &req->w;
+  r->is_baseline = true;
+  snprintf(r->baseline_name, sizeof r->baseline_name, "openblas");
+  if (!ch->sgemm) {
+    r->status = PRUNER_RECORD_LAUNCH_ERROR;
+    snprintf(r->error, sizeof r->error, "libopenblas.so.0 could not be loaded: %s",
+             dlerror() ? dlerror() : "no cblas_sgemm");
+    return;
+  }
+  if (ch->corename)
+    snprintf(rep->baseline_core, sizeof rep->baseline_core, "%.31s", ch->corename());
+  int threads = req->opts.threads > 0 ? req->opts.threads : req->target.sm_count;
+  setThreads(ch, threads > 0 ? threads : 1);
+  char data_why[200] = "";
+  if (!prepareData(ch, w, req->opts.seed, data_why, sizeof data_why)) {
+    r->status = PRUNER_RECORD_LAUNCH_ERROR;
+    snprintf(r->error, sizeof r->error, "%s", data_why);
+    return;
+  }
+  resetOutputs(ch, w);
+  runBlasFn(ch, w, NULL);
+  char why[200];
+  if (!compareOutputs(ch, w, &r->max_abs_error, why, sizeof why)) {
+    r->status = PRUNER_RECORD_WRONG_RESULT;
+    snprintf(r->error, sizeof r->error, "%s", why);
+    return;
+  }
+  r->status = timeRuns(ch, w, &req->opts, runBlasFn, NULL, r) ? PRUNER_RECORD_OK
+                                                              : PRUNER_RECORD_LAUNCH_ERROR;
+}
+
+/* Quantile q of sorted[0..n) with linear interpolation between ranks. */
+static void entryStats(PrunerHostRemeasureEntry *e) {
+  double sorted[PRUNER_MAX_SAMPLES];
+  int n = e->num_samples;
+  prunerTimingSort(e->samples_us, n, sorted);
+  e->min_us = sorted[0];
+  e->max_us = sorted[n - 1];
+  e->median_us = prunerTimingQuantile(sorted, n, 0.5);
+  e->p25_us = prunerTimingQuantile(sorted, n, 0.25);
+  e->p75_us = prunerTimingQuantile(sorted, n, 0.75);
+}
+
+/* True when every live kernel's interquartile range is within
+ * PRUNER_HOST_REMEASURE_REL_IQR of its median: more rounds would not move the medians
+ * much (pruner-run's rule for GPU samples, docs/measurement.md). */
+static bool remeasureSettled(PrunerHostRemeasure *rep, const bool *live, int m) {
+  for (int i = 0; i < m; ++i) {
+    if (!live[i] || rep->entries[i].num_samples == 0)
+      continue;
+    entryStats(&rep->entries[i]);
+    const PrunerHostRemeasureEntry *e = &rep->entries[i];
+    if (e->p75_us - e->p25_us > PRUNER_HOST_REMEASURE_REL_IQR * e->median_us)
+      return false;
+  }
+  return true;
+}
+
+/* Each config JIT-compiled and checked (and OpenBLAS checked), then rounds of one timed
+ * run per kernel, rotating the order (docs/measurement.md, "Host: the final check"). */
+static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostRemeasure *rep) {
+  const PrunerWorkload *w = &req->w;
+  int threads = req->opts.threads > 0 ? req->opts.threads : req->target.sm_count;
+  setThreads(ch, threads > 0 ? threads : 1);
+  int n = req->num_configs;
+  int m = n + (req->baseline ? 1 : 0);
+  rep->num_entries = m;
+  rep->has_baseline = req->baseline;
+  char data_why[200] = "";
+  if (!prepareData(ch, w, req->opts.seed, data_why, sizeof data_why)) {
+    for (int i = 0; i < m; ++i) {
+      rep->entries[i].status = PRUNER_RECORD_LAUNCH_ERROR;
+      snprintf(rep->entries[i].error, sizeof rep->entries[i].error, "%s", data_why);
+    }
+    return;
+  }
+  HostKernel k[PRUNER_HOST_REMEASURE_MAX];
+  memset(k, 0, sizeof k);
+  bool live[PRUNER_HOST_REMEASURE_MAX + 1] = {false};
+  char why[200];
+  for (int i = 0; i < m; ++i) {
+    PrunerHostRemeasureEntry *e = &rep->entries[i];
+    resetOutputs(ch, w);
+    if (i < n) {
+      const PrunerConfig *c = &req->configs[i];
+      PrunerStatus st = hostJit(ch->ctx, w, c, &req->target, hostOptLevel(&req->opts, c), &k[i]);
+      if (!st.ok) {
+        e->status = PRUNER_RECORD_COMPILE_ERROR;
+        snprintf(e->error, sizeof e->error, "%.199s", st.message);
+        continue;
+      }
+      if (!runOnce(ch, w, &k[i])) {
+        e->status = PRUNER_RECORD_LAUNCH_ERROR;
+        snprintf(e->error, sizeof e->error, "mlirExecutionEngineInvokePacked failed");
+        continue;
+      }
+    } else if (!ch->sgemm) {
+      e->status = PRUNER_RECORD_LAUNCH_ERROR;
+      snprintf(e->error, sizeof e->error, "libopenblas.so.0 could not be loaded");
+      continue;
+    } else {
+      if (ch->corename)
+        snprintf(rep->baseline_core, sizeof rep->baseline_core, "%.31s", ch->corename());
+      runBlasFn(ch, w, NULL);
+    }
+    double err = 0;
+    if (req->opts.check && !compareOutputs(ch, w, &err, why, sizeof why)) {
+      e->status = PRUNER_RECORD_WRONG_RESULT;
+      snprintf(e->error, sizeof e->error, "%s", why);
+      continue;
+    }
+    live[i] = true;
+  }
+  for (int i = 0; i < m; ++i)
+    for (int r = 0; r < (req->opts.warmup > 0 ? req->opts.warmup : 1) && live[i]; ++r)
+      live[i] = i < n ? runOnce(ch, w, &k[i]) : runBlasFn(ch, w, NULL);
+  /* Rounds until enough of them and enough time; never past half the request's timeout
+   * (slow kernels get fewer rounds rather than a killed child). */
+  double start = prunerNowSeconds();
+  double cap = 0.5 * req->opts.timeout_seconds;
+  for (int r = 0; r < PRUNER_MAX_SAMPLES; ++r) {
+    for (int j = 0; j < m; ++j) {
+      int i = (j + r) % m;
+      if (!live[i])
+        continue;
+      double t0 = prunerNowSeconds();
+      bool ok = i < n ? runOnce(ch, w, &k[i]) : runBlasFn(ch, w, NULL);
+      double t1 = prunerNowSeconds();
+      if (!ok) {
+        live[i] = false;
+        rep->entries[i].status = PRUNER_RECORD_LAUNCH_ERROR;
+        snprintf(rep->entries[i].error, sizeof rep->entries[i].error,
+                 "mlirExecutionEngineInvokePacked failed while timing");
+        continue;
+      }
+      PrunerHostRemeasureEntry *e = &rep->entries[i];
+      e->samples_us[e->num_samples++] = (t1 - t0) * 1e6;
+    }
+    rep->rounds = r + 1;
+    double elapsed = prunerNowSeconds() - start;
+    if ((cap > 0 && elapsed >= cap) || elapsed >= PRUNER_HOST_REMEASURE_MAX_SECONDS)
+      break;
+    if (rep->rounds >= PRUNER_HOST_REMEASURE_MIN_ROUNDS &&
+        elapsed >= PRUNER_HOST_REMEASURE_SECONDS && remeasureSettled(rep, live, m))
+      break;
+  }
+  for (int i = 0; i < m; ++i) {
+    if (live[i] && rep->entries[i].num_samples > 0) {
+      rep->entries[i].status = PRUNER_RECORD_OK;
+      entryStats(&rep->entries[i]);
+    }
+    if (i < n)
+      hostKernelDestroy(&k[i]);
+  }
+}
+
+static bool childHandle(void *context, const void *request, void *reply) {
+  HostChild *ch = context;
+  const HostRequest *req = request;
+  if (req->kind == HOST_REQ_REMEASURE) {
+    PrunerHostRemeasure *rem = &((HostReply *)reply)->remeasure;
+    char why[200];
+    if (!supported(&req->w, why, sizeof why)) {
+      rem->num_entries = req->num_configs;
+      for (int i = 0; i < rem->num_entries; ++i) {
+        rem->entries[i].status = PRUNER_RECORD_INVALID;
+        snprintf(rem->entries[i].error, sizeof rem->entries[i].error, "%s", why);
+      }
+      return true;
+    }
+    childStart(ch);
+    childRemeasure(ch, req, rem);
+    return true;
+  }
+  PrunerHostResult *rep = &((HostReply *)reply)->result;
+  prunerRecordInit(&rep->record);
+  char why[200];
+  if (!supported(&req->w, why, sizeof why)) {
+    rep->record.status = PRUNER_RECORD_INVALID;
+    snprintf(rep->record.error, sizeof rep->record.error, "%s", why);
+    return true;
+  }
+  childStart(ch);
+  if (req->kind == HOST_REQ_BASELINE)
+    childBaseline(ch, req, rep);
+  else
+    childMeasure(ch, req, rep);
+  return true;
+}
+
+/* ---- the parent ------------------------------------------------------------------------- */
+
+PrunerStatus prunerHostCreate(const PrunerHostOptions *opts, PrunerHost *out) {
+  *out = NULL;
+  struct PrunerHostImpl *h = calloc(1, sizeof *h);
+  if (!h)
+    return prunerStatusError("host: out of memory");
+  h->opts = opts ? *opts : prunerHostDefaultOptions();
+  if (h->opts.min_samples < 1)
+    h->opts.min_samples = 1;
+  if (h->opts.max_samples < h->opts.min_samples)
+    h->opts.max_samples = h->opts.min_samples;
+  PrunerStatus st = prunerTargetLookup(h->opts.target ? h->opts.target : "host", &h->target);
+  if (st.ok && h->target.kind != PRUNER_TARGET_HOST)
+    st = prunerStatusError("host: target %s is not the host CPU", h->opts.target);
+  if (!st.ok) {
+    free(h);
+    return st;
+  }
+  prunerTargetKey(&h->target, h->target_key, sizeof h->target_key);
+  /* A fair baseline (docs/host.md, H7): Debian's OpenBLAS 0.3.21 does not know recent CPUs
+   * and falls back to an SSE3 kernel; on AVX-512 machines SkylakeX is the right one. A
+   * description narrower than the CPU gets OpenBLAS' kernel of that ISA (Haswell: AVX2 +
+   * FMA; Nehalem: SSE4.2), so both sides of the comparison run the same ISA. An
+   * OPENBLAS_CORETYPE the user set is kept. */
+  const char *ct = h->opts.openblas_coretype;
+  bool narrowed = prunerHostTargetFeatures(&h->target)[0] != '\0';
+  if (!ct)
+    ct = getenv("OPENBLAS_CORETYPE") ? getenv("OPENBLAS_CORETYPE")
+         : h->target.warp_size >= 16 ? "SkylakeX"
+         : !narrowed                 ? ""
+         : h->target.warp_size >= 8  ? "Haswell"
+                                     : "Nehalem";
+  snprintf(h->child.coretype, sizeof h->child.coretype, "%.31s", ct);
+  h->child.memory_limit_mb = h->opts.memory_limit_mb;
+  PrunerWorkerSpec spec = {.handler = childHandle,
+                           .context = &h->child,
+                           .request_size = sizeof(HostRequest),
+                           .reply_size = sizeof(HostReply),
+                           .stop = h->opts.stop};
+  st = prunerWorkerCreate(&spec, &h->worker);
+  if (!st.ok) {
+    free(h);
+    return st;
+  }
+  *out = h;
+  return prunerStatusOk();
+}
+
+void prunerHostDestroy(PrunerHost host) {
+  if (!host)
+    return;
+  prunerWorkerDestroy(host->worker);
+  free(host);
+}
+
+const PrunerTargetDesc *prunerHostGetTarget(PrunerHost host) { return &host->target; }
+
+void prunerHostFillRecord(PrunerHost host, const PrunerWorkload *w, const PrunerConfig *config,
+                          PrunerRecord *r) {
+  snprintf(r->workload_key, sizeof r->workload_key, "%s", w->key);
+  r->workload = *w;
+  r->has_workload = true;
+  snprintf(r->target_key, sizeof r->target_key, "%s", host->target_key);
+  snprintf(r->device_name, sizeof r->device_name, "%.95s", host->target.device);
+  snprintf(r->toolchain_version, sizeof r->toolchain_version, "mlir-22 jit O%d",
+           hostOptLevel(&host->opts, config));
+  if (config)
+    r->config = *config;
+  r->sm_clock_mhz = host->target.boost_clock_mhz;
+  r->timestamp = (double)time(NULL);
+}
+
+static void call(PrunerHost host, HostRequestKind kind, const PrunerWorkload *w,
+                 const PrunerConfig *config, PrunerHostResult *out) {
+  HostRequest *req = calloc(1, sizeof *req);
+  memset(out, 0, sizeof *out);
+  prunerRecordInit(&out->record);
+  if (!req) {
+    out->record.status = PRUNER_RECORD_LAUNCH_ERROR;
+    snprintf(out->record.error, sizeof out->record.error, "host: out of memory");
+    return;
+  }
+  req->kind = kind;
+  req->w = *w;
+  if (config)
+    req->config = *config;
+  req->target = host->target;
+  req->opts = host->opts;
+  req->opts.openblas_coretype = NULL;
+  req->opts.stop = NULL; /* the parent's flag: meaningless in the child */
+  char why[200] = "";
+  HostReply *reply = malloc(sizeof *reply);
+  PrunerWorkerOutcome oc = reply ? prunerWorkerCall(host->worker, req, reply,
+                                                    host->opts.timeout_seconds, why, sizeof why)
+                                 : PRUNER_WORKER_FAILED;
+  if (!reply)
+    snprintf(why, sizeof why, "out of memory");
+  if (oc == PRUNER_WORKER_DONE)
+    *out = reply->result;
+  free(reply);
+  free(req);
+  if (oc != PRUNER_WORKER_DONE) {
+    prunerRecordInit(&out->record);
+    out->record.status = oc == PRUNER_WORKER_TIMEOUT ? PRUNER_RECORD_TIMEOUT
+                                                     : PRUNER_RECORD_LAUNCH_ERROR;
+    snprintf(out->record.error, sizeof out->record.error, "host worker: %s", why);
+    out->interrupted = oc == PRUNER_WORKER_INTERRUPTED;
+  }
+  if (kind == HOST_REQ_BASELINE) {
+    out->record.is_baseline = true;
+    snprintf(out->record.baseline_name, sizeof out->record.baseline_name, "openblas");
+  }
+  prunerHostFillRecord(host, w, config, &out->record);
+}
+
+void prunerHostMeasure(PrunerHost host, const PrunerWorkload *w, const PrunerConfig *config,
+                       PrunerHostResult *out) {
+  if (config) {
+    PrunerStatus st = prunerHostConfigCheck(w, &host->target, NULL, config);
+    if (!st.ok) {
+      memset(out, 0, sizeof *out);
+      prunerRecordInit(&out->record);
+      out->record.status = PRUNER_RECORD_INVALID;
+      snprintf(out->record.error, sizeof out->record.error, "%.255s", st.message);
+      prunerHostFillRecord(host, w, config, &out->record);
+      return;
+    }
+  }
+  call(host, config ? HOST_REQ_CANDIDATE : HOST_REQ_UNTILED, w, config, out);
+}
+
+void prunerHostMeasureBaseline(PrunerHost host, const PrunerWorkload *w, PrunerHostResult *out) {
+  if (!prunerHostHasBlasBaseline(w)) {
+    memset(out, 0, sizeof *out);
+    prunerRecordInit(&out->record);
+    out->record.is_baseline = true;
+    snprintf(out->record.baseline_name, sizeof out->record.baseline_name, "openblas");
+    out->record.status = PRUNER_RECORD_INVALID;
+    snprintf(out->record.error, sizeof out->record.error,
+             "no OpenBLAS baseline for %s (f32 matmul and batch_matmul only)", w->key);
+    prunerHostFillRecord(host, w, NULL, &out->record);
+    return;
+  }
+  call(host, HOST_REQ_BASELINE, w, NULL, out);
+}
+
+void prunerHostRemeasure(PrunerHost host, const PrunerWorkload *w, const PrunerConfig *configs,
+                         int n, bool baseline, PrunerHostRemeasure *out) {
+  memset(out, 0, sizeof *out);
+  if (n > PRUNER_HOST_REMEASURE_MAX)
+    n = PRUNER_HOST_REMEASURE_MAX;
+  baseline = baseline && prunerHostHasBlasBaseline(w);
+  HostRequest *req = calloc(1, sizeof *req);
+  HostReply *reply = malloc(sizeof *reply);
+  char why[200] = "";
+  PrunerWorkerOutcome oc = PRUNER_WORKER_FAILED;
+  if (req && reply) {
+    req->kind = HOST_REQ_REMEASURE;
+    req->w = *w;
+    req->target = host->target;
+    req->opts = host->opts;
+    req->opts.openblas_coretype = NULL;
+    req->num_configs = n;
+    req->baseline = baseline;
+    for (int i = 0; i < n; ++i)
+      req->configs[i] = configs[i];
+    /* JIT + check of every kernel, then rounds capped at half the timeout (child). */
+    oc =
+        prunerWorkerCall(host->worker, req, reply, 2 * host->opts.timeout_seconds, why, sizeof why);
+  } else {
+    snprintf(why, sizeof why, "out of memory");
+  }
+  if (oc == PRUNER_WORKER_DONE) {
+    *out = reply->remeasure;
+  } else {
+    out->num_entries = n + (baseline ? 1 : 0);
+    out->has_baseline = baseline;
+    for (int i = 0; i < out->num_entries; ++i) {
+      out->entries[i].status =
+          oc == PRUNER_WORKER_TIMEOUT ? PRUNER_RECORD_TIMEOUT : PRUNER_RECORD_LAUNCH_ERROR;
+      snprintf(out->entries[i].error, sizeof out->entries[i].error, "host worker: %s", why);
+    }
+  }
+  free(req);
+  free(reply);
+}
+
+static void appendText(MlirStringRef s, void *user) {
+  prunerTextAppendBytes(user, s.data, s.length);
+}
+
+PrunerStatus prunerHostLowerText(const PrunerWorkload *w, const PrunerConfig *config,
+                                 const PrunerTargetDesc *t, int stage, char **text) {
+  *text = NULL;
+  MlirContext ctx = hostContextCreate();
+  MlirModule m;
+  HostStage s = stage <= 0 ? HOST_STAGE_BUFFERIZED
+                : stage == 1 ? HOST_STAGE_SCHEDULED
+                             : HOST_STAGE_LLVM;
+  PrunerStatus st = hostLowerModule(ctx, w, config, t, s, &m, NULL);
+  if (st.ok) {
+    PrunerText b = {0};
+    mlirOperationPrint(mlirModuleGetOperation(m), appendText, &b);
+    mlirModuleDestroy(m);
+    if (b.failed || !b.data) {
+      free(b.data);
+      st = prunerStatusError("host: out of memory printing the module of %s", w->key);
+    } else {
+      *text = b.data;
+    }
+  }
+  mlirContextDestroy(ctx);
+  return st;
+}

@@ -1,0 +1,45 @@
+/* lib/backend/host/host_internal.h: pieces of the host backend shared between its files. */
+#ifndef PRUNER_HOST_INTERNAL_H
+#define PRUNER_HOST_INTERNAL_H
+
+#include <mlir-c/ExecutionEngine.h>
+#include <mlir-c/IR.h>
+
+#include "pruner/backend/host.h"
+
+#ifndef PRUNER_HOST_LIBOMP
+#define PRUNER_HOST_LIBOMP "/usr/lib/llvm-22/lib/libomp.so"
+#endif
+#ifndef PRUNER_HOST_RUNNER_UTILS
+#define PRUNER_HOST_RUNNER_UTILS "/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so"
+#endif
+
+typedef enum HostStage {
+  HOST_STAGE_BUFFERIZED = 0, /* payload on memrefs               */
+  HOST_STAGE_SCHEDULED,      /* after the transform schedule     */
+  HOST_STAGE_LLVM,           /* after the lowering pipeline      */
+} HostStage;
+
+typedef struct HostKernel {
+  MlirExecutionEngine jit;
+  int num_results; /* memref results of @kernel (0 when written in place) */
+} HostKernel;
+
+/* True when the schedule of `w` starts on tensors and bufferizes itself (2-D convs). */
+bool hostScheduleOnTensors(const PrunerWorkload *w);
+
+/* A context with every dialect, pass and LLVM translation registered. */
+MlirContext hostContextCreate(void);
+
+/* Builds the payload and runs it up to `stop`; the module is the caller's. A failure
+ * names the phase, the workload and the config, with MLIR's first error. */
+PrunerStatus hostLowerModule(MlirContext ctx, const PrunerWorkload *w, const PrunerConfig *c,
+                             const PrunerTargetDesc *t, HostStage stop, MlirModule *out,
+                             int *num_results);
+
+PrunerStatus hostJit(MlirContext ctx, const PrunerWorkload *w, const PrunerConfig *c,
+                     const PrunerTargetDesc *t, int opt_level, HostKernel *out);
+bool hostKernelInvoke(HostKernel *k, void **descriptors, int n);
+void hostKernelDestroy(HostKernel *k);
+
+#endif

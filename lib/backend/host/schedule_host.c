@@ -1,0 +1,227 @@
+/* lib/backend/host/schedule_host.c: a host config turned into a transform schedule (docs/host.md).
+ *
+ * The schedule acts on the bufferized payload (memrefs), as the recipe that matched OpenBLAS
+ * does (docs/host.md, H1-H5):
+ *   1. tile_using_forall by the task tile (parallel loops) -> scf.forall, later
+ *      scf.parallel -> OpenMP (only when there is more than one task);
+ *   2. tile_using_for by the cache tile of the reduction loops;
+ *   3. tile_using_for by the register tile (parallel loops), the contraction-like
+ *      reduction loops stepping by 1 inside it (the accumulator is loop-invariant there);
+ *   4. peel register loops whose tile does not divide the task tile (the vectorized loop
+ *      never needs it: the space keeps it dividing);
+ *   5. 2-D convolutions: decompose the (oh = kh = 1) register tile into a 1-D conv;
+ *   6. vectorize, fold memref aliases + canonicalize + cse (else the hoist silently does
+ *      nothing on subviews), hoist the accumulator out of the inner reduction loop,
+ *      lower contractions to outer products and vectors to 1-D. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_internal.h"
+#include "pruner/backend/host.h"
+#include "pruner/schedule.h"
+#include "pruner/text.h"
+
+#define ANY "!transform.any_op"
+
+static bool isConv2d(const PrunerWorkload *w) {
+  return w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF || w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW ||
+         w->kind == PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC;
+}
+
+bool hostScheduleOnTensors(const PrunerWorkload *w) { return isConv2d(w); }
+
+/* Register-level step of a reduction loop: 1 (accumulate one step at a time, the
+ * accumulator hoisted around it) except a conv's kw, which stays whole so that the 1-D
+ * conv vectorizer unrolls the taps. 0 means "not tiled". */
+static int64_t registerReductionStep(const PrunerWorkload *w, const PrunerConfig *c, int l) {
+  if (isConv2d(w) && w->loop_roles[l] == PRUNER_ROLE_FILTER_W)
+    return 0;
+  return c->reduction[l] > 1 ? 1 : 0;
+}
+
+const char *prunerHostLoweringPipeline(void) {
+  /* docs/host.md, H1: canonicalize right after convert-scf-to-openmp (else "memref.
+   * alloca_scope expects 0 or 1 blocks"); convert-ub-to-llvm (else ub.poison has no LLVM
+   * translation). */
+  return "builtin.module(convert-scf-to-openmp,canonicalize,"
+         "canonicalize,cse,canonicalize,convert-linalg-to-loops,"
+         "convert-vector-to-scf{full-unroll=true},lower-affine,expand-strided-metadata,"
+         "lower-affine,convert-scf-to-cf,convert-vector-to-llvm,finalize-memref-to-llvm,"
+         "convert-arith-to-llvm,convert-math-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
+         "convert-openmp-to-llvm,convert-ub-to-llvm,convert-func-to-llvm,"
+         "reconcile-unrealized-casts)";
+}
+
+static void appendTiles(PrunerText *t, const int64_t *tiles, int n) {
+  prunerTextAppendI64List(t, tiles, n);
+}
+
+/* `%res, %loops...` = tile_using_for; returns the number of loop handles. */
+static int appendTileFor(PrunerText *t, const char *res, const char *loops, const char *in,
+                         const int64_t *tiles, int n) {
+  int count = 0;
+  for (int l = 0; l < n; ++l)
+    count += tiles[l] > 0;
+  prunerTextAppend(t, "    %%%s", res);
+  if (count > 0)
+    prunerTextAppend(t, ", %%%s:%d", loops, count);
+  prunerTextAppend(t, " = transform.structured.tile_using_for %%%s tile_sizes ", in);
+  appendTiles(t, tiles, n);
+  prunerTextAppend(t, " : (" ANY ") -> (" ANY);
+  for (int i = 0; i < count; ++i)
+    prunerTextAppend(t, ", " ANY);
+  prunerTextAppend(t, ")\n");
+  return count;
+}
+
+PrunerStatus prunerHostScheduleBuild(const PrunerWorkload *w, const PrunerConfig *c,
+                                     const PrunerTargetDesc *target, char **text) {
+  *text = NULL;
+  PrunerText t;
+  prunerTextInit(&t);
+  /* 2-D convolutions are tiled and decomposed on tensors (the decomposition has no buffer
+   * form) and bufferized by the schedule; everything else arrives bufferized. */
+  const bool on_tensors = c && hostScheduleOnTensors(w);
+  prunerTextAppend(&t, "module attributes {transform.with_named_sequence} {\n"
+                       "  transform.named_sequence @__transform_main(%%root: " ANY
+                       " {transform.%s}) {\n",
+                   on_tensors ? "consumed" : "readonly");
+  if (!c) { /* the untiled lowering: linalg to plain loops, nothing else */
+    prunerTextAppend(&t, "    transform.yield\n  }\n}\n");
+    return prunerTextFinish(&t, "host schedule", text);
+  }
+  PrunerStatus st = prunerHostConfigCheck(w, target, NULL, c);
+  if (!st.ok) {
+    prunerTextFree(&t);
+    return st;
+  }
+  const int n = w->num_loops;
+  prunerTextAppend(&t,
+                   "    %%op = transform.structured.match ops{[\"%s\"]} in %%root : (" ANY
+                   ") -> " ANY "\n",
+                   prunerSchedulePayloadOpName(w));
+
+  /* 1. Tasks. */
+  int64_t task[PRUNER_MAX_LOOPS] = {0};
+  int64_t tasks = 1;
+  for (int l = 0; l < n; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL) {
+      task[l] = c->workgroup[l];
+      tasks *= w->bounds[l] / c->workgroup[l];
+    }
+  const char *cur = "op";
+  if (tasks > 1) {
+    prunerTextAppend(&t, "    // %lld tasks, run in parallel by OpenMP.\n", (long long)tasks);
+    prunerTextAppend(&t, "    %%t0, %%forall = transform.structured.tile_using_forall %%op "
+                         "tile_sizes ");
+    appendTiles(&t, task, n);
+    prunerTextAppend(&t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+    cur = "t0";
+  }
+
+  /* 2. Cache tile of the reduction loops. */
+  int64_t cache[PRUNER_MAX_LOOPS] = {0};
+  bool any_cache = false;
+  for (int l = 0; l < n; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION && c->reduction[l] < w->bounds[l]) {
+      cache[l] = c->reduction[l];
+      any_cache = true;
+    }
+  if (any_cache) {
+    prunerTextAppend(&t, "    // Cache tile of the reduction loops.\n");
+    appendTileFor(&t, "t1", "lc", cur, cache, n);
+    cur = "t1";
+  }
+
+  /* 3. Register tile. */
+  int64_t reg[PRUNER_MAX_LOOPS] = {0};
+  int handle[PRUNER_MAX_LOOPS];
+  int count = 0;
+  for (int l = 0; l < n; ++l) {
+    reg[l] = w->loop_kinds[l] == PRUNER_LOOP_PARALLEL ? c->thread[l]
+                                                      : registerReductionStep(w, c, l);
+    handle[l] = reg[l] > 0 ? count++ : -1;
+  }
+  prunerTextAppend(&t, "    // Register tile.\n");
+  int loops = appendTileFor(&t, "t2", "lr", cur, reg, n);
+
+  /* 4. Peel what does not divide (each peeled loop once; see docs/host.md). */
+  for (int l = 0; l < n && loops > 0; ++l) {
+    if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL || c->workgroup[l] % c->thread[l] == 0)
+      continue;
+    prunerTextAppend(&t,
+                     "    %%peel%d = transform.cast %%lr#%d : " ANY " to !transform.op<\"scf.for\">\n"
+                     "    %%pm%d, %%pr%d = transform.loop.peel %%peel%d : "
+                     "(!transform.op<\"scf.for\">) -> (" ANY ", " ANY ")\n",
+                     l, handle[l], l, l, l);
+  }
+  prunerTextAppend(&t, "    %%f0 = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
+                       ") -> " ANY "\n"
+                       "    transform.apply_patterns to %%f0 { "
+                       "transform.apply_patterns.canonicalization } : " ANY "\n");
+
+  /* 5. 1-D decomposition of 2-D convolutions (the vectorizer handles 1-D convs only),
+   * then bufferization (canonicalize after it, else an alloc + memrefCopy per tile
+   * remains: docs/host.md, H2). */
+  if (on_tensors) {
+    prunerTextAppend(&t,
+                     "    %%convs = transform.structured.match ops{[\"%s\"]} in %%f0 : (" ANY
+                     ") -> " ANY "\n"
+                     "    %%dec = transform.structured.decompose %%convs : (" ANY ") -> " ANY "\n",
+                     prunerSchedulePayloadOpName(w));
+    prunerTextAppend(&t,
+                     "    %%b = transform.bufferization.one_shot_bufferize layout{IdentityLayoutMap} "
+                     "%%root {bufferize_function_boundaries = true} : (" ANY ") -> " ANY "\n"
+                     "    %%f = transform.structured.match ops{[\"func.func\"]} in %%b : (" ANY
+                     ") -> " ANY "\n"
+                     "    transform.apply_patterns to %%f { "
+                     "transform.apply_patterns.canonicalization } : " ANY "\n"
+                     "    transform.apply_cse to %%f : " ANY "\n");
+  } else {
+    prunerTextAppend(&t, "    %%f = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
+                         ") -> " ANY "\n");
+  }
+
+  /* 6. Vectorize, hoist the accumulator, lower to 1-D vectors and FMAs. */
+  const char *fh = "f";
+  if (c->vector_width > 1) {
+    prunerTextAppend(
+        &t,
+        "    %%fv = transform.structured.vectorize_children_and_apply_patterns %%f : (" ANY
+        ") -> " ANY "\n"
+        "    transform.apply_patterns to %%fv {\n"
+        "      transform.apply_patterns.canonicalization\n"
+        "      transform.apply_patterns.memref.fold_memref_alias_ops\n"
+        "    } : " ANY "\n"
+        "    transform.apply_cse to %%fv : " ANY "\n"
+        "    // Keep the accumulator in registers across the inner reduction loop.\n"
+        "    %%fh = transform.structured.hoist_redundant_vector_transfers %%fv : (" ANY
+        ") -> " ANY "\n"
+        "    transform.apply_patterns to %%fh {\n"
+        "      transform.apply_patterns.vector.lower_contraction lowering_strategy = "
+        "\"outerproduct\"\n"
+        "      transform.apply_patterns.vector.lower_outerproduct\n"
+        "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+        "      transform.apply_patterns.vector.lower_masked_transfers\n"
+        "      transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = "
+        "\"innerparallel\"\n"
+        "      transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1 "
+        "full_unroll = true\n"
+        "      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1\n"
+        "      transform.apply_patterns.vector.lower_shape_cast\n"
+        "      transform.apply_patterns.vector.lower_transpose lowering_strategy = "
+        "\"shuffle_1d\"\n"
+        "      transform.apply_patterns.vector.lower_broadcast\n"
+        "    } : " ANY "\n");
+    fh = "fh";
+  }
+  if (tasks > 1)
+    prunerTextAppend(&t,
+                     "    %%fa = transform.structured.match ops{[\"scf.forall\"]} in %%%s : (" ANY
+                     ") -> " ANY "\n"
+                     "    %%par = transform.loop.forall_to_parallel %%fa : (" ANY ") -> " ANY "\n",
+                     fh);
+  prunerTextAppend(&t, "    transform.yield\n  }\n}\n");
+  return prunerTextFinish(&t, "host schedule", text);
+}

@@ -1,0 +1,353 @@
+/* lib/backend/host/space_host.c: the host CPU's knobs and validity rules (docs/host.md, "Space").
+ *
+ * A host config tiles the op three times: per task (workgroup: parallel loops, tasks are
+ * spread over the cores by OpenMP), per cache block of the reduction loops (reduction),
+ * and per register block (thread: parallel loops). The innermost loop of the output is
+ * vectorized with the full SIMD width. Candidates are kept to a few per level so that a
+ * whole space stays in the hundreds to a few thousand configs and can be measured
+ * completely (data/). space.c builds its raw index from the candidates produced here and
+ * calls prunerHostConfigCheck for validity. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pruner/backend/host_rules.h"
+
+/* Register tiles of the non-vectorized loops: 1..8 rows (docs/host.md, H4: 6 rows x 4
+ * vectors was best; 16-24 accumulators is the sweet spot). */
+static const int64_t kRegisterRows[] = {1, 2, 4, 6, 8};
+/* Register tiles of the vectorized loop, in SIMD vectors. */
+static const int64_t kRegisterVectors[] = {1, 2, 4};
+/* Task tiles smaller than this (or the bound) make tasks too small to amortize the
+ * OpenMP dispatch and the register tile's edge handling. */
+#define MIN_TASK_TILE 16
+/* Cache-tile steps of reduction loops start here (docs/host.md, H5: K 64-128 best). */
+#define MIN_REDUCTION_STEP 32
+
+PrunerSpaceOptions prunerHostSpaceDefaultOptions(void) {
+  PrunerSpaceOptions o;
+  o.max_workgroup_tile = 512;
+  o.max_thread_tile = 64;      /* vectorized loop: 4 vectors of 16 lanes */
+  o.max_thread_elements = 256; /* scalar register tiles */
+  o.min_threads = 1;
+  o.max_unrolled_body = 0; /* the GPU compile-cost limits do not apply to host code */
+  o.max_block_elements = 0;
+  return o;
+}
+
+static bool isConv2d(const PrunerWorkload *w) {
+  return w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF || w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW ||
+         w->kind == PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC;
+}
+
+/* Loops the 1-D conv decomposition needs at extent 1 inside a register tile. */
+static bool unitRegisterLoop(const PrunerWorkload *w, int l) {
+  if (!isConv2d(w))
+    return false;
+  PrunerLoopRole r = w->loop_roles[l];
+  return r == PRUNER_ROLE_IMAGE || r == PRUNER_ROLE_OUT_H;
+}
+
+static int lanes(const PrunerWorkload *w, const PrunerTargetDesc *t) {
+  int bytes = prunerDTypeBytes(w->operands[w->num_inputs].dtype);
+  int l = t->warp_size > 0 ? t->warp_size * 4 / (bytes > 0 ? bytes : 4) : 1;
+  return l > 0 ? l : 1;
+}
+
+/* NCHW convolutions stay scalar: their output's contiguous loop is ow, and the 1-D conv
+ * vectorizer drops rows of strided NCW convs (docs/schedule.md, G6). */
+static bool scalarOnly(const PrunerWorkload *w) { return w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW; }
+
+int prunerHostVectorLoop(const PrunerWorkload *w) {
+  int l = prunerWorkloadContiguousLoop(w, w->num_inputs);
+  return l >= 0 && w->loop_kinds[l] == PRUNER_LOOP_PARALLEL ? l : -1;
+}
+
+static int compareInt64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Sorts out[0..n) ascending, drops duplicates and keeps the first `cap`. */
+static int sortUnique(int64_t *out, int n, int cap) {
+  qsort(out, (size_t)n, sizeof *out, compareInt64);
+  int m = 0;
+  for (int i = 0; i < n; ++i)
+    if (m == 0 || out[m - 1] != out[i])
+      out[m++] = out[i];
+  return m < cap ? m : cap;
+}
+
+/* Task tiles: divisors of the bound that are 2^k or 3 x 2^k (and the bound itself), at
+ * least MIN_TASK_TILE unless the bound is smaller, at most max_workgroup_tile. Only those
+ * forms are generated (O(log bound)): trying every value up to the limit cost as much as
+ * the limit, and a limit or bound of 2^40 spun for hours. */
+static int taskTiles(int64_t bound, int64_t max_tile, int64_t min_tile, int64_t *out, int cap) {
+  int64_t forms[130];
+  int n = 0;
+  int64_t limit = bound < max_tile ? bound : max_tile;
+  for (int64_t p = 1; p <= limit; p *= 2) {
+    if (bound % p == 0 && p >= min_tile)
+      forms[n++] = p;
+    if (p <= limit / 3 && bound % (3 * p) == 0 && 3 * p >= min_tile)
+      forms[n++] = 3 * p;
+    if (p > limit / 2)
+      break; /* p * 2 would pass the limit (or overflow) */
+  }
+  if (bound <= max_tile)
+    forms[n++] = bound;
+  n = sortUnique(forms, n, cap);
+  memcpy(out, forms, (size_t)n * sizeof *out);
+  return n;
+}
+
+int prunerHostTileCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                             const PrunerSpaceOptions *opts, int loop, int64_t *workgroup,
+                             int64_t *thread, int cap) {
+  PrunerSpaceOptions defaults = prunerHostSpaceDefaultOptions();
+  if (!opts)
+    opts = &defaults;
+  int64_t bound = w->bounds[loop];
+  int vl = prunerHostVectorLoop(w), simd = lanes(w, t);
+  bool contraction = w->kind == PRUNER_OP_MATMUL || w->kind == PRUNER_OP_BATCH_MATMUL ||
+                     w->kind == PRUNER_OP_CONTRACTION;
+  /* Contractions: tasks of at least MIN_TASK_TILE rows; other ops (small spatial loops of
+   * convolutions) may split down to single rows. */
+  int64_t min_tile = loop == vl ? simd : contraction ? MIN_TASK_TILE : 1;
+  if (min_tile > bound)
+    min_tile = bound;
+  int64_t tiles[64];
+  int nt = taskTiles(bound, opts->max_workgroup_tile, min_tile, tiles, 64);
+  int n = 0;
+  for (int i = 0; i < nt; ++i) {
+    int64_t wg = tiles[i];
+    if (unitRegisterLoop(w, loop)) {
+      if (n < cap) {
+        workgroup[n] = wg;
+        thread[n++] = 1;
+      }
+      continue;
+    }
+    if (loop == vl && wg >= simd) {
+      /* Whole SIMD vectors that divide the task tile (no masked vectors). */
+      for (size_t j = 0; j < sizeof kRegisterVectors / sizeof *kRegisterVectors; ++j) {
+        int64_t th = kRegisterVectors[j] * simd;
+        if (th <= wg && wg % th == 0 && th <= opts->max_thread_tile && n < cap) {
+          workgroup[n] = wg;
+          thread[n++] = th;
+        }
+      }
+    } else if (loop == vl) {
+      if (n < cap) { /* narrower than a vector: one scalar register tile of the whole */
+        workgroup[n] = wg;
+        thread[n++] = wg;
+      }
+    } else {
+      for (size_t j = 0; j < sizeof kRegisterRows / sizeof *kRegisterRows; ++j) {
+        int64_t th = kRegisterRows[j];
+        if (th <= wg && th <= opts->max_thread_tile && n < cap) {
+          workgroup[n] = wg;
+          thread[n++] = th;
+        }
+      }
+    }
+  }
+  return n;
+}
+
+int prunerHostReductionCandidates(const PrunerWorkload *w, int loop, int64_t *steps, int cap) {
+  int64_t bound = w->bounds[loop];
+  PrunerLoopRole r = w->loop_roles[loop];
+  int n = 0;
+  /* kh steps by 1 so that the register tile is a 1-D conv (decomposition); kw is either
+   * walked one tap at a time or whole. */
+  if (isConv2d(w) && r == PRUNER_ROLE_FILTER_H) {
+    steps[n++] = 1;
+    return n;
+  }
+  if (isConv2d(w) && r == PRUNER_ROLE_FILTER_W) {
+    steps[n++] = 1;
+    if (bound > 1 && n < cap)
+      steps[n++] = bound;
+    return n;
+  }
+  /* Powers of two dividing the bound, and the bound (docs/host.md), generated directly:
+   * trying every divisor up to the bound ran for hours on a 2^40 reduction. */
+  int64_t min_step = bound < MIN_REDUCTION_STEP ? bound : MIN_REDUCTION_STEP;
+  int64_t forms[66];
+  int m = 0;
+  for (int64_t p = 1; p <= bound; p *= 2) {
+    if (bound % p == 0 && p >= min_step)
+      forms[m++] = p;
+    if (p > bound / 2)
+      break; /* p * 2 would pass the bound (or overflow) */
+  }
+  forms[m++] = bound;
+  m = sortUnique(forms, m, cap - n);
+  memcpy(steps + n, forms, (size_t)m * sizeof *steps);
+  return n + m;
+}
+
+int prunerHostVectorCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                               int64_t *widths, int cap) {
+  int vl = prunerHostVectorLoop(w), simd = lanes(w, t);
+  if (cap < 1)
+    return 0;
+  /* Scalar code is never faster when a whole vector fits (docs/host.md, H2: the untiled,
+   * scalar lowering is ~300x slower); 1 is offered only where no vector fits. */
+  widths[0] = vl >= 0 && w->bounds[vl] >= simd && !scalarOnly(w) ? simd : 1;
+  return 1;
+}
+
+/* ---- validity ----------------------------------------------------------------------- */
+
+#define FAIL(...)                                                                          \
+  do {                                                                                     \
+    if (status)                                                                            \
+      *status = prunerStatusError("pruner.config on %s (host): " __VA_ARGS__);            \
+    return false;                                                                          \
+  } while (0)
+
+static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                  const PrunerSpaceOptions *opts, const PrunerConfig *c, PrunerStatus *status) {
+  const char *op = w->op_name;
+  const int n = w->num_loops;
+  int vl = prunerHostVectorLoop(w), simd = lanes(w, t);
+  if (c->promote_operands)
+    FAIL("promote_operands = %u; the host has no shared memory to stage into", op,
+         c->promote_operands);
+  if (c->vector_width != 1 && c->vector_width != simd)
+    FAIL("vector_width = %d is neither 1 nor the %d SIMD lanes of this CPU", op,
+         (int)c->vector_width, simd);
+  if (c->vector_width > 1 && scalarOnly(w))
+    FAIL("vector_width = %d: NCHW convolutions are not vectorized on the host", op,
+         (int)c->vector_width);
+  if (c->vector_width > 1 && vl < 0)
+    FAIL("vector_width = %d but the output has no contiguous parallel loop to vectorize", op,
+         (int)c->vector_width);
+  for (int l = 0; l < PRUNER_MAX_LOOPS; ++l) {
+    bool par = l < n && w->loop_kinds[l] == PRUNER_LOOP_PARALLEL;
+    bool red = l < n && w->loop_kinds[l] == PRUNER_LOOP_REDUCTION;
+    if (!par && (c->workgroup[l] || c->thread[l]))
+      FAIL("workgroup/thread tile entry %d is not a parallel loop", op, l);
+    if (!red && c->reduction[l])
+      FAIL("reduction entry %d is not a reduction loop", op, l);
+  }
+  int64_t rows = 1, vectors = 1, elements = 1;
+  for (int l = 0; l < n; ++l) {
+    const char *role = prunerLoopRoleName(w->loop_roles[l]);
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) {
+      if (c->reduction[l] < 1 || w->bounds[l] % c->reduction[l])
+        FAIL("reduction step %lld of loop %d (%s) does not divide its bound %lld", op,
+             (long long)c->reduction[l], l, role, (long long)w->bounds[l]);
+      if (isConv2d(w) && w->loop_roles[l] == PRUNER_ROLE_FILTER_H && c->reduction[l] != 1)
+        FAIL("reduction step %lld of kh: 2-D convolutions step kh by 1 (1-D decomposition)",
+             op, (long long)c->reduction[l]);
+      continue;
+    }
+    int64_t wg = c->workgroup[l], th = c->thread[l];
+    if (wg < 1 || w->bounds[l] % wg)
+      FAIL("workgroup tile %lld of loop %d (%s) does not divide its bound %lld", op,
+           (long long)wg, l, role, (long long)w->bounds[l]);
+    if (wg > opts->max_workgroup_tile && wg != w->bounds[l])
+      FAIL("workgroup tile %lld of loop %d (%s) is over the limit %lld", op, (long long)wg, l,
+           role, (long long)opts->max_workgroup_tile);
+    if (th < 1 || th > wg)
+      FAIL("thread (register) tile %lld of loop %d (%s) is not in [1, workgroup %lld]", op,
+           (long long)th, l, role, (long long)wg);
+    if (unitRegisterLoop(w, l) && th != 1)
+      FAIL("thread tile %lld of loop %d (%s): 2-D convolutions keep it at 1", op,
+           (long long)th, l, role);
+    elements *= th;
+    if (l == vl && c->vector_width > 1) {
+      /* The vectorized loop is never peeled: whole vectors dividing the task tile. */
+      if (th % c->vector_width || wg % th)
+        FAIL("thread tile %lld of the vectorized loop %d (%s) must be a multiple of "
+             "vector_width %d dividing the workgroup tile %lld",
+             op, (long long)th, l, role, (int)c->vector_width, (long long)wg);
+      vectors = th / c->vector_width;
+    } else if (l == vl && wg % th) {
+      FAIL("thread tile %lld of the contiguous loop %d (%s) does not divide the workgroup "
+           "tile %lld",
+           op, (long long)th, l, role, (long long)wg);
+    } else {
+      rows *= th;
+    }
+  }
+  if (c->vector_width > 1) {
+    /* Accumulators + one operand vector per column + one broadcast register must fit the
+     * SIMD register file, or the register tile spills (docs/host.md, H4: 32 accumulators
+     * spill on AVX-512). */
+    int64_t regs = rows * vectors + vectors + 1;
+    if (t->regs_per_sm > 0 && regs > t->regs_per_sm)
+      FAIL("register tile needs %lld SIMD registers (%lld accumulators); target %s has %d",
+           op, (long long)regs, (long long)(rows * vectors), t->name, t->regs_per_sm);
+  } else if (elements > opts->max_thread_elements) {
+    FAIL("scalar register tile of %lld elements is over the limit %lld", op,
+         (long long)elements, (long long)opts->max_thread_elements);
+  }
+  return true;
+}
+
+PrunerStatus prunerHostConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                   const PrunerSpaceOptions *opts, const PrunerConfig *config) {
+  PrunerSpaceOptions defaults = prunerHostSpaceDefaultOptions();
+  PrunerStatus st = prunerStatusOk();
+  check(w, t, opts ? opts : &defaults, config, &st);
+  return st;
+}
+
+bool prunerHostConfigIsValid(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                             const PrunerSpaceOptions *opts, const PrunerConfig *config) {
+  PrunerSpaceOptions defaults = prunerHostSpaceDefaultOptions();
+  return check(w, t, opts ? opts : &defaults, config, NULL);
+}
+
+PrunerStatus prunerHostSpaceKnobs(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                  const PrunerSpaceOptions *opts, PrunerKnob *knobs, int cap,
+                                  int *num_knobs) {
+  int k = 0;
+  *num_knobs = 0;
+  for (int l = 0; l < w->num_loops; ++l) {
+    if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL)
+      continue;
+    if (k == cap)
+      return prunerStatusError("host space of %s: too many knobs", w->key);
+    PrunerKnob *knob = &knobs[k++];
+    memset(knob, 0, sizeof *knob);
+    knob->kind = PRUNER_KNOB_TILE;
+    knob->loop = l;
+    knob->num_values = prunerHostTileCandidates(w, t, opts, l, knob->values,
+                                                knob->thread_values, PRUNER_MAX_KNOB_VALUES * 4);
+    if (knob->num_values == 0)
+      return prunerStatusError("host space of %s: loop %d (%s, bound %lld) has no task tile "
+                               "within max_workgroup_tile = %lld",
+                               w->key, l, prunerLoopRoleName(w->loop_roles[l]),
+                               (long long)w->bounds[l],
+                               (long long)(opts ? opts->max_workgroup_tile : 512));
+  }
+  for (int l = 0; l < w->num_loops; ++l) {
+    if (w->loop_kinds[l] != PRUNER_LOOP_REDUCTION)
+      continue;
+    if (k == cap)
+      return prunerStatusError("host space of %s: too many knobs", w->key);
+    PrunerKnob *knob = &knobs[k++];
+    memset(knob, 0, sizeof *knob);
+    knob->kind = PRUNER_KNOB_REDUCTION;
+    knob->loop = l;
+    knob->num_values = prunerHostReductionCandidates(w, l, knob->values, PRUNER_MAX_KNOB_VALUES * 4);
+  }
+  if (k + 2 > cap)
+    return prunerStatusError("host space of %s: too many knobs", w->key);
+  memset(&knobs[k], 0, 2 * sizeof *knobs);
+  knobs[k].kind = PRUNER_KNOB_PROMOTE;
+  knobs[k].loop = -1;
+  knobs[k].num_values = 1; /* 0: nothing to stage on a CPU */
+  ++k;
+  knobs[k].kind = PRUNER_KNOB_VECTOR_WIDTH;
+  knobs[k].loop = -1;
+  knobs[k].num_values = prunerHostVectorCandidates(w, t, knobs[k].values, PRUNER_MAX_KNOB_VALUES);
+  ++k;
+  *num_knobs = k;
+  return prunerStatusOk();
+}

@@ -1,0 +1,10 @@
+/* lib/support/clock.c: the monotonic clock (pruner/clock.h). */
+#include "pruner/clock.h"
+
+#include <time.h>
+
+double prunerNowSeconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
