@@ -224,8 +224,12 @@ PrunerTuneStudyOptions prunerTuneStudyDefaultOptions(void);
 /* The study's goals: within `within`, within `within_tight`, and within noise: within
  * the median relative IQR of the workload's configs' samples (records keep one pass, so
  * this is the spread within a pass; pass-to-pass spread is not recorded). */
-enum { PRUNER_TUNE_GOAL_WITHIN = 0, PRUNER_TUNE_GOAL_TIGHT, PRUNER_TUNE_GOAL_NOISE,
-       PRUNER_TUNE_GOAL_COUNT };
+enum {
+  PRUNER_TUNE_GOAL_WITHIN = 0,
+  PRUNER_TUNE_GOAL_TIGHT,
+  PRUNER_TUNE_GOAL_NOISE,
+  PRUNER_TUNE_GOAL_COUNT
+};
 
 /* Over the seeds of one strategy and goal: trials to reach the goal (max_trials + 1 for
  * a run that never did), and the recorded run time of the configs measured until then
@@ -240,8 +244,8 @@ typedef struct PrunerTuneStudyStats {
  * `within` of the file's best ok latency (max_trials + 1 when it never did). */
 typedef struct PrunerTuneStudyRow {
   char workload_key[PRUNER_WORKLOAD_KEY_SIZE];
-  char target_key[96];      /* the records' key that was studied                      */
-  char target_note[512];    /* what a dataset target assumed ("" without one)         */
+  char target_key[96];   /* the records' key that was studied                      */
+  char target_note[512]; /* what a dataset target assumed ("" without one)         */
   uint64_t space_size;
   int64_t replay_configs;   /* ok records of the workload in the file                 */
   double best_us;

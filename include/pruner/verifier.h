@@ -53,8 +53,8 @@ typedef struct PrunerVerifierOptions {
   /* Draft blend (docs/verifier.md, "Blending with the draft"): for a workload with n
    * own training records, score = a z(model) + (1 - a) z(-log draft µs) with
    * a = floor + (1 - floor) n / (n + blend_records). blend_records 0: no blend.      */
-  int blend_records;    /* default 64 (four tuning batches; docs/quality.md)           */
-  double blend_floor;   /* model weight on a workload it has no records of; default 0  */
+  int blend_records;  /* default 64 (four tuning batches; docs/quality.md)           */
+  double blend_floor; /* model weight on a workload it has no records of; default 0  */
   /* Draft-free (the Ansor/TVM baseline, --strategy=model-only; docs/verifier.md): never
    * runs the draft: draft features are missing, no blend, and without a model every
    * score is 0 (no order; the caller keeps its own). Default false.                  */
@@ -175,8 +175,8 @@ PrunerStatus prunerVerifierCrossValidateAsTuned(PrunerRecords records,
                                                 const PrunerTargetDesc *target,
                                                 const char *target_key,
                                                 const PrunerVerifierOptions *opts, int folds,
-                                                size_t own, size_t pool,
-                                                PrunerEvalWorkload **out, size_t *count);
+                                                size_t own, size_t pool, PrunerEvalWorkload **out,
+                                                size_t *count);
 
 #ifdef __cplusplus
 }

@@ -189,8 +189,7 @@ PrunerStatus prunerTargetFromKey(const char *key, PrunerTargetDesc *out, char *w
     int cores = 0;
     char isa[16];
     if (strlen(name) >= sizeof out->name || !parseHostName(name, &cores, isa, sizeof isa))
-      return prunerStatusError("dataset target '%.96s': a host key is host:<cpu>-<N>c-<isa>",
-                               key);
+      return prunerStatusError("dataset target '%.96s': a host key is host:<cpu>-<N>c-<isa>", key);
     PrunerHostInfo here;
     prunerHostDescribe(&here);
     PrunerHostInfo info = here;

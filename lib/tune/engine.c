@@ -751,8 +751,7 @@ static PrunerStatus tuneRound(TuneEngine *e, TuneTask *t, int64_t k) {
   if (e->target_us > 0 && t->reached_at > 0)
     t->done = true;
   t->seconds += prunerNowSeconds() - start;
-  if (st.ok && round_trials > 0 && !tuneStopRequested(e) &&
-      tuneUsesVerifier(e)) {
+  if (st.ok && round_trials > 0 && !tuneStopRequested(e) && tuneUsesVerifier(e)) {
     PrunerStatus vs = prunerVerifierTrain(e->verifier, e->records, e->target_key);
     if (!vs.ok)
       tuneNote(e, -1, "warning: verifier training failed: %s", vs.message);

@@ -26,9 +26,8 @@ PrunerTuneStudyOptions prunerTuneStudyDefaultOptions(void) {
  * if never reached) and run_s[g], the recorded run time measured until then. */
 static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords replay,
                                  const PrunerTargetDesc *target, const PrunerWorkload *w,
-                                 PrunerTuneStrategy strategy, uint64_t seed,
-                                 const double *goal_us, int64_t *trials, double *run_s,
-                                 uint64_t *space_size) {
+                                 PrunerTuneStrategy strategy, uint64_t seed, const double *goal_us,
+                                 int64_t *trials, double *run_s, uint64_t *space_size) {
   PrunerTuneOptions o = prunerTuneDefaultOptions();
   o.target = so->target;
   o.target_desc = target;
@@ -230,10 +229,9 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
       st = prunerStatusError("--study %s: no records of target %s with a workload description",
                              so->replay_path, key);
   }
-  int64_t *trials = st.ok ? malloc((size_t)so->seeds * PRUNER_TUNE_GOAL_COUNT * sizeof *trials)
-                          : NULL;
-  double *run_s = st.ok ? malloc((size_t)so->seeds * PRUNER_TUNE_GOAL_COUNT * sizeof *run_s)
-                        : NULL;
+  int64_t *trials =
+      st.ok ? malloc((size_t)so->seeds * PRUNER_TUNE_GOAL_COUNT * sizeof *trials) : NULL;
+  double *run_s = st.ok ? malloc((size_t)so->seeds * PRUNER_TUNE_GOAL_COUNT * sizeof *run_s) : NULL;
   if (st.ok && (!trials || !run_s))
     st = prunerStatusError("out of memory");
   for (size_t j = 0; st.ok && j < n; ++j) {
@@ -309,31 +307,31 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
   if (num_rows > 0 && rows[0].target_note[0])
     prunerTextAppend(&b, "%s\n", rows[0].target_note);
   prunerTextAppend(&b,
-                "search study: trials (over %d seeds) to come within %.0f%% / %.0f%% / the "
-                "noise of the best config; batch %d, epsilon %.2f, draft size %d\n",
-                so->seeds, so->within * 100, so->within_tight * 100, so->batch, so->epsilon,
-                so->draft_size);
+                   "search study: trials (over %d seeds) to come within %.0f%% / %.0f%% / the "
+                   "noise of the best config; batch %d, epsilon %.2f, draft size %d\n",
+                   so->seeds, so->within * 100, so->within_tight * 100, so->batch, so->epsilon,
+                   so->draft_size);
   prunerTextAppend(&b, "ratio = random / strategy on the medians (higher is better); noise: "
-                    "the median relative IQR of the workload's configs' samples (within a "
-                    "pass; pass-to-pass spread is not recorded); run_s: recorded run "
-                    "time of the configs measured until the goal (median; no compile time "
-                    "in the records)\n");
+                       "the median relative IQR of the workload's configs' samples (within a "
+                       "pass; pass-to-pass spread is not recorded); run_s: recorded run "
+                       "time of the configs measured until the goal (median; no compile time "
+                       "in the records)\n");
   const char *goal_name[PRUNER_TUNE_GOAL_COUNT] = {"within", "within", "noise"};
   double goal_pct[PRUNER_TUNE_GOAL_COUNT] = {so->within * 100, so->within_tight * 100, 0};
   double log_ratio[PRUNER_TUNE_GOAL_COUNT][PRUNER_TUNE_STRATEGY_COUNT] = {{0}};
   for (size_t j = 0; j < num_rows; ++j) {
     const PrunerTuneStudyRow *r = &rows[j];
     prunerTextAppend(&b, "workload %s: space %llu, best %.2f us\n", r->workload_key,
-                  (unsigned long long)r->space_size, r->best_us);
+                     (unsigned long long)r->space_size, r->best_us);
     for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g) {
       if (g == PRUNER_TUNE_GOAL_NOISE)
         prunerTextAppend(&b, "  goal noise (+%.1f%%, %lld configs):\n",
-                      100.0 * (r->goal_us[g] / r->best_us - 1.0), (long long)r->goal_configs[g]);
+                         100.0 * (r->goal_us[g] / r->best_us - 1.0), (long long)r->goal_configs[g]);
       else
         prunerTextAppend(&b, "  goal %s %.0f%% (%lld configs):\n", goal_name[g], goal_pct[g],
-                      (long long)r->goal_configs[g]);
+                         (long long)r->goal_configs[g]);
       prunerTextAppend(&b, "    %-15s %8s %15s %8s %11s %7s %8s\n", "strategy", "median", "IQR",
-                    "mean", "min-max", "ratio", "run_s");
+                       "mean", "min-max", "ratio", "run_s");
       double random = r->stats[g][PRUNER_TUNE_RANDOM].median;
       for (int s = 0; s < PRUNER_TUNE_STRATEGY_COUNT; ++s) {
         const PrunerTuneStudyStats *x = &r->stats[g][s];
@@ -343,8 +341,8 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
         snprintf(iqr, sizeof iqr, "%.1f-%.1f", x->p25, x->p75);
         snprintf(range, sizeof range, "%lld-%lld", (long long)x->min, (long long)x->max);
         prunerTextAppend(&b, "    %-15s %8.1f %15s %8.1f %11s %6.1fx %8.3f\n",
-                      prunerTuneStrategyName((PrunerTuneStrategy)s), x->median, iqr, x->mean,
-                      range, ratio, x->run_s_median);
+                         prunerTuneStrategyName((PrunerTuneStrategy)s), x->median, iqr, x->mean,
+                         range, ratio, x->run_s_median);
       }
     }
   }
@@ -355,7 +353,7 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
       prunerTextAppend(&b, "geomean speed-up over random search, goal %.0f%%:", goal_pct[g]);
     for (int s = 0; s < PRUNER_TUNE_STRATEGY_COUNT; ++s)
       prunerTextAppend(&b, " %s %.2fx", prunerTuneStrategyName((PrunerTuneStrategy)s),
-                    exp(log_ratio[g][s] / (double)(num_rows ? num_rows : 1)));
+                       exp(log_ratio[g][s] / (double)(num_rows ? num_rows : 1)));
     prunerTextAppend(&b, "\n");
   }
   if (b.failed) {

@@ -116,8 +116,8 @@ PrunerStatus prunerVerifierCrossValidateAsTuned(PrunerRecords records,
                                                 const PrunerTargetDesc *target,
                                                 const char *target_key,
                                                 const PrunerVerifierOptions *opts, int folds,
-                                                size_t own, size_t pool,
-                                                PrunerEvalWorkload **out, size_t *count) {
+                                                size_t own, size_t pool, PrunerEvalWorkload **out,
+                                                size_t *count) {
   return crossValidate(records, target, target_key, opts, folds, own, true, pool, out, count);
 }
 
@@ -147,8 +147,8 @@ static PrunerStatus draftOrder(PrunerVerifier draft_only, VerifierItem *items, s
   for (size_t i = 0; st.ok && i < m; ++i)
     configs[i] = items[begin + i].record->config;
   if (st.ok)
-    st = prunerVerifierPredict(draft_only, &items[begin].record->workload, configs, NULL, m,
-                               scores);
+    st =
+        prunerVerifierPredict(draft_only, &items[begin].record->workload, configs, NULL, m, scores);
   for (size_t i = 0; st.ok && i < m; ++i) {
     r[i].item = items[begin + i];
     r[i].score = scores[i];

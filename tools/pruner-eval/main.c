@@ -32,7 +32,7 @@ static void usage(FILE *out) {
           "key's machine (host keys: its cores and ISA, this machine's caches and clock;\n"
           "the first line of the output says what was assumed).\n"
           "--blend-records/--blend-floor set the verifier's draft blend (docs/verifier.md;\n"
-          "defaults 16 and 0.05; --blend-records=0 ranks by the model alone).\n"
+          "defaults 64 and 0; --blend-records=0 ranks by the model alone).\n"
           "--own=M also trains on M records of each held-out workload (spread over the\n"
           "log) and scores its other records (default 0).\n"
           "--as-tuned=P: the tuner's view instead: the held-out workload's M draft-best\n"

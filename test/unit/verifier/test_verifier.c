@@ -150,9 +150,9 @@ static void test_draft_free(void **state) {
     float scores[4];
     for (int i = 0; i < 4; ++i)
       configs[i] = prunerRecordsGet(test, (size_t)i)->config;
-    assert_true(prunerVerifierPredict(v, &prunerRecordsGet(test, 0)->workload, configs, NULL,
-                                      4, scores)
-                    .ok);
+    assert_true(
+        prunerVerifierPredict(v, &prunerRecordsGet(test, 0)->workload, configs, NULL, 4, scores)
+            .ok);
     if (free_mode) {
       assert_false(prunerVerifierUsesDraft(v));
       for (int i = 0; i < 4; ++i)
@@ -440,8 +440,8 @@ static void test_cross_validate(void **state) {
   free(results);
   /* As tuned: the draft's best 8 train, the draft's next 24 (of its top 32) are ranked;
    * with blend floor 0 and no own records (own 0) the verifier is the draft exactly. */
-  assert_true(prunerVerifierCrossValidateAsTuned(records, &f->h100, f->h100_key, NULL, 4, 8,
-                                                 32, &results, &count)
+  assert_true(prunerVerifierCrossValidateAsTuned(records, &f->h100, f->h100_key, NULL, 4, 8, 32,
+                                                 &results, &count)
                   .ok);
   assert_int_equal(count, 8);
   for (size_t i = 0; i < count; ++i)
@@ -449,8 +449,8 @@ static void test_cross_validate(void **state) {
   free(results);
   PrunerVerifierOptions floor0 = prunerVerifierDefaultOptions();
   floor0.blend_floor = 0;
-  assert_true(prunerVerifierCrossValidateAsTuned(records, &f->h100, f->h100_key, &floor0, 4, 0,
-                                                 32, &results, &count)
+  assert_true(prunerVerifierCrossValidateAsTuned(records, &f->h100, f->h100_key, &floor0, 4, 0, 32,
+                                                 &results, &count)
                   .ok);
   for (size_t i = 0; i < count; ++i) {
     assert_true(results[i].draft.n == 32);
@@ -463,8 +463,8 @@ static void test_cross_validate(void **state) {
   free_opts.draft_free = true;
   PrunerEvalWorkload *free_results = NULL;
   size_t free_count = 0;
-  assert_true(prunerVerifierCrossValidateAsTuned(records, &f->h100, f->h100_key, &free_opts, 4,
-                                                 0, 32, &free_results, &free_count)
+  assert_true(prunerVerifierCrossValidateAsTuned(records, &f->h100, f->h100_key, &free_opts, 4, 0,
+                                                 32, &free_results, &free_count)
                   .ok);
   assert_int_equal(free_count, count);
   for (size_t i = 0; i < count; ++i) {
