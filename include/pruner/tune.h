@@ -27,6 +27,7 @@
 #include "pruner/records.h"
 #include "pruner/space.h"
 #include "pruner/status.h"
+#include "pruner/target.h"
 #include "pruner/workload.h"
 
 #ifdef __cplusplus
@@ -48,7 +49,13 @@ typedef enum PrunerTuneMeasure {
 typedef enum PrunerTuneStrategy {
   PRUNER_TUNE_DRAFT_VERIFIER = 0, /* draft top N, verifier ranks, epsilon-greedy       */
   PRUNER_TUNE_DRAFT_ONLY,         /* draft top N in draft order, epsilon-greedy        */
-  PRUNER_TUNE_VERIFIER_ONLY,      /* random N of the space, verifier ranks             */
+  PRUNER_TUNE_VERIFIER_ONLY,      /* random N of the space, verifier ranks (the
+                                     verifier as tuned: draft features, draft blend and
+                                     the draft's order before 8 records; not draft-free) */
+  PRUNER_TUNE_MODEL_ONLY,         /* draft-free baseline (Ansor/TVM): random N of the space
+                                     plus mutations of the best measured, ranked by a model
+                                     of the configs' own features trained online;
+                                     epsilon-greedy; the draft is never run             */
   PRUNER_TUNE_RANDOM,             /* uniformly random unmeasured configs               */
   PRUNER_TUNE_STRATEGY_COUNT
 } PrunerTuneStrategy;
@@ -97,6 +104,9 @@ typedef struct PrunerTuneOptions {
   int warmup_rounds;         /* round-robin rounds every task gets before the gradient
                                 scheduler takes over; default 1 (Ansor's); <1 means 1 */
   PrunerTuneStrategy strategy;
+  /* The target description to use instead of looking `target` up (the study's dataset
+   * target, prunerTargetFromKey); NULL: look `target` up. Copied at init.            */
+  const PrunerTargetDesc *target_desc;
   PrunerTuneMeasure measure;
   const char *measure_path;  /* bundle: folder; replay: records file                   */
   const char *records_path;  /* the tuning log (append + resume); NULL: in memory     */
@@ -192,8 +202,14 @@ size_t prunerTuneSessionDraftTop(PrunerTuneSession session, size_t i, size_t n,
 typedef struct PrunerTuneStudyOptions {
   const char *replay_path;  /* records covering whole spaces                          */
   const char *target;       /* only records of this target's key are used            */
+  /* Study records measured on another machine: a records key (prunerTargetFromKey:
+   * that machine's description where the key says it, this one's elsewhere) or
+   * "records" (the file's own key, the one with most records). Replaces `target`; the
+   * table's first line says what was assumed. NULL: off.                              */
+  const char *dataset_target;
   int seeds;                /* repetitions per strategy; default 5                    */
   double within;            /* "good enough": best * (1 + within); default 0.05       */
+  double within_tight;      /* the second goal; default 0.02                          */
   int64_t max_trials;       /* per run; 0: the workload's space size                  */
   int draft_size;
   int batch;
@@ -205,15 +221,39 @@ typedef struct PrunerTuneStudyOptions {
 
 PrunerTuneStudyOptions prunerTuneStudyDefaultOptions(void);
 
+/* The study's goals: within `within`, within `within_tight`, and within noise: within
+ * the median relative IQR of the workload's configs' samples (records keep one pass, so
+ * this is the spread within a pass; pass-to-pass spread is not recorded). */
+enum {
+  PRUNER_TUNE_GOAL_WITHIN = 0,
+  PRUNER_TUNE_GOAL_TIGHT,
+  PRUNER_TUNE_GOAL_NOISE,
+  PRUNER_TUNE_GOAL_COUNT
+};
+
+/* Over the seeds of one strategy and goal: trials to reach the goal (max_trials + 1 for
+ * a run that never did), and the recorded run time of the configs measured until then
+ * (sum of their samples_us: the replay's records hold no compile time). */
+typedef struct PrunerTuneStudyStats {
+  double mean, median, p25, p75;
+  int64_t min, max;
+  double run_s_median;
+} PrunerTuneStudyStats;
+
 /* Per workload of the replay file and strategy: trials each seed needed to come within
  * `within` of the file's best ok latency (max_trials + 1 when it never did). */
 typedef struct PrunerTuneStudyRow {
   char workload_key[PRUNER_WORKLOAD_KEY_SIZE];
+  char target_key[96];   /* the records' key that was studied                      */
+  char target_note[512]; /* what a dataset target assumed ("" without one)         */
   uint64_t space_size;
   int64_t replay_configs;   /* ok records of the workload in the file                 */
   double best_us;
-  double mean_trials[PRUNER_TUNE_STRATEGY_COUNT];
-  int64_t worst_trials[PRUNER_TUNE_STRATEGY_COUNT];
+  double goal_us[PRUNER_TUNE_GOAL_COUNT];
+  int64_t goal_configs[PRUNER_TUNE_GOAL_COUNT]; /* ok configs of the file within it  */
+  PrunerTuneStudyStats stats[PRUNER_TUNE_GOAL_COUNT][PRUNER_TUNE_STRATEGY_COUNT];
+  double mean_trials[PRUNER_TUNE_STRATEGY_COUNT];   /* goal `within` (stats[0].mean)  */
+  int64_t worst_trials[PRUNER_TUNE_STRATEGY_COUNT]; /* goal `within` (stats[0].max)   */
 } PrunerTuneStudyRow;
 
 /* Runs the study; *rows (malloc'ed, caller frees) gets one row per workload. */

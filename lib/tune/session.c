@@ -48,6 +48,7 @@ const char *prunerTuneStrategyName(PrunerTuneStrategy strategy) {
   case PRUNER_TUNE_DRAFT_VERIFIER: return "draft+verifier";
   case PRUNER_TUNE_DRAFT_ONLY: return "draft-only";
   case PRUNER_TUNE_VERIFIER_ONLY: return "verifier-only";
+  case PRUNER_TUNE_MODEL_ONLY: return "model-only";
   case PRUNER_TUNE_RANDOM: return "random";
   default: return "?";
   }
