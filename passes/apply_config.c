@@ -277,9 +277,9 @@ static void tag(Configured *c) {
 
 /* Right before op c is tiled: find it again by its tag (an earlier op's sequence may have
  * folded it away: then it has nothing left to schedule, and gets a remark) and build its
- * schedule from what is there now (its fill and consumer may have been folded too). */
-static PrunerStatus build(MlirOperation module, Configured *c, const PrunerTargetDesc *target,
-                          bool gpu_mapping, MlirModule *out) {
+ * schedule from what is there now (its fill and consumer may have been folded too). The
+ * config passed check() already. */
+static PrunerStatus build(MlirOperation module, Configured *c, bool gpu_mapping, MlirModule *out) {
   *out = (MlirModule){NULL};
   int n = countTagged(module, c->tag, NULL);
   if (n == 0) {
@@ -305,7 +305,7 @@ static PrunerStatus build(MlirOperation module, Configured *c, const PrunerTarge
   snprintf(sub, sizeof sub, "%s.consumer", c->tag);
   opts.fuse_consumer = c->consumer && countTagged(module, sub, NULL) == 1;
   char *text = NULL;
-  PrunerStatus s = prunerScheduleBuild(&c->w, &c->config, target, &opts, &text);
+  PrunerStatus s = prunerScheduleBuildChecked(&c->w, &c->config, &opts, &text); /* check() */
   if (!s.ok)
     return failOn(c, s);
   *out =
@@ -366,7 +366,7 @@ PrunerStatus prunerApplyConfigRun(MlirOperation module, const char *target_name,
   const Configured *any = NULL; /* an op whose schedule holds the module-wide sequences */
   MlirModule shared = {NULL};
   for (int i = 0; i < list.count && s.ok; ++i) {
-    s = build(module, &list.ops[i], &target, gpu_mapping, &schedules[i]);
+    s = build(module, &list.ops[i], gpu_mapping, &schedules[i]);
     if (s.ok && list.ops[i].alive) {
       s = applySequence(module, schedules[i], "pruner_tile", options, &list.ops[i]);
       any = &list.ops[i];

@@ -6,7 +6,7 @@
  * into a private function of its own (the op, its operands as arguments, the constants
  * its body captures cloned in) and the call replaces it. Each kernel function is then
  * copied into a module of its own and bufferized + scheduled there by
- * prunerHostScheduleModule, the code the tuner's JIT path runs; the user's module is
+ * prunerHostScheduleModuleChecked, the code the tuner's JIT path runs; the user's module is
  * bufferized with the same options (identity layouts at function boundaries, results
  * equal to an argument dropped), so each kernel's bufferized signature is the same in
  * both places, and the scheduled body replaces the plain one. Ops without a config are
@@ -432,7 +432,7 @@ PrunerStatus prunerCpuApplyConfigRun(MlirOperation module, const char *target_na
     s = outline(&list.items[outlined], module, outlined);
   for (int i = 0; i < outlined && s.ok; ++i) {
     Kernel *k = &list.items[i];
-    s = prunerHostScheduleModule(k->scheduled, &k->w, &k->config, &target);
+    s = prunerHostScheduleModuleChecked(k->scheduled, &k->w, &k->config, &target);
     if (!s.ok)
       failAt(k->loc,
              prunerStatusError("pruner-cpu-pipeline: %s (see the errors above)", s.message));

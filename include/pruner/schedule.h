@@ -48,10 +48,17 @@ PrunerScheduleOptions prunerScheduleDefaultOptions(void);
 
 /* Transform module text (a module with transform.with_named_sequence holding
  * @__transform_main) applying `config` to the workload's op; malloc'ed, caller frees.
- * Fails with a message naming the key when the config cannot be scheduled. */
+ * Checks `config` first (prunerConfigCheck: its message on failure), and fails with a
+ * message naming the key when the config cannot be scheduled. */
 PrunerStatus prunerScheduleBuild(const PrunerWorkload *w, const PrunerConfig *config,
                                  const PrunerTargetDesc *t, const PrunerScheduleOptions *opts,
                                  char **text);
+
+/* prunerScheduleBuild for a config that already passed prunerConfigCheck on the same
+ * workload and target: the config is not checked again (one check per path: the compile
+ * and pruner-apply-config check first, to report it their way). */
+PrunerStatus prunerScheduleBuildChecked(const PrunerWorkload *w, const PrunerConfig *config,
+                                        const PrunerScheduleOptions *opts, char **text);
 
 /* Payload module text: func.func @<name>(inputs..., outputs...) -> results holding the
  * workload's op on tensors (a linalg.fill of zero feeding the accumulator for

@@ -31,7 +31,7 @@ typedef struct PrunerTargetDesc {
   char arch[16];          /* "sm_90"; "host" for the CPU              */
   char device[64];        /* marketing name: "NVIDIA H100 SXM5 80GB"  */
   int compute_capability; /* 90 for sm_90                             */
-  int sm_count;
+  int sm_count;           /* SMs; on the host, cores (prunerHostTargetCores) */
   double boost_clock_mhz;
   double peak_fp32_gflops;   /* non-tensor FP32 FMA rate (2 flops/FMA) */
   double peak_tensor_gflops; /* dense FP16 in, FP32 accumulate         */
@@ -49,7 +49,7 @@ typedef struct PrunerTargetDesc {
   int max_threads_per_block;
   int max_threads_per_sm;
   int max_blocks_per_sm;
-  int warp_size;
+  int warp_size;                /* 32; on the host, f32 SIMD lanes (prunerHostTargetSimdLanes) */
   int smem_banks;               /* 32 banks of 4 bytes */
   int l1_line_bytes;            /* 128 */
   int dram_sector_bytes;        /* 32  */

@@ -435,9 +435,488 @@ typedef struct OperandTraffic {
   double inflight_bytes; /* per block, issued before the block waits */
 } OperandTraffic;
 
+/* ---- The GPU draft's terms (docs/draft.md, one function per paragraph) ------------------ */
+
+/* Work and launch shape of one config (docs/draft.md, "Work" and the boxes of the
+ * notation): tiles per loop, the block-step / thread-step / thread-iteration boxes, and the
+ * grid and block as prunerConfigLaunchShape launches them (docs/config.md), so coalescing
+ * and bank conflicts describe the emitted kernel. */
+typedef struct DraftGeometry {
+  int64_t ntiles[PRUNER_MAX_LOOPS];
+  Box block_step, thread_step, thread_iter, block_out;
+  double steps;           /* reduction steps of a block */
+  double padded_points;   /* iteration points including ceil-div padding */
+  double acc_elems;       /* accumulators per thread (product of the thread tile) */
+  double red_points_step; /* reduction points of one step */
+  PrunerLaunchShape ls;
+  double blocks, threads;
+  int64_t ithreads, warps;
+  WarpShape ws;
+} DraftGeometry;
+
+static void draftGeometry(const struct PrunerDraftImpl *d, const PrunerConfig *config,
+                          DraftGeometry *g) {
+  const PrunerWorkload *w = &d->w;
+  g->steps = 1.0;
+  g->padded_points = 1.0;
+  g->acc_elems = 1.0;
+  g->red_points_step = 1.0;
+  for (int l = 0; l < w->num_loops; ++l) {
+    bool par = w->loop_kinds[l] == PRUNER_LOOP_PARALLEL;
+    int64_t tile = par ? config->workgroup[l] : config->reduction[l];
+    g->ntiles[l] = ceilDiv(w->bounds[l], tile);
+    g->padded_points *= (double)(g->ntiles[l] * tile);
+    g->block_step.s[l] = tile;
+    g->thread_step.s[l] = par ? config->thread[l] : tile;
+    g->thread_iter.s[l] = par ? config->thread[l] : 1;
+    g->block_out.s[l] = par ? tile : 1;
+    if (par) {
+      g->acc_elems *= (double)config->thread[l];
+    } else {
+      g->steps *= (double)g->ntiles[l];
+      g->red_points_step *= (double)tile;
+    }
+  }
+  prunerConfigLaunchShape(w, config, &g->ls);
+  g->blocks = (double)g->ls.blocks;
+  g->threads = (double)g->ls.threads_per_block;
+  g->ithreads = g->ls.threads_per_block;
+  g->warps = ceilDiv(g->ithreads, d->t.warp_size);
+  warpShape(&g->ls, d->t.warp_size, &g->ws);
+}
+
+/* Shared memory of promoted tiles, registers and spills (docs/draft.md, "Parallelism"). */
+typedef struct DraftResources {
+  /* Per-input footprints of a block step (bytes) and of a thread's fragment (elements). */
+  double fp_block[PRUNER_MAX_OPERANDS], frag_elems[PRUNER_MAX_OPERANDS];
+  int regs, spill_bytes;
+  int64_t smem_used;
+} DraftResources;
+
+/* The estimate: accumulators + one reduction iteration of fragments + base registers.
+ * With ptxas' figures (`resources`) those decide instead, and false means ptxas' kernel
+ * exceeds the per-block register or shared-memory limit (cannot launch). */
+static bool draftResources(const struct PrunerDraftImpl *d, const PrunerConfig *config,
+                           const DraftGeometry *g, const PrunerKernelResources *resources,
+                           DraftResources *r) {
+  const PrunerWorkload *w = &d->w;
+  const PrunerTargetDesc *t = &d->t;
+  double smem = 0.0, frag_regs = 0.0;
+  for (int i = 0; i < w->num_inputs; ++i) {
+    const DraftOperand *o = &d->ops[i];
+    r->fp_block[i] = footprint(o, &g->block_step) * o->bytes;
+    r->frag_elems[i] = footprint(o, &g->thread_iter);
+    if (config->promote_operands & (1u << i))
+      smem += r->fp_block[i];
+    frag_regs += r->frag_elems[i] * (o->bytes > 4 ? 2 : 1);
+  }
+  /* Saturating conversions: a config from a file may tile far past any register file. */
+  int regs_est =
+      prunerDoubleToIntSat(g->acc_elems * d->acc_regs_per_elem + frag_regs + kBaseRegisters);
+  r->regs = regs_est;
+  r->spill_bytes = 0;
+  r->smem_used = prunerDoubleToInt64Sat(smem);
+  if (resources) {
+    r->regs = resources->registers;
+    r->spill_bytes = resources->spill_store_bytes + resources->spill_load_bytes;
+    if (resources->shared_bytes > r->smem_used)
+      r->smem_used = resources->shared_bytes;
+    /* ptxas' figures decide launchability: the per-block register and smem limits. */
+    if ((int64_t)roundUp((int64_t)r->regs * t->warp_size, t->reg_alloc_unit) *
+                roundUp(g->warps, kSubPartitions) >
+            t->regs_per_block ||
+        r->smem_used > t->smem_per_block)
+      return false;
+  } else {
+    /* ptxas fits a kernel with a known block size into the per-block register file
+     * (nvvm.reqntid), spilling the rest: cap = 65536 / (warps rounded to partitions x 32),
+     * in allocation units. */
+    int64_t per_thread = t->regs_per_block / (roundUp(g->warps, kSubPartitions) * t->warp_size);
+    per_thread = (per_thread * t->warp_size / t->reg_alloc_unit) * t->reg_alloc_unit / t->warp_size;
+    if (per_thread > d->reg_cap_per_thread)
+      per_thread = d->reg_cap_per_thread;
+    if (r->regs > per_thread) {
+      r->spill_bytes = (r->regs - (int)per_thread) * 4;
+      r->regs = (int)per_thread;
+    }
+  }
+  return true;
+}
+
+/* Occupancy and waves (docs/draft.md, "Parallelism"), and the sub-grid one wave covers
+ * (blockIdx.x fastest, then y, then z) for the L2-reuse term. */
+typedef struct DraftWaves {
+  Occupancy occ;
+  double slots;       /* SMs x resident blocks per SM */
+  double wave_blocks; /* blocks of one wave */
+  double waves, waves_frac;
+  Box wave_total, wave_step; /* a wave's tile over the whole reduction / over one step */
+} DraftWaves;
+
+/* False when not even one block fits an SM. */
+static bool draftWaves(const struct PrunerDraftImpl *d, const PrunerConfig *config,
+                       const DraftGeometry *g, const DraftResources *r, DraftWaves *v) {
+  const PrunerWorkload *w = &d->w;
+  const PrunerTargetDesc *t = &d->t;
+  v->occ = occupancy(d, g->ithreads, r->regs, r->smem_used);
+  if (v->occ.blocks_per_sm < 1)
+    return false; /* cannot launch at all */
+  v->slots = (double)t->sm_count * v->occ.blocks_per_sm;
+  v->wave_blocks = dmin(g->blocks, v->slots);
+  v->waves = ceil(g->blocks / v->slots);
+  v->waves_frac = g->blocks / v->slots;
+
+  v->wave_total = g->block_step;
+  v->wave_step = g->block_step;
+  double covered = 1.0;
+  for (int i = 0; i < 3 && g->ls.grid_loop[i] >= 0; ++i) {
+    int l = g->ls.grid_loop[i];
+    double c = dmin((double)g->ntiles[l], ceil(v->wave_blocks / covered));
+    covered *= c;
+    v->wave_total.s[l] = v->wave_step.s[l] = (int64_t)c * config->workgroup[l];
+  }
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      v->wave_total.s[l] = g->ntiles[l] * config->reduction[l];
+  return true;
+}
+
+/* Working sets the traffic terms share: per input the thread-step footprint and the
+ * wave's unique footprint (whole reduction, one step), their sums, and how much of the
+ * unpromoted block working set the free L1 holds. */
+typedef struct DraftWorkingSets {
+  double fp_thread[PRUNER_MAX_OPERANDS];
+  double unique_total[PRUNER_MAX_OPERANDS], unique_step[PRUNER_MAX_OPERANDS];
+  double ws_total, ws_step;
+  double l1_fit; /* fraction of the resident blocks' unpromoted working set in free L1 */
+} DraftWorkingSets;
+
+static void draftWorkingSets(const struct PrunerDraftImpl *d, const PrunerConfig *config,
+                             const DraftGeometry *g, const DraftResources *r, const DraftWaves *v,
+                             DraftWorkingSets *s) {
+  const PrunerWorkload *w = &d->w;
+  double unpromoted_block_ws = 0.0;
+  s->ws_total = 0.0;
+  s->ws_step = 0.0;
+  for (int i = 0; i < w->num_inputs; ++i) {
+    const DraftOperand *o = &d->ops[i];
+    s->fp_thread[i] = footprint(o, &g->thread_step) * o->bytes;
+    s->unique_total[i] = footprint(o, &v->wave_total) * o->bytes;
+    s->unique_step[i] = footprint(o, &v->wave_step) * o->bytes;
+    s->ws_total += s->unique_total[i];
+    s->ws_step += s->unique_step[i];
+    if (!(config->promote_operands & (1u << i)))
+      unpromoted_block_ws += r->fp_block[i];
+  }
+  double l1_free = d->l1_bytes_per_sm -
+                   v->occ.blocks_per_sm * (double)roundUp(r->smem_used, d->smem_granularity);
+  s->l1_fit = unpromoted_block_ws > 0
+                  ? dmax(0.0, dmin(1.0, l1_free / (v->occ.blocks_per_sm * unpromoted_block_ws)))
+                  : 1.0;
+}
+
+/* Vector loads run along the operand's contiguous loop when its per-thread extent holds
+ * whole vectors (docs/draft.md, "Efficiency"). */
+static int vectorWidth(const DraftOperand *o, const PrunerConfig *config, const DraftGeometry *g) {
+  int cl = o->contiguous_loop;
+  if (cl >= 0 && config->vector_width > 1 && g->thread_step.s[cl] % config->vector_width == 0)
+    return config->vector_width;
+  return 1;
+}
+
+/* Tile rows are fetched in whole 32-byte sectors: row bytes / sector-rounded row bytes. */
+static double rowEfficiency(const DraftOperand *o, const PrunerTargetDesc *t,
+                            const DraftGeometry *g) {
+  double row = 1.0;
+  int cl = o->contiguous_loop;
+  if (cl >= 0)
+    row = (double)(g->block_step.s[cl] < o->shape[o->rank - 1] ? g->block_step.s[cl]
+                                                               : o->shape[o->rank - 1]);
+  double row_bytes = row * o->bytes;
+  return row_bytes / (ceil(row_bytes / t->dram_sector_bytes) * t->dram_sector_bytes);
+}
+
+/* Promoted operand (docs/draft.md, "Traffic" and "bank conflicts"): the block copies its
+ * tile global -> shared with coalesced rows, threads read their fragments from shared
+ * memory through the warp's lane layout over the tile, replayed per bank conflict. */
+static void promotedTraffic(const DraftOperand *o, const PrunerConfig *config,
+                            const DraftGeometry *g, DraftWarpCache *cache, int width,
+                            double warp_instrs, double block_bytes, double thread_bytes,
+                            double row_eff, double fp_block, OperandTraffic *tr) {
+  const WarpShape *ws = &g->ws;
+  double step[PRUNER_MAX_LOOPS];
+  tileStepBytes(o, &g->block_step, step);
+  double ssx = ws->loop_x >= 0 ? step[ws->loop_x] * config->thread[ws->loop_x] : 0;
+  double ssy = ws->loop_y >= 0 ? step[ws->loop_y] * config->thread[ws->loop_y] : 0;
+  double sectors, useful;
+  tr->bank = cachedBank(cache, ws, ssx, ssy, width);
+  cachedSectors(cache, ws, ssx, ssy, width, &sectors, &useful);
+  /* A warp load moves its distinct bytes in 128-byte wavefronts, replayed per conflict. */
+  double wavefronts = dmax(1.0, ceil(useful / kSharedBytesPerClock)) * tr->bank;
+  /* The cooperative copy: coalesced rows, one 4-byte store per element and thread. */
+  double copy_cycles = block_bytes / kSharedBytesPerClock * 2.0;
+  tr->smem_cycles = warp_instrs * wavefronts + copy_cycles;
+  tr->smem_store_bytes = block_bytes;
+  tr->smem_load_bytes = thread_bytes;
+  tr->l2_bytes = block_bytes / row_eff;
+  tr->coalescing = row_eff;
+  tr->inflight_bytes = fp_block;
+}
+
+/* Unpromoted operand (docs/draft.md, "Traffic" and "coalescing"): every thread loads its
+ * own fragment from global memory; the warp's sectors give the coalescing, and reuse
+ * between the threads of a block survives in L1 as far as it fits (l1_fit). */
+static void unpromotedTraffic(const DraftOperand *o, const PrunerConfig *config,
+                              const PrunerTargetDesc *t, const DraftGeometry *g,
+                              DraftWarpCache *cache, int width, double warp_instrs,
+                              double block_bytes, double thread_bytes, double row_eff,
+                              double l1_fit, double fp_thread, OperandTraffic *tr) {
+  const WarpShape *ws = &g->ws;
+  /* Warp-level access pattern: lanes step by the thread tile of the x / y loop. */
+  double gsx = ws->loop_x >= 0 ? o->global_step_bytes[ws->loop_x] * config->thread[ws->loop_x] : 0;
+  double gsy = ws->loop_y >= 0 ? o->global_step_bytes[ws->loop_y] * config->thread[ws->loop_y] : 0;
+  double sectors, useful;
+  cachedSectors(cache, ws, gsx, gsy, width, &sectors, &useful);
+  tr->bank = 1.0;
+  tr->coalescing = useful / (sectors * t->dram_sector_bytes);
+  /* L1 serves a warp's sectors four per 128-byte wavefront. */
+  tr->smem_cycles = warp_instrs * dmax(1.0, ceil(sectors / 4.0));
+  tr->smem_store_bytes = 0.0;
+  tr->smem_load_bytes = 0.0;
+  double base = block_bytes / row_eff;
+  tr->l2_bytes = base + dmax(0.0, thread_bytes / tr->coalescing - base) * (1.0 - l1_fit);
+  tr->inflight_bytes = g->threads * fp_thread;
+}
+
+/* DRAM bytes of input `i` with L2 reuse (docs/draft.md, "DRAM with L2 reuse"): blocks of
+ * one wave share tiles through L2; whole inputs that fit L2 together are read once; never
+ * below the operand's size nor above its L2-level traffic. */
+static double dramTraffic(const struct PrunerDraftImpl *d, const DraftGeometry *g,
+                          const DraftWaves *v, const DraftWorkingSets *s, int i, double l2_bytes,
+                          double row_eff) {
+  const DraftOperand *o = &d->ops[i];
+  double l2 = (double)d->t.l2_bytes;
+  double l2_wave = l2_bytes / dmax(1.0, v->waves_frac);
+  double per_step = g->steps * s->unique_step[i] / row_eff;
+  double dram_wave;
+  if (s->ws_total <= l2)
+    dram_wave = s->unique_total[i] / row_eff;
+  else if (s->ws_step <= l2)
+    dram_wave = per_step; /* blocks share a step's tiles; halos re-read per step */
+  else
+    dram_wave = per_step + (l2_wave - per_step) * (1.0 - l2 / s->ws_step);
+  double dram = dmin(l2_bytes, dram_wave * dmax(1.0, v->waves_frac));
+  if (d->input_bytes <= l2)
+    dram = dmin(dram, o->total_bytes / row_eff);
+  return dmax(dram, o->total_bytes);
+}
+
+/* The traffic of input `i` at every level: L2 -> SM, DRAM, shared / L1 cycles. */
+static void operandTraffic(const struct PrunerDraftImpl *d, const PrunerConfig *config,
+                           const DraftGeometry *g, const DraftResources *r, const DraftWaves *v,
+                           const DraftWorkingSets *s, int i, DraftWarpCache *cache,
+                           OperandTraffic *tr) {
+  const DraftOperand *o = &d->ops[i];
+  int vw = vectorWidth(o, config, g);
+  int width = vw * o->bytes;
+  double frag = r->frag_elems[i];
+  double loads = frag / vw;
+  double warp_instrs = g->blocks * g->warps * g->steps * g->red_points_step * loads;
+  double block_bytes = g->blocks * g->steps * r->fp_block[i];
+  double thread_bytes = g->blocks * g->threads * g->steps * s->fp_thread[i];
+  double row_eff = rowEfficiency(o, &d->t, g);
+  if (config->promote_operands & (1u << i))
+    promotedTraffic(o, config, g, cache, width, warp_instrs, block_bytes, thread_bytes, row_eff,
+                    r->fp_block[i], tr);
+  else
+    unpromotedTraffic(o, config, &d->t, g, cache, width, warp_instrs, block_bytes, thread_bytes,
+                      row_eff, s->l1_fit, s->fp_thread[i], tr);
+  tr->dram_bytes = dramTraffic(d, g, v, s, i, tr->l2_bytes, row_eff);
+  tr->loads_per_iter = loads;
+  tr->frag_elems = frag;
+}
+
+/* Traffic summed over the operands, with the efficiencies the symbols report. */
+typedef struct DraftTraffic {
+  double total_l2, total_dram, total_smem_cycles, smem_load, smem_store;
+  double loads_per_iter, inflight, coal_num, coal_den, bank_worst;
+  double frag_bytes_total, frag_elems_total;
+  double store_bytes; /* output stores, included in total_l2 and total_dram */
+} DraftTraffic;
+
+static void draftTraffic(const struct PrunerDraftImpl *d, const PrunerConfig *config,
+                         const DraftGeometry *g, const DraftResources *r, const DraftWaves *v,
+                         DraftWarpCache *cache, DraftTraffic *x) {
+  const PrunerWorkload *w = &d->w;
+  DraftWorkingSets s;
+  draftWorkingSets(d, config, g, r, v, &s);
+  memset(x, 0, sizeof *x);
+  x->bank_worst = 1.0;
+  for (int i = 0; i < w->num_inputs; ++i) {
+    OperandTraffic tr;
+    operandTraffic(d, config, g, r, v, &s, i, cache, &tr);
+    x->loads_per_iter += tr.loads_per_iter;
+    x->frag_bytes_total += tr.frag_elems * d->ops[i].bytes;
+    x->frag_elems_total += tr.frag_elems;
+    x->total_l2 += tr.l2_bytes;
+    x->total_dram += tr.dram_bytes;
+    x->total_smem_cycles += tr.smem_cycles;
+    x->smem_load += tr.smem_load_bytes;
+    x->smem_store += tr.smem_store_bytes;
+    x->inflight += tr.inflight_bytes;
+    x->coal_num += tr.coalescing * tr.l2_bytes;
+    x->coal_den += tr.l2_bytes;
+    x->bank_worst = dmax(x->bank_worst, tr.bank);
+  }
+  /* Output stores: each block writes its tile once (accumulators stay in registers). */
+  for (int i = w->num_inputs; i < d->num_operands; ++i)
+    x->store_bytes += g->blocks * footprint(&d->ops[i], &g->block_out) * d->ops[i].bytes;
+  x->total_l2 += x->store_bytes;
+  x->total_dram += x->store_bytes;
+}
+
+/* Compute time before the spill penalty (docs/draft.md, "Latency": compute, eff(k),
+ * instr_eff, sched_fill, fma hiding): per SM, k resident blocks share 4 schedulers, for
+ * the full waves and then the last, partial one. */
+typedef struct DraftCompute {
+  double fma_per_iter; /* FMA-pipe instructions per thread per reduction point */
+  double warp_fill;
+  double seconds;
+} DraftCompute;
+
+static void draftCompute(const struct PrunerDraftImpl *d, const PrunerConfig *config,
+                         const DraftGeometry *g, const DraftWaves *v, double loads_per_iter,
+                         DraftCompute *c) {
+  const PrunerTargetDesc *t = &d->t;
+  c->fma_per_iter = g->acc_elems * d->instr_per_point;
+  double issue =
+      c->fma_per_iter + loads_per_iter + kLoopOverheadInstr +
+      (kStepOverheadInstr + (config->promote_operands ? 2.0 * kStepOverheadInstr : 0.0)) /
+          g->red_points_step;
+  double instr_eff = dmin(1.0, c->fma_per_iter * d->fma_issue_cycles / issue);
+  c->warp_fill = g->threads / (double)(g->warps * t->warp_size);
+  double ilp = dmin(g->acc_elems, kFmaLatencyCycles);
+  double block_instr = g->padded_points / g->blocks * d->instr_per_point; /* thread-instrs */
+  double lanes_rate = d->lanes_per_sm * d->clock_hz;
+  double t_block_sm[2];
+  int kblocks[2] = {v->occ.blocks_per_sm, 0};
+  double full_waves = floor(g->blocks / v->slots);
+  double rem = g->blocks - full_waves * v->slots;
+  kblocks[1] = (int)ceil(rem / t->sm_count);
+  for (int j = 0; j < 2; ++j) {
+    int k = kblocks[j];
+    if (k == 0) {
+      t_block_sm[j] = 0.0;
+      continue;
+    }
+    double rw = (double)k * g->warps;
+    double sched_fill = dmin(1.0, rw / kSubPartitions);
+    double per_sched = rw / dmin(rw, kSubPartitions);
+    double lat_hide = dmin(1.0, per_sched * ilp * d->fma_issue_cycles / kFmaLatencyCycles);
+    double eff = instr_eff * sched_fill * lat_hide * c->warp_fill;
+    t_block_sm[j] = k * block_instr / (lanes_rate * eff);
+  }
+  c->seconds = full_waves * t_block_sm[0] + t_block_sm[1];
+}
+
+/* Register pressure (docs/draft.md, "register pressure"): spills add local-memory round
+ * trips, 1 + 4 x spilled / (allocated + spilled). */
+static double spillPenalty(int regs, int spill_bytes) {
+  double spill_frac = regs > 0 ? (spill_bytes / 4.0) / (double)(regs + spill_bytes / 4.0) : 0.0;
+  return 1.0 + kSpillPenalty * spill_frac;
+}
+
+/* Memory-side times (docs/draft.md, "Latency": dram, l2, shared). DRAM bandwidth is
+ * reached only with enough bytes in flight per SM (Little's law). */
+typedef struct DraftMemory {
+  double hiding; /* bytes in flight / bytes needed in flight, at most 1 */
+  double dram_s, l2_s, smem_s;
+} DraftMemory;
+
+static void draftMemory(const struct PrunerDraftImpl *d, const DraftGeometry *g,
+                        const DraftWaves *v, const DraftTraffic *x, DraftMemory *m) {
+  const PrunerTargetDesc *t = &d->t;
+  double busy_sms = dmin((double)t->sm_count, g->blocks);
+  double need_inflight = t->dram_gbps * 1e9 / t->sm_count * (kDramLatencyCycles / d->clock_hz);
+  double have_inflight =
+      dmin((double)v->occ.blocks_per_sm, ceil(g->blocks / t->sm_count)) * x->inflight;
+  m->hiding = x->inflight > 0 ? dmin(1.0, have_inflight / need_inflight) : 1.0;
+  double sm_share = busy_sms / t->sm_count;
+  m->dram_s =
+      x->total_dram / (t->dram_gbps * 1e9 * kDramEfficiency * dmax(1e-3, m->hiding * sm_share));
+  m->l2_s = x->total_l2 / (d->l2_bytes_per_s * sm_share);
+  m->smem_s =
+      x->total_smem_cycles / (busy_sms * d->clock_hz) * (v->waves / dmax(1.0, v->waves_frac));
+}
+
+/* The latency (docs/draft.md, "Latency": core, memory, latency): loads and math overlap
+ * across resident blocks; with one block per SM and a barrier per step (no double
+ * buffering) they serialize. Fills the times and the bound of `out`. */
+static void draftLatency(double compute_s, const DraftMemory *m, int blocks_per_sm,
+                         PrunerDraftSymbols *out) {
+  double core_s = dmax(compute_s, m->smem_s) + kOverlapResidual * dmin(compute_s, m->smem_s);
+  double mem_s = dmax(m->dram_s, m->l2_s);
+  double non_overlap = dmin(1.0, 1.0 / dmax(1.0, (double)blocks_per_sm) + kOverlapResidual);
+  double body_s = dmax(core_s, mem_s) + non_overlap * dmin(core_s, mem_s);
+  double body_us = body_s * 1e6;
+  out->compute_us = compute_s * 1e6;
+  out->memory_us = m->dram_s * 1e6;
+  out->l2_us = m->l2_s * 1e6;
+  out->shared_us = m->smem_s * 1e6;
+  out->launch_us = kLaunchUs;
+  out->predicted_us = kLaunchUs + body_us;
+  if (kLaunchUs > body_us)
+    out->bound = PRUNER_DRAFT_BOUND_LAUNCH;
+  else if (mem_s >= core_s)
+    out->bound = PRUNER_DRAFT_BOUND_MEMORY;
+  else
+    out->bound = compute_s >= m->smem_s ? PRUNER_DRAFT_BOUND_COMPUTE : PRUNER_DRAFT_BOUND_SHARED;
+}
+
+/* The remaining symbols (docs/draft.md, "What is computed per config"). */
+static void draftSymbols(const struct PrunerDraftImpl *d, const PrunerConfig *config,
+                         const DraftGeometry *g, const DraftResources *r, const DraftWaves *v,
+                         const DraftTraffic *x, const DraftCompute *c, const DraftMemory *m,
+                         double reg_penalty, bool from_ptxas, PrunerDraftSymbols *out) {
+  const PrunerTargetDesc *t = &d->t;
+  out->flops = d->flops;
+  out->executed_flops = d->flops * g->padded_points / d->points;
+  out->padding_waste = g->padded_points / d->points - 1.0;
+  out->global_load_bytes = x->total_l2 - x->store_bytes;
+  out->dram_bytes = x->total_dram;
+  out->shared_load_bytes = x->smem_load;
+  out->shared_store_bytes = x->smem_store;
+  out->global_store_bytes = x->store_bytes;
+  out->reuse = x->frag_bytes_total > 0 ? 2.0 * c->fma_per_iter / x->frag_bytes_total : 0.0;
+  out->arithmetic_intensity = x->total_dram > 0 ? d->flops / x->total_dram : 0.0;
+  out->blocks = prunerDoubleToInt64Sat(g->blocks);
+  out->threads_per_block = g->ithreads;
+  out->warps_per_block = g->warps;
+  out->registers = r->regs;
+  out->registers_from_ptxas = from_ptxas;
+  out->spill_bytes = r->spill_bytes;
+  out->smem_per_block = r->smem_used;
+  out->blocks_per_sm = v->occ.blocks_per_sm;
+  out->limiter = v->occ.limiter;
+  out->occupancy = (double)v->occ.blocks_per_sm * g->warps / (t->max_threads_per_sm / t->warp_size);
+  out->waves = v->waves;
+  out->waves_fractional = v->waves_frac;
+  out->sm_utilization = v->waves_frac / v->waves;
+  out->warp_fill = c->warp_fill;
+  out->register_penalty = reg_penalty;
+  out->coalescing = x->coal_den > 0 ? x->coal_num / x->coal_den : 1.0;
+  out->vector_efficiency = x->loads_per_iter > 0 && config->vector_width > 0
+                               ? x->frag_elems_total / (x->loads_per_iter * config->vector_width)
+                               : 1.0;
+  out->bank_conflict = x->bank_worst;
+  out->l2_reuse = x->total_dram > 0 ? x->total_l2 / x->total_dram : 1.0;
+  out->latency_hiding = m->hiding;
+}
+
 bool prunerDraftScore(PrunerDraft draft, const PrunerConfig *config,
                       const PrunerKernelResources *resources, PrunerDraftSymbols *out) {
-  if (!prunerConfigIsValid(&draft->w, &draft->t, config)) return false;
+  if (!prunerConfigIsValid(&draft->w, &draft->t, config))
+    return false;
   return draftScoreValid(draft, config, resources, out);
 }
 
@@ -446,336 +925,52 @@ bool draftScoreValid(PrunerDraft draft, const PrunerConfig *config,
   return draftScoreCached(draft, config, resources, out, NULL);
 }
 
+/* The GPU draft, term by term in the order of docs/draft.md. */
+static bool gpuScore(const struct PrunerDraftImpl *d, const PrunerConfig *config,
+                     const PrunerKernelResources *resources, PrunerDraftSymbols *out,
+                     DraftWarpCache *cache) {
+  DraftGeometry g;
+  draftGeometry(d, config, &g);
+  DraftResources r;
+  if (!draftResources(d, config, &g, resources, &r))
+    return false;
+  DraftWaves v;
+  if (!draftWaves(d, config, &g, &r, &v))
+    return false;
+  DraftTraffic x;
+  draftTraffic(d, config, &g, &r, &v, cache, &x);
+  DraftCompute c;
+  draftCompute(d, config, &g, &v, x.loads_per_iter, &c);
+  double reg_penalty = spillPenalty(r.regs, r.spill_bytes);
+  double compute_s = c.seconds * reg_penalty;
+  DraftMemory m;
+  draftMemory(d, &g, &v, &x, &m);
+  if (!out)
+    return true;
+  memset(out, 0, sizeof *out);
+  draftLatency(compute_s, &m, v.occ.blocks_per_sm, out);
+  draftSymbols(d, config, &g, &r, &v, &x, &c, &m, reg_penalty, resources != NULL, out);
+  return true;
+}
+
 bool draftScoreCached(PrunerDraft draft, const PrunerConfig *config,
                       const PrunerKernelResources *resources, PrunerDraftSymbols *out,
                       DraftWarpCache *cache) {
   const struct PrunerDraftImpl *d = draft;
-  const PrunerWorkload *w = &d->w;
-  const PrunerTargetDesc *t = &d->t;
   if (d->terms) {
     PrunerDraftSymbols s;
     memset(&s, 0, sizeof s);
-    if (!d->terms(w, t, config, &s, d->terms_user))
+    if (!d->terms(&d->w, &d->t, config, &s, d->terms_user))
       return false;
     if (out)
       *out = s;
     return true;
   }
-  if (t->kind == PRUNER_TARGET_HOST)
-    return prunerHostDraftScore(w, t, config, out);
-  if (t->kind == PRUNER_TARGET_IREE_CPU)
-    return prunerIreeCpuDraftScore(w, t, config, out);
-
-  /* Work and launch shape. */
-  int64_t ntiles[PRUNER_MAX_LOOPS];
-  Box block_step, thread_step, thread_iter, block_out;
-  double steps = 1.0, padded_points = 1.0, acc_elems = 1.0;
-  double red_points_step = 1.0;
-  for (int l = 0; l < w->num_loops; ++l) {
-    bool par = w->loop_kinds[l] == PRUNER_LOOP_PARALLEL;
-    int64_t tile = par ? config->workgroup[l] : config->reduction[l];
-    ntiles[l] = ceilDiv(w->bounds[l], tile);
-    padded_points *= (double)(ntiles[l] * tile);
-    block_step.s[l] = tile;
-    thread_step.s[l] = par ? config->thread[l] : tile;
-    thread_iter.s[l] = par ? config->thread[l] : 1;
-    block_out.s[l] = par ? tile : 1;
-    if (par) {
-      acc_elems *= (double)config->thread[l];
-    } else {
-      steps *= (double)ntiles[l];
-      red_points_step *= (double)tile;
-    }
-  }
-  /* Grid, block and the loops they walk as the schedule launches them (one rule,
-   * prunerConfigLaunchShape, docs/config.md), so coalescing and bank conflicts describe
-   * the emitted kernel. */
-  PrunerLaunchShape ls;
-  prunerConfigLaunchShape(w, config, &ls);
-  double blocks = (double)ls.blocks, threads = (double)ls.threads_per_block;
-  int64_t ithreads = ls.threads_per_block;
-  int64_t warps = ceilDiv(ithreads, t->warp_size);
-  WarpShape ws;
-  warpShape(&ls, t->warp_size, &ws);
-
-  /* Shared memory of promoted tiles and the register estimate. */
-  /* Per-input footprints of a block step and of a thread's fragment, used again below. */
-  double fp_block[PRUNER_MAX_OPERANDS], frag_elems[PRUNER_MAX_OPERANDS];
-  double smem = 0.0, frag_regs = 0.0;
-  for (int i = 0; i < w->num_inputs; ++i) {
-    const DraftOperand *o = &d->ops[i];
-    fp_block[i] = footprint(o, &block_step) * o->bytes;
-    frag_elems[i] = footprint(o, &thread_iter);
-    if (config->promote_operands & (1u << i)) smem += fp_block[i];
-    frag_regs += frag_elems[i] * (o->bytes > 4 ? 2 : 1);
-  }
-  /* Saturating conversions: a config from a file may tile far past any register file. */
-  int regs_est =
-      prunerDoubleToIntSat(acc_elems * d->acc_regs_per_elem + frag_regs + kBaseRegisters);
-  int regs = regs_est, spill_bytes = 0;
-  int64_t smem_used = prunerDoubleToInt64Sat(smem);
-  if (resources) {
-    regs = resources->registers;
-    spill_bytes = resources->spill_store_bytes + resources->spill_load_bytes;
-    if (resources->shared_bytes > smem_used) smem_used = resources->shared_bytes;
-    /* ptxas' figures decide launchability: the per-block register and smem limits. */
-    if ((int64_t)roundUp((int64_t)regs * t->warp_size, t->reg_alloc_unit) *
-                roundUp(warps, kSubPartitions) >
-            t->regs_per_block ||
-        smem_used > t->smem_per_block)
-      return false;
-  } else {
-    /* ptxas fits a kernel with a known block size into the per-block register file
-     * (nvvm.reqntid), spilling the rest: cap = 65536 / (warps rounded to partitions x 32),
-     * in allocation units. */
-    int64_t per_thread = t->regs_per_block / (roundUp(warps, kSubPartitions) * t->warp_size);
-    per_thread = (per_thread * t->warp_size / t->reg_alloc_unit) * t->reg_alloc_unit /
-                 t->warp_size;
-    if (per_thread > d->reg_cap_per_thread) per_thread = d->reg_cap_per_thread;
-    if (regs > per_thread) {
-      spill_bytes = (regs - (int)per_thread) * 4;
-      regs = (int)per_thread;
-    }
-  }
-  Occupancy occ = occupancy(d, ithreads, regs, smem_used);
-  if (occ.blocks_per_sm < 1) return false; /* cannot launch at all */
-  double slots = (double)t->sm_count * occ.blocks_per_sm;
-  double wave_blocks = dmin(blocks, slots);
-  double waves = ceil(blocks / slots);
-  double waves_frac = blocks / slots;
-
-  /* Blocks of one wave cover a sub-grid: blockIdx.x fastest, then y, then z. */
-  Box wave_total = block_step, wave_step = block_step;
-  {
-    double covered = 1.0;
-    for (int i = 0; i < 3 && ls.grid_loop[i] >= 0; ++i) {
-      int l = ls.grid_loop[i];
-      double c = dmin((double)ntiles[l], ceil(wave_blocks / covered));
-      covered *= c;
-      wave_total.s[l] = wave_step.s[l] = (int64_t)c * config->workgroup[l];
-    }
-    for (int l = 0; l < w->num_loops; ++l)
-      if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
-        wave_total.s[l] = ntiles[l] * config->reduction[l];
-  }
-
-  /* Traffic per input operand. */
-  OperandTraffic tr[PRUNER_MAX_OPERANDS];
-  double ws_total = 0.0, ws_step = 0.0, unpromoted_block_ws = 0.0;
-  double unique_total[PRUNER_MAX_OPERANDS], unique_step[PRUNER_MAX_OPERANDS];
-  double fp_thread[PRUNER_MAX_OPERANDS];
-  for (int i = 0; i < w->num_inputs; ++i) {
-    const DraftOperand *o = &d->ops[i];
-    fp_thread[i] = footprint(o, &thread_step) * o->bytes;
-    unique_total[i] = footprint(o, &wave_total) * o->bytes;
-    unique_step[i] = footprint(o, &wave_step) * o->bytes;
-    ws_total += unique_total[i];
-    ws_step += unique_step[i];
-    if (!(config->promote_operands & (1u << i))) unpromoted_block_ws += fp_block[i];
-  }
-  double l1_free = d->l1_bytes_per_sm -
-                   occ.blocks_per_sm * (double)roundUp(smem_used, d->smem_granularity);
-  double l1_fit = unpromoted_block_ws > 0
-                      ? dmax(0.0, dmin(1.0, l1_free / (occ.blocks_per_sm * unpromoted_block_ws)))
-                      : 1.0;
-  double l2 = (double)t->l2_bytes;
-  double total_l2 = 0.0, total_dram = 0.0, total_smem_cycles = 0.0, smem_load = 0.0,
-         smem_store = 0.0, loads_per_iter = 0.0, inflight = 0.0, coal_num = 0.0,
-         coal_den = 0.0, bank_worst = 1.0, frag_bytes_total = 0.0, frag_elems_total = 0.0;
-  for (int i = 0; i < w->num_inputs; ++i) {
-    const DraftOperand *o = &d->ops[i];
-    bool promoted = config->promote_operands & (1u << i);
-    /* Vector loads run along the operand's contiguous loop when its per-thread extent
-     * holds whole vectors. */
-    int vw = 1;
-    int cl = o->contiguous_loop;
-    if (cl >= 0 && config->vector_width > 1 && thread_step.s[cl] % config->vector_width == 0)
-      vw = config->vector_width;
-    int width = vw * o->bytes;
-    double frag = frag_elems[i];
-    double loads = frag / vw;
-    loads_per_iter += loads;
-    frag_bytes_total += frag * o->bytes;
-    frag_elems_total += frag;
-    /* Warp-level access pattern: lanes step by the thread tile of the x / y loop. */
-    double gsx = ws.loop_x >= 0 ? o->global_step_bytes[ws.loop_x] * config->thread[ws.loop_x] : 0;
-    double gsy = ws.loop_y >= 0 ? o->global_step_bytes[ws.loop_y] * config->thread[ws.loop_y] : 0;
-    double sectors, useful;
-    double warp_instrs = blocks * warps * steps * red_points_step * loads;
-    double block_bytes = blocks * steps * fp_block[i];
-    double thread_bytes = blocks * threads * steps * fp_thread[i];
-    /* Tile rows are fetched in whole 32-byte sectors. */
-    double row = 1.0;
-    if (cl >= 0) row = (double)(block_step.s[cl] < o->shape[o->rank - 1] ? block_step.s[cl]
-                                                                         : o->shape[o->rank - 1]);
-    double row_bytes = row * o->bytes;
-    double row_eff = row_bytes / (ceil(row_bytes / t->dram_sector_bytes) * t->dram_sector_bytes);
-    if (promoted) {
-      double step[PRUNER_MAX_LOOPS];
-      tileStepBytes(o, &block_step, step);
-      double ssx = ws.loop_x >= 0 ? step[ws.loop_x] * config->thread[ws.loop_x] : 0;
-      double ssy = ws.loop_y >= 0 ? step[ws.loop_y] * config->thread[ws.loop_y] : 0;
-      tr[i].bank = cachedBank(cache, &ws, ssx, ssy, width);
-      cachedSectors(cache, &ws, ssx, ssy, width, &sectors, &useful);
-      /* A warp load moves its distinct bytes in 128-byte wavefronts, replayed per conflict. */
-      double wavefronts = dmax(1.0, ceil(useful / kSharedBytesPerClock)) * tr[i].bank;
-      /* The cooperative copy: coalesced rows, one 4-byte store per element and thread. */
-      double copy_cycles = block_bytes / kSharedBytesPerClock * 2.0;
-      tr[i].smem_cycles = warp_instrs * wavefronts + copy_cycles;
-      tr[i].smem_store_bytes = block_bytes;
-      tr[i].smem_load_bytes = thread_bytes;
-      tr[i].l2_bytes = block_bytes / row_eff;
-      tr[i].coalescing = row_eff;
-      tr[i].inflight_bytes = fp_block[i];
-    } else {
-      cachedSectors(cache, &ws, gsx, gsy, width, &sectors, &useful);
-      tr[i].bank = 1.0;
-      tr[i].coalescing = useful / (sectors * t->dram_sector_bytes);
-      /* L1 serves a warp's sectors four per 128-byte wavefront. */
-      tr[i].smem_cycles = warp_instrs * dmax(1.0, ceil(sectors / 4.0));
-      tr[i].smem_store_bytes = 0.0;
-      tr[i].smem_load_bytes = 0.0;
-      /* Reuse between the threads of a block survives in L1 as far as it fits. */
-      double base = block_bytes / row_eff;
-      tr[i].l2_bytes = base + dmax(0.0, thread_bytes / tr[i].coalescing - base) * (1.0 - l1_fit);
-      tr[i].inflight_bytes = threads * fp_thread[i];
-    }
-    /* DRAM: blocks of one wave share tiles through L2 (docs/draft.md, "L2 reuse"). */
-    double l2_wave = tr[i].l2_bytes / dmax(1.0, waves_frac);
-    double per_step = steps * unique_step[i] / row_eff;
-    double dram_wave;
-    if (ws_total <= l2)
-      dram_wave = unique_total[i] / row_eff;
-    else if (ws_step <= l2)
-      dram_wave = per_step; /* blocks share a step's tiles; halos re-read per step */
-    else
-      dram_wave = per_step + (l2_wave - per_step) * (1.0 - l2 / ws_step);
-    double dram = dmin(tr[i].l2_bytes, dram_wave * dmax(1.0, waves_frac));
-    /* Whole inputs that fit in L2 together are fetched once. */
-    if (d->input_bytes <= l2) dram = dmin(dram, o->total_bytes / row_eff);
-    tr[i].dram_bytes = dmax(dram, o->total_bytes);
-    tr[i].loads_per_iter = loads;
-    tr[i].frag_elems = frag;
-
-    total_l2 += tr[i].l2_bytes;
-    total_dram += tr[i].dram_bytes;
-    total_smem_cycles += tr[i].smem_cycles;
-    smem_load += tr[i].smem_load_bytes;
-    smem_store += tr[i].smem_store_bytes;
-    inflight += tr[i].inflight_bytes;
-    coal_num += tr[i].coalescing * tr[i].l2_bytes;
-    coal_den += tr[i].l2_bytes;
-    bank_worst = dmax(bank_worst, tr[i].bank);
-  }
-  /* Output stores: each block writes its tile once (accumulators stay in registers). */
-  double store_bytes = 0.0;
-  for (int i = w->num_inputs; i < d->num_operands; ++i)
-    store_bytes += blocks * footprint(&d->ops[i], &block_out) * d->ops[i].bytes;
-  total_l2 += store_bytes;
-  total_dram += store_bytes;
-
-  /* Compute: per SM, k resident blocks share 4 schedulers (docs/draft.md, "Compute"). */
-  double fma_per_iter = acc_elems * d->instr_per_point;
-  double issue = fma_per_iter + loads_per_iter + kLoopOverheadInstr +
-                 (kStepOverheadInstr + (config->promote_operands ? 2.0 * kStepOverheadInstr : 0.0)) /
-                     red_points_step;
-  double instr_eff = dmin(1.0, fma_per_iter * d->fma_issue_cycles / issue);
-  double warp_fill = threads / (double)(warps * t->warp_size);
-  double ilp = dmin(acc_elems, kFmaLatencyCycles);
-  double block_instr = padded_points / blocks * d->instr_per_point; /* thread-instrs */
-  double lanes_rate = d->lanes_per_sm * d->clock_hz;
-  double t_block_sm[2];
-  int kblocks[2] = {occ.blocks_per_sm, 0};
-  double full_waves = floor(blocks / slots);
-  double rem = blocks - full_waves * slots;
-  kblocks[1] = (int)ceil(rem / t->sm_count);
-  for (int j = 0; j < 2; ++j) {
-    int k = kblocks[j];
-    if (k == 0) {
-      t_block_sm[j] = 0.0;
-      continue;
-    }
-    double rw = (double)k * warps;
-    double sched_fill = dmin(1.0, rw / kSubPartitions);
-    double per_sched = rw / dmin(rw, kSubPartitions);
-    double lat_hide = dmin(1.0, per_sched * ilp * d->fma_issue_cycles / kFmaLatencyCycles);
-    double eff = instr_eff * sched_fill * lat_hide * warp_fill;
-    t_block_sm[j] = k * block_instr / (lanes_rate * eff);
-  }
-  double compute_s = full_waves * t_block_sm[0] + t_block_sm[1];
-
-  /* Register pressure: spills add local-memory round trips. */
-  double spill_frac = regs > 0 ? (spill_bytes / 4.0) / (double)(regs + spill_bytes / 4.0) : 0.0;
-  double reg_penalty = 1.0 + kSpillPenalty * spill_frac;
-  compute_s *= reg_penalty;
-
-  /* Memory: DRAM bandwidth, reached only with enough bytes in flight (Little's law). */
-  double busy_sms = dmin((double)t->sm_count, blocks);
-  double need_inflight = t->dram_gbps * 1e9 / t->sm_count * (kDramLatencyCycles / d->clock_hz);
-  double have_inflight = dmin((double)occ.blocks_per_sm, ceil(blocks / t->sm_count)) *
-                         inflight;
-  double hiding = inflight > 0 ? dmin(1.0, have_inflight / need_inflight) : 1.0;
-  double sm_share = busy_sms / t->sm_count;
-  double dram_s = total_dram / (t->dram_gbps * 1e9 * kDramEfficiency * dmax(1e-3, hiding * sm_share));
-  double l2_s = total_l2 / (d->l2_bytes_per_s * sm_share);
-  double smem_s = total_smem_cycles / (busy_sms * d->clock_hz) *
-                  (waves / dmax(1.0, waves_frac));
-  double core_s = dmax(compute_s, smem_s) + kOverlapResidual * dmin(compute_s, smem_s);
-  double mem_s = dmax(dram_s, l2_s);
-  /* Loads and math overlap across resident blocks; with one block per SM and a barrier
-   * per step (no double buffering) they serialize. */
-  double non_overlap = dmin(1.0, 1.0 / dmax(1.0, (double)occ.blocks_per_sm) + kOverlapResidual);
-  double body_s = dmax(core_s, mem_s) + non_overlap * dmin(core_s, mem_s);
-  double body_us = body_s * 1e6;
-
-  if (!out) return true;
-  memset(out, 0, sizeof *out);
-  out->compute_us = compute_s * 1e6;
-  out->memory_us = dram_s * 1e6;
-  out->l2_us = l2_s * 1e6;
-  out->shared_us = smem_s * 1e6;
-  out->launch_us = kLaunchUs;
-  out->predicted_us = kLaunchUs + body_us;
-  if (kLaunchUs > body_us)
-    out->bound = PRUNER_DRAFT_BOUND_LAUNCH;
-  else if (mem_s >= core_s)
-    out->bound = PRUNER_DRAFT_BOUND_MEMORY;
-  else
-    out->bound = compute_s >= smem_s ? PRUNER_DRAFT_BOUND_COMPUTE : PRUNER_DRAFT_BOUND_SHARED;
-  out->flops = d->flops;
-  out->executed_flops = d->flops * padded_points / d->points;
-  out->padding_waste = padded_points / d->points - 1.0;
-  out->global_load_bytes = total_l2 - store_bytes;
-  out->dram_bytes = total_dram;
-  out->shared_load_bytes = smem_load;
-  out->shared_store_bytes = smem_store;
-  out->global_store_bytes = store_bytes;
-  out->reuse = frag_bytes_total > 0 ? 2.0 * fma_per_iter / frag_bytes_total : 0.0;
-  out->arithmetic_intensity = total_dram > 0 ? d->flops / total_dram : 0.0;
-  out->blocks = prunerDoubleToInt64Sat(blocks);
-  out->threads_per_block = ithreads;
-  out->warps_per_block = warps;
-  out->registers = regs;
-  out->registers_from_ptxas = resources != NULL;
-  out->spill_bytes = spill_bytes;
-  out->smem_per_block = smem_used;
-  out->blocks_per_sm = occ.blocks_per_sm;
-  out->limiter = occ.limiter;
-  out->occupancy = (double)occ.blocks_per_sm * warps / (t->max_threads_per_sm / t->warp_size);
-  out->waves = waves;
-  out->waves_fractional = waves_frac;
-  out->sm_utilization = waves_frac / waves;
-  out->warp_fill = warp_fill;
-  out->register_penalty = reg_penalty;
-  out->coalescing = coal_den > 0 ? coal_num / coal_den : 1.0;
-  out->vector_efficiency =
-      loads_per_iter > 0 && config->vector_width > 0
-          ? frag_elems_total / (loads_per_iter * config->vector_width)
-          : 1.0;
-  out->bank_conflict = bank_worst;
-  out->l2_reuse = total_dram > 0 ? total_l2 / total_dram : 1.0;
-  out->latency_hiding = hiding;
-  return true;
+  if (d->t.kind == PRUNER_TARGET_HOST)
+    return prunerHostDraftScore(&d->w, &d->t, config, out);
+  if (d->t.kind == PRUNER_TARGET_IREE_CPU)
+    return prunerIreeCpuDraftScore(&d->w, &d->t, config, out);
+  return gpuScore(d, config, resources, out, cache);
 }
 
 size_t prunerDraftScoreBatch(PrunerDraft draft, const PrunerConfig *configs, size_t n,

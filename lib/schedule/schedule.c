@@ -616,14 +616,20 @@ PrunerStatus prunerScheduleBuild(const PrunerWorkload *w, const PrunerConfig *co
                                  const PrunerTargetDesc *target,
                                  const PrunerScheduleOptions *opts, char **text) {
   *text = NULL;
-  PrunerScheduleOptions defaults = prunerScheduleDefaultOptions();
-  if (!opts)
-    opts = &defaults;
   PrunerStatus s = prunerConfigCheck(w, target, config);
   if (!s.ok)
     return s;
+  return prunerScheduleBuildChecked(w, config, opts, text);
+}
+
+PrunerStatus prunerScheduleBuildChecked(const PrunerWorkload *w, const PrunerConfig *config,
+                                        const PrunerScheduleOptions *opts, char **text) {
+  *text = NULL;
+  PrunerScheduleOptions defaults = prunerScheduleDefaultOptions();
+  if (!opts)
+    opts = &defaults;
   Plan p;
-  s = makePlan(w, config, opts, &p);
+  PrunerStatus s = makePlan(w, config, opts, &p);
   if (!s.ok)
     return s;
   if (opts->fuse_consumer) {

@@ -202,15 +202,12 @@ PrunerStatus prunerWorkloadCheckSchedulable(const PrunerWorkload *w, const Prune
   return status;
 }
 
-/* The rules, in the order their messages are reported. With status == NULL it is the
- * silent boolean form. */
-static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
-                        const PrunerSpaceOptions *opts, const PrunerConfig *c,
-                        PrunerStatus *status) {
-  char a1[160], a2[160];
-  const int n = w->num_loops;
-  if (!checkWorkload(w, status))
-    return false;
+/* The rules of a GPU config (docs/config.md), one function per group, each in the order
+ * its messages are reported. With status == NULL each is the silent boolean form. */
+
+/* vector_width is a width the schedule emits, on an op the vectorizer can vectorize. */
+static bool checkVectorWidthValue(const PrunerWorkload *w, const PrunerConfig *c,
+                                  PrunerStatus *status) {
   if (c->vector_width != 1 && c->vector_width != 2 && c->vector_width != 4)
     FAIL("vector_width = %d is not one of 1, 2, 4", (int)c->vector_width);
   if (c->vector_width > 1 && !prunerWorkloadVectorizable(w))
@@ -218,7 +215,15 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
          "(e.g. a convolution written as linalg.generic): the vectorizer cannot vectorize "
          "it; use vector_width = 1",
          (int)c->vector_width);
-  /* Arrays only in the right loops. */
+  return true;
+}
+
+/* Arrays only in the right loops: workgroup and thread tiles in parallel loops, steps in
+ * reduction loops, nothing past the op's loops. */
+static bool checkLoopEntries(const PrunerWorkload *w, const PrunerConfig *c,
+                             PrunerStatus *status) {
+  char a1[160];
+  const int n = w->num_loops;
   for (int l = 0; l < PRUNER_MAX_LOOPS; ++l) {
     int par = l < n && w->loop_kinds[l] == PRUNER_LOOP_PARALLEL;
     int red = l < n && w->loop_kinds[l] == PRUNER_LOOP_REDUCTION;
@@ -232,8 +237,15 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
       FAIL("reduction %s has an entry for %s %d; reduction loops only", ARR(a1, c->reduction),
            par ? "parallel loop" : "nonexistent loop", l);
   }
-  /* Tiles >= 1 and dividing. */
-  for (int l = 0; l < n; ++l) {
+  return true;
+}
+
+/* Tiles >= 1 and dividing: steps divide the bounds, workgroup tiles divide the bounds,
+ * thread tiles divide the workgroup tiles. */
+static bool checkTileDivisibility(const PrunerWorkload *w, const PrunerConfig *c,
+                                  PrunerStatus *status) {
+  char a1[160], a2[160];
+  for (int l = 0; l < w->num_loops; ++l) {
     const char *role = prunerLoopRoleName(w->loop_roles[l]);
     if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) {
       if (c->reduction[l] < 1)
@@ -257,14 +269,19 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
       FAIL("thread tile %s does not divide workgroup tile %s", ARR(a1, c->thread),
            ARR(a2, c->workgroup));
   }
-  int num_operands = w->num_inputs + w->num_outputs;
-  if (c->promote_operands >> num_operands)
-    FAIL("promote_operands %s names an operand beyond the op's %d operands",
-         formatPromote(a1, sizeof(a1), c->promote_operands), num_operands);
-  /* Threads, grid and block dimensions (innermost parallel loop -> x). */
+  return true;
+}
+
+/* Grid and block dimensions (innermost parallel loop -> x): at most 3 of each, within
+ * the CUDA limits, and at most max_threads_per_block threads. Returns the threads per
+ * block and elements per thread (saturating products) for the budgets. */
+static bool checkLaunchDims(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                            const PrunerConfig *c, int64_t *threads_out, int64_t *elements_out,
+                            PrunerStatus *status) {
+  char a1[160], a2[160];
   int64_t threads = 1, elements = 1;
   int grid_dims = 0, block_dims = 0;
-  for (int l = n - 1; l >= 0; --l) {
+  for (int l = w->num_loops - 1; l >= 0; --l) {
     if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL)
       continue;
     int64_t blocks = w->bounds[l] / c->workgroup[l];
@@ -301,6 +318,17 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
   if (threads > t->max_threads_per_block)
     FAIL("workgroup tile %s over thread tile %s gives more than %d threads per block (%s)",
          ARR(a1, c->workgroup), ARR(a2, c->thread), t->max_threads_per_block, t->name);
+  *threads_out = threads;
+  *elements_out = elements;
+  return true;
+}
+
+/* The space's budgets (PrunerSpaceOptions): enough threads per block, the register budget
+ * per thread, and the compile-cost limits on unrolled body copies and block elements. */
+static bool checkBudgets(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                         const PrunerSpaceOptions *opts, const PrunerConfig *c, int64_t threads,
+                         int64_t elements, PrunerStatus *status) {
+  char a1[160], a2[160];
   int64_t min_threads = prunerSpaceMinThreads(w, t, opts);
   if (threads < min_threads)
     FAIL("workgroup tile %s over thread tile %s gives %lld threads per block; at least %lld",
@@ -309,7 +337,7 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
     FAIL("thread tile %s gives %lld elements per thread; at most %lld (register budget)",
          ARR(a1, c->thread), (long long)elements, (long long)opts->max_thread_elements);
   int64_t steps = 1;
-  for (int l = 0; l < n; ++l)
+  for (int l = 0; l < w->num_loops; ++l)
     if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
       steps = satMul(steps, c->reduction[l]);
   int64_t body = satMul(elements, steps);
@@ -324,15 +352,23 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
          "most %lld (compile-cost limit max_block_elements)",
          ARR(a1, c->workgroup), (long long)threads, (long long)elements, (long long)block_elements,
          (long long)opts->max_block_elements);
+  return true;
+}
+
+/* Promotion: the staged tiles fit the static shared memory, and each is a proper
+ * sub-tile: the schedule stages a block's slice of the operand
+ * (transform.structured.promote needs a memref.subview), and a tile that is the whole
+ * operand has none (docs/schedule.md). */
+static bool checkPromotion(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                           const PrunerConfig *c, PrunerStatus *status) {
+  char a1[160];
+  int num_operands = w->num_inputs + w->num_outputs;
   int64_t smem = prunerConfigSharedBytes(w, c);
   if (smem > t->smem_per_block_static)
     FAIL("promote_operands %s needs %lld bytes of shared memory; %s allows %d per block "
          "(static allocation limit)",
          formatPromote(a1, sizeof(a1), c->promote_operands), (long long)smem, t->name,
          t->smem_per_block_static);
-  /* A promoted tile must be a proper sub-tile: the schedule stages a block's slice of the
-   * operand (transform.structured.promote needs a memref.subview), and a tile that is the
-   * whole operand has none (docs/schedule.md). */
   for (int i = 0; i < num_operands; ++i) {
     if (!(c->promote_operands & (1u << i)) || w->operands[i].rank < 1)
       continue;
@@ -344,30 +380,56 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
            "operand, which the schedule cannot promote",
            formatPromote(a1, sizeof(a1), c->promote_operands), i);
   }
-  /* Vector width: divides the output's contiguous thread tile and every promoted tile's
-   * contiguous extent. */
-  if (c->vector_width > 1) {
-    for (int i = w->num_inputs; i < num_operands; ++i) {
-      int l = prunerWorkloadContiguousLoop(w, i);
-      if (l < 0)
-        FAIL("vector_width = %d needs a contiguous loop in output operand %d; it has none",
-             (int)c->vector_width, i);
-      if (c->thread[l] % c->vector_width)
-        FAIL("vector_width = %d does not divide thread tile %s at loop %d (%s), the output's "
-             "contiguous loop",
-             (int)c->vector_width, ARR(a1, c->thread), l, prunerLoopRoleName(w->loop_roles[l]));
-    }
-    for (int i = 0; i < num_operands; ++i) {
-      if (!(c->promote_operands & (1u << i)) || w->operands[i].rank < 1)
-        continue;
-      int64_t extent = prunerConfigOperandFootprint(w, c, i, w->operands[i].rank - 1);
-      if (extent % c->vector_width)
-        FAIL("vector_width = %d does not divide the contiguous extent %lld of promoted "
-             "operand %d's tile",
-             (int)c->vector_width, (long long)extent, i);
-    }
+  return true;
+}
+
+/* Vector width: divides the output's contiguous thread tile and every promoted tile's
+ * contiguous extent. */
+static bool checkVectorWidthFit(const PrunerWorkload *w, const PrunerConfig *c,
+                                PrunerStatus *status) {
+  char a1[160];
+  int num_operands = w->num_inputs + w->num_outputs;
+  if (c->vector_width <= 1)
+    return true;
+  for (int i = w->num_inputs; i < num_operands; ++i) {
+    int l = prunerWorkloadContiguousLoop(w, i);
+    if (l < 0)
+      FAIL("vector_width = %d needs a contiguous loop in output operand %d; it has none",
+           (int)c->vector_width, i);
+    if (c->thread[l] % c->vector_width)
+      FAIL("vector_width = %d does not divide thread tile %s at loop %d (%s), the output's "
+           "contiguous loop",
+           (int)c->vector_width, ARR(a1, c->thread), l, prunerLoopRoleName(w->loop_roles[l]));
+  }
+  for (int i = 0; i < num_operands; ++i) {
+    if (!(c->promote_operands & (1u << i)) || w->operands[i].rank < 1)
+      continue;
+    int64_t extent = prunerConfigOperandFootprint(w, c, i, w->operands[i].rank - 1);
+    if (extent % c->vector_width)
+      FAIL("vector_width = %d does not divide the contiguous extent %lld of promoted "
+           "operand %d's tile",
+           (int)c->vector_width, (long long)extent, i);
   }
   return true;
+}
+
+/* All the rules, in the order their messages are reported. With status == NULL it is the
+ * silent boolean form. */
+static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                        const PrunerSpaceOptions *opts, const PrunerConfig *c,
+                        PrunerStatus *status) {
+  char a1[160];
+  if (!checkWorkload(w, status) || !checkVectorWidthValue(w, c, status) ||
+      !checkLoopEntries(w, c, status) || !checkTileDivisibility(w, c, status))
+    return false;
+  int num_operands = w->num_inputs + w->num_outputs;
+  if (c->promote_operands >> num_operands)
+    FAIL("promote_operands %s names an operand beyond the op's %d operands",
+         formatPromote(a1, sizeof(a1), c->promote_operands), num_operands);
+  int64_t threads, elements;
+  return checkLaunchDims(w, t, c, &threads, &elements, status) &&
+         checkBudgets(w, t, opts, c, threads, elements, status) &&
+         checkPromotion(w, t, c, status) && checkVectorWidthFit(w, c, status);
 }
 
 PrunerStatus prunerConfigCheckWithOptions(const PrunerWorkload *w, const PrunerTargetDesc *t,

@@ -38,8 +38,8 @@ PrunerHostOptions options(int threads) {
 Tuned tune(PrunerHost host, const PrunerWorkload &w, int threads) {
   Tuned best;
   PrunerTargetDesc t = *prunerHostGetTarget(host);
-  t.peak_fp32_gflops *= static_cast<double>(threads) / t.sm_count;
-  t.sm_count = threads;
+  t.peak_fp32_gflops *= static_cast<double>(threads) / prunerHostTargetCores(&t);
+  t.sm_count = threads; // the cores the host draft and space plan for
   PrunerSpace space = nullptr;
   PrunerDraft draft = nullptr;
   if (!prunerSpaceCreate(&w, &t, nullptr, &space).ok || !prunerDraftCreate(&w, &t, &draft).ok)
@@ -69,7 +69,7 @@ void BM_HostMatmulVsOpenBLAS(benchmark::State &state) {
     return;
   }
   if (threads == 0)
-    threads = prunerHostGetTarget(host)->sm_count;
+    threads = prunerHostTargetCores(prunerHostGetTarget(host));
   PrunerWorkload w;
   prunerWorkloadMatmul(&w, kSize, kSize, kSize, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   double flops = prunerWorkloadFlops(&w);

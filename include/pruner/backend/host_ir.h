@@ -24,17 +24,21 @@ extern "C" {
 
 /* `module` holds exactly one func.func whose body is one linalg op of workload `w` on
  * tensors (plus constants and the return). Bufferizes it and, unless `config` is NULL
- * (the untiled lowering: bufferized only), applies the host schedule of `config`,
- * checked against `target` first (prunerHostConfigCheck). 2-D convolutions are scheduled
+ * (the untiled lowering: bufferized only), applies the host schedule of `config`, which
+ * the caller has checked against `target` (prunerHostConfigCheck) and which is not
+ * checked again (one check per path: pruner-cpu-pipeline checks every op before it
+ * outlines any). 2-D convolutions are scheduled
  * on tensors and bufferized by their schedule (docs/host.md). The module is changed in
  * place. A failure names the phase (bufferize, schedule), the workload and the config;
  * MLIR's own diagnostics go to the context's handlers (the caller may capture them).
  * Does not lower to LLVM: prunerHostLoweringPipeline (pruner/backend/host.h) does that. */
-PrunerStatus prunerHostScheduleModule(MlirModule module, const PrunerWorkload *w,
-                                      const PrunerConfig *config, const PrunerTargetDesc *target);
+PrunerStatus prunerHostScheduleModuleChecked(MlirModule module, const PrunerWorkload *w,
+                                             const PrunerConfig *config,
+                                             const PrunerTargetDesc *target);
 
-/* The same, stopping after the bufferization when `schedule` is false (stage 0 of
- * prunerHostLowerText). */
+/* The same for a config not checked yet (it is checked here first: a failure is
+ * prunerHostConfigCheck's message), stopping after the bufferization when `schedule` is
+ * false (stage 0 of prunerHostLowerText). */
 PrunerStatus prunerHostPrepareModule(MlirModule module, const PrunerWorkload *w,
                                      const PrunerConfig *config, const PrunerTargetDesc *target,
                                      bool schedule);

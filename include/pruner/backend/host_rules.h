@@ -76,6 +76,10 @@ PrunerStatus prunerHostInfoAssume(PrunerHostInfo *h, int cores, const char *isa,
 const char *prunerHostTargetFeatures(const PrunerTargetDesc *t);
 /* The target description of this machine (kind PRUNER_TARGET_HOST, arch "host"). */
 void prunerHostTargetDesc(const PrunerHostInfo *info, PrunerTargetDesc *out);
+/* The two PrunerTargetDesc fields named after GPU parts that the host fills with CPU
+ * quantities (the table above): host code reads them through these names. */
+int prunerHostTargetCores(const PrunerTargetDesc *t);     /* sm_count: cores to run on */
+int prunerHostTargetSimdLanes(const PrunerTargetDesc *t); /* warp_size: f32 SIMD lanes */
 
 /* ---- space rules (space_host.c) -------------------------------------------------- */
 

@@ -62,7 +62,7 @@ PrunerCompileResult prunerCompileOneInContext(MlirContext ctx, const PrunerWorkl
   if (r.status.ok) {
     PrunerScheduleOptions sopts = prunerScheduleDefaultOptions();
     sopts.gpu_mapping = true;
-    r.status = prunerScheduleBuild(w, config, t, &sopts, &schedule);
+    r.status = prunerScheduleBuildChecked(w, config, &sopts, &schedule); /* checked above */
   }
   if (r.status.ok)
     r.status =

@@ -43,7 +43,7 @@ static void hostDescribeMeasure(const PrunerTargetDesc *t, const char *export_pa
   (void)export_path; /* no export (exportOpen is NULL) */
   snprintf(buf, size,
            "host (JIT-compiled, checked and timed on this CPU: %s, %d core(s); baseline %s)",
-           t->device[0] ? t->device : t->name, t->sm_count, "OpenBLAS");
+           t->device[0] ? t->device : t->name, prunerHostTargetCores(t), "OpenBLAS");
 }
 
 static PrunerStatus hostSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *t,

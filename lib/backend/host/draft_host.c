@@ -87,10 +87,13 @@ PrunerStatus prunerHostDraftCheckTarget(const PrunerWorkload *w, const PrunerTar
     const char *name;
     double value;
   } fields[] = {
-      {"sm_count (cores)", t->sm_count},         {"boost_clock_mhz", t->boost_clock_mhz},
-      {"peak_fp32_gflops", t->peak_fp32_gflops}, {"dram_gbps", t->dram_gbps},
-      {"l2_bytes", (double)t->l2_bytes},         {"smem_per_sm (L1d)", t->smem_per_sm},
-      {"warp_size (SIMD lanes)", t->warp_size},
+      {"sm_count (cores)", prunerHostTargetCores(t)},
+      {"boost_clock_mhz", t->boost_clock_mhz},
+      {"peak_fp32_gflops", t->peak_fp32_gflops},
+      {"dram_gbps", t->dram_gbps},
+      {"l2_bytes", (double)t->l2_bytes},
+      {"smem_per_sm (L1d)", t->smem_per_sm},
+      {"warp_size (SIMD lanes)", prunerHostTargetSimdLanes(t)},
   };
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i)
     if (!(fields[i].value > 0))
@@ -454,8 +457,8 @@ bool prunerHostDraftScore(const PrunerWorkload *w, const PrunerTargetDesc *t,
   h.n = w->num_loops;
   h.nops = w->num_inputs + w->num_outputs;
   h.clock = t->boost_clock_mhz * 1e6;
-  h.lanes = t->warp_size; /* f32 SIMD lanes on the host (pruner/backend/host_rules.h) */
-  h.cores = t->sm_count;  /* cores on the host */
+  h.lanes = prunerHostTargetSimdLanes(t);
+  h.cores = prunerHostTargetCores(t);
   /* FMA pipes follow from the described peak (target_host.c). */
   h.pipes = dmax(1.0, t->peak_fp32_gflops * 1e9 / (h.cores * 2.0 * h.lanes * h.clock));
   hostDraftExtents(&h);

@@ -469,7 +469,7 @@ static bool supported(const PrunerWorkload *w, char *why, size_t size) {
 static void childMeasure(HostChild *ch, const HostRequest *req, PrunerHostResult *rep) {
   PrunerRecord *r = &rep->record;
   const PrunerWorkload *w = &req->w;
-  int threads = req->opts.threads > 0 ? req->opts.threads : req->target.sm_count;
+  int threads = req->opts.threads > 0 ? req->opts.threads : prunerHostTargetCores(&req->target);
   setThreads(ch, threads > 0 ? threads : 1);
   char data_why[200] = "";
   if (!prepareData(ch, w, req->opts.seed, data_why, sizeof data_why)) {
@@ -523,7 +523,7 @@ static void childBaseline(HostChild *ch, const HostRequest *req, PrunerHostResul
   }
   if (ch->corename)
     snprintf(rep->baseline_core, sizeof rep->baseline_core, "%.31s", ch->corename());
-  int threads = req->opts.threads > 0 ? req->opts.threads : req->target.sm_count;
+  int threads = req->opts.threads > 0 ? req->opts.threads : prunerHostTargetCores(&req->target);
   setThreads(ch, threads > 0 ? threads : 1);
   char data_why[200] = "";
   if (!prepareData(ch, w, req->opts.seed, data_why, sizeof data_why)) {
@@ -574,7 +574,7 @@ static bool remeasureSettled(PrunerHostRemeasure *rep, const bool *live, int m) 
  * run per kernel, rotating the order (docs/measurement.md, "Host: the final check"). */
 static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostRemeasure *rep) {
   const PrunerWorkload *w = &req->w;
-  int threads = req->opts.threads > 0 ? req->opts.threads : req->target.sm_count;
+  int threads = req->opts.threads > 0 ? req->opts.threads : prunerHostTargetCores(&req->target);
   setThreads(ch, threads > 0 ? threads : 1);
   int n = req->num_configs;
   int m = n + (req->baseline ? 1 : 0);
@@ -730,11 +730,11 @@ PrunerStatus prunerHostCreate(const PrunerHostOptions *opts, PrunerHost *out) {
   const char *ct = h->opts.openblas_coretype;
   bool narrowed = prunerHostTargetFeatures(&h->target)[0] != '\0';
   if (!ct)
-    ct = getenv("OPENBLAS_CORETYPE") ? getenv("OPENBLAS_CORETYPE")
-         : h->target.warp_size >= 16 ? "SkylakeX"
-         : !narrowed                 ? ""
-         : h->target.warp_size >= 8  ? "Haswell"
-                                     : "Nehalem";
+    ct = getenv("OPENBLAS_CORETYPE")                   ? getenv("OPENBLAS_CORETYPE")
+         : prunerHostTargetSimdLanes(&h->target) >= 16 ? "SkylakeX"
+         : !narrowed                                   ? ""
+         : prunerHostTargetSimdLanes(&h->target) >= 8  ? "Haswell"
+                                                       : "Nehalem";
   snprintf(h->child.coretype, sizeof h->child.coretype, "%.31s", ct);
   h->child.memory_limit_mb = h->opts.memory_limit_mb;
   PrunerWorkerSpec spec = {.handler = childHandle,

@@ -28,6 +28,11 @@ typedef struct HostKernel {
 /* True when the schedule of `w` starts on tensors and bufferizes itself (2-D convs). */
 bool hostScheduleOnTensors(const PrunerWorkload *w);
 
+/* prunerHostScheduleBuild for a config that already passed prunerHostConfigCheck on the
+ * same workload and target (or NULL: untiled); it does not check again. */
+PrunerStatus hostScheduleBuildChecked(const PrunerWorkload *w, const PrunerConfig *config,
+                                      char **text);
+
 /* A context with every dialect, pass and LLVM translation registered. */
 MlirContext hostContextCreate(void);
 

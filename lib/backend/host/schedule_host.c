@@ -75,34 +75,14 @@ static int appendTileFor(PrunerText *t, const char *res, const char *loops, cons
   return count;
 }
 
-PrunerStatus prunerHostScheduleBuild(const PrunerWorkload *w, const PrunerConfig *c,
-                                     const PrunerTargetDesc *target, char **text) {
-  *text = NULL;
-  PrunerText t;
-  prunerTextInit(&t);
-  /* 2-D convolutions are tiled and decomposed on tensors (the decomposition has no buffer
-   * form) and bufferized by the schedule; everything else arrives bufferized. */
-  const bool on_tensors = c && hostScheduleOnTensors(w);
-  prunerTextAppend(&t, "module attributes {transform.with_named_sequence} {\n"
-                       "  transform.named_sequence @__transform_main(%%root: " ANY
-                       " {transform.%s}) {\n",
-                   on_tensors ? "consumed" : "readonly");
-  if (!c) { /* the untiled lowering: linalg to plain loops, nothing else */
-    prunerTextAppend(&t, "    transform.yield\n  }\n}\n");
-    return prunerTextFinish(&t, "host schedule", text);
-  }
-  PrunerStatus st = prunerHostConfigCheck(w, target, NULL, c);
-  if (!st.ok) {
-    prunerTextFree(&t);
-    return st;
-  }
-  const int n = w->num_loops;
-  prunerTextAppend(&t,
-                   "    %%op = transform.structured.match ops{[\"%s\"]} in %%root : (" ANY
-                   ") -> " ANY "\n",
-                   prunerSchedulePayloadOpName(w));
+/* The schedule's steps, in the order of the file comment (docs/host.md, "The loop
+ * nest"); each appends its transform ops to `t` and returns the handle it leaves. */
 
-  /* 1. Tasks. */
+/* 1. Tasks: tile_using_forall by the workgroup tile of the parallel loops, when there is
+ * more than one task. Returns the handle to tile further; `tasks` gets the task count. */
+static const char *appendTaskTile(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c,
+                                  int64_t *tasks_out) {
+  const int n = w->num_loops;
   int64_t task[PRUNER_MAX_LOOPS] = {0};
   int64_t tasks = 1;
   for (int l = 0; l < n; ++l)
@@ -110,17 +90,21 @@ PrunerStatus prunerHostScheduleBuild(const PrunerWorkload *w, const PrunerConfig
       task[l] = c->workgroup[l];
       tasks *= w->bounds[l] / c->workgroup[l];
     }
-  const char *cur = "op";
-  if (tasks > 1) {
-    prunerTextAppend(&t, "    // %lld tasks, run in parallel by OpenMP.\n", (long long)tasks);
-    prunerTextAppend(&t, "    %%t0, %%forall = transform.structured.tile_using_forall %%op "
-                         "tile_sizes ");
-    appendTiles(&t, task, n);
-    prunerTextAppend(&t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
-    cur = "t0";
-  }
+  *tasks_out = tasks;
+  if (tasks <= 1)
+    return "op";
+  prunerTextAppend(t, "    // %lld tasks, run in parallel by OpenMP.\n", (long long)tasks);
+  prunerTextAppend(t, "    %%t0, %%forall = transform.structured.tile_using_forall %%op "
+                      "tile_sizes ");
+  appendTiles(t, task, n);
+  prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+  return "t0";
+}
 
-  /* 2. Cache tile of the reduction loops. */
+/* 2. Cache tile of the reduction loops (those whose step is below the bound). */
+static const char *appendCacheTile(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c,
+                                   const char *cur) {
+  const int n = w->num_loops;
   int64_t cache[PRUNER_MAX_LOOPS] = {0};
   bool any_cache = false;
   for (int l = 0; l < n; ++l)
@@ -128,13 +112,19 @@ PrunerStatus prunerHostScheduleBuild(const PrunerWorkload *w, const PrunerConfig
       cache[l] = c->reduction[l];
       any_cache = true;
     }
-  if (any_cache) {
-    prunerTextAppend(&t, "    // Cache tile of the reduction loops.\n");
-    appendTileFor(&t, "t1", "lc", cur, cache, n);
-    cur = "t1";
-  }
+  if (!any_cache)
+    return cur;
+  prunerTextAppend(t, "    // Cache tile of the reduction loops.\n");
+  appendTileFor(t, "t1", "lc", cur, cache, n);
+  return "t1";
+}
 
-  /* 3. Register tile. */
+/* 3. Register tile: the thread tile of the parallel loops, reduction loops by
+ * registerReductionStep; 4. peel the register loops whose tile does not divide the task
+ * tile (each once; docs/host.md), then canonicalize the function. */
+static void appendRegisterTile(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c,
+                               const char *cur) {
+  const int n = w->num_loops;
   int64_t reg[PRUNER_MAX_LOOPS] = {0};
   int handle[PRUNER_MAX_LOOPS];
   int count = 0;
@@ -143,79 +133,121 @@ PrunerStatus prunerHostScheduleBuild(const PrunerWorkload *w, const PrunerConfig
                                                       : registerReductionStep(w, c, l);
     handle[l] = reg[l] > 0 ? count++ : -1;
   }
-  prunerTextAppend(&t, "    // Register tile.\n");
-  int loops = appendTileFor(&t, "t2", "lr", cur, reg, n);
+  prunerTextAppend(t, "    // Register tile.\n");
+  int loops = appendTileFor(t, "t2", "lr", cur, reg, n);
 
-  /* 4. Peel what does not divide (each peeled loop once; see docs/host.md). */
   for (int l = 0; l < n && loops > 0; ++l) {
     if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL || c->workgroup[l] % c->thread[l] == 0)
       continue;
-    prunerTextAppend(&t,
-                     "    %%peel%d = transform.cast %%lr#%d : " ANY " to !transform.op<\"scf.for\">\n"
+    prunerTextAppend(t,
+                     "    %%peel%d = transform.cast %%lr#%d : " ANY
+                     " to !transform.op<\"scf.for\">\n"
                      "    %%pm%d, %%pr%d = transform.loop.peel %%peel%d : "
                      "(!transform.op<\"scf.for\">) -> (" ANY ", " ANY ")\n",
                      l, handle[l], l, l, l);
   }
-  prunerTextAppend(&t, "    %%f0 = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
-                       ") -> " ANY "\n"
-                       "    transform.apply_patterns to %%f0 { "
-                       "transform.apply_patterns.canonicalization } : " ANY "\n");
+  prunerTextAppend(t, "    %%f0 = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
+                      ") -> " ANY "\n"
+                      "    transform.apply_patterns to %%f0 { "
+                      "transform.apply_patterns.canonicalization } : " ANY "\n");
+}
 
-  /* 5. 1-D decomposition of 2-D convolutions (the vectorizer handles 1-D convs only),
-   * then bufferization (canonicalize after it, else an alloc + memrefCopy per tile
-   * remains: docs/host.md, H2). */
+/* 5. 1-D decomposition of 2-D convolutions (the vectorizer handles 1-D convs only), then
+ * bufferization (canonicalize after it, else an alloc + memrefCopy per tile remains:
+ * docs/host.md, H2). Either way leaves the function handle %f. */
+static void appendDecomposeAndBufferize(PrunerText *t, const PrunerWorkload *w, bool on_tensors) {
   if (on_tensors) {
-    prunerTextAppend(&t,
+    prunerTextAppend(t,
                      "    %%convs = transform.structured.match ops{[\"%s\"]} in %%f0 : (" ANY
                      ") -> " ANY "\n"
                      "    %%dec = transform.structured.decompose %%convs : (" ANY ") -> " ANY "\n",
                      prunerSchedulePayloadOpName(w));
-    prunerTextAppend(&t,
-                     "    %%b = transform.bufferization.one_shot_bufferize layout{IdentityLayoutMap} "
-                     "%%root {bufferize_function_boundaries = true} : (" ANY ") -> " ANY "\n"
-                     "    %%f = transform.structured.match ops{[\"func.func\"]} in %%b : (" ANY
-                     ") -> " ANY "\n"
-                     "    transform.apply_patterns to %%f { "
-                     "transform.apply_patterns.canonicalization } : " ANY "\n"
-                     "    transform.apply_cse to %%f : " ANY "\n");
-  } else {
-    prunerTextAppend(&t, "    %%f = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
-                         ") -> " ANY "\n");
-  }
-
-  /* 6. Vectorize, hoist the accumulator, lower to 1-D vectors and FMAs. */
-  const char *fh = "f";
-  if (c->vector_width > 1) {
     prunerTextAppend(
-        &t,
-        "    %%fv = transform.structured.vectorize_children_and_apply_patterns %%f : (" ANY
-        ") -> " ANY "\n"
-        "    transform.apply_patterns to %%fv {\n"
-        "      transform.apply_patterns.canonicalization\n"
-        "      transform.apply_patterns.memref.fold_memref_alias_ops\n"
-        "    } : " ANY "\n"
-        "    transform.apply_cse to %%fv : " ANY "\n"
-        "    // Keep the accumulator in registers across the inner reduction loop.\n"
-        "    %%fh = transform.structured.hoist_redundant_vector_transfers %%fv : (" ANY
-        ") -> " ANY "\n"
-        "    transform.apply_patterns to %%fh {\n"
-        "      transform.apply_patterns.vector.lower_contraction lowering_strategy = "
-        "\"outerproduct\"\n"
-        "      transform.apply_patterns.vector.lower_outerproduct\n"
-        "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
-        "      transform.apply_patterns.vector.lower_masked_transfers\n"
-        "      transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = "
-        "\"innerparallel\"\n"
-        "      transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1 "
-        "full_unroll = true\n"
-        "      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1\n"
-        "      transform.apply_patterns.vector.lower_shape_cast\n"
-        "      transform.apply_patterns.vector.lower_transpose lowering_strategy = "
-        "\"shuffle_1d\"\n"
-        "      transform.apply_patterns.vector.lower_broadcast\n"
-        "    } : " ANY "\n");
-    fh = "fh";
+        t,
+        "    %%b = transform.bufferization.one_shot_bufferize layout{IdentityLayoutMap} "
+        "%%root {bufferize_function_boundaries = true} : (" ANY ") -> " ANY "\n"
+        "    %%f = transform.structured.match ops{[\"func.func\"]} in %%b : (" ANY ") -> " ANY "\n"
+        "    transform.apply_patterns to %%f { "
+        "transform.apply_patterns.canonicalization } : " ANY "\n"
+        "    transform.apply_cse to %%f : " ANY "\n");
+  } else {
+    prunerTextAppend(t,
+                     "    %%f = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
+                     ") -> " ANY "\n");
   }
+}
+
+/* 6. Vectorize, hoist the accumulator, lower to 1-D vectors and FMAs (vector_width > 1
+ * only). Returns the function handle after it. */
+static const char *appendVectorize(PrunerText *t, const PrunerConfig *c) {
+  if (c->vector_width <= 1)
+    return "f";
+  prunerTextAppend(
+      t, "    %%fv = transform.structured.vectorize_children_and_apply_patterns %%f : (" ANY
+         ") -> " ANY "\n"
+         "    transform.apply_patterns to %%fv {\n"
+         "      transform.apply_patterns.canonicalization\n"
+         "      transform.apply_patterns.memref.fold_memref_alias_ops\n"
+         "    } : " ANY "\n"
+         "    transform.apply_cse to %%fv : " ANY "\n"
+         "    // Keep the accumulator in registers across the inner reduction loop.\n"
+         "    %%fh = transform.structured.hoist_redundant_vector_transfers %%fv : (" ANY ") -> " ANY
+         "\n"
+         "    transform.apply_patterns to %%fh {\n"
+         "      transform.apply_patterns.vector.lower_contraction lowering_strategy = "
+         "\"outerproduct\"\n"
+         "      transform.apply_patterns.vector.lower_outerproduct\n"
+         "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+         "      transform.apply_patterns.vector.lower_masked_transfers\n"
+         "      transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = "
+         "\"innerparallel\"\n"
+         "      transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1 "
+         "full_unroll = true\n"
+         "      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1\n"
+         "      transform.apply_patterns.vector.lower_shape_cast\n"
+         "      transform.apply_patterns.vector.lower_transpose lowering_strategy = "
+         "\"shuffle_1d\"\n"
+         "      transform.apply_patterns.vector.lower_broadcast\n"
+         "    } : " ANY "\n");
+  return "fh";
+}
+
+PrunerStatus prunerHostScheduleBuild(const PrunerWorkload *w, const PrunerConfig *c,
+                                     const PrunerTargetDesc *target, char **text) {
+  *text = NULL;
+  if (c) {
+    PrunerStatus st = prunerHostConfigCheck(w, target, NULL, c);
+    if (!st.ok)
+      return st;
+  }
+  return hostScheduleBuildChecked(w, c, text);
+}
+
+PrunerStatus hostScheduleBuildChecked(const PrunerWorkload *w, const PrunerConfig *c, char **text) {
+  *text = NULL;
+  PrunerText t;
+  prunerTextInit(&t);
+  /* 2-D convolutions are tiled and decomposed on tensors (the decomposition has no buffer
+   * form) and bufferized by the schedule; everything else arrives bufferized. */
+  const bool on_tensors = c && hostScheduleOnTensors(w);
+  prunerTextAppend(&t,
+                   "module attributes {transform.with_named_sequence} {\n"
+                   "  transform.named_sequence @__transform_main(%%root: " ANY
+                   " {transform.%s}) {\n",
+                   on_tensors ? "consumed" : "readonly");
+  if (!c) { /* the untiled lowering: linalg to plain loops, nothing else */
+    prunerTextAppend(&t, "    transform.yield\n  }\n}\n");
+    return prunerTextFinish(&t, "host schedule", text);
+  }
+  prunerTextAppend(
+      &t, "    %%op = transform.structured.match ops{[\"%s\"]} in %%root : (" ANY ") -> " ANY "\n",
+      prunerSchedulePayloadOpName(w));
+  int64_t tasks;
+  const char *cur = appendTaskTile(&t, w, c, &tasks);
+  cur = appendCacheTile(&t, w, c, cur);
+  appendRegisterTile(&t, w, c, cur);
+  appendDecomposeAndBufferize(&t, w, on_tensors);
+  const char *fh = appendVectorize(&t, c);
   if (tasks > 1)
     prunerTextAppend(&t,
                      "    %%fa = transform.structured.match ops{[\"scf.forall\"]} in %%%s : (" ANY

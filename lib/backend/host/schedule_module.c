@@ -52,10 +52,13 @@ static bool applySchedule(MlirModule m, const char *schedule) {
   return ok;
 }
 
-PrunerStatus prunerHostPrepareModule(MlirModule m, const PrunerWorkload *w, const PrunerConfig *c,
-                                     const PrunerTargetDesc *t, bool schedule) {
+/* `checked`: the caller ran prunerHostConfigCheck already (the config is checked once
+ * per path). */
+static PrunerStatus prepareModule(MlirModule m, const PrunerWorkload *w, const PrunerConfig *c,
+                                  const PrunerTargetDesc *t, bool schedule, bool checked) {
   char *text = NULL;
-  PrunerStatus st = prunerHostScheduleBuild(w, c, t, &text);
+  PrunerStatus st =
+      checked ? hostScheduleBuildChecked(w, c, &text) : prunerHostScheduleBuild(w, c, t, &text);
   if (!st.ok)
     return st;
   /* Schedules that start on tensors bufferize themselves (untiled: bufferize here). */
@@ -77,7 +80,12 @@ PrunerStatus prunerHostPrepareModule(MlirModule m, const PrunerWorkload *w, cons
   return prunerStatusError("host %s of %s (%s) failed", phase, w->key, cfg);
 }
 
-PrunerStatus prunerHostScheduleModule(MlirModule m, const PrunerWorkload *w, const PrunerConfig *c,
-                                      const PrunerTargetDesc *t) {
-  return prunerHostPrepareModule(m, w, c, t, true);
+PrunerStatus prunerHostPrepareModule(MlirModule m, const PrunerWorkload *w, const PrunerConfig *c,
+                                     const PrunerTargetDesc *t, bool schedule) {
+  return prepareModule(m, w, c, t, schedule, false);
+}
+
+PrunerStatus prunerHostScheduleModuleChecked(MlirModule m, const PrunerWorkload *w,
+                                             const PrunerConfig *c, const PrunerTargetDesc *t) {
+  return prepareModule(m, w, c, t, true, true);
 }

@@ -50,7 +50,8 @@ static bool unitRegisterLoop(const PrunerWorkload *w, int l) {
 
 static int lanes(const PrunerWorkload *w, const PrunerTargetDesc *t) {
   int bytes = prunerDTypeBytes(w->operands[w->num_inputs].dtype);
-  int l = t->warp_size > 0 ? t->warp_size * 4 / (bytes > 0 ? bytes : 4) : 1;
+  int lanes = prunerHostTargetSimdLanes(t);
+  int l = lanes > 0 ? lanes * 4 / (bytes > 0 ? bytes : 4) : 1;
   return l > 0 ? l : 1;
 }
 

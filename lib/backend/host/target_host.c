@@ -262,11 +262,11 @@ const char *prunerHostTargetFeatures(const PrunerTargetDesc *t) {
   int native = __builtin_cpu_supports("avx512f")                                 ? 16
                : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 8
                                                                                  : 4;
-  if (!t || t->warp_size <= 0 || t->warp_size >= native)
+  if (!t || prunerHostTargetSimdLanes(t) <= 0 || prunerHostTargetSimdLanes(t) >= native)
     return "";
   /* Clearing a feature clears every feature that implies it (AVX-512BW, VL, ... imply
    * AVX-512F; AVX2, FMA and F16C imply AVX), so one name per level is enough. */
-  return t->warp_size >= 8 ? "-avx512f" : "-avx,-avx512f";
+  return prunerHostTargetSimdLanes(t) >= 8 ? "-avx512f" : "-avx,-avx512f";
 }
 
 /* "AMD EPYC 9654 96-Core Processor" -> "amd-epyc-9654": the first three words, lower
@@ -319,3 +319,7 @@ void prunerHostTargetDesc(const PrunerHostInfo *h, PrunerTargetDesc *t) {
   t->max_threads_per_sm = 1;
   t->max_blocks_per_sm = 1;
 }
+
+int prunerHostTargetCores(const PrunerTargetDesc *t) { return t->sm_count; }
+
+int prunerHostTargetSimdLanes(const PrunerTargetDesc *t) { return t->warp_size; }

@@ -305,11 +305,17 @@ static void test_space_rules(void **state) {
     PrunerStatus s = prunerConfigCheck(&w, &target, &c);
     if (!s.ok)
       fail_msg("enumerated config rejected: %s", s.message);
-    assert_int_equal(c.vector_width, target.warp_size);
+    assert_int_equal(c.vector_width, prunerHostTargetSimdLanes(&target));
     assert_int_equal(c.thread[1] % c.vector_width, 0);
     ++seen;
   }
   assert_int_equal(seen, count);
+  /* The host meaning of the GPU-named fields, read through their host names. */
+  int lanes = prunerHostTargetSimdLanes(&target);
+  assert_true(lanes == 4 || lanes == 8 || lanes == 16);
+  assert_int_equal(lanes, target.warp_size);
+  assert_true(prunerHostTargetCores(&target) >= 1);
+  assert_int_equal(prunerHostTargetCores(&target), target.sm_count);
   /* Bad configs are named. */
   assert_true(prunerSpaceGetConfig(space, 0, &c).ok);
   PrunerConfig bad = c;
@@ -332,6 +338,16 @@ static void test_space_rules(void **state) {
   PrunerHostResult r;
   prunerHostMeasure(host, &w, &bad, &r);
   assert_int_equal(r.record.status, PRUNER_RECORD_INVALID);
+  /* The schedule's public entry checks too, with the rules' own message (the internal
+   * already-checked entry that pruner-cpu-pipeline reaches does not check again). */
+  char *text = NULL;
+  PrunerStatus built = prunerHostScheduleBuild(&w, &bad, &target, &text);
+  assert_false(built.ok);
+  assert_null(text);
+  assert_string_equal(built.message, s.message);
+  assert_true(prunerHostScheduleBuild(&w, &c, &target, &text).ok);
+  assert_non_null(strstr(text, "tile_using_for"));
+  free(text);
   prunerSpaceDestroy(space);
 }
 

@@ -576,6 +576,43 @@ static void test_library_path(void **state) {
   checkBuilt(&w, &c);
 }
 
+/* One check per path (docs/schedule.md): prunerScheduleBuildChecked builds what
+ * prunerScheduleBuild builds for a valid config without checking it again, and
+ * prunerScheduleBuild still rejects an invalid one with prunerConfigCheck's message. */
+static void test_build_checked(void **state) {
+  (void)state;
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 256, 128, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerSpace space;
+  assert_true(prunerSpaceCreate(&w, &target, NULL, &space).ok);
+  PrunerConfig cs[24];
+  uint64_t rng = 11;
+  size_t n = prunerSpaceSample(space, 24, &rng, NULL, NULL, cs, NULL);
+  assert_true(n > 0);
+  for (size_t i = 0; i < n; ++i) {
+    for (int variant = 0; variant < 2; ++variant) {
+      PrunerScheduleOptions o = prunerScheduleDefaultOptions();
+      o.gpu_mapping = variant == 0;
+      char *a = NULL, *b = NULL;
+      assert_true(prunerScheduleBuild(&w, &cs[i], &target, &o, &a).ok);
+      assert_true(prunerScheduleBuildChecked(&w, &cs[i], &o, &b).ok);
+      assert_string_equal(a, b);
+      free(a);
+      free(b);
+    }
+  }
+  PrunerConfig bad = cs[0];
+  bad.thread[0] = 3; /* divides no power-of-two workgroup tile */
+  PrunerStatus want = prunerConfigCheck(&w, &target, &bad);
+  assert_false(want.ok);
+  char *text = NULL;
+  PrunerStatus got = prunerScheduleBuild(&w, &bad, &target, NULL, &text);
+  assert_false(got.ok);
+  assert_null(text);
+  assert_string_equal(got.message, want.message);
+  prunerSpaceDestroy(space);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_matmul),          cmocka_unit_test(test_matmul_no_fill),
@@ -584,6 +621,7 @@ int main(void) {
       cmocka_unit_test(test_reduction),       cmocka_unit_test(test_matmul_bias),
       cmocka_unit_test(test_matmul_bias_fused),
       cmocka_unit_test(test_library_path),
+      cmocka_unit_test(test_build_checked),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
