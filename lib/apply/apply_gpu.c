@@ -1,4 +1,5 @@
-/* passes/apply_config.c: pruner-apply-config, in C over the MLIR C API.
+/* lib/apply/apply_gpu.c: prunerApplyConfig for GPU targets (pruner-apply-config), in C
+ * over the MLIR C API.
  *
  * Every linalg op with a `pruner.config` in the module the pass runs on gets the schedule
  * lib/schedule builds for it. A schedule module has named sequences per phase
@@ -20,13 +21,12 @@
 #include <mlir-c/Dialect/Transform/Interpreter.h>
 #include <mlir-c/IR.h>
 
-#include "passes.h"
+#include "apply_internal.h"
 #include "pruner/ir.h"
 #include "pruner/schedule.h"
 #include "pruner/schedule_ir.h"
 #include "pruner/space.h"
 #include "pruner/target.h"
-#include "schedule_passes.h"
 
 #define TAG_PREFIX "pruner.apply_"
 
@@ -316,24 +316,9 @@ static PrunerStatus build(MlirOperation module, Configured *c, const PrunerTarge
   return prunerStatusOk();
 }
 
-PrunerStatus prunerApplyConfigRun(MlirOperation module, const char *target_name,
-                                  bool gpu_mapping) {
-  if (!isModule(module)) {
-    char name[64], msg[256];
-    opName(module, name, sizeof name);
-    snprintf(msg, sizeof msg,
-             "pruner-apply-config runs on builtin.module, not %s: it bufferizes the module's "
-             "functions together; use builtin.module(pruner-apply-config)",
-             name);
-    return failOnModule(module, prunerStatusError("%s", msg));
-  }
-  PrunerTargetDesc target;
-  PrunerStatus s = prunerTargetLookup(target_name, &target);
-  if (!s.ok)
-    return failOnModule(module, prunerStatusError("pruner-apply-config: target: %s", s.message));
-  /* Host configs get the host schedule, op by op as the tuner measured them. */
-  if (target.kind == PRUNER_TARGET_HOST)
-    return prunerCpuApplyConfigRun(module, target_name, false);
+PrunerStatus prunerApplyGpu(MlirOperation module, const PrunerTargetDesc *target,
+                            bool gpu_mapping) {
+  PrunerStatus s = prunerStatusOk();
   OpList list = {module, NULL, 0, 0, false};
   mlirOperationWalk(module, collect, &list, MlirWalkPreOrder);
   if (list.oom) {
@@ -344,7 +329,7 @@ PrunerStatus prunerApplyConfigRun(MlirOperation module, const char *target_name,
    * as it was and every invalid op is reported. */
   PrunerStatus first = prunerStatusOk();
   for (int i = 0; i < list.count; ++i) {
-    s = check(&list.ops[i], &target);
+    s = check(&list.ops[i], target);
     if (!s.ok && first.ok)
       first = s;
   }
@@ -366,7 +351,7 @@ PrunerStatus prunerApplyConfigRun(MlirOperation module, const char *target_name,
   const Configured *any = NULL; /* an op whose schedule holds the module-wide sequences */
   MlirModule shared = {NULL};
   for (int i = 0; i < list.count && s.ok; ++i) {
-    s = build(module, &list.ops[i], &target, gpu_mapping, &schedules[i]);
+    s = build(module, &list.ops[i], target, gpu_mapping, &schedules[i]);
     if (s.ok && list.ops[i].alive) {
       s = applySequence(module, schedules[i], "pruner_tile", options, &list.ops[i]);
       any = &list.ops[i];
