@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/IR.h>
 
 #include "apply_internal.h"
@@ -19,6 +20,47 @@ static bool isModule(MlirOperation op) {
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   return name.length == strlen("builtin.module") &&
          memcmp(name.data, "builtin.module", name.length) == 0;
+}
+
+/* A configured op inside a module nested in the one the call runs on is not this run's:
+ * both halves bufferize (and the host half outlines) per module; one-shot bufferization
+ * does not enter nested modules, and a kernel outlined into the outer module is out of
+ * the nested one's symbol scope. It is left alone with a warning saying how to reach it. */
+static void warnNested(MlirOperation module) {
+  MlirAttribute sym =
+      mlirOperationGetAttributeByName(module, mlirStringRefCreateFromCString("sym_name"));
+  char name[80] = "";
+  if (!mlirAttributeIsNull(sym) && mlirAttributeIsAString(sym)) {
+    MlirStringRef v = mlirStringAttrGetValue(sym);
+    snprintf(name, sizeof name, " @%.*s", (int)(v.length < 64 ? v.length : 64), v.data);
+  }
+  char msg[256];
+  snprintf(msg, sizeof msg,
+           "pruner: the pruner.config attributes inside nested module%s are not applied: the "
+           "passes transform the module they run on; nest them to reach it, e.g. "
+           "builtin.module(builtin.module(pruner-apply-config))",
+           name);
+  prunerEmitWarning(module, msg);
+}
+
+static MlirWalkResult findConfiguredInNested(MlirOperation op, void *user) {
+  bool *found = user;
+  if (prunerIsLinalgOp(op) && !mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(
+                                  op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR)))) {
+    *found = true;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+bool prunerApplySkipNested(MlirOperation op, MlirOperation root) {
+  if (!isModule(op) || mlirOperationEqual(op, root))
+    return false;
+  bool found = false;
+  mlirOperationWalk(op, findConfiguredInNested, &found, MlirWalkPreOrder);
+  if (found)
+    warnNested(op);
+  return true;
 }
 
 PrunerStatus prunerApplyConfig(MlirOperation module, const char *target_name,

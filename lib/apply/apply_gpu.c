@@ -54,12 +54,6 @@ typedef struct OpList {
   bool oom;
 } OpList;
 
-static bool isModule(MlirOperation op) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  return name.length == strlen("builtin.module") &&
-         memcmp(name.data, "builtin.module", name.length) == 0;
-}
-
 static void opName(MlirOperation op, char *buf, size_t size) {
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   snprintf(buf, size, "%.*s", (int)name.length, name.data);
@@ -70,44 +64,10 @@ static bool hasConfig(MlirOperation op) {
       op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR)));
 }
 
-/* A configured op inside a module nested in the one the pass runs on is not this run's:
- * the schedule bufferizes and outlines per module (one-shot bufferization does not enter
- * nested modules). It is left alone with a warning saying how to reach it. */
-static void warnNested(MlirOperation module) {
-  MlirAttribute sym =
-      mlirOperationGetAttributeByName(module, mlirStringRefCreateFromCString("sym_name"));
-  char name[80] = "";
-  if (!mlirAttributeIsNull(sym) && mlirAttributeIsAString(sym)) {
-    MlirStringRef v = mlirStringAttrGetValue(sym);
-    snprintf(name, sizeof name, " @%.*s", (int)(v.length < 64 ? v.length : 64), v.data);
-  }
-  char msg[256];
-  snprintf(msg, sizeof msg,
-           "pruner: the pruner.config attributes inside nested module%s are not applied: the "
-           "passes transform the module they run on; nest them to reach it, e.g. "
-           "builtin.module(builtin.module(pruner-apply-config))",
-           name);
-  prunerEmitWarning(module, msg);
-}
-
-static MlirWalkResult findConfiguredInNested(MlirOperation op, void *user) {
-  bool *found = user;
-  if (prunerIsLinalgOp(op) && hasConfig(op)) {
-    *found = true;
-    return MlirWalkResultInterrupt;
-  }
-  return MlirWalkResultAdvance;
-}
-
 static MlirWalkResult collect(MlirOperation op, void *user) {
   OpList *list = user;
-  if (isModule(op) && !mlirOperationEqual(op, list->root)) {
-    bool found = false;
-    mlirOperationWalk(op, findConfiguredInNested, &found, MlirWalkPreOrder);
-    if (found)
-      warnNested(op);
+  if (prunerApplySkipNested(op, list->root))
     return MlirWalkResultSkip;
-  }
   if (!prunerIsLinalgOp(op) || !hasConfig(op))
     return MlirWalkResultAdvance;
   if (list->count == list->capacity) {

@@ -41,6 +41,7 @@ typedef struct Kernel {
 } Kernel;
 
 typedef struct KernelList {
+  MlirOperation root;
   Kernel *items;
   int count, capacity;
   bool oom;
@@ -55,6 +56,8 @@ static bool nameIs(MlirOperation op, const char *name) {
 
 static MlirWalkResult collect(MlirOperation op, void *user) {
   KernelList *list = user;
+  if (prunerApplySkipNested(op, list->root))
+    return MlirWalkResultSkip;
   if (!prunerIsLinalgOp(op) ||
       mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(op, str(PRUNER_CONFIG_ATTR))))
     return MlirWalkResultAdvance;
@@ -402,7 +405,7 @@ static void emitCInterface(MlirOperation module) {
 PrunerStatus prunerApplyHost(MlirOperation module, const PrunerTargetDesc *target,
                              bool c_interface) {
   PrunerStatus s = prunerStatusOk();
-  KernelList list = {NULL, 0, 0, false};
+  KernelList list = {module, NULL, 0, 0, false};
   mlirOperationWalk(module, collect, &list, MlirWalkPreOrder);
   if (list.oom) {
     free(list.items);

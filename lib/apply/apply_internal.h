@@ -19,4 +19,8 @@ PrunerStatus prunerApplyGpu(MlirOperation module, const PrunerTargetDesc *target
 PrunerStatus prunerApplyHost(MlirOperation module, const PrunerTargetDesc *target,
                              bool c_interface);
 
+/* For the halves' walks: true when `op` is a module nested in `root` (skip it); a
+ * warning on it when it holds configured ops, which this run leaves alone. */
+bool prunerApplySkipNested(MlirOperation op, MlirOperation root);
+
 #endif /* PRUNER_APPLY_INTERNAL_H */
