@@ -161,7 +161,7 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
  * docs/embedding.md): target lookup, spaces, draft, verifier, records (opened and loaded;
  * records of other targets are counted and reported as a warning), replay file. The
  * tunable ops are linalg ops on tensors with static shapes (what else is found gets a NOTE
- * remark and is left alone, docs/tune.md "What pruner-tune reads"). A module without
+ * remark and is left alone, docs/embedding.md "What pruner-tune reads"). A module without
  * tunable ops is not an error: it has zero tasks and a NOTE explains why.
  *
  * Ownership: the module and its context stay the caller's. The session borrows them
