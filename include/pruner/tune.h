@@ -1,10 +1,11 @@
 /* pruner/tune.h: the end-to-end tuning driver behind `pruner-tune`.
  *
- * A session reads an MLIR module, finds its tunable linalg ops and groups identical
- * workloads by key (each is tuned once and weighted by how often it occurs). It spreads a
- * trial budget over the workloads (round-robin first, then a gradient scheduler in the
- * manner of Ansor's task scheduler, docs/tune.md). Each round of one workload: the draft
- * keeps the top N configs of the space, the verifier ranks them, K are picked with
+ * A session reads an MLIR module (a file, or an MlirModule the caller holds), finds its
+ * tunable linalg ops and groups identical workloads by key (each is tuned once and
+ * weighted by how often it occurs). It spreads a trial budget over the workloads
+ * (round-robin first, then a gradient scheduler in the manner of Ansor's task scheduler,
+ * docs/tune.md). Each round of one workload: the draft keeps the top N configs of the
+ * space, the verifier ranks them, K are picked with
  * epsilon-greedy exploration (never a config already in the records), compiled and
  * measured by the chosen backend, appended to the records, and the verifier retrains.
  * The winners are written back as `pruner.config` (+ `pruner.tuning`) attributes and as a
@@ -153,13 +154,35 @@ typedef struct PrunerTuneTaskInfo {
 
 typedef struct PrunerTuneSessionImpl *PrunerTuneSession;
 
-/* Parses `input_path` (MLIR) and prepares the tasks: target lookup, spaces, draft,
- * verifier, records (opened and loaded; records of other targets are counted and
- * reported as a warning), replay file. A malformed module fails with the parser's
- * diagnostic (file:line:col). A module without tunable ops is not an error: it has zero
- * tasks and a NOTE explains why. Destroy with prunerTuneSessionDestroy. */
+/* mlir-c/IR.h's MlirModule, declared here so that the headers built on this one
+ * (pruner/backend.h) need no MLIR include path; callers of CreateForModule include
+ * mlir-c/IR.h themselves. */
+struct MlirModule;
+
+/* Parses `input_path` (MLIR) into a context of its own and prepares the tasks as
+ * prunerTuneSessionCreateForModule does. The parse runs first in a child process, so a
+ * parser crash is an error status, not the caller's death. A malformed module fails with
+ * the parser's diagnostic (file:line:col). Destroy with prunerTuneSessionDestroy, which
+ * destroys that module and context. */
 PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOptions *opts,
                                      PrunerTuneSession *out);
+
+/* Prepares the tasks of a module the caller holds (a compiler embedding the tuner,
+ * docs/embedding.md): target lookup, spaces, draft, verifier, records (opened and loaded;
+ * records of other targets are counted and reported as a warning), replay file. The
+ * tunable ops are linalg ops on tensors with static shapes (what else is found gets a NOTE
+ * remark and is left alone, docs/embedding.md "What pruner-tune reads"). A module without
+ * tunable ops is not an error: it has zero tasks and a NOTE explains why.
+ *
+ * Ownership: the module and its context stay the caller's. The session borrows them
+ * (it keeps handles to the module's tunable ops): both must outlive the session, and
+ * those ops must not be erased or replaced until the session is destroyed. Nothing in
+ * the module changes until prunerTuneSessionAnnotateModule or WriteOutput; Run does not
+ * touch the module or its context. The context needs the dialects the module uses (it
+ * parsed it) and the builtin dialect; the session attaches no diagnostic handler to it. */
+PrunerStatus prunerTuneSessionCreateForModule(struct MlirModule module,
+                                              const PrunerTuneOptions *opts,
+                                              PrunerTuneSession *out);
 void prunerTuneSessionDestroy(PrunerTuneSession session);
 
 /* Tunes until the budget, the time limit, early stopping or *stop. Fails only for
@@ -177,8 +200,16 @@ bool prunerTuneSessionInterrupted(PrunerTuneSession session);
 size_t prunerTuneSessionNumTasks(PrunerTuneSession session);
 void prunerTuneSessionGetTask(PrunerTuneSession session, size_t i, PrunerTuneTaskInfo *out);
 
-/* Writes the module with `pruner.config` and `pruner.tuning` on every op of every task
- * that has a best config. With no tunable op the input file is copied unchanged. */
+/* Writes the winners into the session's module (the caller's one for a session made by
+ * CreateForModule): `pruner.config` and `pruner.tuning` on every op of every task that
+ * has a best config (replacing those of an earlier tuning), and on each fused consumer
+ * `pruner.fused` or a config of its own (docs/tune.md, "Write-back"). Ops of tasks
+ * without a best config are left as they are. The module can then be applied in memory
+ * with prunerApplyConfig (pruner/apply.h). Fails only when an attribute cannot be built. */
+PrunerStatus prunerTuneSessionAnnotateModule(PrunerTuneSession session);
+
+/* prunerTuneSessionAnnotateModule, then the module printed to `path` (atomically). With
+ * no tunable op, a session made from a file copies the input file unchanged. */
 PrunerStatus prunerTuneSessionWriteOutput(PrunerTuneSession session, const char *path);
 
 /* Writes the transform-dialect tuning spec (docs/tuning-spec.md). */

@@ -12,8 +12,8 @@ header which includes compile.h is caught as well. The rules:
      an MLIR header or the header of a part that links MLIR;
   4. lib/tune reaches no particular backend (only pruner/backend.h), neither compile.h nor
      measure.h, and names no target kind and no backend feature macro;
-  5. only lib/backend, lib/tune, the plugin (passes), tools and tests include backend
-     headers, except the rules headers (host, IREE), which lib/target, lib/space and
+  5. only lib/backend, lib/tune, lib/apply, the plugin (passes), tools and tests include
+     backend headers, except the rules headers (host, IREE), which lib/target, lib/space and
      lib/draft use for their targets.
 """
 import os
@@ -42,7 +42,7 @@ MLIR_PART_HEADERS = ("include/pruner/ir.h", "include/pruner/ir_context.h",
                      "include/pruner/schedule_ir.h", "include/pruner/compile.h",
                      "include/pruner/tune.h", "include/pruner/backend.h",
                      "include/pruner/backend/gpu.h", "include/pruner/backend/host.h",
-                     "include/pruner/backend/iree.h")
+                     "include/pruner/backend/iree.h", "include/pruner/apply.h")
 MLIR_SYSTEM = ("mlir-c/", "mlir/", "llvm/", "llvm-c/")
 
 TUNE_WORDS = re.compile(r"\b(PRUNER_TARGET_HOST|PRUNER_TARGET_GPU|PRUNER_TARGET_IREE_CPU|"
@@ -52,7 +52,7 @@ TUNE_WORDS = re.compile(r"\b(PRUNER_TARGET_HOST|PRUNER_TARGET_GPU|PRUNER_TARGET_
 
 RULES_HEADERS = ("include/pruner/backend/host_rules.h", "include/pruner/backend/iree_rules.h")
 HOST_RULES_USERS = ("lib/target/", "lib/space/", "lib/draft/")
-BACKEND_USERS = ("lib/backend/", "lib/tune/", "passes/", "tools/", "test/")
+BACKEND_USERS = ("lib/backend/", "lib/tune/", "lib/apply/", "passes/", "tools/", "test/")
 
 
 def sources(root):
@@ -151,8 +151,8 @@ def check(root):
             if name in RULES_HEADERS and rel.startswith(HOST_RULES_USERS):
                 continue
             if not rel.startswith(BACKEND_USERS) and not rel.startswith("include/pruner/backend"):
-                errors.append(f"{rel}: includes {name}; only lib/backend, lib/tune, passes, "
-                              "tools and tests use backend headers")
+                errors.append(f"{rel}: includes {name}; only lib/backend, lib/tune, lib/apply, "
+                              "passes, tools and tests use backend headers")
     return errors
 
 
