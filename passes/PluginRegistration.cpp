@@ -1,7 +1,7 @@
 //===- PluginRegistration.cpp - pruner's MLIR pass plugin entry point ------===//
 //
 // The only C++ in pruner's passes: MLIR's plugin entry point, the pass names and
-// options, and the diagnostic hooks the C API lacks. Every pass body is C (passes/*.c).
+// options. Every pass body is C (passes/*.c, lib/apply).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,23 +20,8 @@
 #include "llvm/Support/Compiler.h"
 
 #include "passes.h"
+#include "pruner/apply.h"
 #include "schedule_passes.h"
-
-extern "C" void prunerEmitRemark(MlirOperation op, const char *message) {
-  unwrap(op)->emitRemark(message);
-}
-
-extern "C" void prunerEmitWarning(MlirOperation op, const char *message) {
-  unwrap(op)->emitWarning(message);
-}
-
-extern "C" void prunerEmitError(MlirOperation op, const char *message) {
-  unwrap(op)->emitError(message);
-}
-
-extern "C" void prunerEmitRemarkAt(MlirLocation loc, const char *message) {
-  mlir::emitRemark(unwrap(loc), message);
-}
 
 namespace {
 
@@ -89,9 +74,9 @@ struct StripPass : public mlir::PassWrapper<StripPass, mlir::OperationPass<>> {
   void runOnOperation() override { prunerStripRun(wrap(getOperation())); }
 };
 
-// pruner-apply-config{target=... gpu-mapping=...}: see prunerApplyConfigRun. Declared on
-// any op, not ModuleOp: nested in func.func a ModuleOp pass makes the pass manager abort
-// mlir-opt ("Can't add pass ... restricted to 'builtin.module'"); this way the C side
+// pruner-apply-config{target=... gpu-mapping=...}: prunerApplyConfig (pruner/apply.h).
+// Declared on any op, not ModuleOp: nested in func.func a ModuleOp pass makes the pass
+// manager abort mlir-opt ("Can't add pass ... restricted to 'builtin.module'"); this way the C side
 // refuses with an error on the op instead.
 struct ApplyConfigPass : public mlir::PassWrapper<ApplyConfigPass, mlir::OperationPass<>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ApplyConfigPass)
@@ -116,8 +101,9 @@ struct ApplyConfigPass : public mlir::PassWrapper<ApplyConfigPass, mlir::Operati
                           llvm::cl::init(true)};
 
   void runOnOperation() override {
-    PrunerStatus s =
-        prunerApplyConfigRun(wrap(getOperation()), target.getValue().c_str(), gpuMapping);
+    PrunerApplyOptions opts = prunerApplyDefaultOptions();
+    opts.gpu_mapping = gpuMapping;
+    PrunerStatus s = prunerApplyConfig(wrap(getOperation()), target.getValue().c_str(), &opts);
     if (!s.ok)
       signalPassFailure(); // the op at fault already carries the error
   }

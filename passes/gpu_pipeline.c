@@ -16,6 +16,7 @@
 #include <mlir-c/IR.h>
 
 #include "passes.h"
+#include "pruner/ir.h"
 #include "pruner/compile.h"
 #include "pruner/target.h"
 #include "schedule_passes.h"

@@ -1,8 +1,8 @@
 /* passes/passes.h: the C side of pruner's MLIR passes.
  *
- * The passes are written in C over the MLIR C API. PluginRegistration.cpp (the only C++)
- * registers them with MLIR under their pipeline names, carries their options across, and
- * provides the two diagnostic hooks below, which the C API lacks. */
+ * The passes are written in C over the MLIR C API. PluginRegistration.cpp registers them
+ * with MLIR under their pipeline names and carries their options across; they report on
+ * ops with prunerEmitError and friends (pruner/ir.h). */
 #ifndef PRUNER_PASSES_H
 #define PRUNER_PASSES_H
 
@@ -28,15 +28,6 @@ PrunerStatus prunerExposeSpaceCheckTarget(const char *target);
 /* pruner-strip: removes every discardable attribute named "pruner.*" from every op under
  * (and including) `root`. Returns how many attributes were removed. */
 int prunerStripRun(MlirOperation root);
-
-/* Diagnostics attached to an op (implemented in the C++ shim with Operation::emitRemark /
- * emitError, which the C API does not expose). */
-void prunerEmitRemark(MlirOperation op, const char *message);
-void prunerEmitWarning(MlirOperation op, const char *message);
-void prunerEmitError(MlirOperation op, const char *message);
-/* A remark at a location, for an op that may no longer exist (errors at a location:
- * the C API's mlirEmitError). */
-void prunerEmitRemarkAt(MlirLocation loc, const char *message);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@
 #      every number is a real measurement;
 #   4. only when the host backend is not built: --measure=none, the draft and verifier
 #      models alone choose and the output says "unmeasured" everywhere.
+# On the host backend the tuned module is also compiled to an object file (out/model.o).
 # Environment: TARGET (GPU target, default sm_90), TRIALS (default 200), BATCH (default 16
 # on a GPU, 5 on the host, where a trial costs a JIT compile and timed runs on the CPU the
 # tuner itself uses), WARMUP (host: round-robin rounds per workload before the gradient
@@ -87,6 +88,20 @@ records="$out/records-${records_note:-$target}.jsonl"
 "$build/bin/pruner-tune" examples/model.mlir -o "$out/tuned.mlir" "${args[@]}" \
   --records="$records" --spec="$out/spec.mlir"
 
+# A host-tuned module becomes an object file with the plugin's CPU pipeline (the kernels the
+# tuner measured; docs/host.md, "From a tuned module to an object"): link it with
+# -L/usr/lib/llvm-22/lib -lomp and call _mlir_ciface_<function>.
+object=""
+if [ "$backend" = host ]; then
+  llvm=/usr/lib/llvm-22/bin
+  "$llvm/mlir-opt" --load-pass-plugin="$build/lib/PrunerPlugin.so" \
+    -p 'builtin.module(pruner-cpu-pipeline)' "$out/tuned.mlir" -o "$out/model.llvm.mlir"
+  "$llvm/mlir-translate" --mlir-to-llvmir "$out/model.llvm.mlir" -o "$out/model.ll"
+  "$llvm/llc" -O2 -mcpu=native -relocation-model=pic -filetype=obj "$out/model.ll" \
+    -o "$out/model.o"
+  object="$out/model.o"
+fi
+
 echo
 echo "tune-example: backend that ran: $backend"
 echo "tune-example: tuned module:  $out/tuned.mlir  (pruner.config + pruner.tuning per op)"
@@ -94,6 +109,10 @@ echo "tune-example: tuning spec:   $out/spec.mlir   (apply with mlir-opt"
 echo "              --transform-preload-library=transform-library-paths=$out/spec.mlir"
 echo "              --transform-interpreter examples/model.mlir)"
 echo "tune-example: records:       $records (rerun to resume; raise TRIALS to tune further)"
+if [ -n "$object" ]; then
+  echo "tune-example: object file:   $object (pruner-cpu-pipeline; entry points"
+  echo "              _mlir_ciface_<function>; link with -L/usr/lib/llvm-22/lib -lomp)"
+fi
 case "$backend" in
   host) echo "tune-example: measured on this CPU (--target=host); nothing ran on a GPU." ;;
   none) echo "tune-example: measure=none: nothing ran anywhere; the table shows model predictions." ;;

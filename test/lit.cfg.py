@@ -58,6 +58,11 @@ config.environment["LC_ALL"] = "C"
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", config.ptxas))
+# `REQUIRES: iree`: IREE's tools were found at configure time (cmake/PrunerIREE.cmake; the
+# backend uses the same folder). %iree_bin is that folder.
+if config.iree_bin and os.path.exists(os.path.join(config.iree_bin, "iree-compile")):
+    config.available_features.add("iree")
+    config.substitutions.append(("%iree_bin", config.iree_bin))
 smi = shutil.which("nvidia-smi")
 if smi:
     try:

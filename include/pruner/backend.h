@@ -101,7 +101,7 @@ typedef struct PrunerBackendRecheck {
 } PrunerBackendRecheck;
 
 typedef struct PrunerBackend {
-  const char *name;      /* "gpu", "host"                                           */
+  const char *name;      /* "gpu", "host", "iree"                                   */
   PrunerTargetKind kind; /* the targets it serves                                   */
   /* The --measure mode that means "on this target's device" (the default). */
   PrunerTuneMeasure device_measure;
@@ -148,6 +148,13 @@ typedef struct PrunerBackend {
    * final check"). Never fails as a whole: a failing kernel gets its status. */
   void (*recheck)(PrunerBackendState state, const PrunerWorkload *w, const PrunerConfig *configs,
                   int n, bool baseline, PrunerBackendRecheck *out);
+
+  /* Optional (NULL: the project's spec, docs/tuning-spec.md): the tuning spec of the
+   * winners in the format of the compiler the backend drives (IREE's, docs/iree.md), one
+   * config per workload; workloads its matchers cannot tell apart from an earlier one
+   * are left out and counted in *skipped. malloc'ed text (caller frees); NULL on failure. */
+  char *(*specText)(const PrunerTargetDesc *t, const PrunerWorkload *const *workloads,
+                    const PrunerConfig *configs, size_t n, size_t *skipped);
 } PrunerBackend;
 
 /* The table (lib/backend/backends.c). */

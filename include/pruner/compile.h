@@ -10,6 +10,7 @@
 #ifndef PRUNER_COMPILE_H
 #define PRUNER_COMPILE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +35,9 @@ typedef struct PrunerCompileOptions {
   int64_t memory_limit_mb;  /* per worker address space; default 6000      */
   int jobs;                 /* worker processes; 0 = number of cores       */
   const char *ptxas_path;   /* NULL: /usr/local/cuda/bin/ptxas or PATH     */
+  /* The caller's Ctrl-C flag (NULL: none): once set, prunerCompileMany kills its workers
+   * and starts nothing more; the candidates it did not finish come back `interrupted`. */
+  const volatile sig_atomic_t *stop;
 } PrunerCompileOptions;
 
 PrunerCompileOptions prunerCompileDefaultOptions(void);

@@ -76,6 +76,15 @@ void prunerOperationLocationString(MlirOperation op, char *buf, size_t size);
 /* The `pruner.space` dictionary: workload, knobs, target limits, valid count. */
 MlirAttribute prunerSpaceToAttribute(MlirContext ctx, PrunerSpace space);
 
+/* Diagnostics attached to an op, through the context's diagnostic engine (the C API has
+ * only mlirEmitError at a location; these are Operation::emitRemark / emitWarning /
+ * emitError, lib/ir/emit.cpp). The passes and lib/apply report with them. */
+void prunerEmitRemark(MlirOperation op, const char *message);
+void prunerEmitWarning(MlirOperation op, const char *message);
+void prunerEmitError(MlirOperation op, const char *message);
+/* A remark at a location, for an op that may no longer exist. */
+void prunerEmitRemarkAt(MlirLocation loc, const char *message);
+
 #ifdef __cplusplus
 }
 #endif

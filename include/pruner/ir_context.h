@@ -8,7 +8,11 @@
 #ifndef PRUNER_IR_CONTEXT_H
 #define PRUNER_IR_CONTEXT_H
 
+#include <stddef.h>
+
 #include <mlir-c/IR.h>
+
+#include "pruner/status.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,6 +23,15 @@ extern "C" {
  * once per process, on the first call (thread-safe). Dialects load lazily, on first use,
  * unless the caller loads them (mlirContextLoadAllAvailableDialects). */
 MlirContext prunerIrContextCreate(void);
+
+/* Parses `text` (`size` bytes; `name` for messages) once in a forked child and fails,
+ * naming the signal, when MLIR's parser crashes on it. MLIR 22's parser has crashes on
+ * malformed input (docs/hardening.md, "MLIR parser crashes"); the tools parse user input
+ * only after this check, so such input is an error message, not a dead tuner. A clean
+ * parse error passes (the caller's own parse reports it with MLIR's diagnostic). Call it
+ * before the process starts threads: the child only parses and exits. Costs one extra
+ * parse. When fork fails, the check is skipped and passes. */
+PrunerStatus prunerIrCheckParseIsolated(const char *text, size_t size, const char *name);
 
 /* The operation named @`name` in `module`'s symbol table (a func.func, a transform
  * named sequence), or a null operation when there is none. Goes through MLIR's symbol

@@ -7,6 +7,7 @@
 #ifndef PRUNER_KERNEL_H
 #define PRUNER_KERNEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,6 +60,8 @@ typedef struct PrunerCompileResult {
   size_t binary_size;
   double mlir_seconds;   /* time spent in MLIR (schedule, lowering, PTX)  */
   double ptxas_seconds;  /* time spent in ptxas                           */
+  bool interrupted;      /* stopped by the caller's stop flag: no result at all, neither
+                            a success nor a compile error (status says "interrupted") */
 } PrunerCompileResult;
 
 #ifdef __cplusplus

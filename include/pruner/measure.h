@@ -15,6 +15,7 @@
 #ifndef PRUNER_MEASURE_H
 #define PRUNER_MEASURE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -130,6 +131,9 @@ typedef struct PrunerRunOptions {
   int samples;            /* minimum timed samples per candidate; default 10          */
   uint64_t seed;          /* 0: the bundle's seed                                     */
   bool only_baseline;     /* measure cuBLAS only                                      */
+  /* The caller's Ctrl-C flag (NULL: none): once set, pruner-run is killed and the call
+   * fails with prunerProcessInterrupted(status) true; what it recorded so far stays. */
+  const volatile sig_atomic_t *stop;
 } PrunerRunOptions;
 
 PrunerRunOptions prunerRunDefaultOptions(void);

@@ -6,6 +6,8 @@
 #ifndef PRUNER_PROCESS_H
 #define PRUNER_PROCESS_H
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "pruner/status.h"
@@ -22,6 +24,19 @@ extern "C" {
  * WEXITSTATUS). Fails, naming argv[0], when it cannot be started. */
 PrunerStatus prunerProcessRun(char *const argv[], double timeout_seconds, char *log,
                               size_t log_size, int *wait_status);
+
+/* The message tail of a run ended by the stop flag: "<argv[0]>: interrupted; ...". */
+#define PRUNER_PROCESS_INTERRUPTED "interrupted; child killed"
+
+/* prunerProcessRun with the caller's Ctrl-C flag: once *stop is set (checked at least every
+ * 50 ms), the child is killed (SIGKILL) and the status says "<argv[0]>: interrupted; child
+ * killed" (prunerProcessInterrupted tells it apart). stop == NULL: prunerProcessRun. */
+PrunerStatus prunerProcessRunStoppable(char *const argv[], double timeout_seconds,
+                                       const volatile sig_atomic_t *stop, char *log,
+                                       size_t log_size, int *wait_status);
+
+/* True when `status` is the failure of a run ended by its stop flag. */
+bool prunerProcessInterrupted(PrunerStatus status);
 
 #ifdef __cplusplus
 }

@@ -122,6 +122,10 @@ const PrunerRecord *prunerRecordsFind(PrunerRecords records, const char *workloa
 /* Best ok record (lowest median) for the workload on the target, or NULL. */
 const PrunerRecord *prunerRecordsBest(PrunerRecords records, const char *workload_key,
                                       const char *target_key);
+/* The target key with the most ok records that carry a workload description (a
+ * dataset's own target; ties: the first in the file), or NULL when there is none. The
+ * string lives in `records`. */
+const char *prunerRecordsBusiestTarget(PrunerRecords records);
 /* Baseline record (cuBLAS/OpenBLAS) for the workload on the target, or NULL. */
 const PrunerRecord *prunerRecordsBaseline(PrunerRecords records, const char *workload_key,
                                           const char *target_key);

@@ -17,6 +17,7 @@
 #include "pruner/space.h"
 #include "pruner/status.h"
 #include "pruner/target.h"
+#include "pruner/text.h"
 #include "pruner/workload.h"
 
 #ifdef __cplusplus
@@ -83,6 +84,20 @@ typedef struct PrunerMemrefDescriptor {
 /* The descriptor of operand `o` stored contiguously (row-major) at `data`. */
 void prunerScheduleMemrefDescriptor(PrunerMemrefDescriptor *d, void *data,
                                     const PrunerOperand *o);
+
+/* Tuning specs (docs/tuning-spec.md): appends a `transform.match.structured` block on
+ * the handle `op` that matches exactly the ops of `w`'s shape: loop count, operand counts,
+ * every loop bound, every operand's element bitwidth and, for contractions, the
+ * multiply-add body. `generic_body` writes the body check in MLIR's generic form (IREE
+ * 3.13 reads the op's property only in that form). Used by the project's spec and by the
+ * IREE backend's. */
+void prunerScheduleAppendStructuredMatch(PrunerText *b, const char *op, const PrunerWorkload *w,
+                                         bool generic_body);
+
+/* True when those matchers cannot tell `a` and `b` apart (same op name, bounds, operand
+ * counts and bitwidths, e.g. f16 vs bf16, or generics with other maps): a foreach_match
+ * would give both the first one's config. */
+bool prunerScheduleMatchersAlike(const PrunerWorkload *a, const PrunerWorkload *b);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,7 @@ extern "C" {
 typedef enum PrunerTargetKind {
   PRUNER_TARGET_GPU = 0,
   PRUNER_TARGET_HOST = 1,
+  PRUNER_TARGET_IREE_CPU = 2, /* IREE llvm-cpu on this machine (pruner/backend/iree.h) */
 } PrunerTargetKind;
 
 typedef struct PrunerTargetDesc {
@@ -74,6 +75,15 @@ void prunerTargetOverride(PrunerTargetDesc *desc, const PrunerTargetDesc *measur
 
 /* Writes a stable key naming the target for records ("sm_90:h200:132sm"). */
 void prunerTargetKey(const PrunerTargetDesc *desc, char *buf, size_t size);
+
+/* The description of the machine a records key names, so that records measured elsewhere
+ * can be studied here ("dataset target"): a GPU key "arch:name:NNsm" is the table entry
+ * with NN SMs; a host key "host:<cpu>-<N>c-<isa>" is this machine's host description with
+ * N cores and that ISA (caches and clock stay this machine's; docs/quality.md). The
+ * result's key is `key`. `what` (may be NULL) gets one line saying what was assumed and
+ * what differs from this machine. Fails, naming the key, when it names no known target. */
+PrunerStatus prunerTargetFromKey(const char *key, PrunerTargetDesc *out, char *what,
+                                 size_t what_size);
 
 #ifdef __cplusplus
 }

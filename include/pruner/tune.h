@@ -1,10 +1,11 @@
 /* pruner/tune.h: the end-to-end tuning driver behind `pruner-tune`.
  *
- * A session reads an MLIR module, finds its tunable linalg ops and groups identical
- * workloads by key (each is tuned once and weighted by how often it occurs). It spreads a
- * trial budget over the workloads (round-robin first, then a gradient scheduler in the
- * manner of Ansor's task scheduler, docs/tune.md). Each round of one workload: the draft
- * keeps the top N configs of the space, the verifier ranks them, K are picked with
+ * A session reads an MLIR module (a file, or an MlirModule the caller holds), finds its
+ * tunable linalg ops and groups identical workloads by key (each is tuned once and
+ * weighted by how often it occurs). It spreads a trial budget over the workloads
+ * (round-robin first, then a gradient scheduler in the manner of Ansor's task scheduler,
+ * docs/tune.md). Each round of one workload: the draft keeps the top N configs of the
+ * space, the verifier ranks them, K are picked with
  * epsilon-greedy exploration (never a config already in the records), compiled and
  * measured by the chosen backend, appended to the records, and the verifier retrains.
  * The winners are written back as `pruner.config` (+ `pruner.tuning`) attributes and as a
@@ -27,6 +28,7 @@
 #include "pruner/records.h"
 #include "pruner/space.h"
 #include "pruner/status.h"
+#include "pruner/target.h"
 #include "pruner/workload.h"
 
 #ifdef __cplusplus
@@ -48,7 +50,13 @@ typedef enum PrunerTuneMeasure {
 typedef enum PrunerTuneStrategy {
   PRUNER_TUNE_DRAFT_VERIFIER = 0, /* draft top N, verifier ranks, epsilon-greedy       */
   PRUNER_TUNE_DRAFT_ONLY,         /* draft top N in draft order, epsilon-greedy        */
-  PRUNER_TUNE_VERIFIER_ONLY,      /* random N of the space, verifier ranks             */
+  PRUNER_TUNE_VERIFIER_ONLY,      /* random N of the space, verifier ranks (the
+                                     verifier as tuned: draft features, draft blend and
+                                     the draft's order before 8 records; not draft-free) */
+  PRUNER_TUNE_MODEL_ONLY,         /* draft-free baseline (Ansor/TVM): random N of the space
+                                     plus mutations of the best measured, ranked by a model
+                                     of the configs' own features trained online;
+                                     epsilon-greedy; the draft is never run             */
   PRUNER_TUNE_RANDOM,             /* uniformly random unmeasured configs               */
   PRUNER_TUNE_STRATEGY_COUNT
 } PrunerTuneStrategy;
@@ -97,6 +105,9 @@ typedef struct PrunerTuneOptions {
   int warmup_rounds;         /* round-robin rounds every task gets before the gradient
                                 scheduler takes over; default 1 (Ansor's); <1 means 1 */
   PrunerTuneStrategy strategy;
+  /* The target description to use instead of looking `target` up (the study's dataset
+   * target, prunerTargetFromKey); NULL: look `target` up. Copied at init.            */
+  const PrunerTargetDesc *target_desc;
   PrunerTuneMeasure measure;
   const char *measure_path;  /* bundle: folder; replay: records file                   */
   const char *records_path;  /* the tuning log (append + resume); NULL: in memory     */
@@ -143,13 +154,35 @@ typedef struct PrunerTuneTaskInfo {
 
 typedef struct PrunerTuneSessionImpl *PrunerTuneSession;
 
-/* Parses `input_path` (MLIR) and prepares the tasks: target lookup, spaces, draft,
- * verifier, records (opened and loaded; records of other targets are counted and
- * reported as a warning), replay file. A malformed module fails with the parser's
- * diagnostic (file:line:col). A module without tunable ops is not an error: it has zero
- * tasks and a NOTE explains why. Destroy with prunerTuneSessionDestroy. */
+/* mlir-c/IR.h's MlirModule, declared here so that the headers built on this one
+ * (pruner/backend.h) need no MLIR include path; callers of CreateForModule include
+ * mlir-c/IR.h themselves. */
+struct MlirModule;
+
+/* Parses `input_path` (MLIR) into a context of its own and prepares the tasks as
+ * prunerTuneSessionCreateForModule does. The parse runs first in a child process, so a
+ * parser crash is an error status, not the caller's death. A malformed module fails with
+ * the parser's diagnostic (file:line:col). Destroy with prunerTuneSessionDestroy, which
+ * destroys that module and context. */
 PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOptions *opts,
                                      PrunerTuneSession *out);
+
+/* Prepares the tasks of a module the caller holds (a compiler embedding the tuner,
+ * docs/embedding.md): target lookup, spaces, draft, verifier, records (opened and loaded;
+ * records of other targets are counted and reported as a warning), replay file. The
+ * tunable ops are linalg ops on tensors with static shapes (what else is found gets a NOTE
+ * remark and is left alone, docs/embedding.md "What pruner-tune reads"). A module without
+ * tunable ops is not an error: it has zero tasks and a NOTE explains why.
+ *
+ * Ownership: the module and its context stay the caller's. The session borrows them
+ * (it keeps handles to the module's tunable ops): both must outlive the session, and
+ * those ops must not be erased or replaced until the session is destroyed. Nothing in
+ * the module changes until prunerTuneSessionAnnotateModule or WriteOutput; Run does not
+ * touch the module or its context. The context needs the dialects the module uses (it
+ * parsed it) and the builtin dialect; the session attaches no diagnostic handler to it. */
+PrunerStatus prunerTuneSessionCreateForModule(struct MlirModule module,
+                                              const PrunerTuneOptions *opts,
+                                              PrunerTuneSession *out);
 void prunerTuneSessionDestroy(PrunerTuneSession session);
 
 /* Tunes until the budget, the time limit, early stopping or *stop. Fails only for
@@ -167,8 +200,16 @@ bool prunerTuneSessionInterrupted(PrunerTuneSession session);
 size_t prunerTuneSessionNumTasks(PrunerTuneSession session);
 void prunerTuneSessionGetTask(PrunerTuneSession session, size_t i, PrunerTuneTaskInfo *out);
 
-/* Writes the module with `pruner.config` and `pruner.tuning` on every op of every task
- * that has a best config. With no tunable op the input file is copied unchanged. */
+/* Writes the winners into the session's module (the caller's one for a session made by
+ * CreateForModule): `pruner.config` and `pruner.tuning` on every op of every task that
+ * has a best config (replacing those of an earlier tuning), and on each fused consumer
+ * `pruner.fused` or a config of its own (docs/tune.md, "Write-back"). Ops of tasks
+ * without a best config are left as they are. The module can then be applied in memory
+ * with prunerApplyConfig (pruner/apply.h). Fails only when an attribute cannot be built. */
+PrunerStatus prunerTuneSessionAnnotateModule(PrunerTuneSession session);
+
+/* prunerTuneSessionAnnotateModule, then the module printed to `path` (atomically). With
+ * no tunable op, a session made from a file copies the input file unchanged. */
 PrunerStatus prunerTuneSessionWriteOutput(PrunerTuneSession session, const char *path);
 
 /* Writes the transform-dialect tuning spec (docs/tuning-spec.md). */
@@ -192,8 +233,14 @@ size_t prunerTuneSessionDraftTop(PrunerTuneSession session, size_t i, size_t n,
 typedef struct PrunerTuneStudyOptions {
   const char *replay_path;  /* records covering whole spaces                          */
   const char *target;       /* only records of this target's key are used            */
+  /* Study records measured on another machine: a records key (prunerTargetFromKey:
+   * that machine's description where the key says it, this one's elsewhere) or
+   * "records" (the file's own key, the one with most records). Replaces `target`; the
+   * table's first line says what was assumed. NULL: off.                              */
+  const char *dataset_target;
   int seeds;                /* repetitions per strategy; default 5                    */
   double within;            /* "good enough": best * (1 + within); default 0.05       */
+  double within_tight;      /* the second goal; default 0.02                          */
   int64_t max_trials;       /* per run; 0: the workload's space size                  */
   int draft_size;
   int batch;
@@ -205,15 +252,39 @@ typedef struct PrunerTuneStudyOptions {
 
 PrunerTuneStudyOptions prunerTuneStudyDefaultOptions(void);
 
+/* The study's goals: within `within`, within `within_tight`, and within noise: within
+ * the median relative IQR of the workload's configs' samples (records keep one pass, so
+ * this is the spread within a pass; pass-to-pass spread is not recorded). */
+enum {
+  PRUNER_TUNE_GOAL_WITHIN = 0,
+  PRUNER_TUNE_GOAL_TIGHT,
+  PRUNER_TUNE_GOAL_NOISE,
+  PRUNER_TUNE_GOAL_COUNT
+};
+
+/* Over the seeds of one strategy and goal: trials to reach the goal (max_trials + 1 for
+ * a run that never did), and the recorded run time of the configs measured until then
+ * (sum of their samples_us: the replay's records hold no compile time). */
+typedef struct PrunerTuneStudyStats {
+  double mean, median, p25, p75;
+  int64_t min, max;
+  double run_s_median;
+} PrunerTuneStudyStats;
+
 /* Per workload of the replay file and strategy: trials each seed needed to come within
  * `within` of the file's best ok latency (max_trials + 1 when it never did). */
 typedef struct PrunerTuneStudyRow {
   char workload_key[PRUNER_WORKLOAD_KEY_SIZE];
+  char target_key[96];   /* the records' key that was studied                      */
+  char target_note[512]; /* what a dataset target assumed ("" without one)         */
   uint64_t space_size;
   int64_t replay_configs;   /* ok records of the workload in the file                 */
   double best_us;
-  double mean_trials[PRUNER_TUNE_STRATEGY_COUNT];
-  int64_t worst_trials[PRUNER_TUNE_STRATEGY_COUNT];
+  double goal_us[PRUNER_TUNE_GOAL_COUNT];
+  int64_t goal_configs[PRUNER_TUNE_GOAL_COUNT]; /* ok configs of the file within it  */
+  PrunerTuneStudyStats stats[PRUNER_TUNE_GOAL_COUNT][PRUNER_TUNE_STRATEGY_COUNT];
+  double mean_trials[PRUNER_TUNE_STRATEGY_COUNT];   /* goal `within` (stats[0].mean)  */
+  int64_t worst_trials[PRUNER_TUNE_STRATEGY_COUNT]; /* goal `within` (stats[0].max)   */
 } PrunerTuneStudyRow;
 
 /* Runs the study; *rows (malloc'ed, caller frees) gets one row per workload. */

@@ -53,8 +53,12 @@ typedef struct PrunerVerifierOptions {
   /* Draft blend (docs/verifier.md, "Blending with the draft"): for a workload with n
    * own training records, score = a z(model) + (1 - a) z(-log draft µs) with
    * a = floor + (1 - floor) n / (n + blend_records). blend_records 0: no blend.      */
-  int blend_records;    /* default 16 (one tuning batch)                               */
-  double blend_floor;   /* model weight on a workload it has no records of; default 0.05 */
+  int blend_records;  /* default 64 (four tuning batches; docs/quality.md)           */
+  double blend_floor; /* model weight on a workload it has no records of; default 0  */
+  /* Draft-free (the Ansor/TVM baseline, --strategy=model-only; docs/verifier.md): never
+   * runs the draft: draft features are missing, no blend, and without a model every
+   * score is 0 (no order; the caller keeps its own). Default false.                  */
+  bool draft_free;
 } PrunerVerifierOptions;
 
 typedef struct PrunerVerifierImpl *PrunerVerifier;
@@ -86,6 +90,9 @@ PrunerStatus prunerVerifierPredict(PrunerVerifier verifier, const PrunerWorkload
 /* True when predictions are the draft's order (-predicted µs): no online model and no
  * prior. */
 bool prunerVerifierUsesDraft(PrunerVerifier verifier);
+/* How many times the verifier ran the draft model (created a draft or scored configs
+ * with one) since it was created; 0 forever in draft-free mode (tests check that). */
+size_t prunerVerifierDraftRuns(PrunerVerifier verifier);
 /* Number of records the current online model was trained on (0 if none). */
 size_t prunerVerifierTrainedRecords(PrunerVerifier verifier);
 /* Current weight of the prior in the blend (0 when there is no prior). */
@@ -158,6 +165,18 @@ PrunerStatus prunerVerifierCrossValidateOwn(PrunerRecords records,
                                             const PrunerVerifierOptions *opts, int folds,
                                             size_t own, PrunerEvalWorkload **out,
                                             size_t *count);
+
+/* The tuner's view after its first batches (docs/verifier.md, "As tuned"): each held-out
+ * workload's records are put in the draft's order; its `own` draft-best records join
+ * the training set (what the tuner measures first), and both the verifier and the draft
+ * rank the next `pool - own` of the draft's order (the draft pool the tuner's verifier
+ * ranks). own = 0 ranks the draft's top `pool`. pool 0: all records. */
+PrunerStatus prunerVerifierCrossValidateAsTuned(PrunerRecords records,
+                                                const PrunerTargetDesc *target,
+                                                const char *target_key,
+                                                const PrunerVerifierOptions *opts, int folds,
+                                                size_t own, size_t pool, PrunerEvalWorkload **out,
+                                                size_t *count);
 
 #ifdef __cplusplus
 }

@@ -3,10 +3,12 @@
 #include "pruner/backend.h"
 #include "pruner/backend/gpu.h"
 #include "pruner/backend/host.h"
+#include "pruner/backend/iree.h"
 
 static const PrunerBackend *(*const backendTable[])(void) = {
     prunerHostBackend, /* --target=host: this CPU, JIT + OpenBLAS (lib/backend/host) */
     prunerGpuBackend,  /* the GPU table: cubins + pruner-run + cuBLAS (lib/backend/gpu) */
+    prunerIreeBackend, /* --target=iree-cpu: iree-compile + iree-benchmark-module (lib/backend/iree) */
 };
 
 size_t prunerBackendCount(void) { return sizeof backendTable / sizeof backendTable[0]; }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pruner/backend/host_rules.h"
+#include "pruner/backend/iree_rules.h"
 #include "draft_internal.h"
 #include "pruner/checked.h"
 
@@ -78,7 +79,8 @@ static int accRegistersPerElem(PrunerDType dtype) {
 /* ---- Creation ------------------------------------------------------------------------- */
 
 static PrunerStatus checkTarget(const PrunerWorkload *w, const PrunerTargetDesc *t) {
-  if (t->kind == PRUNER_TARGET_HOST) return prunerHostDraftCheckTarget(w, t);
+  if (t->kind == PRUNER_TARGET_HOST || t->kind == PRUNER_TARGET_IREE_CPU)
+    return prunerHostDraftCheckTarget(w, t);
   if (t->kind != PRUNER_TARGET_GPU)
     return prunerStatusError("draft for %s: target '%s' is not a GPU (the draft models GPUs only)",
                              w->key, t->name);
@@ -1016,6 +1018,8 @@ bool draftScoreCached(PrunerDraft draft, const PrunerConfig *config,
   }
   if (d->t.kind == PRUNER_TARGET_HOST)
     return prunerHostDraftScore(&d->w, &d->t, config, out);
+  if (d->t.kind == PRUNER_TARGET_IREE_CPU)
+    return prunerIreeCpuDraftScore(&d->w, &d->t, config, out);
   return gpuScore(d, config, resources, out, cache);
 }
 

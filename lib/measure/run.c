@@ -14,6 +14,7 @@ PrunerRunOptions prunerRunDefaultOptions(void) {
   o.samples = 10;
   o.seed = 0;
   o.only_baseline = false;
+  o.stop = NULL;
   return o;
 }
 
@@ -41,7 +42,7 @@ PrunerStatus prunerMeasureRunBundle(const char *runner, const char *bundle_dir,
 
   /* No limit here: pruner-run keeps each candidate under --timeout itself. */
   int st = 0;
-  PrunerStatus spawned = prunerProcessRun(argv, 0, NULL, 0, &st);
+  PrunerStatus spawned = prunerProcessRunStoppable(argv, 0, o.stop, NULL, 0, &st);
   if (!spawned.ok)
     return spawned;
   if (WIFSIGNALED(st))

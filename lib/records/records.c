@@ -604,3 +604,32 @@ const PrunerRecord *prunerRecordsBaseline(PrunerRecords r, const char *workload_
   GroupEntry *g = groupProbe(r, groupHash(workload_key, target_key), workload_key, target_key);
   return g && g->baseline ? recordAt(r, g->baseline - 1) : NULL;
 }
+
+const char *prunerRecordsBusiestTarget(PrunerRecords records) {
+  const char *best = NULL;
+  size_t best_count = 0, n = prunerRecordsCount(records);
+  for (size_t i = 0; i < n; ++i) {
+    const PrunerRecord *r = prunerRecordsGet(records, i);
+    if (r->status != PRUNER_RECORD_OK || !r->has_workload || r->is_baseline)
+      continue;
+    bool counted = false; /* a key seen before was counted there */
+    for (size_t j = 0; j < i && !counted; ++j) {
+      const PrunerRecord *q = prunerRecordsGet(records, j);
+      counted = q->status == PRUNER_RECORD_OK && q->has_workload && !q->is_baseline &&
+                strcmp(q->target_key, r->target_key) == 0;
+    }
+    if (counted)
+      continue;
+    size_t c = 0;
+    for (size_t j = i; j < n; ++j) {
+      const PrunerRecord *q = prunerRecordsGet(records, j);
+      c += q->status == PRUNER_RECORD_OK && q->has_workload && !q->is_baseline &&
+           strcmp(q->target_key, r->target_key) == 0;
+    }
+    if (c > best_count) {
+      best = r->target_key;
+      best_count = c;
+    }
+  }
+  return best;
+}

@@ -5,6 +5,7 @@
 #include "pruner/space.h"
 
 #include "pruner/backend/host_rules.h"
+#include "pruner/backend/iree_rules.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -527,6 +528,8 @@ PrunerStatus prunerConfigCheckWithOptions(const PrunerWorkload *w, const PrunerT
                                           const PrunerConfig *config) {
   if (t->kind == PRUNER_TARGET_HOST)
     return prunerHostConfigCheck(w, t, opts, config);
+  if (t->kind == PRUNER_TARGET_IREE_CPU)
+    return prunerIreeCpuConfigCheck(w, t, opts, config);
   PrunerSpaceOptions defaults = prunerSpaceDefaultOptions();
   PrunerStatus status = prunerStatusOk();
   checkConfig(w, t, opts ? opts : &defaults, config, &status);
@@ -537,6 +540,8 @@ bool prunerConfigIsValidWithOptions(const PrunerWorkload *w, const PrunerTargetD
                                     const PrunerSpaceOptions *opts, const PrunerConfig *config) {
   if (t->kind == PRUNER_TARGET_HOST)
     return prunerHostConfigIsValid(w, t, opts, config);
+  if (t->kind == PRUNER_TARGET_IREE_CPU)
+    return prunerIreeCpuConfigIsValid(w, t, opts, config);
   PrunerSpaceOptions defaults = prunerSpaceDefaultOptions();
   return checkConfig(w, t, opts ? opts : &defaults, config, NULL);
 }

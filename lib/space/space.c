@@ -5,6 +5,7 @@
 #include "pruner/space.h"
 
 #include "pruner/backend/host_rules.h"
+#include "pruner/backend/iree_rules.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -205,7 +206,8 @@ static void precomputeOperands(PrunerSpaceImpl *s) {
   }
 }
 
-/* Host CPU spaces (docs/host.md): knobs from space_host.c, validity by its rules. */
+/* Host CPU spaces (docs/host.md): knobs from space_host.c, validity by its rules. IREE's
+ * CPU target has the same shape with its own knobs and rules (docs/iree.md). */
 static PrunerStatus createHostSpace(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                     const PrunerSpaceOptions *opts, PrunerSpace *out) {
   PrunerSpaceImpl *s = calloc(1, sizeof(*s));
@@ -214,8 +216,12 @@ static PrunerStatus createHostSpace(const PrunerWorkload *w, const PrunerTargetD
   s->w = *w;
   s->t = *t;
   s->host = true;
-  s->opts = opts ? *opts : prunerHostSpaceDefaultOptions();
-  PrunerStatus st = prunerHostSpaceKnobs(w, t, &s->opts, s->knobs, MAX_KNOBS, &s->num_knobs);
+  bool iree = t->kind == PRUNER_TARGET_IREE_CPU;
+  s->opts =
+      opts ? *opts : (iree ? prunerIreeCpuSpaceDefaultOptions() : prunerHostSpaceDefaultOptions());
+  PrunerStatus st =
+      iree ? prunerIreeCpuSpaceKnobs(w, t, &s->opts, s->knobs, MAX_KNOBS, &s->num_knobs)
+           : prunerHostSpaceKnobs(w, t, &s->opts, s->knobs, MAX_KNOBS, &s->num_knobs);
   if (!st.ok) {
     free(s);
     return st;
@@ -250,7 +256,7 @@ PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *
     st = prunerWorkloadCheckSize(w, t);
   if (!st.ok)
     return st;
-  if (t->kind == PRUNER_TARGET_HOST)
+  if (t->kind == PRUNER_TARGET_HOST || t->kind == PRUNER_TARGET_IREE_CPU)
     return createHostSpace(w, t, opts, out);
   if (t->max_threads_per_block < 1 || t->smem_per_block_static < 0)
     return prunerStatusError("target %s: max_threads_per_block = %d, smem_per_block_static = "
@@ -589,7 +595,7 @@ static bool cursorSeek(const PrunerSpaceImpl *s, Cursor *c) {
   while (s->host) { /* host spaces are small: check each config with the host's rules */
     PrunerConfig config;
     digitsToConfig(s, c->digits, &config);
-    if (prunerHostConfigIsValid(&s->w, &s->t, &s->opts, &config))
+    if (prunerConfigIsValidWithOptions(&s->w, &s->t, &s->opts, &config))
       return true;
     if (!cursorAdvance(s, c, s->num_knobs - 1))
       return false;

@@ -17,12 +17,23 @@
 
 extern char **environ;
 
-/* Reads the child's output into log until EOF or the deadline; true on timeout. */
-static bool collect(int fd, double deadline, char *log, size_t log_size) {
+/* How often a wait looks at the caller's stop flag (as pruner/worker.h's workers do). */
+#define STOP_POLL_MS 50
+
+static bool stopped(const volatile sig_atomic_t *stop) { return stop && *stop; }
+
+/* Reads the child's output into log until EOF, the deadline or the stop flag; true when
+ * it ended for the deadline or the flag (the child is still running). */
+static bool collect(int fd, double deadline, const volatile sig_atomic_t *stop, char *log,
+                    size_t log_size) {
   size_t len = 0;
   bool timed_out = false;
   for (;;) {
     int wait_ms = -1;
+    if (stopped(stop)) {
+      timed_out = true;
+      break;
+    }
     if (deadline > 0) {
       double left = deadline - prunerNowSeconds();
       if (left <= 0) {
@@ -31,6 +42,8 @@ static bool collect(int fd, double deadline, char *log, size_t log_size) {
       }
       wait_ms = (int)(left * 1000.0) + 1;
     }
+    if (stop && (wait_ms < 0 || wait_ms > STOP_POLL_MS))
+      wait_ms = STOP_POLL_MS;
     struct pollfd p = {.fd = fd, .events = POLLIN};
     int ready = poll(&p, 1, wait_ms);
     if (ready <= 0)
@@ -49,16 +62,17 @@ static bool collect(int fd, double deadline, char *log, size_t log_size) {
   return timed_out;
 }
 
-/* Waits for pid until the deadline (<= 0: none), polling every 10 ms when there is one;
- * true on timeout (the child is still running). */
-static bool waitUntil(pid_t pid, double deadline, int *wait_status) {
+/* Waits for pid until the deadline (<= 0: none) or the stop flag, polling every 10 ms
+ * when there is either; true when it ended for one of them (the child is still running). */
+static bool waitUntil(pid_t pid, double deadline, const volatile sig_atomic_t *stop,
+                      int *wait_status) {
   for (;;) {
-    pid_t r = waitpid(pid, wait_status, deadline > 0 ? WNOHANG : 0);
+    pid_t r = waitpid(pid, wait_status, deadline > 0 || stop ? WNOHANG : 0);
     if (r == pid)
       return false;
     if (r < 0 && errno != EINTR)
       return false; /* nothing left to wait for */
-    if (deadline > 0 && prunerNowSeconds() >= deadline)
+    if ((deadline > 0 && prunerNowSeconds() >= deadline) || stopped(stop))
       return true;
     if (r == 0)
       nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
@@ -67,6 +81,12 @@ static bool waitUntil(pid_t pid, double deadline, int *wait_status) {
 
 PrunerStatus prunerProcessRun(char *const argv[], double timeout_seconds, char *log,
                               size_t log_size, int *wait_status) {
+  return prunerProcessRunStoppable(argv, timeout_seconds, NULL, log, log_size, wait_status);
+}
+
+PrunerStatus prunerProcessRunStoppable(char *const argv[], double timeout_seconds,
+                                       const volatile sig_atomic_t *stop, char *log,
+                                       size_t log_size, int *wait_status) {
   int fds[2] = {-1, -1};
   if (log && pipe2(fds, O_CLOEXEC) != 0)
     return prunerStatusError("pipe for %s: %s", argv[0], strerror(errno));
@@ -89,16 +109,22 @@ PrunerStatus prunerProcessRun(char *const argv[], double timeout_seconds, char *
   double deadline = timeout_seconds > 0 ? prunerNowSeconds() + timeout_seconds : 0;
   bool timed_out = false;
   if (log) {
-    timed_out = collect(fds[0], deadline, log, log_size);
+    timed_out = collect(fds[0], deadline, stop, log, log_size);
     close(fds[0]);
   }
   if (!timed_out)
-    timed_out = waitUntil(pid, deadline, wait_status);
+    timed_out = waitUntil(pid, deadline, stop, wait_status);
   if (timed_out) {
     kill(pid, SIGKILL);
     while (waitpid(pid, wait_status, 0) < 0 && errno == EINTR) {
     }
+    if (stopped(stop))
+      return prunerStatusError("%s: " PRUNER_PROCESS_INTERRUPTED, argv[0]);
     return prunerStatusError("timeout after %gs in %s", timeout_seconds, argv[0]);
   }
   return prunerStatusOk();
+}
+
+bool prunerProcessInterrupted(PrunerStatus status) {
+  return !status.ok && strstr(status.message, PRUNER_PROCESS_INTERRUPTED) != NULL;
 }

@@ -10,6 +10,7 @@
  * Each child leads its own process group: killing the group also kills what it spawned
  * (ptxas), which would otherwise outlive a timed-out compile. */
 #define _GNU_SOURCE /* strsignal */
+#include "pruner/clock.h"
 #include "pruner/worker.h"
 
 #include <errno.h>
@@ -41,12 +42,6 @@ struct PrunerWorkerImpl {
   unsigned char *buf; /* the reply being received: header, reply, tail */
   size_t len, cap;
 };
-
-static double nowSeconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Moves all `size` bytes (blocking): reads, or sends with MSG_NOSIGNAL; false on EOF or
  * an error. */
@@ -266,7 +261,7 @@ PrunerWorkerOutcome prunerWorkerSend(PrunerWorker worker, const void *request,
   worker->busy = true;
   worker->len = 0;
   worker->timeout = timeout_seconds;
-  worker->deadline = nowSeconds() + timeout_seconds;
+  worker->deadline = prunerNowSeconds() + timeout_seconds;
   return PRUNER_WORKER_DONE;
 }
 
@@ -352,7 +347,7 @@ PrunerWorkerOutcome prunerWorkerReceive(PrunerWorker worker, void *reply, void *
       say(why, why_size, "interrupted; worker killed");
       return PRUNER_WORKER_INTERRUPTED;
     }
-    double left = worker->deadline - nowSeconds();
+    double left = worker->deadline - prunerNowSeconds();
     if (left <= 0) {
       double timeout = worker->timeout;
       killChild(worker);
@@ -418,7 +413,7 @@ void prunerWorkerWaitAny(PrunerWorker *workers, size_t n) {
     stoppable = workers[i]->spec.stop ? workers[i] : stoppable;
   }
   if (busy > 0) {
-    int ms = pollMillis(stoppable ? stoppable : first, nearest - nowSeconds());
+    int ms = pollMillis(stoppable ? stoppable : first, nearest - prunerNowSeconds());
     poll(fds, (nfds_t)busy, ms); /* EINTR or an error: the callers look again */
   }
   free(fds);

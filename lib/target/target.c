@@ -2,6 +2,7 @@
 #include "target_table.h"
 
 #include "pruner/backend/host_rules.h"
+#include "pruner/backend/iree_rules.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -78,6 +79,11 @@ PrunerStatus prunerTargetLookup(const char *name, PrunerTargetDesc *out) {
     if (out) prunerHostTargetDesc(&info, out);
     return prunerStatusOk();
   }
+  /* IREE's CPU backend on this machine (lib/backend/iree/rules_iree.c). */
+  if (sameName(name, "iree-cpu")) {
+    if (out) prunerIreeCpuTargetDesc(out);
+    return prunerStatusOk();
+  }
   const PrunerTargetEntry *e = findByName(name);
   if (!e) e = findByArch(name);
   if (!e) {
@@ -111,6 +117,7 @@ void prunerTargetListNames(char *buf, size_t size) {
   appendName(buf, size, &len, "host:avx512");
   appendName(buf, size, &len, "host:avx2");
   appendName(buf, size, &len, "host:sse");
+  appendName(buf, size, &len, "iree-cpu");
 }
 
 void prunerTargetOverride(PrunerTargetDesc *desc, const PrunerTargetDesc *measured) {
@@ -156,6 +163,92 @@ void prunerTargetKey(const PrunerTargetDesc *desc, char *buf, size_t size) {
   }
   if (desc->kind == PRUNER_TARGET_HOST)
     snprintf(buf, size, "host:%s", desc->name);
+  else if (desc->kind == PRUNER_TARGET_IREE_CPU)
+    snprintf(buf, size, "iree-cpu:%s", desc->name);
   else
     snprintf(buf, size, "%s:%s:%dsm", desc->arch, desc->name, desc->sm_count);
+}
+
+/* "<cpu>-<N>c-<isa>" (prunerHostTargetDesc's name) -> N and isa; false if not that form. */
+static bool parseHostName(const char *name, int *cores, char *isa, size_t isa_size) {
+  const char *dash = strrchr(name, '-');
+  if (!dash || dash == name || !dash[1])
+    return false;
+  snprintf(isa, isa_size, "%s", dash + 1);
+  const char *p = dash - 1; /* the 'c' of "-<N>c" */
+  if (*p != 'c')
+    return false;
+  const char *digits_end = p;
+  while (p > name && isdigit((unsigned char)p[-1]))
+    --p;
+  if (p == digits_end || p == name || p[-1] != '-')
+    return false;
+  *cores = atoi(p);
+  return *cores > 0;
+}
+
+PrunerStatus prunerTargetFromKey(const char *key, PrunerTargetDesc *out, char *what,
+                                 size_t what_size) {
+  if (what && what_size)
+    what[0] = '\0';
+  if (!key || !*key)
+    return prunerStatusError("empty dataset target key");
+  if (strncmp(key, "host:", 5) == 0) {
+    const char *name = key + 5;
+    int cores = 0;
+    char isa[16];
+    if (strlen(name) >= sizeof out->name || !parseHostName(name, &cores, isa, sizeof isa))
+      return prunerStatusError("dataset target '%.96s': a host key is host:<cpu>-<N>c-<isa>", key);
+    PrunerHostInfo here;
+    prunerHostDescribe(&here);
+    PrunerHostInfo info = here;
+    bool amd = strncmp(name, "amd-", 4) == 0;
+    PrunerStatus st = prunerHostInfoAssume(&info, cores, isa, amd);
+    if (!st.ok)
+      return prunerStatusError("dataset target '%.96s': %s", key, st.message);
+    prunerHostTargetDesc(&info, out);
+    snprintf(out->name, sizeof out->name, "%s", name);
+    if (what && what_size) {
+      PrunerTargetDesc native; /* this machine as "host" names it (PRUNER_HOST_ISA too) */
+      if (!prunerTargetLookup("host", &native).ok)
+        prunerHostTargetDesc(&here, &native);
+      char here_key[96];
+      prunerTargetKey(&native, here_key, sizeof here_key);
+      snprintf(what, what_size,
+               "dataset target %s: modelled as %d core(s), %s, %d FMA pipe(s)%s; caches "
+               "(L1d %lld KiB, L2 %lld KiB, L3 %lld MiB) and clock (%.0f MHz) are this "
+               "machine's (%s), records keys do not carry them",
+               key, cores, isa, info.fma_pipes, amd ? " (AMD)" : "",
+               (long long)(info.l1d_bytes >> 10), (long long)(info.l2_bytes >> 10),
+               (long long)(info.l3_bytes >> 20), info.clock_mhz, here_key);
+    }
+    return prunerStatusOk();
+  }
+  /* GPU: "arch:name:NNsm", the table entry with the measured SM count. */
+  char name[96];
+  const char *first = strchr(key, ':');
+  const char *second = first ? strchr(first + 1, ':') : NULL;
+  if (first && second && (size_t)(second - first - 1) < sizeof name) {
+    memcpy(name, first + 1, (size_t)(second - first - 1));
+    name[second - first - 1] = '\0';
+    PrunerTargetDesc desc;
+    if (prunerTargetLookup(name, &desc).ok && desc.kind == PRUNER_TARGET_GPU) {
+      int sms = atoi(second + 1);
+      int table_sms = desc.sm_count;
+      if (sms > 0)
+        desc.sm_count = sms; /* a measured device may differ from the table */
+      char got[96];
+      prunerTargetKey(&desc, got, sizeof got);
+      if (strcmp(got, key) == 0) {
+        *out = desc;
+        if (what && what_size)
+          snprintf(what, what_size, "dataset target %s: the table's %s with %d SMs (table: %d)",
+                   key, desc.device, desc.sm_count, table_sms);
+        return prunerStatusOk();
+      }
+    }
+  }
+  return prunerStatusError("dataset target '%.96s' names no known target (expected "
+                           "arch:name:NNsm or host:<cpu>-<N>c-<isa>)",
+                           key);
 }

@@ -113,8 +113,18 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
   if (!(e->opts.time_limit_s >= 0.0 && e->opts.time_limit_s <= 1e9))
     return prunerStatusError("--time must be in [0, 1e9] seconds (got %g)", e->opts.time_limit_s);
   const char *target = opts->target ? opts->target : "sm_90";
-  PrunerStatus st = backend ? backend->describeTarget(target, &e->target)
-                            : prunerBackendLookup(target, &backend, &e->target);
+  PrunerStatus st = prunerStatusOk();
+  if (opts->target_desc) {
+    /* The study's dataset target: the description is given; its kind picks the backend. */
+    e->target = *opts->target_desc;
+    if (!backend)
+      backend = prunerBackendForTarget(&e->target);
+    if (!backend)
+      st = prunerStatusError("no backend for target %s", e->target.name);
+  } else {
+    st = backend ? backend->describeTarget(target, &e->target)
+                 : prunerBackendLookup(target, &backend, &e->target);
+  }
   if (!st.ok)
     return st;
   e->backend = backend;
@@ -167,6 +177,7 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
 
   PrunerVerifierOptions vopts = prunerVerifierDefaultOptions();
   vopts.seed = (unsigned)e->rng;
+  vopts.draft_free = e->opts.strategy == PRUNER_TUNE_MODEL_ONLY;
   st = prunerVerifierCreate(&e->target, &vopts, &e->verifier);
   if (!st.ok)
     return st;
@@ -188,6 +199,13 @@ int tuneEngineAddWorkload(TuneEngine *e, const PrunerWorkload *w) {
   t->w = *w;
   t->occurrences = 1;
   return (int)e->num_tasks++;
+}
+
+/* Whether the strategy ranks with the learned model (trained after every round). */
+static bool tuneUsesVerifier(const TuneEngine *e) {
+  PrunerTuneStrategy s = e->opts.strategy;
+  return s == PRUNER_TUNE_DRAFT_VERIFIER || s == PRUNER_TUNE_VERIFIER_ONLY ||
+         s == PRUNER_TUNE_MODEL_ONLY;
 }
 
 /* Trials and best of a task from the records (resume, ingest, after each round). */
@@ -219,9 +237,12 @@ PrunerStatus tuneEnginePrepare(TuneEngine *e) {
       continue;
     }
     t->space_size = prunerSpaceCount(t->space);
-    st = e->backend->draftCreate(&t->w, &e->target, &t->draft);
-    if (!st.ok)
-      return st;
+    /* The draft-free baseline has no draft at all (t->draft stays NULL). */
+    if (e->opts.strategy != PRUNER_TUNE_MODEL_ONLY) {
+      st = e->backend->draftCreate(&t->w, &e->target, &t->draft);
+      if (!st.ok)
+        return st;
+    }
     if (t->space_size == 0) {
       tuneNote(e, (int)i, "warning: %s %s: no valid config on %s", t->w.op_name, t->w.key,
                e->target.name);
@@ -233,8 +254,7 @@ PrunerStatus tuneEnginePrepare(TuneEngine *e) {
                (long long)t->trials, e->target_key);
   }
   /* The verifier learns from what the log already holds (resume, ingest). */
-  if (e->opts.strategy == PRUNER_TUNE_DRAFT_VERIFIER ||
-      e->opts.strategy == PRUNER_TUNE_VERIFIER_ONLY) {
+  if (tuneUsesVerifier(e)) {
     PrunerStatus st = prunerVerifierTrain(e->verifier, e->records, e->target_key);
     if (!st.ok)
       tuneNote(e, -1, "warning: verifier training failed: %s", st.message);
@@ -354,22 +374,24 @@ static TuneCandidate *tuneRankedCandidates(TuneEngine *e, TuneTask *t, size_t wa
       ++n;
     }
   } else {
-    /* A random sample of the space (all of it when small). */
+    /* A random sample of the space (all of it when small); model-only adds mutations of
+     * its best measured configs (evolve.c). */
     list = malloc(cap * sizeof *list);
     PrunerConfig *sample = malloc(cap * sizeof *sample);
     if (list && sample)
-      n = tuneRandomConfigs(e, t, NULL, 0, cap, sample);
+      n = s == PRUNER_TUNE_MODEL_ONLY ? tuneModelOnlyPool(e, t, cap, sample)
+                                      : tuneRandomConfigs(e, t, NULL, 0, cap, sample);
     for (size_t i = 0; i < n; ++i)
       list[i].config = sample[i];
     free(sample);
     if (!list)
       return NULL;
     for (size_t i = 0; i < n; ++i) {
-      list[i].draft_us = prunerDraftPredictUs(t->draft, &list[i].config);
+      list[i].draft_us = t->draft ? prunerDraftPredictUs(t->draft, &list[i].config) : 0.0;
       list[i].score = 0.0;
     }
   }
-  if (n > 0 && (s == PRUNER_TUNE_DRAFT_VERIFIER || s == PRUNER_TUNE_VERIFIER_ONLY)) {
+  if (n > 0 && tuneUsesVerifier(e)) {
     PrunerConfig *configs = malloc(n * sizeof *configs);
     float *scores = malloc(n * sizeof *scores);
     if (configs && scores) {
@@ -404,7 +426,7 @@ static size_t tunePick(TuneEngine *e, TuneTask *t, size_t k, TuneCandidate *out)
   while (n < k) {
     bool explore = !random_strategy && prunerRandomUniform(&e->rng) < e->opts.epsilon;
     if (explore && tuneRandomConfigs(e, t, out, n, 1, &out[n].config) == 1) {
-      out[n].draft_us = prunerDraftPredictUs(t->draft, &out[n].config);
+      out[n].draft_us = t->draft ? prunerDraftPredictUs(t->draft, &out[n].config) : 0.0;
       out[n].score = 0.0;
       ++n;
       continue;
@@ -729,9 +751,7 @@ static PrunerStatus tuneRound(TuneEngine *e, TuneTask *t, int64_t k) {
   if (e->target_us > 0 && t->reached_at > 0)
     t->done = true;
   t->seconds += prunerNowSeconds() - start;
-  if (st.ok && round_trials > 0 && !tuneStopRequested(e) &&
-      (e->opts.strategy == PRUNER_TUNE_DRAFT_VERIFIER ||
-       e->opts.strategy == PRUNER_TUNE_VERIFIER_ONLY)) {
+  if (st.ok && round_trials > 0 && !tuneStopRequested(e) && tuneUsesVerifier(e)) {
     PrunerStatus vs = prunerVerifierTrain(e->verifier, e->records, e->target_key);
     if (!vs.ok)
       tuneNote(e, -1, "warning: verifier training failed: %s", vs.message);

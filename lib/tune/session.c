@@ -37,6 +37,7 @@ struct PrunerTuneSessionImpl {
   size_t input_size;
   MlirContext ctx;
   MlirModule module;
+  bool owns_module; /* parsed here (Create); false: the caller's (CreateForModule) */
   TuneOpRef *ops;
   size_t num_ops;
   size_t cap_ops;
@@ -48,6 +49,7 @@ const char *prunerTuneStrategyName(PrunerTuneStrategy strategy) {
   case PRUNER_TUNE_DRAFT_VERIFIER: return "draft+verifier";
   case PRUNER_TUNE_DRAFT_ONLY: return "draft-only";
   case PRUNER_TUNE_VERIFIER_ONLY: return "verifier-only";
+  case PRUNER_TUNE_MODEL_ONLY: return "model-only";
   case PRUNER_TUNE_RANDOM: return "random";
   default: return "?";
   }
@@ -189,6 +191,27 @@ static MlirWalkResult tuneVisit(MlirOperation op, const PrunerWorkload *w,
   return MlirWalkResultAdvance;
 }
 
+/* What both Creates share once s->module is set: collect the tunable ops into tasks,
+ * check the resumed records, ingest runner results, prepare the engine. `what` names the
+ * module in messages. On failure the caller destroys the session. */
+static PrunerStatus tuneSessionStart(PrunerTuneSession s, const PrunerTuneOptions *opts,
+                                     const char *what) {
+  TuneWalk walk = {s, false};
+  prunerWalkTunableOps(mlirModuleGetOperation(s->module), tuneVisit, &walk);
+  if (walk.failed)
+    return prunerStatusError("out of memory collecting the ops of %s", what);
+  if (s->engine.num_tasks == 0)
+    tuneNote(&s->engine, -1, "remark: %s has no tunable linalg op; the output equals the input",
+             what);
+  tuneFilterRecords(&s->engine, s->engine.records); /* tasks known: check the resumed log */
+  if (opts->ingest_path) {
+    PrunerStatus st = tuneIngest(&s->engine, opts->ingest_path);
+    if (!st.ok)
+      return st;
+  }
+  return tuneEnginePrepare(&s->engine);
+}
+
 PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOptions *opts,
                                      PrunerTuneSession *out) {
   *out = NULL;
@@ -203,7 +226,13 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
     return st;
   }
   s->input_path = strdup(input_path);
+  st = prunerIrCheckParseIsolated(s->input_text, s->input_size, input_path);
+  if (!st.ok) {
+    prunerTuneSessionDestroy(s);
+    return st;
+  }
   s->ctx = prunerIrContextCreate();
+  s->owns_module = true;
   mlirContextAttachDiagnosticHandler(s->ctx, tuneDiagnostic, s, NULL);
   /* Parsing from a regular file keeps its name in diagnostics' locations. Anything else
    * ("-", /dev/stdin, a pipe) was consumed by the read above: a second read would parse
@@ -220,24 +249,29 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
     prunerTuneSessionDestroy(s);
     return st;
   }
-  TuneWalk walk = {s, false};
-  prunerWalkTunableOps(mlirModuleGetOperation(s->module), tuneVisit, &walk);
-  if (walk.failed) {
+  st = tuneSessionStart(s, opts, input_path);
+  if (!st.ok) {
     prunerTuneSessionDestroy(s);
-    return prunerStatusError("out of memory collecting the ops of %s", input_path);
+    return st;
   }
-  if (s->engine.num_tasks == 0)
-    tuneNote(&s->engine, -1,
-             "remark: %s has no tunable linalg op; the output equals the input", input_path);
-  tuneFilterRecords(&s->engine, s->engine.records); /* tasks known: check the resumed log */
-  if (opts->ingest_path) {
-    st = tuneIngest(&s->engine, opts->ingest_path);
-    if (!st.ok) {
-      prunerTuneSessionDestroy(s);
-      return st;
-    }
+  *out = s;
+  return prunerStatusOk();
+}
+
+PrunerStatus prunerTuneSessionCreateForModule(MlirModule module, const PrunerTuneOptions *opts,
+                                              PrunerTuneSession *out) {
+  *out = NULL;
+  if (mlirModuleIsNull(module))
+    return prunerStatusError("no module to tune (a null MlirModule)");
+  PrunerTuneSession s = calloc(1, sizeof *s);
+  if (!s)
+    return prunerStatusError("out of memory");
+  PrunerStatus st = tuneEngineInit(&s->engine, opts);
+  if (st.ok) {
+    s->module = module; /* borrowed: never destroyed here, nor its context */
+    s->ctx = mlirModuleGetContext(module);
+    st = tuneSessionStart(s, opts, "the module");
   }
-  st = tuneEnginePrepare(&s->engine);
   if (!st.ok) {
     prunerTuneSessionDestroy(s);
     return st;
@@ -250,9 +284,9 @@ void prunerTuneSessionDestroy(PrunerTuneSession s) {
   if (!s)
     return;
   tuneEngineDestroy(&s->engine);
-  if (!mlirModuleIsNull(s->module))
+  if (s->owns_module && !mlirModuleIsNull(s->module))
     mlirModuleDestroy(s->module);
-  if (s->ctx.ptr)
+  if (s->owns_module && s->ctx.ptr)
     mlirContextDestroy(s->ctx);
   for (size_t i = 0; i < s->num_ops; ++i)
     free(s->ops[i].own);
@@ -430,9 +464,7 @@ static PrunerStatus tuneWriteFused(PrunerTuneSession s, size_t i) {
   return prunerStatusOk();
 }
 
-PrunerStatus prunerTuneSessionWriteOutput(PrunerTuneSession s, const char *path) {
-  if (s->engine.num_tasks == 0)
-    return prunerWriteFileAtomic(path, tuneWriteInput, s);
+PrunerStatus prunerTuneSessionAnnotateModule(PrunerTuneSession s) {
   for (size_t i = 0; i < s->num_ops; ++i) {
     if (s->ops[i].task < 0) {
       PrunerStatus st = tuneWriteFused(s, i);
@@ -454,6 +486,16 @@ PrunerStatus prunerTuneSessionWriteOutput(PrunerTuneSession s, const char *path)
     mlirOperationSetDiscardableAttributeByName(
         s->ops[i].op, mlirStringRefCreateFromCString("pruner.tuning"), tuning);
   }
+  return prunerStatusOk();
+}
+
+PrunerStatus prunerTuneSessionWriteOutput(PrunerTuneSession s, const char *path) {
+  /* A file with nothing to tune is copied byte for byte (comments and all). */
+  if (s->engine.num_tasks == 0 && s->input_text)
+    return prunerWriteFileAtomic(path, tuneWriteInput, s);
+  PrunerStatus st = prunerTuneSessionAnnotateModule(s);
+  if (!st.ok)
+    return st;
   return prunerWriteFileAtomic(path, tuneWriteModule, s);
 }
 

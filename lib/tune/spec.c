@@ -12,83 +12,23 @@
 #include <mlir-c/IR.h>
 
 #include "pruner/ir.h"
+#include "pruner/schedule.h"
 #include "tune_internal.h"
 
 static void tuneSpecAppend(MlirStringRef s, void *user) {
   prunerTextAppendBytes((PrunerText *)user, s.data, s.length);
 }
 
-static void tuneSpecParamEq(PrunerText *b, const char *value, long long want, int *counter) {
-  int c = (*counter)++;
-  prunerTextAppend(b,
-                "      %%want%d = transform.param.constant %lld : i64 -> !transform.param<i64>\n"
-                "      transform.match.param.cmpi eq %s, %%want%d : !transform.param<i64>\n",
-                c, want, value, c);
-}
-
-static bool tuneIsFloat(PrunerDType t) {
-  return t == PRUNER_DTYPE_F32 || t == PRUNER_DTYPE_F16 || t == PRUNER_DTYPE_BF16 ||
-         t == PRUNER_DTYPE_F64;
-}
-
 static void tuneSpecMatcher(PrunerText *b, size_t index, const PrunerWorkload *w) {
-  int counter = 0;
   prunerTextAppend(b,
-                "  // %s\n"
-                "  transform.named_sequence @pruner_match_%zu(%%op: !transform.any_op "
-                "{transform.readonly}) -> !transform.any_op {\n"
-                "    transform.match.operation_name %%op [\"%s\"] : !transform.any_op\n"
-                "    transform.match.structured %%op : !transform.any_op {\n"
-                "    ^bb0(%%s: !transform.any_op):\n"
-                "      %%rank = transform.match.structured.rank %%s : (!transform.any_op) -> "
-                "!transform.param<i64>\n",
-                w->key, index, w->op_name);
-  tuneSpecParamEq(b, "%rank", w->num_loops, &counter);
-  /* The operand counts: without them a unary generic's matcher (a ReLU) also matches a
-   * binary one of the same shape (a bias add), whose input 0 and init look the same. */
-  prunerTextAppend(b,
-                "      %%ninputs = transform.match.structured.num_inputs %%s : "
-                "(!transform.any_op) -> !transform.param<i64>\n");
-  tuneSpecParamEq(b, "%ninputs", w->num_inputs, &counter);
-  prunerTextAppend(b,
-                "      %%ninits = transform.match.structured.num_inits %%s : "
-                "(!transform.any_op) -> !transform.param<i64>\n");
-  tuneSpecParamEq(b, "%ninits", w->num_outputs, &counter);
-  for (int l = 0; l < w->num_loops; ++l) {
-    prunerTextAppend(b,
-                  "      %%dim%d = transform.match.structured.dim %%s[%d] : "
-                  "(!transform.any_op) -> !transform.param<i64>\n",
-                  l, l);
-    char name[16];
-    snprintf(name, sizeof name, "%%dim%d", l);
-    tuneSpecParamEq(b, name, (long long)w->bounds[l], &counter);
-  }
-  for (int o = 0; o < w->num_inputs + w->num_outputs; ++o) {
-    bool init = o >= w->num_inputs;
-    int pos = init ? o - w->num_inputs : o;
-    prunerTextAppend(b,
-                  "      %%operand%d = transform.match.structured.%s %%s[%d] : "
-                  "(!transform.any_op) -> !transform.any_value\n"
-                  "      %%bits%d = transform.match.structured.elemental_bitwidth %%operand%d : "
-                  "(!transform.any_value) -> !transform.param<i64>\n",
-                  o, init ? "init" : "input", pos, o, o);
-    char name[16];
-    snprintf(name, sizeof name, "%%bits%d", o);
-    tuneSpecParamEq(b, name, 8LL * prunerDTypeBytes(w->operands[o].dtype), &counter);
-  }
-  /* Bitwidths cannot tell f32 from i32: for contractions the body can. */
-  if (w->kind == PRUNER_OP_MATMUL || w->kind == PRUNER_OP_BATCH_MATMUL ||
-      w->kind == PRUNER_OP_CONTRACTION) {
-    bool fp = tuneIsFloat(w->operands[w->num_inputs].dtype);
-    prunerTextAppend(b,
-                  "      transform.match.structured.body %%s {contraction = [\"%s\", \"%s\"]} "
-                  ": !transform.any_op\n",
-                  fp ? "arith.mulf" : "arith.muli", fp ? "arith.addf" : "arith.addi");
-  }
-  prunerTextAppend(b, "      transform.match.structured.yield\n"
-                   "    }\n"
-                   "    transform.yield %%op : !transform.any_op\n"
-                   "  }\n");
+                   "  // %s\n"
+                   "  transform.named_sequence @pruner_match_%zu(%%op: !transform.any_op "
+                   "{transform.readonly}) -> !transform.any_op {\n"
+                   "    transform.match.operation_name %%op [\"%s\"] : !transform.any_op\n",
+                   w->key, index, w->op_name);
+  prunerScheduleAppendStructuredMatch(b, "%op", w, false);
+  prunerTextAppend(b, "    transform.yield %%op : !transform.any_op\n"
+                      "  }\n");
 }
 
 static void tuneSpecAction(PrunerText *b, size_t index, MlirAttribute config) {
@@ -105,23 +45,46 @@ static void tuneSpecAction(PrunerText *b, size_t index, MlirAttribute config) {
                    "  }\n");
 }
 
-/* Two workloads the matchers cannot tell apart (same name, bounds and bitwidths, e.g.
- * f16 vs bf16, or generics with other maps): foreach_match would take the first. */
-static bool tuneSpecAmbiguous(const PrunerWorkload *a, const PrunerWorkload *b) {
-  if (strcmp(a->op_name, b->op_name) != 0 || a->num_loops != b->num_loops ||
-      a->num_inputs != b->num_inputs || a->num_outputs != b->num_outputs)
-    return false;
-  for (int l = 0; l < a->num_loops; ++l)
-    if (a->bounds[l] != b->bounds[l])
-      return false;
-  for (int o = 0; o < a->num_inputs + a->num_outputs; ++o)
-    if (prunerDTypeBytes(a->operands[o].dtype) != prunerDTypeBytes(b->operands[o].dtype))
-      return false;
-  return true;
+/* The spec in the backend's own format (IREE's): every tuned workload and every fused
+ * consumer with a config of its own, in the order of the project's spec. */
+static char *tuneBackendSpecText(TuneEngine *e, const TuneSpecConsumer *consumers,
+                                 size_t num_consumers) {
+  size_t cap = e->num_tasks + num_consumers + 1, n = 0;
+  const PrunerWorkload **w = malloc(cap * sizeof *w);
+  PrunerConfig *configs = malloc(cap * sizeof *configs);
+  char *text = NULL;
+  if (w && configs) {
+    for (size_t i = 0; i < e->num_tasks; ++i) {
+      PrunerTuneTaskInfo info;
+      tuneEngineTaskInfo(e, i, &info);
+      if (!info.has_best)
+        continue;
+      w[n] = &e->tasks[i].w;
+      configs[n++] = info.best;
+    }
+    for (size_t k = 0; k < num_consumers; ++k) {
+      if (!consumers[k].config)
+        continue; /* shares its contraction's kernel */
+      w[n] = consumers[k].w;
+      configs[n++] = *consumers[k].config;
+    }
+    size_t skipped = 0;
+    text = e->backend->specText(&e->target, w, configs, n, &skipped);
+    if (text && skipped)
+      tuneNote(e, -1,
+               "warning: tuning spec: %zu workload(s) cannot be told apart from an earlier "
+               "one by the matchers (same op, bounds and bitwidths); left out of the spec",
+               skipped);
+  }
+  free(w);
+  free(configs);
+  return text;
 }
 
 char *tuneSpecText(TuneEngine *e, MlirContext ctx, const TuneSpecConsumer *consumers,
                    size_t num_consumers) {
+  if (e->backend && e->backend->specText)
+    return tuneBackendSpecText(e, consumers, num_consumers);
   PrunerText b = {0};
   prunerTextAppend(&b,
                 "// pruner-mlir tuning spec for %s (docs/tuning-spec.md).\n"
@@ -145,7 +108,7 @@ char *tuneSpecText(TuneEngine *e, MlirContext ctx, const TuneSpecConsumer *consu
       continue;
     bool ambiguous = false;
     for (size_t j = 0; j < num_tuned; ++j)
-      ambiguous |= tuneSpecAmbiguous(tuned_w[j], info.workload);
+      ambiguous |= prunerScheduleMatchersAlike(tuned_w[j], info.workload);
     if (ambiguous) {
       tuneNote(e, (int)i,
                "warning: tuning spec: %s cannot be told apart from an earlier workload by "
@@ -165,7 +128,7 @@ char *tuneSpecText(TuneEngine *e, MlirContext ctx, const TuneSpecConsumer *consu
     const TuneSpecConsumer *c = &consumers[k];
     bool ambiguous = false, same = false;
     for (size_t j = 0; j < num_tuned; ++j) {
-      ambiguous |= tuneSpecAmbiguous(tuned_w[j], c->w);
+      ambiguous |= prunerScheduleMatchersAlike(tuned_w[j], c->w);
       same |= strcmp(tuned_w[j]->key, c->w->key) == 0;
     }
     if (!c->config) {

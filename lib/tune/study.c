@@ -1,5 +1,6 @@
 /* lib/tune/study.c: how many trials each search strategy needs on a complete-space
- * replay file to come within 5% of the best config (docs/tune.md, "Search study"). */
+ * replay file to come within 5% / 2% / the noise of the best config, over seeds
+ * (docs/tune.md, "Search study"; docs/quality.md). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,19 +15,22 @@ PrunerTuneStudyOptions prunerTuneStudyDefaultOptions(void) {
   o.target = "sm_90";
   o.seeds = 5;
   o.within = 0.05;
+  o.within_tight = 0.02;
   o.draft_size = 512;
   o.batch = 16;
   o.epsilon = 0.1;
   return o;
 }
 
-/* One simulated tuning run; returns the trials needed (max + 1 if never reached). */
+/* One simulated tuning run until the strictest goal: trials[g] for each goal (max + 1
+ * if never reached) and run_s[g], the recorded run time measured until then. */
 static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords replay,
-                                 const PrunerWorkload *w, PrunerTuneStrategy strategy,
-                                 uint64_t seed, double target_us, int64_t *trials,
-                                 uint64_t *space_size) {
+                                 const PrunerTargetDesc *target, const PrunerWorkload *w,
+                                 PrunerTuneStrategy strategy, uint64_t seed, const double *goal_us,
+                                 int64_t *trials, double *run_s, uint64_t *space_size) {
   PrunerTuneOptions o = prunerTuneDefaultOptions();
   o.target = so->target;
+  o.target_desc = target;
   o.measure = PRUNER_TUNE_MEASURE_NONE; /* the replay handle is attached below */
   o.strategy = strategy;
   o.seed = seed;
@@ -34,46 +38,162 @@ static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords
   o.batch = so->batch;
   o.epsilon = so->epsilon;
   o.stop = so->stop;
+  double strictest = goal_us[0];
+  for (int g = 1; g < PRUNER_TUNE_GOAL_COUNT; ++g)
+    strictest = fmin(strictest, goal_us[g]);
   TuneEngine e;
   PrunerStatus st = tuneEngineInit(&e, &o);
   if (st.ok && tuneEngineAddWorkload(&e, w) < 0)
     st = prunerStatusError("out of memory");
   if (st.ok)
     st = tuneEnginePrepare(&e);
+  int64_t max = 0;
   if (st.ok) {
     e.opts.measure = PRUNER_TUNE_MEASURE_REPLAY;
     e.opts.measure_path = so->replay_path;
     e.replay = replay;
     e.owns_replay = false;
-    e.target_us = target_us;
+    e.target_us = strictest;
     *space_size = e.tasks[0].space_size;
-    int64_t max = so->max_trials > 0 ? so->max_trials : (int64_t)e.tasks[0].space_size;
+    max = so->max_trials > 0 ? so->max_trials : (int64_t)e.tasks[0].space_size;
     e.opts.trials = max;
     st = tuneEngineRun(&e);
-    *trials = e.tasks[0].reached_at > 0 ? e.tasks[0].reached_at : max + 1;
+  }
+  for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g) {
+    trials[g] = max + 1;
+    run_s[g] = 0;
+  }
+  if (st.ok) {
+    /* The in-memory log holds this run's measurements in order. */
+    double run_us = 0;
+    int64_t k = 0;
+    for (size_t i = 0; i < prunerRecordsCount(e.records); ++i) {
+      const PrunerRecord *r = prunerRecordsGet(e.records, i);
+      if (r->is_baseline || strcmp(r->workload_key, w->key) != 0)
+        continue;
+      ++k;
+      for (int s = 0; s < r->num_samples; ++s)
+        run_us += r->samples_us[s];
+      for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g)
+        if (trials[g] > max && r->status == PRUNER_RECORD_OK && r->median_us <= goal_us[g]) {
+          trials[g] = k;
+          run_s[g] = run_us * 1e-6;
+        }
+    }
   }
   tuneEngineDestroy(&e);
   return st;
+}
+
+static int compareInt64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+static int compareDouble(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Quantile q of sorted v[0..n) (linear between order statistics). */
+static double quantile(const int64_t *v, int n, double q) {
+  if (n <= 0)
+    return 0;
+  double pos = q * (n - 1);
+  int lo = (int)pos;
+  int hi = lo + 1 < n ? lo + 1 : lo;
+  return (double)v[lo] + (pos - lo) * (double)(v[hi] - v[lo]);
+}
+
+static void fillStats(int64_t *trials, double *run_s, int n, PrunerTuneStudyStats *out) {
+  memset(out, 0, sizeof *out);
+  if (n <= 0)
+    return;
+  double sum = 0;
+  for (int i = 0; i < n; ++i)
+    sum += (double)trials[i];
+  qsort(trials, (size_t)n, sizeof *trials, compareInt64);
+  qsort(run_s, (size_t)n, sizeof *run_s, compareDouble);
+  out->mean = sum / n;
+  out->median = quantile(trials, n, 0.5);
+  out->p25 = quantile(trials, n, 0.25);
+  out->p75 = quantile(trials, n, 0.75);
+  out->min = trials[0];
+  out->max = trials[n - 1];
+  out->run_s_median = n % 2 ? run_s[n / 2] : 0.5 * (run_s[n / 2 - 1] + run_s[n / 2]);
+}
+
+/* Relative interquartile range of a record's samples (0 with fewer than 4). */
+static double relativeIqr(const PrunerRecord *r) {
+  if (r->num_samples < 4 || !(r->median_us > 0))
+    return 0;
+  double v[PRUNER_MAX_SAMPLES];
+  int n = r->num_samples;
+  memcpy(v, r->samples_us, (size_t)n * sizeof *v);
+  qsort(v, (size_t)n, sizeof *v, compareDouble);
+  double lo = v[(n - 1) / 4], hi = v[(3 * (n - 1) + 3) / 4];
+  return (hi - lo) / r->median_us;
+}
+
+/* The workload's noise: the median over its ok configs of their samples' relative IQR.
+ * Records keep one pass (the fastest of several), so this is run-to-run spread within a
+ * pass; pass-to-pass spread is larger (data/README.md) and is not in the records. */
+static double workloadNoise(PrunerRecords replay, const char *workload_key, const char *key) {
+  size_t n = 0, cap = prunerRecordsCount(replay);
+  double *v = malloc((cap ? cap : 1) * sizeof *v);
+  if (!v)
+    return 0;
+  for (size_t i = 0; i < cap; ++i) {
+    const PrunerRecord *r = prunerRecordsGet(replay, i);
+    if (r->status == PRUNER_RECORD_OK && !r->is_baseline &&
+        strcmp(r->workload_key, workload_key) == 0 && strcmp(r->target_key, key) == 0 &&
+        r->num_samples >= 4)
+      v[n++] = relativeIqr(r);
+  }
+  double m = 0;
+  if (n > 0) {
+    qsort(v, n, sizeof *v, compareDouble);
+    m = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  }
+  free(v);
+  return m;
 }
 
 PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRow **rows_out,
                              size_t *num_rows) {
   *rows_out = NULL;
   *num_rows = 0;
-  PrunerTargetDesc target;
-  PrunerStatus st = prunerTargetLookup(so->target, &target);
-  if (!st.ok)
-    return st;
-  char key[96];
-  prunerTargetKey(&target, key, sizeof key);
+  if (so->seeds < 1)
+    return prunerStatusError("--seeds must be at least 1 (got %d)", so->seeds);
   FILE *probe = fopen(so->replay_path, "r");
   if (!probe)
     return prunerStatusError("--study %s: %s", so->replay_path, strerror(errno));
   fclose(probe);
   PrunerRecords replay = NULL;
-  st = prunerRecordsOpenExisting(so->replay_path, &replay);
+  PrunerStatus st = prunerRecordsOpenExisting(so->replay_path, &replay);
   if (!st.ok)
     return st;
+  PrunerTargetDesc target;
+  char key[96], note[512] = "";
+  if (so->dataset_target) {
+    const char *want = so->dataset_target;
+    if (strcmp(want, "records") == 0) {
+      want = prunerRecordsBusiestTarget(replay);
+      if (!want) {
+        prunerRecordsClose(replay);
+        return prunerStatusError("--study %s: --dataset-target=records: no record with a "
+                                 "workload description",
+                                 so->replay_path);
+      }
+    }
+    st = prunerTargetFromKey(want, &target, note, sizeof note);
+  } else {
+    st = prunerTargetLookup(so->target, &target);
+  }
+  if (!st.ok) {
+    prunerRecordsClose(replay);
+    return st;
+  }
+  prunerTargetKey(&target, key, sizeof key);
   PrunerTuneStudyRow *rows = NULL;
   size_t n = 0;
   /* Workloads of this target that the file describes. */
@@ -94,11 +214,26 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
     rows = grown;
     memset(&rows[n], 0, sizeof rows[n]);
     snprintf(rows[n].workload_key, sizeof rows[n].workload_key, "%s", r->workload_key);
+    snprintf(rows[n].target_key, sizeof rows[n].target_key, "%s", key);
+    snprintf(rows[n].target_note, sizeof rows[n].target_note, "%s", note);
     ++n;
   }
-  if (st.ok && n == 0)
-    st = prunerStatusError("--study %s: no records of target %s with a workload description",
-                           so->replay_path, key);
+  if (st.ok && n == 0) {
+    const char *other = prunerRecordsBusiestTarget(replay);
+    if (other && !so->dataset_target)
+      st = prunerStatusError("--study %s: no records of target %s with a workload "
+                             "description (the file's records are of %s: "
+                             "--dataset-target=records studies them here)",
+                             so->replay_path, key, other);
+    else
+      st = prunerStatusError("--study %s: no records of target %s with a workload description",
+                             so->replay_path, key);
+  }
+  int64_t *trials =
+      st.ok ? malloc((size_t)so->seeds * PRUNER_TUNE_GOAL_COUNT * sizeof *trials) : NULL;
+  double *run_s = st.ok ? malloc((size_t)so->seeds * PRUNER_TUNE_GOAL_COUNT * sizeof *run_s) : NULL;
+  if (st.ok && (!trials || !run_s))
+    st = prunerStatusError("out of memory");
   for (size_t j = 0; st.ok && j < n; ++j) {
     PrunerTuneStudyRow *row = &rows[j];
     const PrunerRecord *best = prunerRecordsBest(replay, row->workload_key, key);
@@ -108,38 +243,54 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
       break;
     }
     row->best_us = best->median_us;
+    row->goal_us[PRUNER_TUNE_GOAL_WITHIN] = row->best_us * (1.0 + so->within);
+    row->goal_us[PRUNER_TUNE_GOAL_TIGHT] = row->best_us * (1.0 + so->within_tight);
+    double noise = workloadNoise(replay, row->workload_key, key);
+    row->goal_us[PRUNER_TUNE_GOAL_NOISE] = row->best_us * (1.0 + noise);
     const PrunerWorkload *w = NULL;
     for (size_t i = 0; i < prunerRecordsCount(replay); ++i) {
       const PrunerRecord *r = prunerRecordsGet(replay, i);
       if (strcmp(r->workload_key, row->workload_key) == 0 && strcmp(r->target_key, key) == 0 &&
           !r->is_baseline) {
-        row->replay_configs += r->status == PRUNER_RECORD_OK;
+        bool ok = r->status == PRUNER_RECORD_OK;
+        row->replay_configs += ok;
+        for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g)
+          row->goal_configs[g] += ok && r->median_us <= row->goal_us[g];
         if (r->has_workload && !w)
           w = &r->workload;
       }
     }
     for (int s = 0; st.ok && s < PRUNER_TUNE_STRATEGY_COUNT; ++s) {
-      double sum = 0;
       for (int seed = 1; st.ok && seed <= so->seeds; ++seed) {
-        int64_t trials = 0;
-        st = tuneStudyRun(so, replay, w, (PrunerTuneStrategy)s, (uint64_t)seed,
-                          row->best_us * (1.0 + so->within), &trials, &row->space_size);
-        sum += (double)trials;
-        if (trials > row->worst_trials[s])
-          row->worst_trials[s] = trials;
+        int64_t t[PRUNER_TUNE_GOAL_COUNT];
+        double rs[PRUNER_TUNE_GOAL_COUNT];
+        st = tuneStudyRun(so, replay, &target, w, (PrunerTuneStrategy)s, (uint64_t)seed,
+                          row->goal_us, t, rs, &row->space_size);
+        for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g) {
+          trials[g * so->seeds + seed - 1] = t[g];
+          run_s[g * so->seeds + seed - 1] = rs[g];
+        }
         if (so->on_event) {
           char text[256];
-          snprintf(text, sizeof text, "study %s: %s seed %d: %lld trials", row->workload_key,
-                   prunerTuneStrategyName((PrunerTuneStrategy)s), seed, (long long)trials);
+          snprintf(text, sizeof text, "study %s: %s seed %d: %lld / %lld / %lld trials",
+                   row->workload_key, prunerTuneStrategyName((PrunerTuneStrategy)s), seed,
+                   (long long)t[0], (long long)t[1], (long long)t[2]);
           PrunerTuneEvent ev = {.kind = PRUNER_TUNE_EVENT_NOTE, .task = (int)j, .message = text};
           so->on_event(&ev, so->user);
         }
         if (so->stop && *so->stop)
           st = prunerStatusError("study interrupted");
       }
-      row->mean_trials[s] = sum / (so->seeds > 0 ? so->seeds : 1);
+      if (!st.ok)
+        break;
+      for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g)
+        fillStats(trials + g * so->seeds, run_s + g * so->seeds, so->seeds, &row->stats[g][s]);
+      row->mean_trials[s] = row->stats[0][s].mean;
+      row->worst_trials[s] = row->stats[0][s].max;
     }
   }
+  free(trials);
+  free(run_s);
   prunerRecordsClose(replay);
   if (!st.ok) {
     free(rows);
@@ -153,31 +304,58 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
 char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
                             const PrunerTuneStudyOptions *so) {
   PrunerText b = {0};
+  if (num_rows > 0 && rows[0].target_note[0])
+    prunerTextAppend(&b, "%s\n", rows[0].target_note);
   prunerTextAppend(&b,
-                "search study: mean trials (over %d seeds) to come within %.0f%% of the best "
-                "config; ratio = random / strategy (higher is better)\n",
-                so->seeds, so->within * 100);
-  prunerTextAppend(&b, "%-44s %8s %9s", "workload", "space", "best_us");
-  for (int s = 0; s < PRUNER_TUNE_STRATEGY_COUNT; ++s)
-    prunerTextAppend(&b, " %15s", prunerTuneStrategyName((PrunerTuneStrategy)s));
-  prunerTextAppend(&b, "\n");
-  double log_ratio[PRUNER_TUNE_STRATEGY_COUNT] = {0};
+                   "search study: trials (over %d seeds) to come within %.0f%% / %.0f%% / the "
+                   "noise of the best config; batch %d, epsilon %.2f, draft size %d\n",
+                   so->seeds, so->within * 100, so->within_tight * 100, so->batch, so->epsilon,
+                   so->draft_size);
+  prunerTextAppend(&b, "ratio = random / strategy on the medians (higher is better); noise: "
+                       "the median relative IQR of the workload's configs' samples (within a "
+                       "pass; pass-to-pass spread is not recorded); run_s: recorded run "
+                       "time of the configs measured until the goal (median; no compile time "
+                       "in the records)\n");
+  const char *goal_name[PRUNER_TUNE_GOAL_COUNT] = {"within", "within", "noise"};
+  double goal_pct[PRUNER_TUNE_GOAL_COUNT] = {so->within * 100, so->within_tight * 100, 0};
+  double log_ratio[PRUNER_TUNE_GOAL_COUNT][PRUNER_TUNE_STRATEGY_COUNT] = {{0}};
   for (size_t j = 0; j < num_rows; ++j) {
     const PrunerTuneStudyRow *r = &rows[j];
-    prunerTextAppend(&b, "%-44.44s %8llu %9.2f", r->workload_key,
-                  (unsigned long long)r->space_size, r->best_us);
-    double random = r->mean_trials[PRUNER_TUNE_RANDOM];
-    for (int s = 0; s < PRUNER_TUNE_STRATEGY_COUNT; ++s) {
-      double ratio = random / (r->mean_trials[s] > 0 ? r->mean_trials[s] : 1);
-      log_ratio[s] += log(ratio);
-      prunerTextAppend(&b, " %7.1f (%4.1fx)", r->mean_trials[s], ratio);
+    prunerTextAppend(&b, "workload %s: space %llu, best %.2f us\n", r->workload_key,
+                     (unsigned long long)r->space_size, r->best_us);
+    for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g) {
+      if (g == PRUNER_TUNE_GOAL_NOISE)
+        prunerTextAppend(&b, "  goal noise (+%.1f%%, %lld configs):\n",
+                         100.0 * (r->goal_us[g] / r->best_us - 1.0), (long long)r->goal_configs[g]);
+      else
+        prunerTextAppend(&b, "  goal %s %.0f%% (%lld configs):\n", goal_name[g], goal_pct[g],
+                         (long long)r->goal_configs[g]);
+      prunerTextAppend(&b, "    %-15s %8s %15s %8s %11s %7s %8s\n", "strategy", "median", "IQR",
+                       "mean", "min-max", "ratio", "run_s");
+      double random = r->stats[g][PRUNER_TUNE_RANDOM].median;
+      for (int s = 0; s < PRUNER_TUNE_STRATEGY_COUNT; ++s) {
+        const PrunerTuneStudyStats *x = &r->stats[g][s];
+        double ratio = random / (x->median > 0 ? x->median : 1);
+        log_ratio[g][s] += log(ratio);
+        char iqr[32], range[32];
+        snprintf(iqr, sizeof iqr, "%.1f-%.1f", x->p25, x->p75);
+        snprintf(range, sizeof range, "%lld-%lld", (long long)x->min, (long long)x->max);
+        prunerTextAppend(&b, "    %-15s %8.1f %15s %8.1f %11s %6.1fx %8.3f\n",
+                         prunerTuneStrategyName((PrunerTuneStrategy)s), x->median, iqr, x->mean,
+                         range, ratio, x->run_s_median);
+      }
     }
+  }
+  for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g) {
+    if (g == PRUNER_TUNE_GOAL_NOISE)
+      prunerTextAppend(&b, "geomean speed-up over random search, goal noise:");
+    else
+      prunerTextAppend(&b, "geomean speed-up over random search, goal %.0f%%:", goal_pct[g]);
+    for (int s = 0; s < PRUNER_TUNE_STRATEGY_COUNT; ++s)
+      prunerTextAppend(&b, " %s %.2fx", prunerTuneStrategyName((PrunerTuneStrategy)s),
+                       exp(log_ratio[g][s] / (double)(num_rows ? num_rows : 1)));
     prunerTextAppend(&b, "\n");
   }
-  prunerTextAppend(&b, "%-44s %8s %9s", "geomean speed-up over random search", "", "");
-  for (int s = 0; s < PRUNER_TUNE_STRATEGY_COUNT; ++s)
-    prunerTextAppend(&b, " %14.2fx", exp(log_ratio[s] / (double)(num_rows ? num_rows : 1)));
-  prunerTextAppend(&b, "\n");
   if (b.failed) {
     free(b.data);
     return NULL;

@@ -119,6 +119,11 @@ typedef struct TuneSpecConsumer {
 char *tuneSpecText(TuneEngine *e, MlirContext ctx, const TuneSpecConsumer *consumers,
                    size_t num_consumers);
 bool tuneStopRequested(const TuneEngine *e);
+/* --strategy=model-only (evolve.c): up to `cap` unmeasured configs of `t`'s space, half
+ * of them mutations of its TUNE_EVOLVE_PARENTS best measured configs (none before the
+ * first measurement), the rest uniformly random. Never runs the draft. */
+#define TUNE_EVOLVE_PARENTS 8
+size_t tuneModelOnlyPool(TuneEngine *e, TuneTask *t, size_t cap, PrunerConfig *out);
 /* The backend's state, started on first use (backend->create). */
 PrunerStatus tuneBackendState(TuneEngine *e);
 /* On a backend with a final check, measuring on its device: re-measures the best few

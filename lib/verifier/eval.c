@@ -98,12 +98,76 @@ PrunerStatus prunerVerifierCrossValidate(PrunerRecords records, const PrunerTarg
                                         count);
 }
 
+static PrunerStatus crossValidate(PrunerRecords records, const PrunerTargetDesc *target,
+                                  const char *target_key, const PrunerVerifierOptions *opts,
+                                  int folds, size_t own, bool as_tuned, size_t pool,
+                                  PrunerEvalWorkload **out, size_t *count);
+
 PrunerStatus prunerVerifierCrossValidateOwn(PrunerRecords records,
                                             const PrunerTargetDesc *target,
                                             const char *target_key,
                                             const PrunerVerifierOptions *opts, int folds,
                                             size_t own, PrunerEvalWorkload **out,
                                             size_t *count) {
+  return crossValidate(records, target, target_key, opts, folds, own, false, 0, out, count);
+}
+
+PrunerStatus prunerVerifierCrossValidateAsTuned(PrunerRecords records,
+                                                const PrunerTargetDesc *target,
+                                                const char *target_key,
+                                                const PrunerVerifierOptions *opts, int folds,
+                                                size_t own, size_t pool, PrunerEvalWorkload **out,
+                                                size_t *count) {
+  return crossValidate(records, target, target_key, opts, folds, own, true, pool, out, count);
+}
+
+/* Sorting a workload's items by the draft's score (higher first; stable by index). */
+typedef struct DraftRanked {
+  VerifierItem item;
+  float score;
+} DraftRanked;
+
+static int compareDraftRanked(const void *a, const void *b) {
+  const DraftRanked *x = a, *y = b;
+  if (x->score != y->score)
+    return x->score < y->score ? 1 : -1;
+  return (x->item.index > y->item.index) - (x->item.index < y->item.index);
+}
+
+/* items[begin..end) in the draft's order (the draft-only verifier's scores). */
+static PrunerStatus draftOrder(PrunerVerifier draft_only, VerifierItem *items, size_t begin,
+                               size_t end) {
+  size_t m = end - begin;
+  DraftRanked *r = malloc(m * sizeof *r);
+  PrunerConfig *configs = malloc(m * sizeof *configs);
+  float *scores = malloc(m * sizeof *scores);
+  PrunerStatus st = prunerStatusOk();
+  if (!r || !configs || !scores)
+    st = prunerStatusError("verifier: out of memory");
+  for (size_t i = 0; st.ok && i < m; ++i)
+    configs[i] = items[begin + i].record->config;
+  if (st.ok)
+    st =
+        prunerVerifierPredict(draft_only, &items[begin].record->workload, configs, NULL, m, scores);
+  for (size_t i = 0; st.ok && i < m; ++i) {
+    r[i].item = items[begin + i];
+    r[i].score = scores[i];
+  }
+  if (st.ok) {
+    qsort(r, m, sizeof *r, compareDraftRanked);
+    for (size_t i = 0; i < m; ++i)
+      items[begin + i] = r[i].item;
+  }
+  free(r);
+  free(configs);
+  free(scores);
+  return st;
+}
+
+static PrunerStatus crossValidate(PrunerRecords records, const PrunerTargetDesc *target,
+                                  const char *target_key, const PrunerVerifierOptions *opts,
+                                  int folds, size_t own, bool as_tuned, size_t pool,
+                                  PrunerEvalWorkload **out, size_t *count) {
   *out = NULL;
   *count = 0;
   if (folds < 2)
@@ -141,7 +205,13 @@ PrunerStatus prunerVerifierCrossValidateOwn(PrunerRecords records,
   }
   PrunerStatus status = prunerStatusOk();
   PrunerVerifier draft_only = NULL;
-  status = prunerVerifierCreate(target, opts, &draft_only);
+  /* The draft's column is the draft even when the verifier judged is draft-free. */
+  PrunerVerifierOptions dopts = opts ? *opts : prunerVerifierDefaultOptions();
+  dopts.draft_free = false;
+  status = prunerVerifierCreate(target, &dopts, &draft_only);
+  /* As tuned: every workload in the draft's order (only held-out ones use it). */
+  for (size_t g = 0; status.ok && as_tuned && g < groups; ++g)
+    status = draftOrder(draft_only, items, starts[g], starts[g + 1]);
   size_t produced = 0;
   for (int f = 0; status.ok && f < folds; ++f) {
     PrunerRecords train = prunerRecordsCreateInMemory();
@@ -154,7 +224,8 @@ PrunerStatus prunerVerifierCrossValidateOwn(PrunerRecords records,
       bool held_out = (int)(g % (size_t)folds) == f;
       size_t size = starts[g + 1] - starts[g];
       for (size_t i = starts[g]; status.ok && i < starts[g + 1]; ++i) {
-        if (!held_out || ownRecord(i - starts[g], size, own))
+        bool mine = as_tuned ? i - starts[g] < own : ownRecord(i - starts[g], size, own);
+        if (!held_out || mine)
           status = prunerRecordsAppend(train, items[i].record);
       }
     }
@@ -167,8 +238,13 @@ PrunerStatus prunerVerifierCrossValidateOwn(PrunerRecords records,
       /* The held-out records not trained on (all of them when own = 0). */
       size_t m = 0;
       for (size_t i = begin; i < end; ++i) {
-        if (!ownRecord(i - begin, end - begin, own))
+        if (as_tuned) {
+          size_t rank = i - begin;
+          if (rank >= own && (pool == 0 || rank < pool))
+            scored[m++] = items[i];
+        } else if (!ownRecord(i - begin, end - begin, own)) {
           scored[m++] = items[i];
+        }
       }
       if (m < 2)
         continue;

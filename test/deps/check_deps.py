@@ -12,9 +12,9 @@ header which includes compile.h is caught as well. The rules:
      an MLIR header or the header of a part that links MLIR;
   4. lib/tune reaches no particular backend (only pruner/backend.h), neither compile.h nor
      measure.h, and names no target kind and no backend feature macro;
-  5. only lib/backend, lib/tune, the plugin (passes), tools and tests include backend
-     headers, except the host rules header, which lib/target, lib/space and lib/draft use
-     for the host target.
+  5. only lib/backend, lib/tune, lib/apply, the plugin (passes), tools and tests include
+     backend headers, except the rules headers (host, IREE), which lib/target, lib/space and
+     lib/draft use for their targets.
 """
 import os
 import re
@@ -28,28 +28,31 @@ MODEL_FILES = ("lib/backend/host/target_host.c", "lib/backend/host/space_host.c"
                "lib/backend/host/draft_host.c", "include/pruner/space.h",
                "include/pruner/workload.h", "include/pruner/draft.h",
                "include/pruner/verifier.h", "include/pruner/kernel.h",
-               "include/pruner/backend/host_rules.h")
+               "include/pruner/backend/host_rules.h", "lib/backend/iree/rules_iree.c",
+               "include/pruner/backend/iree_rules.h")
 MODEL_FORBIDDEN = ("include/pruner/compile.h", "include/pruner/measure.h")
 
 # What the runner-only build compiles (lib/CMakeLists.txt: PRUNER_MLIR_FREE_STAGES).
 RUNNER_DIRS = ("tools/pruner-run/", "lib/support/", "lib/target/", "lib/space/",
                "lib/draft/", "lib/records/", "lib/measure/")
 RUNNER_FILES = ("lib/backend/host/target_host.c", "lib/backend/host/space_host.c",
-                "lib/backend/host/draft_host.c")
+                "lib/backend/host/draft_host.c", "lib/backend/iree/rules_iree.c")
 # Headers of parts that link MLIR.
 MLIR_PART_HEADERS = ("include/pruner/ir.h", "include/pruner/ir_context.h",
                      "include/pruner/schedule_ir.h", "include/pruner/compile.h",
                      "include/pruner/tune.h", "include/pruner/backend.h",
-                     "include/pruner/backend/gpu.h", "include/pruner/backend/host.h")
+                     "include/pruner/backend/gpu.h", "include/pruner/backend/host.h",
+                     "include/pruner/backend/iree.h", "include/pruner/apply.h")
 MLIR_SYSTEM = ("mlir-c/", "mlir/", "llvm/", "llvm-c/")
 
-TUNE_WORDS = re.compile(r"\b(PRUNER_TARGET_HOST|PRUNER_TARGET_GPU|PRUNER_HAVE_HOST|"
+TUNE_WORDS = re.compile(r"\b(PRUNER_TARGET_HOST|PRUNER_TARGET_GPU|PRUNER_TARGET_IREE_CPU|"
+                        r"PRUNER_HAVE_HOST|prunerIree[A-Z]\w*|"
                         r"dlopen|prunerHost[A-Z]\w*|prunerCompile[A-Z]\w*|"
                         r"prunerBundle[A-Z]\w*)\b")
 
-HOST_RULES = "include/pruner/backend/host_rules.h"
+RULES_HEADERS = ("include/pruner/backend/host_rules.h", "include/pruner/backend/iree_rules.h")
 HOST_RULES_USERS = ("lib/target/", "lib/space/", "lib/draft/")
-BACKEND_USERS = ("lib/backend/", "lib/tune/", "passes/", "tools/", "test/")
+BACKEND_USERS = ("lib/backend/", "lib/tune/", "lib/apply/", "passes/", "tools/", "test/")
 
 
 def sources(root):
@@ -145,11 +148,11 @@ def check(root):
         for name in direct:
             if not name.startswith("include/pruner/backend"):
                 continue
-            if name == HOST_RULES and rel.startswith(HOST_RULES_USERS):
+            if name in RULES_HEADERS and rel.startswith(HOST_RULES_USERS):
                 continue
             if not rel.startswith(BACKEND_USERS) and not rel.startswith("include/pruner/backend"):
-                errors.append(f"{rel}: includes {name}; only lib/backend, lib/tune, passes, "
-                              "tools and tests use backend headers")
+                errors.append(f"{rel}: includes {name}; only lib/backend, lib/tune, lib/apply, "
+                              "passes, tools and tests use backend headers")
     return errors
 
 

@@ -199,6 +199,9 @@ static MlirWalkResult findTunableOp(MlirOperation op, const PrunerWorkload *w,
 
 static PrunerStatus workloadFromText(MlirContext ctx, const char *text, long index,
                                      PrunerWorkload *w) {
+  PrunerStatus crashed = prunerIrCheckParseIsolated(text, strlen(text), "the module");
+  if (!crashed.ok)
+    return crashed;
   MlirModule module = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));
   if (mlirModuleIsNull(module))
     return prunerStatusError("the module does not parse (see MLIR's message above)");

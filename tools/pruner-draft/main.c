@@ -26,24 +26,30 @@ typedef struct Options {
   const char *input;
   const char *eval;
   const char *target;
+  const char *dataset_target; /* --eval: records key or "records" (docs/quality.md) */
   long top;
   int json;
 } Options;
 
 static void usage(FILE *f) {
   fprintf(f, "usage: pruner-draft MODEL.mlir [--target=NAME] [--top=N] [--json]\n"
-             "       pruner-draft --eval RECORDS [--target=NAME] [--top=N]\n"
+             "       pruner-draft --eval RECORDS [--target=NAME | --dataset-target=KEY] "
+             "[--top=N]\n"
              "Prints, per tunable linalg op, the space size and the draft's best configs\n"
              "(predicted µs, GFLOP/s, occupancy, waves, DRAM MB, registers, bound).\n"
              "--eval: per workload, Spearman of predicted vs measured latency and whether\n"
-             "the measured best is in the draft's top N (default 512).\n");
+             "the measured best is in the draft's top N (default 512).\n"
+             "--dataset-target=KEY evaluates records measured elsewhere: KEY is their target\n"
+             "key (host keys: that CPU's cores and ISA, this machine's caches and clock) or\n"
+             "'records' for the file's own key; the first line says what was assumed.\n");
 }
 
 static int parseArgs(int argc, char **argv, Options *o) {
-  *o = (Options){NULL, NULL, "sm_90", -1, 0};
+  *o = (Options){NULL, NULL, "sm_90", NULL, -1, 0};
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (strncmp(a, "--target=", 9) == 0) o->target = a + 9;
+    else if (strncmp(a, "--dataset-target=", 17) == 0) o->dataset_target = a + 17;
     else if (strncmp(a, "--top=", 6) == 0) {
       int64_t top = 0;
       PrunerStatus st = prunerParseInt("--top", a + 6, 1, 1000000, &top);
@@ -189,9 +195,16 @@ static MlirWalkResult visit(MlirOperation op, const PrunerWorkload *w, const Pru
 
 static int runModel(const Options *o, const PrunerTargetDesc *t) {
   char *text = NULL;
-  PrunerStatus read = prunerReadFile(o->input, &text, NULL);
+  size_t text_size = 0;
+  PrunerStatus read = prunerReadFile(o->input, &text, &text_size);
   if (!read.ok) {
     fprintf(stderr, "pruner-draft: %s\n", read.message);
+    return 1;
+  }
+  PrunerStatus crashed = prunerIrCheckParseIsolated(text, text_size, o->input);
+  if (!crashed.ok) {
+    fprintf(stderr, "pruner-draft: %s\n", crashed.message);
+    free(text);
     return 1;
   }
   MlirContext ctx = prunerIrContextCreate();
@@ -233,12 +246,32 @@ static int runModel(const Options *o, const PrunerTargetDesc *t) {
 
 /* ---- eval mode ------------------------------------------------------------------------- */
 
-static int runEval(const Options *o, const PrunerTargetDesc *t) {
+static int runEval(const Options *o, const PrunerTargetDesc *named) {
   PrunerRecords records;
   PrunerStatus st = prunerRecordsOpenExisting(o->eval, &records);
   if (!st.ok) {
     fprintf(stderr, "pruner-draft: %s\n", st.message);
     return 1;
+  }
+  PrunerTargetDesc dataset;
+  const PrunerTargetDesc *t = named;
+  if (o->dataset_target) {
+    const char *key = o->dataset_target;
+    if (strcmp(key, "records") == 0 && !(key = prunerRecordsBusiestTarget(records))) {
+      fprintf(stderr, "pruner-draft: --dataset-target=records: %s has no ok record with a "
+                      "workload description\n", o->eval);
+      prunerRecordsClose(records);
+      return 1;
+    }
+    char what[512];
+    st = prunerTargetFromKey(key, &dataset, what, sizeof what);
+    if (!st.ok) {
+      fprintf(stderr, "pruner-draft: %s\n", st.message);
+      prunerRecordsClose(records);
+      return 2;
+    }
+    printf("%s\n", what);
+    t = &dataset;
   }
   if (prunerRecordsSkippedLines(records))
     fprintf(stderr, "pruner-draft: warning: %s\n", prunerRecordsWarnings(records));
@@ -257,6 +290,9 @@ static int runEval(const Options *o, const PrunerTargetDesc *t) {
   char key[96];
   prunerTargetKey(t, key, sizeof key);
   printf("target: %s; %zu workloads; %zu records of other targets skipped\n", key, n, skipped);
+  if (n == 0 && skipped > 0)
+    fprintf(stderr, "pruner-draft: no records of target %s; records measured on another "
+                    "machine: --dataset-target=records (or =KEY)\n", key);
   printf("%-60s %8s %9s %10s %9s %s\n", "workload", "measured", "spearman", "best_us",
          "best_rank", "recall@N");
   double sum_rho = 0, sum_recall = 0;

@@ -20,38 +20,26 @@
 static void usage(FILE *out) {
   fprintf(out,
           "usage: pruner-eval RECORDS [--target KEY] [--folds=K] [--blend-records=N] "
-          "[--blend-floor=F] [--own=M] [--quiet]\n"
+          "[--blend-floor=F] [--own=M] [--as-tuned=P] [--draft-free] [--quiet]\n"
           "       pruner-eval --synthetic=OUT [--workloads=N] [--per-workload=M] "
           "[--target NAME] [--seed=S]\n"
           "\n"
           "Cross-validates the verifier by workload (leave-workload-out, K folds, default 5)\n"
           "on the ok records of one target and prints, per workload and overall, pairwise\n"
           "accuracy and TenSet's top-1/top-5 scores for the verifier and the draft alone.\n"
-          "--target KEY picks the target key (default: the key with the most ok records).\n"
+          "--target KEY (or --dataset-target=KEY) picks the records' target key (default or\n"
+          "'records': the key with the most ok records); the draft and verifier model that\n"
+          "key's machine (host keys: its cores and ISA, this machine's caches and clock;\n"
+          "the first line of the output says what was assumed).\n"
           "--blend-records/--blend-floor set the verifier's draft blend (docs/verifier.md;\n"
-          "defaults 16 and 0.05; --blend-records=0 ranks by the model alone).\n"
+          "defaults 64 and 0; --blend-records=0 ranks by the model alone).\n"
           "--own=M also trains on M records of each held-out workload (spread over the\n"
           "log) and scores its other records (default 0).\n"
+          "--as-tuned=P: the tuner's view instead: the held-out workload's M draft-best\n"
+          "records are its own (the first batches) and both rank the rest of the draft's\n"
+          "top P (the pool the tuner's verifier ranks; 0: all records).\n"
+          "--draft-free: the verifier column is the draft-free model (model-only).\n"
           "--synthetic writes synthetic records (a known latency law, not measurements).\n");
-}
-
-/* The target description behind a records key "arch:name:NNsm". */
-static int targetFromKey(const char *key, PrunerTargetDesc *out) {
-  char name[96];
-  const char *first = strchr(key, ':');
-  const char *second = first ? strchr(first + 1, ':') : NULL;
-  if (first && second && (size_t)(second - first - 1) < sizeof(name)) {
-    memcpy(name, first + 1, (size_t)(second - first - 1));
-    name[second - first - 1] = '\0';
-    if (prunerTargetLookup(name, out).ok) {
-      int sms = atoi(second + 1);
-      if (sms > 0)
-        out->sm_count = sms; /* a measured device may differ from the table */
-      return 1;
-    }
-  }
-  snprintf(name, sizeof(name), "%.*s", first ? (int)(first - key) : (int)strlen(key), key);
-  return prunerTargetLookup(name, out).ok;
 }
 
 /* The target key with the most ok records. */
@@ -108,7 +96,7 @@ int main(int argc, char **argv) {
   int folds = 5, workloads = 8, per_workload = 200, quiet = 0;
   uint64_t seed = 1;
   PrunerVerifierOptions opts = prunerVerifierDefaultOptions();
-  long own = 0;
+  long own = 0, as_tuned = -1;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     PrunerStatus fs = prunerStatusOk(); /* a numeric flag's parse (pruner/flags.h) */
@@ -120,6 +108,8 @@ int main(int argc, char **argv) {
       target_arg = argv[++i];
     } else if (!strncmp(a, "--target=", 9)) {
       target_arg = a + 9;
+    } else if (!strncmp(a, "--dataset-target=", 17)) {
+      target_arg = a + 17; /* the same: records are always studied as their key's machine */
     } else if (!strncmp(a, "--folds=", 8)) {
       fs = prunerParseInt("--folds", a + 8, 2, 1000, &n), folds = (int)n;
     } else if (!strncmp(a, "--synthetic=", 12)) {
@@ -137,6 +127,10 @@ int main(int argc, char **argv) {
       fs = prunerParseDouble("--blend-floor", a + 14, 0, 1, &opts.blend_floor);
     } else if (!strncmp(a, "--own=", 6)) {
       fs = prunerParseInt("--own", a + 6, 0, 1000000, &n), own = (long)n;
+    } else if (!strncmp(a, "--as-tuned=", 11)) {
+      fs = prunerParseInt("--as-tuned", a + 11, 0, 100000000, &n), as_tuned = (long)n;
+    } else if (!strcmp(a, "--draft-free")) {
+      opts.draft_free = true;
     } else if (!strcmp(a, "--quiet")) {
       quiet = 1;
     } else if (a[0] == '-' || path) {
@@ -166,15 +160,19 @@ int main(int argc, char **argv) {
   }
   if (prunerRecordsSkippedLines(records))
     fprintf(stderr, "pruner-eval: warning: %s\n", prunerRecordsWarnings(records));
-  const char *key = target_arg ? target_arg : busiestTarget(records);
+  const char *key = target_arg && strcmp(target_arg, "records") != 0 ? target_arg
+                                                                    : busiestTarget(records);
   PrunerTargetDesc target;
-  if (!key || !targetFromKey(key, &target)) {
-    fprintf(stderr, "pruner-eval: %s: %s\n", path,
-            key ? "target key names no known GPU (expected arch:name:NNsm)"
-                : "no ok records to evaluate");
+  char what[512] = "";
+  PrunerStatus ts = key ? prunerTargetFromKey(key, &target, what, sizeof what)
+                        : prunerStatusError("no ok records to evaluate");
+  if (!ts.ok) {
+    fprintf(stderr, "pruner-eval: %s: %s\n", path, ts.message);
     prunerRecordsClose(records);
     return 1;
   }
+  /* The verifier and the draft model the records' machine, which need not be this one. */
+  printf("%s\n", what);
   PrunerEvalWorkload *results = NULL;
   size_t count = 0;
   if (own < 0) {
@@ -182,8 +180,11 @@ int main(int argc, char **argv) {
     prunerRecordsClose(records);
     return 2;
   }
-  s = prunerVerifierCrossValidateOwn(records, &target, key, &opts, folds, (size_t)own,
-                                     &results, &count);
+  s = as_tuned >= 0 ? prunerVerifierCrossValidateAsTuned(records, &target, key, &opts, folds,
+                                                         (size_t)own, (size_t)as_tuned,
+                                                         &results, &count)
+                    : prunerVerifierCrossValidateOwn(records, &target, key, &opts, folds,
+                                                     (size_t)own, &results, &count);
   if (!s.ok) {
     fprintf(stderr, "pruner-eval: %s: %s\n", path, s.message);
     prunerRecordsClose(records);
@@ -191,6 +192,11 @@ int main(int argc, char **argv) {
   }
   printf("target %s, %d folds, leave-workload-out, %zu workloads, %ld own records each\n",
          key, folds, count, own);
+  if (as_tuned >= 0)
+    printf("as tuned: own = the draft's best %ld; ranked: the draft's next %s%ld\n", own,
+           as_tuned ? "" : "all but ", as_tuned ? as_tuned - own : own);
+  if (opts.draft_free)
+    printf("verifier: draft-free (model-only: the configs' own features, no blend)\n");
   printf("%-48s %6s  %-20s   %-20s\n", "", "", "verifier", "draft alone");
   printf("%-48s %6s  %6s %6s %6s   %6s %6s %6s\n", "workload", "n", "pair", "top1", "top5",
          "pair", "top1", "top5");

@@ -70,6 +70,9 @@ static void usage(FILE *f) {
           "                           needed): JIT-compiled kernels vs OpenBLAS (docs/host.md);\n"
           "                           host:avx2, host:sse: as if the CPU had only that ISA\n"
           "                           (PRUNER_HOST_ISA=ISA does the same for plain host)\n"
+          "                           iree-cpu: IREE's CPU code generator, built and timed\n"
+          "                           by IREE's tools against IREE's default config; --spec\n"
+          "                           writes IREE's tuning spec (docs/iree.md)\n"
           "      --trials=N           measurement budget over all workloads, counting records\n"
           "                           already in --records (default 200)\n"
           "      --draft-size=N       draft survivors per round (default 512)\n"
@@ -80,7 +83,8 @@ static void usage(FILE *f) {
           "      --scheduler=S        gradient (default) or round-robin\n"
           "      --warmup-rounds=N    round-robin rounds per workload before the gradient\n"
           "                           scheduler takes over (default 1)\n"
-          "      --strategy=S         draft+verifier (default), draft-only, verifier-only, random\n"
+          "      --strategy=S         draft+verifier (default), draft-only, verifier-only,\n"
+          "                           model-only (draft-free, Ansor-style), random\n"
           "      --seed=N             exploration seed (default 1)\n"
           "Measurement:\n"
           "      --measure=MODE       where latencies come from; default: the target's device\n"
@@ -88,7 +92,8 @@ static void usage(FILE *f) {
           "                             local GPU, cuBLAS baseline\n"
           "                           host (--target=host's default): JIT-compile with MLIR's\n"
           "                             ExecutionEngine, check and time on this CPU in a child\n"
-          "                             process, OpenBLAS baseline\n"
+          "                             process, OpenBLAS baseline; with --target=iree-cpu:\n"
+          "                             iree-compile, iree-run-module, iree-benchmark-module\n"
           "                           bundle:DIR: compile, write a bundle for a GPU host, stop\n"
           "                           replay:FILE: latencies from a records file of the space\n"
           "                           none: rank by the models only (results say unmeasured)\n"
@@ -106,12 +111,17 @@ static void usage(FILE *f) {
           "Inspection and studies:\n"
           "      --draft-only         print the draft's best configs per op and exit\n"
           "      --top=N              how many for --draft-only (default 10)\n"
-          "      --study=FILE         trials random / draft / verifier / draft+verifier need to\n"
-          "                           come within 5%% (--within) of the best, on a\n"
-          "                           complete-space replay file\n"
+          "      --study=FILE         trials every strategy needs to come within 5%% / 2%% /\n"
+          "                           the noise of the best, on a complete-space replay file\n"
+          "                           (median, IQR, mean, min-max over seeds)\n"
           "      --seeds=N            seeds per strategy for --study (default 5)\n"
           "      --max-trials=N       cap per study run (default: the space size)\n"
-          "      --within=F           --study's goal: within F of the best (default 0.05)\n"
+          "      --within=F           --study's first goal: within F of the best (default 0.05)\n"
+          "      --within-tight=F     --study's second goal (default 0.02)\n"
+          "      --dataset-target=KEY --study records measured elsewhere: KEY is their target\n"
+          "                           key (host: that CPU's cores and ISA, this machine's\n"
+          "                           caches and clock), or 'records' for the file's own key;\n"
+          "                           the table's first line says what was assumed\n"
           "Other:\n"
           "  -v, --verbose            one line per measured candidate\n"
           "  -q, --quiet              no progress lines\n"
@@ -298,6 +308,8 @@ int main(int argc, char **argv) {
     O_INTERRUPT,
     O_WARMUP,
     O_WITHIN,
+    O_WITHIN_TIGHT,
+    O_DATASET_TARGET,
     O_TIMEOUT,
     O_FINAL
   };
@@ -325,6 +337,8 @@ int main(int argc, char **argv) {
                                         {"seeds", required_argument, 0, O_SEEDS},
                                         {"max-trials", required_argument, 0, O_MAX_TRIALS},
                                         {"within", required_argument, 0, O_WITHIN},
+                                        {"within-tight", required_argument, 0, O_WITHIN_TIGHT},
+                                        {"dataset-target", required_argument, 0, O_DATASET_TARGET},
                                         {"interrupt-after", required_argument, 0, O_INTERRUPT},
                                         {"timeout", required_argument, 0, O_TIMEOUT},
                                         {"final", required_argument, 0, O_FINAL},
@@ -411,6 +425,10 @@ int main(int argc, char **argv) {
       fs = prunerParseInt("--max-trials", optarg, 0, MAX_TRIALS, &so.max_trials);
       break;
     case O_WITHIN: fs = prunerParsePositiveDouble("--within", optarg, 1, &so.within); break;
+    case O_WITHIN_TIGHT:
+      fs = prunerParsePositiveDouble("--within-tight", optarg, 1, &so.within_tight);
+      break;
+    case O_DATASET_TARGET: so.dataset_target = optarg; break;
     case O_INTERRUPT:
       fs = prunerParseInt("--interrupt-after", optarg, 1, MAX_TRIALS, &cli.interrupt_after);
       break;

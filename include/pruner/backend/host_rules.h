@@ -64,6 +64,12 @@ PrunerStatus prunerHostDescribeIsa(const char *isa, PrunerHostInfo *out);
 /* The narrowing step of prunerHostDescribeIsa on a description `h` whose native_isa,
  * cores and clock are set (tests use it to play a CPU they do not run on). */
 PrunerStatus prunerHostInfoNarrow(PrunerHostInfo *h, const char *isa);
+/* The description `h` (read from this machine) recast as the machine a records key
+ * names: `cores` cores, SIMD ISA `isa` (wider than this CPU's allowed: the result models
+ * a machine, nothing is compiled for it), FMA pipes per vendor (`amd`: Zen 4 runs 512-bit
+ * FMAs on one pipe). Caches, clock and memory stay this machine's: records keys do not
+ * carry them (docs/quality.md, "Datasets from another machine"). */
+PrunerStatus prunerHostInfoAssume(PrunerHostInfo *h, int cores, const char *isa, bool amd);
 /* LLVM target features that keep generated code within the ISA `t` describes on this
  * CPU: "" when `t` is at the CPU's widest ISA, "-avx512f" for AVX2 on an AVX-512 CPU,
  * "-avx,-avx512f" for SSE on an AVX CPU. Static storage. */

@@ -13,12 +13,14 @@
 #include "pruner/compile.h"
 #include "pruner/file.h"
 #include "pruner/measure.h"
+#include "pruner/process.h"
 
 struct PrunerBackendStateImpl {
   PrunerTargetDesc target;
   int compile_jobs;
   double candidate_timeout_s; /* 0: the compile pool's and pruner-run's defaults */
   char *runner_path;          /* NULL: pruner-run on PATH */
+  const volatile sig_atomic_t *stop; /* Ctrl-C: compile workers and pruner-run killed */
   PrunerBundle export_bundle;
   char export_path[1024];
 };
@@ -77,6 +79,7 @@ static PrunerStatus gpuCreate(const PrunerTargetDesc *t, const PrunerBackendOpti
   s->target = *t;
   s->compile_jobs = opts ? opts->compile_jobs : 0;
   s->candidate_timeout_s = opts ? opts->candidate_timeout_s : 0;
+  s->stop = opts ? opts->stop : NULL;
   if (opts && opts->runner_path) {
     s->runner_path = strdup(opts->runner_path);
     if (!s->runner_path) {
@@ -122,12 +125,15 @@ static PrunerStatus gpuCompileInto(PrunerBackendState s, const PrunerBackendBatc
     return prunerStatusError("out of memory compiling %zu candidates", n);
   PrunerCompileOptions copts = prunerCompileDefaultOptions();
   copts.jobs = s->compile_jobs;
+  copts.stop = s->stop;
   if (s->candidate_timeout_s > 0)
     copts.timeout_seconds = s->candidate_timeout_s;
   prunerCompileMany(b->workload, b->configs, n, &s->target, &copts, results);
   PrunerStatus st = prunerStatusOk();
   for (size_t i = 0; i < n && st.ok; ++i) {
     ids[i] = -1;
+    if (results[i].interrupted)
+      continue; /* Ctrl-C: not a result; a resumed run compiles it again */
     if (results[i].status.ok) {
       st = prunerBundleAddCandidate(bundle, b->workload, &b->configs[i], &results[i],
                                     b->draft_us[i], b->verifier_scores[i], &ids[i]);
@@ -198,19 +204,26 @@ static PrunerStatus gpuCheckDevice(void) {
 /* The records pruner-run wrote for the batch, handed to the sink in candidate order;
  * the runner measures cuBLAS alongside, kept once per workload. */
 static PrunerStatus gpuReport(PrunerBackendState s, const PrunerBackendBatch *b, const int *ids,
-                              const char *results_path, const PrunerBackendSink *sink) {
+                              const char *results_path, bool interrupted,
+                              const PrunerBackendSink *sink) {
   PrunerRecords got = NULL;
-  PrunerStatus st = prunerRecordsOpen(results_path, &got);
-  if (st.ok)
+  PrunerStatus st = interrupted && access(results_path, F_OK) != 0
+                        ? prunerStatusOk() /* killed before its first record */
+                        : prunerRecordsOpen(results_path, &got);
+  if (st.ok && got)
     gpuAdoptDeviceKey(s, got, sink);
   for (size_t i = 0; st.ok && i < b->n; ++i) {
     if (ids[i] < 0)
       continue;
     const PrunerRecord *m =
-        prunerRecordsFind(got, b->workload->key, sink->targetKey(sink->user), &b->configs[i]);
+        got ? prunerRecordsFind(got, b->workload->key, sink->targetKey(sink->user),
+                                &b->configs[i])
+            : NULL;
     PrunerRecord r;
     if (m) {
       r = *m;
+    } else if (interrupted) {
+      continue;
     } else {
       prunerRecordInit(&r);
       r.status = PRUNER_RECORD_LAUNCH_ERROR;
@@ -218,7 +231,7 @@ static PrunerStatus gpuReport(PrunerBackendState s, const PrunerBackendBatch *b,
     }
     st = sink->candidate(sink->user, i, &r);
   }
-  if (st.ok && !sink->hasBaseline(sink->user)) {
+  if (st.ok && got && !sink->hasBaseline(sink->user)) {
     const PrunerRecord *base =
         prunerRecordsBaseline(got, b->workload->key, sink->targetKey(sink->user));
     if (base)
@@ -245,13 +258,20 @@ static PrunerStatus gpuMeasure(PrunerBackendState s, const PrunerBackendBatch *b
                         : prunerStatusError("out of memory");
   if (st.ok)
     st = gpuCompileInto(s, b, bundle, ids, true, sink);
-  if (st.ok && prunerBundleNumCandidates(bundle) > 0) {
+  bool stopped = s->stop && *s->stop;
+  if (st.ok && !stopped && prunerBundleNumCandidates(bundle) > 0) {
     st = prunerBundleWrite(bundle);
     PrunerRunOptions ropts = prunerRunDefaultOptions();
     if (s->candidate_timeout_s > 0)
       ropts.timeout_seconds = s->candidate_timeout_s;
+    ropts.stop = s->stop;
     if (st.ok)
       st = prunerMeasureRunBundle(s->runner_path, dir, results_path, &ropts);
+    /* Ctrl-C while pruner-run measured: keep what it recorded, no error. Candidates
+     * without a result are left out (not launch errors), so a resumed run measures them. */
+    stopped = prunerProcessInterrupted(st);
+    if (stopped)
+      st = prunerStatusOk();
     if (!st.ok && strstr(st.message, "no CUDA device"))
       st = prunerStatusError("--measure=gpu: %s. Without a local GPU, compile here and "
                              "measure elsewhere with --measure=bundle:DIR (then --ingest), "
@@ -259,7 +279,7 @@ static PrunerStatus gpuMeasure(PrunerBackendState s, const PrunerBackendBatch *b
                              "alone with --measure=none",
                              st.message);
     if (st.ok)
-      st = gpuReport(s, b, ids, results_path, sink);
+      st = gpuReport(s, b, ids, results_path, stopped, sink);
   }
   if (bundle)
     prunerBundleDestroy(bundle);

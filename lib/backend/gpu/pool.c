@@ -101,6 +101,12 @@ static void takeResult(const WireReply *wire, unsigned char *binary, size_t bina
                prunerStatusError("out of memory for a %zu-byte binary", wire->result.binary_size));
 }
 
+/* A candidate the stop flag ended or never started: not a result (docs/tune.md). */
+static void interruptResult(PrunerCompileResult *r) {
+  failResult(r, prunerStatusError("interrupted before it was compiled"));
+  r->interrupted = true;
+}
+
 /* Allocation failures inside LLVM end in SIGSEGV or SIGABRT, so the limit is named. */
 static PrunerStatus outcomeStatus(PrunerWorkerOutcome outcome, const char *why,
                                   const PrunerCompileOptions *opts) {
@@ -142,7 +148,8 @@ void prunerCompileMany(const PrunerWorkload *w, const PrunerConfig *configs, siz
                            .reply_size = sizeof(WireReply),
                            .tail_handler = workerCompile,
                            .child_init = workerInit,
-                           .memory_limit_mb = opts->memory_limit_mb};
+                           .memory_limit_mb = opts->memory_limit_mb,
+                           .stop = opts->stop};
   PrunerStatus created = prunerStatusOk();
   for (int i = 0; i < jobs && created.ok; ++i) {
     tasks[i] = -1;
@@ -156,6 +163,10 @@ void prunerCompileMany(const PrunerWorkload *w, const PrunerConfig *configs, siz
       failResult(&results[next], created);
   }
   while (done < n) {
+    /* Ctrl-C: nothing more starts; the candidates in flight are killed below. */
+    if (opts->stop && *opts->stop)
+      for (; next < n; ++next, ++done)
+        interruptResult(&results[next]);
     /* Hand candidates to idle workers; a worker that cannot start or died while idle is
      * tried again next round. */
     bool startFailed = false;
@@ -201,6 +212,8 @@ void prunerCompileMany(const PrunerWorkload *w, const PrunerConfig *configs, siz
         continue;
       if (got == PRUNER_WORKER_DONE)
         takeResult(wire, binary, binary_size, tasks[i], results, n);
+      else if (got == PRUNER_WORKER_INTERRUPTED)
+        interruptResult(&results[tasks[i]]);
       else
         failResult(&results[tasks[i]], outcomeStatus(got, why, opts));
       tasks[i] = -1;

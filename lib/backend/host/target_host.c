@@ -234,6 +234,29 @@ PrunerStatus prunerHostInfoNarrow(PrunerHostInfo *h, const char *isa) {
   return prunerStatusOk();
 }
 
+PrunerStatus prunerHostInfoAssume(PrunerHostInfo *h, int cores, const char *isa, bool amd) {
+  int rank = isa ? isaRank(isa) : -1;
+  if (rank < 0)
+    return prunerStatusError("unknown host ISA '%.32s'; accepted: avx512, avx2, sse",
+                             isa ? isa : "");
+  if (cores < 1 || cores > 4096)
+    return prunerStatusError("host core count %d is out of range [1, 4096]", cores);
+  h->cores = cores;
+  setIsa(h, rank);
+  if (rank == ISA_AVX512) /* setIsa asked this CPU; the key's vendor decides here */
+    h->fma_pipes = amd ? 1 : 2;
+  h->peak_fp32_gflops = (double)h->cores * h->fma_pipes * 2.0 * h->f32_lanes * h->clock_mhz * 1e-3;
+  const char *env = getenv("PRUNER_HOST_DRAM_GBPS");
+  double bw = env ? atof(env) : 0.0;
+  if (!(bw > 0)) {
+    bw = DRAM_GBPS_PER_CORE * h->cores;
+    if (bw > DRAM_GBPS_CAP)
+      bw = DRAM_GBPS_CAP;
+  }
+  h->dram_gbps = bw;
+  return prunerStatusOk();
+}
+
 const char *prunerHostTargetFeatures(const PrunerTargetDesc *t) {
   __builtin_cpu_init();
   int native = __builtin_cpu_supports("avx512f")                                 ? 16

@@ -90,3 +90,24 @@ func.func @on_buffers(%a: memref<64x96xf32>, %b: memref<96x128xf32>, %c: memref<
       ins(%a, %b : memref<64x96xf32>, memref<96x128xf32>) outs(%c : memref<64x128xf32>)
   return
 }
+
+// -----
+
+// A configured op in a nested module belongs to a run on that module: left alone with its
+// config, with a warning on the nested module. Before, the host path outlined its kernel
+// into the outer module, out of the nested one's symbol scope, and failed in
+// bufferization with "'func.call' op '__pruner_host_kernel_0' does not reference a valid
+// function", leaving the module half transformed.
+// CHECK-LABEL: module @inner
+// CHECK: func.func @nested_host(
+// CHECK: linalg.matmul {pruner.config
+module {
+  // expected-warning @+1 {{pruner: the pruner.config attributes inside nested module @inner are not applied}}
+  module @inner {
+    func.func @nested_host(%a: tensor<64x96xf32>, %b: tensor<96x128xf32>, %c: tensor<64x128xf32>) -> tensor<64x128xf32> {
+      %r = linalg.matmul {pruner.config = {workgroup = [16, 32, 0], reduction = [0, 0, 32], thread = [4, 8, 0], promote_operands = [], vector_width = 1}}
+          ins(%a, %b : tensor<64x96xf32>, tensor<96x128xf32>) outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>
+      return %r : tensor<64x128xf32>
+    }
+  }
+}

@@ -3,6 +3,8 @@
  * ptxas log parsing and the shared pipeline text. Tests that need ptxas skip (77) when
  * it is absent. */
 #include <setjmp.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -246,6 +248,48 @@ static void test_pool_timeout_goes_on(void **state) {
   assert_true(elapsed < 20.0);
   for (int i = 0; i < 3; ++i)
     prunerCompileResultRelease(&r[i]);
+  removeTempDir(dir);
+}
+
+static volatile sig_atomic_t pool_stop;
+static void onPoolAlarm(int sig) {
+  (void)sig;
+  pool_stop = 1;
+}
+
+/* Ctrl-C (the stop flag) during a batch whose ptxas hangs: the candidate in flight is
+ * killed and the others never start; every result is `interrupted`, none a compile error
+ * (so the tuner records none of them). Flag set while waiting, and before the call. */
+static void test_pool_stop_flag(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  PrunerConfig c[3];
+  smallMatmul(&w, &c[0]);
+  c[1] = c[0], c[2] = c[0];
+  char *dir = makeTempDir();
+  PrunerCompileOptions opts = prunerCompileDefaultOptions();
+  opts.ptxas_path = writeScript(dir, "hung-ptxas", "exec sleep 600");
+  opts.jobs = 1;
+  opts.stop = &pool_stop;
+  struct sigaction sa = {0};
+  sa.sa_handler = onPoolAlarm;
+  sigaction(SIGALRM, &sa, NULL);
+  for (int preset = 0; preset < 2; ++preset) {
+    pool_stop = preset;
+    if (!preset) {
+      struct itimerval it = {{0, 0}, {2, 0}}; /* MLIR is done well before; ptxas hangs */
+      setitimer(ITIMER_REAL, &it, NULL);
+    }
+    PrunerCompileResult r[3];
+    prunerCompileMany(&w, c, 3, &t, &opts, r);
+    for (int i = 0; i < 3; ++i) {
+      assert_true(r[i].interrupted);
+      assert_false(r[i].status.ok);
+      assert_null(r[i].binary);
+      prunerCompileResultRelease(&r[i]);
+    }
+  }
   removeTempDir(dir);
 }
 
@@ -533,6 +577,7 @@ int main(void) {
       cmocka_unit_test(test_matmul_to_ptx),
       cmocka_unit_test(test_context_reuse_is_invisible),
       cmocka_unit_test(test_same_ptx_as_gpu_pipeline),
+      cmocka_unit_test(test_pool_stop_flag),
   };
   int failed = cmocka_run_group_tests_name("compile (no ptxas needed)", always, NULL, NULL);
   if (access(PTXAS, X_OK) != 0) {

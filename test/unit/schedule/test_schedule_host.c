@@ -24,29 +24,12 @@
 #include <mlir-c/IR.h>
 #include <mlir-c/Pass.h>
 
+#include "pruner/apply.h"
 #include "pruner/ir.h"
 #include "pruner/ir_context.h"
 #include "pruner/schedule.h"
 #include "pruner/space.h"
 #include "pruner/target.h"
-#include "schedule_passes.h"
-
-/* apply_config.c reports through these (the plugin's C++ shim defines them there). */
-void prunerEmitError(MlirOperation op, const char *message) {
-  mlirEmitError(mlirOperationGetLocation(op), message);
-}
-void prunerEmitRemark(MlirOperation op, const char *message) {
-  (void)op;
-  (void)message;
-}
-void prunerEmitWarning(MlirOperation op, const char *message) {
-  (void)op;
-  (void)message;
-}
-void prunerEmitRemarkAt(MlirLocation loc, const char *message) {
-  (void)loc;
-  (void)message;
-}
 
 #define HOST_LOWERING                                                                     \
   "canonicalize,cse,canonicalize,convert-linalg-to-loops,"                                \
@@ -56,6 +39,8 @@ void prunerEmitRemarkAt(MlirLocation loc, const char *message) {
   "convert-ub-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts"
 
 static MlirContext ctx;
+/* The schedules run on the CPU: scf.forall kept, converted to loops. */
+static const PrunerApplyOptions kNoMapping = {.gpu_mapping = false, .c_interface = false};
 static PrunerTargetDesc target;
 
 static int setup(void **state) {
@@ -212,7 +197,7 @@ static double checkModule(const char *text, const char *label) {
   float *got = malloc((size_t)numElements(&w.operands[w.num_inputs]) * sizeof(float));
   reference(text, &w, data, want);
 
-  PrunerStatus s = prunerApplyConfigRun(mlirModuleGetOperation(m), "sm_90", false);
+  PrunerStatus s = prunerApplyConfig(mlirModuleGetOperation(m), "sm_90", &kNoMapping);
   if (!s.ok)
     fail_msg("%s: %s", label, s.message);
   runPipeline(m, "builtin.module(scf-forall-to-for," HOST_LOWERING ")");
@@ -463,7 +448,7 @@ static void checkMatmulBias(const char *text, const char *label, bool fused) {
   float want[32 * 64], got[32 * 64];
   reference(text, &w, data, want);
   MlirModule m = parseWithCInterface(text);
-  PrunerStatus s = prunerApplyConfigRun(mlirModuleGetOperation(m), "sm_90", false);
+  PrunerStatus s = prunerApplyConfig(mlirModuleGetOperation(m), "sm_90", &kNoMapping);
   if (!s.ok)
     fail_msg("%s: %s", label, s.message);
   /* Fused: everything is inside the one (forall) kernel, converted to loops; unfused

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -57,6 +59,48 @@ static void test_timeout_kills(void **state) {
   }
 }
 
+static volatile sig_atomic_t stop_flag;
+static void onAlarm(int sig) {
+  (void)sig;
+  stop_flag = 1;
+}
+
+/* The stop flag (Ctrl-C in the tuner) kills a child that has no deadline: set before the
+ * call, and set by a signal handler while the call waits, with and without capture. */
+static void test_stop_flag_kills(void **state) {
+  (void)state;
+  char log[64];
+  char *argv[] = {"sleep", "600", NULL};
+  struct sigaction sa = {0};
+  sa.sa_handler = onAlarm;
+  sigaction(SIGALRM, &sa, NULL);
+  for (int capture = 0; capture < 2; ++capture) {
+    for (int preset = 0; preset < 2; ++preset) {
+      int ws = 0;
+      stop_flag = preset;
+      if (!preset) {
+        struct itimerval it = {{0, 0}, {0, 200 * 1000}};
+        setitimer(ITIMER_REAL, &it, NULL);
+      }
+      PrunerStatus st =
+          prunerProcessRunStoppable(argv, 0, &stop_flag, capture ? log : NULL, sizeof log, &ws);
+      assert_false(st.ok);
+      assert_true(prunerProcessInterrupted(st));
+      assert_non_null(strstr(st.message, "sleep: interrupted"));
+      assert_true(WIFSIGNALED(ws));
+    }
+  }
+  /* A flag that stays clear changes nothing; a timeout is not an interruption. */
+  stop_flag = 0;
+  int ws = 0;
+  char *quick[] = {"sh", "-c", "exit 0", NULL};
+  assert_true(prunerProcessRunStoppable(quick, 10, &stop_flag, NULL, 0, &ws).ok);
+  char *slow[] = {"sleep", "20", NULL};
+  PrunerStatus st = prunerProcessRunStoppable(slow, 0.2, &stop_flag, NULL, 0, &ws);
+  assert_false(st.ok);
+  assert_false(prunerProcessInterrupted(st));
+}
+
 static void test_missing_program(void **state) {
   (void)state;
   int ws = 0;
@@ -71,6 +115,7 @@ int main(void) {
       cmocka_unit_test(test_captures_both_streams_and_exit),
       cmocka_unit_test(test_truncates_log),
       cmocka_unit_test(test_timeout_kills),
+      cmocka_unit_test(test_stop_flag_kills),
       cmocka_unit_test(test_missing_program),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -221,8 +221,9 @@ static void test_tail_and_child_state(void **state) {
   prunerWorkerDestroy(w);
 }
 
-/* Two workers at once: one hangs, one answers; WaitAny wakes for the answer long before
- * the hanging one's deadline, which then expires on its own. */
+/* Two workers at once: one hangs, one answers; WaitAny wakes for the answer before the
+ * hanging one's deadline, which then expires on its own, never early. No upper bound on
+ * times: the deadline (3 s) is long against an answer (milliseconds) even under load. */
 static void test_several_workers(void **state) {
   (void)state;
   PrunerWorkerSpec spec = {
@@ -236,7 +237,7 @@ static void test_several_workers(void **state) {
   /* Before the sends: w[0]'s deadline counts from its send, and starting w[1]'s child
    * (a fork, slow under ASan on a loaded machine) comes between the two. */
   double start = now();
-  assert_int_equal(prunerWorkerSend(w[0], &hang, 1.0, why, sizeof(why)), PRUNER_WORKER_DONE);
+  assert_int_equal(prunerWorkerSend(w[0], &hang, 3.0, why, sizeof(why)), PRUNER_WORKER_DONE);
   assert_int_equal(prunerWorkerSend(w[1], &answer, 5.0, why, sizeof(why)), PRUNER_WORKER_DONE);
   assert_int_equal(prunerWorkerSend(w[1], &answer, 5.0, why, sizeof(why)), PRUNER_WORKER_FAILED);
   bool answered = false, timedOut = false;
@@ -248,7 +249,7 @@ static void test_several_workers(void **state) {
     if (o0 == PRUNER_WORKER_TIMEOUT) {
       timedOut = true;
       assert_true(answered); /* the answer came first */
-      assert_true(now() - start >= 1.0);
+      assert_true(now() - start >= 3.0);
     } else {
       assert_int_equal(o0, PRUNER_WORKER_PENDING);
     }
@@ -257,13 +258,11 @@ static void test_several_workers(void **state) {
       if (o1 == PRUNER_WORKER_DONE) {
         answered = true;
         assert_int_equal(r.value, 8);
-        assert_true(now() - start < 1.0);
       } else {
         assert_int_equal(o1, PRUNER_WORKER_PENDING);
       }
     }
   }
-  assert_true(now() - start < 3.0);
   prunerWorkerDestroy(w[0]);
   prunerWorkerDestroy(w[1]);
 }

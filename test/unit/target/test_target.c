@@ -225,12 +225,61 @@ static void hostIsa(void **state) {
   assert_false(prunerTargetLookup("hostile", &t).ok);
 }
 
+/* A records key back to the machine it names (the study's --dataset-target): the key
+ * round-trips, a host key sets cores and ISA whatever this CPU has (AVX-512 modelled on
+ * an AVX2 machine too), and malformed keys are refused by name. */
+static void fromKey(void **state) {
+  (void)state;
+  PrunerTargetDesc t;
+  char key[96], what[512];
+  assert_true(prunerTargetFromKey("sm_90:h200:132sm", &t, what, sizeof what).ok);
+  prunerTargetKey(&t, key, sizeof key);
+  assert_string_equal(key, "sm_90:h200:132sm");
+  assert_non_null(strstr(what, "132 SMs"));
+  assert_true(prunerTargetFromKey("sm_90:h200:100sm", &t, NULL, 0).ok);
+  assert_int_equal(t.sm_count, 100);
+
+  assert_true(prunerTargetFromKey("host:amd-epyc-1c-avx512", &t, what, sizeof what).ok);
+  prunerTargetKey(&t, key, sizeof key);
+  assert_string_equal(key, "host:amd-epyc-1c-avx512");
+  assert_int_equal(t.kind, PRUNER_TARGET_HOST);
+  assert_int_equal(t.sm_count, 1);
+  assert_int_equal(t.warp_size, 16);   /* f32 lanes */
+  assert_int_equal(t.regs_per_sm, 32); /* vector registers */
+  assert_non_null(strstr(what, "1 core(s), avx512, 1 FMA pipe(s) (AMD)"));
+  assert_true(prunerTargetFromKey("host:intel-xeon-gold-4c-avx2", &t, what, sizeof what).ok);
+  assert_int_equal(t.sm_count, 4);
+  assert_int_equal(t.warp_size, 8);
+  assert_non_null(strstr(what, "4 core(s), avx2, 2 FMA pipe(s);"));
+
+  const char *bad[] = {"",
+                       "host:",
+                       "host:amd-epyc-avx512",
+                       "host:amd-epyc-0c-avx512",
+                       "host:1c-avx512",
+                       "host:amd-epyc-1c-avx9",
+                       "host:x-99999c-avx2",
+                       "sm_90:nosuchgpu:132sm",
+                       "nonsense"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+    PrunerStatus st = prunerTargetFromKey(bad[i], &t, what, sizeof what);
+    assert_false(st.ok);
+    if (bad[i][0])
+      assert_non_null(strstr(st.message, bad[i]));
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(lookupByName),   cmocka_unit_test(lookupByArch),
-      cmocka_unit_test(lookupByDevice), cmocka_unit_test(lookupFailureListsNames),
-      cmocka_unit_test(listNames),      cmocka_unit_test(keys),
-      cmocka_unit_test(override),       cmocka_unit_test(tableConsistent),
+      cmocka_unit_test(fromKey),
+      cmocka_unit_test(lookupByName),
+      cmocka_unit_test(lookupByArch),
+      cmocka_unit_test(lookupByDevice),
+      cmocka_unit_test(lookupFailureListsNames),
+      cmocka_unit_test(listNames),
+      cmocka_unit_test(keys),
+      cmocka_unit_test(override),
+      cmocka_unit_test(tableConsistent),
       cmocka_unit_test(hostIsa),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

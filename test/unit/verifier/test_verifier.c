@@ -128,6 +128,53 @@ static void test_recovers_known_ranking(void **state) {
   prunerRecordsClose(all);
 }
 
+/* Draft-free mode (the model-only baseline) never runs the draft: no order before it
+ * has a model, the configs' own features after; a default verifier, given the same
+ * calls, runs the draft (the counter can tell). */
+static void test_draft_free(void **state) {
+  Fixture *f = *state;
+  PrunerRecords train = prunerRecordsCreateInMemory();
+  PrunerRecords test = prunerRecordsCreateInMemory();
+  PrunerRecords all = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->h100, 8, 150, 2, all).ok);
+  for (size_t i = 0; i < prunerRecordsCount(all); ++i)
+    assert_true(prunerRecordsAppend(i < 6 * 150 ? train : test, prunerRecordsGet(all, i)).ok);
+  const char *key = prunerRecordsGet(test, 0)->workload_key;
+  for (int free_mode = 0; free_mode < 2; ++free_mode) {
+    PrunerVerifierOptions o = prunerVerifierDefaultOptions();
+    o.draft_free = free_mode;
+    PrunerVerifier v;
+    assert_true(prunerVerifierCreate(&f->h100, &o, &v).ok);
+    /* No model yet: draft-free gives every config the same score (no order). */
+    PrunerConfig configs[4];
+    float scores[4];
+    for (int i = 0; i < 4; ++i)
+      configs[i] = prunerRecordsGet(test, (size_t)i)->config;
+    assert_true(
+        prunerVerifierPredict(v, &prunerRecordsGet(test, 0)->workload, configs, NULL, 4, scores)
+            .ok);
+    if (free_mode) {
+      assert_false(prunerVerifierUsesDraft(v));
+      for (int i = 0; i < 4; ++i)
+        assert_true(scores[i] == 0.0f);
+    }
+    assert_true(prunerVerifierTrain(v, train, NULL).ok);
+    assert_int_equal(prunerVerifierTrainedRecords(v), 900);
+    PrunerRankMetrics m = evaluate(v, test, key, f->h100_key);
+    if (free_mode) {
+      assert_int_equal(prunerVerifierDraftRuns(v), 0);
+      assert_true(prunerVerifierModelWeight(v, key) == 1.0);
+      assert_true(m.pairwise_accuracy > 0.8); /* the synthetic law is in the knobs */
+    } else {
+      assert_true(prunerVerifierDraftRuns(v) > 0);
+    }
+    prunerVerifierDestroy(v);
+  }
+  prunerRecordsClose(train);
+  prunerRecordsClose(test);
+  prunerRecordsClose(all);
+}
+
 static void test_save_load_identical(void **state) {
   Fixture *f = *state;
   PrunerRecords records = prunerRecordsCreateInMemory();
@@ -284,6 +331,11 @@ static void test_uncompiled_features(void **state) {
     c.shared_bytes = 4096;
     assert_true(prunerRecordsAppend(withres, &c).ok);
   }
+  /* The model alone (no draft blend): this checks what it learned from the features. */
+  PrunerVerifierOptions alone = prunerVerifierDefaultOptions();
+  alone.blend_records = 0;
+  prunerVerifierDestroy(v);
+  assert_true(prunerVerifierCreate(&f->h100, &alone, &v).ok);
   assert_true(prunerVerifierTrain(v, withres, NULL).ok);
   PrunerRankMetrics m = evaluate(v, withres, prunerRecordsGet(withres, 0)->workload_key,
                                  f->h100_key);
@@ -368,9 +420,12 @@ static void test_cross_validate(void **state) {
   assert_true(mean > 0.85);
   free(results);
   /* 20 own records of each held-out workload train; its other 60 are scored, by both
-   * the verifier and the draft, and with the default blend (a = 0.05 + 0.95 * 20/36)
+   * the verifier and the draft, and with a blend of K 16, floor 0.05 (a = 0.05 + 0.95 * 20/36)
    * the verifier beats the draft, whose order the synthetic law does not follow. */
-  assert_true(prunerVerifierCrossValidateOwn(records, &f->h100, f->h100_key, NULL, 4, 20,
+  PrunerVerifierOptions old_blend = prunerVerifierDefaultOptions();
+  old_blend.blend_records = 16;
+  old_blend.blend_floor = 0.05;
+  assert_true(prunerVerifierCrossValidateOwn(records, &f->h100, f->h100_key, &old_blend, 4, 20,
                                              &results, &count)
                   .ok);
   assert_int_equal(count, 8);
@@ -382,6 +437,42 @@ static void test_cross_validate(void **state) {
   }
   printf("own 20: verifier pairwise %.3f, draft %.3f\n", vmean, dmean);
   assert_true(vmean > dmean + 0.1);
+  free(results);
+  /* As tuned: the draft's best 8 train, the draft's next 24 (of its top 32) are ranked;
+   * with blend floor 0 and no own records (own 0) the verifier is the draft exactly. */
+  assert_true(prunerVerifierCrossValidateAsTuned(records, &f->h100, f->h100_key, NULL, 4, 8, 32,
+                                                 &results, &count)
+                  .ok);
+  assert_int_equal(count, 8);
+  for (size_t i = 0; i < count; ++i)
+    assert_true(results[i].verifier.n == 24 && results[i].draft.n == 24);
+  free(results);
+  PrunerVerifierOptions floor0 = prunerVerifierDefaultOptions();
+  floor0.blend_floor = 0;
+  assert_true(prunerVerifierCrossValidateAsTuned(records, &f->h100, f->h100_key, &floor0, 4, 0, 32,
+                                                 &results, &count)
+                  .ok);
+  for (size_t i = 0; i < count; ++i) {
+    assert_true(results[i].draft.n == 32);
+    assert_true(results[i].verifier.pairwise_accuracy == results[i].draft.pairwise_accuracy);
+    assert_true(results[i].verifier.top1 == results[i].draft.top1);
+  }
+  /* Judging the draft-free model changes the verifier column, never the draft's (the
+   * draft orders the pool and is the comparison). */
+  PrunerVerifierOptions free_opts = prunerVerifierDefaultOptions();
+  free_opts.draft_free = true;
+  PrunerEvalWorkload *free_results = NULL;
+  size_t free_count = 0;
+  assert_true(prunerVerifierCrossValidateAsTuned(records, &f->h100, f->h100_key, &free_opts, 4, 0,
+                                                 32, &free_results, &free_count)
+                  .ok);
+  assert_int_equal(free_count, count);
+  for (size_t i = 0; i < count; ++i) {
+    assert_string_equal(free_results[i].workload_key, results[i].workload_key);
+    assert_true(free_results[i].draft.pairwise_accuracy == results[i].draft.pairwise_accuracy);
+    assert_true(free_results[i].draft.top1 == results[i].draft.top1);
+  }
+  free(free_results);
   free(results);
   PrunerStatus s =
       prunerVerifierCrossValidate(records, &f->h100, "sm_1:none:1sm", NULL, 4, &results, &count);
@@ -404,8 +495,9 @@ static void test_draft_blend(void **state) {
   snprintf(key, sizeof key, "%s", first->workload_key);
 
   PrunerVerifierOptions o = prunerVerifierDefaultOptions();
-  assert_int_equal(o.blend_records, 16);
-  o.blend_floor = 0.0;
+  assert_int_equal(o.blend_records, 64); /* chosen by leave-one-workload-out */
+  assert_true(o.blend_floor == 0.0);
+  o.blend_records = 16; /* the arithmetic below */
   PrunerVerifier blended, draft_only;
   assert_true(prunerVerifierCreate(&f->h100, &o, &blended).ok);
   assert_true(prunerVerifierCreate(&f->h100, &o, &draft_only).ok);
@@ -455,6 +547,7 @@ int main(void) {
       cmocka_unit_test(test_other_target_and_prior),
       cmocka_unit_test(test_cross_validate),
       cmocka_unit_test(test_draft_blend),
+      cmocka_unit_test(test_draft_free),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

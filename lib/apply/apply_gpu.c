@@ -1,4 +1,5 @@
-/* passes/apply_config.c: pruner-apply-config, in C over the MLIR C API.
+/* lib/apply/apply_gpu.c: prunerApplyConfig for GPU targets (pruner-apply-config), in C
+ * over the MLIR C API.
  *
  * Every linalg op with a `pruner.config` in the module the pass runs on gets the schedule
  * lib/schedule builds for it. A schedule module has named sequences per phase
@@ -20,13 +21,12 @@
 #include <mlir-c/Dialect/Transform/Interpreter.h>
 #include <mlir-c/IR.h>
 
-#include "passes.h"
+#include "apply_internal.h"
 #include "pruner/ir.h"
 #include "pruner/schedule.h"
 #include "pruner/schedule_ir.h"
 #include "pruner/space.h"
 #include "pruner/target.h"
-#include "schedule_passes.h"
 
 #define TAG_PREFIX "pruner.apply_"
 
@@ -54,12 +54,6 @@ typedef struct OpList {
   bool oom;
 } OpList;
 
-static bool isModule(MlirOperation op) {
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  return name.length == strlen("builtin.module") &&
-         memcmp(name.data, "builtin.module", name.length) == 0;
-}
-
 static void opName(MlirOperation op, char *buf, size_t size) {
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   snprintf(buf, size, "%.*s", (int)name.length, name.data);
@@ -70,44 +64,10 @@ static bool hasConfig(MlirOperation op) {
       op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR)));
 }
 
-/* A configured op inside a module nested in the one the pass runs on is not this run's:
- * the schedule bufferizes and outlines per module (one-shot bufferization does not enter
- * nested modules). It is left alone with a warning saying how to reach it. */
-static void warnNested(MlirOperation module) {
-  MlirAttribute sym =
-      mlirOperationGetAttributeByName(module, mlirStringRefCreateFromCString("sym_name"));
-  char name[80] = "";
-  if (!mlirAttributeIsNull(sym) && mlirAttributeIsAString(sym)) {
-    MlirStringRef v = mlirStringAttrGetValue(sym);
-    snprintf(name, sizeof name, " @%.*s", (int)(v.length < 64 ? v.length : 64), v.data);
-  }
-  char msg[256];
-  snprintf(msg, sizeof msg,
-           "pruner: the pruner.config attributes inside nested module%s are not applied: the "
-           "passes transform the module they run on; nest them to reach it, e.g. "
-           "builtin.module(builtin.module(pruner-apply-config))",
-           name);
-  prunerEmitWarning(module, msg);
-}
-
-static MlirWalkResult findConfiguredInNested(MlirOperation op, void *user) {
-  bool *found = user;
-  if (prunerIsLinalgOp(op) && hasConfig(op)) {
-    *found = true;
-    return MlirWalkResultInterrupt;
-  }
-  return MlirWalkResultAdvance;
-}
-
 static MlirWalkResult collect(MlirOperation op, void *user) {
   OpList *list = user;
-  if (isModule(op) && !mlirOperationEqual(op, list->root)) {
-    bool found = false;
-    mlirOperationWalk(op, findConfiguredInNested, &found, MlirWalkPreOrder);
-    if (found)
-      warnNested(op);
+  if (prunerApplySkipNested(op, list->root))
     return MlirWalkResultSkip;
-  }
   if (!prunerIsLinalgOp(op) || !hasConfig(op))
     return MlirWalkResultAdvance;
   if (list->count == list->capacity) {
@@ -316,24 +276,9 @@ static PrunerStatus build(MlirOperation module, Configured *c, bool gpu_mapping,
   return prunerStatusOk();
 }
 
-PrunerStatus prunerApplyConfigRun(MlirOperation module, const char *target_name,
-                                  bool gpu_mapping) {
-  if (!isModule(module)) {
-    char name[64], msg[256];
-    opName(module, name, sizeof name);
-    snprintf(msg, sizeof msg,
-             "pruner-apply-config runs on builtin.module, not %s: it bufferizes the module's "
-             "functions together; use builtin.module(pruner-apply-config)",
-             name);
-    return failOnModule(module, prunerStatusError("%s", msg));
-  }
-  PrunerTargetDesc target;
-  PrunerStatus s = prunerTargetLookup(target_name, &target);
-  if (!s.ok)
-    return failOnModule(module, prunerStatusError("pruner-apply-config: target: %s", s.message));
-  /* Host configs get the host schedule, op by op as the tuner measured them. */
-  if (target.kind == PRUNER_TARGET_HOST)
-    return prunerCpuApplyConfigRun(module, target_name, false);
+PrunerStatus prunerApplyGpu(MlirOperation module, const PrunerTargetDesc *target,
+                            bool gpu_mapping) {
+  PrunerStatus s = prunerStatusOk();
   OpList list = {module, NULL, 0, 0, false};
   mlirOperationWalk(module, collect, &list, MlirWalkPreOrder);
   if (list.oom) {
@@ -344,7 +289,7 @@ PrunerStatus prunerApplyConfigRun(MlirOperation module, const char *target_name,
    * as it was and every invalid op is reported. */
   PrunerStatus first = prunerStatusOk();
   for (int i = 0; i < list.count; ++i) {
-    s = check(&list.ops[i], &target);
+    s = check(&list.ops[i], target);
     if (!s.ok && first.ok)
       first = s;
   }

@@ -1,0 +1,101 @@
+/* lib/apply/apply.c: prunerApplyConfig (pruner/apply.h): the checks every caller gets,
+ * then the GPU or the host half by the target's kind. */
+#include <stdio.h>
+#include <string.h>
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/IR.h>
+
+#include "apply_internal.h"
+#include "pruner/apply.h"
+#include "pruner/ir.h"
+#include "pruner/target.h"
+
+PrunerApplyOptions prunerApplyDefaultOptions(void) {
+  PrunerApplyOptions o = {.gpu_mapping = true, .c_interface = false};
+  return o;
+}
+
+static bool isModule(MlirOperation op) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  return name.length == strlen("builtin.module") &&
+         memcmp(name.data, "builtin.module", name.length) == 0;
+}
+
+/* A configured op inside a module nested in the one the call runs on is not this run's:
+ * both halves bufferize (and the host half outlines) per module; one-shot bufferization
+ * does not enter nested modules, and a kernel outlined into the outer module is out of
+ * the nested one's symbol scope. It is left alone with a warning saying how to reach it. */
+static void warnNested(MlirOperation module) {
+  MlirAttribute sym =
+      mlirOperationGetAttributeByName(module, mlirStringRefCreateFromCString("sym_name"));
+  char name[80] = "";
+  if (!mlirAttributeIsNull(sym) && mlirAttributeIsAString(sym)) {
+    MlirStringRef v = mlirStringAttrGetValue(sym);
+    snprintf(name, sizeof name, " @%.*s", (int)(v.length < 64 ? v.length : 64), v.data);
+  }
+  char msg[256];
+  snprintf(msg, sizeof msg,
+           "pruner: the pruner.config attributes inside nested module%s are not applied: the "
+           "passes transform the module they run on; nest them to reach it, e.g. "
+           "builtin.module(builtin.module(pruner-apply-config))",
+           name);
+  prunerEmitWarning(module, msg);
+}
+
+static MlirWalkResult findConfiguredInNested(MlirOperation op, void *user) {
+  bool *found = user;
+  if (prunerIsLinalgOp(op) && !mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(
+                                  op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR)))) {
+    *found = true;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+bool prunerApplySkipNested(MlirOperation op, MlirOperation root) {
+  if (!isModule(op) || mlirOperationEqual(op, root))
+    return false;
+  bool found = false;
+  mlirOperationWalk(op, findConfiguredInNested, &found, MlirWalkPreOrder);
+  if (found)
+    warnNested(op);
+  return true;
+}
+
+PrunerStatus prunerApplyConfig(MlirOperation module, const char *target_name,
+                               const PrunerApplyOptions *opts) {
+  /* Nothing to report a diagnostic on: the status alone says it. */
+  if (mlirOperationIsNull(module))
+    return prunerStatusError("pruner-apply-config: no module (a null MlirOperation)");
+  PrunerApplyOptions o = opts ? *opts : prunerApplyDefaultOptions();
+  if (!isModule(module)) {
+    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(module));
+    PrunerStatus s = prunerStatusError(
+        "pruner-apply-config runs on builtin.module, not %.*s: it bufferizes the module's "
+        "functions together; use builtin.module(pruner-apply-config)",
+        (int)(name.length < 64 ? name.length : 64), name.data);
+    prunerEmitError(module, s.message);
+    return s;
+  }
+  PrunerTargetDesc target;
+  PrunerStatus s =
+      target_name ? prunerTargetLookup(target_name, &target) : prunerStatusError("no target given");
+  if (!s.ok) {
+    s = prunerStatusError("pruner-apply-config: target: %s", s.message);
+    prunerEmitError(module, s.message);
+    return s;
+  }
+  /* Host configs get the host schedule, op by op as the tuner measured them. */
+  if (target.kind == PRUNER_TARGET_HOST)
+    return prunerApplyHost(module, &target, o.c_interface);
+  if (target.kind != PRUNER_TARGET_GPU) {
+    s = prunerStatusError("pruner-apply-config: target '%s' has no schedule here: IREE applies "
+                          "its own configs (iree-compile --iree-codegen-tuning-spec-path, "
+                          "docs/iree.md)",
+                          target_name);
+    prunerEmitError(module, s.message);
+    return s;
+  }
+  return prunerApplyGpu(module, &target, o.gpu_mapping);
+}

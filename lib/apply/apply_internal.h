@@ -1,0 +1,26 @@
+/* lib/apply/apply_internal.h: the two halves behind prunerApplyConfig (pruner/apply.h).
+ * Both take a builtin.module and a looked-up target of their kind; prunerApplyConfig
+ * checks both before calling them. */
+#ifndef PRUNER_APPLY_INTERNAL_H
+#define PRUNER_APPLY_INTERNAL_H
+
+#include <stdbool.h>
+
+#include <mlir-c/IR.h>
+
+#include "pruner/status.h"
+#include "pruner/target.h"
+
+/* apply_gpu.c: tile every configured op, bufferize once, map to gpu.launch. */
+PrunerStatus prunerApplyGpu(MlirOperation module, const PrunerTargetDesc *target, bool gpu_mapping);
+
+/* apply_host.c: outline every configured op into a scheduled private function,
+ * bufferize the module. */
+PrunerStatus prunerApplyHost(MlirOperation module, const PrunerTargetDesc *target,
+                             bool c_interface);
+
+/* For the halves' walks: true when `op` is a module nested in `root` (skip it); a
+ * warning on it when it holds configured ops, which this run leaves alone. */
+bool prunerApplySkipNested(MlirOperation op, MlirOperation root);
+
+#endif /* PRUNER_APPLY_INTERNAL_H */

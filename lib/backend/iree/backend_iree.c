@@ -1,0 +1,169 @@
+/* lib/backend/iree/backend_iree.c: the IREE backend's entry in the backend table
+ * (pruner/backend/iree.h): candidates compiled by iree-compile with a one-config tuning
+ * spec, checked against IREE's default build and timed by iree-benchmark-module; the
+ * baseline is IREE's own default config (docs/iree.md). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pruner/backend/iree.h"
+
+struct PrunerBackendStateImpl {
+  PrunerIree iree;
+};
+
+static PrunerStatus ireeDescribeTarget(const char *name, PrunerTargetDesc *out) {
+  PrunerTargetDesc t;
+  PrunerStatus st = prunerTargetLookup(name, &t);
+  if (!st.ok)
+    return st;
+  if (t.kind != PRUNER_TARGET_IREE_CPU)
+    return prunerStatusError("target '%s' is not an IREE target", name);
+  *out = t;
+  return prunerStatusOk();
+}
+
+static PrunerStatus ireeRefuseMeasure(const PrunerTargetDesc *t, const char *mode) {
+  return prunerStatusError("--measure=%s: --target=%s is measured by IREE's tools on this "
+                           "machine: use --measure=host (its default), replay:FILE or none",
+                           mode, t->arch);
+}
+
+static void ireeDescribeMeasure(const PrunerTargetDesc *t, const char *export_path, char *buf,
+                                size_t size) {
+  (void)export_path; /* no export */
+  const char *dir = prunerIreeToolsDir();
+  snprintf(buf, size,
+           "iree (iree-compile with a one-config tuning spec, checked against and timed with "
+           "IREE's default build on this CPU: %s; tools in %s)",
+           t->device[0] ? t->device : t->name, dir[0] ? dir : "PATH");
+}
+
+static PrunerStatus ireeSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                    PrunerSpace *out) {
+  return prunerSpaceCreate(w, t, NULL, out); /* iree-cpu rules: prunerIreeCpuSpaceKnobs */
+}
+
+static PrunerStatus ireeDraftCreate(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                    PrunerDraft *out) {
+  return prunerDraftCreate(w, t, out); /* host terms: prunerIreeCpuDraftScore */
+}
+
+static PrunerStatus ireeCreate(const PrunerTargetDesc *t, const PrunerBackendOptions *opts,
+                               PrunerBackendState *out) {
+  *out = NULL;
+  PrunerStatus st = prunerIreeCheckTools(NULL, 0);
+  if (!st.ok)
+    return st;
+  PrunerBackendState s = calloc(1, sizeof *s);
+  if (!s)
+    return prunerStatusError("out of memory");
+  PrunerIreeOptions io = prunerIreeDefaultOptions();
+  if (opts && opts->candidate_timeout_s > 0)
+    io.timeout_seconds = opts->candidate_timeout_s;
+  st = prunerIreeCreate(t, &io, &s->iree);
+  if (!st.ok) {
+    free(s);
+    return st;
+  }
+  *out = s;
+  return prunerStatusOk();
+}
+
+static void ireeDestroy(PrunerBackendState s) {
+  if (!s)
+    return;
+  prunerIreeDestroy(s->iree);
+  free(s);
+}
+
+static void ireeNote(const PrunerBackendSink *sink, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void ireeNote(const PrunerBackendSink *sink, const char *fmt, ...) {
+  char text[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  sink->note(sink->user, false, text);
+}
+
+static PrunerStatus ireeMeasure(PrunerBackendState s, const PrunerBackendBatch *b,
+                                const PrunerBackendSink *sink) {
+  PrunerRecord *r = malloc(sizeof *r);
+  if (!r)
+    return prunerStatusError("out of memory");
+  PrunerStatus st = prunerStatusOk();
+  for (size_t i = 0; i < b->n && st.ok && !sink->stopRequested(sink->user); ++i) {
+    prunerIreeMeasure(s->iree, b->workload, &b->configs[i], r, NULL);
+    if (sink->stopRequested(sink->user))
+      break; /* Ctrl-C reached the tools too: not a measurement, keep no record */
+    st = sink->candidate(sink->user, i, r);
+  }
+  if (st.ok && !sink->stopRequested(sink->user) && !sink->hasBaseline(sink->user)) {
+    prunerIreeMeasure(s->iree, b->workload, NULL, r, NULL);
+    snprintf(r->target_key, sizeof r->target_key, "%s", sink->targetKey(sink->user));
+    if (sink->stopRequested(sink->user)) {
+      /* nothing to keep */
+    } else if (r->status == PRUNER_RECORD_OK) {
+      st = sink->baseline(sink->user, r);
+      ireeNote(sink, "%s: IREE default config %.2f us", b->workload->key, r->median_us);
+    } else {
+      ireeNote(sink, "%s: IREE default build failed: %s", b->workload->key, r->error);
+    }
+  }
+  free(r);
+  return st;
+}
+
+/* The final check: the top configs and IREE's default build, each built once, timed in
+ * interleaved rounds (docs/measurement.md, "Host: the final check"; docs/iree.md). */
+#define IREE_RECHECK_ROUNDS 5
+static void ireeRecheck(PrunerBackendState s, const PrunerWorkload *w, const PrunerConfig *configs,
+                        int n, bool baseline, PrunerBackendRecheck *out) {
+  memset(out, 0, sizeof *out);
+  if (n > PRUNER_BACKEND_RECHECK_MAX)
+    n = PRUNER_BACKEND_RECHECK_MAX;
+  PrunerIreeRemeasured rem[PRUNER_BACKEND_RECHECK_MAX + 1];
+  prunerIreeRemeasure(s->iree, w, configs, n, baseline, IREE_RECHECK_ROUNDS, rem);
+  out->rounds = IREE_RECHECK_ROUNDS;
+  out->has_baseline = baseline;
+  for (int i = 0; i < n + (baseline ? 1 : 0); ++i) {
+    out->entries[i].status = rem[i].status;
+    snprintf(out->entries[i].error, sizeof out->entries[i].error, "%s", rem[i].error);
+    out->entries[i].median_us = rem[i].median_us;
+    out->entries[i].p25_us = rem[i].p25_us;
+    out->entries[i].p75_us = rem[i].p75_us;
+  }
+}
+
+static char *ireeSpecText(const PrunerTargetDesc *t, const PrunerWorkload *const *workloads,
+                          const PrunerConfig *configs, size_t n, size_t *skipped) {
+  char *text = NULL;
+  PrunerStatus st = prunerIreeSpecText(t, workloads, configs, n, &text, skipped);
+  return st.ok ? text : NULL;
+}
+
+static const PrunerBackend ireeBackend = {
+    .name = "iree",
+    .kind = PRUNER_TARGET_IREE_CPU,
+    .device_measure = PRUNER_TUNE_MEASURE_HOST,
+    .baseline_name = "IREE-default",
+    .fuses_consumers = false, /* one dispatch per tuned op; IREE fuses on its own */
+    .describeTarget = ireeDescribeTarget,
+    .refuseMeasure = ireeRefuseMeasure,
+    .describeMeasure = ireeDescribeMeasure,
+    .spaceCreate = ireeSpaceCreate,
+    .draftCreate = ireeDraftCreate,
+    .create = ireeCreate,
+    .destroy = ireeDestroy,
+    .measure = ireeMeasure,
+    .exportOpen = NULL, /* IREE measures on this machine */
+    .exportAdd = NULL,
+    .exportClose = NULL,
+    .recheck = ireeRecheck,
+    .specText = ireeSpecText,
+};
+
+const PrunerBackend *prunerIreeBackend(void) { return &ireeBackend; }

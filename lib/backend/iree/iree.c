@@ -1,0 +1,969 @@
+/* lib/backend/iree/iree.c: candidates built, checked and timed by IREE's own tools
+ * (pruner/backend/iree.h, docs/iree.md).
+ *
+ * Per workload, once: the module (prunerSchedulePayload: func.func @main on tensors),
+ * random inputs written as raw files, IREE's default build (no spec) and its outputs on
+ * those inputs (the reference). Per candidate: a one-config tuning spec; iree-compile up to
+ * executable-configurations (the configured IR must show the spec's lowering_config, or
+ * the spec did not apply), then from there to a .vmfb; iree-run-module's outputs compared
+ * with the reference; iree-benchmark-module's repetitions as the samples. Each tool is a
+ * separate process under a wall-clock limit (prunerProcessRun). */
+#define _GNU_SOURCE /* mkdtemp */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pruner/backend/iree.h"
+#include "pruner/clock.h"
+#include "pruner/file.h"
+#include "pruner/process.h"
+#include "pruner/random.h"
+#include "pruner/schedule.h"
+#include "pruner/text.h"
+
+#ifndef PRUNER_IREE_DEFAULT_BIN
+#define PRUNER_IREE_DEFAULT_BIN ""
+#endif
+
+#define PATH_SIZE 768
+
+/* snprintf for paths and messages that may be cut short (vsnprintf: GCC does not warn
+ * about a truncation the caller accepts). */
+static void textf(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void textf(char *buf, size_t size, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, size, fmt, ap);
+  va_end(ap);
+}
+#define LOG_SIZE 16384
+
+static bool isFile(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+const char *prunerIreeToolsDir(void) {
+  static char dir[PATH_SIZE];
+  const char *env = getenv("PRUNER_IREE_DIR");
+  char probe[PATH_SIZE + 32];
+  if (env && *env) {
+    textf(probe, sizeof probe, "%s/iree-compile", env);
+    if (isFile(probe)) {
+      textf(dir, sizeof dir, "%s", env);
+      return dir;
+    }
+    textf(probe, sizeof probe, "%s/bin/iree-compile", env);
+    if (isFile(probe)) {
+      textf(dir, sizeof dir, "%s/bin", env);
+      return dir;
+    }
+  }
+  textf(dir, sizeof dir, "%s", PRUNER_IREE_DEFAULT_BIN);
+  return dir;
+}
+
+static void toolPath(const char *tool, char *buf, size_t size) {
+  const char *dir = prunerIreeToolsDir();
+  if (dir[0])
+    textf(buf, size, "%s/%s", dir, tool);
+  else
+    textf(buf, size, "%s", tool);
+}
+
+/* The last `keep` characters of a tool's log, on one line, for a record's message. */
+static void logTail(const char *log, char *out, size_t size) {
+  size_t n = strlen(log);
+  /* IREE prints the first error first: prefer the first "error:" line. */
+  const char *err = strstr(log, "error:");
+  const char *start = err ? err : (n + 1 > size ? log + n - (size - 1) : log);
+  size_t j = 0;
+  for (const char *p = start; *p && j + 1 < size; ++p)
+    out[j++] = (*p == '\n' || *p == '\t') ? ' ' : *p;
+  out[j] = '\0';
+}
+
+/* Runs tool argv (argv[0] is the bare tool name) with a limit. *outcome: 0 ok, 1 failed
+ * (exit status or signal), 2 timeout, 3 could not start. log receives its output. */
+static int runTool(char **argv, double timeout_s, char *log, size_t log_size, double *seconds) {
+  char path[PATH_SIZE + 32];
+  toolPath(argv[0], path, sizeof path);
+  char *saved = argv[0];
+  argv[0] = path;
+  int wait_status = 0;
+  double t0 = prunerNowSeconds();
+  PrunerStatus st = prunerProcessRun(argv, timeout_s, log, log_size, &wait_status);
+  argv[0] = saved;
+  if (seconds)
+    *seconds = prunerNowSeconds() - t0;
+  if (!st.ok) {
+    textf(log, log_size, "%s", st.message);
+    return strstr(st.message, "timeout") ? 2 : 3;
+  }
+  if (WIFSIGNALED(wait_status) || !WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0)
+    return 1;
+  return 0;
+}
+
+PrunerStatus prunerIreeCheckTools(char *version, size_t size) {
+  char log[2048];
+  char *argv[] = {"iree-compile", "--version", NULL};
+  int r = runTool(argv, 60, log, sizeof log, NULL);
+  if (r != 0) {
+    char path[PATH_SIZE + 32];
+    toolPath("iree-compile", path, sizeof path);
+    return prunerStatusError("IREE: %s does not run (%s); install IREE with "
+                             "PRUNER_WITH_IREE=1 scripts/setup.sh or point PRUNER_IREE_DIR at "
+                             "a folder holding iree-compile (docs/iree.md)",
+                             path, log[0] ? log : "no output");
+  }
+  if (version) {
+    const char *line = strstr(log, "compiler version");
+    if (!line)
+      line = strstr(log, "IREE");
+    textf(version, size, "%s", line ? line : log);
+    char *nl = strchr(version, '\n');
+    if (nl)
+      *nl = '\0';
+  }
+  return prunerStatusOk();
+}
+
+PrunerIreeOptions prunerIreeDefaultOptions(void) {
+  PrunerIreeOptions o;
+  memset(&o, 0, sizeof o);
+  o.threads = 1;
+  o.timeout_seconds = 120;
+  o.repetitions = 5;
+  o.seed = 1;
+  return o;
+}
+
+struct PrunerIreeImpl {
+  PrunerTargetDesc t;
+  PrunerIreeOptions o;
+  char dir[PATH_SIZE];
+  bool own_dir;
+  /* The prepared workload (its module, inputs, default build and reference). */
+  bool prepared;
+  char key[PRUNER_WORKLOAD_KEY_SIZE];
+  PrunerStatus prepare_status;
+  int num_args;
+  char input_flags[PRUNER_MAX_OPERANDS][PATH_SIZE + 64];
+  int num_results;
+  int64_t result_elems[PRUNER_MAX_OPERANDS];
+  PrunerDType result_dtype[PRUNER_MAX_OPERANDS];
+  int64_t reduction_points;
+  int seq;            /* candidate counter, for file names */
+  char cuda_flag[64]; /* --iree-cuda-target=<arch> for GPU-table targets */
+};
+
+PrunerStatus prunerIreeCreate(const PrunerTargetDesc *t, const PrunerIreeOptions *opts,
+                              PrunerIree *out) {
+  *out = NULL;
+  PrunerIree s = calloc(1, sizeof *s);
+  if (!s)
+    return prunerStatusError("out of memory");
+  s->t = *t;
+  s->o = opts ? *opts : prunerIreeDefaultOptions();
+  if (s->o.threads < 1)
+    s->o.threads = 1;
+  if (s->o.timeout_seconds <= 0)
+    s->o.timeout_seconds = 120;
+  if (s->o.repetitions < 1)
+    s->o.repetitions = 5;
+  if (s->o.repetitions > PRUNER_MAX_SAMPLES)
+    s->o.repetitions = PRUNER_MAX_SAMPLES;
+  if (s->o.work_dir) {
+    textf(s->dir, sizeof s->dir, "%s", s->o.work_dir);
+    if (mkdir(s->dir, 0755) != 0 && errno != EEXIST) {
+      PrunerStatus st = prunerStatusError("IREE work folder %s: %s", s->dir, strerror(errno));
+      free(s);
+      return st;
+    }
+  } else {
+    const char *tmp = getenv("TMPDIR");
+    textf(s->dir, sizeof s->dir, "%s/pruner-iree-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(s->dir)) {
+      PrunerStatus st = prunerStatusError("IREE work folder %s: %s", s->dir, strerror(errno));
+      free(s);
+      return st;
+    }
+    s->own_dir = true;
+  }
+  s->o.work_dir = NULL; /* the caller's string need not outlive this call */
+  textf(s->cuda_flag, sizeof s->cuda_flag, "--iree-cuda-target=%s", s->t.arch);
+  *out = s;
+  return prunerStatusOk();
+}
+
+void prunerIreeDestroy(PrunerIree s) {
+  if (!s)
+    return;
+  if (s->own_dir)
+    prunerRemoveTree(s->dir);
+  free(s);
+}
+
+/* ---- inputs and outputs ------------------------------------------------------------ */
+
+static uint16_t floatToHalf(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  int32_t exp = (int32_t)((x >> 23) & 0xff) - 127 + 15;
+  uint32_t mant = x & 0x7fffffu;
+  if (exp <= 0)
+    return (uint16_t)sign; /* inputs are in [-1, 1]: tiny values flush to zero */
+  if (exp >= 31)
+    return (uint16_t)(sign | 0x7c00u);
+  return (uint16_t)(sign | ((uint32_t)exp << 10) | (mant >> 13));
+}
+
+static float halfToFloat(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ffu;
+  uint32_t x;
+  if (exp == 0 && mant == 0)
+    x = sign;
+  else if (exp == 0) { /* subnormal */
+    float f = ldexpf((float)mant, -24);
+    return sign ? -f : f;
+  } else if (exp == 31)
+    x = sign | 0x7f800000u | (mant << 13);
+  else
+    x = sign | ((exp - 15 + 127) << 23) | (mant << 13);
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+static float bf16ToFloat(uint16_t h) {
+  uint32_t x = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+static double readElement(const unsigned char *p, PrunerDType dt, int64_t i) {
+  switch (dt) {
+  case PRUNER_DTYPE_F32: {
+    float f;
+    memcpy(&f, p + 4 * i, 4);
+    return f;
+  }
+  case PRUNER_DTYPE_F64: {
+    double d;
+    memcpy(&d, p + 8 * i, 8);
+    return d;
+  }
+  case PRUNER_DTYPE_F16: {
+    uint16_t h;
+    memcpy(&h, p + 2 * i, 2);
+    return halfToFloat(h);
+  }
+  case PRUNER_DTYPE_BF16: {
+    uint16_t h;
+    memcpy(&h, p + 2 * i, 2);
+    return bf16ToFloat(h);
+  }
+  case PRUNER_DTYPE_I32: {
+    int32_t v;
+    memcpy(&v, p + 4 * i, 4);
+    return v;
+  }
+  case PRUNER_DTYPE_I8:
+    return (int8_t)p[i];
+  default:
+    return 0;
+  }
+}
+
+/* Writes `n` random elements of `dt` (floats in [-1, 1], integers in [-4, 4]). */
+static PrunerStatus writeRandom(const char *path, PrunerDType dt, int64_t n, uint64_t *rng) {
+  FILE *f = fopen(path, "wb");
+  if (!f)
+    return prunerStatusError("cannot write %s: %s", path, strerror(errno));
+  bool ok = true;
+  for (int64_t i = 0; i < n && ok; ++i) {
+    double u = prunerRandomUniform(rng) * 2.0 - 1.0;
+    unsigned char b[8];
+    size_t len = (size_t)prunerDTypeBytes(dt);
+    switch (dt) {
+    case PRUNER_DTYPE_F32: {
+      float v = (float)u;
+      memcpy(b, &v, 4);
+      break;
+    }
+    case PRUNER_DTYPE_F64:
+      memcpy(b, &u, 8);
+      break;
+    case PRUNER_DTYPE_F16: {
+      uint16_t h = floatToHalf((float)u);
+      memcpy(b, &h, 2);
+      break;
+    }
+    case PRUNER_DTYPE_BF16: {
+      float v = (float)u;
+      uint32_t x;
+      memcpy(&x, &v, 4);
+      uint16_t h = (uint16_t)(x >> 16);
+      memcpy(b, &h, 2);
+      break;
+    }
+    case PRUNER_DTYPE_I32: {
+      int32_t v = (int32_t)lround(u * 4);
+      memcpy(b, &v, 4);
+      break;
+    }
+    case PRUNER_DTYPE_I8:
+      b[0] = (unsigned char)(int8_t)lround(u * 4);
+      break;
+    default:
+      len = 0;
+    }
+    ok = len > 0 && fwrite(b, 1, len, f) == len;
+  }
+  if (fclose(f) != 0 || !ok)
+    return prunerStatusError("cannot write %s", path);
+  return prunerStatusOk();
+}
+
+static const char *ireeType(PrunerDType dt) {
+  switch (dt) {
+  case PRUNER_DTYPE_F32:
+    return "f32";
+  case PRUNER_DTYPE_F16:
+    return "f16";
+  case PRUNER_DTYPE_BF16:
+    return "bf16";
+  case PRUNER_DTYPE_F64:
+    return "f64";
+  case PRUNER_DTYPE_I8:
+    return "i8";
+  case PRUNER_DTYPE_I32:
+    return "i32";
+  default:
+    return NULL;
+  }
+}
+
+/* A GPU-table target: IREE's CUDA backend, compiled only (no device here). */
+static bool isCuda(PrunerIree s) { return s->t.kind == PRUNER_TARGET_GPU; }
+
+/* Target flags of iree-compile: iree-cpu, or CUDA for a GPU-table target. */
+static int compileArgs(PrunerIree s, char **argv, int n) {
+  if (isCuda(s)) {
+    argv[n++] = "--iree-hal-target-device=cuda";
+    argv[n++] = s->cuda_flag;
+    return n;
+  }
+  argv[n++] = "--iree-hal-target-device=local";
+  argv[n++] = "--iree-hal-local-target-device-backends=llvm-cpu";
+  argv[n++] = "--iree-llvmcpu-target-cpu=host";
+  return n;
+}
+
+static void loweringText(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *config,
+                         char *buf, size_t size) {
+  if (isCuda(s))
+    prunerIreeGpuLoweringConfig(w, config, buf, size);
+  else
+    prunerIreeCpuLoweringConfig(w, config, buf, size);
+}
+
+static void filePath(PrunerIree s, char *buf, size_t size, const char *fmt, int i) {
+  char name[96];
+  textf(name, sizeof name, fmt, i);
+  textf(buf, size, "%s/%s", s->dir, name);
+}
+
+/* Runs `vmfb` on the inputs, writing result r to <prefix>_r.bin. */
+static int runModule(PrunerIree s, const char *vmfb, const char *prefix, char *log, size_t size) {
+  char module_flag[PATH_SIZE + 16];
+  textf(module_flag, sizeof module_flag, "--module=%s", vmfb);
+  char outputs[PRUNER_MAX_OPERANDS][PATH_SIZE + 64];
+  char *argv[8 + 2 * PRUNER_MAX_OPERANDS];
+  int n = 0;
+  argv[n++] = "iree-run-module";
+  argv[n++] = module_flag;
+  argv[n++] = "--device=local-sync";
+  argv[n++] = "--function=main";
+  for (int i = 0; i < s->num_args; ++i)
+    argv[n++] = s->input_flags[i];
+  for (int r = 0; r < s->num_results; ++r) {
+    char path[PATH_SIZE];
+    textf(path, sizeof path, "%s_%d.bin", prefix, r);
+    textf(outputs[r], sizeof outputs[r], "--output=@%s", path);
+    argv[n++] = outputs[r];
+  }
+  argv[n] = NULL;
+  return runTool(argv, s->o.timeout_seconds, log, size, NULL);
+}
+
+static PrunerStatus prepare(PrunerIree s, const PrunerWorkload *w) {
+  if (s->prepared && strcmp(s->key, w->key) == 0)
+    return s->prepare_status;
+  s->prepared = true;
+  textf(s->key, sizeof s->key, "%s", w->key);
+  PrunerStatus st = prunerStatusOk();
+  char *text = NULL;
+  st = prunerSchedulePayload(w, "main", true, &text);
+  char path[PATH_SIZE];
+  if (st.ok) {
+    filePath(s, path, sizeof path, "module.mlir", 0);
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+      st = prunerStatusError("cannot write %s", path);
+  }
+  free(text);
+  /* Inputs: every operand (outputs too: they are the function's init arguments). */
+  uint64_t rng = s->o.seed ? s->o.seed : 1;
+  int nops = w->num_inputs + w->num_outputs;
+  s->num_args = 0;
+  s->num_results = w->num_outputs;
+  s->reduction_points = 1;
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      s->reduction_points *= w->bounds[l];
+  for (int o = 0; o < nops && st.ok; ++o) {
+    const PrunerOperand *op = &w->operands[o];
+    const char *ty = ireeType(op->dtype);
+    if (!ty) {
+      st = prunerStatusError("IREE: operand %d of %s has a type this backend cannot feed", o,
+                             w->key);
+      break;
+    }
+    int64_t elems = 1;
+    char shape[256] = "";
+    size_t len = 0;
+    for (int d = 0; d < op->rank; ++d) {
+      elems *= op->shape[d];
+      len += (size_t)snprintf(shape + len, sizeof shape - len, "%lldx", (long long)op->shape[d]);
+      if (len >= sizeof shape)
+        len = sizeof shape - 1;
+    }
+    filePath(s, path, sizeof path, "input_%d.bin", o);
+    st = writeRandom(path, op->dtype, elems, &rng);
+    textf(s->input_flags[s->num_args++], sizeof s->input_flags[0], "--input=%s%s=@%s", shape, ty,
+          path);
+    if (op->is_output) {
+      s->result_elems[o - w->num_inputs] = elems;
+      s->result_dtype[o - w->num_inputs] = op->dtype;
+    }
+  }
+  /* IREE's default build and its outputs: the baseline and the reference. */
+  char log[LOG_SIZE];
+  if (st.ok) {
+    char module[PATH_SIZE], vmfb[PATH_SIZE], out_flag[PATH_SIZE + 8];
+    filePath(s, module, sizeof module, "module.mlir", 0);
+    filePath(s, vmfb, sizeof vmfb, "default.vmfb", 0);
+    textf(out_flag, sizeof out_flag, "-o=%s", vmfb);
+    char *argv[12];
+    int n = 0;
+    argv[n++] = "iree-compile";
+    argv[n++] = module;
+    n = compileArgs(s, argv, n);
+    argv[n++] = out_flag;
+    argv[n] = NULL;
+    int r = runTool(argv, s->o.timeout_seconds, log, sizeof log, NULL);
+    if (r != 0) {
+      char tail[300];
+      logTail(log, tail, sizeof tail);
+      st = prunerStatusError("IREE's default build of %s failed: %s", w->key, tail);
+    }
+  }
+  if (st.ok && !isCuda(s)) { /* no GPU here: CUDA builds are compiled only */
+    char vmfb[PATH_SIZE], prefix[PATH_SIZE];
+    filePath(s, vmfb, sizeof vmfb, "default.vmfb", 0);
+    filePath(s, prefix, sizeof prefix, "reference", 0);
+    if (runModule(s, vmfb, prefix, log, sizeof log) != 0) {
+      char tail[300];
+      logTail(log, tail, sizeof tail);
+      st = prunerStatusError("IREE's default build of %s does not run: %s", w->key, tail);
+    }
+  }
+  s->prepare_status = st;
+  return st;
+}
+
+/* Compares <prefix>_r.bin with the reference; fills *max_err; false with a message when
+ * they differ beyond the tolerance: reassociated sums differ by about eps x points. */
+static bool compareOutputs(PrunerIree s, const char *prefix, double *max_err, char *why,
+                           size_t size) {
+  *max_err = 0;
+  for (int r = 0; r < s->num_results; ++r) {
+    char a_path[PATH_SIZE], b_path[PATH_SIZE];
+    textf(a_path, sizeof a_path, "%s_%d.bin", prefix, r);
+    filePath(s, b_path, sizeof b_path, "reference_%d.bin", r);
+    char *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    PrunerStatus st = prunerReadFile(a_path, &a, &na);
+    if (st.ok)
+      st = prunerReadFile(b_path, &b, &nb);
+    PrunerDType dt = s->result_dtype[r];
+    size_t want = (size_t)s->result_elems[r] * (size_t)prunerDTypeBytes(dt);
+    if (st.ok && (na != want || nb != want))
+      st = prunerStatusError("result %d has %zu bytes, the reference %zu; expected %zu", r, na, nb,
+                             want);
+    if (!st.ok) {
+      textf(why, size, "%s", st.message);
+      free(a);
+      free(b);
+      return false;
+    }
+    double eps = dt == PRUNER_DTYPE_F64    ? 2.2e-16
+                 : dt == PRUNER_DTYPE_F32  ? 1.2e-7
+                 : dt == PRUNER_DTYPE_F16  ? 9.8e-4
+                 : dt == PRUNER_DTYPE_BF16 ? 7.8e-3
+                                           : 0;
+    double tol_scale = 8.0 * eps * (double)(s->reduction_points > 1 ? s->reduction_points : 1);
+    for (int64_t i = 0; i < s->result_elems[r]; ++i) {
+      double x = readElement((unsigned char *)a, dt, i);
+      double y = readElement((unsigned char *)b, dt, i);
+      double err = fabs(x - y);
+      if (!(err <= *max_err))
+        *max_err = isnan(err) ? INFINITY : err;
+      if (!(err <= tol_scale * (1.0 + fabs(y)))) {
+        textf(why, size,
+              "result %d element %lld is %g, IREE's default build gives %g (tolerance %g)", r,
+              (long long)i, x, y, tol_scale * (1.0 + fabs(y)));
+        free(a);
+        free(b);
+        return false;
+      }
+    }
+    free(a);
+    free(b);
+  }
+  return true;
+}
+
+static int compareDouble(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* iree-benchmark-module's repetitions of `vmfb` as samples (µs). */
+static PrunerStatus benchmark(PrunerIree s, const char *vmfb, PrunerRecord *out) {
+  char module_flag[PATH_SIZE + 16], json_path[PATH_SIZE], json_flag[PATH_SIZE + 32];
+  char threads[64], reps[64];
+  textf(module_flag, sizeof module_flag, "--module=%s", vmfb);
+  filePath(s, json_path, sizeof json_path, "bench_%d.json", s->seq);
+  textf(json_flag, sizeof json_flag, "--benchmark_out=%s", json_path);
+  textf(threads, sizeof threads, "--task_topology_max_group_count=%d", s->o.threads);
+  textf(reps, sizeof reps, "--benchmark_repetitions=%d", s->o.repetitions);
+  char *argv[16 + PRUNER_MAX_OPERANDS];
+  int n = 0;
+  argv[n++] = "iree-benchmark-module";
+  argv[n++] = module_flag;
+  argv[n++] = "--device=local-task";
+  argv[n++] = "--function=main";
+  argv[n++] = threads;
+  for (int i = 0; i < s->num_args; ++i)
+    argv[n++] = s->input_flags[i];
+  argv[n++] = reps;
+  argv[n++] = "--benchmark_min_time=0.05s";
+  argv[n++] = json_flag;
+  argv[n++] = "--benchmark_out_format=json";
+  argv[n] = NULL;
+  char log[LOG_SIZE];
+  int r = runTool(argv, s->o.timeout_seconds, log, sizeof log, NULL);
+  if (r != 0) {
+    char tail[300];
+    logTail(log, tail, sizeof tail);
+    out->status = r == 2 ? PRUNER_RECORD_TIMEOUT : PRUNER_RECORD_LAUNCH_ERROR;
+    textf(out->error, sizeof out->error, "iree-benchmark-module: %s", tail);
+    return prunerStatusOk();
+  }
+  char *text = NULL;
+  size_t size = 0;
+  PrunerStatus st = prunerReadFile(json_path, &text, &size);
+  unlink(json_path);
+  if (!st.ok)
+    return st;
+  cJSON *root = cJSON_Parse(text);
+  free(text);
+  const cJSON *list = root ? cJSON_GetObjectItemCaseSensitive(root, "benchmarks") : NULL;
+  out->num_samples = 0;
+  const cJSON *item;
+  cJSON_ArrayForEach(item, list) {
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(item, "run_type");
+    const cJSON *time = cJSON_GetObjectItemCaseSensitive(item, "real_time");
+    const cJSON *unit = cJSON_GetObjectItemCaseSensitive(item, "time_unit");
+    if (!cJSON_IsString(type) || strcmp(type->valuestring, "iteration") != 0 ||
+        !cJSON_IsNumber(time) || out->num_samples >= PRUNER_MAX_SAMPLES)
+      continue;
+    double scale = 1.0; /* to µs */
+    const char *u = cJSON_IsString(unit) ? unit->valuestring : "ns";
+    if (strcmp(u, "ns") == 0)
+      scale = 1e-3;
+    else if (strcmp(u, "ms") == 0)
+      scale = 1e3;
+    else if (strcmp(u, "s") == 0)
+      scale = 1e6;
+    out->samples_us[out->num_samples++] = time->valuedouble * scale;
+  }
+  cJSON_Delete(root);
+  if (out->num_samples == 0) {
+    out->status = PRUNER_RECORD_LAUNCH_ERROR;
+    textf(out->error, sizeof out->error, "iree-benchmark-module reported no repetitions");
+    return prunerStatusOk();
+  }
+  double sorted[PRUNER_MAX_SAMPLES];
+  memcpy(sorted, out->samples_us, (size_t)out->num_samples * sizeof *sorted);
+  qsort(sorted, (size_t)out->num_samples, sizeof *sorted, compareDouble);
+  int m = out->num_samples;
+  out->median_us = m % 2 ? sorted[m / 2] : 0.5 * (sorted[m / 2 - 1] + sorted[m / 2]);
+  out->spread_us = sorted[m - 1] - sorted[0];
+  out->status = PRUNER_RECORD_OK;
+  return prunerStatusOk();
+}
+
+/* Writes the one-config spec of `config`; false with a message. */
+static bool writeSpec(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *config,
+                      const char *path, char *why, size_t size) {
+  char *text = NULL;
+  PrunerStatus st = prunerIreeSpecText(&s->t, &w, config, 1, &text, NULL);
+  if (st.ok) {
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+      st = prunerStatusError("cannot write %s", path);
+  }
+  free(text);
+  if (!st.ok)
+    textf(why, size, "%s", st.message);
+  return st.ok;
+}
+
+/* iree-compile up to executable-configurations with `spec` (NULL: none) into `out`. */
+PrunerStatus prunerIreeAnnotatedModuleText(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                           const PrunerConfig *config, char **text) {
+  *text = NULL;
+  PrunerStatus st = prunerConfigCheck(w, t, config);
+  char *payload = NULL;
+  if (st.ok)
+    st = prunerSchedulePayload(w, "main", true, &payload);
+  if (!st.ok)
+    return st;
+  char info[2048];
+  if (t->kind == PRUNER_TARGET_GPU)
+    prunerIreeGpuCompilationInfo(w, t, config, info, sizeof info);
+  else
+    prunerIreeCpuCompilationInfo(w, config, info, sizeof info);
+  const char *name = prunerSchedulePayloadOpName(w);
+  char *at = strstr(payload, name);
+  size_t name_len = strlen(name);
+  /* The op's attribute dictionary: its own (a generic's maps, a conv's strides), or a new
+   * one. */
+  bool has_dict = at && strncmp(at + name_len, " {", 2) == 0;
+  if (!at || (strcmp(name, "linalg.generic") == 0 && !has_dict)) {
+    free(payload);
+    return prunerStatusError("IREE module of %s: no %s op to annotate", w->key, name);
+  }
+  PrunerText b = {0};
+  prunerTextAppendBytes(&b, payload, (size_t)(at - payload) + name_len);
+  if (has_dict)
+    prunerTextAppend(&b, " {compilation_info = %s,%s", info, at + name_len + 2);
+  else
+    prunerTextAppend(&b, " {compilation_info = %s}%s", info, at + name_len);
+  free(payload);
+  return prunerTextFinish(&b, "the annotated IREE module", text);
+}
+
+/* The input of a candidate's compile: for iree-cpu the one-config spec (the module is
+ * shared); for CUDA the module with the config as the op's compilation_info, because
+ * IREE 3.13's CUDA pipeline does not load tuning specs (docs/iree.md, "CUDA"). */
+static bool writeCandidateInput(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *config,
+                                const char *spec, const char *annotated, char *module,
+                                size_t module_size, bool *use_spec, char *why, size_t why_size) {
+  if (!isCuda(s)) {
+    filePath(s, module, module_size, "module.mlir", 0);
+    *use_spec = true;
+    return writeSpec(s, w, config, spec, why, why_size);
+  }
+  *use_spec = false;
+  textf(module, module_size, "%s", annotated);
+  char *text = NULL;
+  PrunerStatus st = prunerIreeAnnotatedModuleText(w, &s->t, config, &text);
+  if (st.ok) {
+    FILE *f = fopen(annotated, "w");
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+      st = prunerStatusError("cannot write %s", annotated);
+  }
+  free(text);
+  if (!st.ok)
+    textf(why, why_size, "%s", st.message);
+  return st.ok;
+}
+
+static int compileConfigs(PrunerIree s, const char *module, const char *spec, const char *out,
+                          char *log, size_t size, double *seconds) {
+  char spec_flag[PATH_SIZE + 48], out_flag[PATH_SIZE + 8];
+  textf(out_flag, sizeof out_flag, "-o=%s", out);
+  char *argv[16];
+  int n = 0;
+  argv[n++] = "iree-compile";
+  argv[n++] = (char *)module;
+  n = compileArgs(s, argv, n);
+  if (spec) {
+    textf(spec_flag, sizeof spec_flag, "--iree-codegen-tuning-spec-path=%s", spec);
+    argv[n++] = spec_flag;
+  }
+  argv[n++] = "--compile-to=executable-configurations";
+  argv[n++] = out_flag;
+  argv[n] = NULL;
+  return runTool(argv, s->o.timeout_seconds, log, size, seconds);
+}
+
+PrunerStatus prunerIreeConfigsText(PrunerIree s, const PrunerWorkload *w,
+                                   const PrunerConfig *config, char **text) {
+  *text = NULL;
+  PrunerStatus st = prepare(s, w);
+  if (!st.ok)
+    return st;
+  char spec[PATH_SIZE], annotated[PATH_SIZE], module[PATH_SIZE], out[PATH_SIZE], why[512];
+  filePath(s, spec, sizeof spec, "configs_spec.mlir", 0);
+  filePath(s, annotated, sizeof annotated, "configs_module.mlir", 0);
+  filePath(s, module, sizeof module, "module.mlir", 0);
+  filePath(s, out, sizeof out, "configs.mlir", 0);
+  bool use_spec = false;
+  if (config && !writeCandidateInput(s, w, config, spec, annotated, module, sizeof module,
+                                     &use_spec, why, sizeof why))
+    return prunerStatusError("%s", why);
+  char *log = malloc(LOG_SIZE);
+  if (!log)
+    return prunerStatusError("out of memory");
+  int r = compileConfigs(s, module, use_spec ? spec : NULL, out, log, LOG_SIZE, NULL);
+  if (r != 0) {
+    char tail[400];
+    logTail(log, tail, sizeof tail);
+    free(log);
+    return prunerStatusError("iree-compile --compile-to=executable-configurations: %s", tail);
+  }
+  free(log);
+  size_t size;
+  return prunerReadFile(out, text, &size);
+}
+
+/* Builds `config` into <cand_seq>.vmfb and checks its outputs: status OK with the vmfb
+ * path, or the failure in out (status, error). */
+static bool buildCandidate(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *config,
+                           PrunerRecord *out, double *compile_seconds, char *vmfb,
+                           size_t vmfb_size) {
+  char spec[PATH_SIZE], cfg[PATH_SIZE], prefix[PATH_SIZE], annotated[PATH_SIZE], module[PATH_SIZE];
+  ++s->seq;
+  filePath(s, spec, sizeof spec, "cand_%d_spec.mlir", s->seq);
+  filePath(s, annotated, sizeof annotated, "cand_%d_module.mlir", s->seq);
+  filePath(s, cfg, sizeof cfg, "cand_%d_configs.mlir", s->seq);
+  filePath(s, vmfb, vmfb_size, "cand_%d.vmfb", s->seq);
+  filePath(s, prefix, sizeof prefix, "cand_%d_out", s->seq);
+  char why[512];
+  bool use_spec = false;
+  if (!writeCandidateInput(s, w, config, spec, annotated, module, sizeof module, &use_spec, why,
+                           sizeof why)) {
+    out->status = PRUNER_RECORD_INVALID;
+    textf(out->error, sizeof out->error, "%s", why);
+    return false;
+  }
+  char *log = malloc(LOG_SIZE);
+  if (!log) {
+    out->status = PRUNER_RECORD_COMPILE_ERROR;
+    textf(out->error, sizeof out->error, "out of memory");
+    return false;
+  }
+  char tail[300];
+  double t1 = 0, t2 = 0;
+  int r = compileConfigs(s, module, use_spec ? spec : NULL, cfg, log, LOG_SIZE, &t1);
+  unlink(spec);
+  unlink(annotated);
+  if (r == 0) {
+    /* The spec applied only if the configured IR holds its lowering_config. */
+    char want[2048];
+    loweringText(s, w, config, want, sizeof want);
+    char *text = NULL;
+    size_t size = 0;
+    if (!prunerReadFile(cfg, &text, &size).ok || !strstr(text, want)) {
+      out->status = PRUNER_RECORD_INVALID;
+      textf(out->error, sizeof out->error, "IREE did not apply the spec (no matcher matched %s)",
+            w->key);
+      free(text);
+      free(log);
+      unlink(cfg);
+      return false;
+    }
+    free(text);
+    char out_flag[PATH_SIZE + 8];
+    textf(out_flag, sizeof out_flag, "-o=%s", vmfb);
+    char *argv[12];
+    int n = 0;
+    argv[n++] = "iree-compile";
+    argv[n++] = cfg;
+    n = compileArgs(s, argv, n);
+    argv[n++] = "--compile-from=executable-configurations";
+    argv[n++] = out_flag;
+    argv[n] = NULL;
+    r = runTool(argv, s->o.timeout_seconds, log, LOG_SIZE, &t2);
+  }
+  unlink(cfg);
+  if (compile_seconds)
+    *compile_seconds = t1 + t2;
+  if (r != 0) {
+    logTail(log, tail, sizeof tail);
+    out->status = r == 2 ? PRUNER_RECORD_TIMEOUT : PRUNER_RECORD_COMPILE_ERROR;
+    textf(out->error, sizeof out->error, "iree-compile: %s", tail);
+    free(log);
+    return false;
+  }
+  if (isCuda(s)) { /* compiled and shown: all that can be checked without a GPU */
+    free(log);
+    out->status = PRUNER_RECORD_OK;
+    return true;
+  }
+  r = runModule(s, vmfb, prefix, log, LOG_SIZE);
+  if (r != 0) {
+    logTail(log, tail, sizeof tail);
+    out->status = r == 2 ? PRUNER_RECORD_TIMEOUT : PRUNER_RECORD_LAUNCH_ERROR;
+    textf(out->error, sizeof out->error, "iree-run-module: %s", tail);
+    free(log);
+    return false;
+  }
+  free(log);
+  bool same = compareOutputs(s, prefix, &out->max_abs_error, why, sizeof why);
+  for (int i = 0; i < s->num_results; ++i) {
+    char p[PATH_SIZE + 16];
+    textf(p, sizeof p, "%s_%d.bin", prefix, i);
+    unlink(p);
+  }
+  if (!same) {
+    out->status = PRUNER_RECORD_WRONG_RESULT;
+    textf(out->error, sizeof out->error, "%s", why);
+    return false;
+  }
+  out->status = PRUNER_RECORD_OK;
+  return true;
+}
+
+static void fillRecord(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *config,
+                       PrunerRecord *out) {
+  prunerRecordInit(out);
+  textf(out->workload_key, sizeof out->workload_key, "%s", w->key);
+  out->workload = *w;
+  out->has_workload = true;
+  prunerTargetKey(&s->t, out->target_key, sizeof out->target_key);
+  textf(out->device_name, sizeof out->device_name, "%s", s->t.device);
+  textf(out->toolchain_version, sizeof out->toolchain_version, "iree llvm-cpu %d thread(s)",
+        s->o.threads);
+  out->timestamp = (double)time(NULL);
+  if (config)
+    out->config = *config;
+  else {
+    out->is_baseline = true;
+    textf(out->baseline_name, sizeof out->baseline_name, "iree-default");
+  }
+}
+
+void prunerIreeMeasure(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *config,
+                       PrunerRecord *out, double *compile_seconds) {
+  fillRecord(s, w, config, out);
+  if (compile_seconds)
+    *compile_seconds = 0;
+  PrunerStatus st = prepare(s, w);
+  if (!st.ok) {
+    out->status = PRUNER_RECORD_INVALID;
+    textf(out->error, sizeof out->error, "%s", st.message);
+    return;
+  }
+  char vmfb[PATH_SIZE];
+  if (config) {
+    if (!buildCandidate(s, w, config, out, compile_seconds, vmfb, sizeof vmfb))
+      return;
+    if (isCuda(s)) {
+      unlink(vmfb);
+      return; /* built and checked; nothing runs it here */
+    }
+  } else {
+    filePath(s, vmfb, sizeof vmfb, "default.vmfb", 0);
+  }
+  st = benchmark(s, vmfb, out);
+  if (!st.ok) {
+    out->status = PRUNER_RECORD_LAUNCH_ERROR;
+    textf(out->error, sizeof out->error, "%s", st.message);
+  }
+  if (config)
+    unlink(vmfb);
+}
+
+static double quantile(double *v, int n, double q) {
+  qsort(v, (size_t)n, sizeof *v, compareDouble);
+  double pos = q * (n - 1);
+  int lo = (int)pos;
+  int hi = lo + 1 < n ? lo + 1 : lo;
+  return v[lo] + (pos - lo) * (v[hi] - v[lo]);
+}
+
+void prunerIreeRemeasure(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *configs, int n,
+                         bool baseline, int rounds, PrunerIreeRemeasured *out) {
+  int m = n + (baseline ? 1 : 0);
+  if (rounds < 1)
+    rounds = 1;
+  if (rounds > PRUNER_MAX_SAMPLES)
+    rounds = PRUNER_MAX_SAMPLES;
+  memset(out, 0, (size_t)m * sizeof *out);
+  PrunerRecord *r = malloc(sizeof *r);
+  char(*vmfb)[PATH_SIZE] = calloc((size_t)m, sizeof *vmfb);
+  double *medians = calloc((size_t)m * (size_t)rounds, sizeof *medians);
+  int *count = calloc((size_t)m, sizeof *count);
+  PrunerStatus st = prepare(s, w);
+  for (int i = 0; i < m; ++i) {
+    if (!r || !vmfb || !medians || !count || !st.ok) {
+      out[i].status = PRUNER_RECORD_LAUNCH_ERROR;
+      textf(out[i].error, sizeof out[i].error, "%s", st.ok ? "out of memory" : st.message);
+      continue;
+    }
+    out[i].status = PRUNER_RECORD_OK;
+    if (i == n) {
+      filePath(s, vmfb[i], sizeof vmfb[i], "default.vmfb", 0);
+    } else if (!buildCandidate(s, w, &configs[i], r, NULL, vmfb[i], sizeof vmfb[i])) {
+      out[i].status = r->status;
+      textf(out[i].error, sizeof out[i].error, "%s", r->error);
+    }
+  }
+  for (int round = 0; round < rounds && r && vmfb && medians && count; ++round)
+    for (int i = 0; i < m; ++i) {
+      if (out[i].status != PRUNER_RECORD_OK)
+        continue;
+      prunerRecordInit(r);
+      st = benchmark(s, vmfb[i], r);
+      if (!st.ok || r->status != PRUNER_RECORD_OK) {
+        out[i].status = st.ok ? r->status : PRUNER_RECORD_LAUNCH_ERROR;
+        textf(out[i].error, sizeof out[i].error, "%s", st.ok ? r->error : st.message);
+        continue;
+      }
+      medians[(size_t)i * (size_t)rounds + (size_t)count[i]++] = r->median_us;
+    }
+  for (int i = 0; i < m && medians && count; ++i) {
+    if (out[i].status != PRUNER_RECORD_OK || count[i] == 0)
+      continue;
+    double *v = medians + (size_t)i * (size_t)rounds;
+    out[i].median_us = quantile(v, count[i], 0.5);
+    out[i].p25_us = quantile(v, count[i], 0.25);
+    out[i].p75_us = quantile(v, count[i], 0.75);
+  }
+  for (int i = 0; i < n && vmfb; ++i)
+    if (vmfb[i][0])
+      unlink(vmfb[i]);
+  free(r);
+  free(vmfb);
+  free(medians);
+  free(count);
+}

@@ -1,0 +1,424 @@
+/* lib/backend/iree/rules_iree.c: what iree-cpu configs are (docs/iree.md): the target, the
+ * knobs and validity rules of the space, the IREE attribute text of a config, and the
+ * tuning spec IREE loads. MLIR-free and IREE-free: everything here is text. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pruner/backend/host_rules.h"
+#include "pruner/backend/iree_rules.h"
+#include "pruner/schedule.h"
+#include "pruner/text.h"
+
+void prunerIreeCpuTargetDesc(PrunerTargetDesc *out) {
+  PrunerHostInfo info;
+  prunerHostDescribe(&info);
+  prunerHostTargetDesc(&info, out);
+  out->kind = PRUNER_TARGET_IREE_CPU;
+  snprintf(out->arch, sizeof out->arch, "iree-cpu");
+}
+
+PrunerSpaceOptions prunerIreeCpuSpaceDefaultOptions(void) {
+  return prunerHostSpaceDefaultOptions();
+}
+
+static bool isConv2d(const PrunerWorkload *w) {
+  return w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF || w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW ||
+         w->kind == PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC;
+}
+
+/* The op kinds this backend writes configs for: the ones whose op IREE configures with
+ * the workload's loops, so that a matcher on name, bounds and bitwidths finds it in the
+ * dispatch (docs/iree.md, "What it cannot tune"). IREE collapses the dimensions of
+ * elementwise ops and fuses them into their producers, and lowers NCHW convolutions and
+ * transposed contractions through layout changes: their dispatch ops are not the
+ * workload's. */
+static bool supportedKind(const PrunerWorkload *w) {
+  switch (w->kind) {
+  case PRUNER_OP_MATMUL:
+  case PRUNER_OP_BATCH_MATMUL:
+  case PRUNER_OP_CONV_2D_NHWC_HWCF:
+  case PRUNER_OP_REDUCTION:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* IREE drops a conv's unit batch loop (n = 1) when it forms the dispatch, so the spec sees
+ * a 6-loop op, and the pass that puts the batch loop back before lowering does not carry a
+ * user config over (IREE 3.13; docs/iree.md, "What it cannot tune"): such convolutions
+ * keep IREE's own config. */
+static bool unitBatchConv(const PrunerWorkload *w) {
+  if (!isConv2d(w))
+    return false;
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_roles[l] == PRUNER_ROLE_IMAGE && w->bounds[l] == 1)
+      return true;
+  return false;
+}
+
+/* IREE collapses the loops of a reduction with more than one parallel or reduction loop
+ * (a 12x128x128 row sum becomes 1536x128) before it configures it, so a matcher on the
+ * workload's bounds finds nothing: only 2-D reductions (one loop of each) are tuned. */
+static bool collapsedReduction(const PrunerWorkload *w) {
+  return w->kind == PRUNER_OP_REDUCTION && w->num_loops != 2;
+}
+
+static int simdLanes(const PrunerWorkload *w, const PrunerTargetDesc *t) {
+  int bytes = prunerDTypeBytes(w->operands[w->num_inputs].dtype);
+  int l = t->warp_size > 0 ? t->warp_size * 4 / (bytes > 0 ? bytes : 4) : 1;
+  return l > 0 ? l : 1;
+}
+
+/* vector_reduction candidates: the kh and kw taps one at a time (the conv pipeline
+ * decomposes the 2-D window into 1-D convolutions), other reduction loops by a power of
+ * two up to 32 dividing the bound (IREE's own defaults are 1, 8 and 16). */
+static int reductionCandidates(const PrunerWorkload *w, int l, int64_t *out, int cap) {
+  PrunerLoopRole r = w->loop_roles[l];
+  int n = 0;
+  if (isConv2d(w) && (r == PRUNER_ROLE_FILTER_H || r == PRUNER_ROLE_FILTER_W)) {
+    out[n++] = 1;
+    return n;
+  }
+  for (int64_t p = 1; p <= 32 && p <= w->bounds[l] && n < cap; p *= 2)
+    if (w->bounds[l] % p == 0)
+      out[n++] = p;
+  return n;
+}
+
+PrunerStatus prunerIreeCpuSpaceKnobs(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                     const PrunerSpaceOptions *opts, PrunerKnob *knobs, int cap,
+                                     int *num_knobs) {
+  *num_knobs = 0;
+  if (!supportedKind(w))
+    return prunerStatusError("iree-cpu: %s (%s) is not an op kind this backend configures "
+                             "(matmul, batch_matmul, conv_2d_nhwc_hwcf, reduction)",
+                             w->key, prunerOpKindName(w->kind));
+  if (collapsedReduction(w))
+    return prunerStatusError("iree-cpu: %s: IREE collapses the loops of a reduction with "
+                             "more than two loops before it applies a tuning spec; only 2-D "
+                             "reductions are tuned",
+                             w->key);
+  if (unitBatchConv(w))
+    return prunerStatusError("iree-cpu: %s: IREE folds the unit batch loop of a convolution "
+                             "before it applies a tuning spec and drops a config given to the "
+                             "folded op; IREE keeps its own config for it",
+                             w->key);
+  /* The host's task and register tiles are IREE's distribution and vector tiles. */
+  PrunerStatus st = prunerHostSpaceKnobs(w, t, opts, knobs, cap, num_knobs);
+  if (!st.ok)
+    return st;
+  for (int k = 0; k < *num_knobs; ++k) {
+    PrunerKnob *knob = &knobs[k];
+    if (knob->kind == PRUNER_KNOB_REDUCTION)
+      knob->num_values =
+          reductionCandidates(w, knob->loop, knob->values, PRUNER_MAX_KNOB_VALUES * 4);
+  }
+  return prunerStatusOk();
+}
+
+#define FAIL(...)                                                                                  \
+  do {                                                                                             \
+    if (status)                                                                                    \
+      *status = prunerStatusError("config on %s (iree-cpu): " __VA_ARGS__);                        \
+    return false;                                                                                  \
+  } while (0)
+
+static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                  const PrunerSpaceOptions *opts, const PrunerConfig *c, PrunerStatus *status) {
+  const char *op = w->op_name;
+  if (!supportedKind(w))
+    FAIL("op kind %s has no IREE CPU pipeline in this backend", op, prunerOpKindName(w->kind));
+  if (collapsedReduction(w))
+    FAIL("a reduction of %d loops cannot be configured by a tuning spec (IREE collapses its "
+         "loops first)",
+         op, w->num_loops);
+  if (unitBatchConv(w))
+    FAIL("a convolution with batch 1 cannot be configured by a tuning spec (IREE folds the "
+         "unit loop first)",
+         op);
+  int vl = prunerHostVectorLoop(w), simd = simdLanes(w, t);
+  /* IREE vectorizes every config; a scalar config would only repeat a vector one. */
+  int want_width = vl >= 0 && w->bounds[vl] >= simd ? simd : 1;
+  if (c->vector_width != want_width)
+    FAIL("vector_width = %d; iree-cpu configs use %d (the SIMD lanes where a vector fits)", op,
+         (int)c->vector_width, want_width);
+  for (int l = 0; l < w->num_loops; ++l) {
+    const char *role = prunerLoopRoleName(w->loop_roles[l]);
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) {
+      PrunerLoopRole r = w->loop_roles[l];
+      if (isConv2d(w) && (r == PRUNER_ROLE_FILTER_H || r == PRUNER_ROLE_FILTER_W) &&
+          c->reduction[l] != 1)
+        FAIL("vector_reduction %lld of loop %d (%s): the conv pipeline takes the window one "
+             "tap at a time (1)",
+             op, (long long)c->reduction[l], l, role);
+      continue;
+    }
+    /* Vector tiles nest in the distribution tiles: IREE tiles each level inside the
+     * previous one, and a remainder would leave a partial vector tile. */
+    if (c->thread[l] >= 1 && c->workgroup[l] >= 1 && c->workgroup[l] % c->thread[l])
+      FAIL("vector_common_parallel %lld of loop %d (%s) does not divide its distribution "
+           "tile %lld",
+           op, (long long)c->thread[l], l, role, (long long)c->workgroup[l]);
+  }
+  /* IREE's CPU codegen refuses an op whose vectors reach native_vector_size x 512 bytes
+   * (LLVMCPU's large-vector check; native_vector_size is the SIMD register's bytes): the
+   * unrolled vector op spans the whole vector tile, parallel and reduction loops together
+   * (measured: 8 x 32 x 32 f32 = 32768 bytes is refused on AVX-512). */
+  int64_t vector_elems = 1, max_bytes = 1;
+  for (int l = 0; l < w->num_loops; ++l) {
+    int64_t tile = w->loop_kinds[l] == PRUNER_LOOP_REDUCTION ? c->reduction[l] : c->thread[l];
+    vector_elems *= tile > 0 ? tile : 1;
+  }
+  for (int o = 0; o < w->num_inputs + w->num_outputs; ++o)
+    if (prunerDTypeBytes(w->operands[o].dtype) > max_bytes)
+      max_bytes = prunerDTypeBytes(w->operands[o].dtype);
+  int64_t limit = (int64_t)(t->warp_size > 0 ? t->warp_size : 1) * 4 * 512;
+  if (vector_elems * max_bytes >= limit)
+    FAIL("the vector tile (vector_common_parallel x vector_reduction) spans %lld bytes; IREE "
+         "refuses %lld bytes and more on this CPU",
+         op, (long long)(vector_elems * max_bytes), (long long)limit);
+  PrunerStatus host = prunerHostConfigCheck(w, t, opts, c);
+  if (!host.ok) {
+    if (status)
+      *status = prunerStatusError("%s (iree-cpu uses the host's tile rules)", host.message);
+    return false;
+  }
+  return true;
+}
+
+PrunerStatus prunerIreeCpuConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                      const PrunerSpaceOptions *opts, const PrunerConfig *config) {
+  PrunerStatus st = prunerStatusOk();
+  check(w, t, opts, config, &st);
+  return st;
+}
+
+bool prunerIreeCpuConfigIsValid(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                const PrunerSpaceOptions *opts, const PrunerConfig *config) {
+  return check(w, t, opts, config, NULL);
+}
+
+const char *prunerIreeCpuPipeline(const PrunerWorkload *w) {
+  return isConv2d(w) ? "ConvTileAndDecomposeExpert" : "DoubleTilingExpert";
+}
+
+/* "[a, b, c]" of one level: parallel loops from `par`, reduction loops from `red` (either
+ * may be NULL for zeros). */
+static void appendLevel(PrunerText *b, const PrunerWorkload *w, const int64_t *par,
+                        const int64_t *red) {
+  prunerTextAppend(b, "[");
+  for (int l = 0; l < w->num_loops; ++l) {
+    bool is_par = w->loop_kinds[l] == PRUNER_LOOP_PARALLEL;
+    const int64_t *src = is_par ? par : red;
+    prunerTextAppend(b, "%s%lld", l ? ", " : "", (long long)(src ? src[l] : 0));
+  }
+  prunerTextAppend(b, "]");
+}
+
+static char *loweringConfig(const PrunerWorkload *w, const PrunerConfig *c) {
+  PrunerText b = {0};
+  /* The keys in the order IREE prints them, so that a test can find this text in
+   * iree-compile's output. cache_parallel repeats the distribution tile (IREE's own
+   * defaults do the same where they set it). */
+  prunerTextAppend(&b, "#iree_cpu.lowering_config<cache_parallel = ");
+  appendLevel(&b, w, c->workgroup, NULL);
+  prunerTextAppend(&b, ", distribution = ");
+  appendLevel(&b, w, c->workgroup, NULL);
+  prunerTextAppend(&b, ", vector_common_parallel = ");
+  appendLevel(&b, w, c->thread, NULL);
+  prunerTextAppend(&b, ", vector_reduction = ");
+  appendLevel(&b, w, NULL, c->reduction);
+  prunerTextAppend(&b, ">");
+  if (b.failed) {
+    free(b.data);
+    return NULL;
+  }
+  return b.data;
+}
+
+int prunerIreeCpuLoweringConfig(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
+                                size_t size) {
+  char *text = loweringConfig(w, config);
+  int n = snprintf(buf, size, "%s", text ? text : "");
+  free(text);
+  return n;
+}
+
+int prunerIreeCpuCompilationInfo(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
+                                 size_t size) {
+  char *text = loweringConfig(w, config);
+  int n = snprintf(buf, size,
+                   "#iree_codegen.compilation_info<lowering_config = %s, translation_info = "
+                   "#iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<%s>>>",
+                   text ? text : "", prunerIreeCpuPipeline(w));
+  free(text);
+  return n;
+}
+
+static char *gpuLoweringConfig(const PrunerWorkload *w, const PrunerConfig *c) {
+  PrunerText b = {0};
+  /* Keys in IREE's printed (alphabetical) order; promote_operands only when set. */
+  prunerTextAppend(&b, "#iree_gpu.lowering_config<{");
+  if (c->promote_operands) {
+    prunerTextAppend(&b, "promote_operands = [");
+    int k = 0;
+    for (int o = 0; o < w->num_inputs + w->num_outputs; ++o)
+      if (c->promote_operands & (1u << o))
+        prunerTextAppend(&b, "%s%d", k++ ? ", " : "", o);
+    prunerTextAppend(&b, "], ");
+  }
+  prunerTextAppend(&b, "reduction = ");
+  appendLevel(&b, w, NULL, c->reduction);
+  prunerTextAppend(&b, ", thread = ");
+  appendLevel(&b, w, c->thread, NULL);
+  prunerTextAppend(&b, ", workgroup = ");
+  appendLevel(&b, w, c->workgroup, NULL);
+  prunerTextAppend(&b, "}>");
+  if (b.failed) {
+    free(b.data);
+    return NULL;
+  }
+  return b.data;
+}
+
+int prunerIreeGpuLoweringConfig(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
+                                size_t size) {
+  char *text = gpuLoweringConfig(w, config);
+  int n = snprintf(buf, size, "%s", text ? text : "");
+  free(text);
+  return n;
+}
+
+int prunerIreeGpuCompilationInfo(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                 const PrunerConfig *config, char *buf, size_t size) {
+  char *text = gpuLoweringConfig(w, config);
+  PrunerLaunchShape shape;
+  prunerConfigLaunchShape(w, config, &shape);
+  int n = snprintf(buf, size,
+                   "#iree_codegen.compilation_info<lowering_config = %s, translation_info = "
+                   "#iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> "
+                   "workgroup_size = [%lld, %lld, %lld] subgroup_size = %d>>",
+                   text ? text : "", (long long)shape.block[0], (long long)shape.block[1],
+                   (long long)shape.block[2], t && t->warp_size > 0 ? t->warp_size : 32);
+  free(text);
+  return n;
+}
+
+/* ---- the tuning spec ---------------------------------------------------------------- */
+
+/* The op name in the dispatch IREE configures: IREE generalizes named convolutions into
+ * linalg.generic before configuration (loops in the same order), and for GPUs named
+ * contractions too, so those matchers take both names. */
+static void appendOpNames(PrunerText *b, const PrunerWorkload *w, bool gpu) {
+  if (strcmp(w->op_name, "linalg.generic") != 0 && (isConv2d(w) || gpu))
+    prunerTextAppend(b, "[\"%s\", \"linalg.generic\"]", w->op_name);
+  else
+    prunerTextAppend(b, "[\"%s\"]", w->op_name);
+}
+
+static void appendMatcher(PrunerText *b, size_t index, const PrunerWorkload *w, bool gpu,
+                          const char *compilation_info) {
+  prunerTextAppend(b,
+                   "  // %s\n"
+                   "  transform.named_sequence @match_%zu(%%op: !transform.any_op "
+                   "{transform.readonly}) -> (!transform.any_op, !transform.any_param) {\n"
+                   "    transform.match.operation_name %%op ",
+                   w->key, index);
+  appendOpNames(b, w, gpu);
+  prunerTextAppend(b, " : !transform.any_op\n");
+  /* The generic form of the body check: IREE 3.13 and MLIR 22 print its property
+   * differently. */
+  prunerScheduleAppendStructuredMatch(b, "%op", w, true);
+  prunerTextAppend(b,
+                   "    %%config = transform.param.constant %s -> !transform.any_param\n"
+                   "    transform.yield %%op, %%config : !transform.any_op, !transform.any_param\n"
+                   "  }\n",
+                   compilation_info);
+}
+
+PrunerStatus prunerIreeSpecText(const PrunerTargetDesc *t, const PrunerWorkload *const *workloads,
+                                const PrunerConfig *configs, size_t n, char **text,
+                                size_t *skipped) {
+  *text = NULL;
+  if (skipped)
+    *skipped = 0;
+  PrunerText b = {0};
+  prunerTextAppend(&b,
+                   "// pruner-mlir tuning spec for IREE (%s; docs/iree.md).\n"
+                   "// Use: iree-compile --iree-codegen-tuning-spec-path=THIS ...\n"
+                   "module attributes {transform.with_named_sequence, "
+                   "iree_codegen.tuning_spec_with_default_entrypoint} {\n"
+                   "  transform.named_sequence @apply_op_config(%%op: !transform.any_op "
+                   "{transform.readonly}, %%config: !transform.any_param {transform.readonly}) {\n"
+                   "    transform.annotate %%op \"compilation_info\" = %%config : "
+                   "!transform.any_op, !transform.any_param\n"
+                   "    transform.yield\n"
+                   "  }\n",
+                   t ? t->name : "iree-cpu");
+  size_t *kept = malloc((n + 1) * sizeof *kept);
+  if (!kept) {
+    free(b.data);
+    return prunerStatusError("out of memory writing the IREE tuning spec");
+  }
+  size_t num_kept = 0;
+  PrunerStatus st = prunerStatusOk();
+  for (size_t i = 0; i < n && st.ok; ++i) {
+    const PrunerWorkload *w = workloads[i];
+    bool clash = false;
+    for (size_t j = 0; j < num_kept; ++j)
+      clash |= prunerScheduleMatchersAlike(workloads[kept[j]], w);
+    if (clash) {
+      if (skipped)
+        ++*skipped;
+      continue;
+    }
+    bool gpu = t && t->kind == PRUNER_TARGET_GPU;
+    if (t) {
+      st = gpu ? prunerConfigCheck(w, t, &configs[i])
+               : prunerIreeCpuConfigCheck(w, t, NULL, &configs[i]);
+      if (!st.ok)
+        break;
+    }
+    char info[2048];
+    int len = gpu ? prunerIreeGpuCompilationInfo(w, t, &configs[i], info, sizeof info)
+                  : prunerIreeCpuCompilationInfo(w, &configs[i], info, sizeof info);
+    if (len < 0 || (size_t)len >= sizeof info) {
+      st = prunerStatusError("IREE tuning spec: the config of %s does not fit", w->key);
+      break;
+    }
+    appendMatcher(&b, i, w, gpu, info);
+    kept[num_kept++] = i;
+  }
+  if (st.ok) {
+    prunerTextAppend(&b, "  transform.named_sequence @__kernel_config(%%variant_op: "
+                         "!transform.any_op {transform.consumed}) -> !transform.any_op "
+                         "attributes {iree_codegen.tuning_spec_entrypoint} {\n");
+    if (num_kept == 0) {
+      prunerTextAppend(&b, "    transform.yield %%variant_op : !transform.any_op\n  }\n}\n");
+    } else {
+      prunerTextAppend(&b, "    %%res = transform.foreach_match in %%variant_op\n");
+      for (size_t j = 0; j < num_kept; ++j)
+        prunerTextAppend(&b, "        %s@match_%zu -> @apply_op_config\n", j ? ", " : "", kept[j]);
+      prunerTextAppend(&b, "      : (!transform.any_op) -> !transform.any_op\n"
+                           "    transform.yield %%res : !transform.any_op\n  }\n}\n");
+    }
+  }
+  free(kept);
+  if (!st.ok || b.failed) {
+    free(b.data);
+    return st.ok ? prunerStatusError("out of memory writing the IREE tuning spec") : st;
+  }
+  *text = b.data;
+  return prunerStatusOk();
+}
+
+bool prunerIreeCpuDraftScore(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                             const PrunerConfig *config, PrunerDraftSymbols *out) {
+  PrunerConfig host = *config;
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      host.reduction[l] = w->bounds[l];
+  return prunerHostDraftScore(w, t, &host, out);
+}

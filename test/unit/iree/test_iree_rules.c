@@ -1,0 +1,247 @@
+/* test/unit/iree: the IREE backend's rules without IREE.
+ *
+ * - iree-cpu is a target of its own kind and key, described from this machine.
+ * - Spaces of the four op kinds are not empty and every config they hold passes the
+ *   iree-cpu rules; elementwise ops and batch-1 convolutions are refused by name (IREE
+ *   changes their loops before it applies a spec).
+ * - The rules name what is wrong: a vector tile that does not divide its distribution
+ *   tile, a vector tile over IREE's large-vector limit, a conv window step other than 1, a
+ *   scalar vector_width.
+ * - The attribute text is IREE's (keys in IREE's printed order, the pipeline per op).
+ * - The spec has IREE's tuning-spec shape, one matcher per workload (name, bounds,
+ *   bitwidths), leaves out a workload the matchers cannot tell apart, and refuses an
+ *   invalid config naming its workload. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pruner/backend/iree_rules.h"
+#include "pruner/random.h"
+
+static PrunerTargetDesc target(void) {
+  PrunerTargetDesc t;
+  PrunerStatus st = prunerTargetLookup("iree-cpu", &t);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  return t;
+}
+
+static void test_target(void **state) {
+  (void)state;
+  PrunerTargetDesc t = target();
+  assert_int_equal(t.kind, PRUNER_TARGET_IREE_CPU);
+  assert_string_equal(t.arch, "iree-cpu");
+  assert_true(t.warp_size >= 4); /* SIMD lanes of f32 */
+  char key[128];
+  prunerTargetKey(&t, key, sizeof key);
+  assert_true(strncmp(key, "iree-cpu:", 9) == 0);
+  char names[1024];
+  prunerTargetListNames(names, sizeof names);
+  assert_non_null(strstr(names, "iree-cpu"));
+}
+
+static void checkSpace(PrunerWorkload *w) {
+  PrunerTargetDesc t = target();
+  PrunerSpace space;
+  PrunerStatus st = prunerSpaceCreate(w, &t, NULL, &space);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  uint64_t count = prunerSpaceCount(space);
+  assert_true(count > 0);
+  uint64_t raw = 0, seen = 0;
+  PrunerConfig c;
+  while (prunerSpaceNext(space, &raw, &c)) {
+    ++seen;
+    PrunerStatus v = prunerIreeCpuConfigCheck(w, &t, NULL, &c);
+    if (!v.ok)
+      fail_msg("%s: %s", w->key, v.message);
+    for (int l = 0; l < w->num_loops; ++l)
+      if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL)
+        assert_int_equal(c.workgroup[l] % c.thread[l], 0);
+  }
+  assert_int_equal(seen, count);
+  prunerSpaceDestroy(space);
+}
+
+static void test_spaces(void **state) {
+  (void)state;
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 128, 768, 256, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  checkSpace(&w);
+  prunerWorkloadBatchMatmul(&w, 12, 128, 128, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  checkSpace(&w);
+  prunerWorkloadConv2dNhwcHwcf(&w, 2, 18, 18, 64, 3, 3, 64, 1, 1, PRUNER_DTYPE_F32);
+  checkSpace(&w);
+  int64_t dims[2] = {512, 1024};
+  prunerWorkloadReduceSum(&w, dims, 2, PRUNER_DTYPE_F32);
+  checkSpace(&w);
+
+  prunerWorkloadElementwiseAdd(&w, dims, 2, PRUNER_DTYPE_F32);
+  PrunerTargetDesc t = target();
+  PrunerSpace space = NULL;
+  PrunerStatus st = prunerSpaceCreate(&w, &t, NULL, &space);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "not an op kind this backend configures"));
+  assert_non_null(strstr(st.message, "elementwise"));
+  /* A batch-1 convolution: IREE folds its unit loop before the spec applies. */
+  prunerWorkloadConv2dNhwcHwcf(&w, 1, 18, 18, 64, 3, 3, 64, 1, 1, PRUNER_DTYPE_F32);
+  st = prunerSpaceCreate(&w, &t, NULL, &space);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "unit batch loop"));
+  /* A 3-D reduction: IREE collapses its loops before the spec applies. */
+  int64_t dims3[3] = {12, 128, 128};
+  prunerWorkloadReduceSum(&w, dims3, 3, PRUNER_DTYPE_F32);
+  st = prunerSpaceCreate(&w, &t, NULL, &space);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "only 2-D reductions are tuned"));
+}
+
+/* The first config of the space (valid on any CPU), for edits. */
+static PrunerConfig firstConfig(const PrunerWorkload *w) {
+  PrunerTargetDesc t = target();
+  PrunerSpace space;
+  PrunerStatus st = prunerSpaceCreate(w, &t, NULL, &space);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  PrunerConfig c;
+  st = prunerSpaceGetConfig(space, 0, &c);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  prunerSpaceDestroy(space);
+  return c;
+}
+
+static void test_rules_name_the_fault(void **state) {
+  (void)state;
+  PrunerTargetDesc t = target();
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 96, 256, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerConfig c = firstConfig(&w);
+  assert_true(prunerIreeCpuConfigIsValid(&w, &t, NULL, &c));
+  PrunerConfig bad = c;
+  bad.workgroup[0] = 32;
+  bad.thread[0] = 6; /* 32 % 6 != 0 */
+  PrunerStatus st = prunerConfigCheck(&w, &t, &bad);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "vector_common_parallel 6 of loop 0 (m) does not divide "
+                                     "its distribution tile 32"));
+  /* IREE's large-vector limit: native vector bytes x 512, reached here by the reduction
+   * step whatever the SIMD width (8 x lanes x 64 x 4 bytes >= lanes x 4 x 512). */
+  bad = c;
+  bad.workgroup[0] = 96;
+  bad.thread[0] = 8;
+  bad.workgroup[1] = c.thread[1];
+  bad.reduction[2] = 64;
+  st = prunerConfigCheck(&w, &t, &bad);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "IREE refuses"));
+  bad = c;
+  bad.vector_width = 1;
+  st = prunerConfigCheck(&w, &t, &bad);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "vector_width = 1"));
+
+  prunerWorkloadConv2dNhwcHwcf(&w, 2, 18, 18, 64, 3, 3, 64, 1, 1, PRUNER_DTYPE_F32);
+  c = firstConfig(&w);
+  bad = c;
+  bad.reduction[4] = 3; /* kh */
+  st = prunerConfigCheck(&w, &t, &bad);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "vector_reduction 3 of loop 4 (kh)"));
+}
+
+static void test_attribute_text(void **state) {
+  (void)state;
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 256, 128, 512, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerConfig c;
+  memset(&c, 0, sizeof c);
+  c.workgroup[0] = 64;
+  c.workgroup[1] = 128;
+  c.thread[0] = 4;
+  c.thread[1] = 32;
+  c.reduction[2] = 1;
+  c.vector_width = 16;
+  char buf[1024];
+  prunerIreeCpuLoweringConfig(&w, &c, buf, sizeof buf);
+  assert_string_equal(buf, "#iree_cpu.lowering_config<cache_parallel = [64, 128, 0], "
+                           "distribution = [64, 128, 0], vector_common_parallel = [4, 32, 0], "
+                           "vector_reduction = [0, 0, 1]>");
+  prunerIreeCpuCompilationInfo(&w, &c, buf, sizeof buf);
+  assert_non_null(strstr(buf, "#iree_codegen.compilation_info<lowering_config = "
+                              "#iree_cpu.lowering_config<"));
+  assert_non_null(strstr(buf, "translation_info = #iree_codegen.translation_info<pipeline = "
+                              "#iree_cpu.pipeline<DoubleTilingExpert>>>"));
+  /* The GPU form (CUDA): IREE's GPU lowering config and TileAndFuse with the block. */
+  c.reduction[2] = 16;
+  c.promote_operands = 3;
+  c.thread[0] = 4;
+  c.thread[1] = 4;
+  prunerIreeGpuLoweringConfig(&w, &c, buf, sizeof buf);
+  assert_string_equal(buf, "#iree_gpu.lowering_config<{promote_operands = [0, 1], reduction = "
+                           "[0, 0, 16], thread = [4, 4, 0], workgroup = [64, 128, 0]}>");
+  PrunerTargetDesc gpu;
+  PrunerStatus st = prunerTargetLookup("sm_80", &gpu);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  prunerIreeGpuCompilationInfo(&w, &gpu, &c, buf, sizeof buf);
+  assert_non_null(strstr(buf, "#iree_gpu.pipeline<TileAndFuse> workgroup_size = [32, 16, 1] "
+                              "subgroup_size = 32>>"));
+  prunerWorkloadConv2dNhwcHwcf(&w, 2, 18, 18, 64, 3, 3, 64, 1, 1, PRUNER_DTYPE_F32);
+  assert_string_equal(prunerIreeCpuPipeline(&w), "ConvTileAndDecomposeExpert");
+}
+
+static void test_spec(void **state) {
+  (void)state;
+  PrunerTargetDesc t = target();
+  PrunerWorkload mm, mm2, conv;
+  prunerWorkloadMatmul(&mm, 96, 256, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  prunerWorkloadMatmul(&mm2, 96, 256, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  prunerWorkloadConv2dNhwcHwcf(&conv, 2, 18, 18, 64, 3, 3, 64, 1, 1, PRUNER_DTYPE_F32);
+  const PrunerWorkload *ws[3] = {&mm, &mm2, &conv};
+  PrunerConfig cs[3] = {firstConfig(&mm), firstConfig(&mm2), firstConfig(&conv)};
+  char *text = NULL;
+  size_t skipped = 0;
+  PrunerStatus st = prunerIreeSpecText(&t, ws, cs, 3, &text, &skipped);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  assert_int_equal(skipped, 1); /* mm2 looks like mm to the matchers */
+  assert_non_null(strstr(text, "module attributes {transform.with_named_sequence, "
+                               "iree_codegen.tuning_spec_with_default_entrypoint}"));
+  assert_non_null(strstr(text, "attributes {iree_codegen.tuning_spec_entrypoint}"));
+  assert_non_null(strstr(text, "transform.annotate %op \"compilation_info\" = %config"));
+  assert_non_null(strstr(text, "transform.match.operation_name %op [\"linalg.matmul\"]"));
+  assert_non_null(strstr(text, "[\"linalg.conv_2d_nhwc_hwcf\", \"linalg.generic\"]"));
+  assert_non_null(strstr(text, "@match_0 -> @apply_op_config"));
+  assert_null(strstr(text, "@match_1 ->"));
+  assert_non_null(strstr(text, ", @match_2 -> @apply_op_config"));
+  assert_non_null(strstr(text, "transform.match.structured.elemental_bitwidth"));
+  assert_non_null(strstr(text, "transform.param.constant 256 : i64"));
+  char want[1024];
+  prunerIreeCpuLoweringConfig(&conv, &cs[2], want, sizeof want);
+  assert_non_null(strstr(text, want));
+  free(text);
+
+  cs[0].thread[0] = cs[0].workgroup[0] + 1; /* not a divisor */
+  st = prunerIreeSpecText(&t, ws, cs, 1, &text, NULL);
+  assert_false(st.ok);
+  assert_null(text);
+  assert_non_null(strstr(st.message, mm.op_name));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_target),
+      cmocka_unit_test(test_spaces),
+      cmocka_unit_test(test_rules_name_the_fault),
+      cmocka_unit_test(test_attribute_text),
+      cmocka_unit_test(test_spec),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
