@@ -37,7 +37,19 @@ typedef struct PrunerConfig {
   int64_t thread[PRUNER_MAX_LOOPS];    /* parallel loops: tile >= 1; reduction loops: 0 */
   uint32_t promote_operands;           /* bit i set: operand i staged in shared memory  */
   int32_t vector_width;                /* elements per vector load/store: 1, 2 or 4     */
+  /* Threads cooperating on each output along the reduction loop, partials combined in
+   * shared memory (docs/config.md). 0 and 1 both mean one thread per output; readers
+   * store 0 (the space's decoding, old records). */
+  int32_t reduction_threads;
 } PrunerConfig;
+
+/* reduction_threads as used: 1 when the field is 0 (configs written before the knob). */
+static inline int32_t prunerConfigReductionThreads(const PrunerConfig *c) {
+  return c->reduction_threads > 1 ? c->reduction_threads : 1;
+}
+/* Shared-memory bytes of a cross-thread reduction's partials (0 when reduction_threads is
+ * 1): reduction_threads partials per output element of the block. */
+int64_t prunerConfigPartialBytes(const PrunerWorkload *w, const PrunerConfig *c);
 
 /* Values derived from a config that every consumer needs. */
 typedef struct PrunerLaunchShape {
@@ -57,6 +69,8 @@ typedef enum PrunerKnobKind {
   PRUNER_KNOB_REDUCTION,      /* step of one reduction loop                           */
   PRUNER_KNOB_PROMOTE,        /* promote_operands bit mask                            */
   PRUNER_KNOB_VECTOR_WIDTH,
+  /* reduction_threads (reductions only) */
+  PRUNER_KNOB_REDUCTION_THREADS,
 } PrunerKnobKind;
 
 /* One knob of a space: for TILE knobs the candidates are pairs (workgroup, thread);

@@ -52,6 +52,11 @@ static const double kSpillPenalty = 4.0;
  * alone would tie). */
 static const double kOverlapResidual = 0.1;
 
+/* Cross-thread combine: a block barrier, and the shared-memory load latency before the
+ * first partial arrives (cycles; docs/draft.md, "Cross-thread reductions"). */
+static const double kBarrierCycles = 40.0;
+static const double kSharedLatencyCycles = 30.0;
+
 /* ---- Small helpers ------------------------------------------------------------------- */
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -452,6 +457,10 @@ typedef struct DraftGeometry {
   double blocks, threads;
   int64_t ithreads, warps;
   WarpShape ws;
+  /* Per loop, the elements between neighbouring lanes' accesses: the thread tile, or for
+   * a cross-thread reduction the slice each thread reduces (loop x is then the reduction). */
+  int64_t lane_tile[PRUNER_MAX_LOOPS];
+  int64_t xthreads; /* reduction_threads (1: one thread per output) */
 } DraftGeometry;
 
 static void draftGeometry(const struct PrunerDraftImpl *d, const PrunerConfig *config,
@@ -483,6 +492,18 @@ static void draftGeometry(const struct PrunerDraftImpl *d, const PrunerConfig *c
   g->ithreads = g->ls.threads_per_block;
   g->warps = ceilDiv(g->ithreads, d->t.warp_size);
   warpShape(&g->ls, d->t.warp_size, &g->ws);
+  for (int l = 0; l < w->num_loops; ++l)
+    g->lane_tile[l] = config->thread[l];
+  g->xthreads = prunerConfigReductionThreads(config);
+  if (g->xthreads > 1) {
+    /* The x threads split the (last) reduction loop in contiguous slices: a block step
+     * covers xthreads thread steps, and neighbouring lanes are one slice apart. */
+    int red = w->num_loops - 1;
+    g->block_step.s[red] = config->reduction[red] * g->xthreads;
+    g->steps /= (double)g->xthreads;
+    g->lane_tile[red] = w->bounds[red] / g->xthreads;
+    g->ws.loop_x = red;
+  }
 }
 
 /* Shared memory of promoted tiles, registers and spills (docs/draft.md, "Parallelism"). */
@@ -515,6 +536,8 @@ static bool draftResources(const struct PrunerDraftImpl *d, const PrunerConfig *
       prunerDoubleToIntSat(g->acc_elems * d->acc_regs_per_elem + frag_regs + kBaseRegisters);
   r->regs = regs_est;
   r->spill_bytes = 0;
+  /* A cross-thread reduction's partials live in shared memory too. */
+  smem += (double)prunerConfigPartialBytes(w, config);
   r->smem_used = prunerDoubleToInt64Sat(smem);
   if (resources) {
     r->regs = resources->registers;
@@ -666,15 +689,14 @@ static void promotedTraffic(const DraftOperand *o, const PrunerConfig *config,
 /* Unpromoted operand (docs/draft.md, "Traffic" and "coalescing"): every thread loads its
  * own fragment from global memory; the warp's sectors give the coalescing, and reuse
  * between the threads of a block survives in L1 as far as it fits (l1_fit). */
-static void unpromotedTraffic(const DraftOperand *o, const PrunerConfig *config,
-                              const PrunerTargetDesc *t, const DraftGeometry *g,
-                              DraftWarpCache *cache, int width, double warp_instrs,
-                              double block_bytes, double thread_bytes, double row_eff,
-                              double l1_fit, double fp_thread, OperandTraffic *tr) {
+static void unpromotedTraffic(const DraftOperand *o, const PrunerTargetDesc *t,
+                              const DraftGeometry *g, DraftWarpCache *cache, int width,
+                              double warp_instrs, double block_bytes, double thread_bytes,
+                              double row_eff, double l1_fit, double fp_thread, OperandTraffic *tr) {
   const WarpShape *ws = &g->ws;
   /* Warp-level access pattern: lanes step by the thread tile of the x / y loop. */
-  double gsx = ws->loop_x >= 0 ? o->global_step_bytes[ws->loop_x] * config->thread[ws->loop_x] : 0;
-  double gsy = ws->loop_y >= 0 ? o->global_step_bytes[ws->loop_y] * config->thread[ws->loop_y] : 0;
+  double gsx = ws->loop_x >= 0 ? o->global_step_bytes[ws->loop_x] * g->lane_tile[ws->loop_x] : 0;
+  double gsy = ws->loop_y >= 0 ? o->global_step_bytes[ws->loop_y] * g->lane_tile[ws->loop_y] : 0;
   double sectors, useful;
   cachedSectors(cache, ws, gsx, gsy, width, &sectors, &useful);
   tr->bank = 1.0;
@@ -729,8 +751,8 @@ static void operandTraffic(const struct PrunerDraftImpl *d, const PrunerConfig *
     promotedTraffic(o, config, g, cache, width, warp_instrs, block_bytes, thread_bytes, row_eff,
                     r->fp_block[i], tr);
   else
-    unpromotedTraffic(o, config, &d->t, g, cache, width, warp_instrs, block_bytes, thread_bytes,
-                      row_eff, s->l1_fit, s->fp_thread[i], tr);
+    unpromotedTraffic(o, &d->t, g, cache, width, warp_instrs, block_bytes, thread_bytes, row_eff,
+                      s->l1_fit, s->fp_thread[i], tr);
   tr->dram_bytes = dramTraffic(d, g, v, s, i, tr->l2_bytes, row_eff);
   tr->loads_per_iter = loads;
   tr->frag_elems = frag;
@@ -817,6 +839,33 @@ static void draftCompute(const struct PrunerDraftImpl *d, const PrunerConfig *co
     t_block_sm[j] = k * block_instr / (lanes_rate * eff);
   }
   c->seconds = full_waves * t_block_sm[0] + t_block_sm[1];
+}
+
+/* Cross-thread reductions (docs/draft.md, "Cross-thread reductions"): every thread stores
+ * its partial of each of the block's outputs to shared memory, and after a barrier one
+ * thread per element of the output's last dim folds the xthreads partials of its outputs
+ * in a dependent chain while the block's other threads wait. Adds the shared-memory bytes
+ * and cycles, and the chain (once per wave: resident blocks overlap theirs) to compute. */
+static void draftCombine(const struct PrunerDraftImpl *d, const PrunerConfig *config,
+                         const DraftGeometry *g, const DraftWaves *v, DraftTraffic *x,
+                         DraftCompute *c) {
+  if (g->xthreads <= 1)
+    return;
+  const PrunerWorkload *w = &d->w;
+  const DraftOperand *o = &d->ops[w->num_inputs];
+  double outs = footprint(o, &g->block_out);
+  double bytes = g->blocks * outs * (double)g->xthreads * o->bytes;
+  x->smem_store += bytes;
+  x->smem_load += bytes;
+  x->total_smem_cycles += 2.0 * bytes / kSharedBytesPerClock;
+  int last = -1; /* loop of the output's last dim: one combining thread per element */
+  for (int l = 0; l < w->num_loops && last < 0 && o->rank > 0; ++l)
+    if (w->operands[w->num_inputs].index_coeff[o->rank - 1][l])
+      last = l;
+  double per_thread = last >= 0 ? outs / (double)config->workgroup[last] : outs;
+  double chain = kBarrierCycles + kSharedLatencyCycles +
+                 per_thread * (double)g->xthreads * d->instr_per_point * kFmaLatencyCycles;
+  c->seconds += v->waves * chain / d->clock_hz;
 }
 
 /* Register pressure (docs/draft.md, "register pressure"): spills add local-memory round
@@ -941,6 +990,7 @@ static bool gpuScore(const struct PrunerDraftImpl *d, const PrunerConfig *config
   draftTraffic(d, config, &g, &r, &v, cache, &x);
   DraftCompute c;
   draftCompute(d, config, &g, &v, x.loads_per_iter, &c);
+  draftCombine(d, config, &g, &v, &x, &c);
   double reg_penalty = spillPenalty(r.regs, r.spill_bytes);
   double compute_s = c.seconds * reg_penalty;
   DraftMemory m;

@@ -2,8 +2,8 @@
  *
  * Key names follow IREE's lowering_config (docs/config.md, docs/plugin.md). Every key is
  * optional when reading: a missing array means "all 0", missing promote_operands means
- * none, a missing vector_width means 1; prunerConfigCheck then says whether the result
- * is valid on a target. Written back with every key, arrays as [..] of i64. */
+ * none, a missing vector_width or reduction_threads means 1; prunerConfigCheck then says whether
+ * the result is valid on a target. Written back with every key, arrays as [..] of i64. */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,7 +13,8 @@
 #include "ir_internal.h"
 #include "pruner/ir.h"
 
-static const char *const kKeys = "workgroup, reduction, thread, promote_operands, vector_width";
+static const char *const kKeys =
+    "workgroup, reduction, thread, promote_operands, vector_width, reduction_threads";
 
 /* The value of an integer attribute if it fits int64_t. Wider types (i128) would be cut
  * to their low word by mlirIntegerAttrGetValueInt, unsigned ones above 2^63 would turn
@@ -138,6 +139,24 @@ static PrunerStatus readVectorWidth(const PrunerWorkload *w, MlirAttribute a, in
   return prunerStatusOk();
 }
 
+/* Optional; absent means 1. Whether the value fits the op and target is prunerConfigCheck's. */
+static PrunerStatus readReductionThreads(const PrunerWorkload *w, MlirAttribute a, int32_t *out) {
+  char text[96];
+  int64_t v = 0;
+  if (!integerValue(a, &v)) {
+    prunerIrAttrToString(a, text, sizeof text);
+    return prunerStatusError("pruner.config on %s: key 'reduction_threads' must be an "
+                             "integer, got %s",
+                             w->op_name, text);
+  }
+  if (v < 1 || v > 1024)
+    return prunerStatusError("pruner.config on %s: key 'reduction_threads' = %lld out of "
+                             "range [1, 1024]",
+                             w->op_name, (long long)v);
+  *out = v > 1 ? (int32_t)v : 0; /* 0: one thread per output, as the space decodes it */
+  return prunerStatusOk();
+}
+
 PrunerStatus prunerConfigFromAttribute(const PrunerWorkload *w, MlirAttribute attr,
                                        PrunerConfig *out) {
   memset(out, 0, sizeof *out);
@@ -164,6 +183,8 @@ PrunerStatus prunerConfigFromAttribute(const PrunerWorkload *w, MlirAttribute at
       s = readPromote(w, e.attribute, &out->promote_operands);
     else if (strcmp(key, "vector_width") == 0)
       s = readVectorWidth(w, e.attribute, &out->vector_width);
+    else if (strcmp(key, "reduction_threads") == 0)
+      s = readReductionThreads(w, e.attribute, &out->reduction_threads);
     else
       s = prunerStatusError("pruner.config on %s: unknown key '%s' (expected %s)", w->op_name, key,
                             kKeys);
@@ -181,12 +202,14 @@ MlirAttribute prunerConfigToAttribute(MlirContext ctx, const PrunerWorkload *w,
     if (config->promote_operands & (1u << i))
       promote[np++] = i;
   /* DictionaryAttr keeps its entries sorted by name, whatever order they are given in. */
-  MlirNamedAttribute entries[5] = {
+  MlirNamedAttribute entries[6] = {
       prunerIrNamed(ctx, "workgroup", prunerIrI64Array(ctx, config->workgroup, w->num_loops)),
       prunerIrNamed(ctx, "reduction", prunerIrI64Array(ctx, config->reduction, w->num_loops)),
       prunerIrNamed(ctx, "thread", prunerIrI64Array(ctx, config->thread, w->num_loops)),
       prunerIrNamed(ctx, "promote_operands", prunerIrI64Array(ctx, promote, np)),
       prunerIrNamed(ctx, "vector_width", prunerIrI64(ctx, config->vector_width)),
+      prunerIrNamed(ctx, "reduction_threads", prunerIrI64(ctx, config->reduction_threads)),
   };
-  return mlirDictionaryAttrGet(ctx, 5, entries);
+  /* reduction_threads only when > 1: every other config is written as before the knob. */
+  return mlirDictionaryAttrGet(ctx, prunerConfigReductionThreads(config) > 1 ? 6 : 5, entries);
 }

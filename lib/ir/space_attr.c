@@ -58,6 +58,8 @@ static MlirAttribute knobsAttr(MlirContext ctx, PrunerSpace space) {
   int num_promote = 0;
   int64_t widths[PRUNER_MAX_KNOB_VALUES * 4];
   int num_widths = 0;
+  int64_t xthreads[PRUNER_MAX_KNOB_VALUES * 4];
+  int num_xthreads = 0;
   for (int i = 0; i < prunerSpaceNumKnobs(space); ++i) {
     const PrunerKnob *k = prunerSpaceGetKnob(space, i);
     for (int j = 0; j < k->num_values; ++j) {
@@ -82,19 +84,24 @@ static MlirAttribute knobsAttr(MlirContext ctx, PrunerSpace space) {
       case PRUNER_KNOB_VECTOR_WIDTH:
         widths[num_widths++] = k->values[j];
         break;
+      case PRUNER_KNOB_REDUCTION_THREADS:
+        xthreads[num_xthreads++] = k->values[j];
+        break;
       }
     }
   }
-  MlirNamedAttribute entries[6] = {
+  MlirNamedAttribute entries[7] = {
       prunerIrNamed(ctx, "workgroup", loopListsAttr(ctx, wg, w->num_loops)),
       prunerIrNamed(ctx, "thread", loopListsAttr(ctx, th, w->num_loops)),
       prunerIrNamed(ctx, "tile_pairs", prunerIrI64Array(ctx, pairs, w->num_loops)),
       prunerIrNamed(ctx, "reduction", loopListsAttr(ctx, red, w->num_loops)),
       prunerIrNamed(ctx, "promote_operands", mlirArrayAttrGet(ctx, num_promote, promote)),
       prunerIrNamed(ctx, "vector_width", prunerIrI64Array(ctx, widths, num_widths)),
+      prunerIrNamed(ctx, "reduction_threads", prunerIrI64Array(ctx, xthreads, num_xthreads)),
   };
   free(lists);
-  return mlirDictionaryAttrGet(ctx, 6, entries);
+  /* reduction_threads only in the spaces that have the knob (reductions). */
+  return mlirDictionaryAttrGet(ctx, num_xthreads ? 7 : 6, entries);
 }
 
 static MlirAttribute stringArray(MlirContext ctx, const char *const *names, int n) {

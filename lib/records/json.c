@@ -176,6 +176,9 @@ cJSON *prunerConfigToJson(const PrunerConfig *config, int num_loops) {
   }
   cJSON_AddItemToObject(json, "promote_operands", promote);
   cJSON_AddNumberToObject(json, "vector_width", config->vector_width);
+  /* Written only when > 1, so records of every other config stay byte-identical. */
+  if (prunerConfigReductionThreads(config) > 1)
+    cJSON_AddNumberToObject(json, "reduction_threads", config->reduction_threads);
   return json;
 }
 
@@ -224,6 +227,11 @@ PrunerStatus prunerConfigFromJson(const cJSON *json, PrunerConfig *out) {
   /* 1 (scalar) up to 64 lanes (a 512-bit vector of bytes); the target decides which. */
   TRY(within("config", readInt(json, "vector_width", 1, 64, &width)));
   out->vector_width = (int32_t)width;
+  /* Absent in records written before the knob: 1, one thread per output, kept as 0 like a
+   * config the space decodes (PrunerConfig.reduction_threads). */
+  int threads = 1;
+  TRY(within("config", readIntOr(json, "reduction_threads", 1, 1024, 1, &threads)));
+  out->reduction_threads = threads > 1 ? threads : 0;
   return prunerStatusOk();
 }
 

@@ -87,6 +87,9 @@ static uint64_t configHash(uint64_t h, const PrunerConfig *c) {
   }
   h = fnvBytes(h, &c->promote_operands, sizeof(c->promote_operands));
   h = fnvBytes(h, &c->vector_width, sizeof(c->vector_width));
+  int32_t threads = prunerConfigReductionThreads(c);
+  if (threads > 1) /* hashes of configs without the knob are unchanged */
+    h = fnvBytes(h, &threads, sizeof(threads));
   return h;
 }
 
@@ -97,7 +100,8 @@ static bool configSame(const PrunerConfig *a, const PrunerConfig *b) {
         a->thread[l] != b->thread[l])
       return false;
   }
-  return a->promote_operands == b->promote_operands && a->vector_width == b->vector_width;
+  return a->promote_operands == b->promote_operands && a->vector_width == b->vector_width &&
+         prunerConfigReductionThreads(a) == prunerConfigReductionThreads(b);
 }
 
 static PrunerRecord *recordAt(PrunerRecords r, size_t i) {

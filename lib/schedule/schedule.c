@@ -61,6 +61,12 @@ typedef struct Plan {
   int64_t fill_tile[PRUNER_MAX_RANK];
   int fill_dim[PRUNER_MAX_RANK];
   bool consumer; /* an elementwise consumer is tiled and the op fused into it */
+  /* Cross-thread reduction (reduction_threads > 1): the threads of x split the reduction
+   * loop `red_loop`, each stepping by red_step; 0: one thread per output. */
+  int64_t xthreads;
+  int red_loop;
+  int64_t red_step;
+  bool gpu_shared; /* partials in NVVM shared memory (address space 3); off for host checks */
 } Plan;
 
 static int findRole(const PrunerWorkload *w, PrunerLoopRole role) {
@@ -194,6 +200,13 @@ static PrunerStatus makePlan(const PrunerWorkload *w, const PrunerConfig *c,
   if (inner < 0)
     return prunerStatusError("schedule for %s: the op has no parallel loop to map to threads",
                              w->op_name);
+  if (prunerConfigReductionThreads(c) > 1) {
+    /* prunerConfigCheck holds: one reduction loop, the last; thread tiles = workgroup tiles. */
+    p->xthreads = prunerConfigReductionThreads(c);
+    p->red_loop = p->n - 1;
+    p->red_step = c->reduction[p->red_loop];
+    p->gpu_shared = opts->gpu_mapping;
+  }
   bool any_block = false, any_thread = false;
   for (int l = 0; l < p->n; ++l) {
     if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL)
@@ -407,6 +420,28 @@ static void appendPromoteSequence(PrunerText *t, const Plan *p, const char *fora
                                   const char *promote_tag, bool gpu_mapping) {
   prunerTextAppend(t, "  transform.named_sequence @pruner_promote(%%root: " ANY
                       " {transform.readonly}) {\n");
+  if (p->xthreads) {
+    /* parallel_insert_slice bufferizes to a copy of a view onto itself spelled as two
+     * subview chains; folding the chains and cse make it a self-copy that canonicalize
+     * drops (else it lowers to a call to the undefined memrefCopy). */
+    prunerTextAppend(t,
+                     "    %%fa = transform.structured.match ops{[\"scf.forall\"]} attributes{%s} "
+                     "in %%root : (" ANY ") -> " ANY "\n",
+                     forall_tag);
+    prunerTextAppend(
+        t, "    %%func = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
+           ") -> " ANY "\n"
+           "    transform.apply_patterns to %%func { "
+           "transform.apply_patterns.memref.fold_memref_alias_ops } : " ANY "\n"
+           "    transform.apply_cse to %%func : " ANY "\n"
+           "    transform.apply_patterns to %%func { transform.apply_patterns.canonicalization } "
+           ": " ANY "\n");
+    prunerTextAppend(
+        t, "    %%allocas = transform.structured.match ops{[\"memref.alloca\"]} in %%fa : (" ANY
+           ") -> !transform.op<\"memref.alloca\">\n"
+           "    %%get, %%global = transform.memref.alloca_to_global %%allocas : "
+           "(!transform.op<\"memref.alloca\">) -> (" ANY ", " ANY ")\n");
+  }
   if (!p->promote) {
     prunerTextAppend(t, "    transform.yield\n  }\n");
     return;
@@ -470,6 +505,74 @@ static void appendPromoteSequence(PrunerText *t, const Plan *p, const char *fora
   prunerTextAppend(t, "    transform.yield\n  }\n");
 }
 
+/* Cross-thread reduction (docs/schedule.md, "Cross-thread reductions"): blocks as usual,
+ * then tile_reduction_using_forall splits the reduction loop over the block's x threads;
+ * each thread reduces its contiguous slice for every output element of the block into
+ * its column of a partial buffer (block tile x R) that lives in shared memory, and a
+ * combining op, one thread per element of the output's last dim, folds the R partials
+ * into the output. Both fills (the partials' neutral element, the output's init) are
+ * fused into the forall that uses them: a fill left at block level runs in every thread
+ * and races with the writes of the others. */
+static void appendTileSequenceCrossThread(PrunerText *t, const PrunerWorkload *w, const Plan *p,
+                                          const char *attr, const char *forall_tag) {
+  appendMatch(t, "%op", prunerSchedulePayloadOpName(w), attr, "", "%root");
+  if (p->fill)
+    appendMatch(t, "%fill", "linalg.fill", attr, ".fill", "%root");
+  prunerTextAppend(t, "    // Blocks: grid [%lld, %lld, %lld].\n", (long long)p->grid[0],
+                   (long long)p->grid[1], (long long)p->grid[2]);
+  appendTileUsingForall(t, "%tb", "%fb", "%op", p->n, p->block_tile, p->block_dim, "block");
+  prunerTextAppend(t, "    transform.annotate %%fb \"%s\" : " ANY "\n", forall_tag);
+  if (p->fill)
+    prunerTextAppend(t, "    %%fill1, %%fb1 = transform.structured.fuse_into_containing_op %%fill "
+                        "into %%fb : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
+  int64_t threads[PRUNER_MAX_LOOPS] = {0}, steps[PRUNER_MAX_LOOPS] = {0};
+  threads[p->red_loop] = p->xthreads;
+  steps[p->red_loop] = p->red_step;
+  prunerTextAppend(t, "    // Threads: %lld split loop %d; partials in shared memory.\n",
+                   (long long)p->xthreads, p->red_loop);
+  prunerTextAppend(t, "    %%pfill, %%split, %%comb, %%pf = "
+                      "transform.structured.tile_reduction_using_forall %%tb by num_threads = ");
+  prunerTextAppendI64List(t, threads, p->n);
+  prunerTextAppend(t, " tile_sizes = ");
+  prunerTextAppendI64List(t, steps, p->n);
+  prunerTextAppend(t, " mapping = [#gpu.thread<x>] : (" ANY ") -> (" ANY ", " ANY ", " ANY ", " ANY
+                      ")\n");
+  prunerTextAppend(t,
+                   "    %%pbuf, %%pnew = transform.structured.bufferize_to_allocation %%pfill "
+                   "{%salloc_op = \"memref.alloca\", bufferize_destination_only} : " ANY "\n",
+                   p->gpu_shared ? "memory_space = 3, " : "");
+  prunerTextAppend(t,
+                   "    %%fills = transform.structured.match ops{[\"linalg.fill\"]} in %%fb : (" ANY
+                   ") -> " ANY "\n");
+  if (p->fill)
+    prunerTextAppend(t, "    %%ofill, %%pfill2 = transform.split_handle %%fills : (" ANY
+                        ") -> (" ANY ", " ANY ")\n");
+  prunerTextAppend(t,
+                   "    %%pf3, %%pf4 = transform.structured.fuse_into_containing_op %s into "
+                   "%%pf : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n",
+                   p->fill ? "%pfill2" : "%fills");
+  /* The combine writes the output tile: one thread per element of its last dim. */
+  int64_t comb[PRUNER_MAX_RANK] = {0};
+  int comb_dim[PRUNER_MAX_RANK];
+  for (int d = 0; d < PRUNER_MAX_RANK; ++d)
+    comb_dim[d] = -1;
+  comb[p->out_rank - 1] = 1;
+  comb_dim[p->out_rank - 1] = 0;
+  prunerTextAppend(t, "    // Combine: one thread per element of the output's last dim.\n");
+  appendTileUsingForall(t, "%ct", "%cf", "%comb", p->out_rank, comb, comb_dim, "thread");
+  if (p->fill)
+    prunerTextAppend(t, "    %%of3, %%cf3 = transform.structured.fuse_into_containing_op %%ofill "
+                        "into %%cf : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
+  prunerTextAppend(t, "    %%func = transform.structured.match ops{[\"func.func\"]} in %%root"
+                      " : (" ANY ") -> " ANY "\n"
+                      "    transform.apply_patterns to %%func {\n"
+                      "      transform.apply_patterns.canonicalization\n"
+                      "      transform.apply_patterns.linalg.tiling_canonicalization\n"
+                      "    } : " ANY "\n"
+                      "    transform.apply_cse to %%func : " ANY "\n"
+                      "    transform.yield\n  }\n");
+}
+
 static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Plan *p,
                                const char *attr, const char *forall_tag,
                                const char *promote_tag) {
@@ -477,6 +580,10 @@ static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Pla
                       " {transform.readonly}) {\n");
   if (p->promote) {
     appendTileSequencePromoted(t, w, p, attr, forall_tag, promote_tag);
+    return;
+  }
+  if (p->xthreads) {
+    appendTileSequenceCrossThread(t, w, p, attr, forall_tag);
     return;
   }
   appendMatch(t, "%op", prunerSchedulePayloadOpName(w), attr, "", "%root");

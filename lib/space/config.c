@@ -90,6 +90,17 @@ int64_t prunerConfigSharedBytes(const PrunerWorkload *w, const PrunerConfig *c) 
   return bytes;
 }
 
+int64_t prunerConfigPartialBytes(const PrunerWorkload *w, const PrunerConfig *c) {
+  int32_t r = prunerConfigReductionThreads(c);
+  if (r <= 1 || w->num_outputs < 1)
+    return 0;
+  int64_t elems = r;
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL)
+      elems = satMul(elems, c->workgroup[l]);
+  return satMul(elems, prunerDTypeBytes(w->operands[w->num_inputs].dtype));
+}
+
 /* "[64, 64, 0]" over the workload's loops. */
 static const char *formatArray(char *buf, size_t size, const int64_t *a, int n) {
   size_t len = 0;
@@ -272,6 +283,81 @@ static bool checkTileDivisibility(const PrunerWorkload *w, const PrunerConfig *c
   return true;
 }
 
+/* The loop of the output's last dim (the combine's thread dim), -1 if none. */
+static int lastOutputLoop(const PrunerWorkload *w) {
+  const PrunerOperand *o = &w->operands[w->num_inputs];
+  if (o->rank < 1)
+    return -1;
+  for (int l = 0; l < w->num_loops; ++l)
+    if (o->index_coeff[o->rank - 1][l])
+      return l;
+  return -1;
+}
+
+/* reduction_threads > 1: the cross-thread form of docs/schedule.md. R threads of the block
+ * each reduce a contiguous 1/R of the last (only) reduction loop for every output element
+ * of the block, partials in shared memory, then one thread per element of the output's
+ * last dim combines them. */
+static bool checkReductionThreads(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                  const PrunerConfig *c, PrunerStatus *status) {
+  char a1[160], a2[160];
+  int32_t r = c->reduction_threads;
+  if (r == 0 || r == 1)
+    return true;
+  if (r < 32 || r % 32 || (r & (r - 1)))
+    FAIL("reduction_threads = %d is not 1 or a power of two that is a multiple of 32 (a "
+         "warp)",
+         (int)r);
+  if (r > t->max_threads_per_block)
+    FAIL("reduction_threads = %d is more than the %d threads per block of %s", (int)r,
+         t->max_threads_per_block, t->name);
+  if (w->kind != PRUNER_OP_REDUCTION || w->num_outputs != 1)
+    FAIL("reduction_threads = %d applies to a reduction (a linalg.generic with reduction "
+         "loops and one output, not a contraction); %s is not one",
+         (int)r, w->op_name);
+  int red = -1, reductions = 0;
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) {
+      red = l;
+      ++reductions;
+    }
+  if (reductions != 1 || red != w->num_loops - 1)
+    FAIL("reduction_threads = %d needs exactly one reduction loop, the innermost; %s has %d",
+         (int)r, w->op_name, reductions);
+  if (w->bounds[red] % r)
+    FAIL("reduction_threads = %d does not divide the bound %lld of reduction loop %d", (int)r,
+         (long long)w->bounds[red], red);
+  int64_t chunk = w->bounds[red] / r;
+  if (chunk % c->reduction[red])
+    FAIL("reduction %s does not divide the %lld elements each of the %d reduction threads "
+         "reduces",
+         ARR(a1, c->reduction), (long long)chunk, (int)r);
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL && c->thread[l] != c->workgroup[l])
+      FAIL("reduction_threads = %d needs thread tile %s equal to workgroup tile %s: the "
+           "block's threads all go to the reduction",
+           (int)r, ARR(a1, c->thread), ARR(a2, c->workgroup));
+  if (c->vector_width != 1)
+    FAIL("reduction_threads = %d needs vector_width = 1 (the cross-thread schedule is not "
+         "vectorized)",
+         (int)r);
+  if (c->promote_operands)
+    FAIL("reduction_threads = %d with promote_operands %s; the partials are the only "
+         "shared-memory buffer of the cross-thread schedule",
+         (int)r, formatPromote(a1, sizeof(a1), c->promote_operands));
+  int last = lastOutputLoop(w);
+  if (last < 0 || c->workgroup[last] > r)
+    FAIL("reduction_threads = %d is fewer than workgroup tile %s's extent along the output's "
+         "last dim: one thread combines each of its elements",
+         (int)r, ARR(a1, c->workgroup));
+  int64_t bytes = prunerConfigPartialBytes(w, c);
+  if (bytes > t->smem_per_block_static)
+    FAIL("reduction_threads = %d keeps %lld bytes of partials in shared memory; %s allows %d "
+         "per block (static allocation limit)",
+         (int)r, (long long)bytes, t->name, t->smem_per_block_static);
+  return true;
+}
+
 /* Grid and block dimensions (innermost parallel loop -> x): at most 3 of each, within
  * the CUDA limits, and at most max_threads_per_block threads. Returns the threads per
  * block and elements per thread (saturating products) for the budgets. */
@@ -426,9 +512,14 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
   if (c->promote_operands >> num_operands)
     FAIL("promote_operands %s names an operand beyond the op's %d operands",
          formatPromote(a1, sizeof(a1), c->promote_operands), num_operands);
+  if (!checkReductionThreads(w, t, c, status))
+    return false;
   int64_t threads, elements;
-  return checkLaunchDims(w, t, c, &threads, &elements, status) &&
-         checkBudgets(w, t, opts, c, threads, elements, status) &&
+  if (!checkLaunchDims(w, t, c, &threads, &elements, status))
+    return false;
+  if (prunerConfigReductionThreads(c) > 1)
+    threads = prunerConfigReductionThreads(c); /* every parallel thread tile is the block's */
+  return checkBudgets(w, t, opts, c, threads, elements, status) &&
          checkPromotion(w, t, c, status) && checkVectorWidthFit(w, c, status);
 }
 
@@ -488,20 +579,27 @@ void prunerConfigLaunchShape(const PrunerWorkload *w, const PrunerConfig *config
       out->block_loop[b++] = l;
     }
   }
+  if (prunerConfigReductionThreads(config) > 1) { /* the threads walk the reduction (x) */
+    out->block[0] = prunerConfigReductionThreads(config);
+    out->block_loop[0] = -1;
+  }
   out->blocks = out->grid[0] * out->grid[1] * out->grid[2];
   out->threads_per_block = out->block[0] * out->block[1] * out->block[2];
-  out->smem_bytes = prunerConfigSharedBytes(w, config);
+  out->smem_bytes = satAdd(prunerConfigSharedBytes(w, config), prunerConfigPartialBytes(w, config));
 }
 
 int prunerConfigFormat(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
                        size_t size) {
-  char wg[160], red[160], th[160], pr[64];
+  char wg[160], red[160], th[160], pr[64], rt[40] = "";
+  /* reduction_threads only when > 1: every other config formats as before the knob. */
+  if (prunerConfigReductionThreads(config) > 1)
+    snprintf(rt, sizeof rt, ", reduction_threads = %d", (int)config->reduction_threads);
   return snprintf(buf, size,
                   "{workgroup = %s, reduction = %s, thread = %s, promote_operands = %s, "
-                  "vector_width = %d}",
+                  "vector_width = %d%s}",
                   ARR(wg, config->workgroup), ARR(red, config->reduction), ARR(th, config->thread),
                   formatPromote(pr, sizeof(pr), config->promote_operands),
-                  (int)config->vector_width);
+                  (int)config->vector_width, rt);
 }
 
 /* "wg64x64 r16 t4x4 p01 v4": parallel loops' tiles, reduction steps, promoted operand
@@ -526,6 +624,9 @@ int prunerConfigFormatShort(const PrunerWorkload *w, const PrunerConfig *config,
   for (int i = 0; i < 32 && lp + 1 < sizeof(pr); ++i)
     if (config->promote_operands & (1u << i))
       lp += (size_t)snprintf(pr + lp, sizeof(pr) - lp, "%d", i);
+  if (prunerConfigReductionThreads(config) > 1)
+    return snprintf(buf, size, "wg%s r%s t%s p%s v%d x%d", wg, lr ? red : "-", th, lp ? pr : "-",
+                    (int)config->vector_width, (int)config->reduction_threads);
   return snprintf(buf, size, "wg%s r%s t%s p%s v%d", wg, lr ? red : "-", th, lp ? pr : "-",
                   (int)config->vector_width);
 }
@@ -535,5 +636,6 @@ bool prunerConfigEqual(const PrunerConfig *a, const PrunerConfig *b) {
     if (a->workgroup[l] != b->workgroup[l] || a->reduction[l] != b->reduction[l] ||
         a->thread[l] != b->thread[l])
       return false;
-  return a->promote_operands == b->promote_operands && a->vector_width == b->vector_width;
+  return a->promote_operands == b->promote_operands && a->vector_width == b->vector_width &&
+         prunerConfigReductionThreads(a) == prunerConfigReductionThreads(b);
 }

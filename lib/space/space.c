@@ -17,7 +17,7 @@
 #define MAX_TILE_OPTION 65536
 /* Larger raw spaces are refused: the prefix count would need more than 128 MiB. */
 #define MAX_RAW_SIZE (1ULL << 36)
-#define MAX_KNOBS (PRUNER_MAX_LOOPS + 2)
+#define MAX_KNOBS (PRUNER_MAX_LOOPS + 3)
 #define MAX_CANDIDATES (PRUNER_MAX_KNOB_VALUES * 4)
 
 /* The footprint of one operand dimension: sum over its (loop, coeff) terms. */
@@ -56,7 +56,15 @@ struct PrunerSpaceImpl {
   size_t num_chunks;
   uint64_t *prefix; /* valid configs in chunks before chunk i */
   bool host;        /* host CPU target: knobs and rules from space_host.c */
+  /* The reduction_threads knob (reductions only): the last knob, but its digit is the most
+   * significant one of the raw index, so that raw indices below base_raw are exactly the
+   * space without it (one thread per output) and the fast rules skip only within it. */
+  bool xr;
+  uint64_t base_raw;
 };
+
+/* The last knob of the one-thread-per-output space. */
+static inline int lastBaseKnob(const PrunerSpaceImpl *s) { return s->num_knobs - 1 - s->xr; }
 
 /* ---- building ----------------------------------------------------------------------- */
 
@@ -147,6 +155,31 @@ static void addVectorKnob(PrunerSpaceImpl *s) {
     k->values[k->num_values++] = 4;
   }
   s->vector_knob = s->num_knobs++;
+}
+
+/* reduction_threads candidates: 1, then each power of two from a warp (32) up to the
+ * target's threads per block that divides the only (innermost) reduction loop of a
+ * reduction (prunerConfigCheck's rules). No knob when only 1 is possible. */
+static void addReductionThreadsKnob(PrunerSpaceImpl *s) {
+  const PrunerWorkload *w = &s->w;
+  int reductions = 0;
+  for (int l = 0; l < w->num_loops; ++l)
+    reductions += w->loop_kinds[l] == PRUNER_LOOP_REDUCTION;
+  if (w->kind != PRUNER_OP_REDUCTION || w->num_outputs != 1 || reductions != 1 ||
+      w->loop_kinds[w->num_loops - 1] != PRUNER_LOOP_REDUCTION)
+    return;
+  PrunerKnob *k = &s->knobs[s->num_knobs];
+  memset(k, 0, sizeof(*k));
+  k->kind = PRUNER_KNOB_REDUCTION_THREADS;
+  k->loop = -1;
+  k->values[k->num_values++] = 1;
+  for (int64_t r = 32; r <= s->t.max_threads_per_block; r *= 2)
+    if (w->bounds[w->num_loops - 1] % r == 0)
+      k->values[k->num_values++] = r;
+  if (k->num_values == 1)
+    return;
+  s->num_knobs++;
+  s->xr = true;
 }
 
 static void precomputeOperands(PrunerSpaceImpl *s) {
@@ -264,9 +297,12 @@ PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *
       addReductionKnob(s, l);
   addPromoteKnob(s);
   addVectorKnob(s);
+  addReductionThreadsKnob(s);
   precomputeOperands(s);
   s->raw_size = 1;
   for (int k = 0; k < s->num_knobs; ++k) {
+    if (k == lastBaseKnob(s) + 1)
+      s->base_raw = s->raw_size;
     s->raw_size *= (uint64_t)s->knobs[k].num_values;
     if (s->raw_size > MAX_RAW_SIZE) {
       free(s);
@@ -298,16 +334,20 @@ PrunerSpaceOptions prunerSpaceGetOptions(PrunerSpace space) { return space->opts
 /* ---- raw index <-> digits <-> config ------------------------------------------------- */
 
 static void decodeDigits(const PrunerSpaceImpl *s, uint64_t raw, int *digits) {
+  if (s->xr) {
+    digits[s->num_knobs - 1] = (int)(raw / s->base_raw);
+    raw %= s->base_raw;
+  }
   if (raw <= UINT32_MAX) { /* 32-bit division is several times cheaper (most spaces) */
     uint32_t r = (uint32_t)raw;
-    for (int k = s->num_knobs - 1; k >= 0; --k) {
+    for (int k = lastBaseKnob(s); k >= 0; --k) {
       uint32_t radix = (uint32_t)s->knobs[k].num_values;
       digits[k] = (int)(r % radix);
       r /= radix;
     }
     return;
   }
-  for (int k = s->num_knobs - 1; k >= 0; --k) {
+  for (int k = lastBaseKnob(s); k >= 0; --k) {
     uint64_t radix = (uint64_t)s->knobs[k].num_values;
     digits[k] = (int)(raw % radix);
     raw /= radix;
@@ -316,8 +356,10 @@ static void decodeDigits(const PrunerSpaceImpl *s, uint64_t raw, int *digits) {
 
 static uint64_t encodeDigits(const PrunerSpaceImpl *s, const int *digits) {
   uint64_t raw = 0;
-  for (int k = 0; k < s->num_knobs; ++k)
+  for (int k = 0; k <= lastBaseKnob(s); ++k)
     raw = raw * (uint64_t)s->knobs[k].num_values + digits[k];
+  if (s->xr)
+    raw += (uint64_t)digits[s->num_knobs - 1] * s->base_raw;
   return raw;
 }
 
@@ -339,6 +381,9 @@ static void digitsToConfig(const PrunerSpaceImpl *s, const int *digits, PrunerCo
       break;
     case PRUNER_KNOB_VECTOR_WIDTH:
       c->vector_width = (int32_t)v;
+      break;
+    case PRUNER_KNOB_REDUCTION_THREADS:
+      c->reduction_threads = v > 1 ? (int32_t)v : 0; /* 0: one thread, as configs read */
       break;
     }
   }
@@ -368,6 +413,10 @@ static bool configToDigits(const PrunerSpaceImpl *s, const PrunerConfig *c, int 
         break;
       case PRUNER_KNOB_VECTOR_WIDTH:
         if ((int64_t)c->vector_width == knob->values[v])
+          found = v;
+        break;
+      case PRUNER_KNOB_REDUCTION_THREADS:
+        if ((int64_t)prunerConfigReductionThreads(c) == knob->values[v])
           found = v;
         break;
       }
@@ -515,15 +564,20 @@ static void cursorStart(const PrunerSpaceImpl *s, Cursor *c, uint64_t raw) {
 static bool cursorAdvance(const PrunerSpaceImpl *s, Cursor *c, int k) {
   if (k < 0)
     return false;
-  for (int j = k + 1; j < s->num_knobs; ++j)
+  for (int j = k + 1; j <= lastBaseKnob(s); ++j)
     c->digits[j] = 0;
   for (; k >= 0; --k) {
     if (++c->digits[k] < s->knobs[k].num_values)
       break;
     c->digits[k] = 0;
   }
-  if (k < 0)
-    return false;
+  if (k < 0) { /* past the base space: on to the next reduction_threads candidate */
+    int x = s->num_knobs - 1;
+    if (!s->xr || ++c->digits[x] >= s->knobs[x].num_values)
+      return false;
+    c->tiles_known = c->body_known = c->smem_known = false;
+    return true;
+  }
   if (k < s->num_tile_knobs)
     c->tiles_known = false;
   if (k < s->promote_knob)
@@ -544,6 +598,29 @@ static bool cursorSeek(const PrunerSpaceImpl *s, Cursor *c) {
     if (prunerConfigIsValidWithOptions(&s->w, &s->t, &s->opts, &config))
       return true;
     if (!cursorAdvance(s, c, s->num_knobs - 1))
+      return false;
+  }
+  while (s->xr && c->digits[s->num_knobs - 1] > 0) {
+    /* reduction_threads > 1: thread tiles equal to workgroup tiles, no promotion, vector
+     * width 1 (prunerConfigCheck); skip on the first knob that breaks that, then check
+     * the few configs left with the full rules. */
+    int fail_at = -1;
+    for (int k = 0; k <= lastBaseKnob(s) && fail_at < 0; ++k) {
+      const PrunerKnob *knob = &s->knobs[k];
+      int64_t v = knob->values[c->digits[k]];
+      if ((knob->kind == PRUNER_KNOB_TILE && knob->thread_values[c->digits[k]] != v) ||
+          (knob->kind == PRUNER_KNOB_PROMOTE && v != 0) ||
+          (knob->kind == PRUNER_KNOB_VECTOR_WIDTH && v != 1))
+        fail_at = k;
+    }
+    if (fail_at < 0) {
+      PrunerConfig config;
+      digitsToConfig(s, c->digits, &config);
+      if (prunerConfigIsValidWithOptions(&s->w, &s->t, &s->opts, &config))
+        return true;
+      fail_at = lastBaseKnob(s);
+    }
+    if (!cursorAdvance(s, c, fail_at))
       return false;
   }
   for (;;) {
@@ -569,12 +646,14 @@ static bool cursorSeek(const PrunerSpaceImpl *s, Cursor *c) {
       return true;
     if (!cursorAdvance(s, c, fail_at))
       return false;
+    if (s->xr && c->digits[s->num_knobs - 1] > 0)
+      return cursorSeek(s, c); /* past the base space */
   }
 }
 
 /* The valid config after the one the cursor is on. */
 static bool cursorNext(const PrunerSpaceImpl *s, Cursor *c) {
-  return cursorAdvance(s, c, s->num_knobs - 1) && cursorSeek(s, c);
+  return cursorAdvance(s, c, lastBaseKnob(s)) && cursorSeek(s, c);
 }
 
 /* First valid raw index >= start, or false. */

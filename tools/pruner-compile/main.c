@@ -41,18 +41,23 @@
 typedef struct Args {
   const char *op, *shape, *config, *target, *out, *input, *format;
   const char *dtype;
-  long random, jobs, op_index, memory_mb;
+  long random, jobs, op_index, memory_mb, min_reduction_threads;
   uint64_t seed;
   double timeout;
   int quiet;
 } Args;
+
+/* --min-reduction-threads: keep configs whose reduction_threads is at least *user. */
+static bool enoughReductionThreads(const PrunerConfig *c, void *user) {
+  return prunerConfigReductionThreads(c) >= *(const long *)user;
+}
 
 static void usage(FILE *f) {
   fprintf(f, "usage: pruner-compile (--op=KIND --shape=AxBx... | --input=FILE.mlir "
              "[--op-index=I])\n"
              "         [--dtype=f32] [--config='{...}' | --random=N [--seed=S]] [--target=sm_90]\n"
              "         [--jobs=N] [--timeout=SECONDS] [--memory-mb=MB] [--format=cubin|ptx]\n"
-             "         [--out=DIR] [--quiet]\n"
+             "         [--min-reduction-threads=R] [--out=DIR] [--quiet]\n"
              "kinds: matmul (MxNxK), batch_matmul (BxMxNxK),\n"
              "       conv_2d_nhwc_hwcf (NxIHxIWxCxKHxKWxF[xSTRIDE[xDILATION]]),\n"
              "       conv_2d_nchw_fchw (NxCxIHxIWxFxKHxKW[xSTRIDE[xDILATION]]),\n"
@@ -106,6 +111,9 @@ static int parseArgs(int argc, char **argv, Args *a) {
       a->input = v;
     else if (OPT("op-index"))
       fs = prunerParseInt("--op-index", v, 0, MAX_COUNT, &n), a->op_index = (long)n;
+    else if (OPT("min-reduction-threads"))
+      fs = prunerParseInt("--min-reduction-threads", v, 1, 1024, &n),
+      a->min_reduction_threads = (long)n;
     else if (OPT("memory-mb"))
       fs = prunerParseInt("--memory-mb", v, 0, MAX_MEMORY_MB, &n), a->memory_mb = (long)n;
     else if (strcmp(s, "--quiet") == 0)
@@ -126,6 +134,10 @@ static int parseArgs(int argc, char **argv, Args *a) {
   if (!a->op == !a->input || (a->op && !a->shape)) {
     fprintf(stderr, "pruner-compile: give --op with --shape, or --input\n");
     usage(stderr);
+    return 2;
+  }
+  if (a->min_reduction_threads && !a->random) {
+    fprintf(stderr, "pruner-compile: --min-reduction-threads filters --random draws\n");
     return 2;
   }
   if (a->config && a->random) {
@@ -423,7 +435,8 @@ int main(int argc, char **argv) {
     printf("workload %s on %s: %llu valid configs\n", w.key, t.name,
            (unsigned long long)prunerSpaceCount(space));
     uint64_t rng = a.seed;
-    n = prunerSpaceSample(space, n, &rng, NULL, NULL, configs, indices);
+    n = prunerSpaceSample(space, n, &rng, a.min_reduction_threads ? enoughReductionThreads : NULL,
+                          &a.min_reduction_threads, configs, indices);
   } else {
     printf("workload %s on %s\n", w.key, t.name);
   }

@@ -55,6 +55,11 @@ static bool parseShape(const char *s, int64_t *dims, int *n) {
   return *n > 0;
 }
 
+static bool oneReductionThread(const PrunerConfig *c, void *user) {
+  (void)user;
+  return prunerConfigReductionThreads(c) == 1;
+}
+
 int main(int argc, char **argv) {
   const char *op = NULL, *shape = NULL, *dtype = "f32", *spec_out = NULL, *target = "iree-cpu";
   const char *annotated_out = NULL;
@@ -172,7 +177,11 @@ int main(int argc, char **argv) {
   }
   PrunerConfig *configs = calloc((size_t)n, sizeof *configs);
   uint64_t rng = seed ? seed : 1;
-  size_t got = configs ? prunerSpaceSample(space, (size_t)n, &rng, NULL, NULL, configs, NULL) : 0;
+  /* IREE's GPU configs cannot express reduction_threads > 1 (prunerIreeGpuConfigCheck). */
+  size_t got = configs ? prunerSpaceSample(space, (size_t)n, &rng,
+                                           t.kind == PRUNER_TARGET_GPU ? oneReductionThread : NULL,
+                                           NULL, configs, NULL)
+                       : 0;
   printf("workload %s on %s (%s): %llu valid configs, %zu drawn\n", w.key, t.name, version,
          (unsigned long long)prunerSpaceCount(space), got);
   PrunerIreeOptions io = prunerIreeDefaultOptions();

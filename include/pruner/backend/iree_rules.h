@@ -66,6 +66,12 @@ int prunerIreeGpuLoweringConfig(const PrunerWorkload *w, const PrunerConfig *con
 int prunerIreeGpuCompilationInfo(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                  const PrunerConfig *config, char *buf, size_t size);
 
+/* prunerConfigCheck, and a config IREE's GPU lowering_config can express: not
+ * reduction_threads > 1 (our cross-thread schedule; IREE's GPU configs have no such
+ * field, so the compilation info would silently describe another kernel). */
+PrunerStatus prunerIreeGpuConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                      const PrunerConfig *config);
+
 /* The tuning spec IREE loads with --iree-codegen-tuning-spec-path: the module attributes
  * transform.with_named_sequence and iree_codegen.tuning_spec_with_default_entrypoint, one
  * matcher per workload (op name, loop count and bounds, operand counts and bitwidths, the

@@ -649,7 +649,8 @@ static bool writeSpec(PrunerIree s, const PrunerWorkload *w, const PrunerConfig 
 PrunerStatus prunerIreeAnnotatedModuleText(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                            const PrunerConfig *config, char **text) {
   *text = NULL;
-  PrunerStatus st = prunerConfigCheck(w, t, config);
+  PrunerStatus st = t->kind == PRUNER_TARGET_GPU ? prunerIreeGpuConfigCheck(w, t, config)
+                                                 : prunerConfigCheck(w, t, config);
   char *payload = NULL;
   if (st.ok)
     st = prunerSchedulePayload(w, "main", true, &payload);

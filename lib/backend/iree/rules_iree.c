@@ -291,6 +291,16 @@ int prunerIreeGpuLoweringConfig(const PrunerWorkload *w, const PrunerConfig *con
   return n;
 }
 
+PrunerStatus prunerIreeGpuConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                      const PrunerConfig *config) {
+  PrunerStatus st = prunerConfigCheck(w, t, config);
+  if (st.ok && prunerConfigReductionThreads(config) > 1)
+    st = prunerStatusError("reduction_threads = %d on %s: IREE's GPU lowering_config has no "
+                           "cross-thread reduction field (docs/iree.md)",
+                           (int)config->reduction_threads, w->op_name);
+  return st;
+}
+
 int prunerIreeGpuCompilationInfo(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                  const PrunerConfig *config, char *buf, size_t size) {
   char *text = gpuLoweringConfig(w, config);
@@ -376,7 +386,7 @@ PrunerStatus prunerIreeSpecText(const PrunerTargetDesc *t, const PrunerWorkload 
     }
     bool gpu = t && t->kind == PRUNER_TARGET_GPU;
     if (t) {
-      st = gpu ? prunerConfigCheck(w, t, &configs[i])
+      st = gpu ? prunerIreeGpuConfigCheck(w, t, &configs[i])
                : prunerIreeCpuConfigCheck(w, t, NULL, &configs[i]);
       if (!st.ok)
         break;

@@ -363,6 +363,51 @@ static void test_spearman(void **state) {
   assert_true(isnan(prunerDraftSpearman(a, flat, 5)));
 }
 
+/* Cross-thread reductions (docs/draft.md): a row reduction with few, long rows (128 rows
+ * of 4096) leaves one thread per output 128 threads on a 132-SM GPU; splitting each row
+ * over a block's threads fills the GPU, so the draft ranks a reduction_threads > 1 config
+ * first, far ahead of the best one-thread config. The partials count as shared memory
+ * and their traffic grows with reduction_threads. */
+static void test_cross_thread_reduction(void **state) {
+  (void)state;
+  PrunerTargetDesc t;
+  assert_true(prunerTargetLookup("sm_90", &t).ok);
+  PrunerWorkload w;
+  int64_t dims[2] = {128, 4096};
+  assert_true(prunerWorkloadBuild("reduction", dims, 2, PRUNER_DTYPE_F32, &w).ok);
+  PrunerSpace space;
+  assert_true(prunerSpaceCreate(&w, &t, NULL, &space).ok);
+  PrunerDraft d = makeDraft(&w, &t);
+  uint64_t count = prunerSpaceCount(space);
+  PrunerDraftCandidate *all = calloc(count, sizeof *all);
+  size_t got = prunerDraftTopN(d, space, count, all);
+  assert_int_equal(got, count);
+  assert_true(prunerConfigReductionThreads(&all[0].config) > 1);
+  size_t one = 0;
+  while (one < got && prunerConfigReductionThreads(&all[one].config) > 1)
+    ++one;
+  assert_true(one < got);
+  assert_true(all[0].predicted_us * 4.0 < all[one].predicted_us);
+  free(all);
+  PrunerConfig c;
+  memset(&c, 0, sizeof c);
+  c.workgroup[0] = c.thread[0] = 1;
+  c.reduction[1] = 8;
+  c.vector_width = 1;
+  c.reduction_threads = 128;
+  PrunerDraftSymbols a, b;
+  scoreOk(d, &c, NULL, &a);
+  assert_int_equal(a.threads_per_block, 128);
+  assert_int_equal(a.blocks, 128);
+  assert_int_equal(a.smem_per_block, 128 * 4);
+  c.reduction_threads = 256;
+  scoreOk(d, &c, NULL, &b);
+  assert_int_equal(b.smem_per_block, 256 * 4);
+  assert_true(b.shared_store_bytes == 2.0 * a.shared_store_bytes);
+  prunerDraftDestroy(d);
+  prunerSpaceDestroy(space);
+}
+
 static void test_create_rejects_bad_target(void **state) {
   (void)state;
   PrunerTargetDesc t = h100();
@@ -396,6 +441,7 @@ int main(void) {
       cmocka_unit_test(test_features),
       cmocka_unit_test(test_spearman),
       cmocka_unit_test(test_create_rejects_bad_target),
+      cmocka_unit_test(test_cross_thread_reduction),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -197,6 +197,33 @@ static void test_attribute_text(void **state) {
   assert_string_equal(prunerIreeCpuPipeline(&w), "ConvTileAndDecomposeExpert");
 }
 
+/* A cross-thread reduction config is valid for our GPU schedule but has no IREE GPU
+ * lowering_config form: refused with the reason, not translated into another kernel. */
+static void test_gpu_refuses_reduction_threads(void **state) {
+  (void)state;
+  PrunerTargetDesc gpu;
+  assert_true(prunerTargetLookup("sm_80", &gpu).ok);
+  PrunerWorkload w;
+  int64_t dims[2] = {128, 4096};
+  assert_true(prunerWorkloadBuild("reduction", dims, 2, PRUNER_DTYPE_F32, &w).ok);
+  PrunerConfig c;
+  memset(&c, 0, sizeof c);
+  c.workgroup[0] = c.thread[0] = 2;
+  c.reduction[1] = 8;
+  c.vector_width = 1;
+  c.reduction_threads = 128;
+  assert_true(prunerConfigCheck(&w, &gpu, &c).ok);
+  PrunerStatus st = prunerIreeGpuConfigCheck(&w, &gpu, &c);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "reduction_threads = 128"));
+  c.reduction_threads = 0;
+  c.thread[0] = 1;
+  c.workgroup[0] = 32;
+  st = prunerIreeGpuConfigCheck(&w, &gpu, &c);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+}
+
 static void test_spec(void **state) {
   (void)state;
   PrunerTargetDesc t = target();
@@ -242,6 +269,7 @@ int main(void) {
       cmocka_unit_test(test_rules_name_the_fault),
       cmocka_unit_test(test_attribute_text),
       cmocka_unit_test(test_spec),
+      cmocka_unit_test(test_gpu_refuses_reduction_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

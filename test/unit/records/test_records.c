@@ -36,6 +36,40 @@ static void writeFile(const char *path, const char *text) {
 }
 
 /* An ok record of a 256^3 matmul with a config determined by `tile`. */
+/* reduction_threads: written only when > 1 and read back; a config without the key (every
+ * record written before the knob) reads as one thread per output. */
+static void test_reduction_threads_json(void **state) {
+  (void)state;
+  PrunerConfig c, back;
+  memset(&c, 0, sizeof c);
+  c.workgroup[0] = 4;
+  c.thread[0] = 4;
+  c.reduction[1] = 2;
+  c.vector_width = 1;
+  cJSON *json = prunerConfigToJson(&c, 2);
+  assert_null(cJSON_GetObjectItemCaseSensitive(json, "reduction_threads"));
+  assert_true(prunerConfigFromJson(json, &back).ok);
+  assert_int_equal(back.reduction_threads, 0);
+  assert_int_equal(prunerConfigReductionThreads(&back), 1);
+  cJSON_Delete(json);
+  c.reduction_threads = 64;
+  json = prunerConfigToJson(&c, 2);
+  const cJSON *item = cJSON_GetObjectItemCaseSensitive(json, "reduction_threads");
+  assert_non_null(item);
+  assert_int_equal((int)item->valuedouble, 64);
+  assert_true(prunerConfigFromJson(json, &back).ok);
+  assert_int_equal(memcmp(&c, &back, sizeof c), 0);
+  /* An explicit 1 is the same config as none. */
+  cJSON_ReplaceItemInObject(json, "reduction_threads", cJSON_CreateNumber(1));
+  assert_true(prunerConfigFromJson(json, &back).ok);
+  assert_int_equal(back.reduction_threads, 0);
+  cJSON_ReplaceItemInObject(json, "reduction_threads", cJSON_CreateNumber(0));
+  PrunerStatus st = prunerConfigFromJson(json, &back);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "reduction_threads"));
+  cJSON_Delete(json);
+}
+
 static void makeRecord(PrunerRecord *r, const char *target, int64_t tile, double median) {
   prunerRecordInit(r);
   prunerWorkloadMatmul(&r->workload, 256, 256, 256, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
@@ -787,6 +821,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_status_names),
       cmocka_unit_test(test_record_round_trip),
+      cmocka_unit_test(test_reduction_threads_json),
       cmocka_unit_test(test_conv_workload_json),
       cmocka_unit_test(test_bad_lines_named),
       cmocka_unit_test(test_append_reload_lookups),

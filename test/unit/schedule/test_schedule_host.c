@@ -374,7 +374,47 @@ static void test_reduction(void **state) {
       "    linalg.yield %m : f32\n"
       "  } -> tensor<4x32xf32>\n"
       "  return %r : tensor<4x32xf32>\n}\n";
-  checkKind(tmpl, 6, NULL);
+  /* Cross-thread reductions (reduction_threads > 1): partial buffers, their fill, the
+   * combine; one step per thread, several steps, the combine on fewer threads than R. */
+  static const char *const cross[] = {
+      "{workgroup = [1, 4, 0], reduction = [0, 0, 1], thread = [1, 4, 0], promote_operands = [], "
+      "vector_width = 1, reduction_threads = 32}",
+      "{workgroup = [2, 8, 0], reduction = [0, 0, 2], thread = [2, 8, 0], promote_operands = [], "
+      "vector_width = 1, reduction_threads = 32}",
+      "{workgroup = [1, 32, 0], reduction = [0, 0, 1], thread = [1, 32, 0], promote_operands = [], "
+      "vector_width = 1, reduction_threads = 64}",
+      NULL};
+  checkKind(tmpl, 6, cross);
+}
+
+/* A reduction initialised by a fill (a softmax's row max starts at -inf): apply-config
+ * tags the fill, and the cross-thread schedule fuses it into the combining forall while
+ * the partials get their own fill in the partial forall. */
+static void test_reduction_fill(void **state) {
+  (void)state;
+  static const char *tmpl =
+      "func.func @kernel(%X: tensor<4x32x64xf32>, %Y: tensor<4x32xf32>) -> tensor<4x32xf32> {\n"
+      "  %ninf = arith.constant 0xFF800000 : f32\n"
+      "  %f = linalg.fill ins(%ninf : f32) outs(%Y : tensor<4x32xf32>) -> tensor<4x32xf32>\n"
+      "  %r = linalg.generic {indexing_maps = [affine_map<(b, r, c) -> (b, r, c)>, affine_map<(b, "
+      "r, c) -> (b, r)>],\n"
+      "      iterator_types = [\"parallel\", \"parallel\", \"reduction\"], pruner.config = "
+      "CONFIG}\n"
+      "      ins(%X : tensor<4x32x64xf32>) outs(%f : tensor<4x32xf32>) {\n"
+      "  ^bb0(%x: f32, %acc: f32):\n"
+      "    %m = arith.maximumf %x, %acc : f32\n"
+      "    linalg.yield %m : f32\n"
+      "  } -> tensor<4x32xf32>\n"
+      "  return %r : tensor<4x32xf32>\n}\n";
+  static const char *const cross[] = {
+      "{workgroup = [1, 4, 0], reduction = [0, 0, 1], thread = [1, 4, 0], promote_operands = [], "
+      "vector_width = 1, reduction_threads = 32}",
+      "{workgroup = [2, 8, 0], reduction = [0, 0, 2], thread = [2, 8, 0], promote_operands = [], "
+      "vector_width = 1, reduction_threads = 32}",
+      "{workgroup = [1, 16, 0], reduction = [0, 0, 1], thread = [1, 16, 0], promote_operands = [], "
+      "vector_width = 1, reduction_threads = 64}",
+      NULL};
+  checkKind(tmpl, 3, cross);
 }
 
 /* Runs a matmul + bias add function (arguments A 32x48, B 48x64, bias 64, C 32x64)
@@ -600,10 +640,15 @@ static void test_build_checked(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_matmul),          cmocka_unit_test(test_matmul_no_fill),
-      cmocka_unit_test(test_batch_matmul),    cmocka_unit_test(test_conv_nhwc),
-      cmocka_unit_test(test_conv_nchw_7x7_stride2), cmocka_unit_test(test_elementwise),
-      cmocka_unit_test(test_reduction),       cmocka_unit_test(test_matmul_bias),
+      cmocka_unit_test(test_matmul),
+      cmocka_unit_test(test_matmul_no_fill),
+      cmocka_unit_test(test_batch_matmul),
+      cmocka_unit_test(test_conv_nhwc),
+      cmocka_unit_test(test_conv_nchw_7x7_stride2),
+      cmocka_unit_test(test_elementwise),
+      cmocka_unit_test(test_reduction),
+      cmocka_unit_test(test_reduction_fill),
+      cmocka_unit_test(test_matmul_bias),
       cmocka_unit_test(test_matmul_bias_fused),
       cmocka_unit_test(test_library_path),
       cmocka_unit_test(test_build_checked),

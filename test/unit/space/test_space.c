@@ -108,6 +108,8 @@ static bool bruteCompileCostOk(const Brute *b) {
       threads *= b->config.workgroup[l] / b->config.thread[l];
     }
   }
+  if (b->config.reduction_threads > 1) /* the block's threads split the reduction */
+    threads = b->config.reduction_threads;
   return te * rs < 2048 && threads * te < 32768;
 }
 
@@ -144,27 +146,43 @@ static void bruteCandidates(Brute *b) {
 
 static void bruteVisit(Brute *b) {
   static const int widths[3] = {1, 2, 4};
-  for (int p = 0; p < b->num_promote; ++p) {
-    for (int v = 0; v < 3; ++v) {
-      b->config.promote_operands = b->promote[p];
-      b->config.vector_width = widths[v];
-      ++b->total;
-      bool valid = prunerConfigIsValid(b->w, b->t, &b->config);
-      /* The boolean and the message form agree. */
-      assert_int_equal(valid, prunerConfigCheck(b->w, b->t, &b->config).ok);
-      /* Valid = valid with the compile-cost limits lifted, and the rule holds. */
-      PrunerSpaceOptions lifted = prunerSpaceDefaultOptions();
-      lifted.max_unrolled_body = lifted.max_block_elements = 0;
-      bool without = prunerConfigIsValidWithOptions(b->w, b->t, &lifted, &b->config);
-      assert_int_equal(valid, without && bruteCompileCostOk(b));
-      b->cost_dropped += without && !valid;
-      /* The space holds every candidate and calls exactly the valid ones valid. */
-      uint64_t raw;
-      assert_true(prunerSpaceEncodeRaw(b->space, &b->config, &raw));
-      assert_int_equal(valid, prunerSpaceContains(b->space, &b->config));
-      if (valid) ++b->valid;
+  /* reduction_threads (docs/space.md): for a reduction whose only reduction loop is the
+   * last, 1 and the powers of two from 32 to 1024 that divide that loop's bound. */
+  int32_t xthreads[8] = {0};
+  int num_x = 1;
+  const PrunerWorkload *w = b->w;
+  int reductions = 0;
+  for (int l = 0; l < w->num_loops; ++l)
+    reductions += w->loop_kinds[l] == PRUNER_LOOP_REDUCTION;
+  if (w->kind == PRUNER_OP_REDUCTION && reductions == 1 &&
+      w->loop_kinds[w->num_loops - 1] == PRUNER_LOOP_REDUCTION)
+    for (int32_t r = 32; r <= 1024; r *= 2)
+      if (w->bounds[w->num_loops - 1] % r == 0)
+        xthreads[num_x++] = r;
+  for (int x = 0; x < num_x; ++x)
+    for (int p = 0; p < b->num_promote; ++p) {
+      for (int v = 0; v < 3; ++v) {
+        b->config.reduction_threads = xthreads[x];
+        b->config.promote_operands = b->promote[p];
+        b->config.vector_width = widths[v];
+        ++b->total;
+        bool valid = prunerConfigIsValid(b->w, b->t, &b->config);
+        /* The boolean and the message form agree. */
+        assert_int_equal(valid, prunerConfigCheck(b->w, b->t, &b->config).ok);
+        /* Valid = valid with the compile-cost limits lifted, and the rule holds. */
+        PrunerSpaceOptions lifted = prunerSpaceDefaultOptions();
+        lifted.max_unrolled_body = lifted.max_block_elements = 0;
+        bool without = prunerConfigIsValidWithOptions(b->w, b->t, &lifted, &b->config);
+        assert_int_equal(valid, without && bruteCompileCostOk(b));
+        b->cost_dropped += without && !valid;
+        /* The space holds every candidate and calls exactly the valid ones valid. */
+        uint64_t raw;
+        assert_true(prunerSpaceEncodeRaw(b->space, &b->config, &raw));
+        assert_int_equal(valid, prunerSpaceContains(b->space, &b->config));
+        if (valid)
+          ++b->valid;
+      }
     }
-  }
 }
 
 static void bruteLoop(Brute *b, int l) {
@@ -421,6 +439,82 @@ static void expectError(const PrunerWorkload *w, const PrunerTargetDesc *t, Prun
   assert_false(st.ok);
   assert_false(prunerConfigIsValid(w, t, &c));
   if (!strstr(st.message, needle)) fail_msg("expected '%s' in '%s'", needle, st.message);
+}
+
+static PrunerConfig rowConfig(int64_t b, int64_t m, int64_t step, int32_t threads) {
+  PrunerConfig c;
+  memset(&c, 0, sizeof c);
+  c.workgroup[0] = c.thread[0] = b;
+  c.workgroup[1] = c.thread[1] = m;
+  c.reduction[2] = step;
+  c.vector_width = 1;
+  c.reduction_threads = threads;
+  return c;
+}
+
+/* The rules of reduction_threads > 1 (docs/config.md), each with its message, and the
+ * launch shape: R threads in x, the partials in shared memory. */
+static void reductionThreadsRules(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  rowReduction(&w, 12, 128, 128);
+  PrunerConfig ok = rowConfig(1, 4, 1, 32);
+  PrunerStatus st = prunerConfigCheck(&w, &t, &ok);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  PrunerLaunchShape ls;
+  prunerConfigLaunchShape(&w, &ok, &ls);
+  assert_int_equal(ls.block[0], 32);
+  assert_int_equal(ls.threads_per_block, 32);
+  assert_int_equal(ls.grid[0], 32);
+  assert_int_equal(ls.grid[1], 12);
+  assert_int_equal(ls.smem_bytes, 4 * 32 * 4);
+  assert_int_equal(prunerConfigPartialBytes(&w, &ok), 512);
+  expectError(&w, &t, rowConfig(1, 4, 1, 48), "reduction_threads = 48 is not 1 or a power of two");
+  expectError(&w, &t, rowConfig(1, 4, 1, 16), "reduction_threads = 16 is not 1");
+  expectError(&w, &t, rowConfig(1, 4, 1, 256),
+              "reduction_threads = 256 does not divide the bound 128 of reduction loop 2");
+  expectError(
+      &w, &t, rowConfig(1, 4, 8, 32),
+      "reduction [0, 0, 8] does not divide the 4 elements each of the 32 reduction threads");
+  PrunerConfig split = rowConfig(1, 4, 1, 32);
+  split.thread[1] = 1;
+  expectError(&w, &t, split, "needs thread tile [1, 1, 0] equal to workgroup tile [1, 4, 0]");
+  PrunerConfig vec = rowConfig(1, 4, 1, 32);
+  vec.vector_width = 4;
+  expectError(&w, &t, vec, "reduction_threads = 32 needs vector_width = 1");
+  expectError(&w, &t, rowConfig(1, 64, 1, 32),
+              "reduction_threads = 32 is fewer than workgroup tile [1, 64, 0]'s extent");
+  /* Each thread walks every output of the block: the register budget applies to it. */
+  expectError(&w, &t, rowConfig(4, 32, 1, 64),
+              "thread tile [4, 32, 0] gives 128 elements per thread");
+  PrunerWorkload big;
+  rowReduction(&big, 1, 64, 4096);
+  /* 32 outputs x 1024 threads x 4 bytes = 128 KiB of partials. */
+  expectError(&big, &t, rowConfig(1, 32, 1, 1024),
+              "reduction_threads = 1024 keeps 131072 bytes of partials in shared memory; h200 "
+              "allows 49152");
+  PrunerConfig fits = rowConfig(1, 8, 4, 256);
+  st = prunerConfigCheck(&big, &t, &fits);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  PrunerWorkload mm;
+  prunerWorkloadMatmul(&mm, 64, 64, 256, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerConfig c = matmulConfig(64, 64, 1, 64, 64, 0, 1);
+  c.reduction_threads = 32;
+  expectError(&mm, &t, c, "reduction_threads = 32 applies to a reduction");
+  /* Formats name it only when > 1. */
+  char buf[400];
+  prunerConfigFormat(&w, &ok, buf, sizeof buf);
+  assert_non_null(strstr(buf, ", reduction_threads = 32}"));
+  PrunerConfig one = rowConfig(1, 4, 1, 1);
+  prunerConfigFormat(&w, &one, buf, sizeof buf);
+  assert_null(strstr(buf, "reduction_threads"));
+  one.reduction_threads = 0;
+  PrunerConfig one1 = rowConfig(1, 4, 1, 1);
+  assert_true(prunerConfigEqual(&one, &one1));
+  assert_false(prunerConfigEqual(&one, &ok));
 }
 
 static void diagnostics(void **state) {
@@ -876,6 +970,7 @@ int main(void) {
       cmocka_unit_test(bigConvRoundTrip),
       cmocka_unit_test(knobCandidates),
       cmocka_unit_test(diagnostics),
+      cmocka_unit_test(reductionThreadsRules),
       cmocka_unit_test(launchShape),
       cmocka_unit_test(formats),
       cmocka_unit_test(errors),

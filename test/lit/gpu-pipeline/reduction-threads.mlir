@@ -1,0 +1,49 @@
+// A cross-thread reduction (reduction_threads = 32, docs/schedule.md): the PTX keeps the
+// partials in shared memory (st.shared by the 32 partial reducers, a barrier, ld.shared by
+// the combining threads). PTX needs no toolkit: this runs everywhere.
+// RUN: %pruner_opt -p 'builtin.module(pruner-gpu-pipeline{format=isa})' %s | FileCheck %s
+
+// CHECK: gpu.launch_func {{ *}}@rowmax_kernel::@rowmax_kernel
+// CHECK: gpu.binary @rowmax_kernel
+// CHECK-SAME: .maxntid 32, 1, 1
+// The partials: 4 rows x 32 threads x 4 bytes.
+// CHECK-SAME: .shared .align {{[0-9]+}} .b8 {{[a-z_0-9]+}}[512]
+// CHECK-SAME: ld.global
+// CHECK-SAME: st.shared
+// CHECK-SAME: bar.sync
+// CHECK-SAME: ld.shared
+// CHECK-SAME: st.global
+func.func @rowmax(%X: tensor<12x128x128xf32>, %Y: tensor<12x128xf32>) -> tensor<12x128xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(b, r, c) -> (b, r, c)>, affine_map<(b, r, c) -> (b, r)>],
+      iterator_types = ["parallel", "parallel", "reduction"],
+      pruner.config = {workgroup = [1, 4, 0], reduction = [0, 0, 1], thread = [1, 4, 0], promote_operands = [], vector_width = 1, reduction_threads = 32}}
+      ins(%X : tensor<12x128x128xf32>) outs(%Y : tensor<12x128xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %m = arith.maximumf %x, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<12x128xf32>
+  return %r : tensor<12x128xf32>
+}
+
+// With the init from a fill (a softmax's row max starts at -inf): the fill is fused into
+// the combining threads' loop, the partials get their own -inf fill before the barrier.
+// CHECK: gpu.binary @rowmax_fill_kernel
+// CHECK-SAME: .maxntid 64, 1, 1
+// CHECK-SAME: .shared .align {{[0-9]+}} .b8 {{[a-z_0-9]+}}[2048]
+// CHECK-SAME: st.shared
+// CHECK-SAME: bar.sync
+// CHECK-SAME: ld.shared
+// CHECK-SAME: st.global
+func.func @rowmax_fill(%X: tensor<12x128x128xf32>, %Y: tensor<12x128xf32>) -> tensor<12x128xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %f = linalg.fill ins(%ninf : f32) outs(%Y : tensor<12x128xf32>) -> tensor<12x128xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, r, c) -> (b, r, c)>, affine_map<(b, r, c) -> (b, r)>],
+      iterator_types = ["parallel", "parallel", "reduction"],
+      pruner.config = {workgroup = [1, 8, 0], reduction = [0, 0, 2], thread = [1, 8, 0], promote_operands = [], vector_width = 1, reduction_threads = 64}}
+      ins(%X : tensor<12x128x128xf32>) outs(%f : tensor<12x128xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %m = arith.maximumf %x, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<12x128xf32>
+  return %r : tensor<12x128xf32>
+}
