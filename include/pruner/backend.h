@@ -86,6 +86,10 @@ typedef struct PrunerBackendSink {
   void (*note)(void *user, bool session, const char *message);
 } PrunerBackendSink;
 
+/* sink->note with printf formatting (at most 1 KiB of text), for the backends. */
+void prunerBackendNote(const PrunerBackendSink *sink, bool session, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* The final check (PrunerBackend.recheck): configs re-measured back to back with the
  * baseline. entries: the configs in order, then the baseline when has_baseline. */
 #define PRUNER_BACKEND_RECHECK_MAX 8

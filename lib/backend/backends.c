@@ -1,5 +1,8 @@
 /* lib/backend/backends.c: the backend table (pruner/backend.h). Adding a backend is one
  * folder under lib/backend and one line here (docs/architecture.md). */
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "pruner/backend.h"
 #include "pruner/backend/gpu.h"
 #include "pruner/backend/host.h"
@@ -39,4 +42,13 @@ const PrunerBackend *prunerBackendForTarget(const PrunerTargetDesc *target) {
     if (prunerBackendGet(i)->kind == target->kind)
       return prunerBackendGet(i);
   return NULL;
+}
+
+void prunerBackendNote(const PrunerBackendSink *sink, bool session, const char *fmt, ...) {
+  char text[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  sink->note(sink->user, session, text);
 }

@@ -3,7 +3,6 @@
  * by pruner-run on the local GPU or exported for a GPU host. */
 #include <dlfcn.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,17 +102,6 @@ static void gpuDestroy(PrunerBackendState s) {
 /* ---------------------------------------------------------------------------------- */
 /* Building                                                                            */
 
-static void gpuNote(const PrunerBackendSink *sink, bool session, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void gpuNote(const PrunerBackendSink *sink, bool session, const char *fmt, ...) {
-  char text[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
-  va_end(ap);
-  sink->note(sink->user, session, text);
-}
-
 /* Compiles the candidates; ok results go into `bundle`, failures become records when
  * `report` (a measured round) and are left out otherwise (an export). */
 static PrunerStatus gpuCompileInto(PrunerBackendState s, const PrunerBackendBatch *b,
@@ -179,10 +167,10 @@ static void gpuAdoptDeviceKey(PrunerBackendState s, PrunerRecords got,
   size_t arch_len = strlen(s->target.arch);
   if (strncmp(key, s->target.arch, arch_len) != 0 || key[arch_len] != ':')
     return; /* another architecture: its records stay foreign */
-  gpuNote(sink, true,
-          "warning: the local GPU measures under target key %s, not %s: tuning for "
-          "that device from now on",
-          key, ours);
+  prunerBackendNote(sink, true,
+                    "warning: the local GPU measures under target key %s, not %s: tuning for "
+                    "that device from now on",
+                    key, ours);
   sink->adoptTargetKey(sink->user, key);
 }
 
@@ -313,11 +301,11 @@ static PrunerStatus gpuExportClose(PrunerBackendState s, bool commit,
   if (commit)
     st = prunerBundleWrite(s->export_bundle);
   if (commit && st.ok)
-    gpuNote(sink, true,
-            "bundle with %zu candidate(s) written to %s; measure it on the GPU host with "
-            "`pruner-run %s -o results.jsonl`, then rerun with --ingest "
-            "results.jsonl",
-            prunerBundleNumCandidates(s->export_bundle), s->export_path, s->export_path);
+    prunerBackendNote(sink, true,
+                      "bundle with %zu candidate(s) written to %s; measure it on the GPU host with "
+                      "`pruner-run %s -o results.jsonl`, then rerun with --ingest "
+                      "results.jsonl",
+                      prunerBundleNumCandidates(s->export_bundle), s->export_path, s->export_path);
   prunerBundleDestroy(s->export_bundle);
   s->export_bundle = NULL;
   return st;

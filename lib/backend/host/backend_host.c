@@ -2,7 +2,6 @@
  * (pruner/backend/host.h): candidates JIT-compiled, checked and timed on this CPU by a
  * PrunerHost (its watchdog child), with one OpenBLAS baseline per matmul-like workload
  * (docs/host.md). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,17 +86,6 @@ static void hostDestroy(PrunerBackendState s) {
   free(s);
 }
 
-static void hostNote(const PrunerBackendSink *sink, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void hostNote(const PrunerBackendSink *sink, const char *fmt, ...) {
-  char text[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
-  va_end(ap);
-  sink->note(sink->user, false, text);
-}
-
 static PrunerStatus hostMeasure(PrunerBackendState s, const PrunerBackendBatch *b,
                                 const PrunerBackendSink *sink) {
   PrunerHostResult *r = malloc(sizeof *r);
@@ -118,10 +106,11 @@ static PrunerStatus hostMeasure(PrunerBackendState s, const PrunerBackendBatch *
       /* Ctrl-C during the baseline: nothing to keep */
     } else if (r->record.status == PRUNER_RECORD_OK) {
       st = sink->baseline(sink->user, &r->record);
-      hostNote(sink, "%s: OpenBLAS (core %s) %.2f us", b->workload->key,
-               r->baseline_core[0] ? r->baseline_core : "?", r->record.median_us);
+      prunerBackendNote(sink, false, "%s: OpenBLAS (core %s) %.2f us", b->workload->key,
+                        r->baseline_core[0] ? r->baseline_core : "?", r->record.median_us);
     } else {
-      hostNote(sink, "%s: OpenBLAS baseline failed: %s", b->workload->key, r->record.error);
+      prunerBackendNote(sink, false, "%s: OpenBLAS baseline failed: %s", b->workload->key,
+                        r->record.error);
     }
   }
   free(r);

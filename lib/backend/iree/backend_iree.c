@@ -2,7 +2,6 @@
  * (pruner/backend/iree.h): candidates compiled by iree-compile with a one-config tuning
  * spec, checked against IREE's default build and timed by iree-benchmark-module; the
  * baseline is IREE's own default config (docs/iree.md). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,17 +77,6 @@ static void ireeDestroy(PrunerBackendState s) {
   free(s);
 }
 
-static void ireeNote(const PrunerBackendSink *sink, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void ireeNote(const PrunerBackendSink *sink, const char *fmt, ...) {
-  char text[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
-  va_end(ap);
-  sink->note(sink->user, false, text);
-}
-
 static PrunerStatus ireeMeasure(PrunerBackendState s, const PrunerBackendBatch *b,
                                 const PrunerBackendSink *sink) {
   PrunerRecord *r = malloc(sizeof *r);
@@ -108,9 +96,11 @@ static PrunerStatus ireeMeasure(PrunerBackendState s, const PrunerBackendBatch *
       /* nothing to keep */
     } else if (r->status == PRUNER_RECORD_OK) {
       st = sink->baseline(sink->user, r);
-      ireeNote(sink, "%s: IREE default config %.2f us", b->workload->key, r->median_us);
+      prunerBackendNote(sink, false, "%s: IREE default config %.2f us", b->workload->key,
+                        r->median_us);
     } else {
-      ireeNote(sink, "%s: IREE default build failed: %s", b->workload->key, r->error);
+      prunerBackendNote(sink, false, "%s: IREE default build failed: %s", b->workload->key,
+                        r->error);
     }
   }
   free(r);
