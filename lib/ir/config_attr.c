@@ -122,39 +122,36 @@ static PrunerStatus readPromote(const PrunerWorkload *w, MlirAttribute a, uint32
   return prunerStatusOk();
 }
 
-static PrunerStatus readVectorWidth(const PrunerWorkload *w, MlirAttribute a, int32_t *out) {
+/* An integer key in [1, max]: a clear message naming the key otherwise. */
+static PrunerStatus readBoundedInt(const PrunerWorkload *w, MlirAttribute a, const char *key,
+                                   int64_t max, int64_t *out) {
   char text[96];
-  int64_t v = 0;
-  if (!integerValue(a, &v)) {
+  if (!integerValue(a, out)) {
     prunerIrAttrToString(a, text, sizeof text);
-    return prunerStatusError("pruner.config on %s: key 'vector_width' must be an integer, "
-                             "got %s",
-                             w->op_name, text);
+    return prunerStatusError("pruner.config on %s: key '%s' must be an integer, got %s",
+                             w->op_name, key, text);
   }
-  if (v < 1 || v > 64)
-    return prunerStatusError("pruner.config on %s: key 'vector_width' = %lld out of range "
-                             "[1, 64]",
-                             w->op_name, (long long)v);
-  *out = (int32_t)v;
+  if (*out < 1 || *out > max)
+    return prunerStatusError("pruner.config on %s: key '%s' = %lld out of range [1, %lld]",
+                             w->op_name, key, (long long)*out, (long long)max);
   return prunerStatusOk();
+}
+
+static PrunerStatus readVectorWidth(const PrunerWorkload *w, MlirAttribute a, int32_t *out) {
+  int64_t v = 0;
+  PrunerStatus st = readBoundedInt(w, a, "vector_width", 64, &v);
+  if (st.ok)
+    *out = (int32_t)v;
+  return st;
 }
 
 /* Optional; absent means 1. Whether the value fits the op and target is prunerConfigCheck's. */
 static PrunerStatus readReductionThreads(const PrunerWorkload *w, MlirAttribute a, int32_t *out) {
-  char text[96];
   int64_t v = 0;
-  if (!integerValue(a, &v)) {
-    prunerIrAttrToString(a, text, sizeof text);
-    return prunerStatusError("pruner.config on %s: key 'reduction_threads' must be an "
-                             "integer, got %s",
-                             w->op_name, text);
-  }
-  if (v < 1 || v > 1024)
-    return prunerStatusError("pruner.config on %s: key 'reduction_threads' = %lld out of "
-                             "range [1, 1024]",
-                             w->op_name, (long long)v);
-  *out = v > 1 ? (int32_t)v : 0; /* 0: one thread per output, as the space decodes it */
-  return prunerStatusOk();
+  PrunerStatus st = readBoundedInt(w, a, "reduction_threads", 1024, &v);
+  if (st.ok)
+    *out = v > 1 ? (int32_t)v : 0; /* 0: one thread per output, as the space decodes it */
+  return st;
 }
 
 PrunerStatus prunerConfigFromAttribute(const PrunerWorkload *w, MlirAttribute attr,
