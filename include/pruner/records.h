@@ -7,8 +7,8 @@
  * A reader skips a torn or corrupt line with a warning (counted, with its line number)
  * and loses nothing else. Tuning resumes from the file and never re-measures a config it
  * already has for the same workload and target; records of another target are kept
- * apart and never count as measurements of this one. MLIR-free (cJSON only), so the
- * runner uses it too. */
+ * apart and never count as measurements of this one. MLIR-free (its JSON library, cJSON,
+ * stays inside lib/records), so the runner uses it too. */
 #ifndef PRUNER_RECORDS_H
 #define PRUNER_RECORDS_H
 
@@ -130,19 +130,21 @@ const char *prunerRecordsBusiestTarget(PrunerRecords records);
 const PrunerRecord *prunerRecordsBaseline(PrunerRecords records, const char *workload_key,
                                           const char *target_key);
 
-/* JSON forms shared by records and the runner's bundle manifest (one implementation;
- * docs/records.md). The cJSON values are created with cJSON's allocator; the caller owns
- * them (cJSON_Delete). Parsers name the offending key in their message. */
-struct cJSON;
+/* The JSON forms of a workload and a config that records and the runner's bundle manifest
+ * share (one implementation; docs/records.md), as text so that the JSON library stays
+ * inside lib/records. The ...ToJsonText functions return one compact JSON object,
+ * malloc'ed: the caller frees it; NULL only when out of memory. The ...FromJsonText
+ * functions parse exactly one object and name the offending key in their message. */
 /* The whole workload: kind, op name, loops (bounds, kinds, roles), operands (shape, dtype,
- * output flag, index coefficients), strides, dilations, body program, key. */
-struct cJSON *prunerWorkloadToJson(const PrunerWorkload *w);
-PrunerStatus prunerWorkloadFromJson(const struct cJSON *json, PrunerWorkload *out);
+ * output flag, index coefficients), strides, dilations, body program, key. A parsed
+ * workload is verified (prunerWorkloadVerify). */
+char *prunerWorkloadToJsonText(const PrunerWorkload *w);
+PrunerStatus prunerWorkloadFromJsonText(const char *text, PrunerWorkload *out);
 /* A config in the docs/config.md form: {"workgroup": [..], "reduction": [..],
  * "thread": [..], "promote_operands": [0, 1], "vector_width": 4}; arrays have
  * `num_loops` entries. */
-struct cJSON *prunerConfigToJson(const PrunerConfig *config, int num_loops);
-PrunerStatus prunerConfigFromJson(const struct cJSON *json, PrunerConfig *out);
+char *prunerConfigToJsonText(const PrunerConfig *config, int num_loops);
+PrunerStatus prunerConfigFromJsonText(const char *text, PrunerConfig *out);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,29 @@
 static const char *kTargetA = "sm_90:h200:132sm";
 static const char *kTargetB = "sm_80:a100-40gb:108sm";
 
+/* The records library speaks JSON text; the tests inspect and edit it as cJSON. */
+static cJSON *parsedText(char *text) {
+  assert_non_null(text);
+  cJSON *json = cJSON_Parse(text);
+  free(text);
+  assert_non_null(json);
+  return json;
+}
+
+static PrunerStatus configFromNode(const cJSON *json, PrunerConfig *out) {
+  char *text = cJSON_PrintUnformatted(json);
+  PrunerStatus st = prunerConfigFromJsonText(text, out);
+  cJSON_free(text);
+  return st;
+}
+
+static PrunerStatus workloadFromNode(const cJSON *json, PrunerWorkload *out) {
+  char *text = cJSON_PrintUnformatted(json);
+  PrunerStatus st = prunerWorkloadFromJsonText(text, out);
+  cJSON_free(text);
+  return st;
+}
+
 /* A temporary file path, unique per test (removed by the test). */
 static void tempPath(char *buf, size_t size) {
   snprintf(buf, size, "/tmp/pruner-records-test-XXXXXX");
@@ -46,25 +69,25 @@ static void test_reduction_threads_json(void **state) {
   c.thread[0] = 4;
   c.reduction[1] = 2;
   c.vector_width = 1;
-  cJSON *json = prunerConfigToJson(&c, 2);
+  cJSON *json = parsedText(prunerConfigToJsonText(&c, 2));
   assert_null(cJSON_GetObjectItemCaseSensitive(json, "reduction_threads"));
-  assert_true(prunerConfigFromJson(json, &back).ok);
+  assert_true(configFromNode(json, &back).ok);
   assert_int_equal(back.reduction_threads, 0);
   assert_int_equal(prunerConfigReductionThreads(&back), 1);
   cJSON_Delete(json);
   c.reduction_threads = 64;
-  json = prunerConfigToJson(&c, 2);
+  json = parsedText(prunerConfigToJsonText(&c, 2));
   const cJSON *item = cJSON_GetObjectItemCaseSensitive(json, "reduction_threads");
   assert_non_null(item);
   assert_int_equal((int)item->valuedouble, 64);
-  assert_true(prunerConfigFromJson(json, &back).ok);
+  assert_true(configFromNode(json, &back).ok);
   assert_int_equal(memcmp(&c, &back, sizeof c), 0);
   /* An explicit 1 is the same config as none. */
   cJSON_ReplaceItemInObject(json, "reduction_threads", cJSON_CreateNumber(1));
-  assert_true(prunerConfigFromJson(json, &back).ok);
+  assert_true(configFromNode(json, &back).ok);
   assert_int_equal(back.reduction_threads, 0);
   cJSON_ReplaceItemInObject(json, "reduction_threads", cJSON_CreateNumber(0));
-  PrunerStatus st = prunerConfigFromJson(json, &back);
+  PrunerStatus st = configFromNode(json, &back);
   assert_false(st.ok);
   assert_non_null(strstr(st.message, "reduction_threads"));
   cJSON_Delete(json);
@@ -173,18 +196,27 @@ static void test_conv_workload_json(void **state) {
   (void)state;
   PrunerWorkload w, back;
   prunerWorkloadConv2dNhwcHwcf(&w, 1, 34, 34, 64, 3, 3, 128, 1, 1, PRUNER_DTYPE_F16);
-  cJSON *json = prunerWorkloadToJson(&w);
-  assert_true(prunerWorkloadFromJson(json, &back).ok);
+  cJSON *json = parsedText(prunerWorkloadToJsonText(&w));
+  assert_true(workloadFromNode(json, &back).ok);
   assert_int_equal(memcmp(&w, &back, sizeof(w)), 0);
   /* A bad dtype is named. */
   cJSON *operands = cJSON_GetObjectItem(json, "operands");
   cJSON_ReplaceItemInObject(cJSON_GetArrayItem(operands, 1), "dtype",
                             cJSON_CreateString("f13"));
-  PrunerStatus status = prunerWorkloadFromJson(json, &back);
+  PrunerStatus status = workloadFromNode(json, &back);
   assert_false(status.ok);
   assert_non_null(strstr(status.message, "operands[1]"));
   assert_non_null(strstr(status.message, "f13"));
   cJSON_Delete(json);
+  /* Text that is not exactly one JSON value is refused, naming what was being read. */
+  status = prunerWorkloadFromJsonText("{\"kind\": ", &back);
+  assert_false(status.ok);
+  assert_non_null(strstr(status.message, "workload: invalid JSON"));
+  PrunerConfig c;
+  status = prunerConfigFromJsonText("{} {}", &c);
+  assert_false(status.ok);
+  assert_non_null(strstr(status.message, "config: invalid JSON"));
+  assert_false(prunerConfigFromJsonText(NULL, &c).ok);
 }
 
 static void test_bad_lines_named(void **state) {
