@@ -76,7 +76,10 @@ char *prunerRecordToJson(const PrunerRecord *record);
 /* Parses one line; the message says what is wrong with a bad line. */
 PrunerStatus prunerRecordFromJson(const char *line, PrunerRecord *out);
 
-/* An open records file (append mode) plus everything it already held. */
+/* A records log: a file open for appending (or read-only, or none) plus everything it
+ * already held. Every Create has its prunerRecordsDestroy, which closes the file and
+ * releases the lock; the records and strings the getters below return live in the log
+ * and die with it. */
 typedef struct PrunerRecordsImpl *PrunerRecords;
 
 /* Opens (creating if absent) and loads `path` for appending. Corrupt lines are skipped;
@@ -85,16 +88,17 @@ typedef struct PrunerRecordsImpl *PrunerRecords;
  * device, a directory), a file with content of which no line is a record (a module
  * given by mistake; a single torn line, the first append of a killed run, is fine), a file larger
  * than PRUNER_READ_FILE_MAX (pruner/file.h), and a file another process holds open for appending:
- * the file stays locked (flock, exclusive) until prunerRecordsClose, so two tuners never share one
- * log. Running out of memory while reading is an error, never the end of the file. */
-PrunerStatus prunerRecordsOpen(const char *path, PrunerRecords *out);
+ * the file stays locked (flock, exclusive) until prunerRecordsDestroy, so two tuners never share
+ * one log. Running out of memory while reading is an error, never the end of the file. */
+PrunerStatus prunerRecordsCreate(const char *path, PrunerRecords *out);
 /* Loads an existing file read-only (evaluation tools, --ingest, replay): a missing or
  * unreadable file is an error naming it, never created; Append on the result fails. Takes
  * no lock (a reader skips a writer's torn last line). */
-PrunerStatus prunerRecordsOpenExisting(const char *path, PrunerRecords *out);
-/* An in-memory log with no file (for replay and tests). */
+PrunerStatus prunerRecordsCreateReadOnly(const char *path, PrunerRecords *out);
+/* An in-memory log with no file (for replay and tests); NULL when out of memory. */
 PrunerRecords prunerRecordsCreateInMemory(void);
-void prunerRecordsClose(PrunerRecords records);
+/* Closes the file, releases its lock and frees the log; NULL is a no-op. */
+void prunerRecordsDestroy(PrunerRecords records);
 
 /* Appends, writes the line and flushes (fflush + fsync) before returning. */
 PrunerStatus prunerRecordsAppend(PrunerRecords records, const PrunerRecord *record);

@@ -134,7 +134,7 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
     return st;
 
   if (opts->records_path) {
-    st = prunerRecordsOpen(opts->records_path, &e->records);
+    st = prunerRecordsCreate(opts->records_path, &e->records);
     if (!st.ok)
       return st;
     if (prunerRecordsSkippedLines(e->records) > 0)
@@ -159,7 +159,7 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
       return prunerStatusError("--measure=replay needs a file: --measure=replay:FILE");
     if (!tuneFileExists(opts->measure_path))
       return prunerStatusError("replay file %s: %s", opts->measure_path, strerror(errno));
-    st = prunerRecordsOpenExisting(opts->measure_path, &e->replay);
+    st = prunerRecordsCreateReadOnly(opts->measure_path, &e->replay);
     if (!st.ok)
       return st;
     e->owns_replay = true;
@@ -277,9 +277,9 @@ void tuneEngineDestroy(TuneEngine *e) {
   if (e->verifier)
     prunerVerifierDestroy(e->verifier);
   if (e->records)
-    prunerRecordsClose(e->records);
+    prunerRecordsDestroy(e->records);
   if (e->replay && e->owns_replay)
-    prunerRecordsClose(e->replay);
+    prunerRecordsDestroy(e->replay);
   memset(e, 0, sizeof *e);
 }
 
@@ -945,7 +945,7 @@ PrunerStatus tuneIngest(TuneEngine *e, const char *path) {
   if (!tuneFileExists(path))
     return prunerStatusError("--ingest %s: %s", path, strerror(errno));
   PrunerRecords in = NULL;
-  PrunerStatus st = prunerRecordsOpenExisting(path, &in);
+  PrunerStatus st = prunerRecordsCreateReadOnly(path, &in);
   if (!st.ok)
     return st;
   if (prunerRecordsSkippedLines(in) > 0)
@@ -967,7 +967,7 @@ PrunerStatus tuneIngest(TuneEngine *e, const char *path) {
     st = prunerRecordsAppend(e->records, r);
     added += st.ok;
   }
-  prunerRecordsClose(in);
+  prunerRecordsDestroy(in);
   if (foreign > 0)
     tuneNote(e, -1, "warning: %s: ignoring %zu record(s) of other targets (tuning for %s)",
              path, foreign, e->target_key);
