@@ -50,6 +50,10 @@ static inline int32_t prunerConfigReductionThreads(const PrunerConfig *c) {
 /* Shared-memory bytes of a cross-thread reduction's partials (0 when reduction_threads is
  * 1): reduction_threads partials per output element of the block. */
 int64_t prunerConfigPartialBytes(const PrunerWorkload *w, const PrunerConfig *c);
+/* Whether reduction_threads > 1 can apply to `w` at all: a reduction or a contraction
+ * (matmul, batch_matmul, contraction: GEMV and other skinny shapes) with one output and
+ * exactly one reduction loop, the innermost. */
+bool prunerWorkloadHasReductionThreads(const PrunerWorkload *w);
 
 /* Values derived from a config that every consumer needs. */
 typedef struct PrunerLaunchShape {
@@ -69,7 +73,7 @@ typedef enum PrunerKnobKind {
   PRUNER_KNOB_REDUCTION,      /* step of one reduction loop                           */
   PRUNER_KNOB_PROMOTE,        /* promote_operands bit mask                            */
   PRUNER_KNOB_VECTOR_WIDTH,
-  /* reduction_threads (reductions only) */
+  /* reduction_threads (reductions and contractions with one reduction loop) */
   PRUNER_KNOB_REDUCTION_THREADS,
 } PrunerKnobKind;
 
