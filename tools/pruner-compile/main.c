@@ -390,7 +390,7 @@ static int studyRegisters(const PrunerWorkload *w, const PrunerTargetDesc *t,
   for (size_t i = 0; s.ok && i < n; ++i)
     if (r[i].status.ok) {
       ok[m] = c[i];
-      res[m++] = r[i].resources;
+      res[m++] = r[i].launch.resources;
     }
   PrunerRegisterStudy st;
   if (s.ok)
