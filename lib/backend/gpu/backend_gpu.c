@@ -197,7 +197,7 @@ static PrunerStatus gpuReport(PrunerBackendState s, const PrunerBackendBatch *b,
   PrunerRecords got = NULL;
   PrunerStatus st = interrupted && access(results_path, F_OK) != 0
                         ? prunerStatusOk() /* killed before its first record */
-                        : prunerRecordsOpen(results_path, &got);
+                        : prunerRecordsCreate(results_path, &got);
   if (st.ok && got)
     gpuAdoptDeviceKey(s, got, sink);
   for (size_t i = 0; st.ok && i < b->n; ++i) {
@@ -226,7 +226,7 @@ static PrunerStatus gpuReport(PrunerBackendState s, const PrunerBackendBatch *b,
       st = sink->baseline(sink->user, base);
   }
   if (got)
-    prunerRecordsClose(got);
+    prunerRecordsDestroy(got);
   return st;
 }
 
