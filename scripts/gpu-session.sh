@@ -21,7 +21,7 @@
 #   check-bmm        test/gpu/Inputs/batch-matmul.mlir (12x128x64 . 12x64x128), likewise
 #   check-conv       test/gpu/Inputs/conv.mlir (ResNet-50 3x3, NHWC 1x58x58x64 * 3x3x64x64)
 #   check-gemv       test/gpu/Inputs/gemv.mlir (GPT-2 decode QKV GEMV 1x768 . 768x2304,
-#                    f16 in, f32 accumulation; cuBLAS baseline cublasGemmEx f16/f32)
+#                    f16 in, f32 accumulation; cuBLAS baseline: GemmEx, f16 in, f32 compute)
 #   check-rowred     test/gpu/Inputs/row-reduction.mlir (row sum 128x4096 f32; no cuBLAS)
 #   dataset-matmul   matmul.mlir, DATASET_SIZE picks, ε = DATASET_EPSILON, seed 2: about
 #                    (1-ε)·N of the draft's top configs and ε·N uniformly random valid ones.
