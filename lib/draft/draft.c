@@ -536,8 +536,8 @@ static double estimateRegisters(const struct PrunerDraftImpl *d, const PrunerCon
   double step_loads = dmin(frag_regs * g->red_points_step, kLoadWindow);
   bool vectorized = config->vector_width > 1 || config->promote_operands != 0;
   double regs = vectorized ? kBaseRegisters + g->acc_elems * d->acc_regs_per_elem +
-                          kLoadsInFlight * step_loads
-                    : kScalarBaseRegisters + kScalarLoadsInFlight * step_loads;
+                                 kLoadsInFlight * step_loads
+                           : kScalarBaseRegisters + kScalarLoadsInFlight * step_loads;
   if (g->ithreads <= d->t.warp_size)
     regs *= kOneWarpFactor;
   return regs;
