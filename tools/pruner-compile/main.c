@@ -295,7 +295,7 @@ static bool launchMatches(const PrunerWorkload *w, const PrunerConfig *c,
   PrunerLaunchShape shape;
   prunerConfigLaunchShape(w, c, &shape);
   for (int i = 0; i < 3; ++i)
-    if (shape.grid[i] != r->grid[i] || shape.block[i] != r->block[i])
+    if (shape.grid[i] != r->launch.grid[i] || shape.block[i] != r->launch.block[i])
       return false;
   return true;
 }
@@ -306,7 +306,7 @@ static bool smemMatches(const PrunerWorkload *w, const PrunerConfig *c,
                         const PrunerCompileResult *r) {
   PrunerLaunchShape shape;
   prunerConfigLaunchShape(w, c, &shape);
-  return shape.smem_bytes == r->resources.shared_bytes + r->dynamic_smem_bytes;
+  return shape.smem_bytes == r->launch.resources.shared_bytes + r->launch.dynamic_smem_bytes;
 }
 
 static void printCandidate(const PrunerWorkload *w, const PrunerConfig *c, size_t i, uint64_t index,
@@ -321,10 +321,12 @@ static void printCandidate(const PrunerWorkload *w, const PrunerConfig *c, size_
   if (r->status.ok)
     printf("ok  regs %3d spill %d/%d stack %d smem %d grid %lldx%lldx%lld block "
            "%lldx%lldx%lld  mlir %.2fs ptxas %.2fs\n",
-           r->resources.registers, r->resources.spill_store_bytes, r->resources.spill_load_bytes,
-           r->resources.stack_bytes, r->resources.shared_bytes, (long long)r->grid[0],
-           (long long)r->grid[1], (long long)r->grid[2], (long long)r->block[0],
-           (long long)r->block[1], (long long)r->block[2], r->mlir_seconds, r->ptxas_seconds);
+           r->launch.resources.registers, r->launch.resources.spill_store_bytes,
+           r->launch.resources.spill_load_bytes, r->launch.resources.stack_bytes,
+           r->launch.resources.shared_bytes, (long long)r->launch.grid[0],
+           (long long)r->launch.grid[1], (long long)r->launch.grid[2],
+           (long long)r->launch.block[0], (long long)r->launch.block[1],
+           (long long)r->launch.block[2], r->mlir_seconds, r->ptxas_seconds);
   else
     printf("REJECTED  %s\n", r->status.message);
 }
@@ -341,7 +343,8 @@ static void printSummary(const PrunerWorkload *w, const PrunerConfig *c,
     ptxas += r[i].ptxas_seconds;
     if (r[i].status.ok) {
       ok++;
-      spills += r[i].resources.spill_store_bytes > 0 || r[i].resources.stack_bytes > 0;
+      spills +=
+          r[i].launch.resources.spill_store_bytes > 0 || r[i].launch.resources.stack_bytes > 0;
       mismatched += !launchMatches(w, &c[i], &r[i]);
       smem += !smemMatches(w, &c[i], &r[i]);
     } else {
@@ -387,7 +390,7 @@ static int studyRegisters(const PrunerWorkload *w, const PrunerTargetDesc *t,
   for (size_t i = 0; s.ok && i < n; ++i)
     if (r[i].status.ok) {
       ok[m] = c[i];
-      res[m++] = r[i].resources;
+      res[m++] = r[i].launch.resources;
     }
   PrunerRegisterStudy st;
   if (s.ok)
