@@ -54,6 +54,10 @@ static inline int32_t prunerConfigReductionThreads(const PrunerConfig *c) {
 /* Shared-memory bytes of a cross-thread reduction's partials (0 when reduction_threads is
  * 1): reduction_threads partials per output element of the block. */
 int64_t prunerConfigPartialBytes(const PrunerWorkload *w, const PrunerConfig *c);
+/* Whether reduction_threads > 1 can apply to `w` at all: a reduction or a contraction
+ * (matmul, batch_matmul, contraction: GEMV and other skinny shapes) with one output and
+ * exactly one reduction loop, the innermost. */
+bool prunerWorkloadHasReductionThreads(const PrunerWorkload *w);
 
 /* Whether any loop of `c` has a cache tile of its own (iree-cpu). */
 static inline bool prunerConfigHasCache(const PrunerConfig *c) {
@@ -89,7 +93,7 @@ typedef enum PrunerKnobKind {
   PRUNER_KNOB_REDUCTION,      /* step of one reduction loop                           */
   PRUNER_KNOB_PROMOTE,        /* promote_operands bit mask                            */
   PRUNER_KNOB_VECTOR_WIDTH,
-  /* reduction_threads (reductions only) */
+  /* reduction_threads (reductions and contractions with one reduction loop) */
   PRUNER_KNOB_REDUCTION_THREADS,
   /* iree-cpu: the cache tile of the two innermost parallel loops as splits of their
    * workgroup tiles, value = split of the innermost + 256 x split of the next one (split

@@ -311,9 +311,11 @@ static bool checkReductionThreads(const PrunerWorkload *w, const PrunerTargetDes
   if (r > t->max_threads_per_block)
     FAIL("reduction_threads = %d is more than the %d threads per block of %s", (int)r,
          t->max_threads_per_block, t->name);
-  if (w->kind != PRUNER_OP_REDUCTION || w->num_outputs != 1)
-    FAIL("reduction_threads = %d applies to a reduction (a linalg.generic with reduction "
-         "loops and one output, not a contraction); %s is not one",
+  if ((w->kind != PRUNER_OP_REDUCTION && w->kind != PRUNER_OP_MATMUL &&
+       w->kind != PRUNER_OP_BATCH_MATMUL && w->kind != PRUNER_OP_CONTRACTION) ||
+      w->num_outputs != 1)
+    FAIL("reduction_threads = %d applies to a reduction or a contraction with one output; "
+         "%s is not one",
          (int)r, w->op_name);
   int red = -1, reductions = 0;
   for (int l = 0; l < w->num_loops; ++l)

@@ -159,14 +159,10 @@ static void addVectorKnob(PrunerSpaceImpl *s) {
 
 /* reduction_threads candidates: 1, then each power of two from a warp (32) up to the
  * target's threads per block that divides the only (innermost) reduction loop of a
- * reduction (prunerConfigCheck's rules). No knob when only 1 is possible. */
+ * reduction or contraction (prunerConfigCheck's rules). No knob when only 1 is possible. */
 static void addReductionThreadsKnob(PrunerSpaceImpl *s) {
   const PrunerWorkload *w = &s->w;
-  int reductions = 0;
-  for (int l = 0; l < w->num_loops; ++l)
-    reductions += w->loop_kinds[l] == PRUNER_LOOP_REDUCTION;
-  if (w->kind != PRUNER_OP_REDUCTION || w->num_outputs != 1 || reductions != 1 ||
-      w->loop_kinds[w->num_loops - 1] != PRUNER_LOOP_REDUCTION)
+  if (!prunerWorkloadHasReductionThreads(w))
     return;
   PrunerKnob *k = &s->knobs[s->num_knobs];
   memset(k, 0, sizeof(*k));

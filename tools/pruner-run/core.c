@@ -189,9 +189,9 @@ static void runCandidate(Runner *r, size_t index, WorkloadSummary *sum) {
   rec.config = c->config;
   rec.draft_score_us = c->draft_score_us;
   rec.verifier_score = c->verifier_score;
-  rec.registers = c->resources.registers;
-  rec.spill_bytes = c->resources.spill_store_bytes + c->resources.spill_load_bytes;
-  rec.shared_bytes = c->resources.shared_bytes + (int)c->dynamic_smem_bytes;
+  rec.registers = c->launch.resources.registers;
+  rec.spill_bytes = c->launch.resources.spill_store_bytes + c->launch.resources.spill_load_bytes;
+  rec.shared_bytes = c->launch.resources.shared_bytes + (int)c->launch.dynamic_smem_bytes;
   if (!prepare(r, c->workload)) {
     r->errors++;
     return; /* no record: a rerun retries it */

@@ -38,9 +38,9 @@ static void writeBundle(int n) {
     PrunerCompileResult r;
     memset(&r, 0, sizeof(r));
     r.status = prunerStatusOk();
-    snprintf(r.kernel_name, sizeof(r.kernel_name), "k%d", i);
-    r.grid[0] = r.grid[1] = r.grid[2] = 1;
-    r.block[0] = r.block[1] = r.block[2] = 1;
+    snprintf(r.launch.kernel_name, sizeof(r.launch.kernel_name), "k%d", i);
+    r.launch.grid[0] = r.launch.grid[1] = r.launch.grid[2] = 1;
+    r.launch.block[0] = r.launch.block[1] = r.launch.block[2] = 1;
     r.binary = elf;
     r.binary_size = sizeof(elf);
     PrunerConfig c;
