@@ -41,6 +41,10 @@ typedef struct PrunerConfig {
    * shared memory (docs/config.md). 0 and 1 both mean one thread per output; readers
    * store 0 (the space's decoding, old records). */
   int32_t reduction_threads;
+  /* iree-cpu only: the cache tile (IREE's cache_parallel) of each parallel loop, inside its
+   * workgroup tile and around its thread tile; 0 means the workgroup tile, which every
+   * other target uses (docs/iree.md, "Space"). */
+  int64_t cache[PRUNER_MAX_LOOPS];
 } PrunerConfig;
 
 /* reduction_threads as used: 1 when the field is 0 (configs written before the knob). */
@@ -54,6 +58,22 @@ int64_t prunerConfigPartialBytes(const PrunerWorkload *w, const PrunerConfig *c)
  * (matmul, batch_matmul, contraction: GEMV and other skinny shapes) with one output and
  * exactly one reduction loop, the innermost. */
 bool prunerWorkloadHasReductionThreads(const PrunerWorkload *w);
+
+/* Whether any loop of `c` has a cache tile of its own (iree-cpu). */
+static inline bool prunerConfigHasCache(const PrunerConfig *c) {
+  for (int l = 0; l < PRUNER_MAX_LOOPS; ++l)
+    if (c->cache[l])
+      return true;
+  return false;
+}
+/* The two innermost parallel loops of `w` (inner, outer; -1 where there are fewer), whose
+ * cache tiles PRUNER_KNOB_CACHE_SPLIT sets. */
+void prunerConfigCacheLoops(const PrunerWorkload *w, int *inner, int *outer);
+/* PRUNER_KNOB_CACHE_SPLIT's value of `c` (1 + 256 for the workgroup tiles; -1 when a cache
+ * tile is not its workgroup tile divided by a whole number), and the cache tiles of `c`
+ * from such a value (the workgroup tiles must be set). */
+int64_t prunerConfigCacheSplit(const PrunerWorkload *w, const PrunerConfig *c);
+void prunerConfigSetCacheSplit(const PrunerWorkload *w, int64_t value, PrunerConfig *c);
 
 /* Values derived from a config that every consumer needs. */
 typedef struct PrunerLaunchShape {
@@ -75,6 +95,11 @@ typedef enum PrunerKnobKind {
   PRUNER_KNOB_VECTOR_WIDTH,
   /* reduction_threads (reductions and contractions with one reduction loop) */
   PRUNER_KNOB_REDUCTION_THREADS,
+  /* iree-cpu: the cache tile of the two innermost parallel loops as splits of their
+   * workgroup tiles, value = split of the innermost + 256 x split of the next one (split
+   * 1: the workgroup tile, cache 0). A split that does not divide its tile decodes to a
+   * cache tile larger than the workgroup tile, which the rules refuse. */
+  PRUNER_KNOB_CACHE_SPLIT,
 } PrunerKnobKind;
 
 /* One knob of a space: for TILE knobs the candidates are pairs (workgroup, thread);

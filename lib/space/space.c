@@ -381,8 +381,13 @@ static void digitsToConfig(const PrunerSpaceImpl *s, const int *digits, PrunerCo
     case PRUNER_KNOB_REDUCTION_THREADS:
       c->reduction_threads = v > 1 ? (int32_t)v : 0; /* 0: one thread, as configs read */
       break;
+    case PRUNER_KNOB_CACHE_SPLIT:
+      break; /* after the tiles it splits: below */
     }
   }
+  for (int k = 0; k < s->num_knobs; ++k)
+    if (s->knobs[k].kind == PRUNER_KNOB_CACHE_SPLIT)
+      prunerConfigSetCacheSplit(&s->w, s->knobs[k].values[digits[k]], c);
 }
 
 /* Digits of a config; false if a value is not a candidate or an entry sits where no knob
@@ -413,6 +418,10 @@ static bool configToDigits(const PrunerSpaceImpl *s, const PrunerConfig *c, int 
         break;
       case PRUNER_KNOB_REDUCTION_THREADS:
         if ((int64_t)prunerConfigReductionThreads(c) == knob->values[v])
+          found = v;
+        break;
+      case PRUNER_KNOB_CACHE_SPLIT:
+        if (prunerConfigCacheSplit(&s->w, c) == knob->values[v])
           found = v;
         break;
       }

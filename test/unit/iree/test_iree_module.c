@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "pruner/backend/iree.h"
+#include "pruner/records.h"
 
 static const char kModule[] =
     "func.func @two(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>, %c: tensor<64x16xf32>)"
@@ -181,7 +182,42 @@ static void test_compile_cost(void **state) {
   prunerIreeDestroy(iree);
 }
 
+/* A config with a cache tile survives a record's JSON round trip (records are how tuning
+ * runs resume and replay); one without writes no "cache" key. Needs no IREE. */
+static void test_cache_record(void **state) {
+  (void)state;
+  PrunerRecord r;
+  prunerRecordInit(&r);
+  prunerWorkloadMatmul(&r.workload, 128, 256, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  r.has_workload = true;
+  snprintf(r.workload_key, sizeof r.workload_key, "%s", r.workload.key);
+  snprintf(r.target_key, sizeof r.target_key, "iree-cpu:x");
+  r.config.workgroup[0] = 64;
+  r.config.workgroup[1] = 128;
+  r.config.cache[1] = 32;
+  r.config.thread[0] = 4;
+  r.config.thread[1] = 16;
+  r.config.reduction[2] = 4;
+  r.config.vector_width = 16;
+  char *line = prunerRecordToJson(&r);
+  assert_non_null(line);
+  assert_non_null(strstr(line, "\"cache\":[0,32,0]"));
+  PrunerRecord back;
+  PrunerStatus st = prunerRecordFromJson(line, &back);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  assert_true(prunerConfigEqual(&back.config, &r.config));
+  free(line);
+  r.config.cache[1] = 0;
+  line = prunerRecordToJson(&r);
+  assert_null(strstr(line, "cache"));
+  free(line);
+}
+
 int main(void) {
+  const struct CMUnitTest offline[] = {cmocka_unit_test(test_cache_record)};
+  if (cmocka_run_group_tests(offline, NULL, NULL) != 0)
+    return 1;
   char version[256];
   if (!prunerIreeCheckTools(version, sizeof version).ok) {
     printf("IREE's tools do not run here (scripts/setup.sh installs them): skipped\n");
