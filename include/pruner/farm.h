@@ -62,10 +62,10 @@ typedef struct PrunerFarmImpl *PrunerFarm;
  * without MPI it fails, saying so. Destroy with prunerFarmDestroy. */
 PrunerStatus prunerFarmCreate(int *argc, char ***argv, const PrunerFarmOptions *opts,
                               PrunerFarm *out);
-/* Rank 0: tells the worker ranks to end, prints nothing. MPI_Finalize is skipped once a
- * rank was lost or the run was interrupted (Open MPI's finalize then waits for the lost
- * rank forever). NULL: no-op. */
-void prunerFarmDestroy(PrunerFarm farm);
+/* Rank 0 tells the worker ranks to end; then MPI_Finalize. After a lost rank or an
+ * interrupted run a watchdog ends the process with `exit_status` should finalize not
+ * return within 10 s (an MPI may wait for the lost rank). NULL: no-op. */
+void prunerFarmDestroy(PrunerFarm farm, int exit_status);
 
 int prunerFarmRank(PrunerFarm farm); /* 0 for NULL */
 int prunerFarmSize(PrunerFarm farm); /* 1 for NULL */

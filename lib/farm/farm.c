@@ -72,7 +72,7 @@ PrunerStatus prunerFarmCreate(int *argc, char ***argv, const PrunerFarmOptions *
       "installation): run it without mpirun/srun, or rebuild with MPI (docs/distributed.md)");
 }
 
-void prunerFarmDestroy(PrunerFarm farm) { (void)farm; }
+void prunerFarmDestroy(PrunerFarm farm, int exit_status) { (void)farm, (void)exit_status; }
 int prunerFarmRank(PrunerFarm farm) { return (void)farm, 0; }
 int prunerFarmSize(PrunerFarm farm) { return (void)farm, 1; }
 
@@ -148,6 +148,13 @@ typedef struct FarmResultHeader {
 } /* then: n present flags (uint8), n PrunerRecord, baseline (if any), notes, blob */
     FarmResultHeader;
 
+typedef struct FarmAssembly {
+  unsigned char *buf;
+  size_t len, got;
+  int tag;
+  bool active;
+} FarmAssembly;
+
 typedef struct FarmRank {
   PrunerFarmRole role;
   bool hello, lost, busy;
@@ -162,6 +169,7 @@ struct PrunerFarmImpl {
   PrunerFarmRole role; /* this rank's resolved role (rank 0: set at first use)        */
   bool role_resolved;
   pthread_mutex_t mpi;
+  FarmAssembly *assembly; /* per sender: the message being received             */
   pthread_t heartbeat;
   bool heartbeat_running;
   volatile int quit;
@@ -434,11 +442,16 @@ static bool farmUnpackResult(FarmReader *r, uint64_t *job, FarmChunkResult *res)
   return !res->notes.failed;
 }
 
-/* Sends without blocking on the peer: the send is tested with the lock released in
- * between, so the heartbeat thread keeps beating. False when MPI reports an error or
- * `give_up` (may be NULL) becomes true. */
-static bool farmSend(PrunerFarm f, const void *data, size_t len, int dest, int tag,
-                     volatile int *give_up) {
+/* Messages travel in fragments below the transports' eager limit (Open MPI's shared
+ * memory transport: 4 KiB): an eager fragment is copied whole into the receiver's queue,
+ * while a larger message is pulled from the sender's memory during the receive, and a
+ * receive from a rank killed in between never returns (seen with kill -9 under Open MPI
+ * 4.1.4). The first fragment starts with the message's length; fragments of one sender
+ * arrive in order (MPI's non-overtaking rule). */
+#define FARM_FRAGMENT 3584
+
+static bool farmSendFragment(PrunerFarm f, const void *data, size_t len, int dest, int tag,
+                             volatile int *give_up) {
   MPI_Request req;
   pthread_mutex_lock(&f->mpi);
   int rc = MPI_Isend(data, (int)len, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &req);
@@ -461,37 +474,93 @@ static bool farmSend(PrunerFarm f, const void *data, size_t len, int dest, int t
       pthread_mutex_unlock(&f->mpi);
       return false;
     }
-    usleep(500);
+    usleep(200);
   }
 }
 
-/* A message waiting from `source` (MPI_ANY_SOURCE) with `tag` (MPI_ANY_TAG), received
- * into a malloc'ed buffer. False when none is waiting. */
-static bool farmTryReceive(PrunerFarm f, int source, int tag, int *from, int *got_tag,
-                           unsigned char **data, int *len) {
-  MPI_Status status;
-  int flag = 0;
-  pthread_mutex_lock(&f->mpi);
-  if (MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, &status) != MPI_SUCCESS || !flag) {
-    pthread_mutex_unlock(&f->mpi);
+/* Sends without blocking on the peer: each fragment's send is tested with the lock
+ * released in between, so the heartbeat thread keeps beating. False when MPI reports an
+ * error or `give_up` (may be NULL) becomes true. */
+static bool farmSend(PrunerFarm f, const void *data, size_t len, int dest, int tag,
+                     volatile int *give_up) {
+  unsigned char frag[FARM_FRAGMENT];
+  uint64_t total = len;
+  memcpy(frag, &total, sizeof total);
+  size_t first = len < FARM_FRAGMENT - sizeof total ? len : FARM_FRAGMENT - sizeof total;
+  memcpy(frag + sizeof total, data, first);
+  if (!farmSendFragment(f, frag, sizeof total + first, dest, tag, give_up))
     return false;
+  for (size_t at = first; at < len; at += FARM_FRAGMENT) {
+    size_t n = len - at < FARM_FRAGMENT ? len - at : FARM_FRAGMENT;
+    if (!farmSendFragment(f, (const unsigned char *)data + at, n, dest, tag, give_up))
+      return false;
   }
-  int count = 0;
-  MPI_Get_count(&status, MPI_BYTE, &count);
-  unsigned char *buf = malloc(count > 0 ? (size_t)count : 1);
-  int rc = buf ? MPI_Recv(buf, count, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG,
-                          MPI_COMM_WORLD, MPI_STATUS_IGNORE)
-               : MPI_ERR_NO_MEM;
-  pthread_mutex_unlock(&f->mpi);
-  if (rc != MPI_SUCCESS) {
-    free(buf);
-    return false;
-  }
-  *from = status.MPI_SOURCE;
-  *got_tag = status.MPI_TAG;
-  *data = buf;
-  *len = count;
   return true;
+}
+
+/* A whole message waiting from `source` (MPI_ANY_SOURCE) with any tag, received into a
+ * malloc'ed buffer; fragments of an unfinished one are kept per sender. False when no
+ * whole message is there yet. Heartbeats are single ints, not fragmented. */
+static bool farmTryReceive(PrunerFarm f, int source, int *from, int *got_tag,
+                           unsigned char **data, int *len) {
+  for (;;) {
+    MPI_Status status;
+    int flag = 0;
+    pthread_mutex_lock(&f->mpi);
+    if (MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status) != MPI_SUCCESS ||
+        !flag) {
+      pthread_mutex_unlock(&f->mpi);
+      return false;
+    }
+    int count = 0;
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    unsigned char frag[FARM_FRAGMENT];
+    int rc = count >= 0 && count <= FARM_FRAGMENT
+                 ? MPI_Recv(frag, count, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG,
+                            MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+                 : MPI_ERR_COUNT;
+    pthread_mutex_unlock(&f->mpi);
+    if (rc != MPI_SUCCESS)
+      return false;
+    int src = status.MPI_SOURCE;
+    if (status.MPI_TAG == TAG_HEARTBEAT) {
+      *from = src;
+      *got_tag = TAG_HEARTBEAT;
+      *data = NULL;
+      *len = 0;
+      return true;
+    }
+    FarmAssembly *a = &f->assembly[src];
+    size_t at = 0;
+    if (!a->active) {
+      uint64_t total = 0;
+      if ((size_t)count < sizeof total)
+        continue; /* not one of ours */
+      memcpy(&total, frag, sizeof total);
+      at = sizeof total;
+      a->buf = malloc(total ? total : 1);
+      if (!a->buf)
+        return false;
+      a->len = total;
+      a->got = 0;
+      a->tag = status.MPI_TAG;
+      a->active = true;
+    }
+    size_t n = (size_t)count - at;
+    if (n > a->len - a->got)
+      n = a->len - a->got;
+    memcpy(a->buf + a->got, frag + at, n);
+    a->got += n;
+    if (a->got < a->len)
+      continue;
+    *from = src;
+    *got_tag = a->tag;
+    *data = a->buf;
+    *len = (int)a->len;
+    a->buf = NULL;
+    a->active = false;
+    return true;
+  }
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -575,6 +644,12 @@ PrunerStatus prunerFarmCreate(int *argc, char ***argv, const PrunerFarmOptions *
                              "needed for the heartbeat thread; got level %d)",
                              provided);
   }
+  f->assembly = calloc((size_t)f->size, sizeof *f->assembly);
+  if (!f->assembly) {
+    MPI_Finalize();
+    free(f);
+    return prunerStatusError("out of memory");
+  }
   pthread_mutex_init(&f->mpi, NULL);
   f->created = prunerNowSeconds();
   f->last_rank0 = f->created;
@@ -597,28 +672,47 @@ int prunerFarmRank(PrunerFarm f) { return f ? f->rank : 0; }
 int prunerFarmSize(PrunerFarm f) { return f ? f->size : 1; }
 int prunerFarmLostRanks(PrunerFarm f) { return f ? f->lost : 0; }
 
-void prunerFarmDestroy(PrunerFarm f) {
+/* MPI_Finalize after a lost rank: it returned at once in our tests with Open MPI 4.1.4
+ * (and the launcher waits for it: a process that exits without it keeps mpirun running),
+ * but an MPI may wait for the lost rank; a watchdog ends the process if it does. */
+#define FARM_FINALIZE_WAIT_S 10
+
+static int g_farm_exit_status; /* the watchdog's only input; set once before it starts */
+
+static void *farmFinalizeWatchdog(void *arg) {
+  (void)arg;
+  sleep(FARM_FINALIZE_WAIT_S);
+  static const char msg[] = "pruner-tune: MPI_Finalize did not return within 10 s (a lost "
+                            "rank?); exiting without it (rank 0's records are complete)\n";
+  ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+  (void)ignored;
+  _exit(g_farm_exit_status);
+}
+
+void prunerFarmDestroy(PrunerFarm f, int exit_status) {
   if (!f)
     return;
-  bool finalize = true;
   if (f->rank == 0) {
     static const int word = 0;
     volatile int give_up = 0;
     for (int r = 1; r < f->size; ++r)
       if (!f->ranks[r].lost)
         farmSend(f, &word, sizeof word, r, TAG_STOP, &give_up);
-    finalize = f->lost == 0 && !f->interrupted;
-  } else {
-    finalize = !f->rank0_lost;
   }
   f->quit = 1;
   if (f->heartbeat_running)
     pthread_join(f->heartbeat, NULL);
-  /* After a loss Open MPI's finalize waits for the lost rank; the launcher ends the job
-   * once this process exits. */
-  if (finalize)
-    MPI_Finalize();
+  /* Armed on every rank: a surviving worker's finalize can wait for the lost rank as
+   * much as rank 0's, and it does not know of the loss. */
+  g_farm_exit_status = exit_status;
+  pthread_t watchdog;
+  if (pthread_create(&watchdog, NULL, farmFinalizeWatchdog, NULL) == 0)
+    pthread_detach(watchdog);
+  MPI_Finalize();
   pthread_mutex_destroy(&f->mpi);
+  for (int r = 0; r < f->size; ++r)
+    free(f->assembly[r].buf);
+  free(f->assembly);
   free(f->ranks);
   free(f);
 }
@@ -659,7 +753,7 @@ PrunerStatus prunerFarmServe(PrunerFarm f, const PrunerBackend *backend,
     }
     int from = 0, tag = 0, len = 0;
     unsigned char *msg = NULL;
-    if (!farmTryReceive(f, 0, MPI_ANY_TAG, &from, &tag, &msg, &len)) {
+    if (!farmTryReceive(f, 0, &from, &tag, &msg, &len)) {
       usleep(2000);
       continue;
     }
@@ -750,6 +844,8 @@ static void farmMarkLost(FarmRun *run, int r, const char *why) {
     return;
   f->ranks[r].lost = true;
   f->ranks[r].busy = false;
+  free(f->assembly[r].buf);
+  memset(&f->assembly[r], 0, sizeof f->assembly[r]);
   f->lost++;
   size_t back = 0;
   for (size_t c = 0; c < run->n_chunks; ++c)
@@ -769,7 +865,7 @@ static bool farmPoll(FarmRun *run) {
   bool any = false;
   int from, tag, len;
   unsigned char *msg;
-  while (farmTryReceive(f, MPI_ANY_SOURCE, MPI_ANY_TAG, &from, &tag, &msg, &len)) {
+  while (farmTryReceive(f, MPI_ANY_SOURCE, &from, &tag, &msg, &len)) {
     any = true;
     FarmRank *rk = &f->ranks[from];
     rk->last_seen = prunerNowSeconds();

@@ -623,7 +623,7 @@ int main(int argc, char **argv) {
     }
     if (prunerFarmRank(farm) > 0) {
       int rc = serveFarm(farm, &o);
-      prunerFarmDestroy(farm);
+      prunerFarmDestroy(farm, rc);
       return rc;
     }
     o.farm = farm;
@@ -638,7 +638,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "pruner-tune: %d rank(s) lost during the run; their unfinished candidates "
                       "were built or measured by the other ranks, no record is missing\n",
               prunerFarmLostRanks(farm));
-    prunerFarmDestroy(farm);
+    prunerFarmDestroy(farm, rc);
   }
   return rc;
 }
