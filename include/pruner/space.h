@@ -41,7 +41,13 @@ typedef struct PrunerConfig {
    * shared memory (docs/config.md). 0 and 1 both mean one thread per output; readers
    * store 0 (the space's decoding, old records). */
   int32_t reduction_threads;
+  /* Tensor cores (docs/config.md, "mma"): 0 none (FMA), PRUNER_MMA_M16N8K16 = the warp-level
+   * mma.sync m16n8k16 with f16 inputs and f32 accumulation. With it, `thread` holds each
+   * WARP's tile (M a multiple of 16, N of 8) instead of a thread's. */
+  int32_t mma;
 } PrunerConfig;
+
+#define PRUNER_MMA_M16N8K16 1
 
 /* reduction_threads as used: 1 when the field is 0 (configs written before the knob). */
 static inline int32_t prunerConfigReductionThreads(const PrunerConfig *c) {
@@ -50,6 +56,9 @@ static inline int32_t prunerConfigReductionThreads(const PrunerConfig *c) {
 /* Shared-memory bytes of a cross-thread reduction's partials (0 when reduction_threads is
  * 1): reduction_threads partials per output element of the block. */
 int64_t prunerConfigPartialBytes(const PrunerWorkload *w, const PrunerConfig *c);
+
+/* Whether a config runs on tensor cores (mma != 0). */
+static inline bool prunerConfigUsesMma(const PrunerConfig *c) { return c->mma != 0; }
 
 /* Values derived from a config that every consumer needs. */
 typedef struct PrunerLaunchShape {

@@ -179,6 +179,8 @@ cJSON *prunerConfigToJson(const PrunerConfig *config, int num_loops) {
   /* Written only when > 1, so records of every other config stay byte-identical. */
   if (prunerConfigReductionThreads(config) > 1)
     cJSON_AddNumberToObject(json, "reduction_threads", config->reduction_threads);
+  if (config->mma) /* likewise only when set */
+    cJSON_AddNumberToObject(json, "mma", config->mma);
   return json;
 }
 
@@ -232,6 +234,11 @@ PrunerStatus prunerConfigFromJson(const cJSON *json, PrunerConfig *out) {
   int threads = 1;
   TRY(within("config", readIntOr(json, "reduction_threads", 1, 1024, 1, &threads)));
   out->reduction_threads = threads > 1 ? threads : 0;
+  /* Absent: 0, FMA (records written before the tensor-core knob). Whether the kind fits
+   * the workload is prunerConfigCheck's. */
+  int mma = 0;
+  TRY(within("config", readIntOr(json, "mma", 0, 1, 0, &mma)));
+  out->mma = mma;
   return prunerStatusOk();
 }
 

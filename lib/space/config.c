@@ -6,6 +6,7 @@
 
 #include "pruner/backend/host_rules.h"
 #include "pruner/backend/iree_rules.h"
+#include "space_mma.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -512,6 +513,8 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
   if (c->promote_operands >> num_operands)
     FAIL("promote_operands %s names an operand beyond the op's %d operands",
          formatPromote(a1, sizeof(a1), c->promote_operands), num_operands);
+  if (c->mma) /* tensor cores: warp tiles, their own rules (config_mma.c) */
+    return prunerMmaConfigCheck(w, t, opts, c, status);
   if (!checkReductionThreads(w, t, c, status))
     return false;
   int64_t threads, elements;
@@ -558,6 +561,10 @@ bool prunerConfigIsValid(const PrunerWorkload *w, const PrunerTargetDesc *t,
 
 void prunerConfigLaunchShape(const PrunerWorkload *w, const PrunerConfig *config,
                              PrunerLaunchShape *out) {
+  if (config->mma) {
+    prunerMmaLaunchShape(w, config, out);
+    return;
+  }
   memset(out, 0, sizeof(*out));
   int g = 0, b = 0;
   for (int i = 0; i < 3; ++i) {
@@ -590,16 +597,19 @@ void prunerConfigLaunchShape(const PrunerWorkload *w, const PrunerConfig *config
 
 int prunerConfigFormat(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
                        size_t size) {
-  char wg[160], red[160], th[160], pr[64], rt[40] = "";
-  /* reduction_threads only when > 1: every other config formats as before the knob. */
+  char wg[160], red[160], th[160], pr[64], rt[40] = "", mma[24] = "";
+  /* reduction_threads only when > 1, mma when set: every other config formats as before
+   * the knobs. */
   if (prunerConfigReductionThreads(config) > 1)
     snprintf(rt, sizeof rt, ", reduction_threads = %d", (int)config->reduction_threads);
+  if (config->mma)
+    snprintf(mma, sizeof mma, ", mma = %d", (int)config->mma);
   return snprintf(buf, size,
                   "{workgroup = %s, reduction = %s, thread = %s, promote_operands = %s, "
-                  "vector_width = %d%s}",
+                  "vector_width = %d%s%s}",
                   ARR(wg, config->workgroup), ARR(red, config->reduction), ARR(th, config->thread),
                   formatPromote(pr, sizeof(pr), config->promote_operands),
-                  (int)config->vector_width, rt);
+                  (int)config->vector_width, rt, mma);
 }
 
 /* "wg64x64 r16 t4x4 p01 v4": parallel loops' tiles, reduction steps, promoted operand
@@ -624,6 +634,8 @@ int prunerConfigFormatShort(const PrunerWorkload *w, const PrunerConfig *config,
   for (int i = 0; i < 32 && lp + 1 < sizeof(pr); ++i)
     if (config->promote_operands & (1u << i))
       lp += (size_t)snprintf(pr + lp, sizeof(pr) - lp, "%d", i);
+  if (config->mma) /* "w": the thread entries are warp tiles */
+    return snprintf(buf, size, "wg%s r%s w%s mma%d", wg, lr ? red : "-", th, (int)config->mma);
   if (prunerConfigReductionThreads(config) > 1)
     return snprintf(buf, size, "wg%s r%s t%s p%s v%d x%d", wg, lr ? red : "-", th, lp ? pr : "-",
                     (int)config->vector_width, (int)config->reduction_threads);
@@ -637,5 +649,5 @@ bool prunerConfigEqual(const PrunerConfig *a, const PrunerConfig *b) {
         a->thread[l] != b->thread[l])
       return false;
   return a->promote_operands == b->promote_operands && a->vector_width == b->vector_width &&
-         prunerConfigReductionThreads(a) == prunerConfigReductionThreads(b);
+         prunerConfigReductionThreads(a) == prunerConfigReductionThreads(b) && a->mma == b->mma;
 }
