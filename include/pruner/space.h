@@ -45,7 +45,13 @@ typedef struct PrunerConfig {
    * workgroup tile and around its thread tile; 0 means the workgroup tile, which every
    * other target uses (docs/iree.md, "Space"). */
   int64_t cache[PRUNER_MAX_LOOPS];
+  /* Tensor cores (docs/config.md, "mma"): 0 none (FMA), PRUNER_MMA_M16N8K16 = the warp-level
+   * mma.sync m16n8k16 with f16 inputs and f32 accumulation. With it, `thread` holds each
+   * WARP's tile (M a multiple of 16, N of 8) instead of a thread's. */
+  int32_t mma;
 } PrunerConfig;
+
+#define PRUNER_MMA_M16N8K16 1
 
 /* reduction_threads as used: 1 when the field is 0 (configs written before the knob). */
 static inline int32_t prunerConfigReductionThreads(const PrunerConfig *c) {
@@ -74,6 +80,9 @@ void prunerConfigCacheLoops(const PrunerWorkload *w, int *inner, int *outer);
  * from such a value (the workgroup tiles must be set). */
 int64_t prunerConfigCacheSplit(const PrunerWorkload *w, const PrunerConfig *c);
 void prunerConfigSetCacheSplit(const PrunerWorkload *w, int64_t value, PrunerConfig *c);
+
+/* Whether a config runs on tensor cores (mma != 0). */
+static inline bool prunerConfigUsesMma(const PrunerConfig *c) { return c->mma != 0; }
 
 /* Values derived from a config that every consumer needs. */
 typedef struct PrunerLaunchShape {

@@ -182,6 +182,8 @@ static cJSON *configToJson(const PrunerConfig *config, int num_loops) {
   /* iree-cpu's cache tiles, only when set (PrunerConfig.cache). */
   if (prunerConfigHasCache(config))
     cJSON_AddItemToObject(json, "cache", intArray(config->cache, num_loops));
+  if (config->mma) /* likewise only when set */
+    cJSON_AddNumberToObject(json, "mma", config->mma);
   return json;
 }
 
@@ -246,6 +248,11 @@ static PrunerStatus configFromJson(const cJSON *json, PrunerConfig *out) {
         return prunerStatusError("config: key 'cache': entry %d is %" PRId64 "; tiles are >= 0",
                                  l, out->cache[l]);
   }
+  /* Absent: 0, FMA (records written before the tensor-core knob). Whether the kind fits
+   * the workload is prunerConfigCheck's. */
+  int mma = 0;
+  TRY(within("config", readIntOr(json, "mma", 0, 1, 0, &mma)));
+  out->mma = mma;
   return prunerStatusOk();
 }
 
