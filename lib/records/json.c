@@ -179,6 +179,11 @@ static cJSON *configToJson(const PrunerConfig *config, int num_loops) {
   /* Written only when > 1, so records of every other config stay byte-identical. */
   if (prunerConfigReductionThreads(config) > 1)
     cJSON_AddNumberToObject(json, "reduction_threads", config->reduction_threads);
+  /* iree-cpu's cache tiles, only when set (PrunerConfig.cache). */
+  if (prunerConfigHasCache(config))
+    cJSON_AddItemToObject(json, "cache", intArray(config->cache, num_loops));
+  if (config->mma) /* likewise only when set */
+    cJSON_AddNumberToObject(json, "mma", config->mma);
   return json;
 }
 
@@ -232,6 +237,22 @@ static PrunerStatus configFromJson(const cJSON *json, PrunerConfig *out) {
   int threads = 1;
   TRY(within("config", readIntOr(json, "reduction_threads", 1, 1024, 1, &threads)));
   out->reduction_threads = threads > 1 ? threads : 0;
+  if (cJSON_GetObjectItemCaseSensitive(json, "cache")) {
+    int n_cache = 0;
+    TRY(within("config", readIntArray(json, "cache", out->cache, PRUNER_MAX_LOOPS, &n_cache)));
+    if (n_cache != n_wg)
+      return prunerStatusError("config: cache has %d entries; it must have one per loop (%d)",
+                               n_cache, n_wg);
+    for (int l = 0; l < n_cache; ++l)
+      if (out->cache[l] < 0)
+        return prunerStatusError("config: key 'cache': entry %d is %" PRId64 "; tiles are >= 0",
+                                 l, out->cache[l]);
+  }
+  /* Absent: 0, FMA (records written before the tensor-core knob). Whether the kind fits
+   * the workload is prunerConfigCheck's. */
+  int mma = 0;
+  TRY(within("config", readIntOr(json, "mma", 0, 1, 0, &mma)));
+  out->mma = mma;
   return prunerStatusOk();
 }
 

@@ -90,6 +90,8 @@ static uint64_t configHash(uint64_t h, const PrunerConfig *c) {
   int32_t threads = prunerConfigReductionThreads(c);
   if (threads > 1) /* hashes of configs without the knob are unchanged */
     h = fnvBytes(h, &threads, sizeof(threads));
+  if (c->mma) /* likewise */
+    h = fnvBytes(h, &c->mma, sizeof(c->mma));
   return h;
 }
 
@@ -101,7 +103,7 @@ static bool configSame(const PrunerConfig *a, const PrunerConfig *b) {
       return false;
   }
   return a->promote_operands == b->promote_operands && a->vector_width == b->vector_width &&
-         prunerConfigReductionThreads(a) == prunerConfigReductionThreads(b);
+         prunerConfigReductionThreads(a) == prunerConfigReductionThreads(b) && a->mma == b->mma;
 }
 
 static PrunerRecord *recordAt(PrunerRecords r, size_t i) {

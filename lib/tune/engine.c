@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "pruner/clock.h"
+#include "pruner/farm.h"
 #include "pruner/random.h"
 #include "tune_internal.h"
 
@@ -620,7 +621,9 @@ static PrunerStatus tuneMeasureDevice(TuneEngine *e, TuneTask *t, const TuneCand
     return prunerStatusError("out of memory");
   TuneSinkContext ctx = {e, t, cs, round_trials};
   PrunerBackendSink sink = tuneSink(&ctx);
-  st = e->backend->measure(e->backend_state, &batch, &sink);
+  /* With a farm the batch is split among the ranks; records come back in order. */
+  st = e->opts.farm ? prunerFarmMeasure(e->opts.farm, e->backend, e->backend_state, &batch, &sink)
+                    : e->backend->measure(e->backend_state, &batch, &sink);
   tuneBatchFree(&batch);
   return st;
 }
@@ -821,7 +824,9 @@ static PrunerStatus tuneExportOnly(TuneEngine *e) {
     if (tuneBatch(t, cs, n, &batch)) {
       TuneSinkContext ctx = {e, t, cs, NULL};
       PrunerBackendSink sink = tuneSink(&ctx);
-      st = e->backend->exportAdd(e->backend_state, &batch, &sink);
+      st = e->opts.farm
+               ? prunerFarmExportAdd(e->opts.farm, e->backend, e->backend_state, &batch, &sink)
+               : e->backend->exportAdd(e->backend_state, &batch, &sink);
       tuneBatchFree(&batch);
     } else {
       st = prunerStatusError("out of memory");

@@ -12,11 +12,11 @@ header which includes compile.h is caught as well. The rules:
      an MLIR header or the header of a part that links MLIR;
   4. lib/tune reaches no particular backend (only pruner/backend.h), neither compile.h nor
      measure.h, and names no target kind and no backend feature macro;
-  5. only lib/backend, lib/tune, lib/apply, the plugin (passes), tools and tests include
+  5. only lib/backend, lib/farm, lib/tune, lib/apply, the plugin (passes), tools and tests include
      backend headers, except the rules headers (host, IREE), which lib/target, lib/space and
      lib/draft use for their targets;
   6. public headers (include/) neither include nor name a library the parts use inside
-     (cJSON, XGBoost, CUDA): those stay implementation details; MLIR's C API is the one
+     (cJSON, XGBoost, CUDA, MPI): those stay implementation details; MLIR's C API is the one
      outside API a public header may speak.
 """
 import os
@@ -56,13 +56,15 @@ TUNE_WORDS = re.compile(r"\b(PRUNER_TARGET_HOST|PRUNER_TARGET_GPU|PRUNER_TARGET_
 TUNE_LITERALS = re.compile(r'"(cublas|openblas|iree-default)"', re.I)
 
 # Libraries used inside the parts that a public header must not expose.
-PRIVATE_SYSTEM = ("cjson/", "cJSON.h", "xgboost/", "cuda", "cublas", "cblas")
+PRIVATE_SYSTEM = ("cjson/", "cJSON.h", "xgboost/", "cuda", "cublas", "cblas", "mpi.h")
 PRIVATE_WORDS = re.compile(r"\b(cJSON\w*|BoosterHandle|DMatrixHandle|CU\w+_st|cudaError_t|"
-                           r"cublasHandle_t)\b")
+                           r"cublasHandle_t|MPI_Comm|MPI_Status|MPI_Request)\b")
 
 RULES_HEADERS = ("include/pruner/backend/host_rules.h", "include/pruner/backend/iree_rules.h")
 HOST_RULES_USERS = ("lib/target/", "lib/space/", "lib/draft/")
-BACKEND_USERS = ("lib/backend/", "lib/tune/", "lib/apply/", "passes/", "tools/", "test/")
+# lib/farm hands the backend interface's batches to other processes (pruner/farm.h).
+BACKEND_USERS = ("lib/backend/", "lib/farm/", "include/pruner/farm.h", "lib/tune/", "lib/apply/",
+                 "passes/", "tools/", "test/")
 
 
 def sources(root):

@@ -27,6 +27,7 @@
 
 #include "pruner/clock.h"
 #include "pruner/compile.h"
+#include "pruner/draft.h"
 #include "pruner/file.h"
 #include "pruner/flags.h"
 #include "pruner/ir.h"
@@ -44,7 +45,7 @@ typedef struct Args {
   long random, jobs, op_index, memory_mb, min_reduction_threads;
   uint64_t seed;
   double timeout;
-  int quiet;
+  int quiet, study_registers;
 } Args;
 
 /* --min-reduction-threads: keep configs whose reduction_threads is at least *user. */
@@ -57,7 +58,7 @@ static void usage(FILE *f) {
              "[--op-index=I])\n"
              "         [--dtype=f32] [--config='{...}' | --random=N [--seed=S]] [--target=sm_90]\n"
              "         [--jobs=N] [--timeout=SECONDS] [--memory-mb=MB] [--format=cubin|ptx]\n"
-             "         [--min-reduction-threads=R] [--out=DIR] [--quiet]\n"
+             "         [--min-reduction-threads=R] [--study-registers] [--out=DIR] [--quiet]\n"
              "kinds: matmul (MxNxK), batch_matmul (BxMxNxK),\n"
              "       conv_2d_nhwc_hwcf (NxIHxIWxCxKHxKWxF[xSTRIDE[xDILATION]]),\n"
              "       conv_2d_nchw_fchw (NxCxIHxIWxFxKHxKW[xSTRIDE[xDILATION]]),\n"
@@ -118,6 +119,8 @@ static int parseArgs(int argc, char **argv, Args *a) {
       fs = prunerParseInt("--memory-mb", v, 0, MAX_MEMORY_MB, &n), a->memory_mb = (long)n;
     else if (strcmp(s, "--quiet") == 0)
       a->quiet = 1;
+    else if (strcmp(s, "--study-registers") == 0)
+      a->study_registers = 1;
     else if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
       usage(stdout);
       exit(0);
@@ -371,6 +374,47 @@ static void printSummary(const PrunerWorkload *w, const PrunerConfig *c,
          n ? mlir / (double)n : 0.0, n ? ptxas / (double)n : 0.0);
 }
 
+/* --study-registers: the draft's register estimate against ptxas' count per compiled
+ * candidate, then the error summary (docs/draft.md, "Registers"). */
+static int studyRegisters(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                          const PrunerConfig *c, const PrunerCompileResult *r, size_t n,
+                          bool quiet) {
+  PrunerDraft draft = NULL;
+  PrunerStatus s = prunerDraftCreate(w, t, &draft);
+  PrunerConfig *ok = calloc(n ? n : 1, sizeof *ok);
+  PrunerKernelResources *res = calloc(n ? n : 1, sizeof *res);
+  int *est = calloc(n ? n : 1, sizeof *est);
+  size_t m = 0;
+  if (s.ok && (!ok || !res || !est))
+    s = prunerStatusError("out of memory for %zu candidates", n);
+  for (size_t i = 0; s.ok && i < n; ++i)
+    if (r[i].status.ok) {
+      ok[m] = c[i];
+      res[m++] = r[i].launch.resources;
+    }
+  PrunerRegisterStudy st;
+  if (s.ok)
+    s = prunerDraftRegisterStudy(draft, ok, res, m, est, &st);
+  if (s.ok) {
+    for (size_t i = 0; i < m && !quiet; ++i) {
+      char shortForm[160];
+      prunerConfigFormatShort(w, &ok[i], shortForm, sizeof shortForm);
+      printf("registers %-28s est %3d ptxas %3d\n", shortForm, est[i], res[i].registers);
+    }
+    printf("registers: %zu candidates: |est - ptxas| mean %.1f median %.1f max %.0f; "
+           "est - ptxas mean %+.1f; est/ptxas mean %.2f (%.2f .. %.2f); within 25%%: "
+           "%.0f%%\n",
+           st.n, st.mean_abs, st.median_abs, st.max_abs, st.mean_signed, st.mean_ratio,
+           st.min_ratio, st.max_ratio, 100.0 * st.within_25pct);
+  } else {
+    fprintf(stderr, "pruner-compile: --study-registers: %s\n", s.message);
+  }
+  if (draft)
+    prunerDraftDestroy(draft);
+  free(ok), free(res), free(est);
+  return s.ok ? 0 : 1;
+}
+
 #ifdef PRUNER_HAVE_MEASURE
 static void writeBundle(const char *dir, const PrunerTargetDesc *t, uint64_t seed,
                         const PrunerWorkload *w, const PrunerConfig *c,
@@ -458,6 +502,7 @@ int main(int argc, char **argv) {
     printCandidate(&w, &configs[i], i, indices[i], &results[i]);
   int jobs = opts.jobs > 0 ? opts.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
   printSummary(&w, configs, results, n, wall, cpu, jobs < (int)n ? jobs : (int)n);
+  int study_rc = a.study_registers ? studyRegisters(&w, &t, configs, results, n, a.quiet) : 0;
   if (a.out) {
 #ifdef PRUNER_HAVE_MEASURE
     writeBundle(a.out, &t, a.seed, &w, configs, results, n);
@@ -476,5 +521,5 @@ int main(int argc, char **argv) {
   if (space)
     prunerSpaceDestroy(space);
   /* A single --config that fails is a failed command; random sweeps report and succeed. */
-  return a.config && ok == 0 ? 1 : 0;
+  return (a.config && ok == 0) || study_rc ? 1 : 0;
 }
