@@ -24,6 +24,9 @@ enum { kSubPartitions = 4 };
  * 255 there and it schedules more loads early). */
 static const double kBaseRegisters = 20.0;
 static const double kScalarBaseRegisters = 24.0;
+/* All-parallel ops (elementwise) have no loop-carried state or K loop: ptxas used 14-18
+ * registers for their scalar configs. */
+static const double kScalarNoReductionRegisters = 16.0;
 static const double kLoadsInFlight = 0.15, kScalarLoadsInFlight = 0.05;
 static const double kLoadWindow = 128.0;
 static const double kOneWarpFactor = 1.2;
@@ -526,6 +529,13 @@ typedef struct DraftResources {
   int64_t smem_used;
 } DraftResources;
 
+static bool hasReductionLoop(const PrunerWorkload *w) {
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      return true;
+  return false;
+}
+
 /* Registers per thread before the block-size cap (docs/draft.md, "Registers"):
  * `frag_regs` is one reduction iteration's operand fragments, an unrolled reduction step
  * holds red_points_step of them. */
@@ -535,9 +545,11 @@ static double estimateRegisters(const struct PrunerDraftImpl *d, const PrunerCon
     return g->ithreads <= d->t.warp_size ? kCrossThreadOneWarpRegisters : kCrossThreadRegisters;
   double step_loads = dmin(frag_regs * g->red_points_step, kLoadWindow);
   bool vectorized = config->vector_width > 1 || config->promote_operands != 0;
-  double regs = vectorized ? kBaseRegisters + g->acc_elems * d->acc_regs_per_elem +
-                                 kLoadsInFlight * step_loads
-                           : kScalarBaseRegisters + kScalarLoadsInFlight * step_loads;
+  double regs =
+      vectorized
+          ? kBaseRegisters + g->acc_elems * d->acc_regs_per_elem + kLoadsInFlight * step_loads
+          : (hasReductionLoop(&d->w) ? kScalarBaseRegisters : kScalarNoReductionRegisters) +
+                kScalarLoadsInFlight * step_loads;
   if (g->ithreads <= d->t.warp_size)
     regs *= kOneWarpFactor;
   return regs;
