@@ -38,10 +38,9 @@ constexpr int kFinal = 3;
 constexpr int kRounds = 5;
 
 enum Shape { kFfnUp, kFfnDown, kAttention, kResNetConv, kGemv, kNumShapes };
-const char *const kShapeNames[kNumShapes] = {"bert_ffn_up_128x3072x768",
-                                             "bert_ffn_down_128x768x3072",
-                                             "attention_bmm_12x128x128x64",
-                                             "resnet50_conv3x3_1x56x56x64", "gpt2_gemv_1x2304x768"};
+const char *const kShapeNames[kNumShapes] = {
+    "bert_ffn_up_128x3072x768", "bert_ffn_down_128x768x3072", "attention_bmm_12x128x128x64",
+    "resnet50_conv3x3_1x56x56x64", "gpt2_gemv_1x2304x768"};
 
 PrunerWorkload workload(int shape) {
   PrunerWorkload w;
@@ -207,7 +206,8 @@ void dispatchArgs(benchmark::internal::Benchmark *b) {
 }
 BENCHMARK(BM_IreeDispatch)->Apply(dispatchArgs)->Iterations(1)->UseManualTime();
 
-const char kFfnModule[] = R"(func.func @ffn(%x: tensor<128x768xf32>, %w1: tensor<768x3072xf32>, %w2: tensor<3072x768xf32>) -> tensor<128x768xf32> {
+const char kFfnModule[] =
+    R"(func.func @ffn(%x: tensor<128x768xf32>, %w1: tensor<768x3072xf32>, %w2: tensor<3072x768xf32>) -> tensor<128x768xf32> {
   %z = arith.constant 0.0 : f32
   %e1 = tensor.empty() : tensor<128x3072xf32>
   %f1 = linalg.fill ins(%z : f32) outs(%e1 : tensor<128x3072xf32>) -> tensor<128x3072xf32>
@@ -326,8 +326,8 @@ void BM_IreeCompileCost(benchmark::State &state) {
     if (!st.ok)
       error = st.message;
     else if (applied != static_cast<int>(configs.size()))
-      error = "IREE applied " + std::to_string(applied) + " of " +
-              std::to_string(configs.size()) + " configs";
+      error = "IREE applied " + std::to_string(applied) + " of " + std::to_string(configs.size()) +
+              " configs";
   }
   prunerIreeDestroy(iree);
   prunerDraftDestroy(draft);

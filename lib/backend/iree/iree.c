@@ -1077,8 +1077,7 @@ PrunerStatus prunerIreeModuleRemeasure(PrunerIree s, const char *module, const c
   char saved[sizeof s->function_flag];
   textf(saved, sizeof saved, "%s", s->function_flag);
   textf(s->function_flag, sizeof s->function_flag, "--function=%s", function);
-  PrunerStatus st =
-      prepareModule(s, args, num_args, results, num_results, reduction_points);
+  PrunerStatus st = prepareModule(s, args, num_args, results, num_results, reduction_points);
   char *log = malloc(LOG_SIZE);
   char vmfb[2][PATH_SIZE], cfg[PATH_SIZE], prefix[PATH_SIZE], out_flag[PATH_SIZE + 8];
   char tail[300];
