@@ -16,7 +16,7 @@ out=${2:-$root/out/register-study}
 n=${N:-200}
 jobs=${JOBS:-2}
 compile=$build/bin/pruner-compile
-inputs=$root/test/register-study
+inputs=$root/test/register-study/Inputs
 mkdir -p "$out"
 
 # name | pruner-compile arguments

@@ -45,7 +45,13 @@ typedef struct PrunerConfig {
    * workgroup tile and around its thread tile; 0 means the workgroup tile, which every
    * other target uses (docs/iree.md, "Space"). */
   int64_t cache[PRUNER_MAX_LOOPS];
+  /* Tensor cores (docs/config.md, "mma"): 0 none (FMA), PRUNER_MMA_M16N8K16 = the warp-level
+   * mma.sync m16n8k16 with f16 inputs and f32 accumulation. With it, `thread` holds each
+   * WARP's tile (M a multiple of 16, N of 8) instead of a thread's. */
+  int32_t mma;
 } PrunerConfig;
+
+#define PRUNER_MMA_M16N8K16 1
 
 /* reduction_threads as used: 1 when the field is 0 (configs written before the knob). */
 static inline int32_t prunerConfigReductionThreads(const PrunerConfig *c) {
@@ -74,6 +80,9 @@ void prunerConfigCacheLoops(const PrunerWorkload *w, int *inner, int *outer);
  * from such a value (the workgroup tiles must be set). */
 int64_t prunerConfigCacheSplit(const PrunerWorkload *w, const PrunerConfig *c);
 void prunerConfigSetCacheSplit(const PrunerWorkload *w, int64_t value, PrunerConfig *c);
+
+/* Whether a config runs on tensor cores (mma != 0). */
+static inline bool prunerConfigUsesMma(const PrunerConfig *c) { return c->mma != 0; }
 
 /* Values derived from a config that every consumer needs. */
 typedef struct PrunerLaunchShape {
@@ -246,7 +255,9 @@ typedef bool (*PrunerConfigFilter)(const PrunerConfig *config, void *user);
  * generator state *rng (pruner/random.h; advanced), skipping those `keep` (may be NULL)
  * drops. A space of at most 2n configs is enumerated and shuffled (Fisher-Yates), so all
  * kept configs are reachable; a larger one is sampled by dense index with up to 64 draws
- * per config, so fewer than n come back only when nearly every draw is dropped. Fills
+ * per config, so fewer than n come back only when nearly every draw is dropped (a space of
+ * at most 65,536 configs is then enumerated and filtered instead, so a filtered sample
+ * returns min(n, kept configs) there). Fills
  * configs[i] and, if not NULL, indices[i] (dense indices) in draw order; returns how many
  * (0 also when out of memory). The one sampler of the project (lib/tune's random and
  * epsilon-greedy exploration, pruner-compile --random). */

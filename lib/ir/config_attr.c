@@ -14,7 +14,7 @@
 #include "pruner/ir.h"
 
 static const char *const kKeys =
-    "workgroup, reduction, thread, promote_operands, vector_width, reduction_threads, cache";
+    "workgroup, reduction, thread, promote_operands, vector_width, reduction_threads, cache, mma";
 
 /* The value of an integer attribute if it fits int64_t. Wider types (i128) would be cut
  * to their low word by mlirIntegerAttrGetValueInt, unsigned ones above 2^63 would turn
@@ -154,6 +154,21 @@ static PrunerStatus readReductionThreads(const PrunerWorkload *w, MlirAttribute 
   return st;
 }
 
+/* Optional; absent means 0 (FMA). 1 names mma.sync m16n8k16 (PRUNER_MMA_M16N8K16); 0 is
+ * accepted too so that a written-out "no tensor cores" reads back. */
+static PrunerStatus readMma(const PrunerWorkload *w, MlirAttribute a, int32_t *out) {
+  int64_t v = 0;
+  char text[96];
+  if (!integerValue(a, &v) || v < 0 || v > PRUNER_MMA_M16N8K16) {
+    prunerIrAttrToString(a, text, sizeof text);
+    return prunerStatusError("pruner.config on %s: key 'mma' must be 0 (FMA) or %d (mma.sync "
+                             "m16n8k16), got %s",
+                             w->op_name, PRUNER_MMA_M16N8K16, text);
+  }
+  *out = (int32_t)v;
+  return prunerStatusOk();
+}
+
 PrunerStatus prunerConfigFromAttribute(const PrunerWorkload *w, MlirAttribute attr,
                                        PrunerConfig *out) {
   memset(out, 0, sizeof *out);
@@ -184,6 +199,8 @@ PrunerStatus prunerConfigFromAttribute(const PrunerWorkload *w, MlirAttribute at
       s = readReductionThreads(w, e.attribute, &out->reduction_threads);
     else if (strcmp(key, "cache") == 0) /* iree-cpu's cache tiles (PrunerConfig.cache) */
       s = readTileArray(w, key, e.attribute, out->cache);
+    else if (strcmp(key, "mma") == 0)
+      s = readMma(w, e.attribute, &out->mma);
     else
       s = prunerStatusError("pruner.config on %s: unknown key '%s' (expected %s)", w->op_name, key,
                             kKeys);
@@ -201,7 +218,7 @@ MlirAttribute prunerConfigToAttribute(MlirContext ctx, const PrunerWorkload *w,
     if (config->promote_operands & (1u << i))
       promote[np++] = i;
   /* DictionaryAttr keeps its entries sorted by name, whatever order they are given in. */
-  MlirNamedAttribute entries[7] = {
+  MlirNamedAttribute entries[8] = {
       prunerIrNamed(ctx, "workgroup", prunerIrI64Array(ctx, config->workgroup, w->num_loops)),
       prunerIrNamed(ctx, "reduction", prunerIrI64Array(ctx, config->reduction, w->num_loops)),
       prunerIrNamed(ctx, "thread", prunerIrI64Array(ctx, config->thread, w->num_loops)),
@@ -209,13 +226,16 @@ MlirAttribute prunerConfigToAttribute(MlirContext ctx, const PrunerWorkload *w,
       prunerIrNamed(ctx, "vector_width", prunerIrI64(ctx, config->vector_width)),
       prunerIrNamed(ctx, "reduction_threads", prunerIrI64(ctx, config->reduction_threads)),
       prunerIrNamed(ctx, "cache", prunerIrI64Array(ctx, config->cache, w->num_loops)),
+      prunerIrNamed(ctx, "mma", prunerIrI64(ctx, config->mma)),
   };
-  /* reduction_threads only when > 1, cache only when set: every other config is written
-   * as before those knobs. */
+  /* reduction_threads only when > 1, cache and mma only when set: every other config is
+   * written as before those knobs. */
   int n = 5;
   if (prunerConfigReductionThreads(config) > 1)
-    ++n;
+    entries[n++] = entries[5];
   if (prunerConfigHasCache(config))
     entries[n++] = entries[6];
+  if (config->mma)
+    entries[n++] = entries[7];
   return mlirDictionaryAttrGet(ctx, n, entries);
 }

@@ -220,14 +220,29 @@ PrunerStatus prunerBundleSetOutputInit(PrunerBundle b, int id, PrunerOutputInit 
   return prunerStatusError("bundle '%s': no candidate with id %d", b->dir, id);
 }
 
+/* A workload or config as a node of the manifest, from the records library's JSON text
+ * (which is freed): NULL when out of memory. */
+static cJSON *nodeFromText(char *text) {
+  cJSON *node = text ? cJSON_Parse(text) : NULL;
+  free(text);
+  return node;
+}
+
+/* NULL when out of memory. */
 static cJSON *candidateToJson(const PrunerBundle b, const PrunerBundleCandidate *c) {
   const PrunerWorkload *w = &b->workloads[c->workload];
   const PrunerKernelLaunch *l = &c->launch;
+  cJSON *config = nodeFromText(prunerConfigToJsonText(&c->config, w->num_loops));
   cJSON *o = cJSON_CreateObject();
+  if (!config || !o) {
+    cJSON_Delete(config);
+    cJSON_Delete(o);
+    return NULL;
+  }
   cJSON_AddNumberToObject(o, "id", c->id);
   cJSON_AddNumberToObject(o, "workload", c->workload);
   cJSON_AddStringToObject(o, "workload_key", c->workload_key);
-  cJSON_AddItemToObject(o, "config", prunerConfigToJson(&c->config, w->num_loops));
+  cJSON_AddItemToObject(o, "config", config);
   cJSON_AddStringToObject(o, "cubin", c->cubin_file);
   cJSON_AddStringToObject(o, "kernel", l->kernel_name);
   cJSON_AddItemToObject(o, "grid", intArray(l->grid, 3));
@@ -266,12 +281,14 @@ PrunerStatus prunerBundleWrite(PrunerBundle b) {
   cJSON_AddStringToObject(t, "key", b->target_key);
   cJSON_AddNumberToObject(root, "seed", (double)b->seed);
   cJSON *ws = cJSON_AddArrayToObject(root, "workloads");
-  for (size_t i = 0; i < b->num_workloads; i++)
-    cJSON_AddItemToArray(ws, prunerWorkloadToJson(&b->workloads[i]));
+  bool complete = ws != NULL;
+  for (size_t i = 0; complete && i < b->num_workloads; i++)
+    complete = cJSON_AddItemToArray(ws, nodeFromText(prunerWorkloadToJsonText(&b->workloads[i])));
   cJSON *cs = cJSON_AddArrayToObject(root, "candidates");
-  for (size_t i = 0; i < b->num_candidates; i++)
-    cJSON_AddItemToArray(cs, candidateToJson(b, &b->candidates[i]));
-  char *text = cJSON_Print(root);
+  complete = complete && cs != NULL;
+  for (size_t i = 0; complete && i < b->num_candidates; i++)
+    complete = cJSON_AddItemToArray(cs, candidateToJson(b, &b->candidates[i]));
+  char *text = complete ? cJSON_Print(root) : NULL;
   cJSON_Delete(root);
   if (!text)
     return prunerStatusError("bundle '%s': out of memory printing the manifest", b->dir);
@@ -291,6 +308,25 @@ PrunerStatus prunerBundleWrite(PrunerBundle b) {
 
 /* ---------------------------------------------------------------------------------- */
 /* Reading                                                                            */
+
+/* A manifest node parsed by the records library, through its JSON text. */
+static PrunerStatus configFromNode(const cJSON *node, PrunerConfig *out) {
+  char *text = cJSON_PrintUnformatted(node);
+  if (!text)
+    return prunerStatusError("out of memory");
+  PrunerStatus st = prunerConfigFromJsonText(text, out);
+  cJSON_free(text);
+  return st;
+}
+
+static PrunerStatus workloadFromNode(const cJSON *node, PrunerWorkload *out) {
+  char *text = cJSON_PrintUnformatted(node);
+  if (!text)
+    return prunerStatusError("out of memory");
+  PrunerStatus st = prunerWorkloadFromJsonText(text, out);
+  cJSON_free(text);
+  return st;
+}
 
 /* `where` names the manifest and the object ("manifest.json: candidate 3") in messages. */
 static PrunerStatus getNumber(const cJSON *o, const char *key, const char *where, double *out) {
@@ -444,7 +480,7 @@ static PrunerStatus parseCandidate(PrunerBundle b, const cJSON *o, int index,
   const cJSON *config = cJSON_GetObjectItemCaseSensitive(o, "config");
   if (!config)
     return prunerStatusError("%s: missing field 'config'", where);
-  st = prunerConfigFromJson(config, &c->config);
+  st = configFromNode(config, &c->config);
   if (!st.ok)
     return prunerStatusError("%s: config: %s", where, st.message);
   if ((st = getString(o, "cubin", where, c->cubin_file, sizeof(c->cubin_file))).ok == false)
@@ -545,7 +581,7 @@ static PrunerStatus parseManifest(PrunerBundle b, const cJSON *root, const char 
   b->cap_workloads = nw;
   for (size_t i = 0; i < nw; i++) {
     PrunerWorkload *w = &b->workloads[i];
-    st = prunerWorkloadFromJson(cJSON_GetArrayItem(ws, (int)i), w);
+    st = workloadFromNode(cJSON_GetArrayItem(ws, (int)i), w);
     if (!st.ok)
       return prunerStatusError("%s: workloads[%zu]: %s", where, i, st.message);
     st = prunerWorkloadVerify(w);

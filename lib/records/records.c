@@ -43,7 +43,7 @@ struct PrunerRecordsImpl {
   FILE *file; /* NULL for in-memory logs */
   char path[1024];
   bool needs_newline; /* the file ends in a torn line without '\n' */
-  bool read_only;     /* prunerRecordsOpenExisting: loaded, never written */
+  bool read_only;     /* prunerRecordsCreateReadOnly: loaded, never written */
   int first_byte;     /* first non-blank byte of the file, or EOF if none */
   PrunerRecord **chunks;
   size_t num_chunks;
@@ -90,6 +90,8 @@ static uint64_t configHash(uint64_t h, const PrunerConfig *c) {
   int32_t threads = prunerConfigReductionThreads(c);
   if (threads > 1) /* hashes of configs without the knob are unchanged */
     h = fnvBytes(h, &threads, sizeof(threads));
+  if (c->mma) /* likewise */
+    h = fnvBytes(h, &c->mma, sizeof(c->mma));
   return h;
 }
 
@@ -101,7 +103,7 @@ static bool configSame(const PrunerConfig *a, const PrunerConfig *b) {
       return false;
   }
   return a->promote_operands == b->promote_operands && a->vector_width == b->vector_width &&
-         prunerConfigReductionThreads(a) == prunerConfigReductionThreads(b);
+         prunerConfigReductionThreads(a) == prunerConfigReductionThreads(b) && a->mma == b->mma;
 }
 
 static PrunerRecord *recordAt(PrunerRecords r, size_t i) {
@@ -461,22 +463,22 @@ static PrunerStatus openWithMode(const char *path, bool read_only, PrunerRecords
                                path, (int)(len < 200 ? len : 200), first ? first + 11 : "");
   }
   if (!status.ok) {
-    prunerRecordsClose(r);
+    prunerRecordsDestroy(r);
     return status;
   }
   *out = r;
   return prunerStatusOk();
 }
 
-PrunerStatus prunerRecordsOpen(const char *path, PrunerRecords *out) {
+PrunerStatus prunerRecordsCreate(const char *path, PrunerRecords *out) {
   return openWithMode(path, false, out);
 }
 
-PrunerStatus prunerRecordsOpenExisting(const char *path, PrunerRecords *out) {
+PrunerStatus prunerRecordsCreateReadOnly(const char *path, PrunerRecords *out) {
   return openWithMode(path, true, out);
 }
 
-void prunerRecordsClose(PrunerRecords r) {
+void prunerRecordsDestroy(PrunerRecords r) {
   if (!r)
     return;
   if (r->file)

@@ -67,6 +67,9 @@ typedef struct Plan {
   int red_loop;
   int64_t red_step;
   bool gpu_shared; /* partials in NVVM shared memory (address space 3); off for host checks */
+  /* Tensor cores (mma.c): the config and its launch shape; NULL for FMA schedules. */
+  const PrunerConfig *mma;
+  PrunerLaunchShape mma_shape;
 } Plan;
 
 static int findRole(const PrunerWorkload *w, PrunerLoopRole role) {
@@ -200,6 +203,13 @@ static PrunerStatus makePlan(const PrunerWorkload *w, const PrunerConfig *c,
   if (inner < 0)
     return prunerStatusError("schedule for %s: the op has no parallel loop to map to threads",
                              w->op_name);
+  if (c->mma) { /* warps, not threads: mma.c tiles from the config itself */
+    p->mma = c;
+    p->mma_shape = ls;
+    p->fill = opts->fill == PRUNER_SCHEDULE_FILL_BY_KIND ? prunerScheduleHasFill(w)
+                                                         : opts->fill == PRUNER_SCHEDULE_FILL_TAGGED;
+    return prunerStatusOk();
+  }
   if (prunerConfigReductionThreads(c) > 1) {
     /* prunerConfigCheck holds: one reduction loop, the last; thread tiles = workgroup tiles. */
     p->xthreads = prunerConfigReductionThreads(c);
@@ -317,6 +327,12 @@ static void appendTileUsingForall(PrunerText *t, const char *tiled, const char *
 /* Staged lowering of the vectors of `f` (a func handle) to 1-D: one combined pattern set
  * never converges (docs/schedule.md, G2). Idempotent on already lowered code, so the
  * promotion sequence can run it again for what it vectorizes after bufferization. */
+static void appendVectorLowering(PrunerText *t, const char *f);
+
+void prunerScheduleAppendVectorLowering(PrunerText *t, const char *f) {
+  appendVectorLowering(t, f);
+}
+
 static void appendVectorLowering(PrunerText *t, const char *f) {
   prunerTextAppend(
       t,
@@ -442,6 +458,8 @@ static void appendPromoteSequence(PrunerText *t, const Plan *p, const char *fora
            "    %%get, %%global = transform.memref.alloca_to_global %%allocas : "
            "(!transform.op<\"memref.alloca\">) -> (" ANY ", " ANY ")\n");
   }
+  if (p->mma)
+    prunerScheduleAppendMmaPost(t, promote_tag, gpu_mapping);
   if (!p->promote) {
     prunerTextAppend(t, "    transform.yield\n  }\n");
     return;
@@ -578,6 +596,11 @@ static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Pla
                                const char *promote_tag) {
   prunerTextAppend(t, "  transform.named_sequence @pruner_tile(%%root: " ANY
                       " {transform.readonly}) {\n");
+  if (p->mma) {
+    prunerScheduleAppendMmaTile(t, w, p->mma, &p->mma_shape, p->fill, attr, forall_tag,
+                                promote_tag);
+    return;
+  }
   if (p->promote) {
     appendTileSequencePromoted(t, w, p, attr, forall_tag, promote_tag);
     return;
@@ -740,9 +763,10 @@ PrunerStatus prunerScheduleBuildChecked(const PrunerWorkload *w, const PrunerCon
   if (!s.ok)
     return s;
   if (opts->fuse_consumer) {
-    if (!opts->match_attr || p.promote || !isContractionKind(w->kind) || w->num_outputs != 1)
+    if (!opts->match_attr || p.promote || p.mma || !isContractionKind(w->kind) ||
+        w->num_outputs != 1)
       return prunerStatusError("schedule for %s: a consumer is fused only into a contraction "
-                               "without promotion, matched by attribute",
+                               "without promotion or tensor cores (mma), matched by attribute",
                                w->op_name);
     p.consumer = true;
   }

@@ -4,6 +4,8 @@
 
 #include <stdbool.h>
 
+#include "pruner/space.h"
+#include "pruner/text.h"
 #include "pruner/workload.h"
 
 /* MLIR spelling of a dtype ("f32"), NULL if unknown. */
@@ -11,5 +13,16 @@ const char *prunerScheduleMlirType(PrunerDType dtype);
 bool prunerScheduleIsFloat(PrunerDType dtype);
 /* True for kinds whose accumulator is initialised by a fill (contractions, convs). */
 bool prunerScheduleHasFill(const PrunerWorkload *w);
+
+/* The staged lowering of the vectors of func handle `f` to 1-D (schedule.c). */
+void prunerScheduleAppendVectorLowering(PrunerText *t, const char *f);
+
+/* Tensor-core schedule (mma.c): the body of @pruner_tile for an mma config (through its
+ * transform.yield and closing brace), and the per-op steps after bufferization that go
+ * into @pruner_promote (no yield). */
+void prunerScheduleAppendMmaTile(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c,
+                                 const PrunerLaunchShape *ls, bool fill, const char *attr,
+                                 const char *forall_tag, const char *mma_tag);
+void prunerScheduleAppendMmaPost(PrunerText *t, const char *mma_tag, bool gpu_mapping);
 
 #endif /* PRUNER_SCHEDULE_INTERNAL_H */

@@ -6,6 +6,7 @@
 
 #include "pruner/backend/host_rules.h"
 #include "pruner/backend/iree_rules.h"
+#include "space_mma.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -514,6 +515,8 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
   if (c->promote_operands >> num_operands)
     FAIL("promote_operands %s names an operand beyond the op's %d operands",
          formatPromote(a1, sizeof(a1), c->promote_operands), num_operands);
+  if (c->mma) /* tensor cores: warp tiles, their own rules (config_mma.c) */
+    return prunerMmaConfigCheck(w, t, opts, c, status);
   if (!checkReductionThreads(w, t, c, status))
     return false;
   int64_t threads, elements;
@@ -567,6 +570,10 @@ bool prunerConfigIsValid(const PrunerWorkload *w, const PrunerTargetDesc *t,
 
 void prunerConfigLaunchShape(const PrunerWorkload *w, const PrunerConfig *config,
                              PrunerLaunchShape *out) {
+  if (config->mma) {
+    prunerMmaLaunchShape(w, config, out);
+    return;
+  }
   memset(out, 0, sizeof(*out));
   int g = 0, b = 0;
   for (int i = 0; i < 3; ++i) {
@@ -599,19 +606,21 @@ void prunerConfigLaunchShape(const PrunerWorkload *w, const PrunerConfig *config
 
 int prunerConfigFormat(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
                        size_t size) {
-  char wg[160], red[160], th[160], pr[64], rt[40] = "", ca[180] = "", cache[160];
-  /* reduction_threads only when > 1, cache only when set: every other config formats as
-   * before those knobs. */
+  char wg[160], red[160], th[160], pr[64], rt[40] = "", ca[180] = "", cache[160], mma[24] = "";
+  /* reduction_threads only when > 1, cache and mma only when set: every other config
+   * formats as before those knobs. */
   if (prunerConfigReductionThreads(config) > 1)
     snprintf(rt, sizeof rt, ", reduction_threads = %d", (int)config->reduction_threads);
   if (prunerConfigHasCache(config))
     snprintf(ca, sizeof ca, ", cache = %s", ARR(cache, config->cache));
+  if (config->mma)
+    snprintf(mma, sizeof mma, ", mma = %d", (int)config->mma);
   return snprintf(buf, size,
                   "{workgroup = %s, reduction = %s, thread = %s, promote_operands = %s, "
-                  "vector_width = %d%s%s}",
+                  "vector_width = %d%s%s%s}",
                   ARR(wg, config->workgroup), ARR(red, config->reduction), ARR(th, config->thread),
                   formatPromote(pr, sizeof(pr), config->promote_operands),
-                  (int)config->vector_width, rt, ca);
+                  (int)config->vector_width, rt, ca, mma);
 }
 
 /* "wg64x64 r16 t4x4 p01 v4": parallel loops' tiles, reduction steps, promoted operand
@@ -642,6 +651,8 @@ int prunerConfigFormatShort(const PrunerWorkload *w, const PrunerConfig *config,
       lp += (size_t)snprintf(pr + lp, sizeof(pr) - lp, "%d", i);
   if (!prunerConfigHasCache(config))
     ca[0] = '\0'; /* " c..." only for configs with a cache tile of their own */
+  if (config->mma) /* "w": the thread entries are warp tiles */
+    return snprintf(buf, size, "wg%s r%s w%s mma%d", wg, lr ? red : "-", th, (int)config->mma);
   if (prunerConfigReductionThreads(config) > 1)
     return snprintf(buf, size, "wg%s r%s t%s p%s v%d x%d%s", wg, lr ? red : "-", th, lp ? pr : "-",
                     (int)config->vector_width, (int)config->reduction_threads, ca);
@@ -699,5 +710,5 @@ bool prunerConfigEqual(const PrunerConfig *a, const PrunerConfig *b) {
         a->thread[l] != b->thread[l] || a->cache[l] != b->cache[l])
       return false;
   return a->promote_operands == b->promote_operands && a->vector_width == b->vector_width &&
-         prunerConfigReductionThreads(a) == prunerConfigReductionThreads(b);
+         prunerConfigReductionThreads(a) == prunerConfigReductionThreads(b) && a->mma == b->mma;
 }

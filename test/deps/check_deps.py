@@ -12,7 +12,7 @@ header which includes compile.h is caught as well. The rules:
      an MLIR header or the header of a part that links MLIR;
   4. lib/tune reaches no particular backend (only pruner/backend.h), neither compile.h nor
      measure.h, and names no target kind and no backend feature macro;
-  5. only lib/backend, lib/tune, lib/apply, the plugin (passes), tools and tests include
+  5. only lib/backend, lib/farm, lib/tune, lib/apply, the plugin (passes), tools and tests include
      backend headers, except the rules headers (host, IREE), which lib/target, lib/space and
      lib/draft use for their targets.
 """
@@ -52,7 +52,9 @@ TUNE_WORDS = re.compile(r"\b(PRUNER_TARGET_HOST|PRUNER_TARGET_GPU|PRUNER_TARGET_
 
 RULES_HEADERS = ("include/pruner/backend/host_rules.h", "include/pruner/backend/iree_rules.h")
 HOST_RULES_USERS = ("lib/target/", "lib/space/", "lib/draft/")
-BACKEND_USERS = ("lib/backend/", "lib/tune/", "lib/apply/", "passes/", "tools/", "test/")
+# lib/farm hands the backend interface's batches to other processes (pruner/farm.h).
+BACKEND_USERS = ("lib/backend/", "lib/farm/", "include/pruner/farm.h", "lib/tune/", "lib/apply/",
+                 "passes/", "tools/", "test/")
 
 
 def sources(root):

@@ -57,7 +57,7 @@ static bool parseShape(const char *s, int64_t *dims, int *n) {
 
 static bool oneReductionThread(const PrunerConfig *c, void *user) {
   (void)user;
-  return prunerConfigReductionThreads(c) == 1;
+  return prunerConfigReductionThreads(c) == 1 && !c->mma;
 }
 
 int main(int argc, char **argv) {

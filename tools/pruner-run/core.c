@@ -419,7 +419,7 @@ int runnerExecute(PrunerBundle bundle, const RunnerOptions *opts, PrunerWorkerHa
   code = hello(&r);
   if (code != PRUNER_RUN_EXIT_OK)
     goto done;
-  st = prunerRecordsOpen(opts->records_path, &r.records);
+  st = prunerRecordsCreate(opts->records_path, &r.records);
   if (!st.ok) {
     logf_(&r, "error: %s\n", st.message);
     code = PRUNER_RUN_EXIT_ERROR;
@@ -446,7 +446,7 @@ int runnerExecute(PrunerBundle bundle, const RunnerOptions *opts, PrunerWorkerHa
 
 done:
   if (r.records)
-    prunerRecordsClose(r.records);
+    prunerRecordsDestroy(r.records);
   prunerWorkerDestroy(r.worker);
   free(r.req);
   free(r.rep);

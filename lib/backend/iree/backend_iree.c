@@ -49,6 +49,13 @@ static PrunerStatus ireeDraftCreate(const PrunerWorkload *w, const PrunerTargetD
   return prunerDraftCreate(w, t, out); /* host terms: prunerIreeCpuDraftScore */
 }
 
+/* A farm rank without IREE's tools cannot serve this backend at all; it says so when
+ * rank 0 sends it work (ireeCreate's error). */
+static bool ireeCanMeasure(const PrunerTargetDesc *t) {
+  (void)t;
+  return prunerIreeCheckTools(NULL, 0).ok;
+}
+
 static PrunerStatus ireeCreate(const PrunerTargetDesc *t, const PrunerBackendOptions *opts,
                                PrunerBackendState *out) {
   *out = NULL;
@@ -147,6 +154,7 @@ static const PrunerBackend ireeBackend = {
     .device_measure = PRUNER_TUNE_MEASURE_HOST,
     .baseline_name = "IREE-default",
     .fuses_consumers = false, /* one dispatch per tuned op; IREE fuses on its own */
+    .canMeasure = ireeCanMeasure,
     .describeTarget = ireeDescribeTarget,
     .refuseMeasure = ireeRefuseMeasure,
     .describeMeasure = ireeDescribeMeasure,

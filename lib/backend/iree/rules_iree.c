@@ -333,6 +333,13 @@ PrunerStatus prunerIreeGpuConfigCheck(const PrunerWorkload *w, const PrunerTarge
     st = prunerStatusError("reduction_threads = %d on %s: IREE's GPU lowering_config has no "
                            "cross-thread reduction field (docs/iree.md)",
                            (int)config->reduction_threads, w->op_name);
+  /* IREE states tensor cores as an mma_kind with subgroup tiles and its own fragment
+   * layouts; our warp tiles with upstream's mma.sync lowering are another kernel. */
+  if (st.ok && config->mma)
+    st = prunerStatusError("mma = %d on %s: IREE's GPU lowering_config describes tensor cores "
+                           "with its own mma_kind and subgroup layouts, not this schedule's "
+                           "warp tiles (docs/iree.md)",
+                           (int)config->mma, w->op_name);
   return st;
 }
 

@@ -387,6 +387,42 @@ static void test_reduction(void **state) {
   checkKind(tmpl, 6, cross);
 }
 
+/* Every 8th cross-thread config of the op's space (every one with
+ * PRUNER_HOST_CHECK_ALL=1: the compile study's host check, docs/compile.md). */
+static void checkCrossThreadConfigs(const char *tmpl) {
+  char *plain = withConfig(tmpl, "{}");
+  MlirModule m = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(plain));
+  assert_false(mlirModuleIsNull(m));
+  PrunerWorkload w;
+  lastOpWorkload(m, &w, NULL);
+  mlirModuleDestroy(m);
+  free(plain);
+  PrunerSpace space;
+  assert_true(prunerSpaceCreate(&w, &target, NULL, &space).ok);
+  const char *all = getenv("PRUNER_HOST_CHECK_ALL");
+  int stride = all && all[0] == '1' ? 1 : 8;
+  uint64_t raw = 0, index = 0;
+  int seen = 0, checked = 0;
+  PrunerConfig c;
+  for (; prunerSpaceNext(space, &raw, &c); ++index) {
+    if (prunerConfigReductionThreads(&c) <= 1 || seen++ % stride)
+      continue;
+    char config[512], label[600];
+    prunerConfigFormat(&w, &c, config, sizeof config);
+    char *text = withConfig(tmpl, config);
+    snprintf(label, sizeof label, "%s #%llu %s", prunerOpKindName(w.kind),
+             (unsigned long long)index, config);
+    double diff = checkModule(text, label);
+    free(text);
+    if (diff != 0)
+      fail_msg("%s: max|diff| = %g", label, diff);
+    ++checked;
+  }
+  printf("  %d of %d cross-thread configs checked\n", checked, seen);
+  assert_true(checked > 0);
+  prunerSpaceDestroy(space);
+}
+
 /* GEMV and skinny contractions with the cross-thread reduction (reduction_threads > 1,
  * docs/schedule.md): the threads split K, partials in shared memory, the fill fused into
  * the combine; the space's evenly spaced samples reach cross-thread configs too (its most
@@ -409,6 +445,7 @@ static void test_gemv_cross_thread(void **state) {
       "vector_width = 1, reduction_threads = 64}",
       NULL};
   checkKind(tmpl, 6, cross);
+  checkCrossThreadConfigs(tmpl);
   /* f16 inputs, f32 accumulation (the decode GEMV's types): the harness feeds f32, the
    * function truncates to f16 first (multiples of 1/8 in [-1, 1] are exact in f16), so
    * the configured matmul's arith.extf runs inside the partial loop. */
@@ -434,6 +471,7 @@ static void test_gemv_cross_thread(void **state) {
       "vector_width = 1, reduction_threads = 64}",
       NULL};
   checkKind(half, 0, half_cross);
+  checkCrossThreadConfigs(half);
   /* Skinny M = 2, accumulating into C (no fill): the combine adds C's values once. */
   static const char *acc =
       "func.func @kernel(%A: tensor<2x64xf32>, %B: tensor<64x32xf32>, %C: tensor<2x32xf32>) -> tensor<2x32xf32> {\n"
@@ -445,6 +483,7 @@ static void test_gemv_cross_thread(void **state) {
       "vector_width = 1, reduction_threads = 32}",
       NULL};
   checkKind(acc, 2, acc_cross);
+  checkCrossThreadConfigs(acc);
   /* batch_matmul with M = 1 per batch (attention's decode-time q . K^T shape). */
   static const char *bmm =
       "func.func @kernel(%A: tensor<3x1x64xf32>, %B: tensor<3x64x32xf32>, %C: tensor<3x1x32xf32>) -> tensor<3x1x32xf32> {\n"
@@ -458,6 +497,7 @@ static void test_gemv_cross_thread(void **state) {
       "promote_operands = [], vector_width = 1, reduction_threads = 32}",
       NULL};
   checkKind(bmm, 2, bmm_cross);
+  checkCrossThreadConfigs(bmm);
 }
 
 /* A reduction initialised by a fill (a softmax's row max starts at -inf): apply-config

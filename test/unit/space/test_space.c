@@ -422,6 +422,11 @@ static void knobCandidates(void **state) {
   prunerSpaceDestroy(s);
 }
 
+static bool crossThreadOnly(const PrunerConfig *c, void *user) {
+  (void)user;
+  return prunerConfigReductionThreads(c) > 1;
+}
+
 static PrunerConfig matmulConfig(int64_t wm, int64_t wn, int64_t k, int64_t tm, int64_t tn,
                                  uint32_t promote, int vw) {
   PrunerConfig c;
@@ -514,6 +519,23 @@ static void reductionThreadsRules(void **state) {
   prunerConfigLaunchShape(&mm, &c, &ls);
   assert_int_equal(ls.blocks, 288);
   assert_int_equal(ls.block[0], 64);
+  /* A filtered sample of a small space returns every kept config when the draws run dry
+   * (the GEMV's cross-thread configs are 8% of its space). */
+  PrunerSpace gs;
+  st = prunerSpaceCreate(&mm, &t, NULL, &gs);
+  assert_true(st.ok);
+  uint64_t raw = 0, cross = 0, rng = 5;
+  PrunerConfig it;
+  while (prunerSpaceNext(gs, &raw, &it))
+    cross += prunerConfigReductionThreads(&it) > 1;
+  assert_true(cross > 100 && cross < prunerSpaceCount(gs) / 4);
+  PrunerConfig *drawn = calloc(400, sizeof *drawn);
+  size_t got = prunerSpaceSample(gs, 400, &rng, crossThreadOnly, NULL, drawn, NULL);
+  assert_int_equal(got, cross);
+  for (size_t i = 0; i < got; ++i)
+    assert_true(prunerConfigReductionThreads(&drawn[i]) > 1);
+  free(drawn);
+  prunerSpaceDestroy(gs);
   c.reduction_threads = 512; /* 768 / 512 is not whole */
   expectError(&mm, &t, c, "reduction_threads = 512 does not divide the bound 768");
   /* All-parallel ops have no reduction for the threads to split. */

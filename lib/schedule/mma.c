@@ -1,0 +1,197 @@
+/* lib/schedule/mma.c: the tensor-core (mma.sync m16n8k16) schedule of a config with
+ * mma = PRUNER_MMA_M16N8K16 (docs/schedule.md, "Tensor cores").
+ *
+ * @pruner_tile (on tensors): tile the op to blocks, fuse the fill into the block and give
+ * it its own linear thread forall (the block's threads zero the C tile together; the
+ * barrier the mapping puts after it orders that before any warp reads C), tile the op to
+ * warps (#gpu.warp<linear_dim_*>: warp id = thread x / 32), tile K into an scf.for, tag
+ * the K-step op.
+ * @pruner_promote (after bufferization, per op): vectorize the tagged op into one
+ * vector.contract per K step (f16 operands, f32 accumulator), unroll it to 16x8x16
+ * pieces, and run convert-vector-to-gpu{use-nvgpu}: nvgpu.mma.sync, lane-indexed fragment
+ * loads (ldmatrix where the layout allows) and stores. This has to wait for
+ * bufferization: the module-wide vector lowering of @pruner_bufferize would otherwise
+ * turn the contracts into FMAs, and the conversion reads memrefs. Without GPU mapping
+ * (host checks) the contracts are lowered like every other schedule's instead.
+ * @pruner_map and @pruner_cleanup are the shared ones. */
+#include <stdio.h>
+#include <string.h>
+
+#include "pruner/schedule.h"
+#include "schedule_internal.h"
+
+#define ANY "!transform.any_op"
+
+/* Divisor of n no larger than limit (>= 1). */
+static int64_t divisorAtMost(int64_t n, int64_t limit) {
+  for (int64_t d = limit < n ? limit : n; d > 1; --d)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
+
+static void appendMatchOp(PrunerText *t, const char *result, const char *op_name,
+                          const char *attr, const char *suffix) {
+  if (attr)
+    prunerTextAppend(t, "    %s = transform.structured.match attributes{%s%s} in %%root", result,
+                     attr, suffix);
+  else
+    prunerTextAppend(t, "    %s = transform.structured.match ops{[\"%s\"]} in %%root", result,
+                     op_name);
+  prunerTextAppend(t, " : (" ANY ") -> " ANY "\n");
+}
+
+/* `tile_sizes [..] (mapping = [..])`; entries with tile 0 are not tiled. `kind` is
+ * "block" (dims x, y, z by dim[]), "warp" or "thread" (linear dims by dim[]). */
+static void appendForall(PrunerText *t, const char *tiled, const char *forall,
+                         const char *target, int n, const int64_t *tile, const int *dim,
+                         const char *kind) {
+  int last = -1, count = 0;
+  for (int l = 0; l < n; ++l)
+    if (tile[l] > 0)
+      last = l;
+  prunerTextAppend(t, "    %s, %s = transform.structured.tile_using_forall %s tile_sizes [",
+                   tiled, forall, target);
+  for (int l = 0; l <= last; ++l)
+    prunerTextAppend(t, "%s%lld", l ? ", " : "", (long long)tile[l]);
+  prunerTextAppend(t, "] (mapping = [");
+  for (int l = 0; l <= last; ++l) {
+    if (tile[l] <= 0)
+      continue;
+    if (strcmp(kind, "block") == 0)
+      prunerTextAppend(t, "%s#gpu.block<%c>", count++ ? ", " : "", "xyz"[dim[l]]);
+    else
+      prunerTextAppend(t, "%s#gpu.%s<linear_dim_%d>", count++ ? ", " : "", kind, dim[l]);
+  }
+  prunerTextAppend(t, "]) : (" ANY ") -> (" ANY ", " ANY ")\n");
+}
+
+void prunerScheduleAppendMmaTile(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c,
+                                 const PrunerLaunchShape *ls, bool fill, const char *attr,
+                                 const char *forall_tag, const char *mma_tag) {
+  const int n = w->num_loops;
+  int m = -1, nn = -1, k = -1;
+  for (int l = 0; l < n; ++l) {
+    if (w->loop_roles[l] == PRUNER_ROLE_M)
+      m = l;
+    else if (w->loop_roles[l] == PRUNER_ROLE_N)
+      nn = l;
+    else if (w->loop_roles[l] == PRUNER_ROLE_K)
+      k = l;
+  }
+  appendMatchOp(t, "%op", prunerSchedulePayloadOpName(w), attr, "");
+  if (fill)
+    appendMatchOp(t, "%fill", "linalg.fill", attr, ".fill");
+
+  /* Blocks: every split parallel loop on its grid dimension (launch shape order). */
+  int64_t bt[PRUNER_MAX_LOOPS] = {0};
+  int bd[PRUNER_MAX_LOOPS];
+  bool any = false;
+  for (int l = 0; l < n; ++l)
+    bd[l] = -1;
+  for (int d = 0; d < 3; ++d)
+    if (ls->grid_loop[d] >= 0) {
+      bt[ls->grid_loop[d]] = c->workgroup[ls->grid_loop[d]];
+      bd[ls->grid_loop[d]] = d;
+      any = true;
+    }
+  if (!any) { /* one block: still a mapped forall, one iteration over N */
+    bt[nn] = c->workgroup[nn];
+    bd[nn] = 0;
+  }
+  prunerTextAppend(t, "    // Blocks: grid [%lld, %lld, %lld], %lld warps each.\n",
+                   (long long)ls->grid[0], (long long)ls->grid[1], (long long)ls->grid[2],
+                   (long long)(ls->threads_per_block / 32));
+  appendForall(t, "%tb", "%fb", "%op", n, bt, bd, "block");
+  prunerTextAppend(t, "    transform.annotate %%fb \"%s\" : " ANY "\n", forall_tag);
+  if (fill) {
+    /* The block's threads zero its C tile, spread over N first (contiguous), then M. */
+    int64_t ft[PRUNER_MAX_RANK] = {0};
+    int fd[PRUNER_MAX_RANK];
+    const PrunerOperand *out = &w->operands[w->num_inputs];
+    int r = out->rank;
+    for (int d = 0; d < r; ++d)
+      fd[d] = -1;
+    int64_t left = ls->threads_per_block;
+    int64_t tn = divisorAtMost(c->workgroup[nn], left);
+    left /= tn;
+    int64_t tm = divisorAtMost(c->workgroup[m], left);
+    ft[r - 1] = c->workgroup[nn] / tn;
+    fd[r - 1] = 0;
+    ft[r - 2] = c->workgroup[m] / tm;
+    fd[r - 2] = 1;
+    if (r == 3) { /* batch: one per block */
+      ft[0] = 1;
+      fd[0] = 2;
+    }
+    prunerTextAppend(t, "    %%fill1, %%fb1 = transform.structured.fuse_into_containing_op %%fill "
+                        "into %%fb : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
+    prunerTextAppend(t, "    // The fill: the block's threads zero C together (%lld x %lld of them).\n",
+                     (long long)tm, (long long)tn);
+    appendForall(t, "%tf", "%ff", "%fill1", r, ft, fd, "thread");
+  }
+  /* Warps: N on linear dim 0, M on linear dim 1. */
+  int64_t wt[PRUNER_MAX_LOOPS] = {0};
+  int wd[PRUNER_MAX_LOOPS];
+  for (int l = 0; l < n; ++l)
+    wd[l] = -1;
+  wt[m] = c->thread[m];
+  wd[m] = 1;
+  wt[nn] = c->thread[nn];
+  wd[nn] = 0;
+  prunerTextAppend(t, "    // Warps: a %lld x %lld tile each.\n", (long long)c->thread[m],
+                   (long long)c->thread[nn]);
+  appendForall(t, "%tw", "%fw", "%tb", n, wt, wd, "warp");
+  const char *inner = "%tw";
+  if (c->reduction[k] < w->bounds[k]) {
+    int64_t steps[PRUNER_MAX_LOOPS] = {0};
+    steps[k] = c->reduction[k];
+    prunerTextAppend(t, "    // K steps of %lld inside the warp.\n", (long long)c->reduction[k]);
+    prunerTextAppend(t, "    %%tk, %%lk = transform.structured.tile_using_for %%tw tile_sizes ");
+    prunerTextAppendI64List(t, steps, n);
+    prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+    inner = "%tk";
+  }
+  prunerTextAppend(t, "    transform.annotate %s \"%s\" : " ANY "\n", inner, mma_tag);
+  prunerTextAppend(t, "    %%func = transform.structured.match ops{[\"func.func\"]} in %%root"
+                      " : (" ANY ") -> " ANY "\n"
+                      "    transform.apply_patterns to %%func {\n"
+                      "      transform.apply_patterns.canonicalization\n"
+                      "      transform.apply_patterns.linalg.tiling_canonicalization\n"
+                      "    } : " ANY "\n"
+                      "    transform.apply_cse to %%func : " ANY "\n"
+                      "    transform.yield\n  }\n");
+}
+
+void prunerScheduleAppendMmaPost(PrunerText *t, const char *mma_tag, bool gpu_mapping) {
+  prunerTextAppend(t, "    %%mm = transform.structured.match attributes{%s} in %%root : (" ANY
+                      ") -> " ANY "\n",
+                   mma_tag);
+  /* The patterns work on the warp forall around the K loop only; the conversion pass
+   * needs an isolated op, the function. */
+  prunerTextAppend(t, "    %%wf = transform.get_parent_op %%mm {op_name = \"scf.forall\"} : (" ANY
+                      ") -> " ANY "\n"
+                      "    %%mf = transform.get_parent_op %%mm {op_name = \"func.func\"} : (" ANY
+                      ") -> " ANY "\n");
+  /* create_named_contraction: a vector.contract with the f16 operands as they are (the
+   * generic vectorization broadcasts both to 3-D, which convert-vector-to-gpu rejects). */
+  prunerTextAppend(t, "    transform.structured.vectorize %%mm {create_named_contraction} : " ANY
+                      "\n"
+                      "    transform.apply_patterns to %%wf {\n"
+                      "      transform.apply_patterns.vector.fold_arith_extension\n"
+                      "      transform.apply_patterns.vector.cast_away_vector_leading_one_dim\n"
+                      "      transform.apply_patterns.canonicalization\n"
+                      "    } : " ANY "\n"
+                      "    // One contract per m16n8k16 mma.sync.\n"
+                      "    transform.apply_patterns to %%wf {\n"
+                      "      transform.apply_patterns.gpu.unroll_vectors_subgroup_mma [16, 8, 16]\n"
+                      "    } : " ANY "\n"
+                      "    transform.apply_patterns to %%wf { transform.apply_patterns.canonicalization } : " ANY
+                      "\n"
+                      "    transform.apply_cse to %%wf : " ANY "\n");
+  if (gpu_mapping)
+    prunerTextAppend(t, "    %%mma = transform.apply_registered_pass \"convert-vector-to-gpu\" with "
+                        "options = { \"use-nvgpu\" = true } to %%mf : (" ANY ") -> " ANY "\n");
+  else
+    prunerScheduleAppendVectorLowering(t, "%wf");
+}
