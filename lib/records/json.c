@@ -245,8 +245,8 @@ static PrunerStatus configFromJson(const cJSON *json, PrunerConfig *out) {
                                n_cache, n_wg);
     for (int l = 0; l < n_cache; ++l)
       if (out->cache[l] < 0)
-        return prunerStatusError("config: key 'cache': entry %d is %" PRId64 "; tiles are >= 0",
-                                 l, out->cache[l]);
+        return prunerStatusError("config: key 'cache': entry %d is %" PRId64 "; tiles are >= 0", l,
+                                 out->cache[l]);
   }
   /* Absent: 0, FMA (records written before the tensor-core knob). Whether the kind fits
    * the workload is prunerConfigCheck's. */

@@ -635,9 +635,9 @@ int prunerConfigFormatShort(const PrunerWorkload *w, const PrunerConfig *config,
         lw += (size_t)snprintf(wg + lw, sizeof(wg) - lw, "%s%lld", lw ? "x" : "",
                                (long long)config->workgroup[l]);
       if (lc < sizeof(ca))
-        lc += (size_t)snprintf(ca + lc, sizeof(ca) - lc, "%s%lld", lc ? "x" : " c",
-                               (long long)(config->cache[l] ? config->cache[l]
-                                                            : config->workgroup[l]));
+        lc += (size_t)snprintf(
+            ca + lc, sizeof(ca) - lc, "%s%lld", lc ? "x" : " c",
+            (long long)(config->cache[l] ? config->cache[l] : config->workgroup[l]));
       if (lt < sizeof(th))
         lt += (size_t)snprintf(th + lt, sizeof(th) - lt, "%s%lld", lt ? "x" : "",
                                (long long)config->thread[l]);
@@ -654,8 +654,8 @@ int prunerConfigFormatShort(const PrunerWorkload *w, const PrunerConfig *config,
   if (config->mma) /* "w": the thread entries are warp tiles */
     return snprintf(buf, size, "wg%s r%s w%s mma%d", wg, lr ? red : "-", th, (int)config->mma);
   if (prunerConfigReductionThreads(config) > 1)
-    return snprintf(buf, size, "wg%s r%s t%s p%s v%d x%d%s", wg, lr ? red : "-", th,
-                    lp ? pr : "-", (int)config->vector_width, (int)config->reduction_threads, ca);
+    return snprintf(buf, size, "wg%s r%s t%s p%s v%d x%d%s", wg, lr ? red : "-", th, lp ? pr : "-",
+                    (int)config->vector_width, (int)config->reduction_threads, ca);
   return snprintf(buf, size, "wg%s r%s t%s p%s v%d%s", wg, lr ? red : "-", th, lp ? pr : "-",
                   (int)config->vector_width, ca);
 }

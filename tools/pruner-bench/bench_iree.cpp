@@ -38,10 +38,9 @@ constexpr int kFinal = 3;
 constexpr int kRounds = 5;
 
 enum Shape { kFfnUp, kFfnDown, kAttention, kResNetConv, kGemv, kNumShapes };
-const char *const kShapeNames[kNumShapes] = {"bert_ffn_up_128x3072x768",
-                                             "bert_ffn_down_128x768x3072",
-                                             "attention_bmm_12x128x128x64",
-                                             "resnet50_conv3x3_1x56x56x64", "gpt2_gemv_1x2304x768"};
+const char *const kShapeNames[kNumShapes] = {
+    "bert_ffn_up_128x3072x768", "bert_ffn_down_128x768x3072", "attention_bmm_12x128x128x64",
+    "resnet50_conv3x3_1x56x56x64", "gpt2_gemv_1x2304x768"};
 
 PrunerWorkload workload(int shape) {
   PrunerWorkload w;
@@ -207,7 +206,8 @@ void dispatchArgs(benchmark::internal::Benchmark *b) {
 }
 BENCHMARK(BM_IreeDispatch)->Apply(dispatchArgs)->Iterations(1)->UseManualTime();
 
-const char kFfnModule[] = R"(func.func @ffn(%x: tensor<128x768xf32>, %w1: tensor<768x3072xf32>, %w2: tensor<3072x768xf32>) -> tensor<128x768xf32> {
+const char kFfnModule[] =
+    R"(func.func @ffn(%x: tensor<128x768xf32>, %w1: tensor<768x3072xf32>, %w2: tensor<3072x768xf32>) -> tensor<128x768xf32> {
   %z = arith.constant 0.0 : f32
   %e1 = tensor.empty() : tensor<128x3072xf32>
   %f1 = linalg.fill ins(%z : f32) outs(%e1 : tensor<128x3072xf32>) -> tensor<128x3072xf32>
@@ -326,8 +326,8 @@ void BM_IreeCompileCost(benchmark::State &state) {
     if (!st.ok)
       error = st.message;
     else if (applied != static_cast<int>(configs.size()))
-      error = "IREE applied " + std::to_string(applied) + " of " +
-              std::to_string(configs.size()) + " configs";
+      error = "IREE applied " + std::to_string(applied) + " of " + std::to_string(configs.size()) +
+              " configs";
   }
   prunerIreeDestroy(iree);
   prunerDraftDestroy(draft);
@@ -344,5 +344,63 @@ void BM_IreeCompileCost(benchmark::State &state) {
   state.SetLabel(one_module ? "all candidates in one module" : "one compile per candidate");
 }
 BENCHMARK(BM_IreeCompileCost)->Arg(0)->Arg(1)->Iterations(1)->UseManualTime();
+
+// The whole candidate (build, run and compare, time) of kCost draft configs of the FFN-up
+// space, one by one (prunerIreeMeasure) or with one compile for all
+// (prunerIreeMeasureBatch, what pruner-tune does): wall seconds per candidate.
+void BM_IreeMeasureCost(benchmark::State &state) {
+  constexpr int kCost = 8;
+  bool together = state.range(0) != 0;
+  std::string error;
+  PrunerWorkload w = workload(kFfnUp);
+  PrunerTargetDesc t;
+  prunerIreeCpuTargetDesc(&t);
+  PrunerSpace space = nullptr;
+  PrunerDraft draft = nullptr;
+  PrunerStatus st = prunerSpaceCreate(&w, &t, nullptr, &space);
+  if (st.ok)
+    st = prunerDraftCreate(&w, &t, &draft);
+  std::vector<PrunerDraftCandidate> top(kCost);
+  size_t n = st.ok ? prunerDraftTopN(draft, space, top.size(), top.data()) : 0;
+  std::vector<PrunerConfig> configs;
+  for (size_t i = 0; i < n; ++i)
+    configs.push_back(top[i].config);
+  PrunerIree iree = st.ok ? makeIree(1, &error) : nullptr;
+  if (!st.ok)
+    error = st.message;
+  double seconds = 0;
+  int ok = 0;
+  if (iree && !configs.empty()) {
+    std::vector<PrunerRecord> recs(configs.size());
+    PrunerRecord warm;
+    prunerIreeMeasure(iree, &w, nullptr, &warm, nullptr); // the default build, not timed here
+    double t0 = prunerNowSeconds();
+    if (together)
+      prunerIreeMeasureBatch(iree, &w, configs.data(), static_cast<int>(configs.size()),
+                             recs.data(), nullptr);
+    else
+      for (size_t i = 0; i < configs.size(); ++i)
+        prunerIreeMeasure(iree, &w, &configs[i], &recs[i], nullptr);
+    seconds = prunerNowSeconds() - t0;
+    for (const PrunerRecord &r : recs)
+      ok += r.status == PRUNER_RECORD_OK;
+    if (ok != static_cast<int>(configs.size()))
+      error = std::to_string(ok) + " of " + std::to_string(configs.size()) + " candidates ok";
+  }
+  prunerIreeDestroy(iree);
+  prunerDraftDestroy(draft);
+  prunerSpaceDestroy(space);
+  for (auto _ : state) {
+    if (!error.empty()) {
+      state.SkipWithError(error.c_str());
+      return;
+    }
+    state.SetIterationTime(seconds);
+  }
+  state.counters["candidates"] = static_cast<double>(configs.size());
+  state.counters["wall_s_per_candidate"] = seconds / configs.size();
+  state.SetLabel(together ? "one compile for all" : "one compile per candidate");
+}
+BENCHMARK(BM_IreeMeasureCost)->Arg(0)->Arg(1)->Iterations(1)->UseManualTime();
 
 } // namespace

@@ -82,6 +82,17 @@ void prunerIreeDestroy(PrunerIree iree); /* NULL: no-op */
 void prunerIreeMeasure(PrunerIree iree, const PrunerWorkload *w, const PrunerConfig *config,
                        PrunerRecord *out, double *compile_seconds);
 
+/* prunerIreeMeasure of n configs with one compile for all (iree-cpu, n > 1): a module of
+ * n functions, each holding the op with its config as compilation_info (the way IREE
+ * takes a config besides a spec; a spec cannot tell copies of one op apart), compiled
+ * once; every config must show in the configured IR; each function is then run, compared
+ * with the default build and timed on its own. If that module does not compile, or a
+ * config does not show, the configs are measured one by one (prunerIreeMeasure), so one
+ * bad config only marks itself. out and compile_seconds (may be NULL; the shared compile
+ * time divided evenly) have n entries. docs/iree.md, "Tuning cost". */
+void prunerIreeMeasureBatch(PrunerIree iree, const PrunerWorkload *w, const PrunerConfig *configs,
+                            int n, PrunerRecord *out, double *compile_seconds);
+
 /* The module of `w` (prunerSchedulePayload) with `config` as its op's compilation_info
  * attribute (GPU compilation info for a GPU-table `t`, the CPU one for iree-cpu): what
  * IREE's CUDA pipeline takes, since IREE 3.13 does not load tuning specs there

@@ -763,6 +763,8 @@ PrunerStatus prunerIreeConfigsText(PrunerIree s, const PrunerWorkload *w,
   return prunerReadFile(out, text, &size);
 }
 
+static bool checkOutputs(PrunerIree s, const char *vmfb, const char *prefix, PrunerRecord *out);
+
 /* Builds `config` into <cand_seq>.vmfb and checks its outputs: status OK with the vmfb
  * path, or the failure in out (status, error). */
 static bool buildCandidate(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *config,
@@ -837,7 +839,20 @@ static bool buildCandidate(PrunerIree s, const PrunerWorkload *w, const PrunerCo
     out->status = PRUNER_RECORD_OK;
     return true;
   }
-  r = runModule(s, vmfb, prefix, log, LOG_SIZE);
+  free(log);
+  return checkOutputs(s, vmfb, prefix, out);
+}
+
+/* Runs `vmfb` (the function of s->function_flag) and compares its outputs with the
+ * reference: status OK, or the failure in out. */
+static bool checkOutputs(PrunerIree s, const char *vmfb, const char *prefix, PrunerRecord *out) {
+  char *log = malloc(LOG_SIZE), tail[300], why[512];
+  if (!log) {
+    out->status = PRUNER_RECORD_LAUNCH_ERROR;
+    textf(out->error, sizeof out->error, "out of memory");
+    return false;
+  }
+  int r = runModule(s, vmfb, prefix, log, LOG_SIZE);
   if (r != 0) {
     logTail(log, tail, sizeof tail);
     out->status = r == 2 ? PRUNER_RECORD_TIMEOUT : PRUNER_RECORD_LAUNCH_ERROR;
@@ -1062,8 +1077,7 @@ PrunerStatus prunerIreeModuleRemeasure(PrunerIree s, const char *module, const c
   char saved[sizeof s->function_flag];
   textf(saved, sizeof saved, "%s", s->function_flag);
   textf(s->function_flag, sizeof s->function_flag, "--function=%s", function);
-  PrunerStatus st =
-      prepareModule(s, args, num_args, results, num_results, reduction_points);
+  PrunerStatus st = prepareModule(s, args, num_args, results, num_results, reduction_points);
   char *log = malloc(LOG_SIZE);
   char vmfb[2][PATH_SIZE], cfg[PATH_SIZE], prefix[PATH_SIZE], out_flag[PATH_SIZE + 8];
   char tail[300];
@@ -1305,4 +1319,99 @@ PrunerStatus prunerIreeCompileCost(PrunerIree s, const PrunerWorkload *w,
   free(ir);
   unlink(path);
   return st;
+}
+
+/* Several candidates per compile (docs/iree.md, "Tuning cost"): one module of n functions
+ * main_0.. each holding the op with its config as compilation_info, compiled once; each
+ * function then run, compared and timed on its own. false (nothing measured) when the
+ * module does not compile or a config does not show in the configured IR: the caller
+ * then builds the candidates one by one, so one bad config cannot fail the others. */
+static bool measureTogether(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *configs,
+                            int n, PrunerRecord *out, double *compile_seconds) {
+  PrunerText b = {0};
+  prunerTextAppend(&b, "module {\n");
+  PrunerStatus st = prunerStatusOk();
+  for (int i = 0; i < n && st.ok; ++i) {
+    char func[32], *text = NULL;
+    textf(func, sizeof func, "main_%d", i);
+    st = annotatedText(w, &s->t, &configs[i], func, &text);
+    if (st.ok)
+      prunerTextAppend(&b, "%s\n", text);
+    free(text);
+  }
+  prunerTextAppend(&b, "}\n");
+  char *module = NULL;
+  if (st.ok)
+    st = prunerTextFinish(&b, "the candidates' module", &module);
+  else
+    free(b.data);
+  char path[PATH_SIZE], cfg[PATH_SIZE], vmfb[PATH_SIZE], prefix[PATH_SIZE];
+  ++s->seq;
+  filePath(s, path, sizeof path, "batch_%d.mlir", s->seq);
+  filePath(s, cfg, sizeof cfg, "batch_%d_configs.mlir", s->seq);
+  filePath(s, vmfb, sizeof vmfb, "batch_%d.vmfb", s->seq);
+  filePath(s, prefix, sizeof prefix, "batch_%d_out", s->seq);
+  if (st.ok)
+    st = writeText(path, module);
+  free(module);
+  char *log = st.ok ? malloc(LOG_SIZE) : NULL;
+  double t1 = 0, t2 = 0;
+  bool ok = log && compileConfigs(s, path, NULL, cfg, log, LOG_SIZE, &t1) == 0;
+  unlink(path);
+  if (ok) {
+    char *ir = NULL, want[2048];
+    size_t size;
+    ok = prunerReadFile(cfg, &ir, &size).ok;
+    for (int i = 0; i < n && ok; ++i) {
+      loweringText(s, w, &configs[i], want, sizeof want);
+      ok = strstr(ir, want) != NULL;
+    }
+    free(ir);
+  }
+  if (ok) {
+    char out_flag[PATH_SIZE + 8];
+    textf(out_flag, sizeof out_flag, "-o=%s", vmfb);
+    char *argv[12];
+    int k = 0;
+    argv[k++] = "iree-compile";
+    argv[k++] = cfg;
+    k = compileArgs(s, argv, k);
+    argv[k++] = "--compile-from=executable-configurations";
+    argv[k++] = out_flag;
+    argv[k] = NULL;
+    ok = runTool(argv, s->o.timeout_seconds, log, LOG_SIZE, &t2) == 0;
+  }
+  unlink(cfg);
+  free(log);
+  if (!ok) {
+    unlink(vmfb);
+    return false;
+  }
+  char saved[sizeof s->function_flag];
+  textf(saved, sizeof saved, "%s", s->function_flag);
+  for (int i = 0; i < n; ++i) {
+    fillRecord(s, w, &configs[i], &out[i]);
+    if (compile_seconds)
+      compile_seconds[i] = (t1 + t2) / n;
+    textf(s->function_flag, sizeof s->function_flag, "--function=main_%d", i);
+    if (!checkOutputs(s, vmfb, prefix, &out[i]))
+      continue;
+    PrunerStatus b = benchmark(s, vmfb, &out[i]);
+    if (!b.ok) {
+      out[i].status = PRUNER_RECORD_LAUNCH_ERROR;
+      textf(out[i].error, sizeof out[i].error, "%s", b.message);
+    }
+  }
+  textf(s->function_flag, sizeof s->function_flag, "%s", saved);
+  unlink(vmfb);
+  return true;
+}
+
+void prunerIreeMeasureBatch(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *configs,
+                            int n, PrunerRecord *out, double *compile_seconds) {
+  PrunerStatus st = n > 1 && !isCuda(s) ? prepare(s, w) : prunerStatusOk();
+  if (n > 1 && !isCuda(s) && st.ok && measureTogether(s, w, configs, n, out, compile_seconds))
+    return;
+  for (int i = 0; i < n; ++i)
+    prunerIreeMeasure(s, w, &configs[i], &out[i], compile_seconds ? &compile_seconds[i] : NULL);
 }

@@ -182,8 +182,8 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
      * tile (0: the distribution tile). */
     int64_t ca = c->cache[l];
     if (ca < 0 || (ca > 0 && c->workgroup[l] >= 1 && c->workgroup[l] % ca))
-      FAIL("cache_parallel %lld of loop %d (%s) does not divide its distribution tile %lld",
-           op, (long long)ca, l, role, (long long)c->workgroup[l]);
+      FAIL("cache_parallel %lld of loop %d (%s) does not divide its distribution tile %lld", op,
+           (long long)ca, l, role, (long long)c->workgroup[l]);
     if (ca > 0 && c->thread[l] >= 1 && ca % c->thread[l])
       FAIL("vector_common_parallel %lld of loop %d (%s) does not divide its cache_parallel "
            "tile %lld",
@@ -504,7 +504,8 @@ static double vectorReductionFactor(const PrunerWorkload *w, const PrunerTargetD
   double one = (fmas + loads + IREE_LOOP_UOPS) / IREE_ISSUE_WIDTH;
   double unrolled = (fmas + loads + IREE_LOOP_UOPS / r) / IREE_ISSUE_WIDTH;
   double before = one > base ? one : base, after = unrolled > base ? unrolled : base;
-  double live = fmas + vectors * (r < 2 ? r : 2) + 1, regs = t->regs_per_sm > 0 ? t->regs_per_sm : 16;
+  double live = fmas + vectors * (r < 2 ? r : 2) + 1,
+         regs = t->regs_per_sm > 0 ? t->regs_per_sm : 16;
   double spill = live > regs ? live / regs : 1.0;
   return after / before * spill;
 }

@@ -214,6 +214,39 @@ static void test_cache_record(void **state) {
   free(line);
 }
 
+/* Several candidates per compile: two valid configs measured together both run, agree and
+ * are timed; a batch with a config the rules refuse falls back to one by one, which marks
+ * only that one. */
+static void test_measure_batch(void **state) {
+  (void)state;
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 16, 64, 32, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerTargetDesc t = target();
+  PrunerSpace space = NULL;
+  assert_true(prunerSpaceCreate(&w, &t, NULL, &space).ok);
+  uint64_t n = prunerSpaceCount(space);
+  PrunerConfig c[2];
+  assert_true(prunerSpaceGetConfig(space, 0, &c[0]).ok);
+  assert_true(prunerSpaceGetConfig(space, n / 2, &c[1]).ok);
+  prunerSpaceDestroy(space);
+  PrunerIree iree = makeIree();
+  PrunerRecord r[2];
+  double compile[2] = {0, 0};
+  prunerIreeMeasureBatch(iree, &w, c, 2, r, compile);
+  for (int i = 0; i < 2; ++i) {
+    if (r[i].status != PRUNER_RECORD_OK)
+      fail_msg("config %d: %s", i, r[i].error);
+    assert_true(r[i].num_samples >= 1 && r[i].median_us > 0);
+    assert_true(compile[i] > 0);
+    assert_true(prunerConfigEqual(&r[i].config, &c[i]));
+  }
+  c[1].thread[0] = 3; /* does not divide the distribution tile */
+  prunerIreeMeasureBatch(iree, &w, c, 2, r, NULL);
+  assert_int_equal(r[0].status, PRUNER_RECORD_OK);
+  assert_int_equal(r[1].status, PRUNER_RECORD_INVALID);
+  prunerIreeDestroy(iree);
+}
+
 int main(void) {
   const struct CMUnitTest offline[] = {cmocka_unit_test(test_cache_record)};
   if (cmocka_run_group_tests(offline, NULL, NULL) != 0)
@@ -228,6 +261,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_module),
       cmocka_unit_test(test_compile_cost),
+      cmocka_unit_test(test_measure_batch),
   };
   int r = cmocka_run_group_tests(tests, NULL, NULL);
   rmdir(g_dir);
