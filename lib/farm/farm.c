@@ -186,6 +186,7 @@ struct PrunerFarmImpl {
   volatile double last_rank0;
   volatile int rank0_lost;
   volatile int stop_seen;
+  double send_deadline; /* main thread: sends give up after this time (0: never)     */
 };
 
 static const int kHeartbeat = 1;
@@ -467,7 +468,7 @@ static bool farmSendFragment(PrunerFarm f, const void *data, size_t len, int des
       return false;
     if (done)
       return true;
-    if (give_up && *give_up) {
+    if ((give_up && *give_up) || (f->send_deadline > 0 && prunerNowSeconds() > f->send_deadline)) {
       pthread_mutex_lock(&f->mpi);
       MPI_Cancel(&req);
       MPI_Request_free(&req);
@@ -695,9 +696,13 @@ void prunerFarmDestroy(PrunerFarm f, int exit_status) {
   if (f->rank == 0) {
     static const int word = 0;
     volatile int give_up = 0;
-    for (int r = 1; r < f->size; ++r)
-      if (!f->ranks[r].lost)
-        farmSend(f, &word, sizeof word, r, TAG_STOP, &give_up);
+    /* Lost ranks too (one that failed is alive), each given 2 s: a dead one never
+     * takes it. */
+    for (int r = 1; r < f->size; ++r) {
+      f->send_deadline = f->ranks[r].lost ? prunerNowSeconds() + 2.0 : 0;
+      farmSend(f, &word, sizeof word, r, TAG_STOP, &give_up);
+    }
+    f->send_deadline = 0;
   }
   f->quit = 1;
   if (f->heartbeat_running)
@@ -897,6 +902,13 @@ static bool farmPoll(FarmRun *run) {
       } else if (!ok || res.n != c->n) {
         farmChunkResultFree(&res);
         farmMarkLost(run, from, "a malformed result message");
+      } else if (!res.status.ok) {
+        /* What ends a plain run (no device, no tools) ends this rank's part: its chunk goes
+         * elsewhere, and rank 0 meets the same failure itself only if no rank is left. */
+        char why[PRUNER_STATUS_MESSAGE_SIZE + 16];
+        snprintf(why, sizeof why, "it failed: %s", res.status.message);
+        farmChunkResultFree(&res);
+        farmMarkLost(run, from, why);
       } else {
         c->result = res;
         c->state = 2;
@@ -1053,8 +1065,11 @@ static PrunerStatus farmRunBatch(FarmRun *run) {
     return run->kind == JOB_MEASURE ? run->backend->measure(run->local, b, run->sink)
                                     : run->backend->exportAdd(run->local, b, run->sink);
   }
-  /* Two chunks per rank: a rank that finishes early takes another. */
-  size_t per = (b->n + 2 * (size_t)ranks - 1) / (2 * (size_t)ranks);
+  /* Measuring: two chunks per rank, so that a rank that finishes early takes another.
+   * Building: one chunk per rank, since each chunk starts a compile pool whose children
+   * set up MLIR afresh (docs/distributed.md, "Speed"). */
+  size_t parts = (size_t)ranks * (run->kind == JOB_MEASURE ? 2 : 1);
+  size_t per = (b->n + parts - 1) / parts;
   if (per < 1)
     per = 1;
   run->n_chunks = (b->n + per - 1) / per;
