@@ -111,6 +111,9 @@ int prunerFarmLostRanks(PrunerFarm farm) { return (void)farm, 0; }
 bool prunerFarmBuiltWithMpi(void) { return true; }
 
 enum { TAG_HELLO = 11, TAG_WORK, TAG_RESULT, TAG_HEARTBEAT, TAG_STOP };
+/* Not a tag on the wire: farmTryReceive's answer for a fragment of an unfinished message,
+ * which tells rank 0 the sender is alive. */
+enum { TAG_FRAGMENT = -1 };
 enum { JOB_MEASURE = 1, JOB_BUILD = 2 };
 
 #define FARM_MAGIC 0x70464d31u /* "pFM1" */
@@ -186,6 +189,7 @@ struct PrunerFarmImpl {
   volatile double last_rank0;
   volatile int rank0_lost;
   volatile int stop_seen;
+  double last_poll;     /* rank 0: when it last looked for messages                  */
   double send_deadline; /* main thread: sends give up after this time (0: never)     */
 };
 
@@ -552,8 +556,13 @@ static bool farmTryReceive(PrunerFarm f, int source, int *from, int *got_tag,
       n = a->len - a->got;
     memcpy(a->buf + a->got, frag + at, n);
     a->got += n;
-    if (a->got < a->len)
-      continue;
+    if (a->got < a->len) {
+      *from = src;
+      *got_tag = TAG_FRAGMENT;
+      *data = NULL;
+      *len = 0;
+      return true;
+    }
     *from = src;
     *got_tag = a->tag;
     *data = a->buf;
@@ -762,7 +771,7 @@ PrunerStatus prunerFarmServe(PrunerFarm f, const PrunerBackend *backend,
       usleep(2000);
       continue;
     }
-    if (tag == TAG_HEARTBEAT) {
+    if (tag == TAG_HEARTBEAT || tag == TAG_FRAGMENT) {
       f->last_rank0 = prunerNowSeconds();
       free(msg);
       continue;
@@ -868,12 +877,21 @@ static void farmMarkLost(FarmRun *run, int r, const char *why) {
 static bool farmPoll(FarmRun *run) {
   PrunerFarm f = run->f;
   bool any = false;
+  /* Silence counts only while rank 0 listens: after its own chunk or the verifier's
+   * training, a worker's heartbeats may still sit behind a large result. */
+  double now = prunerNowSeconds();
+  double gap = f->last_poll > 0 ? now - f->last_poll : 0;
+  if (gap > 0.5)
+    for (int r = 1; r < f->size; ++r)
+      f->ranks[r].last_seen = f->ranks[r].last_seen + gap < now ? f->ranks[r].last_seen + gap : now;
   int from, tag, len;
   unsigned char *msg;
   while (farmTryReceive(f, MPI_ANY_SOURCE, &from, &tag, &msg, &len)) {
     any = true;
     FarmRank *rk = &f->ranks[from];
-    rk->last_seen = prunerNowSeconds();
+    rk->last_seen = prunerNowSeconds(); /* a fragment too: the sender is alive */
+    if (tag == TAG_FRAGMENT)
+      continue;
     if (tag == TAG_HELLO && !rk->lost) {
       FarmHello h;
       FarmReader r = {msg, (size_t)len, 0};
@@ -917,6 +935,7 @@ static bool farmPoll(FarmRun *run) {
     }
     free(msg);
   }
+  f->last_poll = prunerNowSeconds();
   return any;
 }
 
