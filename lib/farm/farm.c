@@ -708,7 +708,7 @@ void prunerFarmDestroy(PrunerFarm f, int exit_status) {
     /* Lost ranks too (one that failed is alive), each given 2 s: a dead one never
      * takes it. */
     for (int r = 1; r < f->size; ++r) {
-      f->send_deadline = f->ranks[r].lost ? prunerNowSeconds() + 2.0 : 0;
+      f->send_deadline = prunerNowSeconds() + (f->ranks[r].lost ? 2.0 : f->opts.rank_timeout_s);
       farmSend(f, &word, sizeof word, r, TAG_STOP, &give_up);
     }
     f->send_deadline = 0;
@@ -997,10 +997,14 @@ static bool farmSendChunk(FarmRun *run, FarmChunk *c, int r) {
   PrunerBackendBatch sub = farmSubBatch(run->batch, c->begin, c->n);
   FarmBuf b = {0};
   volatile int give_up = 0;
+  /* A frozen rank (SIGSTOP, a hung node) never takes the message: a send that has not
+   * completed within the rank timeout loses the rank. */
+  f->send_deadline = prunerNowSeconds() + f->opts.rank_timeout_s;
   bool ok = farmPackWork(&b, &h, &sub) && farmSend(f, b.p, b.len, r, TAG_WORK, &give_up);
+  f->send_deadline = 0;
   free(b.p);
   if (!ok) {
-    farmMarkLost(run, r, "a send failed");
+    farmMarkLost(run, r, "the work message was not taken within the rank timeout");
     return false;
   }
   c->state = 1;
