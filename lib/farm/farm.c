@@ -9,11 +9,11 @@
  * peer: sends are non-blocking and tested, receives follow a probe. */
 #include "pruner/farm.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdarg.h>
 
 #include "pruner/clock.h"
 
@@ -39,8 +39,7 @@ PrunerFarmOptions prunerFarmDefaultOptions(void) {
 
 /* Open MPI's mpirun and a PMI/PMIx launcher (srun) say so in the environment. */
 bool prunerFarmLaunched(void) {
-  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
-                                     "PMI_SIZE"};
+  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"};
   for (size_t i = 0; i < sizeof vars / sizeof *vars; ++i)
     if (getenv(vars[i]))
       return true;
@@ -149,7 +148,7 @@ typedef struct FarmResultHeader {
   uint64_t notes_len;
   uint64_t blob_len;
 } /* then: n present flags (uint8), n PrunerRecord, baseline (if any), notes, blob */
-    FarmResultHeader;
+FarmResultHeader;
 
 typedef struct FarmAssembly {
   unsigned char *buf;
@@ -184,7 +183,7 @@ struct PrunerFarmImpl {
   bool interrupted;
   bool noted_alone;
   /* worker ranks */
-  volatile sig_atomic_t stop;       /* the backend's stop flag here                       */
+  volatile sig_atomic_t stop; /* the backend's stop flag here                       */
   const volatile sig_atomic_t *user_stop;
   volatile double last_rank0;
   volatile int rank0_lost;
@@ -327,8 +326,8 @@ static void farmSinkNote(void *user, bool session, const char *message) {
 
 static PrunerStatus farmRunChunk(const PrunerBackend *backend, PrunerBackendState state,
                                  const FarmWorkHeader *work, const PrunerBackendBatch *batch,
-                                 const volatile sig_atomic_t *stop,
-                                 const PrunerBackendSink *outer, FarmChunkResult *out) {
+                                 const volatile sig_atomic_t *stop, const PrunerBackendSink *outer,
+                                 FarmChunkResult *out) {
   memset(out, 0, sizeof *out);
   out->n = batch->n;
   out->present = calloc(batch->n ? batch->n : 1, sizeof *out->present);
@@ -374,8 +373,8 @@ static bool farmUnpackWork(FarmReader *r, FarmWorkHeader *h, PrunerBackendBatch 
   batch->configs = farmTake(r, h->n * sizeof *batch->configs);
   batch->draft_us = farmTake(r, h->n * sizeof *batch->draft_us);
   batch->verifier_scores = farmTake(r, h->n * sizeof *batch->verifier_scores);
-  return batch->workload && (h->n == 0 || (batch->configs && batch->draft_us &&
-                                           batch->verifier_scores));
+  return batch->workload &&
+         (h->n == 0 || (batch->configs && batch->draft_us && batch->verifier_scores));
 }
 
 static bool farmPackResult(FarmBuf *b, uint64_t job, const FarmChunkResult *res) {
@@ -506,14 +505,13 @@ static bool farmSend(PrunerFarm f, const void *data, size_t len, int dest, int t
 /* A whole message waiting from `source` (MPI_ANY_SOURCE) with any tag, received into a
  * malloc'ed buffer; fragments of an unfinished one are kept per sender. False when no
  * whole message is there yet. Heartbeats are single ints, not fragmented. */
-static bool farmTryReceive(PrunerFarm f, int source, int *from, int *got_tag,
-                           unsigned char **data, int *len) {
+static bool farmTryReceive(PrunerFarm f, int source, int *from, int *got_tag, unsigned char **data,
+                           int *len) {
   for (;;) {
     MPI_Status status;
     int flag = 0;
     pthread_mutex_lock(&f->mpi);
-    if (MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status) != MPI_SUCCESS ||
-        !flag) {
+    if (MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status) != MPI_SUCCESS || !flag) {
       pthread_mutex_unlock(&f->mpi);
       return false;
     }
@@ -1081,8 +1079,7 @@ static PrunerStatus farmRunBatch(FarmRun *run) {
   int ranks = helpers + (run->local_ok ? 1 : 0);
   if (helpers == 0) {
     if (!f->noted_alone)
-      farmRankNote(run->sink,
-                   "farm: no other rank can %s for this target: rank 0 does it alone",
+      farmRankNote(run->sink, "farm: no other rank can %s for this target: rank 0 does it alone",
                    run->kind == JOB_MEASURE ? "measure" : "compile");
     f->noted_alone = true;
     return run->kind == JOB_MEASURE ? run->backend->measure(run->local, b, run->sink)
@@ -1148,9 +1145,8 @@ static PrunerStatus farmRunBatch(FarmRun *run) {
   return st;
 }
 
-PrunerStatus prunerFarmMeasure(PrunerFarm f, const PrunerBackend *backend,
-                               PrunerBackendState local, const PrunerBackendBatch *batch,
-                               const PrunerBackendSink *sink) {
+PrunerStatus prunerFarmMeasure(PrunerFarm f, const PrunerBackend *backend, PrunerBackendState local,
+                               const PrunerBackendBatch *batch, const PrunerBackendSink *sink) {
   if (!f || f->size < 2 || f->rank != 0)
     return backend->measure(local, batch, sink);
   FarmRun run = {.f = f,
@@ -1195,9 +1191,8 @@ char *prunerFarmSummary(PrunerFarm f) {
     const FarmRank *rk = &f->ranks[r];
     char line[256];
     snprintf(line, sizeof line, "farm: rank %d (%s, %s): %ld candidate(s)%s\n", r,
-             rk->host[0] ? rk->host : "?",
-             rk->hello ? prunerFarmRoleName(rk->role) : "no hello", rk->candidates,
-             rk->lost ? ", lost" : "");
+             rk->host[0] ? rk->host : "?", rk->hello ? prunerFarmRoleName(rk->role) : "no hello",
+             rk->candidates, rk->lost ? ", lost" : "");
     farmPut(&b, line, strlen(line));
   }
   farmPut(&b, "", 1);
