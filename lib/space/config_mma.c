@@ -139,6 +139,10 @@ bool prunerMmaConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
   if (ks % MMA_K)
     FAIL("mma on %s: K step %lld (reduction entry of loop k) must be a multiple of 16",
          w->op_name, (long long)ks);
+  if (ks >= w->bounds[L.k])
+    FAIL("mma on %s: K step %lld must be smaller than K = %lld: the schedule outlines the "
+         "K loop to convert it to mma.sync on its own (docs/schedule.md, \"Tensor cores\")",
+         w->op_name, (long long)ks, (long long)w->bounds[L.k]);
   if (wm * wn / WARP > MAX_ACC_PER_THREAD)
     FAIL("mma on %s: warp tile %lld x %lld keeps %lld f32 accumulators per thread; at most %d",
          w->op_name, (long long)wm, (long long)wn, (long long)(wm * wn / WARP),
