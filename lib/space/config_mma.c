@@ -78,8 +78,9 @@ bool prunerMmaWorkloadOk(const PrunerWorkload *w, const PrunerTargetDesc *t,
   PrunerDType a = w->operands[0].dtype, b = w->operands[1].dtype, c = w->operands[2].dtype;
   if (a == PRUNER_DTYPE_BF16 || b == PRUNER_DTYPE_BF16)
     FAIL("mma on %s: bf16 inputs are not supported: MLIR 22's convert-vector-to-gpu "
-         "(use-nvgpu) fails on a bf16 vector.contract with \"failed to deduce operand PTX "
-         "types\" (docs/schedule.md, \"Tensor cores\"); use f16 inputs or an FMA config",
+         "(use-nvgpu) cannot convert a bf16 contract's operand loads, and a bf16 "
+         "nvgpu.mma.sync fails in convert-nvgpu-to-nvvm (\"failed to deduce operand PTX "
+         "types\"; docs/schedule.md, \"Tensor cores\"); use f16 inputs or an FMA config",
          w->op_name);
   if (a != PRUNER_DTYPE_F16 || b != PRUNER_DTYPE_F16 || c != PRUNER_DTYPE_F32)
     FAIL("mma on %s: inputs %s x %s -> %s; mma.sync m16n8k16 is scheduled for f16 x f16 -> f32",
