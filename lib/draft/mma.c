@@ -14,7 +14,8 @@
  *  L2:     each block reads its A and B tiles once per K step (warps of a block share rows
  *          through L1), plus C in and out;
  *  DRAM:   operands once when the inputs fit L2, else A re-read per block column and B per
- *          block row. */
+ *          block row.
+ * The register estimate is 4 per 16x8 accumulator fragment + 24 (fitted to ptxas). */
 #include <math.h>
 #include <string.h>
 
@@ -27,8 +28,8 @@
  * here, to be fitted on the GPU session's records. */
 #define MMA_LATENCY_CYCLES 32.0
 #define SUB_PARTITIONS 4.0
-/* Registers besides fragments: addresses, loop state (the FMA term's base is 20; the
- * lane-indexed fragment addresses add a few). */
+/* Registers besides the accumulators: fragments, addresses, loop state (fitted, see
+ * draftMmaRegisters). */
 #define BASE_REGISTERS 24
 #define LAUNCH_US 3.0 /* as the FMA term (draft.c, kLaunchUs) */
 #define OVERLAP_RESIDUAL 0.1
@@ -38,20 +39,19 @@ static double dmin(double a, double b) { return a < b ? a : b; }
 static double dmax(double a, double b) { return a > b ? a : b; }
 
 int draftMmaRegisters(const PrunerWorkload *w, const PrunerConfig *c) {
-  int64_t wm = 0, wn = 0, ks = 0;
+  int64_t wm = 0, wn = 0;
   for (int l = 0; l < w->num_loops; ++l) {
     if (w->loop_roles[l] == PRUNER_ROLE_M)
       wm = c->thread[l];
     else if (w->loop_roles[l] == PRUNER_ROLE_N)
       wn = c->thread[l];
-    else if (w->loop_roles[l] == PRUNER_ROLE_K)
-      ks = c->reduction[l];
   }
-  /* Per thread: 4 f32 per 16x8 accumulator; per 16-wide K piece an A fragment (4 x f16x2)
-   * per 16 rows and a B fragment (2 x f16x2) per 8 columns, one K step's pieces live. */
+  /* Per thread: 4 f32 per 16x8 accumulator fragment, plus addresses and loop state. The
+   * fragments of A and B add nothing measurable: fitted on the compile study's 220 sm_90
+   * configs (docs/compile.md), this form has a mean error of 10% (median 3%) against
+   * ptxas; counting one K step's A and B fragments too gave 76%. */
   int64_t acc = 4 * (wm / 16) * (wn / 8);
-  int64_t frag = (ks / 16) * (4 * (wm / 16) + 2 * (wn / 8));
-  return (int)(acc + frag + BASE_REGISTERS);
+  return (int)(acc + BASE_REGISTERS);
 }
 
 bool draftMmaScore(const struct PrunerDraftImpl *d, const PrunerConfig *c,
@@ -82,9 +82,17 @@ bool draftMmaScore(const struct PrunerDraftImpl *d, const PrunerConfig *c,
   if (resources) {
     regs = resources->registers;
     spill = resources->spill_store_bytes + resources->spill_load_bytes;
-  } else if (regs > d->reg_cap_per_thread) {
-    spill = (regs - d->reg_cap_per_thread) * 4;
-    regs = d->reg_cap_per_thread;
+  } else {
+    /* ptxas fits the block into the per-block register file (as the FMA term). */
+    int64_t groups = (warps + 3) / 4 * 4;
+    int64_t cap = t->regs_per_block / (groups * t->warp_size);
+    cap = cap * t->warp_size / t->reg_alloc_unit * t->reg_alloc_unit / t->warp_size;
+    if (cap > d->reg_cap_per_thread)
+      cap = d->reg_cap_per_thread;
+    if (regs > cap) {
+      spill = (regs - (int)cap) * 4;
+      regs = (int)cap;
+    }
   }
   PrunerDraftLimiter limiter;
   int bps = draftBlocksPerSm(d, ls.threads_per_block, regs, 0, &limiter);

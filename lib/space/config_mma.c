@@ -159,6 +159,15 @@ bool prunerMmaConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
     FAIL("mma on %s: %lld warps per block (%lld threads); %s allows %d threads",
          w->op_name, (long long)mmaWarps(c, L), (long long)threads, t->name,
          t->max_threads_per_block);
+  /* ptxas fits a block into the register file: 1024 threads get 64 registers each, and
+   * 64 accumulators then spilled 0.6-2.2 KB per thread in the compile study
+   * (docs/compile.md). Accumulators + 24 (the draft's fitted estimate) must fit. */
+  int64_t budget = t->regs_per_block / threads;
+  if (wm * wn / WARP + 24 > budget)
+    FAIL("mma on %s: warp tile %lld x %lld keeps %lld accumulators per thread; with %lld "
+         "threads per block ptxas has %lld registers per thread and would spill",
+         w->op_name, (long long)wm, (long long)wn, (long long)(wm * wn / WARP),
+         (long long)threads, (long long)budget);
   /* Grid: M, N and batch blocks on at most three dimensions within CUDA's limits. */
   int g = 0;
   for (int l = w->num_loops - 1; l >= 0; --l) {
