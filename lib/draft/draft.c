@@ -431,6 +431,13 @@ static Occupancy occupancy(const struct PrunerDraftImpl *d, int64_t threads, int
   return o;
 }
 
+int draftBlocksPerSm(const struct PrunerDraftImpl *d, int64_t threads, int regs, int64_t smem,
+                     PrunerDraftLimiter *limiter) {
+  Occupancy o = occupancy(d, threads, regs, smem);
+  *limiter = o.limiter;
+  return o.blocks_per_sm;
+}
+
 /* The warp's lanes over the block that prunerConfigLaunchShape describes (the mapping the
  * schedule emits, docs/config.md): lanes fill thread x (block_loop[0]) first, then y. */
 static void warpShape(const PrunerLaunchShape *ls, int64_t warp_size, WarpShape *ws) {
@@ -1018,6 +1025,8 @@ bool draftScoreValid(PrunerDraft draft, const PrunerConfig *config,
 static bool gpuScore(const struct PrunerDraftImpl *d, const PrunerConfig *config,
                      const PrunerKernelResources *resources, PrunerDraftSymbols *out,
                      DraftWarpCache *cache) {
+  if (config->mma) /* tensor cores: their own term (mma.c) */
+    return draftMmaScore(d, config, resources, out);
   DraftGeometry g;
   draftGeometry(d, config, &g);
   DraftResources r;
