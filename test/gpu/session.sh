@@ -9,7 +9,8 @@
 # so logs are packed into one archive at the end); records go there directly, so that what
 # was measured before a kill is not lost (lib/records fsyncs each line):
 #   session.log                  this script's output (env, tables at its end)
-#   check-records.jsonl          the check bundles (check-matmul, check-bmm, check-conv)
+#   check-records.jsonl          the check bundles (check-matmul, check-bmm, check-conv,
+#                                check-tc: tensor-core configs)
 #                                + cuBLAS baselines
 #   dataset-<w>-records.jsonl    the dataset bundles (matmul, conv; no finals)
 #   summary.txt                  the tables from the records (test/gpu/summarize.sh)
