@@ -18,8 +18,8 @@ extern "C" {
 
 /* The pass pipeline text that follows pruner-apply-config inside
  * `pruner-gpu-pipeline{chip=... format=bin|isa}`: NVVM lowering with nvvm-attach-target
- * for `chip` and gpu-module-to-binary in `format`. Returns the length written (as
- * snprintf); fails for an unknown chip or format. */
+ * for `chip` and gpu-module-to-binary in `format`, written NUL-terminated into `buf`.
+ * Fails, with a message, for an unknown chip or format or when `size` bytes are too few. */
 PrunerStatus prunerGpuPipelineText(const char *chip, const char *format, char *buf, size_t size);
 
 /* The first pass of pruner-cpu-pipeline (cpu_pipeline.c): prunerApplyConfig for a host

@@ -20,6 +20,7 @@ packages=(
   libopenblas-dev     # host baseline
   libomp-22-dev       # host target: OpenMP runtime for parallel loops
   python3-venv        # the IREE backend's venv (PRUNER_WITH_IREE=1)
+  openmpi-bin libopenmpi-dev   # mpirun and MPI: tuning farmed out over ranks (docs/distributed.md)
 )
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang libclang-rt-dev)   # libFuzzer (-fsanitize=fuzzer) for test/fuzz

@@ -8,7 +8,7 @@ import lit.formats
 config.name = "pruner"
 config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "fuzz"]
+config.excludes = ["Inputs", "register-study", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "fuzz"]
 config.test_source_root = os.path.dirname(__file__)
 # A run under another host ISA (`--param host_isa=...`, below) gets its own output
 # folder, so that ctest can run it beside the plain run.

@@ -111,6 +111,13 @@ typedef struct PrunerBackend {
   PrunerTuneMeasure device_measure;
   const char *baseline_name; /* what the winner is compared with: "cuBLAS", "OpenBLAS"  */
   bool fuses_consumers;      /* a contraction's kernel may absorb its elementwise user  */
+  /* measure takes one sink->nextSeed per batch (the GPU's bundle seed): a farm draws it
+   * once on rank 0 and hands it to every rank, so that the tuner's generator advances as
+   * in a plain run (pruner/farm.h). */
+  bool measure_draws_seed;
+  /* Optional (NULL: yes): whether this machine can measure for target `t` (a GPU with
+   * its driver, IREE's tools); `t` may be NULL. A farm rank that cannot only compiles. */
+  bool (*canMeasure)(const PrunerTargetDesc *t);
 
   /* The target description of `name` (a table entry, an architecture, the machine). */
   PrunerStatus (*describeTarget)(const char *name, PrunerTargetDesc *out);
@@ -145,6 +152,14 @@ typedef struct PrunerBackend {
   PrunerStatus (*exportAdd)(PrunerBackendState state, const PrunerBackendBatch *batch,
                             const PrunerBackendSink *sink);
   PrunerStatus (*exportClose)(PrunerBackendState state, bool commit, const PrunerBackendSink *sink);
+  /* Optional (NULL: a farm builds exports on rank 0 alone): exportAdd in two halves, so
+   * that another process of the same build can compile. exportBuild compiles the batch
+   * into *blob (malloc'ed, caller frees; *size bytes) without an open export;
+   * exportAddBuilt adds such a blob of the same batch to the open export, in order. */
+  PrunerStatus (*exportBuild)(PrunerBackendState state, const PrunerBackendBatch *batch,
+                              const PrunerBackendSink *sink, void **blob, size_t *size);
+  PrunerStatus (*exportAddBuilt)(PrunerBackendState state, const PrunerBackendBatch *batch,
+                                 const void *blob, size_t size, const PrunerBackendSink *sink);
 
   /* Optional: re-measures `n` (<= PRUNER_BACKEND_RECHECK_MAX) configs of `w` back to
    * back, interleaved, with the baseline when `baseline` and the workload has one, so that
@@ -161,7 +176,7 @@ typedef struct PrunerBackend {
                     const PrunerConfig *configs, size_t n, size_t *skipped);
 } PrunerBackend;
 
-/* The table (lib/backend/backends.c). */
+/* The table (lib/backend/backends.c): static entries, never freed. */
 size_t prunerBackendCount(void);
 const PrunerBackend *prunerBackendGet(size_t i);
 

@@ -149,6 +149,31 @@ size_t prunerDraftScoreBatch(PrunerDraft draft, const PrunerConfig *configs, siz
 /* Convenience: the predicted latency in µs, or a negative value for invalid configs. */
 double prunerDraftPredictUs(PrunerDraft draft, const PrunerConfig *config);
 
+/* The draft's register estimate for `config` (registers per thread, capped where ptxas
+ * would spill, as prunerDraftScore uses it without ptxas' figures); -1 when the config
+ * cannot be scored. */
+int prunerDraftEstimateRegisters(PrunerDraft draft, const PrunerConfig *config);
+
+/* The estimate against ptxas over n compiled candidates (docs/draft.md, "Registers"). */
+typedef struct PrunerRegisterStudy {
+  size_t n;            /* candidates with both an estimate and a ptxas count */
+  double mean_abs;     /* mean |estimate - ptxas| in registers */
+  double median_abs;
+  double max_abs;
+  double mean_signed;  /* mean (estimate - ptxas): > 0 over-estimates */
+  double mean_ratio;   /* mean estimate / ptxas */
+  double min_ratio, max_ratio;
+  double within_25pct; /* fraction with |estimate - ptxas| <= 25% of ptxas */
+} PrunerRegisterStudy;
+
+/* Compares prunerDraftEstimateRegisters of configs[i] with resources[i].registers
+ * (candidates whose count is 0, i.e. not compiled, are skipped). `estimates` may be
+ * NULL, else receives each config's estimate (-1: not scored). Fails only when out of
+ * memory. */
+PrunerStatus prunerDraftRegisterStudy(PrunerDraft draft, const PrunerConfig *configs,
+                                      const PrunerKernelResources *resources, size_t n,
+                                      int *estimates, PrunerRegisterStudy *out);
+
 /* Features for the verifier: prunerDraftNumFeatures() floats, named by
  * prunerDraftFeatureName(i) ("log_predicted_us", "occupancy", ...). Sizes and times
  * are log2(1 + x) so that trees split on ratios; factors are raw. */

@@ -43,11 +43,10 @@ typedef struct PrunerKernelResources {
   int constant_bytes;
 } PrunerKernelResources;
 
-/* One candidate as the compiler left it (prunerCompileOne/Many in pruner/compile.h fill
- * it; a bundle takes it, pruner/measure.h). `binary` is owned by the result: release it
- * with prunerCompileResultRelease. */
-typedef struct PrunerCompileResult {
-  PrunerStatus status;  /* !ok: the message is the compiler's (first lines)     */
+/* How one compiled kernel is launched and what ptxas reports for it: the part a compile
+ * result and a bundle's candidate (pruner/measure.h) share, kept once so that the two
+ * cannot drift apart. */
+typedef struct PrunerKernelLaunch {
   char kernel_name[128];
   int64_t grid[3];
   int64_t block[3];
@@ -55,6 +54,14 @@ typedef struct PrunerCompileResult {
   int num_args;
   PrunerKernelArg args[PRUNER_MAX_KERNEL_ARGS];
   PrunerKernelResources resources;
+} PrunerKernelLaunch;
+
+/* One candidate as the compiler left it (prunerCompileOne/Many in pruner/compile.h fill
+ * it; a bundle takes it, pruner/measure.h). `binary` is owned by the result: release it
+ * with prunerCompileResultRelease. */
+typedef struct PrunerCompileResult {
+  PrunerStatus status; /* !ok: the message is the compiler's (first lines)     */
+  PrunerKernelLaunch launch;
   unsigned char *binary; /* cubin (or PTX text when format is PTX); owned, free with
                             prunerCompileResultRelease */
   size_t binary_size;

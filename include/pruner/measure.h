@@ -59,18 +59,14 @@ typedef struct PrunerBundleCandidate {
   char workload_key[PRUNER_WORKLOAD_KEY_SIZE];
   PrunerConfig config;
   char cubin_file[64];                         /* relative to the bundle folder       */
-  char kernel_name[128];
-  int64_t grid[3];
-  int64_t block[3];
-  int64_t dynamic_smem_bytes;
-  int num_args;
-  PrunerKernelArg args[PRUNER_MAX_KERNEL_ARGS];
-  PrunerKernelResources resources;
+  PrunerKernelLaunch launch;                   /* the compile result's, as it was     */
   double draft_score_us;                       /* 0 if none */
   double verifier_score;                       /* 0 if none */
   PrunerOutputInit output_init;                /* prunerOutputInitDefault unless set */
 } PrunerBundleCandidate;
 
+/* The strings, workloads and candidates the getters below return live in the bundle
+ * until prunerBundleDestroy. */
 typedef struct PrunerBundleImpl *PrunerBundle;
 
 /* Starts a bundle in folder `dir` (created if absent; an existing manifest in it is

@@ -7,8 +7,8 @@
  * A reader skips a torn or corrupt line with a warning (counted, with its line number)
  * and loses nothing else. Tuning resumes from the file and never re-measures a config it
  * already has for the same workload and target; records of another target are kept
- * apart and never count as measurements of this one. MLIR-free (cJSON only), so the
- * runner uses it too. */
+ * apart and never count as measurements of this one. MLIR-free (its JSON library, cJSON,
+ * stays inside lib/records), so the runner uses it too. */
 #ifndef PRUNER_RECORDS_H
 #define PRUNER_RECORDS_H
 
@@ -76,7 +76,10 @@ char *prunerRecordToJson(const PrunerRecord *record);
 /* Parses one line; the message says what is wrong with a bad line. */
 PrunerStatus prunerRecordFromJson(const char *line, PrunerRecord *out);
 
-/* An open records file (append mode) plus everything it already held. */
+/* A records log: a file open for appending (or read-only, or none) plus everything it
+ * already held. Every Create has its prunerRecordsDestroy, which closes the file and
+ * releases the lock; the records and strings the getters below return live in the log
+ * and die with it. */
 typedef struct PrunerRecordsImpl *PrunerRecords;
 
 /* Opens (creating if absent) and loads `path` for appending. Corrupt lines are skipped;
@@ -85,16 +88,17 @@ typedef struct PrunerRecordsImpl *PrunerRecords;
  * device, a directory), a file with content of which no line is a record (a module
  * given by mistake; a single torn line, the first append of a killed run, is fine), a file larger
  * than PRUNER_READ_FILE_MAX (pruner/file.h), and a file another process holds open for appending:
- * the file stays locked (flock, exclusive) until prunerRecordsClose, so two tuners never share one
- * log. Running out of memory while reading is an error, never the end of the file. */
-PrunerStatus prunerRecordsOpen(const char *path, PrunerRecords *out);
+ * the file stays locked (flock, exclusive) until prunerRecordsDestroy, so two tuners never share
+ * one log. Running out of memory while reading is an error, never the end of the file. */
+PrunerStatus prunerRecordsCreate(const char *path, PrunerRecords *out);
 /* Loads an existing file read-only (evaluation tools, --ingest, replay): a missing or
  * unreadable file is an error naming it, never created; Append on the result fails. Takes
  * no lock (a reader skips a writer's torn last line). */
-PrunerStatus prunerRecordsOpenExisting(const char *path, PrunerRecords *out);
-/* An in-memory log with no file (for replay and tests). */
+PrunerStatus prunerRecordsCreateReadOnly(const char *path, PrunerRecords *out);
+/* An in-memory log with no file (for replay and tests); NULL when out of memory. */
 PrunerRecords prunerRecordsCreateInMemory(void);
-void prunerRecordsClose(PrunerRecords records);
+/* Closes the file, releases its lock and frees the log; NULL is a no-op. */
+void prunerRecordsDestroy(PrunerRecords records);
 
 /* Appends, writes the line and flushes (fflush + fsync) before returning. */
 PrunerStatus prunerRecordsAppend(PrunerRecords records, const PrunerRecord *record);
@@ -130,19 +134,21 @@ const char *prunerRecordsBusiestTarget(PrunerRecords records);
 const PrunerRecord *prunerRecordsBaseline(PrunerRecords records, const char *workload_key,
                                           const char *target_key);
 
-/* JSON forms shared by records and the runner's bundle manifest (one implementation;
- * docs/records.md). The cJSON values are created with cJSON's allocator; the caller owns
- * them (cJSON_Delete). Parsers name the offending key in their message. */
-struct cJSON;
+/* The JSON forms of a workload and a config that records and the runner's bundle manifest
+ * share (one implementation; docs/records.md), as text so that the JSON library stays
+ * inside lib/records. The ...ToJsonText functions return one compact JSON object,
+ * malloc'ed: the caller frees it; NULL only when out of memory. The ...FromJsonText
+ * functions parse exactly one object and name the offending key in their message. */
 /* The whole workload: kind, op name, loops (bounds, kinds, roles), operands (shape, dtype,
- * output flag, index coefficients), strides, dilations, body program, key. */
-struct cJSON *prunerWorkloadToJson(const PrunerWorkload *w);
-PrunerStatus prunerWorkloadFromJson(const struct cJSON *json, PrunerWorkload *out);
+ * output flag, index coefficients), strides, dilations, body program, key. A parsed
+ * workload is verified (prunerWorkloadVerify). */
+char *prunerWorkloadToJsonText(const PrunerWorkload *w);
+PrunerStatus prunerWorkloadFromJsonText(const char *text, PrunerWorkload *out);
 /* A config in the docs/config.md form: {"workgroup": [..], "reduction": [..],
  * "thread": [..], "promote_operands": [0, 1], "vector_width": 4}; arrays have
  * `num_loops` entries. */
-struct cJSON *prunerConfigToJson(const PrunerConfig *config, int num_loops);
-PrunerStatus prunerConfigFromJson(const struct cJSON *json, PrunerConfig *out);
+char *prunerConfigToJsonText(const PrunerConfig *config, int num_loops);
+PrunerStatus prunerConfigFromJsonText(const char *text, PrunerConfig *out);
 
 #ifdef __cplusplus
 }

@@ -41,6 +41,10 @@ typedef struct PrunerConfig {
    * shared memory (docs/config.md). 0 and 1 both mean one thread per output; readers
    * store 0 (the space's decoding, old records). */
   int32_t reduction_threads;
+  /* iree-cpu only: the cache tile (IREE's cache_parallel) of each parallel loop, inside its
+   * workgroup tile and around its thread tile; 0 means the workgroup tile, which every
+   * other target uses (docs/iree.md, "Space"). */
+  int64_t cache[PRUNER_MAX_LOOPS];
   /* Tensor cores (docs/config.md, "mma"): 0 none (FMA), PRUNER_MMA_M16N8K16 = the warp-level
    * mma.sync m16n8k16 with f16 inputs and f32 accumulation. With it, `thread` holds each
    * WARP's tile (M a multiple of 16, N of 8) instead of a thread's. */
@@ -56,6 +60,26 @@ static inline int32_t prunerConfigReductionThreads(const PrunerConfig *c) {
 /* Shared-memory bytes of a cross-thread reduction's partials (0 when reduction_threads is
  * 1): reduction_threads partials per output element of the block. */
 int64_t prunerConfigPartialBytes(const PrunerWorkload *w, const PrunerConfig *c);
+/* Whether reduction_threads > 1 can apply to `w` at all: a reduction or a contraction
+ * (matmul, batch_matmul, contraction: GEMV and other skinny shapes) with one output and
+ * exactly one reduction loop, the innermost. */
+bool prunerWorkloadHasReductionThreads(const PrunerWorkload *w);
+
+/* Whether any loop of `c` has a cache tile of its own (iree-cpu). */
+static inline bool prunerConfigHasCache(const PrunerConfig *c) {
+  for (int l = 0; l < PRUNER_MAX_LOOPS; ++l)
+    if (c->cache[l])
+      return true;
+  return false;
+}
+/* The two innermost parallel loops of `w` (inner, outer; -1 where there are fewer), whose
+ * cache tiles PRUNER_KNOB_CACHE_SPLIT sets. */
+void prunerConfigCacheLoops(const PrunerWorkload *w, int *inner, int *outer);
+/* PRUNER_KNOB_CACHE_SPLIT's value of `c` (1 + 256 for the workgroup tiles; -1 when a cache
+ * tile is not its workgroup tile divided by a whole number), and the cache tiles of `c`
+ * from such a value (the workgroup tiles must be set). */
+int64_t prunerConfigCacheSplit(const PrunerWorkload *w, const PrunerConfig *c);
+void prunerConfigSetCacheSplit(const PrunerWorkload *w, int64_t value, PrunerConfig *c);
 
 /* Whether a config runs on tensor cores (mma != 0). */
 static inline bool prunerConfigUsesMma(const PrunerConfig *c) { return c->mma != 0; }
@@ -78,8 +102,13 @@ typedef enum PrunerKnobKind {
   PRUNER_KNOB_REDUCTION,      /* step of one reduction loop                           */
   PRUNER_KNOB_PROMOTE,        /* promote_operands bit mask                            */
   PRUNER_KNOB_VECTOR_WIDTH,
-  /* reduction_threads (reductions only) */
+  /* reduction_threads (reductions and contractions with one reduction loop) */
   PRUNER_KNOB_REDUCTION_THREADS,
+  /* iree-cpu: the cache tile of the two innermost parallel loops as splits of their
+   * workgroup tiles, value = split of the innermost + 256 x split of the next one (split
+   * 1: the workgroup tile, cache 0). A split that does not divide its tile decodes to a
+   * cache tile larger than the workgroup tile, which the rules refuse. */
+  PRUNER_KNOB_CACHE_SPLIT,
 } PrunerKnobKind;
 
 /* One knob of a space: for TILE knobs the candidates are pairs (workgroup, thread);
@@ -131,6 +160,7 @@ const PrunerTargetDesc *prunerSpaceGetTarget(PrunerSpace space);
 PrunerSpaceOptions prunerSpaceGetOptions(PrunerSpace space);
 
 int prunerSpaceNumKnobs(PrunerSpace space);
+/* The knob lives in the space (valid until prunerSpaceDestroy). */
 const PrunerKnob *prunerSpaceGetKnob(PrunerSpace space, int i);
 
 /* Product of the knobs' candidate counts: the raw (unfiltered) size. */
@@ -226,7 +256,9 @@ typedef bool (*PrunerConfigFilter)(const PrunerConfig *config, void *user);
  * generator state *rng (pruner/random.h; advanced), skipping those `keep` (may be NULL)
  * drops. A space of at most 2n configs is enumerated and shuffled (Fisher-Yates), so all
  * kept configs are reachable; a larger one is sampled by dense index with up to 64 draws
- * per config, so fewer than n come back only when nearly every draw is dropped. Fills
+ * per config, so fewer than n come back only when nearly every draw is dropped (a space of
+ * at most 65,536 configs is then enumerated and filtered instead, so a filtered sample
+ * returns min(n, kept configs) there). Fills
  * configs[i] and, if not NULL, indices[i] (dense indices) in draw order; returns how many
  * (0 also when out of memory). The one sampler of the project (lib/tune's random and
  * epsilon-greedy exploration, pruner-compile --random). */

@@ -121,6 +121,9 @@ typedef struct PrunerTuneOptions {
    * backend's default (60 s; 10 s for pruner-run). */
   double candidate_timeout_s;
   const volatile sig_atomic_t *stop; /* set by the caller's signal handler; may be NULL */
+  /* MPI ranks that build and measure candidates for this process, rank 0
+   * (pruner/farm.h); NULL: everything runs here. Not owned. */
+  struct PrunerFarmImpl *farm;
   PrunerTuneEventFn on_event;
   void *user;
 } PrunerTuneOptions;

@@ -15,10 +15,25 @@
 /* CUDA occupancy rules, cuda_occupancy.h (CUDA 13): 4 sub-partitions per SM (cc >= 7),
  * shared memory allocated in 128-byte units on cc >= 8 (256 before). */
 enum { kSubPartitions = 4 };
-/* Addressing, loop and index registers a kernel needs beyond its data (ptxas on our
- * matmul schedules: 16 accumulators + 8 fragments -> 40-48 registers,
- * docs/schedule.md, G8). */
-static const int kBaseRegisters = 20;
+/* The register estimate (docs/draft.md, "Registers"), fitted to ptxas' counts on the
+ * register study's configs (scripts/register-study.sh): addressing, loop and index
+ * registers; accumulators stay in registers only in the vectorized schedules (vector_width
+ * > 1 or a promotion: the accumulator is hoisted out of the K loop; the scalar loop nest
+ * reloads it from memory each step); ptxas keeps a share of one unrolled reduction step's
+ * fragment loads in flight, up to a window; blocks of one warp get more (ptxas' budget is
+ * 255 there and it schedules more loads early). */
+static const double kBaseRegisters = 20.0;
+static const double kScalarBaseRegisters = 24.0;
+/* All-parallel ops (elementwise) have no loop-carried state or K loop: ptxas used 14-18
+ * registers for their scalar configs. */
+static const double kScalarNoReductionRegisters = 16.0;
+static const double kLoadsInFlight = 0.15, kScalarLoadsInFlight = 0.05;
+static const double kLoadWindow = 128.0;
+static const double kOneWarpFactor = 1.2;
+/* Cross-thread schedules (partials in shared memory, nothing loop-carried in registers):
+ * ptxas used 28-32 registers for every GEMV config with R >= 64 and 57-64 with R = 32,
+ * whatever the tiles (register study, 27 configs). */
+static const double kCrossThreadRegisters = 31.0, kCrossThreadOneWarpRegisters = 58.0;
 /* Dependent FP32 FMA latency, 4 cycles on Volta through Hopper (Jia et al., "Dissecting
  * the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018; Luo et al., "Benchmarking
  * and Dissecting the Nvidia Hopper GPU Architecture", IPDPS 2024). */
@@ -521,7 +536,33 @@ typedef struct DraftResources {
   int64_t smem_used;
 } DraftResources;
 
-/* The estimate: accumulators + one reduction iteration of fragments + base registers.
+static bool hasReductionLoop(const PrunerWorkload *w) {
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      return true;
+  return false;
+}
+
+/* Registers per thread before the block-size cap (docs/draft.md, "Registers"):
+ * `frag_regs` is one reduction iteration's operand fragments, an unrolled reduction step
+ * holds red_points_step of them. */
+static double estimateRegisters(const struct PrunerDraftImpl *d, const PrunerConfig *config,
+                                const DraftGeometry *g, double frag_regs) {
+  if (g->xthreads > 1)
+    return g->ithreads <= d->t.warp_size ? kCrossThreadOneWarpRegisters : kCrossThreadRegisters;
+  double step_loads = dmin(frag_regs * g->red_points_step, kLoadWindow);
+  bool vectorized = config->vector_width > 1 || config->promote_operands != 0;
+  double regs =
+      vectorized
+          ? kBaseRegisters + g->acc_elems * d->acc_regs_per_elem + kLoadsInFlight * step_loads
+          : (hasReductionLoop(&d->w) ? kScalarBaseRegisters : kScalarNoReductionRegisters) +
+                kScalarLoadsInFlight * step_loads;
+  if (g->ithreads <= d->t.warp_size)
+    regs *= kOneWarpFactor;
+  return regs;
+}
+
+/* The estimate (estimateRegisters).
  * With ptxas' figures (`resources`) those decide instead, and false means ptxas' kernel
  * exceeds the per-block register or shared-memory limit (cannot launch). */
 static bool draftResources(const struct PrunerDraftImpl *d, const PrunerConfig *config,
@@ -539,8 +580,7 @@ static bool draftResources(const struct PrunerDraftImpl *d, const PrunerConfig *
     frag_regs += r->frag_elems[i] * (o->bytes > 4 ? 2 : 1);
   }
   /* Saturating conversions: a config from a file may tile far past any register file. */
-  int regs_est =
-      prunerDoubleToIntSat(g->acc_elems * d->acc_regs_per_elem + frag_regs + kBaseRegisters);
+  int regs_est = prunerDoubleToIntSat(estimateRegisters(d, config, g, frag_regs));
   r->regs = regs_est;
   r->spill_bytes = 0;
   /* A cross-thread reduction's partials live in shared memory too. */

@@ -14,7 +14,7 @@
 #include "pruner/ir.h"
 
 static const char *const kKeys =
-    "workgroup, reduction, thread, promote_operands, vector_width, reduction_threads, mma";
+    "workgroup, reduction, thread, promote_operands, vector_width, reduction_threads, cache, mma";
 
 /* The value of an integer attribute if it fits int64_t. Wider types (i128) would be cut
  * to their low word by mlirIntegerAttrGetValueInt, unsigned ones above 2^63 would turn
@@ -197,6 +197,8 @@ PrunerStatus prunerConfigFromAttribute(const PrunerWorkload *w, MlirAttribute at
       s = readVectorWidth(w, e.attribute, &out->vector_width);
     else if (strcmp(key, "reduction_threads") == 0)
       s = readReductionThreads(w, e.attribute, &out->reduction_threads);
+    else if (strcmp(key, "cache") == 0) /* iree-cpu's cache tiles (PrunerConfig.cache) */
+      s = readTileArray(w, key, e.attribute, out->cache);
     else if (strcmp(key, "mma") == 0)
       s = readMma(w, e.attribute, &out->mma);
     else
@@ -216,21 +218,24 @@ MlirAttribute prunerConfigToAttribute(MlirContext ctx, const PrunerWorkload *w,
     if (config->promote_operands & (1u << i))
       promote[np++] = i;
   /* DictionaryAttr keeps its entries sorted by name, whatever order they are given in. */
-  MlirNamedAttribute entries[7] = {
+  MlirNamedAttribute entries[8] = {
       prunerIrNamed(ctx, "workgroup", prunerIrI64Array(ctx, config->workgroup, w->num_loops)),
       prunerIrNamed(ctx, "reduction", prunerIrI64Array(ctx, config->reduction, w->num_loops)),
       prunerIrNamed(ctx, "thread", prunerIrI64Array(ctx, config->thread, w->num_loops)),
       prunerIrNamed(ctx, "promote_operands", prunerIrI64Array(ctx, promote, np)),
       prunerIrNamed(ctx, "vector_width", prunerIrI64(ctx, config->vector_width)),
       prunerIrNamed(ctx, "reduction_threads", prunerIrI64(ctx, config->reduction_threads)),
+      prunerIrNamed(ctx, "cache", prunerIrI64Array(ctx, config->cache, w->num_loops)),
       prunerIrNamed(ctx, "mma", prunerIrI64(ctx, config->mma)),
   };
-  /* reduction_threads only when > 1, mma only when set: every other config is written as
-   * before the knobs. */
+  /* reduction_threads only when > 1, cache and mma only when set: every other config is
+   * written as before those knobs. */
   int n = 5;
   if (prunerConfigReductionThreads(config) > 1)
     entries[n++] = entries[5];
-  if (config->mma)
+  if (prunerConfigHasCache(config))
     entries[n++] = entries[6];
+  if (config->mma)
+    entries[n++] = entries[7];
   return mlirDictionaryAttrGet(ctx, n, entries);
 }

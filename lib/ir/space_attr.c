@@ -87,6 +87,8 @@ static MlirAttribute knobsAttr(MlirContext ctx, PrunerSpace space) {
       case PRUNER_KNOB_REDUCTION_THREADS:
         xthreads[num_xthreads++] = k->values[j];
         break;
+      case PRUNER_KNOB_CACHE_SPLIT: /* iree-cpu; shown by docs/iree.md, not this dump */
+        break;
       }
     }
   }

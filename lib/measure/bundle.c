@@ -180,12 +180,12 @@ PrunerStatus prunerBundleAddCandidate(PrunerBundle b, const PrunerWorkload *w,
                              w->key, result->status.message);
   if (!result->binary || result->binary_size == 0)
     return prunerStatusError("bundle '%s': candidate of %s has no binary", b->dir, w->key);
-  if (!result->kernel_name[0])
+  if (!result->launch.kernel_name[0])
     return prunerStatusError("bundle '%s': candidate of %s has no kernel name", b->dir,
                              w->key);
-  if (result->num_args < 0 || result->num_args > PRUNER_MAX_KERNEL_ARGS)
-    return prunerStatusError("bundle '%s': candidate of %s has %d kernel args (max %d)",
-                             b->dir, w->key, result->num_args, PRUNER_MAX_KERNEL_ARGS);
+  if (result->launch.num_args < 0 || result->launch.num_args > PRUNER_MAX_KERNEL_ARGS)
+    return prunerStatusError("bundle '%s': candidate of %s has %d kernel args (max %d)", b->dir,
+                             w->key, result->launch.num_args, PRUNER_MAX_KERNEL_ARGS);
   PrunerBundleCandidate c;
   memset(&c, 0, sizeof(c));
   c.id = (int)b->num_candidates;
@@ -195,15 +195,7 @@ PrunerStatus prunerBundleAddCandidate(PrunerBundle b, const PrunerWorkload *w,
   copyString(c.workload_key, sizeof(c.workload_key), w->key);
   c.config = *config;
   snprintf(c.cubin_file, sizeof(c.cubin_file), "c%06d.cubin", c.id);
-  copyString(c.kernel_name, sizeof(c.kernel_name), result->kernel_name);
-  for (int i = 0; i < 3; i++) {
-    c.grid[i] = result->grid[i];
-    c.block[i] = result->block[i];
-  }
-  c.dynamic_smem_bytes = result->dynamic_smem_bytes;
-  c.num_args = result->num_args;
-  memcpy(c.args, result->args, sizeof(c.args[0]) * (size_t)c.num_args);
-  c.resources = result->resources;
+  c.launch = result->launch;
   c.draft_score_us = draft_score_us;
   c.verifier_score = verifier_score;
   c.output_init = prunerOutputInitDefault(w);
@@ -228,34 +220,50 @@ PrunerStatus prunerBundleSetOutputInit(PrunerBundle b, int id, PrunerOutputInit 
   return prunerStatusError("bundle '%s': no candidate with id %d", b->dir, id);
 }
 
+/* A workload or config as a node of the manifest, from the records library's JSON text
+ * (which is freed): NULL when out of memory. */
+static cJSON *nodeFromText(char *text) {
+  cJSON *node = text ? cJSON_Parse(text) : NULL;
+  free(text);
+  return node;
+}
+
+/* NULL when out of memory. */
 static cJSON *candidateToJson(const PrunerBundle b, const PrunerBundleCandidate *c) {
   const PrunerWorkload *w = &b->workloads[c->workload];
+  const PrunerKernelLaunch *l = &c->launch;
+  cJSON *config = nodeFromText(prunerConfigToJsonText(&c->config, w->num_loops));
   cJSON *o = cJSON_CreateObject();
+  if (!config || !o) {
+    cJSON_Delete(config);
+    cJSON_Delete(o);
+    return NULL;
+  }
   cJSON_AddNumberToObject(o, "id", c->id);
   cJSON_AddNumberToObject(o, "workload", c->workload);
   cJSON_AddStringToObject(o, "workload_key", c->workload_key);
-  cJSON_AddItemToObject(o, "config", prunerConfigToJson(&c->config, w->num_loops));
+  cJSON_AddItemToObject(o, "config", config);
   cJSON_AddStringToObject(o, "cubin", c->cubin_file);
-  cJSON_AddStringToObject(o, "kernel", c->kernel_name);
-  cJSON_AddItemToObject(o, "grid", intArray(c->grid, 3));
-  cJSON_AddItemToObject(o, "block", intArray(c->block, 3));
-  cJSON_AddNumberToObject(o, "dynamic_smem", (double)c->dynamic_smem_bytes);
+  cJSON_AddStringToObject(o, "kernel", l->kernel_name);
+  cJSON_AddItemToObject(o, "grid", intArray(l->grid, 3));
+  cJSON_AddItemToObject(o, "block", intArray(l->block, 3));
+  cJSON_AddNumberToObject(o, "dynamic_smem", (double)l->dynamic_smem_bytes);
   cJSON *args = cJSON_AddArrayToObject(o, "args");
-  for (int i = 0; i < c->num_args; i++) {
+  for (int i = 0; i < l->num_args; i++) {
     cJSON *a = cJSON_CreateObject();
-    cJSON_AddStringToObject(a, "kind", kArgKindNames[c->args[i].kind]);
-    cJSON_AddNumberToObject(a, "operand", c->args[i].operand);
-    if (c->args[i].kind == PRUNER_ARG_INDEX)
-      cJSON_AddNumberToObject(a, "value", (double)c->args[i].value);
+    cJSON_AddStringToObject(a, "kind", kArgKindNames[l->args[i].kind]);
+    cJSON_AddNumberToObject(a, "operand", l->args[i].operand);
+    if (l->args[i].kind == PRUNER_ARG_INDEX)
+      cJSON_AddNumberToObject(a, "value", (double)l->args[i].value);
     cJSON_AddItemToArray(args, a);
   }
   cJSON *r = cJSON_AddObjectToObject(o, "resources");
-  cJSON_AddNumberToObject(r, "registers", c->resources.registers);
-  cJSON_AddNumberToObject(r, "spill_store_bytes", c->resources.spill_store_bytes);
-  cJSON_AddNumberToObject(r, "spill_load_bytes", c->resources.spill_load_bytes);
-  cJSON_AddNumberToObject(r, "stack_bytes", c->resources.stack_bytes);
-  cJSON_AddNumberToObject(r, "shared_bytes", c->resources.shared_bytes);
-  cJSON_AddNumberToObject(r, "constant_bytes", c->resources.constant_bytes);
+  cJSON_AddNumberToObject(r, "registers", l->resources.registers);
+  cJSON_AddNumberToObject(r, "spill_store_bytes", l->resources.spill_store_bytes);
+  cJSON_AddNumberToObject(r, "spill_load_bytes", l->resources.spill_load_bytes);
+  cJSON_AddNumberToObject(r, "stack_bytes", l->resources.stack_bytes);
+  cJSON_AddNumberToObject(r, "shared_bytes", l->resources.shared_bytes);
+  cJSON_AddNumberToObject(r, "constant_bytes", l->resources.constant_bytes);
   cJSON_AddNumberToObject(o, "draft_score_us", c->draft_score_us);
   cJSON_AddNumberToObject(o, "verifier_score", c->verifier_score);
   cJSON_AddStringToObject(o, "output_init", prunerOutputInitName(c->output_init));
@@ -273,12 +281,14 @@ PrunerStatus prunerBundleWrite(PrunerBundle b) {
   cJSON_AddStringToObject(t, "key", b->target_key);
   cJSON_AddNumberToObject(root, "seed", (double)b->seed);
   cJSON *ws = cJSON_AddArrayToObject(root, "workloads");
-  for (size_t i = 0; i < b->num_workloads; i++)
-    cJSON_AddItemToArray(ws, prunerWorkloadToJson(&b->workloads[i]));
+  bool complete = ws != NULL;
+  for (size_t i = 0; complete && i < b->num_workloads; i++)
+    complete = cJSON_AddItemToArray(ws, nodeFromText(prunerWorkloadToJsonText(&b->workloads[i])));
   cJSON *cs = cJSON_AddArrayToObject(root, "candidates");
-  for (size_t i = 0; i < b->num_candidates; i++)
-    cJSON_AddItemToArray(cs, candidateToJson(b, &b->candidates[i]));
-  char *text = cJSON_Print(root);
+  complete = complete && cs != NULL;
+  for (size_t i = 0; complete && i < b->num_candidates; i++)
+    complete = cJSON_AddItemToArray(cs, candidateToJson(b, &b->candidates[i]));
+  char *text = complete ? cJSON_Print(root) : NULL;
   cJSON_Delete(root);
   if (!text)
     return prunerStatusError("bundle '%s': out of memory printing the manifest", b->dir);
@@ -298,6 +308,25 @@ PrunerStatus prunerBundleWrite(PrunerBundle b) {
 
 /* ---------------------------------------------------------------------------------- */
 /* Reading                                                                            */
+
+/* A manifest node parsed by the records library, through its JSON text. */
+static PrunerStatus configFromNode(const cJSON *node, PrunerConfig *out) {
+  char *text = cJSON_PrintUnformatted(node);
+  if (!text)
+    return prunerStatusError("out of memory");
+  PrunerStatus st = prunerConfigFromJsonText(text, out);
+  cJSON_free(text);
+  return st;
+}
+
+static PrunerStatus workloadFromNode(const cJSON *node, PrunerWorkload *out) {
+  char *text = cJSON_PrintUnformatted(node);
+  if (!text)
+    return prunerStatusError("out of memory");
+  PrunerStatus st = prunerWorkloadFromJsonText(text, out);
+  cJSON_free(text);
+  return st;
+}
 
 /* `where` names the manifest and the object ("manifest.json: candidate 3") in messages. */
 static PrunerStatus getNumber(const cJSON *o, const char *key, const char *where, double *out) {
@@ -356,7 +385,7 @@ static PrunerStatus getIntArray3(const cJSON *o, const char *key, const char *wh
   return prunerStatusOk();
 }
 
-static PrunerStatus parseArgs(const cJSON *o, const char *where, PrunerBundleCandidate *c,
+static PrunerStatus parseArgs(const cJSON *o, const char *where, PrunerKernelLaunch *c,
                               const PrunerWorkload *w) {
   const cJSON *args = cJSON_GetObjectItemCaseSensitive(o, "args");
   if (!args)
@@ -451,7 +480,7 @@ static PrunerStatus parseCandidate(PrunerBundle b, const cJSON *o, int index,
   const cJSON *config = cJSON_GetObjectItemCaseSensitive(o, "config");
   if (!config)
     return prunerStatusError("%s: missing field 'config'", where);
-  st = prunerConfigFromJson(config, &c->config);
+  st = configFromNode(config, &c->config);
   if (!st.ok)
     return prunerStatusError("%s: config: %s", where, st.message);
   if ((st = getString(o, "cubin", where, c->cubin_file, sizeof(c->cubin_file))).ok == false)
@@ -459,17 +488,18 @@ static PrunerStatus parseCandidate(PrunerBundle b, const cJSON *o, int index,
   if (strchr(c->cubin_file, '/') || c->cubin_file[0] == '\0' || c->cubin_file[0] == '.')
     return prunerStatusError("%s: cubin '%s' must be a plain file name in the bundle", where,
                              c->cubin_file);
-  if ((st = getString(o, "kernel", where, c->kernel_name, sizeof(c->kernel_name))).ok == false)
+  PrunerKernelLaunch *l = &c->launch;
+  if ((st = getString(o, "kernel", where, l->kernel_name, sizeof(l->kernel_name))).ok == false)
     return st;
-  if ((st = getIntArray3(o, "grid", where, c->grid)).ok == false)
+  if ((st = getIntArray3(o, "grid", where, l->grid)).ok == false)
     return st;
-  if ((st = getIntArray3(o, "block", where, c->block)).ok == false)
+  if ((st = getIntArray3(o, "block", where, l->block)).ok == false)
     return st;
-  if ((st = getInt(o, "dynamic_smem", where, 0, 1 << 30, &c->dynamic_smem_bytes)).ok == false)
+  if ((st = getInt(o, "dynamic_smem", where, 0, 1 << 30, &l->dynamic_smem_bytes)).ok == false)
     return st;
-  if ((st = parseArgs(o, where, c, w)).ok == false)
+  if ((st = parseArgs(o, where, l, w)).ok == false)
     return st;
-  if ((st = parseResources(o, where, &c->resources)).ok == false)
+  if ((st = parseResources(o, where, &l->resources)).ok == false)
     return st;
   if ((st = getNumber(o, "draft_score_us", where, &c->draft_score_us)).ok == false)
     return st;
@@ -551,7 +581,7 @@ static PrunerStatus parseManifest(PrunerBundle b, const cJSON *root, const char 
   b->cap_workloads = nw;
   for (size_t i = 0; i < nw; i++) {
     PrunerWorkload *w = &b->workloads[i];
-    st = prunerWorkloadFromJson(cJSON_GetArrayItem(ws, (int)i), w);
+    st = workloadFromNode(cJSON_GetArrayItem(ws, (int)i), w);
     if (!st.ok)
       return prunerStatusError("%s: workloads[%zu]: %s", where, i, st.message);
     st = prunerWorkloadVerify(w);

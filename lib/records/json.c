@@ -162,7 +162,7 @@ static PrunerStatus within(const char *where, PrunerStatus status) {
 
 /* ---- configs ------------------------------------------------------------------------ */
 
-cJSON *prunerConfigToJson(const PrunerConfig *config, int num_loops) {
+static cJSON *configToJson(const PrunerConfig *config, int num_loops) {
   if (num_loops < 0 || num_loops > PRUNER_MAX_LOOPS)
     num_loops = PRUNER_MAX_LOOPS;
   cJSON *json = cJSON_CreateObject();
@@ -179,12 +179,15 @@ cJSON *prunerConfigToJson(const PrunerConfig *config, int num_loops) {
   /* Written only when > 1, so records of every other config stay byte-identical. */
   if (prunerConfigReductionThreads(config) > 1)
     cJSON_AddNumberToObject(json, "reduction_threads", config->reduction_threads);
+  /* iree-cpu's cache tiles, only when set (PrunerConfig.cache). */
+  if (prunerConfigHasCache(config))
+    cJSON_AddItemToObject(json, "cache", intArray(config->cache, num_loops));
   if (config->mma) /* likewise only when set */
     cJSON_AddNumberToObject(json, "mma", config->mma);
   return json;
 }
 
-PrunerStatus prunerConfigFromJson(const cJSON *json, PrunerConfig *out) {
+static PrunerStatus configFromJson(const cJSON *json, PrunerConfig *out) {
   memset(out, 0, sizeof(*out));
   if (!cJSON_IsObject(json))
     return prunerStatusError("config: expected an object");
@@ -234,6 +237,17 @@ PrunerStatus prunerConfigFromJson(const cJSON *json, PrunerConfig *out) {
   int threads = 1;
   TRY(within("config", readIntOr(json, "reduction_threads", 1, 1024, 1, &threads)));
   out->reduction_threads = threads > 1 ? threads : 0;
+  if (cJSON_GetObjectItemCaseSensitive(json, "cache")) {
+    int n_cache = 0;
+    TRY(within("config", readIntArray(json, "cache", out->cache, PRUNER_MAX_LOOPS, &n_cache)));
+    if (n_cache != n_wg)
+      return prunerStatusError("config: cache has %d entries; it must have one per loop (%d)",
+                               n_cache, n_wg);
+    for (int l = 0; l < n_cache; ++l)
+      if (out->cache[l] < 0)
+        return prunerStatusError("config: key 'cache': entry %d is %" PRId64 "; tiles are >= 0", l,
+                                 out->cache[l]);
+  }
   /* Absent: 0, FMA (records written before the tensor-core knob). Whether the kind fits
    * the workload is prunerConfigCheck's. */
   int mma = 0;
@@ -256,7 +270,7 @@ static cJSON *operandToJson(const PrunerOperand *op, int num_loops) {
   return json;
 }
 
-cJSON *prunerWorkloadToJson(const PrunerWorkload *w) {
+static cJSON *workloadToJson(const PrunerWorkload *w) {
   cJSON *json = cJSON_CreateObject();
   cJSON_AddStringToObject(json, "kind", prunerOpKindName(w->kind));
   cJSON_AddStringToObject(json, "op_name", w->op_name);
@@ -391,7 +405,7 @@ static PrunerStatus bodyFromJson(const cJSON *json, PrunerWorkload *w) {
   return prunerStatusOk();
 }
 
-static PrunerStatus workloadFromJson(const cJSON *json, PrunerWorkload *w) {
+static PrunerStatus workloadFieldsFromJson(const cJSON *json, PrunerWorkload *w) {
   memset(w, 0, sizeof(*w));
   if (!cJSON_IsObject(json))
     return prunerStatusError("expected an object");
@@ -480,11 +494,60 @@ static PrunerStatus workloadFromJson(const cJSON *json, PrunerWorkload *w) {
 /* Verified too: everything downstream (space, draft, runner reference) trusts bounds,
  * shapes and body value numbers, so a record or manifest must not smuggle in a workload
  * that a builder could not have made. */
-PrunerStatus prunerWorkloadFromJson(const cJSON *json, PrunerWorkload *out) {
-  PrunerStatus status = workloadFromJson(json, out);
+static PrunerStatus workloadFromJson(const cJSON *json, PrunerWorkload *out) {
+  PrunerStatus status = workloadFieldsFromJson(json, out);
   if (status.ok)
     status = prunerWorkloadVerify(out);
   return within("workload", status);
+}
+
+/* ---- the text forms (pruner/records.h): cJSON stays inside this library ------------- */
+
+/* Compact text of `json`, which is deleted; NULL when out of memory. */
+static char *printAndDelete(cJSON *json) {
+  char *text = json ? cJSON_PrintUnformatted(json) : NULL;
+  cJSON_Delete(json);
+  return text;
+}
+
+/* Parses `text` as exactly one JSON value; the message names `what`. */
+static PrunerStatus parseValue(const char *what, const char *text, cJSON **out) {
+  const char *end = NULL;
+  *out = text ? cJSON_ParseWithOpts(text, &end, 1) : NULL;
+  if (*out)
+    return prunerStatusOk();
+  long offset = text && end && end >= text ? (long)(end - text) : -1;
+  return prunerStatusError("%s: invalid JSON near byte %ld", what, offset);
+}
+
+char *prunerConfigToJsonText(const PrunerConfig *config, int num_loops) {
+  return printAndDelete(configToJson(config, num_loops));
+}
+
+PrunerStatus prunerConfigFromJsonText(const char *text, PrunerConfig *out) {
+  cJSON *json;
+  PrunerStatus status = parseValue("config", text, &json);
+  if (!status.ok) {
+    memset(out, 0, sizeof(*out));
+    return status;
+  }
+  status = configFromJson(json, out);
+  cJSON_Delete(json);
+  return status;
+}
+
+char *prunerWorkloadToJsonText(const PrunerWorkload *w) {
+  return printAndDelete(workloadToJson(w));
+}
+
+PrunerStatus prunerWorkloadFromJsonText(const char *text, PrunerWorkload *out) {
+  cJSON *json;
+  PrunerStatus status = parseValue("workload", text, &json);
+  if (!status.ok)
+    return status;
+  status = workloadFromJson(json, out);
+  cJSON_Delete(json);
+  return status;
 }
 
 /* ---- records ------------------------------------------------------------------------ */
@@ -494,7 +557,7 @@ char *prunerRecordToJson(const PrunerRecord *r) {
   cJSON_AddNumberToObject(json, "version", r->version);
   cJSON_AddStringToObject(json, "workload_key", r->workload_key);
   if (r->has_workload)
-    cJSON_AddItemToObject(json, "workload", prunerWorkloadToJson(&r->workload));
+    cJSON_AddItemToObject(json, "workload", workloadToJson(&r->workload));
   cJSON *target = cJSON_CreateObject();
   cJSON_AddStringToObject(target, "key", r->target_key);
   cJSON_AddStringToObject(target, "device", r->device_name);
@@ -511,7 +574,7 @@ char *prunerRecordToJson(const PrunerRecord *r) {
              r->config.reduction[loops - 1] == 0 && r->config.thread[loops - 1] == 0)
         --loops;
     }
-    cJSON_AddItemToObject(json, "config", prunerConfigToJson(&r->config, loops));
+    cJSON_AddItemToObject(json, "config", configToJson(&r->config, loops));
   }
   cJSON_AddStringToObject(json, "status", prunerRecordStatusName(r->status));
   if (r->error[0])
@@ -552,7 +615,7 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
     return prunerStatusError("key 'workload_key': empty");
   const cJSON *workload = cJSON_GetObjectItemCaseSensitive(json, "workload");
   if (workload) {
-    TRY(prunerWorkloadFromJson(workload, &out->workload));
+    TRY(workloadFromJson(workload, &out->workload));
     if (strcmp(out->workload.key, out->workload_key) != 0)
       return prunerStatusError("key 'workload_key': '%s' differs from the workload's key "
                                "'%s'",
@@ -580,7 +643,7 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
     const cJSON *config = cJSON_GetObjectItemCaseSensitive(json, "config");
     if (!config)
       return prunerStatusError("missing key 'config' (and not a baseline)");
-    TRY(prunerConfigFromJson(config, &out->config));
+    TRY(configFromJson(config, &out->config));
     const cJSON *wg = cJSON_GetObjectItemCaseSensitive(config, "workgroup");
     if (out->has_workload && cJSON_GetArraySize(wg) != out->workload.num_loops)
       return prunerStatusError("config: %d entries per array for a workload of %d loops",

@@ -43,7 +43,7 @@ struct PrunerRecordsImpl {
   FILE *file; /* NULL for in-memory logs */
   char path[1024];
   bool needs_newline; /* the file ends in a torn line without '\n' */
-  bool read_only;     /* prunerRecordsOpenExisting: loaded, never written */
+  bool read_only;     /* prunerRecordsCreateReadOnly: loaded, never written */
   int first_byte;     /* first non-blank byte of the file, or EOF if none */
   PrunerRecord **chunks;
   size_t num_chunks;
@@ -463,22 +463,22 @@ static PrunerStatus openWithMode(const char *path, bool read_only, PrunerRecords
                                path, (int)(len < 200 ? len : 200), first ? first + 11 : "");
   }
   if (!status.ok) {
-    prunerRecordsClose(r);
+    prunerRecordsDestroy(r);
     return status;
   }
   *out = r;
   return prunerStatusOk();
 }
 
-PrunerStatus prunerRecordsOpen(const char *path, PrunerRecords *out) {
+PrunerStatus prunerRecordsCreate(const char *path, PrunerRecords *out) {
   return openWithMode(path, false, out);
 }
 
-PrunerStatus prunerRecordsOpenExisting(const char *path, PrunerRecords *out) {
+PrunerStatus prunerRecordsCreateReadOnly(const char *path, PrunerRecords *out) {
   return openWithMode(path, true, out);
 }
 
-void prunerRecordsClose(PrunerRecords r) {
+void prunerRecordsDestroy(PrunerRecords r) {
   if (!r)
     return;
   if (r->file)

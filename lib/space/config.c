@@ -312,9 +312,11 @@ static bool checkReductionThreads(const PrunerWorkload *w, const PrunerTargetDes
   if (r > t->max_threads_per_block)
     FAIL("reduction_threads = %d is more than the %d threads per block of %s", (int)r,
          t->max_threads_per_block, t->name);
-  if (w->kind != PRUNER_OP_REDUCTION || w->num_outputs != 1)
-    FAIL("reduction_threads = %d applies to a reduction (a linalg.generic with reduction "
-         "loops and one output, not a contraction); %s is not one",
+  if ((w->kind != PRUNER_OP_REDUCTION && w->kind != PRUNER_OP_MATMUL &&
+       w->kind != PRUNER_OP_BATCH_MATMUL && w->kind != PRUNER_OP_CONTRACTION) ||
+      w->num_outputs != 1)
+    FAIL("reduction_threads = %d applies to a reduction or a contraction with one output; "
+         "%s is not one",
          (int)r, w->op_name);
   int red = -1, reductions = 0;
   for (int l = 0; l < w->num_loops; ++l)
@@ -529,10 +531,15 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
 PrunerStatus prunerConfigCheckWithOptions(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                           const PrunerSpaceOptions *opts,
                                           const PrunerConfig *config) {
-  if (t->kind == PRUNER_TARGET_HOST)
-    return prunerHostConfigCheck(w, t, opts, config);
   if (t->kind == PRUNER_TARGET_IREE_CPU)
     return prunerIreeCpuConfigCheck(w, t, opts, config);
+  /* Only iree-cpu has a cache level: elsewhere the tiles would describe another kernel. */
+  if (prunerConfigHasCache(config))
+    return prunerStatusError("config on %s: key 'cache' (a cache tile) is for iree-cpu only; "
+                             "target %s has no such level",
+                             w->op_name, t->name);
+  if (t->kind == PRUNER_TARGET_HOST)
+    return prunerHostConfigCheck(w, t, opts, config);
   PrunerSpaceOptions defaults = prunerSpaceDefaultOptions();
   PrunerStatus status = prunerStatusOk();
   checkConfig(w, t, opts ? opts : &defaults, config, &status);
@@ -541,10 +548,12 @@ PrunerStatus prunerConfigCheckWithOptions(const PrunerWorkload *w, const PrunerT
 
 bool prunerConfigIsValidWithOptions(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                     const PrunerSpaceOptions *opts, const PrunerConfig *config) {
-  if (t->kind == PRUNER_TARGET_HOST)
-    return prunerHostConfigIsValid(w, t, opts, config);
   if (t->kind == PRUNER_TARGET_IREE_CPU)
     return prunerIreeCpuConfigIsValid(w, t, opts, config);
+  if (prunerConfigHasCache(config))
+    return false;
+  if (t->kind == PRUNER_TARGET_HOST)
+    return prunerHostConfigIsValid(w, t, opts, config);
   PrunerSpaceOptions defaults = prunerSpaceDefaultOptions();
   return checkConfig(w, t, opts ? opts : &defaults, config, NULL);
 }
@@ -597,32 +606,38 @@ void prunerConfigLaunchShape(const PrunerWorkload *w, const PrunerConfig *config
 
 int prunerConfigFormat(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
                        size_t size) {
-  char wg[160], red[160], th[160], pr[64], rt[40] = "", mma[24] = "";
-  /* reduction_threads only when > 1, mma when set: every other config formats as before
-   * the knobs. */
+  char wg[160], red[160], th[160], pr[64], rt[40] = "", ca[180] = "", cache[160], mma[24] = "";
+  /* reduction_threads only when > 1, cache and mma only when set: every other config
+   * formats as before those knobs. */
   if (prunerConfigReductionThreads(config) > 1)
     snprintf(rt, sizeof rt, ", reduction_threads = %d", (int)config->reduction_threads);
+  if (prunerConfigHasCache(config))
+    snprintf(ca, sizeof ca, ", cache = %s", ARR(cache, config->cache));
   if (config->mma)
     snprintf(mma, sizeof mma, ", mma = %d", (int)config->mma);
   return snprintf(buf, size,
                   "{workgroup = %s, reduction = %s, thread = %s, promote_operands = %s, "
-                  "vector_width = %d%s%s}",
+                  "vector_width = %d%s%s%s}",
                   ARR(wg, config->workgroup), ARR(red, config->reduction), ARR(th, config->thread),
                   formatPromote(pr, sizeof(pr), config->promote_operands),
-                  (int)config->vector_width, rt, mma);
+                  (int)config->vector_width, rt, ca, mma);
 }
 
 /* "wg64x64 r16 t4x4 p01 v4": parallel loops' tiles, reduction steps, promoted operand
  * digits ("p-" for none), vector width. */
 int prunerConfigFormatShort(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
                             size_t size) {
-  char wg[96] = "", red[96] = "", th[96] = "", pr[40] = "";
-  size_t lw = 0, lr = 0, lt = 0, lp = 0;
+  char wg[96] = "", red[96] = "", th[96] = "", pr[40] = "", ca[96] = "";
+  size_t lw = 0, lr = 0, lt = 0, lp = 0, lc = 0;
   for (int l = 0; l < w->num_loops; ++l) {
     if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL) {
       if (lw < sizeof(wg))
         lw += (size_t)snprintf(wg + lw, sizeof(wg) - lw, "%s%lld", lw ? "x" : "",
                                (long long)config->workgroup[l]);
+      if (lc < sizeof(ca))
+        lc += (size_t)snprintf(
+            ca + lc, sizeof(ca) - lc, "%s%lld", lc ? "x" : " c",
+            (long long)(config->cache[l] ? config->cache[l] : config->workgroup[l]));
       if (lt < sizeof(th))
         lt += (size_t)snprintf(th + lt, sizeof(th) - lt, "%s%lld", lt ? "x" : "",
                                (long long)config->thread[l]);
@@ -634,19 +649,65 @@ int prunerConfigFormatShort(const PrunerWorkload *w, const PrunerConfig *config,
   for (int i = 0; i < 32 && lp + 1 < sizeof(pr); ++i)
     if (config->promote_operands & (1u << i))
       lp += (size_t)snprintf(pr + lp, sizeof(pr) - lp, "%d", i);
+  if (!prunerConfigHasCache(config))
+    ca[0] = '\0'; /* " c..." only for configs with a cache tile of their own */
   if (config->mma) /* "w": the thread entries are warp tiles */
     return snprintf(buf, size, "wg%s r%s w%s mma%d", wg, lr ? red : "-", th, (int)config->mma);
   if (prunerConfigReductionThreads(config) > 1)
-    return snprintf(buf, size, "wg%s r%s t%s p%s v%d x%d", wg, lr ? red : "-", th, lp ? pr : "-",
-                    (int)config->vector_width, (int)config->reduction_threads);
-  return snprintf(buf, size, "wg%s r%s t%s p%s v%d", wg, lr ? red : "-", th, lp ? pr : "-",
-                  (int)config->vector_width);
+    return snprintf(buf, size, "wg%s r%s t%s p%s v%d x%d%s", wg, lr ? red : "-", th, lp ? pr : "-",
+                    (int)config->vector_width, (int)config->reduction_threads, ca);
+  return snprintf(buf, size, "wg%s r%s t%s p%s v%d%s", wg, lr ? red : "-", th, lp ? pr : "-",
+                  (int)config->vector_width, ca);
+}
+
+void prunerConfigCacheLoops(const PrunerWorkload *w, int *inner, int *outer) {
+  *inner = *outer = -1;
+  for (int l = w->num_loops - 1; l >= 0; --l) {
+    if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL)
+      continue;
+    if (*inner < 0)
+      *inner = l;
+    else if (*outer < 0)
+      *outer = l;
+  }
+}
+
+static int64_t cacheSplitOf(const PrunerConfig *c, int l) {
+  if (l < 0 || c->cache[l] == 0)
+    return 1;
+  if (c->cache[l] < 0 || c->workgroup[l] % c->cache[l])
+    return -1;
+  return c->workgroup[l] / c->cache[l];
+}
+
+int64_t prunerConfigCacheSplit(const PrunerWorkload *w, const PrunerConfig *c) {
+  int inner, outer;
+  prunerConfigCacheLoops(w, &inner, &outer);
+  int64_t a = cacheSplitOf(c, inner), b = cacheSplitOf(c, outer);
+  if (a < 1 || b < 1 || a > 255)
+    return -1;
+  return a + 256 * b;
+}
+
+void prunerConfigSetCacheSplit(const PrunerWorkload *w, int64_t value, PrunerConfig *c) {
+  int loops[2];
+  prunerConfigCacheLoops(w, &loops[0], &loops[1]);
+  int64_t split[2] = {value % 256, value / 256};
+  for (int i = 0; i < 2; ++i) {
+    int l = loops[i];
+    if (l < 0)
+      continue;
+    int64_t wg = c->workgroup[l];
+    /* Split 1 is the workgroup tile (0); one that does not divide it decodes to a tile
+     * larger than the workgroup tile, so that no two digits give the same valid config. */
+    c->cache[l] = split[i] <= 1 ? 0 : (wg % split[i] ? wg * split[i] : wg / split[i]);
+  }
 }
 
 bool prunerConfigEqual(const PrunerConfig *a, const PrunerConfig *b) {
   for (int l = 0; l < PRUNER_MAX_LOOPS; ++l)
     if (a->workgroup[l] != b->workgroup[l] || a->reduction[l] != b->reduction[l] ||
-        a->thread[l] != b->thread[l])
+        a->thread[l] != b->thread[l] || a->cache[l] != b->cache[l])
       return false;
   return a->promote_operands == b->promote_operands && a->vector_width == b->vector_width &&
          prunerConfigReductionThreads(a) == prunerConfigReductionThreads(b) && a->mma == b->mma;

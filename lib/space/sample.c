@@ -8,6 +8,9 @@
  * dropped, a draw is new with probability > 1/2, so 64 misses in a row mean the filter
  * drops nearly everything. */
 #define DRAWS_PER_CONFIG 64
+/* Largest space that a filtered sample enumerates when its draws run dry (about 14 MB of
+ * configs). */
+#define FALLBACK_ENUMERATE_LIMIT 65536
 
 static size_t sampleAll(PrunerSpace space, uint64_t count, size_t n, uint64_t *rng,
                         PrunerConfigFilter keep, void *user, PrunerConfig *configs,
@@ -76,5 +79,10 @@ size_t prunerSpaceSample(PrunerSpace space, size_t n, uint64_t *rng, PrunerConfi
       break;
     ++got;
   }
+  /* A filter that keeps a small part of a small space (the cross-thread configs of a
+   * GEMV: 180 of 2,200) ends the draws early; enumerate it instead, so every kept config
+   * stays reachable. */
+  if (got < n && keep && count <= FALLBACK_ENUMERATE_LIMIT)
+    return sampleAll(space, count, n, rng, keep, user, configs, indices);
   return got;
 }

@@ -164,14 +164,10 @@ static void addVectorKnob(PrunerSpaceImpl *s) {
 
 /* reduction_threads candidates: 1, then each power of two from a warp (32) up to the
  * target's threads per block that divides the only (innermost) reduction loop of a
- * reduction (prunerConfigCheck's rules). No knob when only 1 is possible. */
+ * reduction or contraction (prunerConfigCheck's rules). No knob when only 1 is possible. */
 static void addReductionThreadsKnob(PrunerSpaceImpl *s) {
   const PrunerWorkload *w = &s->w;
-  int reductions = 0;
-  for (int l = 0; l < w->num_loops; ++l)
-    reductions += w->loop_kinds[l] == PRUNER_LOOP_REDUCTION;
-  if (w->kind != PRUNER_OP_REDUCTION || w->num_outputs != 1 || reductions != 1 ||
-      w->loop_kinds[w->num_loops - 1] != PRUNER_LOOP_REDUCTION)
+  if (!prunerWorkloadHasReductionThreads(w))
     return;
   PrunerKnob *k = &s->knobs[s->num_knobs];
   memset(k, 0, sizeof(*k));
@@ -401,8 +397,13 @@ static void digitsToConfig(const PrunerSpaceImpl *s, const int *digits, PrunerCo
     case PRUNER_KNOB_REDUCTION_THREADS:
       c->reduction_threads = v > 1 ? (int32_t)v : 0; /* 0: one thread, as configs read */
       break;
+    case PRUNER_KNOB_CACHE_SPLIT:
+      break; /* after the tiles it splits: below */
     }
   }
+  for (int k = 0; k < s->num_knobs; ++k)
+    if (s->knobs[k].kind == PRUNER_KNOB_CACHE_SPLIT)
+      prunerConfigSetCacheSplit(&s->w, s->knobs[k].values[digits[k]], c);
 }
 
 /* Digits of a config; false if a value is not a candidate or an entry sits where no knob
@@ -433,6 +434,10 @@ static bool configToDigits(const PrunerSpaceImpl *s, const PrunerConfig *c, int 
         break;
       case PRUNER_KNOB_REDUCTION_THREADS:
         if ((int64_t)prunerConfigReductionThreads(c) == knob->values[v])
+          found = v;
+        break;
+      case PRUNER_KNOB_CACHE_SPLIT:
+        if (prunerConfigCacheSplit(&s->w, c) == knob->values[v])
           found = v;
         break;
       }

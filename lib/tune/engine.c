@@ -4,6 +4,7 @@
  * target, resumed ones included, so rerunning an interrupted command completes it rather
  * than doubling it; a config that has a record is never chosen again; workloads get one
  * round each in turn, then the gradient scheduler picks the next one. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <time.h>
 
 #include "pruner/clock.h"
+#include "pruner/farm.h"
 #include "pruner/random.h"
 #include "tune_internal.h"
 
@@ -134,7 +136,7 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
     return st;
 
   if (opts->records_path) {
-    st = prunerRecordsOpen(opts->records_path, &e->records);
+    st = prunerRecordsCreate(opts->records_path, &e->records);
     if (!st.ok)
       return st;
     if (prunerRecordsSkippedLines(e->records) > 0)
@@ -159,7 +161,7 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
       return prunerStatusError("--measure=replay needs a file: --measure=replay:FILE");
     if (!tuneFileExists(opts->measure_path))
       return prunerStatusError("replay file %s: %s", opts->measure_path, strerror(errno));
-    st = prunerRecordsOpenExisting(opts->measure_path, &e->replay);
+    st = prunerRecordsCreateReadOnly(opts->measure_path, &e->replay);
     if (!st.ok)
       return st;
     e->owns_replay = true;
@@ -277,9 +279,9 @@ void tuneEngineDestroy(TuneEngine *e) {
   if (e->verifier)
     prunerVerifierDestroy(e->verifier);
   if (e->records)
-    prunerRecordsClose(e->records);
+    prunerRecordsDestroy(e->records);
   if (e->replay && e->owns_replay)
-    prunerRecordsClose(e->replay);
+    prunerRecordsDestroy(e->replay);
   memset(e, 0, sizeof *e);
 }
 
@@ -619,7 +621,9 @@ static PrunerStatus tuneMeasureDevice(TuneEngine *e, TuneTask *t, const TuneCand
     return prunerStatusError("out of memory");
   TuneSinkContext ctx = {e, t, cs, round_trials};
   PrunerBackendSink sink = tuneSink(&ctx);
-  st = e->backend->measure(e->backend_state, &batch, &sink);
+  /* With a farm the batch is split among the ranks; records come back in order. */
+  st = e->opts.farm ? prunerFarmMeasure(e->opts.farm, e->backend, e->backend_state, &batch, &sink)
+                    : e->backend->measure(e->backend_state, &batch, &sink);
   tuneBatchFree(&batch);
   return st;
 }
@@ -820,7 +824,9 @@ static PrunerStatus tuneExportOnly(TuneEngine *e) {
     if (tuneBatch(t, cs, n, &batch)) {
       TuneSinkContext ctx = {e, t, cs, NULL};
       PrunerBackendSink sink = tuneSink(&ctx);
-      st = e->backend->exportAdd(e->backend_state, &batch, &sink);
+      st = e->opts.farm
+               ? prunerFarmExportAdd(e->opts.farm, e->backend, e->backend_state, &batch, &sink)
+               : e->backend->exportAdd(e->backend_state, &batch, &sink);
       tuneBatchFree(&batch);
     } else {
       st = prunerStatusError("out of memory");
@@ -877,6 +883,18 @@ PrunerStatus tuneEngineRun(TuneEngine *e) {
   return prunerStatusOk();
 }
 
+/* The baseline's name as its records spell it; a baseline record without a name is the
+ * backend's own baseline, named the way the backends name their records ("cuBLAS" ->
+ * "cublas"). */
+static void baselineName(const PrunerRecord *base, const PrunerBackend *backend, char *out,
+                         size_t size) {
+  const char *name = base->baseline_name[0] ? base->baseline_name : backend->baseline_name;
+  size_t i = 0;
+  for (; name && name[i] && i + 1 < size; ++i)
+    out[i] = base->baseline_name[0] ? name[i] : (char)tolower((unsigned char)name[i]);
+  out[i] = '\0';
+}
+
 void tuneEngineTaskInfo(TuneEngine *e, size_t i, PrunerTuneTaskInfo *out) {
   const TuneTask *t = &e->tasks[i];
   memset(out, 0, sizeof *out);
@@ -903,8 +921,7 @@ void tuneEngineTaskInfo(TuneEngine *e, size_t i, PrunerTuneTaskInfo *out) {
     base = prunerRecordsBaseline(e->replay, t->w.key, e->target_key);
   if (base && base->status == PRUNER_RECORD_OK) {
     out->baseline_us = base->median_us;
-    snprintf(out->baseline_name, sizeof out->baseline_name, "%s",
-             base->baseline_name[0] ? base->baseline_name : "cublas");
+    baselineName(base, e->backend, out->baseline_name, sizeof out->baseline_name);
   }
   /* The final check's winner and medians replace the tuning-time ones (final.c). */
   if (out->has_best && out->measured && t->final_rounds > 0) {
@@ -945,7 +962,7 @@ PrunerStatus tuneIngest(TuneEngine *e, const char *path) {
   if (!tuneFileExists(path))
     return prunerStatusError("--ingest %s: %s", path, strerror(errno));
   PrunerRecords in = NULL;
-  PrunerStatus st = prunerRecordsOpenExisting(path, &in);
+  PrunerStatus st = prunerRecordsCreateReadOnly(path, &in);
   if (!st.ok)
     return st;
   if (prunerRecordsSkippedLines(in) > 0)
@@ -967,7 +984,7 @@ PrunerStatus tuneIngest(TuneEngine *e, const char *path) {
     st = prunerRecordsAppend(e->records, r);
     added += st.ok;
   }
-  prunerRecordsClose(in);
+  prunerRecordsDestroy(in);
   if (foreign > 0)
     tuneNote(e, -1, "warning: %s: ignoring %zu record(s) of other targets (tuning for %s)",
              path, foreign, e->target_key);

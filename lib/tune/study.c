@@ -169,7 +169,7 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
     return prunerStatusError("--study %s: %s", so->replay_path, strerror(errno));
   fclose(probe);
   PrunerRecords replay = NULL;
-  PrunerStatus st = prunerRecordsOpenExisting(so->replay_path, &replay);
+  PrunerStatus st = prunerRecordsCreateReadOnly(so->replay_path, &replay);
   if (!st.ok)
     return st;
   PrunerTargetDesc target;
@@ -179,7 +179,7 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
     if (strcmp(want, "records") == 0) {
       want = prunerRecordsBusiestTarget(replay);
       if (!want) {
-        prunerRecordsClose(replay);
+        prunerRecordsDestroy(replay);
         return prunerStatusError("--study %s: --dataset-target=records: no record with a "
                                  "workload description",
                                  so->replay_path);
@@ -190,7 +190,7 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
     st = prunerTargetLookup(so->target, &target);
   }
   if (!st.ok) {
-    prunerRecordsClose(replay);
+    prunerRecordsDestroy(replay);
     return st;
   }
   prunerTargetKey(&target, key, sizeof key);
@@ -291,7 +291,7 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
   }
   free(trials);
   free(run_s);
-  prunerRecordsClose(replay);
+  prunerRecordsDestroy(replay);
   if (!st.ok) {
     free(rows);
     return st;

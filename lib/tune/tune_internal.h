@@ -114,7 +114,8 @@ typedef struct TuneSpecConsumer {
   const PrunerConfig *config;
 } TuneSpecConsumer;
 /* The tuning spec for the tasks with a best config and the consumers with a config of
- * their own (spec.c); malloc'ed. */
+ * their own (spec.c); malloc'ed. The one MLIR type of this header: engine.c, evolve.c,
+ * final.c and study.c include it without calling MLIR. */
 #include <mlir-c/IR.h>
 char *tuneSpecText(TuneEngine *e, MlirContext ctx, const TuneSpecConsumer *consumers,
                    size_t num_consumers);

@@ -259,7 +259,7 @@ static PrunerStatus crossValidate(PrunerRecords records, const PrunerTargetDesc 
         produced++;
     }
     prunerVerifierDestroy(v);
-    prunerRecordsClose(train);
+    prunerRecordsDestroy(train);
   }
   prunerVerifierDestroy(draft_only);
   free(items);

@@ -1,7 +1,7 @@
 /* test/fuzz/fuzz_records.c: the records reader on hostile text.
  *
  * The input is read two ways: as one line by prunerRecordFromJson, and as a whole
- * records file (any number of lines, NUL bytes, torn tails) by prunerRecordsOpenExisting,
+ * records file (any number of lines, NUL bytes, torn tails) by prunerRecordsCreateReadOnly,
  * through a memory file. A record the reader accepts must print and read back to the
  * same line (the resume logic matches records by their printed form), and the values
  * derived from it for the tables (FLOPs, bytes, the config text) must be computable. */
@@ -54,7 +54,7 @@ static void readAsFile(const uint8_t *data, size_t size) {
   FUZZ_CHECK(ftruncate(fd, 0) == 0 && pwrite(fd, data, size, 0) == (ssize_t)size,
              "cannot write the memory file");
   PrunerRecords records;
-  PrunerStatus st = prunerRecordsOpenExisting(path, &records);
+  PrunerStatus st = prunerRecordsCreateReadOnly(path, &records);
   FUZZ_CHECK_STATUS(st);
   if (!st.ok)
     return;
@@ -68,7 +68,7 @@ static void readAsFile(const uint8_t *data, size_t size) {
     (void)prunerRecordsFind(records, r->workload_key, r->target_key, &r->config);
   }
   (void)prunerRecordsWarnings(records);
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -52,7 +52,7 @@ void BM_RunBundleVsCublas(benchmark::State &state) {
     }
   }
   PrunerRecords records;
-  if (st.ok && prunerRecordsOpen(records_path, &records).ok) {
+  if (st.ok && prunerRecordsCreate(records_path, &records).ok) {
     for (size_t i = 0; i < prunerRecordsCount(records); i++) {
       const PrunerRecord *any = prunerRecordsGet(records, i);
       const char *target = any->target_key;
@@ -70,7 +70,7 @@ void BM_RunBundleVsCublas(benchmark::State &state) {
       }
       break; // one target per run
     }
-    prunerRecordsClose(records);
+    prunerRecordsDestroy(records);
   }
   std::remove(records_path);
   prunerBundleDestroy(bundle);

@@ -19,7 +19,7 @@ namespace {
 PrunerRecords makeRecords(PrunerTargetDesc *t, int per_workload) {
   PrunerRecords r = prunerRecordsCreateInMemory();
   if (!prunerTargetLookup("h200", t).ok || !prunerSyntheticRecords(t, 8, per_workload, 1, r).ok) {
-    prunerRecordsClose(r);
+    prunerRecordsDestroy(r);
     return nullptr;
   }
   return r;
@@ -42,7 +42,7 @@ void BM_VerifierTrain5000(benchmark::State &state) {
   }
   state.counters["records"] = static_cast<double>(prunerRecordsCount(records));
   prunerVerifierDestroy(v);
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
 }
 BENCHMARK(BM_VerifierTrain5000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -72,7 +72,7 @@ void BM_VerifierPredict(benchmark::State &state) {
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(batch));
   prunerVerifierDestroy(v);
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
 }
 BENCHMARK(BM_VerifierPredict)->Arg(512)->Arg(4096)->Unit(benchmark::kMicrosecond)->UseRealTime();
 

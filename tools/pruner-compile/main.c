@@ -27,6 +27,7 @@
 
 #include "pruner/clock.h"
 #include "pruner/compile.h"
+#include "pruner/draft.h"
 #include "pruner/file.h"
 #include "pruner/flags.h"
 #include "pruner/ir.h"
@@ -45,7 +46,7 @@ typedef struct Args {
   long random, jobs, op_index, memory_mb, min_reduction_threads;
   uint64_t seed;
   double timeout;
-  int quiet, mma;
+  int quiet, mma, study_registers;
 } Args;
 
 /* --mma draws: the tensor-core configs are a small tail of the space, too rare for the
@@ -96,7 +97,7 @@ static void usage(FILE *f) {
              "[--op-index=I])\n"
              "         [--dtype=f32] [--config='{...}' | --random=N [--seed=S]] [--target=sm_90]\n"
              "         [--jobs=N] [--timeout=SECONDS] [--memory-mb=MB] [--format=cubin|ptx]\n"
-             "         [--min-reduction-threads=R | --mma] [--out=DIR] [--quiet]\n"
+             "         [--min-reduction-threads=R | --mma] [--study-registers] [--out=DIR] [--quiet]\n"
              "kinds: matmul (MxNxK), batch_matmul (BxMxNxK),\n"
              "       conv_2d_nhwc_hwcf (NxIHxIWxCxKHxKWxF[xSTRIDE[xDILATION]]),\n"
              "       conv_2d_nchw_fchw (NxCxIHxIWxFxKHxKW[xSTRIDE[xDILATION]]),\n"
@@ -159,6 +160,8 @@ static int parseArgs(int argc, char **argv, Args *a) {
       a->quiet = 1;
     else if (strcmp(s, "--mma") == 0)
       a->mma = 1;
+    else if (strcmp(s, "--study-registers") == 0)
+      a->study_registers = 1;
     else if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
       usage(stdout);
       exit(0);
@@ -337,7 +340,7 @@ static bool launchMatches(const PrunerWorkload *w, const PrunerConfig *c,
   PrunerLaunchShape shape;
   prunerConfigLaunchShape(w, c, &shape);
   for (int i = 0; i < 3; ++i)
-    if (shape.grid[i] != r->grid[i] || shape.block[i] != r->block[i])
+    if (shape.grid[i] != r->launch.grid[i] || shape.block[i] != r->launch.block[i])
       return false;
   return true;
 }
@@ -348,7 +351,7 @@ static bool smemMatches(const PrunerWorkload *w, const PrunerConfig *c,
                         const PrunerCompileResult *r) {
   PrunerLaunchShape shape;
   prunerConfigLaunchShape(w, c, &shape);
-  return shape.smem_bytes == r->resources.shared_bytes + r->dynamic_smem_bytes;
+  return shape.smem_bytes == r->launch.resources.shared_bytes + r->launch.dynamic_smem_bytes;
 }
 
 static void printCandidate(const PrunerWorkload *w, const PrunerConfig *c, size_t i, uint64_t index,
@@ -363,10 +366,12 @@ static void printCandidate(const PrunerWorkload *w, const PrunerConfig *c, size_
   if (r->status.ok)
     printf("ok  regs %3d spill %d/%d stack %d smem %d grid %lldx%lldx%lld block "
            "%lldx%lldx%lld  mlir %.2fs ptxas %.2fs\n",
-           r->resources.registers, r->resources.spill_store_bytes, r->resources.spill_load_bytes,
-           r->resources.stack_bytes, r->resources.shared_bytes, (long long)r->grid[0],
-           (long long)r->grid[1], (long long)r->grid[2], (long long)r->block[0],
-           (long long)r->block[1], (long long)r->block[2], r->mlir_seconds, r->ptxas_seconds);
+           r->launch.resources.registers, r->launch.resources.spill_store_bytes,
+           r->launch.resources.spill_load_bytes, r->launch.resources.stack_bytes,
+           r->launch.resources.shared_bytes, (long long)r->launch.grid[0],
+           (long long)r->launch.grid[1], (long long)r->launch.grid[2],
+           (long long)r->launch.block[0], (long long)r->launch.block[1],
+           (long long)r->launch.block[2], r->mlir_seconds, r->ptxas_seconds);
   else
     printf("REJECTED  %s\n", r->status.message);
 }
@@ -383,7 +388,8 @@ static void printSummary(const PrunerWorkload *w, const PrunerConfig *c,
     ptxas += r[i].ptxas_seconds;
     if (r[i].status.ok) {
       ok++;
-      spills += r[i].resources.spill_store_bytes > 0 || r[i].resources.stack_bytes > 0;
+      spills +=
+          r[i].launch.resources.spill_store_bytes > 0 || r[i].launch.resources.stack_bytes > 0;
       mismatched += !launchMatches(w, &c[i], &r[i]);
       smem += !smemMatches(w, &c[i], &r[i]);
     } else {
@@ -411,6 +417,47 @@ static void printSummary(const PrunerWorkload *w, const PrunerConfig *c,
          "candidate MLIR %.3f s, ptxas %.3f s\n",
          mlir, total > 0 ? 100 * mlir / total : 0.0, ptxas, total > 0 ? 100 * ptxas / total : 0.0,
          n ? mlir / (double)n : 0.0, n ? ptxas / (double)n : 0.0);
+}
+
+/* --study-registers: the draft's register estimate against ptxas' count per compiled
+ * candidate, then the error summary (docs/draft.md, "Registers"). */
+static int studyRegisters(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                          const PrunerConfig *c, const PrunerCompileResult *r, size_t n,
+                          bool quiet) {
+  PrunerDraft draft = NULL;
+  PrunerStatus s = prunerDraftCreate(w, t, &draft);
+  PrunerConfig *ok = calloc(n ? n : 1, sizeof *ok);
+  PrunerKernelResources *res = calloc(n ? n : 1, sizeof *res);
+  int *est = calloc(n ? n : 1, sizeof *est);
+  size_t m = 0;
+  if (s.ok && (!ok || !res || !est))
+    s = prunerStatusError("out of memory for %zu candidates", n);
+  for (size_t i = 0; s.ok && i < n; ++i)
+    if (r[i].status.ok) {
+      ok[m] = c[i];
+      res[m++] = r[i].launch.resources;
+    }
+  PrunerRegisterStudy st;
+  if (s.ok)
+    s = prunerDraftRegisterStudy(draft, ok, res, m, est, &st);
+  if (s.ok) {
+    for (size_t i = 0; i < m && !quiet; ++i) {
+      char shortForm[160];
+      prunerConfigFormatShort(w, &ok[i], shortForm, sizeof shortForm);
+      printf("registers %-28s est %3d ptxas %3d\n", shortForm, est[i], res[i].registers);
+    }
+    printf("registers: %zu candidates: |est - ptxas| mean %.1f median %.1f max %.0f; "
+           "est - ptxas mean %+.1f; est/ptxas mean %.2f (%.2f .. %.2f); within 25%%: "
+           "%.0f%%\n",
+           st.n, st.mean_abs, st.median_abs, st.max_abs, st.mean_signed, st.mean_ratio,
+           st.min_ratio, st.max_ratio, 100.0 * st.within_25pct);
+  } else {
+    fprintf(stderr, "pruner-compile: --study-registers: %s\n", s.message);
+  }
+  if (draft)
+    prunerDraftDestroy(draft);
+  free(ok), free(res), free(est);
+  return s.ok ? 0 : 1;
 }
 
 #ifdef PRUNER_HAVE_MEASURE
@@ -504,6 +551,7 @@ int main(int argc, char **argv) {
     printCandidate(&w, &configs[i], i, indices[i], &results[i]);
   int jobs = opts.jobs > 0 ? opts.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
   printSummary(&w, configs, results, n, wall, cpu, jobs < (int)n ? jobs : (int)n);
+  int study_rc = a.study_registers ? studyRegisters(&w, &t, configs, results, n, a.quiet) : 0;
   if (a.out) {
 #ifdef PRUNER_HAVE_MEASURE
     writeBundle(a.out, &t, a.seed, &w, configs, results, n);
@@ -522,5 +570,5 @@ int main(int argc, char **argv) {
   if (space)
     prunerSpaceDestroy(space);
   /* A single --config that fails is a failed command; random sweeps report and succeed. */
-  return a.config && ok == 0 ? 1 : 0;
+  return (a.config && ok == 0) || study_rc ? 1 : 0;
 }

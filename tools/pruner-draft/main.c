@@ -248,7 +248,7 @@ static int runModel(const Options *o, const PrunerTargetDesc *t) {
 
 static int runEval(const Options *o, const PrunerTargetDesc *named) {
   PrunerRecords records;
-  PrunerStatus st = prunerRecordsOpenExisting(o->eval, &records);
+  PrunerStatus st = prunerRecordsCreateReadOnly(o->eval, &records);
   if (!st.ok) {
     fprintf(stderr, "pruner-draft: %s\n", st.message);
     return 1;
@@ -260,14 +260,14 @@ static int runEval(const Options *o, const PrunerTargetDesc *named) {
     if (strcmp(key, "records") == 0 && !(key = prunerRecordsBusiestTarget(records))) {
       fprintf(stderr, "pruner-draft: --dataset-target=records: %s has no ok record with a "
                       "workload description\n", o->eval);
-      prunerRecordsClose(records);
+      prunerRecordsDestroy(records);
       return 1;
     }
     char what[512];
     st = prunerTargetFromKey(key, &dataset, what, sizeof what);
     if (!st.ok) {
       fprintf(stderr, "pruner-draft: %s\n", st.message);
-      prunerRecordsClose(records);
+      prunerRecordsDestroy(records);
       return 2;
     }
     printf("%s\n", what);
@@ -281,7 +281,7 @@ static int runEval(const Options *o, const PrunerTargetDesc *named) {
   size_t top = o->top > 0 ? (size_t)o->top : PRUNER_DRAFT_DEFAULT_TOP;
   st = rows ? draftEvalRecords(records, t, top, rows, kMaxRows, &n, &skipped)
             : prunerStatusError("out of memory");
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
   if (!st.ok) {
     fprintf(stderr, "pruner-draft: %s\n", st.message);
     free(rows);

@@ -72,7 +72,7 @@ static int writeSynthetic(const char *path, const char *target_name, int workloa
     return 2;
   }
   PrunerRecords records;
-  s = prunerRecordsOpen(path, &records);
+  s = prunerRecordsCreate(path, &records);
   if (s.ok)
     s = prunerSyntheticRecords(&target, workloads, per_workload, seed, records);
   if (!s.ok) {
@@ -81,7 +81,7 @@ static int writeSynthetic(const char *path, const char *target_name, int workloa
   }
   printf("wrote %zu synthetic records (not measurements) to %s\n", prunerRecordsCount(records),
          path);
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
   return 0;
 }
 
@@ -153,7 +153,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   PrunerRecords records;
-  PrunerStatus s = prunerRecordsOpenExisting(path, &records);
+  PrunerStatus s = prunerRecordsCreateReadOnly(path, &records);
   if (!s.ok) {
     fprintf(stderr, "pruner-eval: %s\n", s.message);
     return 1;
@@ -168,7 +168,7 @@ int main(int argc, char **argv) {
                         : prunerStatusError("no ok records to evaluate");
   if (!ts.ok) {
     fprintf(stderr, "pruner-eval: %s: %s\n", path, ts.message);
-    prunerRecordsClose(records);
+    prunerRecordsDestroy(records);
     return 1;
   }
   /* The verifier and the draft model the records' machine, which need not be this one. */
@@ -177,7 +177,7 @@ int main(int argc, char **argv) {
   size_t count = 0;
   if (own < 0) {
     fprintf(stderr, "pruner-eval: --own must be >= 0 (got %ld)\n", own);
-    prunerRecordsClose(records);
+    prunerRecordsDestroy(records);
     return 2;
   }
   s = as_tuned >= 0 ? prunerVerifierCrossValidateAsTuned(records, &target, key, &opts, folds,
@@ -187,7 +187,7 @@ int main(int argc, char **argv) {
                                                      (size_t)own, &results, &count);
   if (!s.ok) {
     fprintf(stderr, "pruner-eval: %s: %s\n", path, s.message);
-    prunerRecordsClose(records);
+    prunerRecordsDestroy(records);
     return 1;
   }
   printf("target %s, %d folds, leave-workload-out, %zu workloads, %ld own records each\n",
@@ -224,6 +224,6 @@ int main(int argc, char **argv) {
   dsum.pairwise_accuracy = pairs ? dpair / (double)pairs : 0.0;
   printRow("overall (pairs pooled, top-k averaged)", &vsum, &dsum, n, "");
   free(results);
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
   return 0;
 }

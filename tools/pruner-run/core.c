@@ -7,8 +7,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "pruner/clock.h"
 #include "runner.h"
 
 typedef struct WorkloadSummary {
@@ -35,12 +35,6 @@ typedef struct Runner {
   bool prepared_baseline;
   int errors;              /* infrastructure failures (exit code 1)      */
 } Runner;
-
-static double wallSeconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void logf_(Runner *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void logf_(Runner *r, const char *fmt, ...) {
@@ -95,7 +89,7 @@ static void baseRecord(Runner *r, const PrunerWorkload *w, PrunerRecord *rec) {
   snprintf(rec->driver_version, sizeof(rec->driver_version), "%s", r->device.driver_version);
   snprintf(rec->toolchain_version, sizeof(rec->toolchain_version), "%s",
            r->device.runtime_version);
-  rec->timestamp = wallSeconds();
+  rec->timestamp = prunerEpochSeconds();
 }
 
 static void fillTiming(PrunerRecord *rec, const RunReply *rep) {
@@ -189,9 +183,9 @@ static void runCandidate(Runner *r, size_t index, WorkloadSummary *sum) {
   rec.config = c->config;
   rec.draft_score_us = c->draft_score_us;
   rec.verifier_score = c->verifier_score;
-  rec.registers = c->resources.registers;
-  rec.spill_bytes = c->resources.spill_store_bytes + c->resources.spill_load_bytes;
-  rec.shared_bytes = c->resources.shared_bytes + (int)c->dynamic_smem_bytes;
+  rec.registers = c->launch.resources.registers;
+  rec.spill_bytes = c->launch.resources.spill_store_bytes + c->launch.resources.spill_load_bytes;
+  rec.shared_bytes = c->launch.resources.shared_bytes + (int)c->launch.dynamic_smem_bytes;
   if (!prepare(r, c->workload)) {
     r->errors++;
     return; /* no record: a rerun retries it */
@@ -419,7 +413,7 @@ int runnerExecute(PrunerBundle bundle, const RunnerOptions *opts, PrunerWorkerHa
   code = hello(&r);
   if (code != PRUNER_RUN_EXIT_OK)
     goto done;
-  st = prunerRecordsOpen(opts->records_path, &r.records);
+  st = prunerRecordsCreate(opts->records_path, &r.records);
   if (!st.ok) {
     logf_(&r, "error: %s\n", st.message);
     code = PRUNER_RUN_EXIT_ERROR;
@@ -446,7 +440,7 @@ int runnerExecute(PrunerBundle bundle, const RunnerOptions *opts, PrunerWorkerHa
 
 done:
   if (r.records)
-    prunerRecordsClose(r.records);
+    prunerRecordsDestroy(r.records);
   prunerWorkerDestroy(r.worker);
   free(r.req);
   free(r.rep);

@@ -828,7 +828,7 @@ static cudaError_t launchBaseline(GpuState *g, void *arg) {
 static bool loadCandidate(GpuContext *ctx, int index, cudaLibrary_t *lib, KernelLaunch *k,
                           RunReply *rep) {
   GpuState *g = &ctx->state;
-  const PrunerBundleCandidate *c = prunerBundleGetCandidate(ctx->bundle, (size_t)index);
+  const PrunerKernelLaunch *l = &prunerBundleGetCandidate(ctx->bundle, (size_t)index)->launch;
   unsigned char *data = NULL;
   size_t size = 0;
   PrunerStatus st = prunerBundleLoadBinary(ctx->bundle, (size_t)index, &data, &size);
@@ -844,17 +844,17 @@ static bool loadCandidate(GpuContext *ctx, int index, cudaLibrary_t *lib, Kernel
     return false;
   }
   memset(k, 0, sizeof(*k));
-  err = cudaLibraryGetKernel(&k->kernel, *lib, c->kernel_name);
+  err = cudaLibraryGetKernel(&k->kernel, *lib, l->kernel_name);
   if (err != cudaSuccess) {
     char what[200];
-    snprintf(what, sizeof(what), "kernel '%.120s' not found in the cubin", c->kernel_name);
+    snprintf(what, sizeof(what), "kernel '%.120s' not found in the cubin", l->kernel_name);
     setError(rep, what, err);
     cudaLibraryUnload(*lib);
     return false;
   }
-  k->grid = (dim3){(unsigned)c->grid[0], (unsigned)c->grid[1], (unsigned)c->grid[2]};
-  k->block = (dim3){(unsigned)c->block[0], (unsigned)c->block[1], (unsigned)c->block[2]};
-  k->smem = (size_t)c->dynamic_smem_bytes;
+  k->grid = (dim3){(unsigned)l->grid[0], (unsigned)l->grid[1], (unsigned)l->grid[2]};
+  k->block = (dim3){(unsigned)l->block[0], (unsigned)l->block[1], (unsigned)l->block[2]};
+  k->smem = (size_t)l->dynamic_smem_bytes;
   if (k->smem > 48 * 1024) {
     err = cudaFuncSetAttribute((const void *)k->kernel,
                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)k->smem);
@@ -864,8 +864,8 @@ static bool loadCandidate(GpuContext *ctx, int index, cudaLibrary_t *lib, Kernel
       return false;
     }
   }
-  for (int i = 0; i < c->num_args; i++) {
-    const PrunerKernelArg *a = &c->args[i];
+  for (int i = 0; i < l->num_args; i++) {
+    const PrunerKernelArg *a = &l->args[i];
     if (a->kind == PRUNER_ARG_INDEX)
       k->values[i].index = a->value;
     else

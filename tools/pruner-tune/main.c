@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pruner/backend.h"
+#include "pruner/farm.h"
 #include "pruner/file.h"
 #include "pruner/flags.h"
 #include "pruner/target.h"
@@ -108,6 +110,12 @@ static void usage(FILE *f) {
           "      --final=N            host: re-measure the best N configs per op back to back\n"
           "                           with OpenBLAS at the end; the fastest median wins and is\n"
           "                           reported with its IQR (default 4, at most 8; 0: off)\n"
+          "Farming out (mpirun -n N pruner-tune ..., docs/distributed.md):\n"
+          "      --rank-role=ROLE     what this rank does for rank 0: compile, measure, both\n"
+          "                           (default: both where the backend can measure here,\n"
+          "                           else compile)\n"
+          "      --rank-timeout=S     a rank silent this long is lost; its candidates go to\n"
+          "                           another rank (default 30)\n"
           "Inspection and studies:\n"
           "      --draft-only         print the draft's best configs per op and exit\n"
           "      --top=N              how many for --draft-only (default 10)\n"
@@ -278,11 +286,150 @@ static int runDraftOnly(Cli *cli) {
   return 0;
 }
 
+/* pruner-run next to this executable, in `buf`; NULL when it cannot be told. */
+static const char *runnerNextToTool(char *buf, size_t size) {
+  ssize_t n = readlink("/proc/self/exe", buf, size - 16);
+  if (n <= 0)
+    return NULL;
+  buf[n] = '\0';
+  char *slash = strrchr(buf, '/');
+  if (!slash)
+    return NULL;
+  strcpy(slash + 1, "pruner-run");
+  return buf;
+}
+
+/* A worker rank of `mpirun -n N pruner-tune ...`: the backend of --target, serving rank 0
+ * (pruner/farm.h); it reads no module and writes no file. */
+static int serveFarm(PrunerFarm farm, const PrunerTuneOptions *o) {
+  char runner[PATH_MAX] = "";
+  const char *target = o->target ? o->target : "sm_90";
+  const PrunerBackend *backend = NULL;
+  PrunerTargetDesc desc;
+  PrunerStatus st = prunerBackendLookup(target, &backend, &desc);
+  if (st.ok) {
+    PrunerBackendOptions bo = {.compile_jobs = o->compile_jobs,
+                               .runner_path = o->runner_path ? o->runner_path
+                                                             : runnerNextToTool(runner, sizeof runner),
+                               .candidate_timeout_s = o->candidate_timeout_s,
+                               .stop = &g_stop,
+                               .target = target};
+    st = prunerFarmServe(farm, backend, &desc, &bo);
+  }
+  if (!st.ok) {
+    fprintf(stderr, "pruner-tune: rank %d: error: %s\n", prunerFarmRank(farm), st.message);
+    return 1;
+  }
+  return g_stop ? 128 + (int)g_stop : 0;
+}
+
+/* Rank 0 (or a plain run): the session from start to end; returns the exit status. */
+static int tuneMain(Cli *cli_, PrunerTuneOptions *o_, PrunerTuneStudyOptions *so_,
+                    bool measure_set, int argc, char **argv) {
+  char runner[PATH_MAX] = "";
+  Cli cli = *cli_;
+  PrunerTuneOptions o = *o_;
+  PrunerTuneStudyOptions so = *so_;
+  if (o.farm && prunerFarmSize(o.farm) > 1) {
+    const char *alone = cli.study                                 ? "--study"
+                        : cli.draft_only                          ? "--draft-only"
+                        : o.measure == PRUNER_TUNE_MEASURE_NONE   ? "--measure=none"
+                        : o.measure == PRUNER_TUNE_MEASURE_REPLAY ? "--measure=replay"
+                                                                  : NULL;
+    if (alone)
+      fprintf(stderr,
+              "pruner-tune: %s builds and measures nothing: it runs on rank 0 alone; the other "
+              "%d rank(s) wait for the end\n",
+              alone, prunerFarmSize(o.farm) - 1);
+  }
+  if (cli.study)
+    return runStudy(&cli, &so);
+  if (optind != argc - 1) {
+    fprintf(stderr, "pruner-tune: error: expected one input module (see --help)\n");
+    return 2;
+  }
+  cli.input = argv[optind];
+  if (!cli.output && !cli.draft_only) {
+    fprintf(stderr, "pruner-tune: error: no output: pass -o OUTPUT.mlir (see --help)\n");
+    return 2;
+  }
+  if (!o.runner_path)
+    o.runner_path = runnerNextToTool(runner, sizeof runner);
+  /* An explicit --measure=gpu on the host target is a contradiction, not a default. */
+  PrunerTargetDesc named;
+  if (measure_set && o.measure == PRUNER_TUNE_MEASURE_GPU && o.target &&
+      prunerTargetLookup(o.target, &named).ok && named.kind == PRUNER_TARGET_HOST) {
+    fprintf(stderr, "pruner-tune: error: --measure=gpu with --target=%s: the host target is "
+                    "measured on this CPU (--measure=host, its default)\n", o.target);
+    return 2;
+  }
+  if (!checkFiles(&cli, &o))
+    return 2;
+  if (cli.draft_only)
+    o.measure = PRUNER_TUNE_MEASURE_NONE;
+  o.stop = &g_stop;
+  o.on_event = onEvent;
+  o.user = &cli;
+
+  PrunerStatus st = prunerTuneSessionCreate(cli.input, &o, &cli.session);
+  if (!st.ok) {
+    fprintf(stderr, "pruner-tune: error: %s\n", st.message);
+    return 1;
+  }
+  cli.num_tasks = prunerTuneSessionNumTasks(cli.session);
+  if (cli.draft_only) {
+    int rc = runDraftOnly(&cli);
+    prunerTuneSessionDestroy(cli.session);
+    return rc;
+  }
+  if (!cli.quiet)
+    fprintf(stderr, "pruner-tune: %zu workload(s) on %s, budget %lld trials, measure=%s\n",
+            cli.num_tasks, o.target, (long long)o.trials,
+            prunerTuneSessionMeasureDescription(cli.session));
+  st = prunerTuneSessionRun(cli.session);
+  if (cli.tty && !cli.quiet)
+    fputs("\n", stderr);
+  int rc = 0;
+  if (!st.ok) {
+    fprintf(stderr, "pruner-tune: error: %s\n", st.message);
+    rc = 1;
+  }
+  bool interrupted = prunerTuneSessionInterrupted(cli.session);
+  if (rc == 0 || interrupted) {
+    PrunerStatus w = prunerTuneSessionWriteOutput(cli.session, cli.output);
+    if (w.ok && cli.spec)
+      w = prunerTuneSessionWriteSpec(cli.session, cli.spec);
+    if (!w.ok) {
+      fprintf(stderr, "pruner-tune: error: %s\n", w.message);
+      rc = 1;
+    }
+  }
+  if (cli.num_tasks > 0 && (rc == 0 || interrupted)) {
+    char *table = prunerTuneSessionSummary(cli.session);
+    if (table)
+      fputs(table, stdout);
+    free(table);
+  }
+  if (o.measure == PRUNER_TUNE_MEASURE_NONE)
+    fprintf(stderr, "pruner-tune: measure=none: nothing was measured; every result is a "
+                    "model prediction (unmeasured)\n");
+  if (rc == 0)
+    fprintf(stderr, "pruner-tune: wrote %s%s%s\n", cli.output, cli.spec ? " and " : "",
+            cli.spec ? cli.spec : "");
+  prunerTuneSessionDestroy(cli.session);
+  if (interrupted) {
+    fprintf(stderr, "pruner-tune: interrupted: records kept, best-so-far written to %s\n",
+            cli.output);
+    return 128 + (g_stop ? (int)g_stop : SIGINT); /* 130 for SIGINT, 143 for SIGTERM */
+  }
+  return rc;
+}
+
 int main(int argc, char **argv) {
   Cli cli = {.top = 10, .tty = isatty(STDERR_FILENO) != 0};
   PrunerTuneOptions o = prunerTuneDefaultOptions();
   PrunerTuneStudyOptions so = prunerTuneStudyDefaultOptions();
-  char runner[PATH_MAX] = "";
+  PrunerFarmOptions fo = prunerFarmDefaultOptions();
   enum {
     O_SPEC = 256,
     O_TARGET,
@@ -311,7 +458,9 @@ int main(int argc, char **argv) {
     O_WITHIN_TIGHT,
     O_DATASET_TARGET,
     O_TIMEOUT,
-    O_FINAL
+    O_FINAL,
+    O_RANK_ROLE,
+    O_RANK_TIMEOUT
   };
   static const struct option longs[] = {{"output", required_argument, 0, 'o'},
                                         {"spec", required_argument, 0, O_SPEC},
@@ -342,6 +491,8 @@ int main(int argc, char **argv) {
                                         {"interrupt-after", required_argument, 0, O_INTERRUPT},
                                         {"timeout", required_argument, 0, O_TIMEOUT},
                                         {"final", required_argument, 0, O_FINAL},
+                                        {"rank-role", required_argument, 0, O_RANK_ROLE},
+                                        {"rank-timeout", required_argument, 0, O_RANK_TIMEOUT},
                                         {"verbose", no_argument, 0, 'v'},
                                         {"quiet", no_argument, 0, 'q'},
                                         {"help", no_argument, 0, 'h'},
@@ -417,6 +568,10 @@ int main(int argc, char **argv) {
       fs = prunerParseInt("--final", optarg, 0, PRUNER_TUNE_FINAL_MAX, &v);
       o.final_candidates = (int)v;
       break;
+    case O_RANK_ROLE: bad = !prunerFarmRoleParse(optarg, &fo.role); break;
+    case O_RANK_TIMEOUT:
+      fs = prunerParsePositiveDouble("--rank-timeout", optarg, 86400, &fo.rank_timeout_s);
+      break;
     case O_DRAFT_ONLY: cli.draft_only = true; break;
     case O_TOP: fs = prunerParseInt("--top", optarg, 1, MAX_TOP, &v); cli.top = (int)v; break;
     case O_STUDY: cli.study = optarg; break;
@@ -459,94 +614,31 @@ int main(int argc, char **argv) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
 
-  if (cli.study)
-    return runStudy(&cli, &so);
-  if (optind != argc - 1) {
-    fprintf(stderr, "pruner-tune: error: expected one input module (see --help)\n");
-    return 2;
-  }
-  cli.input = argv[optind];
-  if (!cli.output && !cli.draft_only) {
-    fprintf(stderr, "pruner-tune: error: no output: pass -o OUTPUT.mlir (see --help)\n");
-    return 2;
-  }
-  if (!o.runner_path) {
-    ssize_t n = readlink("/proc/self/exe", runner, sizeof runner - 16);
-    if (n > 0) {
-      runner[n] = '\0';
-      char *slash = strrchr(runner, '/');
-      if (slash) {
-        strcpy(slash + 1, "pruner-run");
-        o.runner_path = runner;
-      }
+  PrunerFarm farm = NULL;
+  if (prunerFarmLaunched()) {
+    PrunerStatus fst = prunerFarmCreate(NULL, NULL, &fo, &farm);
+    if (!fst.ok) {
+      fprintf(stderr, "pruner-tune: error: %s\n", fst.message);
+      return 1;
     }
-  }
-  /* An explicit --measure=gpu on the host target is a contradiction, not a default. */
-  PrunerTargetDesc named;
-  if (measure_set && o.measure == PRUNER_TUNE_MEASURE_GPU && o.target &&
-      prunerTargetLookup(o.target, &named).ok && named.kind == PRUNER_TARGET_HOST) {
-    fprintf(stderr, "pruner-tune: error: --measure=gpu with --target=%s: the host target is "
-                    "measured on this CPU (--measure=host, its default)\n", o.target);
-    return 2;
-  }
-  if (!checkFiles(&cli, &o))
-    return 2;
-  if (cli.draft_only)
-    o.measure = PRUNER_TUNE_MEASURE_NONE;
-  o.stop = &g_stop;
-  o.on_event = onEvent;
-  o.user = &cli;
-
-  PrunerStatus st = prunerTuneSessionCreate(cli.input, &o, &cli.session);
-  if (!st.ok) {
-    fprintf(stderr, "pruner-tune: error: %s\n", st.message);
-    return 1;
-  }
-  cli.num_tasks = prunerTuneSessionNumTasks(cli.session);
-  if (cli.draft_only) {
-    int rc = runDraftOnly(&cli);
-    prunerTuneSessionDestroy(cli.session);
-    return rc;
-  }
-  if (!cli.quiet)
-    fprintf(stderr, "pruner-tune: %zu workload(s) on %s, budget %lld trials, measure=%s\n",
-            cli.num_tasks, o.target, (long long)o.trials,
-            prunerTuneSessionMeasureDescription(cli.session));
-  st = prunerTuneSessionRun(cli.session);
-  if (cli.tty && !cli.quiet)
-    fputs("\n", stderr);
-  int rc = 0;
-  if (!st.ok) {
-    fprintf(stderr, "pruner-tune: error: %s\n", st.message);
-    rc = 1;
-  }
-  bool interrupted = prunerTuneSessionInterrupted(cli.session);
-  if (rc == 0 || interrupted) {
-    PrunerStatus w = prunerTuneSessionWriteOutput(cli.session, cli.output);
-    if (w.ok && cli.spec)
-      w = prunerTuneSessionWriteSpec(cli.session, cli.spec);
-    if (!w.ok) {
-      fprintf(stderr, "pruner-tune: error: %s\n", w.message);
-      rc = 1;
+    if (prunerFarmRank(farm) > 0) {
+      int rc = serveFarm(farm, &o);
+      prunerFarmDestroy(farm, rc);
+      return rc;
     }
+    o.farm = farm;
   }
-  if (cli.num_tasks > 0 && (rc == 0 || interrupted)) {
-    char *table = prunerTuneSessionSummary(cli.session);
-    if (table)
-      fputs(table, stdout);
-    free(table);
-  }
-  if (o.measure == PRUNER_TUNE_MEASURE_NONE)
-    fprintf(stderr, "pruner-tune: measure=none: nothing was measured; every result is a "
-                    "model prediction (unmeasured)\n");
-  if (rc == 0)
-    fprintf(stderr, "pruner-tune: wrote %s%s%s\n", cli.output, cli.spec ? " and " : "",
-            cli.spec ? cli.spec : "");
-  prunerTuneSessionDestroy(cli.session);
-  if (interrupted) {
-    fprintf(stderr, "pruner-tune: interrupted: records kept, best-so-far written to %s\n",
-            cli.output);
-    return 128 + (g_stop ? (int)g_stop : SIGINT); /* 130 for SIGINT, 143 for SIGTERM */
+  int rc = tuneMain(&cli, &o, &so, measure_set, argc, argv);
+  if (farm) {
+    char *lines = prunerFarmSummary(farm);
+    if (lines && !cli.quiet)
+      fputs(lines, stderr);
+    free(lines);
+    if (prunerFarmLostRanks(farm) > 0)
+      fprintf(stderr, "pruner-tune: %d rank(s) lost during the run; their unfinished candidates "
+                      "were built or measured by the other ranks, no record is missing\n",
+              prunerFarmLostRanks(farm));
+    prunerFarmDestroy(farm, rc);
   }
   return rc;
 }

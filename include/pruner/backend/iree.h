@@ -82,6 +82,17 @@ void prunerIreeDestroy(PrunerIree iree); /* NULL: no-op */
 void prunerIreeMeasure(PrunerIree iree, const PrunerWorkload *w, const PrunerConfig *config,
                        PrunerRecord *out, double *compile_seconds);
 
+/* prunerIreeMeasure of n configs with one compile for all (iree-cpu, n > 1): a module of
+ * n functions, each holding the op with its config as compilation_info (the way IREE
+ * takes a config besides a spec; a spec cannot tell copies of one op apart), compiled
+ * once; every config must show in the configured IR; each function is then run, compared
+ * with the default build and timed on its own. If that module does not compile, or a
+ * config does not show, the configs are measured one by one (prunerIreeMeasure), so one
+ * bad config only marks itself. out and compile_seconds (may be NULL; the shared compile
+ * time divided evenly) have n entries. docs/iree.md, "Tuning cost". */
+void prunerIreeMeasureBatch(PrunerIree iree, const PrunerWorkload *w, const PrunerConfig *configs,
+                            int n, PrunerRecord *out, double *compile_seconds);
+
 /* The module of `w` (prunerSchedulePayload) with `config` as its op's compilation_info
  * attribute (GPU compilation info for a GPU-table `t`, the CPU one for iree-cpu): what
  * IREE's CUDA pipeline takes, since IREE 3.13 does not load tuning specs there
@@ -101,6 +112,43 @@ typedef struct PrunerIreeRemeasured {
 } PrunerIreeRemeasured;
 void prunerIreeRemeasure(PrunerIree iree, const PrunerWorkload *w, const PrunerConfig *configs,
                          int n, bool baseline, int rounds, PrunerIreeRemeasured *out);
+
+/* A whole module as IREE users have it (several dispatches), tuned against IREE's
+ * default: `module` (a file of linalg on tensors) built once with IREE's default configs
+ * and once with the tuning spec `spec` (a file, e.g. pruner-tune --spec), both run on the
+ * same random arguments (`args`, num_args of them) and their results (`results`) compared
+ * (relative tolerance 8 eps x reduction_points, as for one workload), then `function`
+ * timed back to back, one iree-benchmark-module run of each build per round, `rounds`
+ * rounds. Fails (nothing measured) when the default build does not compile or run; a
+ * tuned build that does not compile, run or agree has that status in out->tuned. The
+ * prepared workload of `iree` is forgotten (its files are reused). */
+typedef struct PrunerIreeTensor {
+  PrunerDType dtype;
+  int rank;
+  int64_t shape[PRUNER_MAX_RANK];
+} PrunerIreeTensor;
+typedef struct PrunerIreeModuleResult {
+  PrunerIreeRemeasured tuned, baseline; /* with the spec; IREE's default configs          */
+  double compile_seconds[2];            /* iree-compile wall time: tuned, default         */
+  int spec_configs;                     /* lowering_configs in the spec                   */
+  int applied;                          /* of those, how many the configured IR shows     */
+} PrunerIreeModuleResult;
+PrunerStatus prunerIreeModuleRemeasure(PrunerIree iree, const char *module, const char *function,
+                                       const PrunerIreeTensor *args, int num_args,
+                                       const PrunerIreeTensor *results, int num_results,
+                                       int64_t reduction_points, const char *spec, int rounds,
+                                       PrunerIreeModuleResult *out);
+
+/* What compiling candidates costs (docs/iree.md, "Tuning cost"): the `n` configs of `w`
+ * built to .vmfb files (then deleted), either one iree-compile pair per config (its
+ * one-config spec, as prunerIreeMeasure builds a candidate; the config on the op for
+ * CUDA) or, with `one_module`, one pair for all: a module of n functions main_0.. each
+ * holding the op with its config as compilation_info (a spec cannot tell copies of one op
+ * apart). *seconds: the summed wall time of the iree-compile calls; *applied: how many of
+ * the configs the configured IR shows. */
+PrunerStatus prunerIreeCompileCost(PrunerIree iree, const PrunerWorkload *w,
+                                   const PrunerConfig *configs, int n, bool one_module,
+                                   double *seconds, int *applied);
 
 /* iree-compile --compile-to=executable-configurations of `w`'s module with a one-config
  * spec (NULL: none): the configured IR as text, malloc'ed (caller frees). Fails with

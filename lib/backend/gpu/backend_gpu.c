@@ -189,6 +189,11 @@ static PrunerStatus gpuCheckDevice(void) {
   return prunerStatusOk();
 }
 
+static bool gpuCanMeasure(const PrunerTargetDesc *t) {
+  (void)t;
+  return gpuCheckDevice().ok;
+}
+
 /* The records pruner-run wrote for the batch, handed to the sink in candidate order;
  * the runner measures cuBLAS alongside, kept once per workload. */
 static PrunerStatus gpuReport(PrunerBackendState s, const PrunerBackendBatch *b, const int *ids,
@@ -197,7 +202,7 @@ static PrunerStatus gpuReport(PrunerBackendState s, const PrunerBackendBatch *b,
   PrunerRecords got = NULL;
   PrunerStatus st = interrupted && access(results_path, F_OK) != 0
                         ? prunerStatusOk() /* killed before its first record */
-                        : prunerRecordsOpen(results_path, &got);
+                        : prunerRecordsCreate(results_path, &got);
   if (st.ok && got)
     gpuAdoptDeviceKey(s, got, sink);
   for (size_t i = 0; st.ok && i < b->n; ++i) {
@@ -226,7 +231,7 @@ static PrunerStatus gpuReport(PrunerBackendState s, const PrunerBackendBatch *b,
       st = sink->baseline(sink->user, base);
   }
   if (got)
-    prunerRecordsClose(got);
+    prunerRecordsDestroy(got);
   return st;
 }
 
@@ -295,6 +300,83 @@ static PrunerStatus gpuExportAdd(PrunerBackendState s, const PrunerBackendBatch 
   return st;
 }
 
+/* The export in two halves for a farm (pruner/farm.h): the compile results of a batch as
+ * bytes, per candidate a flag (1: built, 0: failed or interrupted: left out, as
+ * exportAdd leaves it out), the result without its binary pointer, and the binary. Only
+ * the same build reads it back (the farm checks that every rank runs one). */
+static PrunerStatus gpuExportBuild(PrunerBackendState s, const PrunerBackendBatch *b,
+                                   const PrunerBackendSink *sink, void **blob, size_t *size) {
+  (void)sink;
+  *blob = NULL;
+  *size = 0;
+  size_t n = b->n;
+  PrunerCompileResult *results = calloc(n ? n : 1, sizeof *results);
+  if (!results)
+    return prunerStatusError("out of memory compiling %zu candidates", n);
+  PrunerCompileOptions copts = prunerCompileDefaultOptions();
+  copts.jobs = s->compile_jobs;
+  copts.stop = s->stop;
+  if (s->candidate_timeout_s > 0)
+    copts.timeout_seconds = s->candidate_timeout_s;
+  prunerCompileMany(b->workload, b->configs, n, &s->target, &copts, results);
+  size_t total = 0;
+  for (size_t i = 0; i < n; ++i)
+    total += 1 + (results[i].status.ok && !results[i].interrupted
+                      ? sizeof results[i] + results[i].binary_size
+                      : 0);
+  unsigned char *out = malloc(total ? total : 1);
+  PrunerStatus st = out ? prunerStatusOk() : prunerStatusError("out of memory");
+  size_t at = 0;
+  for (size_t i = 0; i < n && out; ++i) {
+    bool built = results[i].status.ok && !results[i].interrupted;
+    out[at++] = built;
+    if (!built)
+      continue;
+    PrunerCompileResult flat = results[i];
+    flat.binary = NULL;
+    memcpy(out + at, &flat, sizeof flat);
+    at += sizeof flat;
+    memcpy(out + at, results[i].binary, results[i].binary_size);
+    at += results[i].binary_size;
+  }
+  for (size_t i = 0; i < n; ++i)
+    prunerCompileResultRelease(&results[i]);
+  free(results);
+  if (st.ok) {
+    *blob = out;
+    *size = at;
+  }
+  return st;
+}
+
+static PrunerStatus gpuExportAddBuilt(PrunerBackendState s, const PrunerBackendBatch *b,
+                                      const void *blob, size_t size,
+                                      const PrunerBackendSink *sink) {
+  (void)sink;
+  const unsigned char *p = blob;
+  size_t at = 0;
+  for (size_t i = 0; i < b->n; ++i) {
+    if (at >= size)
+      return prunerStatusError("a built batch of %zu candidates ends after %zu", b->n, i);
+    if (!p[at++])
+      continue;
+    PrunerCompileResult r;
+    if (size - at < sizeof r)
+      return prunerStatusError("a built batch is cut short at candidate %zu", i);
+    memcpy(&r, p + at, sizeof r);
+    at += sizeof r;
+    if (size - at < r.binary_size)
+      return prunerStatusError("a built batch is cut short in candidate %zu's binary", i);
+    r.binary = (unsigned char *)(p + at); /* the bundle copies it into its file */
+    at += r.binary_size;
+    PrunerStatus st = prunerBundleAddCandidate(s->export_bundle, b->workload, &b->configs[i], &r,
+                                               b->draft_us[i], b->verifier_scores[i], NULL);
+    if (!st.ok)
+      continue; /* as exportAdd: a candidate the bundle refuses is left out */
+  }
+  return prunerStatusOk();
+}
+
 static PrunerStatus gpuExportClose(PrunerBackendState s, bool commit,
                                    const PrunerBackendSink *sink) {
   PrunerStatus st = prunerStatusOk();
@@ -319,6 +401,8 @@ static const PrunerBackend gpuBackend = {
     .device_measure = PRUNER_TUNE_MEASURE_GPU,
     .baseline_name = "cuBLAS",
     .fuses_consumers = true,
+    .measure_draws_seed = true, /* the bundle's input seed, one per batch */
+    .canMeasure = gpuCanMeasure,
     .describeTarget = gpuDescribeTarget,
     .refuseMeasure = gpuRefuseMeasure,
     .describeMeasure = gpuDescribeMeasure,
@@ -330,6 +414,8 @@ static const PrunerBackend gpuBackend = {
     .exportOpen = gpuExportOpen,
     .exportAdd = gpuExportAdd,
     .exportClose = gpuExportClose,
+    .exportBuild = gpuExportBuild,
+    .exportAddBuilt = gpuExportAddBuilt,
     .recheck = NULL,
 };
 

@@ -28,7 +28,7 @@ PrunerStatus prunerCompileMlirToPtx(MlirContext ctx, const char *payload, const 
                                     int num_operands, const PrunerTargetDesc *t,
                                     PrunerCompileResult *out, char **ptx);
 
-/* Runs ptxas -v on `ptx` for t->arch under `timeout_seconds`: fills out->resources,
+/* Runs ptxas -v on `ptx` for t->arch under `timeout_seconds`: fills out->launch.resources,
  * out->ptxas_seconds and (if want_cubin) out->binary / binary_size. */
 PrunerStatus prunerCompileRunPtxas(const char *ptx, const PrunerTargetDesc *t,
                                    const PrunerCompileOptions *opts, double timeout_seconds,

@@ -166,8 +166,7 @@ static int bufferOperand(MlirValue v) {
   return -1;
 }
 
-static bool pushArg(PrunerCompileResult *out, PrunerKernelArgKind kind, int operand,
-                    int64_t value) {
+static bool pushArg(PrunerKernelLaunch *out, PrunerKernelArgKind kind, int operand, int64_t value) {
   if (out->num_args >= PRUNER_MAX_KERNEL_ARGS)
     return false;
   out->args[out->num_args++] = (PrunerKernelArg){.kind = kind, .operand = operand, .value = value};
@@ -177,7 +176,7 @@ static bool pushArg(PrunerCompileResult *out, PrunerKernelArgKind kind, int oper
 /* Expands one kernel operand into parameters: a memref as its descriptor (allocated
  * pointer, aligned pointer, offset, sizes..., strides...), an index/i64 as a scalar. */
 static PrunerStatus describeKernelOperand(MlirValue v, int position, int num_operands,
-                                          PrunerCompileResult *out) {
+                                          PrunerKernelLaunch *out) {
   MlirType type = mlirValueGetType(v);
   char typeText[160];
   if (mlirTypeIsAMemRef(type)) {
@@ -228,7 +227,7 @@ static PrunerStatus describeKernelOperand(MlirValue v, int position, int num_ope
 
 /* Reads kernel name, grid, block, dynamic shared memory and parameters from the one
  * gpu.launch_func of the outlined module. */
-static PrunerStatus describeLaunch(MlirModule module, int num_operands, PrunerCompileResult *out) {
+static PrunerStatus describeLaunch(MlirModule module, int num_operands, PrunerKernelLaunch *out) {
   Found f = findGpuOps(module);
   if (f.num_launches != 1)
     return prunerStatusError("the scheduled module has %d gpu.launch_func ops; one kernel "
@@ -272,7 +271,7 @@ static PrunerStatus describeLaunch(MlirModule module, int num_operands, PrunerCo
 
 /* After lowering, the launch passes the expanded parameters themselves: their number
  * must match the description, or the runner would build a wrong parameter buffer. */
-static PrunerStatus checkLoweredLaunch(const Found *f, const PrunerCompileResult *out) {
+static PrunerStatus checkLoweredLaunch(const Found *f, const PrunerKernelLaunch *out) {
   intptr_t start, length;
   if (f->num_launches != 1 || !operandSegment(f->launches[0], SEG_KERNEL_OPERANDS, &start, &length))
     return prunerStatusError("lowered module has %d gpu.launch_func ops", f->num_launches);
@@ -356,7 +355,7 @@ static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const cha
   if (status.ok)
     status = runPipeline(ctx, payload, PRE_LOWERING_PIPELINE, diag, "cleanup failed");
   if (status.ok)
-    status = describeLaunch(payload, num_operands, out);
+    status = describeLaunch(payload, num_operands, &out->launch);
   char pipeline[2048];
   if (status.ok) {
     prunerCompileLoweringPipeline(t, PRUNER_BINARY_PTX, pipeline, sizeof(pipeline));
@@ -364,7 +363,7 @@ static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const cha
   }
   if (status.ok) {
     Found lowered = findGpuOps(payload);
-    status = checkLoweredLaunch(&lowered, out);
+    status = checkLoweredLaunch(&lowered, &out->launch);
     if (status.ok)
       status = extractPtx(&lowered, ptx);
   }

@@ -101,10 +101,10 @@ PrunerStatus prunerCompileRunPtxas(const char *ptx, const PrunerTargetDesc *t,
       firstErrorLine(log, line, sizeof(line));
       status =
           prunerStatusError("ptxas rejected the PTX (exit %d): %s", WEXITSTATUS(exitStatus), line);
-    } else if (!prunerCompileParsePtxasLog(log, out->kernel_name, &out->resources)) {
+    } else if (!prunerCompileParsePtxasLog(log, out->launch.kernel_name, &out->launch.resources)) {
       firstErrorLine(log, line, sizeof(line));
       status = prunerStatusError("no resource usage for %s in ptxas -v output: %s",
-                                 out->kernel_name, line);
+                                 out->launch.kernel_name, line);
     }
   }
   if (status.ok && want_cubin)

@@ -165,6 +165,7 @@ struct PrunerIreeImpl {
   int64_t reduction_points;
   int seq;            /* candidate counter, for file names */
   char cuda_flag[64]; /* --iree-cuda-target=<arch> for GPU-table targets */
+  char function_flag[160]; /* --function=<name> of the module run and timed */
 };
 
 PrunerStatus prunerIreeCreate(const PrunerTargetDesc *t, const PrunerIreeOptions *opts,
@@ -202,6 +203,7 @@ PrunerStatus prunerIreeCreate(const PrunerTargetDesc *t, const PrunerIreeOptions
   }
   s->o.work_dir = NULL; /* the caller's string need not outlive this call */
   textf(s->cuda_flag, sizeof s->cuda_flag, "--iree-cuda-target=%s", s->t.arch);
+  textf(s->function_flag, sizeof s->function_flag, "--function=main");
   *out = s;
   return prunerStatusOk();
 }
@@ -397,7 +399,7 @@ static int runModule(PrunerIree s, const char *vmfb, const char *prefix, char *l
   argv[n++] = "iree-run-module";
   argv[n++] = module_flag;
   argv[n++] = "--device=local-sync";
-  argv[n++] = "--function=main";
+  argv[n++] = s->function_flag;
   for (int i = 0; i < s->num_args; ++i)
     argv[n++] = s->input_flags[i];
   for (int r = 0; r < s->num_results; ++r) {
@@ -567,7 +569,7 @@ static PrunerStatus benchmark(PrunerIree s, const char *vmfb, PrunerRecord *out)
   argv[n++] = "iree-benchmark-module";
   argv[n++] = module_flag;
   argv[n++] = "--device=local-task";
-  argv[n++] = "--function=main";
+  argv[n++] = s->function_flag;
   argv[n++] = threads;
   for (int i = 0; i < s->num_args; ++i)
     argv[n++] = s->input_flags[i];
@@ -645,15 +647,15 @@ static bool writeSpec(PrunerIree s, const PrunerWorkload *w, const PrunerConfig 
   return st.ok;
 }
 
-/* iree-compile up to executable-configurations with `spec` (NULL: none) into `out`. */
-PrunerStatus prunerIreeAnnotatedModuleText(const PrunerWorkload *w, const PrunerTargetDesc *t,
-                                           const PrunerConfig *config, char **text) {
+/* The payload function `func` of `w` with `config` as its op's compilation_info. */
+static PrunerStatus annotatedText(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                  const PrunerConfig *config, const char *func, char **text) {
   *text = NULL;
   PrunerStatus st = t->kind == PRUNER_TARGET_GPU ? prunerIreeGpuConfigCheck(w, t, config)
                                                  : prunerConfigCheck(w, t, config);
   char *payload = NULL;
   if (st.ok)
-    st = prunerSchedulePayload(w, "main", true, &payload);
+    st = prunerSchedulePayload(w, func, true, &payload);
   if (!st.ok)
     return st;
   char info[2048];
@@ -679,6 +681,11 @@ PrunerStatus prunerIreeAnnotatedModuleText(const PrunerWorkload *w, const Pruner
     prunerTextAppend(&b, " {compilation_info = %s}%s", info, at + name_len);
   free(payload);
   return prunerTextFinish(&b, "the annotated IREE module", text);
+}
+
+PrunerStatus prunerIreeAnnotatedModuleText(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                           const PrunerConfig *config, char **text) {
+  return annotatedText(w, t, config, "main", text);
 }
 
 /* The input of a candidate's compile: for iree-cpu the one-config spec (the module is
@@ -756,6 +763,8 @@ PrunerStatus prunerIreeConfigsText(PrunerIree s, const PrunerWorkload *w,
   return prunerReadFile(out, text, &size);
 }
 
+static bool checkOutputs(PrunerIree s, const char *vmfb, const char *prefix, PrunerRecord *out);
+
 /* Builds `config` into <cand_seq>.vmfb and checks its outputs: status OK with the vmfb
  * path, or the failure in out (status, error). */
 static bool buildCandidate(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *config,
@@ -830,7 +839,20 @@ static bool buildCandidate(PrunerIree s, const PrunerWorkload *w, const PrunerCo
     out->status = PRUNER_RECORD_OK;
     return true;
   }
-  r = runModule(s, vmfb, prefix, log, LOG_SIZE);
+  free(log);
+  return checkOutputs(s, vmfb, prefix, out);
+}
+
+/* Runs `vmfb` (the function of s->function_flag) and compares its outputs with the
+ * reference: status OK, or the failure in out. */
+static bool checkOutputs(PrunerIree s, const char *vmfb, const char *prefix, PrunerRecord *out) {
+  char *log = malloc(LOG_SIZE), tail[300], why[512];
+  if (!log) {
+    out->status = PRUNER_RECORD_LAUNCH_ERROR;
+    textf(out->error, sizeof out->error, "out of memory");
+    return false;
+  }
+  int r = runModule(s, vmfb, prefix, log, LOG_SIZE);
   if (r != 0) {
     logTail(log, tail, sizeof tail);
     out->status = r == 2 ? PRUNER_RECORD_TIMEOUT : PRUNER_RECORD_LAUNCH_ERROR;
@@ -967,4 +989,429 @@ void prunerIreeRemeasure(PrunerIree s, const PrunerWorkload *w, const PrunerConf
   free(vmfb);
   free(medians);
   free(count);
+}
+
+/* Whole modules (several dispatches): the same build, check and timing as for one
+ * workload's module, on the caller's module, function and argument types. The files use
+ * the workload's names, so the prepared workload is forgotten (the next call prepares
+ * again). */
+static PrunerStatus prepareModule(PrunerIree s, const PrunerIreeTensor *args, int num_args,
+                                  const PrunerIreeTensor *results, int num_results,
+                                  int64_t reduction_points) {
+  s->prepared = false;
+  if (num_args < 0 || num_args > PRUNER_MAX_OPERANDS || num_results < 1 ||
+      num_results > PRUNER_MAX_OPERANDS)
+    return prunerStatusError("IREE module: %d arguments and %d results; 0-%d and 1-%d allowed",
+                             num_args, num_results, PRUNER_MAX_OPERANDS, PRUNER_MAX_OPERANDS);
+  uint64_t rng = s->o.seed ? s->o.seed : 1;
+  s->num_args = 0;
+  s->num_results = num_results;
+  s->reduction_points = reduction_points > 1 ? reduction_points : 1;
+  for (int i = 0; i < num_args + num_results; ++i) {
+    const PrunerIreeTensor *a = i < num_args ? &args[i] : &results[i - num_args];
+    const char *ty = ireeType(a->dtype);
+    if (!ty || a->rank < 0 || a->rank > PRUNER_MAX_RANK)
+      return prunerStatusError("IREE module: %s %d has a type this backend cannot feed",
+                               i < num_args ? "argument" : "result",
+                               i < num_args ? i : i - num_args);
+    int64_t elems = 1;
+    char shape[256] = "";
+    size_t len = 0;
+    for (int d = 0; d < a->rank; ++d) {
+      elems *= a->shape[d];
+      len += (size_t)snprintf(shape + len, sizeof shape - len, "%lldx", (long long)a->shape[d]);
+      if (len >= sizeof shape)
+        len = sizeof shape - 1;
+    }
+    if (i >= num_args) {
+      s->result_elems[i - num_args] = elems;
+      s->result_dtype[i - num_args] = a->dtype;
+      continue;
+    }
+    char path[PATH_SIZE];
+    filePath(s, path, sizeof path, "input_%d.bin", i);
+    PrunerStatus st = writeRandom(path, a->dtype, elems, &rng);
+    if (!st.ok)
+      return st;
+    textf(s->input_flags[s->num_args++], sizeof s->input_flags[0], "--input=%s%s=@%s", shape, ty,
+          path);
+  }
+  return prunerStatusOk();
+}
+
+/* How many of the spec's lowering_config texts the configured IR `cfg` holds. */
+static int appliedConfigs(const char *spec_path, const char *cfg, int *total) {
+  *total = 0;
+  char *spec = NULL, *ir = NULL;
+  size_t n;
+  int found = 0;
+  if (prunerReadFile(spec_path, &spec, &n).ok && prunerReadFile(cfg, &ir, &n).ok) {
+    for (char *p = strstr(spec, "lowering_config = "); p; p = strstr(p + 1, "lowering_config = ")) {
+      char *start = p + strlen("lowering_config = ");
+      char *end = strchr(start, '>'); /* #iree_cpu.lowering_config<...> has no nested '>' */
+      if (!end)
+        break;
+      char want[2048];
+      textf(want, sizeof want, "%.*s", (int)(end + 1 - start), start);
+      ++*total;
+      found += strstr(ir, want) != NULL;
+    }
+  }
+  free(spec);
+  free(ir);
+  return found;
+}
+
+PrunerStatus prunerIreeModuleRemeasure(PrunerIree s, const char *module, const char *function,
+                                       const PrunerIreeTensor *args, int num_args,
+                                       const PrunerIreeTensor *results, int num_results,
+                                       int64_t reduction_points, const char *spec, int rounds,
+                                       PrunerIreeModuleResult *out) {
+  memset(out, 0, sizeof *out);
+  if (isCuda(s))
+    return prunerStatusError("IREE module timing needs the CPU target (iree-cpu)");
+  if (!function || !*function || strlen(function) > 100)
+    return prunerStatusError("IREE module: a function name of 1-100 characters is needed");
+  if (!module || !spec)
+    return prunerStatusError("IREE module: a module and a tuning spec are needed");
+  char saved[sizeof s->function_flag];
+  textf(saved, sizeof saved, "%s", s->function_flag);
+  textf(s->function_flag, sizeof s->function_flag, "--function=%s", function);
+  PrunerStatus st = prepareModule(s, args, num_args, results, num_results, reduction_points);
+  char *log = malloc(LOG_SIZE);
+  char vmfb[2][PATH_SIZE], cfg[PATH_SIZE], prefix[PATH_SIZE], out_flag[PATH_SIZE + 8];
+  char tail[300];
+  filePath(s, vmfb[0], sizeof vmfb[0], "module_tuned.vmfb", 0);
+  filePath(s, vmfb[1], sizeof vmfb[1], "module_default.vmfb", 0);
+  filePath(s, cfg, sizeof cfg, "module_configs.mlir", 0);
+  if (st.ok && !log)
+    st = prunerStatusError("out of memory");
+  /* The default build and its outputs: the reference. */
+  if (st.ok) {
+    textf(out_flag, sizeof out_flag, "-o=%s", vmfb[1]);
+    char *argv[12];
+    int n = 0;
+    argv[n++] = "iree-compile";
+    argv[n++] = (char *)module;
+    n = compileArgs(s, argv, n);
+    argv[n++] = out_flag;
+    argv[n] = NULL;
+    if (runTool(argv, s->o.timeout_seconds, log, LOG_SIZE, &out->compile_seconds[1]) != 0) {
+      logTail(log, tail, sizeof tail);
+      st = prunerStatusError("IREE's default build of %s failed: %s", module, tail);
+    }
+  }
+  if (st.ok) {
+    filePath(s, prefix, sizeof prefix, "reference", 0);
+    if (runModule(s, vmfb[1], prefix, log, LOG_SIZE) != 0) {
+      logTail(log, tail, sizeof tail);
+      st = prunerStatusError("IREE's default build of %s does not run: %s", module, tail);
+    }
+  }
+  if (!st.ok) {
+    free(log);
+    textf(s->function_flag, sizeof s->function_flag, "%s", saved);
+    return st;
+  }
+  /* The tuned build: configurations first (to count the spec's configs IREE applied),
+   * then on to the .vmfb; its outputs against the reference. */
+  PrunerIreeRemeasured *tuned = &out->tuned, *base = &out->baseline;
+  tuned->status = PRUNER_RECORD_OK;
+  base->status = PRUNER_RECORD_OK;
+  double t1 = 0, t2 = 0;
+  int r = compileConfigs(s, module, spec, cfg, log, LOG_SIZE, &t1);
+  if (r == 0) {
+    out->applied = appliedConfigs(spec, cfg, &out->spec_configs);
+    textf(out_flag, sizeof out_flag, "-o=%s", vmfb[0]);
+    char *argv[12];
+    int n = 0;
+    argv[n++] = "iree-compile";
+    argv[n++] = cfg;
+    n = compileArgs(s, argv, n);
+    argv[n++] = "--compile-from=executable-configurations";
+    argv[n++] = out_flag;
+    argv[n] = NULL;
+    r = runTool(argv, s->o.timeout_seconds, log, LOG_SIZE, &t2);
+  }
+  out->compile_seconds[0] = t1 + t2;
+  unlink(cfg);
+  if (r != 0) {
+    logTail(log, tail, sizeof tail);
+    tuned->status = r == 2 ? PRUNER_RECORD_TIMEOUT : PRUNER_RECORD_COMPILE_ERROR;
+    textf(tuned->error, sizeof tuned->error, "iree-compile: %s", tail);
+  } else {
+    filePath(s, prefix, sizeof prefix, "module_out", 0);
+    if ((r = runModule(s, vmfb[0], prefix, log, LOG_SIZE)) != 0) {
+      logTail(log, tail, sizeof tail);
+      tuned->status = r == 2 ? PRUNER_RECORD_TIMEOUT : PRUNER_RECORD_LAUNCH_ERROR;
+      textf(tuned->error, sizeof tuned->error, "iree-run-module: %s", tail);
+    } else {
+      double max_err = 0;
+      char why[200];
+      if (!compareOutputs(s, prefix, &max_err, why, sizeof why)) {
+        tuned->status = PRUNER_RECORD_WRONG_RESULT;
+        textf(tuned->error, sizeof tuned->error, "%s", why);
+      }
+      for (int i = 0; i < s->num_results; ++i) {
+        char p[PATH_SIZE + 16];
+        textf(p, sizeof p, "%s_%d.bin", prefix, i);
+        unlink(p);
+      }
+    }
+  }
+  free(log);
+  /* Back to back: one benchmark run of each build per round. */
+  if (rounds < 1)
+    rounds = 1;
+  if (rounds > PRUNER_MAX_SAMPLES)
+    rounds = PRUNER_MAX_SAMPLES;
+  PrunerRecord *rec = malloc(sizeof *rec);
+  double medians[2][PRUNER_MAX_SAMPLES];
+  int count[2] = {0, 0};
+  PrunerIreeRemeasured *o[2] = {tuned, base};
+  for (int round = 0; round < rounds && rec; ++round)
+    for (int i = 0; i < 2; ++i) {
+      if (o[i]->status != PRUNER_RECORD_OK)
+        continue;
+      prunerRecordInit(rec);
+      PrunerStatus b = benchmark(s, vmfb[i], rec);
+      if (!b.ok || rec->status != PRUNER_RECORD_OK) {
+        o[i]->status = b.ok ? rec->status : PRUNER_RECORD_LAUNCH_ERROR;
+        textf(o[i]->error, sizeof o[i]->error, "%s", b.ok ? rec->error : b.message);
+        continue;
+      }
+      medians[i][count[i]++] = rec->median_us;
+    }
+  for (int i = 0; i < 2; ++i) {
+    if (!rec && o[i]->status == PRUNER_RECORD_OK) {
+      o[i]->status = PRUNER_RECORD_LAUNCH_ERROR;
+      textf(o[i]->error, sizeof o[i]->error, "out of memory");
+    }
+    if (o[i]->status != PRUNER_RECORD_OK || count[i] == 0)
+      continue;
+    o[i]->median_us = quantile(medians[i], count[i], 0.5);
+    o[i]->p25_us = quantile(medians[i], count[i], 0.25);
+    o[i]->p75_us = quantile(medians[i], count[i], 0.75);
+  }
+  free(rec);
+  unlink(vmfb[0]);
+  unlink(vmfb[1]);
+  textf(s->function_flag, sizeof s->function_flag, "%s", saved);
+  return prunerStatusOk();
+}
+
+/* Writes `text` to `path`. */
+static PrunerStatus writeText(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  bool ok = f && fputs(text, f) >= 0;
+  if (f && fclose(f) != 0)
+    ok = false;
+  return ok ? prunerStatusOk() : prunerStatusError("cannot write %s", path);
+}
+
+/* Compiles `module` (with `spec`, may be NULL) to configurations and then to a .vmfb,
+ * adding the wall time to *seconds; the configured IR's text in *ir (malloc'ed) when it
+ * got that far. */
+static PrunerStatus compileTimed(PrunerIree s, const char *module, const char *spec, int i,
+                                 double *seconds, char **ir) {
+  *ir = NULL;
+  char cfg[PATH_SIZE], vmfb[PATH_SIZE], out_flag[PATH_SIZE + 8], tail[300];
+  filePath(s, cfg, sizeof cfg, "cost_%d_configs.mlir", i);
+  filePath(s, vmfb, sizeof vmfb, "cost_%d.vmfb", i);
+  char *log = malloc(LOG_SIZE);
+  if (!log)
+    return prunerStatusError("out of memory");
+  double t1 = 0, t2 = 0;
+  int r = compileConfigs(s, module, spec, cfg, log, LOG_SIZE, &t1);
+  if (r == 0) {
+    size_t n;
+    if (!prunerReadFile(cfg, ir, &n).ok)
+      *ir = NULL;
+    textf(out_flag, sizeof out_flag, "-o=%s", vmfb);
+    char *argv[12];
+    int k = 0;
+    argv[k++] = "iree-compile";
+    argv[k++] = cfg;
+    k = compileArgs(s, argv, k);
+    argv[k++] = "--compile-from=executable-configurations";
+    argv[k++] = out_flag;
+    argv[k] = NULL;
+    r = runTool(argv, s->o.timeout_seconds, log, LOG_SIZE, &t2);
+  }
+  *seconds += t1 + t2;
+  unlink(cfg);
+  unlink(vmfb);
+  PrunerStatus st = prunerStatusOk();
+  if (r != 0) {
+    logTail(log, tail, sizeof tail);
+    st = prunerStatusError("iree-compile: %s", tail);
+  }
+  free(log);
+  return st;
+}
+
+PrunerStatus prunerIreeCompileCost(PrunerIree s, const PrunerWorkload *w,
+                                   const PrunerConfig *configs, int n, bool one_module,
+                                   double *seconds, int *applied) {
+  *seconds = 0;
+  *applied = 0;
+  if (n < 1)
+    return prunerStatusError("IREE compile cost: no configs");
+  PrunerStatus st = prepare(s, w);
+  if (!st.ok)
+    return st;
+  char path[PATH_SIZE], spec[PATH_SIZE], want[2048];
+  if (!one_module) {
+    filePath(s, path, sizeof path, "module.mlir", 0);
+    for (int i = 0; i < n && st.ok; ++i) {
+      char why[512];
+      filePath(s, spec, sizeof spec, "cost_%d_spec.mlir", i);
+      if (isCuda(s)) { /* CUDA takes the config on the op (no specs there) */
+        char *text = NULL;
+        filePath(s, path, sizeof path, "cost_%d_module.mlir", i);
+        st = prunerIreeAnnotatedModuleText(w, &s->t, &configs[i], &text);
+        if (st.ok)
+          st = writeText(path, text);
+        free(text);
+      } else if (!writeSpec(s, w, &configs[i], spec, why, sizeof why)) {
+        st = prunerStatusError("%s", why);
+      }
+      char *ir = NULL;
+      if (st.ok)
+        st = compileTimed(s, path, isCuda(s) ? NULL : spec, i, seconds, &ir);
+      loweringText(s, w, &configs[i], want, sizeof want);
+      *applied += ir && strstr(ir, want) != NULL;
+      free(ir);
+      unlink(spec);
+      if (isCuda(s))
+        unlink(path);
+    }
+    return st;
+  }
+  /* One module: function main_i holds the op with configs[i] as its compilation_info. */
+  PrunerText b = {0};
+  prunerTextAppend(&b, "module {\n");
+  for (int i = 0; i < n && st.ok; ++i) {
+    char func[32], *text = NULL;
+    textf(func, sizeof func, "main_%d", i);
+    st = annotatedText(w, &s->t, &configs[i], func, &text);
+    if (st.ok)
+      prunerTextAppend(&b, "%s\n", text);
+    free(text);
+  }
+  prunerTextAppend(&b, "}\n");
+  char *module = NULL;
+  if (st.ok)
+    st = prunerTextFinish(&b, "the candidates' module", &module);
+  else
+    free(b.data);
+  filePath(s, path, sizeof path, "cost_module.mlir", 0);
+  if (st.ok)
+    st = writeText(path, module);
+  free(module);
+  char *ir = NULL;
+  if (st.ok)
+    st = compileTimed(s, path, NULL, 0, seconds, &ir);
+  for (int i = 0; i < n && ir; ++i) {
+    loweringText(s, w, &configs[i], want, sizeof want);
+    *applied += strstr(ir, want) != NULL;
+  }
+  free(ir);
+  unlink(path);
+  return st;
+}
+
+/* Several candidates per compile (docs/iree.md, "Tuning cost"): one module of n functions
+ * main_0.. each holding the op with its config as compilation_info, compiled once; each
+ * function then run, compared and timed on its own. false (nothing measured) when the
+ * module does not compile or a config does not show in the configured IR: the caller
+ * then builds the candidates one by one, so one bad config cannot fail the others. */
+static bool measureTogether(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *configs,
+                            int n, PrunerRecord *out, double *compile_seconds) {
+  PrunerText b = {0};
+  prunerTextAppend(&b, "module {\n");
+  PrunerStatus st = prunerStatusOk();
+  for (int i = 0; i < n && st.ok; ++i) {
+    char func[32], *text = NULL;
+    textf(func, sizeof func, "main_%d", i);
+    st = annotatedText(w, &s->t, &configs[i], func, &text);
+    if (st.ok)
+      prunerTextAppend(&b, "%s\n", text);
+    free(text);
+  }
+  prunerTextAppend(&b, "}\n");
+  char *module = NULL;
+  if (st.ok)
+    st = prunerTextFinish(&b, "the candidates' module", &module);
+  else
+    free(b.data);
+  char path[PATH_SIZE], cfg[PATH_SIZE], vmfb[PATH_SIZE], prefix[PATH_SIZE];
+  ++s->seq;
+  filePath(s, path, sizeof path, "batch_%d.mlir", s->seq);
+  filePath(s, cfg, sizeof cfg, "batch_%d_configs.mlir", s->seq);
+  filePath(s, vmfb, sizeof vmfb, "batch_%d.vmfb", s->seq);
+  filePath(s, prefix, sizeof prefix, "batch_%d_out", s->seq);
+  if (st.ok)
+    st = writeText(path, module);
+  free(module);
+  char *log = st.ok ? malloc(LOG_SIZE) : NULL;
+  double t1 = 0, t2 = 0;
+  bool ok = log && compileConfigs(s, path, NULL, cfg, log, LOG_SIZE, &t1) == 0;
+  unlink(path);
+  if (ok) {
+    char *ir = NULL, want[2048];
+    size_t size;
+    ok = prunerReadFile(cfg, &ir, &size).ok;
+    for (int i = 0; i < n && ok; ++i) {
+      loweringText(s, w, &configs[i], want, sizeof want);
+      ok = strstr(ir, want) != NULL;
+    }
+    free(ir);
+  }
+  if (ok) {
+    char out_flag[PATH_SIZE + 8];
+    textf(out_flag, sizeof out_flag, "-o=%s", vmfb);
+    char *argv[12];
+    int k = 0;
+    argv[k++] = "iree-compile";
+    argv[k++] = cfg;
+    k = compileArgs(s, argv, k);
+    argv[k++] = "--compile-from=executable-configurations";
+    argv[k++] = out_flag;
+    argv[k] = NULL;
+    ok = runTool(argv, s->o.timeout_seconds, log, LOG_SIZE, &t2) == 0;
+  }
+  unlink(cfg);
+  free(log);
+  if (!ok) {
+    unlink(vmfb);
+    return false;
+  }
+  char saved[sizeof s->function_flag];
+  textf(saved, sizeof saved, "%s", s->function_flag);
+  for (int i = 0; i < n; ++i) {
+    fillRecord(s, w, &configs[i], &out[i]);
+    if (compile_seconds)
+      compile_seconds[i] = (t1 + t2) / n;
+    textf(s->function_flag, sizeof s->function_flag, "--function=main_%d", i);
+    if (!checkOutputs(s, vmfb, prefix, &out[i]))
+      continue;
+    PrunerStatus b = benchmark(s, vmfb, &out[i]);
+    if (!b.ok) {
+      out[i].status = PRUNER_RECORD_LAUNCH_ERROR;
+      textf(out[i].error, sizeof out[i].error, "%s", b.message);
+    }
+  }
+  textf(s->function_flag, sizeof s->function_flag, "%s", saved);
+  unlink(vmfb);
+  return true;
+}
+
+void prunerIreeMeasureBatch(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *configs,
+                            int n, PrunerRecord *out, double *compile_seconds) {
+  PrunerStatus st = n > 1 && !isCuda(s) ? prepare(s, w) : prunerStatusOk();
+  if (n > 1 && !isCuda(s) && st.ok && measureTogether(s, w, configs, n, out, compile_seconds))
+    return;
+  for (int i = 0; i < n; ++i)
+    prunerIreeMeasure(s, w, &configs[i], &out[i], compile_seconds ? &compile_seconds[i] : NULL);
 }

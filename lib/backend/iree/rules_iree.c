@@ -7,6 +7,7 @@
 
 #include "pruner/backend/host_rules.h"
 #include "pruner/backend/iree_rules.h"
+#include "pruner/draft.h"
 #include "pruner/schedule.h"
 #include "pruner/text.h"
 
@@ -115,6 +116,22 @@ PrunerStatus prunerIreeCpuSpaceKnobs(const PrunerWorkload *w, const PrunerTarget
       knob->num_values =
           reductionCandidates(w, knob->loop, knob->values, PRUNER_MAX_KNOB_VALUES * 4);
   }
+  /* cache_parallel: the two innermost parallel loops' distribution tiles split by 1, 2 or
+   * 4 each (IREE tiles the distribution tile again at this level, around the vector tile;
+   * docs/iree.md, "Space"). The last knob, so that the other knobs keep their digits. */
+  int inner, outer;
+  prunerConfigCacheLoops(w, &inner, &outer);
+  if (inner >= 0) {
+    if (*num_knobs >= cap)
+      return prunerStatusError("iree-cpu: %s: more than %d knobs", w->key, cap);
+    PrunerKnob *knob = &knobs[(*num_knobs)++];
+    memset(knob, 0, sizeof *knob);
+    knob->kind = PRUNER_KNOB_CACHE_SPLIT;
+    knob->loop = -1;
+    for (int64_t b = 1; b <= (outer >= 0 ? 4 : 1); b *= 2)
+      for (int64_t a = 1; a <= 4; a *= 2)
+        knob->values[knob->num_values++] = a + 256 * b;
+  }
   return prunerStatusOk();
 }
 
@@ -161,7 +178,22 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
       FAIL("vector_common_parallel %lld of loop %d (%s) does not divide its distribution "
            "tile %lld",
            op, (long long)c->thread[l], l, role, (long long)c->workgroup[l]);
+    /* The cache tile nests the same way: inside the distribution tile, around the vector
+     * tile (0: the distribution tile). */
+    int64_t ca = c->cache[l];
+    if (ca < 0 || (ca > 0 && c->workgroup[l] >= 1 && c->workgroup[l] % ca))
+      FAIL("cache_parallel %lld of loop %d (%s) does not divide its distribution tile %lld", op,
+           (long long)ca, l, role, (long long)c->workgroup[l]);
+    if (ca > 0 && c->thread[l] >= 1 && ca % c->thread[l])
+      FAIL("vector_common_parallel %lld of loop %d (%s) does not divide its cache_parallel "
+           "tile %lld",
+           op, (long long)c->thread[l], l, role, (long long)ca);
   }
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL && c->cache[l])
+      FAIL("cache_parallel %lld on loop %d (%s), a reduction loop; cache tiles are for "
+           "parallel loops (0 here)",
+           op, (long long)c->cache[l], l, prunerLoopRoleName(w->loop_roles[l]));
   /* IREE's CPU codegen refuses an op whose vectors reach native_vector_size x 512 bytes
    * (LLVMCPU's large-vector check; native_vector_size is the SIMD register's bytes): the
    * unrolled vector op spans the whole vector tile, parallel and reduction loops together
@@ -220,10 +252,13 @@ static void appendLevel(PrunerText *b, const PrunerWorkload *w, const int64_t *p
 static char *loweringConfig(const PrunerWorkload *w, const PrunerConfig *c) {
   PrunerText b = {0};
   /* The keys in the order IREE prints them, so that a test can find this text in
-   * iree-compile's output. cache_parallel repeats the distribution tile (IREE's own
-   * defaults do the same where they set it). */
+   * iree-compile's output. cache_parallel is the config's cache tile, the distribution
+   * tile where it has none (as IREE's own defaults set it). */
+  int64_t cache[PRUNER_MAX_LOOPS];
+  for (int l = 0; l < w->num_loops; ++l)
+    cache[l] = c->cache[l] ? c->cache[l] : c->workgroup[l];
   prunerTextAppend(&b, "#iree_cpu.lowering_config<cache_parallel = ");
-  appendLevel(&b, w, c->workgroup, NULL);
+  appendLevel(&b, w, cache, NULL);
   prunerTextAppend(&b, ", distribution = ");
   appendLevel(&b, w, c->workgroup, NULL);
   prunerTextAppend(&b, ", vector_common_parallel = ");
@@ -431,11 +466,90 @@ PrunerStatus prunerIreeSpecText(const PrunerTargetDesc *t, const PrunerWorkload 
   return prunerStatusOk();
 }
 
+/* Instructions of a loop iteration itself (increment, compare, branch), the sustained
+ * issue width of FP-heavy loops, and loads per cycle: the host draft's constants
+ * (docs/host.md, "Draft"). */
+#define IREE_LOOP_UOPS 3.0
+#define IREE_ISSUE_WIDTH 4.0
+#define IREE_LOADS_PER_CYCLE 2.0
+
+/* vector_reduction term (docs/iree.md, "Draft"): IREE unrolls the vector tile's reduction
+ * steps (vector_reduction, r) into one vector.contract, so the reduction loop's own
+ * instructions are paid once per r steps; the host draft charges them every step. Per
+ * step: rows x vectors FMAs, rows broadcasts and `vectors` loads of B; cycles bounded by
+ * the FMA pipes, the load ports and the issue width. Unrolling keeps the B rows of the r
+ * steps in flight: past the SIMD registers (accumulators + B vectors of two steps) the
+ * step slows in proportion (spills). Returns the compute time's factor, 1 at r = 1. */
+static double vectorReductionFactor(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                    const PrunerConfig *c) {
+  int vl = prunerHostVectorLoop(w);
+  double rows = 1, vectors = 1, r = 1;
+  for (int l = 0; l < w->num_loops; ++l) {
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      r *= c->reduction[l] > 0 ? (double)c->reduction[l] : 1.0;
+    else if (l == vl && c->vector_width > 1)
+      vectors = (double)c->thread[l] / c->vector_width;
+    else
+      rows *= c->thread[l] > 0 ? (double)c->thread[l] : 1.0;
+  }
+  double lanes = prunerHostTargetSimdLanes(t), cores = prunerHostTargetCores(t);
+  double clock = t->boost_clock_mhz * 1e6;
+  double pipes = t->peak_fp32_gflops * 1e9 / (cores * 2.0 * lanes * clock);
+  if (!(pipes >= 1.0))
+    pipes = 1.0;
+  double fmas = rows * vectors, loads = rows + vectors;
+  double base = fmas / pipes, load_cycles = loads / IREE_LOADS_PER_CYCLE;
+  if (load_cycles > base)
+    base = load_cycles;
+  double one = (fmas + loads + IREE_LOOP_UOPS) / IREE_ISSUE_WIDTH;
+  double unrolled = (fmas + loads + IREE_LOOP_UOPS / r) / IREE_ISSUE_WIDTH;
+  double before = one > base ? one : base, after = unrolled > base ? unrolled : base;
+  double live = fmas + vectors * (r < 2 ? r : 2) + 1,
+         regs = t->regs_per_sm > 0 ? t->regs_per_sm : 16;
+  double spill = live > regs ? live / regs : 1.0;
+  return after / before * spill;
+}
+
 bool prunerIreeCpuDraftScore(const PrunerWorkload *w, const PrunerTargetDesc *t,
                              const PrunerConfig *config, PrunerDraftSymbols *out) {
   PrunerConfig host = *config;
+  memset(host.cache, 0, sizeof host.cache);
   for (int l = 0; l < w->num_loops; ++l)
     if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
       host.reduction[l] = w->bounds[l];
-  return prunerHostDraftScore(w, t, &host, out);
+  if (!prunerHostDraftScore(w, t, &host, out))
+    return false;
+  double factor = vectorReductionFactor(w, t, config);
+  /* cache_parallel term: the host draft's cache levels see the tile that IREE walks with
+   * the whole reduction, the cache tile; tasks, cores and compute stay the distribution
+   * tile's. The cache terms of the cache-tile nest, scaled to this config's busy cores. */
+  if (prunerConfigHasCache(config)) {
+    PrunerConfig inner = host;
+    for (int l = 0; l < w->num_loops; ++l)
+      if (config->cache[l] > 0)
+        inner.workgroup[l] = config->cache[l];
+    PrunerDraftSymbols s;
+    if (prunerHostDraftScore(w, t, &inner, &s) && out->sm_utilization > 0) {
+      double scale = s.sm_utilization / out->sm_utilization;
+      out->l2_us = s.l2_us * scale;
+      out->memory_us = s.memory_us * scale;
+      out->shared_us = s.shared_us * scale;
+      out->dram_bytes = s.dram_bytes;
+      out->global_load_bytes = s.global_load_bytes;
+    }
+  }
+  if (factor != 1.0 || prunerConfigHasCache(config)) {
+    /* Recombined as the host draft does: the slowest term, a tenth of the others, the
+     * call (docs/host.md, "Draft"). */
+    out->compute_us *= factor;
+    double terms[4] = {out->compute_us, out->memory_us, out->l2_us, out->shared_us};
+    double worst = 0, sum = 0;
+    for (int i = 0; i < 4; ++i) {
+      sum += terms[i];
+      if (terms[i] > worst)
+        worst = terms[i];
+    }
+    out->predicted_us = worst + 0.1 * (sum - worst) + out->launch_us;
+  }
+  return true;
 }

@@ -47,3 +47,23 @@ func.func @rowmax_fill(%X: tensor<12x128x128xf32>, %Y: tensor<12x128xf32>) -> te
   } -> tensor<12x128xf32>
   return %r : tensor<12x128xf32>
 }
+
+// A GEMV (matmul with M = 1, f16 inputs, f32 accumulation; GPT-2's decode-time QKV
+// projection): 64 threads split K = 768, each block owns 16 columns, so the grid has
+// 2304 / 16 = 144 blocks. The partials: 16 columns x 64 threads x 4 bytes.
+// CHECK: gpu.binary @gemv_kernel
+// CHECK-SAME: .maxntid 64, 1, 1
+// CHECK-SAME: .shared .align {{[0-9]+}} .b8 {{[a-z_0-9]+}}[4096]
+// CHECK-SAME: ld.global.b16
+// CHECK-SAME: cvt.f32.f16
+// CHECK-SAME: st.shared
+// CHECK-SAME: bar.sync
+// CHECK-SAME: ld.shared
+// CHECK-SAME: st.global
+func.func @gemv(%A: tensor<1x768xf16>, %B: tensor<768x2304xf16>, %C: tensor<1x2304xf32>) -> tensor<1x2304xf32> {
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%C : tensor<1x2304xf32>) -> tensor<1x2304xf32>
+  %0 = linalg.matmul {pruner.config = {workgroup = [1, 16, 0], reduction = [0, 0, 4], thread = [1, 16, 0], promote_operands = [], vector_width = 1, reduction_threads = 64}}
+      ins(%A, %B : tensor<1x768xf16>, tensor<768x2304xf16>) outs(%f : tensor<1x2304xf32>) -> tensor<1x2304xf32>
+  return %0 : tensor<1x2304xf32>
+}

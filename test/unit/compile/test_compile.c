@@ -57,37 +57,37 @@ static void checkMatmulResult(const PrunerWorkload *w, const PrunerConfig *c,
   PrunerLaunchShape shape;
   prunerConfigLaunchShape(w, c, &shape);
   for (int i = 0; i < 3; ++i) {
-    assert_int_equal(r->grid[i], shape.grid[i]);
-    assert_int_equal(r->block[i], shape.block[i]);
+    assert_int_equal(r->launch.grid[i], shape.grid[i]);
+    assert_int_equal(r->launch.block[i], shape.block[i]);
   }
-  assert_int_equal(r->grid[0], 8);
-  assert_int_equal(r->grid[1], 4);
-  assert_int_equal(r->block[0] * r->block[1] * r->block[2], 256);
-  assert_true(strstr(r->kernel_name, "matmul") != NULL);
+  assert_int_equal(r->launch.grid[0], 8);
+  assert_int_equal(r->launch.grid[1], 4);
+  assert_int_equal(r->launch.block[0] * r->launch.block[1] * r->launch.block[2], 256);
+  assert_true(strstr(r->launch.kernel_name, "matmul") != NULL);
   /* Three rank-2 memref descriptors: 2 pointers + offset + 2 sizes + 2 strides each. */
-  assert_int_equal(r->num_args, 3 * 7);
+  assert_int_equal(r->launch.num_args, 3 * 7);
   int seen[3] = {0, 0, 0};
-  for (int a = 0; a < r->num_args; a += 7) {
-    int op = r->args[a].operand;
+  for (int a = 0; a < r->launch.num_args; a += 7) {
+    int op = r->launch.args[a].operand;
     assert_true(op >= 0 && op < 3);
     seen[op]++;
-    assert_int_equal(r->args[a].kind, PRUNER_ARG_BUFFER_ALLOCATED);
-    assert_int_equal(r->args[a + 1].kind, PRUNER_ARG_BUFFER_ALIGNED);
+    assert_int_equal(r->launch.args[a].kind, PRUNER_ARG_BUFFER_ALLOCATED);
+    assert_int_equal(r->launch.args[a + 1].kind, PRUNER_ARG_BUFFER_ALIGNED);
     for (int k = 2; k < 7; ++k) {
-      assert_int_equal(r->args[a + k].kind, PRUNER_ARG_INDEX);
-      assert_int_equal(r->args[a + k].operand, op);
+      assert_int_equal(r->launch.args[a + k].kind, PRUNER_ARG_INDEX);
+      assert_int_equal(r->launch.args[a + k].operand, op);
     }
     const PrunerOperand *o = &w->operands[op];
-    assert_int_equal(r->args[a + 2].value, 0);           /* offset */
-    assert_int_equal(r->args[a + 3].value, o->shape[0]); /* sizes */
-    assert_int_equal(r->args[a + 4].value, o->shape[1]);
-    assert_int_equal(r->args[a + 5].value, o->shape[1]); /* row-major strides */
-    assert_int_equal(r->args[a + 6].value, 1);
+    assert_int_equal(r->launch.args[a + 2].value, 0);           /* offset */
+    assert_int_equal(r->launch.args[a + 3].value, o->shape[0]); /* sizes */
+    assert_int_equal(r->launch.args[a + 4].value, o->shape[1]);
+    assert_int_equal(r->launch.args[a + 5].value, o->shape[1]); /* row-major strides */
+    assert_int_equal(r->launch.args[a + 6].value, 1);
   }
   assert_int_equal(seen[0], 1);
   assert_int_equal(seen[1], 1);
   assert_int_equal(seen[2], 1);
-  assert_true(r->resources.registers > 0 && r->resources.registers <= 255);
+  assert_true(r->launch.resources.registers > 0 && r->launch.resources.registers <= 255);
   assert_true(r->mlir_seconds > 0);
   assert_true(r->ptxas_seconds > 0);
 }
@@ -118,7 +118,7 @@ static void test_matmul_to_ptx(void **state) {
   if (!r.status.ok)
     fail_msg("compile failed: %s", r.status.message);
   assert_non_null(strstr((const char *)r.binary, ".target sm_90"));
-  assert_non_null(strstr((const char *)r.binary, r.kernel_name));
+  assert_non_null(strstr((const char *)r.binary, r.launch.kernel_name));
   assert_int_equal(r.ptxas_seconds, 0);
   prunerCompileResultRelease(&r);
 }
@@ -392,8 +392,8 @@ static void test_pool_mixed_order(void **state) {
   assert_non_null(strstr(r[1].status.message, "thread"));
   if (!r[2].status.ok)
     fail_msg("%s", r[2].status.message);
-  assert_int_equal(r[2].grid[0], 8);
-  assert_int_equal(r[2].grid[1], 8);
+  assert_int_equal(r[2].launch.grid[0], 8);
+  assert_int_equal(r[2].launch.grid[1], 8);
   checkMatmulResult(&w, &c[3], &r[3]);
   for (int i = 0; i < 4; ++i)
     prunerCompileResultRelease(&r[i]);
@@ -421,8 +421,8 @@ static void test_context_reuse_is_invisible(void **state) {
       fail_msg("candidate %d: %s / %s", i, fresh.status.message, pooled[i].status.message);
     assert_int_equal(fresh.binary_size, pooled[i].binary_size);
     assert_memory_equal(fresh.binary, pooled[i].binary, fresh.binary_size);
-    assert_string_equal(fresh.kernel_name, pooled[i].kernel_name);
-    assert_int_equal(fresh.num_args, pooled[i].num_args);
+    assert_string_equal(fresh.launch.kernel_name, pooled[i].launch.kernel_name);
+    assert_int_equal(fresh.launch.num_args, pooled[i].launch.num_args);
     prunerCompileResultRelease(&fresh);
     prunerCompileResultRelease(&pooled[i]);
   }

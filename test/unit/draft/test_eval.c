@@ -25,7 +25,7 @@ static void writeRecords(const char *path, int reversed) {
   assert_true(prunerDraftCreate(&w, &t, &d).ok);
   PrunerRecords rec;
   unlink(path);
-  assert_true(prunerRecordsOpen(path, &rec).ok);
+  assert_true(prunerRecordsCreate(path, &rec).ok);
   uint64_t count = prunerSpaceCount(space);
   /* Every 97th config: a spread sample, plus the draft's own best (index of top-1). */
   PrunerDraftCandidate best;
@@ -60,7 +60,7 @@ static void writeRecords(const char *path, int reversed) {
   other.num_samples = 1;
   other.samples_us[0] = other.median_us = 1.0;
   assert_true(prunerRecordsAppend(rec, &other).ok);
-  prunerRecordsClose(rec);
+  prunerRecordsDestroy(rec);
   prunerDraftDestroy(d);
   prunerSpaceDestroy(space);
 }
@@ -69,10 +69,10 @@ static void evalFile(const char *path, DraftEvalRow *row, size_t *skipped) {
   PrunerTargetDesc t;
   assert_true(prunerTargetLookup("h100", &t).ok);
   PrunerRecords rec;
-  assert_true(prunerRecordsOpen(path, &rec).ok);
+  assert_true(prunerRecordsCreate(path, &rec).ok);
   size_t n = 0;
   PrunerStatus st = draftEvalRecords(rec, &t, 512, row, 1, &n, skipped);
-  prunerRecordsClose(rec);
+  prunerRecordsDestroy(rec);
   if (!st.ok) fail_msg("%s", st.message);
   assert_int_equal(n, 1);
 }

@@ -72,7 +72,7 @@ static PrunerConfig *spaceConfigs(PrunerSpace space, uint64_t seed, size_t *coun
 static int measureSpace(const PrunerWorkload *w, const PrunerTargetDesc *t, const char *target,
                         const char *path, int threads, uint64_t order_seed) {
   PrunerRecords records;
-  PrunerStatus st = prunerRecordsOpen(path, &records);
+  PrunerStatus st = prunerRecordsCreate(path, &records);
   PrunerSpace space = NULL;
   if (st.ok)
     st = prunerSpaceCreate(w, t, NULL, &space);
@@ -120,7 +120,7 @@ static int measureSpace(const PrunerWorkload *w, const PrunerTargetDesc *t, cons
   free(order);
   prunerHostDestroy(host);
   prunerSpaceDestroy(space);
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
   if (!st.ok)
     fprintf(stderr, "pruner-host-tool: %s\n", st.message);
   return st.ok ? 0 : 1;
@@ -139,12 +139,12 @@ static int mergeFaster(char **paths, int n, const char *out_path) {
   if (n < 2 || n > 16)
     st = prunerStatusError("--merge-faster takes 2 to 16 passes, got %d", n);
   for (; st.ok && opened < n; ++opened) {
-    st = prunerRecordsOpenExisting(paths[opened], &passes[opened]);
+    st = prunerRecordsCreateReadOnly(paths[opened], &passes[opened]);
     if (!st.ok)
       break;
   }
   if (st.ok)
-    st = prunerRecordsOpen(out_path, &out);
+    st = prunerRecordsCreate(out_path, &out);
   size_t total = st.ok ? prunerRecordsCount(passes[0]) : 0, compared = 0;
   size_t from_later = 0, over_1_5 = 0;
   /* slowest / fastest pass, and second fastest / fastest: how far contention spread the
@@ -197,9 +197,9 @@ static int mergeFaster(char **paths, int n, const char *out_path) {
   free(ratios);
   free(seconds);
   for (int p = 0; p < opened; ++p)
-    prunerRecordsClose(passes[p]);
+    prunerRecordsDestroy(passes[p]);
   if (out)
-    prunerRecordsClose(out);
+    prunerRecordsDestroy(out);
   if (!st.ok)
     fprintf(stderr, "pruner-host-tool: %s\n", st.message);
   return st.ok ? 0 : 1;

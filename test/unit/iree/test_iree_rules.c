@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "pruner/backend/iree_rules.h"
+#include "pruner/draft.h"
 #include "pruner/random.h"
 
 static PrunerTargetDesc target(void) {
@@ -197,6 +198,77 @@ static void test_attribute_text(void **state) {
   assert_string_equal(prunerIreeCpuPipeline(&w), "ConvTileAndDecomposeExpert");
 }
 
+/* cache_parallel, a knob of its own: the space holds configs whose cache tile splits the
+ * distribution tile, each once (encode/decode round trip), the attribute text shows it,
+ * the rules refuse a cache tile that does not nest, the draft scores it, and other
+ * targets refuse a cache tile (they have no such level). */
+static void test_cache_parallel(void **state) {
+  (void)state;
+  PrunerTargetDesc t = target();
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 128, 256, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerSpace space = NULL;
+  assert_true(prunerSpaceCreate(&w, &t, NULL, &space).ok);
+  uint64_t n = prunerSpaceCount(space), with_cache = 0;
+  PrunerConfig c, found;
+  memset(&found, 0, sizeof found);
+  for (uint64_t i = 0; i < n; i += 1 + n / 997) {
+    assert_true(prunerSpaceGetConfig(space, i, &c).ok);
+    uint64_t back = 0;
+    assert_true(prunerSpaceGetIndex(space, &c, &back).ok);
+    assert_int_equal(back, i);
+    if (prunerConfigHasCache(&c)) {
+      ++with_cache;
+      found = c;
+      for (int l = 0; l < 2; ++l)
+        if (c.cache[l])
+          assert_true(c.workgroup[l] % c.cache[l] == 0 && c.cache[l] % c.thread[l] == 0 &&
+                      c.cache[l] < c.workgroup[l]);
+    }
+  }
+  assert_true(with_cache > 0);
+  prunerSpaceDestroy(space);
+  PrunerDraftSymbols sym;
+  assert_true(prunerIreeCpuDraftScore(&w, &t, &found, &sym));
+  assert_true(sym.predicted_us > 0);
+
+  memset(&c, 0, sizeof c);
+  c.workgroup[0] = 64;
+  c.workgroup[1] = 128;
+  c.cache[1] = 32;
+  c.thread[0] = 4;
+  c.thread[1] = t.warp_size; /* one SIMD vector of f32 */
+  c.reduction[2] = 1;
+  c.vector_width = t.warp_size;
+  PrunerStatus st = prunerConfigCheck(&w, &t, &c);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  char buf[1024];
+  prunerIreeCpuLoweringConfig(&w, &c, buf, sizeof buf);
+  assert_non_null(strstr(buf, "cache_parallel = [64, 32, 0], distribution = [64, 128, 0]"));
+  PrunerConfig bad = c;
+  bad.cache[1] = 48; /* 128 % 48 != 0 */
+  st = prunerConfigCheck(&w, &t, &bad);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "cache_parallel 48 of loop 1 (n) does not divide its "
+                                     "distribution tile 128"));
+  bad = c;
+  bad.cache[0] = 2; /* the vector tile 4 does not fit */
+  st = prunerConfigCheck(&w, &t, &bad);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "does not divide its cache_parallel tile 2"));
+  bad = c;
+  bad.cache[2] = 8;
+  st = prunerConfigCheck(&w, &t, &bad);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "a reduction loop"));
+  PrunerTargetDesc host;
+  assert_true(prunerTargetLookup("host", &host).ok);
+  st = prunerConfigCheck(&w, &host, &c);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "'cache'"));
+}
+
 /* A cross-thread reduction config is valid for our GPU schedule but has no IREE GPU
  * lowering_config form: refused with the reason, not translated into another kernel. */
 static void test_gpu_refuses_reduction_threads(void **state) {
@@ -270,6 +342,7 @@ int main(void) {
       cmocka_unit_test(test_attribute_text),
       cmocka_unit_test(test_spec),
       cmocka_unit_test(test_gpu_refuses_reduction_threads),
+      cmocka_unit_test(test_cache_parallel),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

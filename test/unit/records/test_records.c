@@ -20,6 +20,29 @@
 static const char *kTargetA = "sm_90:h200:132sm";
 static const char *kTargetB = "sm_80:a100-40gb:108sm";
 
+/* The records library speaks JSON text; the tests inspect and edit it as cJSON. */
+static cJSON *parsedText(char *text) {
+  assert_non_null(text);
+  cJSON *json = cJSON_Parse(text);
+  free(text);
+  assert_non_null(json);
+  return json;
+}
+
+static PrunerStatus configFromNode(const cJSON *json, PrunerConfig *out) {
+  char *text = cJSON_PrintUnformatted(json);
+  PrunerStatus st = prunerConfigFromJsonText(text, out);
+  cJSON_free(text);
+  return st;
+}
+
+static PrunerStatus workloadFromNode(const cJSON *json, PrunerWorkload *out) {
+  char *text = cJSON_PrintUnformatted(json);
+  PrunerStatus st = prunerWorkloadFromJsonText(text, out);
+  cJSON_free(text);
+  return st;
+}
+
 /* A temporary file path, unique per test (removed by the test). */
 static void tempPath(char *buf, size_t size) {
   snprintf(buf, size, "/tmp/pruner-records-test-XXXXXX");
@@ -46,25 +69,25 @@ static void test_reduction_threads_json(void **state) {
   c.thread[0] = 4;
   c.reduction[1] = 2;
   c.vector_width = 1;
-  cJSON *json = prunerConfigToJson(&c, 2);
+  cJSON *json = parsedText(prunerConfigToJsonText(&c, 2));
   assert_null(cJSON_GetObjectItemCaseSensitive(json, "reduction_threads"));
-  assert_true(prunerConfigFromJson(json, &back).ok);
+  assert_true(configFromNode(json, &back).ok);
   assert_int_equal(back.reduction_threads, 0);
   assert_int_equal(prunerConfigReductionThreads(&back), 1);
   cJSON_Delete(json);
   c.reduction_threads = 64;
-  json = prunerConfigToJson(&c, 2);
+  json = parsedText(prunerConfigToJsonText(&c, 2));
   const cJSON *item = cJSON_GetObjectItemCaseSensitive(json, "reduction_threads");
   assert_non_null(item);
   assert_int_equal((int)item->valuedouble, 64);
-  assert_true(prunerConfigFromJson(json, &back).ok);
+  assert_true(configFromNode(json, &back).ok);
   assert_int_equal(memcmp(&c, &back, sizeof c), 0);
   /* An explicit 1 is the same config as none. */
   cJSON_ReplaceItemInObject(json, "reduction_threads", cJSON_CreateNumber(1));
-  assert_true(prunerConfigFromJson(json, &back).ok);
+  assert_true(configFromNode(json, &back).ok);
   assert_int_equal(back.reduction_threads, 0);
   cJSON_ReplaceItemInObject(json, "reduction_threads", cJSON_CreateNumber(0));
-  PrunerStatus st = prunerConfigFromJson(json, &back);
+  PrunerStatus st = configFromNode(json, &back);
   assert_false(st.ok);
   assert_non_null(strstr(st.message, "reduction_threads"));
   cJSON_Delete(json);
@@ -82,23 +105,23 @@ static void test_mma_json(void **state) {
   c.thread[1] = 16;
   c.reduction[2] = 32;
   c.vector_width = 1;
-  cJSON *json = prunerConfigToJson(&c, 3);
+  cJSON *json = parsedText(prunerConfigToJsonText(&c, 3));
   assert_null(cJSON_GetObjectItemCaseSensitive(json, "mma"));
-  assert_true(prunerConfigFromJson(json, &back).ok);
+  assert_true(configFromNode(json, &back).ok);
   assert_int_equal(back.mma, 0);
   cJSON_Delete(json);
   c.mma = PRUNER_MMA_M16N8K16;
-  json = prunerConfigToJson(&c, 3);
+  json = parsedText(prunerConfigToJsonText(&c, 3));
   const cJSON *item = cJSON_GetObjectItemCaseSensitive(json, "mma");
   assert_non_null(item);
   assert_int_equal((int)item->valuedouble, 1);
-  assert_true(prunerConfigFromJson(json, &back).ok);
+  assert_true(configFromNode(json, &back).ok);
   assert_int_equal(memcmp(&c, &back, sizeof c), 0);
   assert_true(prunerConfigEqual(&c, &back));
   back.mma = 0;
   assert_false(prunerConfigEqual(&c, &back));
   cJSON_ReplaceItemInObject(json, "mma", cJSON_CreateNumber(2));
-  PrunerStatus st = prunerConfigFromJson(json, &back);
+  PrunerStatus st = configFromNode(json, &back);
   assert_false(st.ok);
   assert_non_null(strstr(st.message, "mma"));
   cJSON_Delete(json);
@@ -207,18 +230,27 @@ static void test_conv_workload_json(void **state) {
   (void)state;
   PrunerWorkload w, back;
   prunerWorkloadConv2dNhwcHwcf(&w, 1, 34, 34, 64, 3, 3, 128, 1, 1, PRUNER_DTYPE_F16);
-  cJSON *json = prunerWorkloadToJson(&w);
-  assert_true(prunerWorkloadFromJson(json, &back).ok);
+  cJSON *json = parsedText(prunerWorkloadToJsonText(&w));
+  assert_true(workloadFromNode(json, &back).ok);
   assert_int_equal(memcmp(&w, &back, sizeof(w)), 0);
   /* A bad dtype is named. */
   cJSON *operands = cJSON_GetObjectItem(json, "operands");
   cJSON_ReplaceItemInObject(cJSON_GetArrayItem(operands, 1), "dtype",
                             cJSON_CreateString("f13"));
-  PrunerStatus status = prunerWorkloadFromJson(json, &back);
+  PrunerStatus status = workloadFromNode(json, &back);
   assert_false(status.ok);
   assert_non_null(strstr(status.message, "operands[1]"));
   assert_non_null(strstr(status.message, "f13"));
   cJSON_Delete(json);
+  /* Text that is not exactly one JSON value is refused, naming what was being read. */
+  status = prunerWorkloadFromJsonText("{\"kind\": ", &back);
+  assert_false(status.ok);
+  assert_non_null(strstr(status.message, "workload: invalid JSON"));
+  PrunerConfig c;
+  status = prunerConfigFromJsonText("{} {}", &c);
+  assert_false(status.ok);
+  assert_non_null(strstr(status.message, "config: invalid JSON"));
+  assert_false(prunerConfigFromJsonText(NULL, &c).ok);
 }
 
 static void test_bad_lines_named(void **state) {
@@ -257,7 +289,7 @@ static void test_append_reload_lookups(void **state) {
   char path[64];
   tempPath(path, sizeof(path));
   PrunerRecords records;
-  assert_true(prunerRecordsOpen(path, &records).ok);
+  assert_true(prunerRecordsCreate(path, &records).ok);
   assert_int_equal(prunerRecordsCount(records), 0);
   PrunerRecord r;
   double medians[4] = {30.0, 12.0, 18.0, 50.0};
@@ -272,9 +304,9 @@ static void test_append_reload_lookups(void **state) {
   /* The same config on another GPU, faster: must not count for target A. */
   makeRecord(&r, kTargetB, 16, 1.0);
   assert_true(prunerRecordsAppend(records, &r).ok);
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
 
-  assert_true(prunerRecordsOpen(path, &records).ok);
+  assert_true(prunerRecordsCreate(path, &records).ok);
   assert_int_equal(prunerRecordsCount(records), 6);
   assert_int_equal(prunerRecordsSkippedLines(records), 0);
   assert_string_equal(prunerRecordsWarnings(records), "");
@@ -297,7 +329,7 @@ static void test_append_reload_lookups(void **state) {
   assert_null(prunerRecordsFind(records, key, kTargetB, &r.config));
   r.config.vector_width = 2;
   assert_null(prunerRecordsFind(records, key, kTargetA, &r.config));
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
   unlink(path);
 }
 
@@ -322,7 +354,7 @@ static void test_torn_and_corrupt_lines(void **state) {
   writeFile(path, text);
 
   PrunerRecords records;
-  assert_true(prunerRecordsOpen(path, &records).ok);
+  assert_true(prunerRecordsCreate(path, &records).ok);
   assert_int_equal(prunerRecordsCount(records), 2);
   assert_int_equal(prunerRecordsSkippedLines(records), 2);
   const char *warnings = prunerRecordsWarnings(records);
@@ -330,7 +362,7 @@ static void test_torn_and_corrupt_lines(void **state) {
   assert_non_null(strstr(warnings, ":5: skipped"));
   assert_non_null(strstr(warnings, path));
   assert_true(prunerRecordsAppend(records, &r).ok);
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
 
   /* The file ends in a newline again and the appended line stands alone. */
   char *after = NULL;
@@ -342,12 +374,12 @@ static void test_torn_and_corrupt_lines(void **state) {
   free(expected_tail);
   free(after);
 
-  assert_true(prunerRecordsOpen(path, &records).ok);
+  assert_true(prunerRecordsCreate(path, &records).ok);
   assert_int_equal(prunerRecordsCount(records), 3);
   assert_int_equal(prunerRecordsSkippedLines(records), 2);
   assert_true(prunerRecordsBest(records, r.workload_key, kTargetA)->median_us == 10.0);
   assert_non_null(prunerRecordsFind(records, r.workload_key, kTargetA, &r.config));
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
   free(text);
   free(l1);
   free(l2);
@@ -394,7 +426,7 @@ static void test_many_records_index(void **state) {
     assert_true(prunerRecordsBest(records, key, kTargetA)->median_us ==
                 1000.0 - (kConfigs - 1) + w);
   }
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
 }
 
 /* Evaluation opens existing files only: a missing one is an error, never created. */
@@ -404,7 +436,7 @@ static void test_open_existing(void **state) {
   tempPath(path, sizeof(path));
   unlink(path);
   PrunerRecords records;
-  PrunerStatus s = prunerRecordsOpenExisting(path, &records);
+  PrunerStatus s = prunerRecordsCreateReadOnly(path, &records);
   assert_false(s.ok);
   assert_null(records);
   assert_non_null(strstr(s.message, path));
@@ -414,20 +446,20 @@ static void test_open_existing(void **state) {
   char *line = prunerRecordToJson(&a);
   writeFile(path, line);
   free(line);
-  s = prunerRecordsOpenExisting(path, &records);
+  s = prunerRecordsCreateReadOnly(path, &records);
   assert_true(s.ok);
   assert_int_equal(prunerRecordsCount(records), 1);
   s = prunerRecordsAppend(records, &a);
   assert_false(s.ok);
   assert_non_null(strstr(s.message, "read-only"));
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
   unlink(path);
 }
 
 static void test_open_errors_name_file(void **state) {
   (void)state;
   PrunerRecords records;
-  PrunerStatus s = prunerRecordsOpen("/nonexistent-dir/records.jsonl", &records);
+  PrunerStatus s = prunerRecordsCreate("/nonexistent-dir/records.jsonl", &records);
   assert_false(s.ok);
   assert_null(records);
   assert_non_null(strstr(s.message, "/nonexistent-dir/records.jsonl"));
@@ -437,7 +469,7 @@ static void test_open_errors_name_file(void **state) {
   s = prunerRecordsAppend(records, &r);
   assert_false(s.ok);
   assert_non_null(strstr(s.message, "workload key"));
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
 }
 
 /* ---- hostile input (harden) --------------------------------------------------------- */
@@ -592,7 +624,7 @@ static void test_garbage_file(void **state) {
   fwrite(la, 1, strlen(la) / 2, f); /* torn tail */
   fclose(f);
   PrunerRecords records;
-  PrunerStatus s = prunerRecordsOpen(path, &records);
+  PrunerStatus s = prunerRecordsCreate(path, &records);
   assert_true(s.ok);
   if (prunerRecordsCount(records) != 2 || prunerRecordsSkippedLines(records) != 205)
     fail_msg("%zu records, %zu skipped: %s", prunerRecordsCount(records),
@@ -601,7 +633,7 @@ static void test_garbage_file(void **state) {
   const PrunerRecord *best = prunerRecordsBest(records, a.workload_key, kTargetA);
   assert_non_null(best);
   assert_true(best->median_us == 4.0);
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
   free(la);
   free(lb);
   unlink(path);
@@ -680,7 +712,7 @@ static void test_not_a_records_file(void **state) {
   const char *module = "func.func @f() {\n  return\n}\n";
   writeFile(path, module);
   PrunerRecords records = NULL;
-  PrunerStatus s = prunerRecordsOpen(path, &records);
+  PrunerStatus s = prunerRecordsCreate(path, &records);
   assert_false(s.ok);
   assert_null(records);
   assert_non_null(strstr(s.message, "not a records file"));
@@ -690,34 +722,34 @@ static void test_not_a_records_file(void **state) {
   assert_string_equal(after, module); /* untouched */
   free(after);
   /* Read-only loads only skip its lines. */
-  assert_true(prunerRecordsOpenExisting(path, &records).ok);
+  assert_true(prunerRecordsCreateReadOnly(path, &records).ok);
   assert_int_equal(prunerRecordsCount(records), 0);
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
 
   writeFile(path, "{\"version\":1,\"workl");
-  assert_true(prunerRecordsOpen(path, &records).ok); /* a torn first append */
-  prunerRecordsClose(records);
+  assert_true(prunerRecordsCreate(path, &records).ok); /* a torn first append */
+  prunerRecordsDestroy(records);
   /* JSON that is not records (a bundle manifest), and records of a newer format. */
   writeFile(path, "{\n  \"version\": 1,\n  \"candidates\": []\n}\n");
-  s = prunerRecordsOpen(path, &records);
+  s = prunerRecordsCreate(path, &records);
   assert_false(s.ok);
   assert_non_null(strstr(s.message, "not a records file"));
   writeFile(path, "{\"version\":99,\"workload_key\":\"k\"}\n");
-  s = prunerRecordsOpen(path, &records);
+  s = prunerRecordsCreate(path, &records);
   assert_false(s.ok);
   assert_non_null(strstr(s.message, "'version': 99 is not supported"));
   writeFile(path, "\n\n");
-  assert_true(prunerRecordsOpen(path, &records).ok);
-  prunerRecordsClose(records);
+  assert_true(prunerRecordsCreate(path, &records).ok);
+  prunerRecordsDestroy(records);
   unlink(path);
 
   const char *devices[] = {"/dev/null", "/dev/zero", "/dev/full", "/tmp"};
   for (size_t i = 0; i < 4; ++i) {
-    s = prunerRecordsOpen(devices[i], &records);
+    s = prunerRecordsCreate(devices[i], &records);
     assert_false(s.ok);
     if (i < 3)
       assert_non_null(strstr(s.message, "not a regular file"));
-    s = prunerRecordsOpenExisting(devices[i], &records);
+    s = prunerRecordsCreateReadOnly(devices[i], &records);
     assert_false(s.ok);
   }
 }
@@ -739,11 +771,11 @@ static void test_long_line_skipped(void **state) {
   fprintf(f, "%s\n", la);
   fclose(f);
   PrunerRecords records;
-  assert_true(prunerRecordsOpen(path, &records).ok);
+  assert_true(prunerRecordsCreate(path, &records).ok);
   assert_int_equal(prunerRecordsCount(records), 1);
   assert_int_equal(prunerRecordsSkippedLines(records), 1);
   assert_non_null(strstr(prunerRecordsWarnings(records), ":1: skipped: line longer than 1 MiB"));
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
   free(la);
   unlink(path);
 }
@@ -767,25 +799,25 @@ static void test_one_writer(void **state) {
     int code = 0;
     if (read(to_child[0], &byte, 1) != 1) /* the parent holds the log */
       _exit(5);
-    PrunerStatus s = prunerRecordsOpen(path, &second);
+    PrunerStatus s = prunerRecordsCreate(path, &second);
     if (s.ok || !strstr(s.message, "in use by another process"))
       code = 1;
-    if (!prunerRecordsOpenExisting(path, &reader).ok)
+    if (!prunerRecordsCreateReadOnly(path, &reader).ok)
       code = 2;
-    prunerRecordsClose(reader);
+    prunerRecordsDestroy(reader);
     if (write(to_parent[1], "h", 1) != 1 || read(to_child[0], &byte, 1) != 1)
       code = 3;
-    if (!prunerRecordsOpen(path, &second).ok) /* the parent has closed its log */
+    if (!prunerRecordsCreate(path, &second).ok) /* the parent has closed its log */
       code = 4;
-    prunerRecordsClose(second);
+    prunerRecordsDestroy(second);
     _exit(code);
   }
   PrunerRecords first;
-  assert_true(prunerRecordsOpen(path, &first).ok);
+  assert_true(prunerRecordsCreate(path, &first).ok);
   assert_int_equal(write(to_child[1], "o", 1), 1);
   char byte;
   assert_int_equal(read(to_parent[0], &byte, 1), 1); /* the child tried while we held it */
-  prunerRecordsClose(first);
+  prunerRecordsDestroy(first);
   assert_int_equal(write(to_child[1], "f", 1), 1);
   int status = 0;
   assert_int_equal(waitpid(child, &status, 0), child);
@@ -811,7 +843,7 @@ static void test_filter(void **state) {
   char path[64];
   tempPath(path, sizeof(path));
   PrunerRecords records;
-  assert_true(prunerRecordsOpen(path, &records).ok);
+  assert_true(prunerRecordsCreate(path, &records).ok);
   PrunerRecord r;
   makeRecord(&r, kTargetA, 64, 5.0);
   assert_true(prunerRecordsAppend(records, &r).ok);
@@ -819,8 +851,8 @@ static void test_filter(void **state) {
   assert_true(prunerRecordsAppend(records, &r).ok);
   makeRecord(&r, kTargetA, 32, 3.0);
   assert_true(prunerRecordsAppend(records, &r).ok);
-  prunerRecordsClose(records);
-  assert_true(prunerRecordsOpen(path, &records).ok);
+  prunerRecordsDestroy(records);
+  assert_true(prunerRecordsCreate(path, &records).ok);
   assert_true(prunerRecordsBest(records, r.workload_key, kTargetA)->median_us == 1.0);
   int64_t tile = 128;
   assert_int_equal(prunerRecordsFilter(records, dropTile, &tile), 1);
@@ -847,7 +879,7 @@ static void test_filter(void **state) {
   assert_int_equal(prunerRecordsFilter(records, dropTile, &tile), 1);
   snprintf(expect, sizeof(expect), "%s:4: skipped: tile 16 refused", path);
   assert_string_equal(prunerRecordsWarnings(records), expect);
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
   unlink(path);
 }
 

@@ -64,12 +64,12 @@ static void test_out_of_memory_is_an_error(void **state) {
   free(c);
 
   PrunerRecords records = NULL;
-  assert_true(prunerRecordsOpenExisting(path, &records).ok);
+  assert_true(prunerRecordsCreateReadOnly(path, &records).ok);
   assert_int_equal(prunerRecordsCount(records), 3);
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
 
   g_fail_from = 16384;
-  PrunerStatus s = prunerRecordsOpenExisting(path, &records);
+  PrunerStatus s = prunerRecordsCreateReadOnly(path, &records);
   g_fail_from = 0;
   if (s.ok)
     fail_msg("loaded %zu of 3 records while memory ran out", prunerRecordsCount(records));

@@ -38,9 +38,9 @@ static void writeBundle(int n) {
     PrunerCompileResult r;
     memset(&r, 0, sizeof(r));
     r.status = prunerStatusOk();
-    snprintf(r.kernel_name, sizeof(r.kernel_name), "k%d", i);
-    r.grid[0] = r.grid[1] = r.grid[2] = 1;
-    r.block[0] = r.block[1] = r.block[2] = 1;
+    snprintf(r.launch.kernel_name, sizeof(r.launch.kernel_name), "k%d", i);
+    r.launch.grid[0] = r.launch.grid[1] = r.launch.grid[2] = 1;
+    r.launch.block[0] = r.launch.block[1] = r.launch.block[2] = 1;
     r.binary = elf;
     r.binary_size = sizeof(elf);
     PrunerConfig c;
@@ -140,7 +140,7 @@ static void test_hang_and_crash_are_recorded(void **state) {
   assert_int_equal(runnerExecute(b, &o, fakeHandler, &fake), PRUNER_RUN_EXIT_OK);
 
   PrunerRecords recs;
-  assert_true(prunerRecordsOpen(g_records, &recs).ok);
+  assert_true(prunerRecordsCreate(g_records, &recs).ok);
   assert_int_equal(prunerRecordsCount(recs), 6); /* cuBLAS + 5 candidates */
   int by_status[PRUNER_RECORD_STATUS_COUNT] = {0};
   int baselines = 0;
@@ -168,7 +168,7 @@ static void test_hang_and_crash_are_recorded(void **state) {
   const PrunerRecord *best = prunerRecordsBest(recs, w.key, "sm_90:h200:132sm");
   assert_non_null(best);
   assert_true(best->median_us > 10.0 && best->median_us < 10.2); /* candidate 0 */
-  prunerRecordsClose(recs);
+  prunerRecordsDestroy(recs);
 
   /* The summary names the best time, cuBLAS and their ratio. */
   char text[8192];
@@ -185,9 +185,9 @@ static void test_hang_and_crash_are_recorded(void **state) {
   o = options(log);
   assert_int_equal(runnerExecute(b, &o, fakeHandler, &fake), PRUNER_RUN_EXIT_OK);
   fclose(log);
-  assert_true(prunerRecordsOpen(g_records, &recs).ok);
+  assert_true(prunerRecordsCreate(g_records, &recs).ok);
   assert_int_equal(prunerRecordsCount(recs), 6);
-  prunerRecordsClose(recs);
+  prunerRecordsDestroy(recs);
   prunerBundleDestroy(b);
 }
 

@@ -387,6 +387,119 @@ static void test_reduction(void **state) {
   checkKind(tmpl, 6, cross);
 }
 
+/* Every 8th cross-thread config of the op's space (every one with
+ * PRUNER_HOST_CHECK_ALL=1: the compile study's host check, docs/compile.md). */
+static void checkCrossThreadConfigs(const char *tmpl) {
+  char *plain = withConfig(tmpl, "{}");
+  MlirModule m = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(plain));
+  assert_false(mlirModuleIsNull(m));
+  PrunerWorkload w;
+  lastOpWorkload(m, &w, NULL);
+  mlirModuleDestroy(m);
+  free(plain);
+  PrunerSpace space;
+  assert_true(prunerSpaceCreate(&w, &target, NULL, &space).ok);
+  const char *all = getenv("PRUNER_HOST_CHECK_ALL");
+  int stride = all && all[0] == '1' ? 1 : 8;
+  uint64_t raw = 0, index = 0;
+  int seen = 0, checked = 0;
+  PrunerConfig c;
+  for (; prunerSpaceNext(space, &raw, &c); ++index) {
+    if (prunerConfigReductionThreads(&c) <= 1 || seen++ % stride)
+      continue;
+    char config[512], label[600];
+    prunerConfigFormat(&w, &c, config, sizeof config);
+    char *text = withConfig(tmpl, config);
+    snprintf(label, sizeof label, "%s #%llu %s", prunerOpKindName(w.kind),
+             (unsigned long long)index, config);
+    double diff = checkModule(text, label);
+    free(text);
+    if (diff != 0)
+      fail_msg("%s: max|diff| = %g", label, diff);
+    ++checked;
+  }
+  printf("  %d of %d cross-thread configs checked\n", checked, seen);
+  assert_true(checked > 0);
+  prunerSpaceDestroy(space);
+}
+
+/* GEMV and skinny contractions with the cross-thread reduction (reduction_threads > 1,
+ * docs/schedule.md): the threads split K, partials in shared memory, the fill fused into
+ * the combine; the space's evenly spaced samples reach cross-thread configs too (its most
+ * significant digit). */
+static void test_gemv_cross_thread(void **state) {
+  (void)state;
+  static const char *tmpl =
+      "func.func @kernel(%A: tensor<1x128xf32>, %B: tensor<128x96xf32>, %C: tensor<1x96xf32>) -> tensor<1x96xf32> {\n"
+      "  %z = arith.constant 0.0 : f32\n"
+      "  %f = linalg.fill ins(%z : f32) outs(%C : tensor<1x96xf32>) -> tensor<1x96xf32>\n"
+      "  %r = linalg.matmul {pruner.config = CONFIG} ins(%A, %B : tensor<1x128xf32>, tensor<128x96xf32>)\n"
+      "      outs(%f : tensor<1x96xf32>) -> tensor<1x96xf32>\n"
+      "  return %r : tensor<1x96xf32>\n}\n";
+  static const char *const cross[] = {
+      "{workgroup = [1, 8, 0], reduction = [0, 0, 4], thread = [1, 8, 0], promote_operands = [], "
+      "vector_width = 1, reduction_threads = 32}",
+      "{workgroup = [1, 1, 0], reduction = [0, 0, 1], thread = [1, 1, 0], promote_operands = [], "
+      "vector_width = 1, reduction_threads = 128}",
+      "{workgroup = [1, 32, 0], reduction = [0, 0, 2], thread = [1, 32, 0], promote_operands = [], "
+      "vector_width = 1, reduction_threads = 64}",
+      NULL};
+  checkKind(tmpl, 6, cross);
+  checkCrossThreadConfigs(tmpl);
+  /* f16 inputs, f32 accumulation (the decode GEMV's types): the harness feeds f32, the
+   * function truncates to f16 first (multiples of 1/8 in [-1, 1] are exact in f16), so
+   * the configured matmul's arith.extf runs inside the partial loop. */
+  static const char *half =
+      "func.func @kernel(%A: tensor<1x128xf32>, %B: tensor<128x64xf32>, %C: tensor<1x64xf32>) -> tensor<1x64xf32> {\n"
+      "  %ae = tensor.empty() : tensor<1x128xf16>\n"
+      "  %be = tensor.empty() : tensor<128x64xf16>\n"
+      "  %a = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = [\"parallel\", \"parallel\"]}\n"
+      "      ins(%A : tensor<1x128xf32>) outs(%ae : tensor<1x128xf16>) {\n"
+      "  ^bb0(%x: f32, %y: f16):\n    %t = arith.truncf %x : f32 to f16\n    linalg.yield %t : f16\n  } -> tensor<1x128xf16>\n"
+      "  %b = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = [\"parallel\", \"parallel\"]}\n"
+      "      ins(%B : tensor<128x64xf32>) outs(%be : tensor<128x64xf16>) {\n"
+      "  ^bb0(%x: f32, %y: f16):\n    %t = arith.truncf %x : f32 to f16\n    linalg.yield %t : f16\n  } -> tensor<128x64xf16>\n"
+      "  %z = arith.constant 0.0 : f32\n"
+      "  %f = linalg.fill ins(%z : f32) outs(%C : tensor<1x64xf32>) -> tensor<1x64xf32>\n"
+      "  %r = linalg.matmul {pruner.config = CONFIG} ins(%a, %b : tensor<1x128xf16>, tensor<128x64xf16>)\n"
+      "      outs(%f : tensor<1x64xf32>) -> tensor<1x64xf32>\n"
+      "  return %r : tensor<1x64xf32>\n}\n";
+  static const char *const half_cross[] = {
+      "{workgroup = [1, 16, 0], reduction = [0, 0, 4], thread = [1, 16, 0], promote_operands = [], "
+      "vector_width = 1, reduction_threads = 32}",
+      "{workgroup = [1, 4, 0], reduction = [0, 0, 1], thread = [1, 4, 0], promote_operands = [], "
+      "vector_width = 1, reduction_threads = 64}",
+      NULL};
+  checkKind(half, 0, half_cross);
+  checkCrossThreadConfigs(half);
+  /* Skinny M = 2, accumulating into C (no fill): the combine adds C's values once. */
+  static const char *acc =
+      "func.func @kernel(%A: tensor<2x64xf32>, %B: tensor<64x32xf32>, %C: tensor<2x32xf32>) -> tensor<2x32xf32> {\n"
+      "  %r = linalg.matmul {pruner.config = CONFIG} ins(%A, %B : tensor<2x64xf32>, tensor<64x32xf32>)\n"
+      "      outs(%C : tensor<2x32xf32>) -> tensor<2x32xf32>\n"
+      "  return %r : tensor<2x32xf32>\n}\n";
+  static const char *const acc_cross[] = {
+      "{workgroup = [2, 4, 0], reduction = [0, 0, 2], thread = [2, 4, 0], promote_operands = [], "
+      "vector_width = 1, reduction_threads = 32}",
+      NULL};
+  checkKind(acc, 2, acc_cross);
+  checkCrossThreadConfigs(acc);
+  /* batch_matmul with M = 1 per batch (attention's decode-time q . K^T shape). */
+  static const char *bmm =
+      "func.func @kernel(%A: tensor<3x1x64xf32>, %B: tensor<3x64x32xf32>, %C: tensor<3x1x32xf32>) -> tensor<3x1x32xf32> {\n"
+      "  %z = arith.constant 0.0 : f32\n"
+      "  %f = linalg.fill ins(%z : f32) outs(%C : tensor<3x1x32xf32>) -> tensor<3x1x32xf32>\n"
+      "  %r = linalg.batch_matmul {pruner.config = CONFIG} ins(%A, %B : tensor<3x1x64xf32>, tensor<3x64x32xf32>)\n"
+      "      outs(%f : tensor<3x1x32xf32>) -> tensor<3x1x32xf32>\n"
+      "  return %r : tensor<3x1x32xf32>\n}\n";
+  static const char *const bmm_cross[] = {
+      "{workgroup = [1, 1, 4, 0], reduction = [0, 0, 0, 1], thread = [1, 1, 4, 0], "
+      "promote_operands = [], vector_width = 1, reduction_threads = 32}",
+      NULL};
+  checkKind(bmm, 2, bmm_cross);
+  checkCrossThreadConfigs(bmm);
+}
+
 /* A reduction initialised by a fill (a softmax's row max starts at -inf): apply-config
  * tags the fill, and the cross-thread schedule fuses it into the combining forall while
  * the partials get their own fill in the partial forall. */
@@ -648,6 +761,7 @@ int main(void) {
       cmocka_unit_test(test_elementwise),
       cmocka_unit_test(test_reduction),
       cmocka_unit_test(test_reduction_fill),
+      cmocka_unit_test(test_gemv_cross_thread),
       cmocka_unit_test(test_matmul_bias),
       cmocka_unit_test(test_matmul_bias_fused),
       cmocka_unit_test(test_library_path),

@@ -146,15 +146,18 @@ static void bruteCandidates(Brute *b) {
 
 static void bruteVisit(Brute *b) {
   static const int widths[3] = {1, 2, 4};
-  /* reduction_threads (docs/space.md): for a reduction whose only reduction loop is the
-   * last, 1 and the powers of two from 32 to 1024 that divide that loop's bound. */
+  /* reduction_threads (docs/space.md): for a reduction or contraction whose only
+   * reduction loop is the last, 1 and the powers of two from 32 to 1024 that divide that
+   * loop's bound. */
   int32_t xthreads[8] = {0};
   int num_x = 1;
   const PrunerWorkload *w = b->w;
   int reductions = 0;
   for (int l = 0; l < w->num_loops; ++l)
     reductions += w->loop_kinds[l] == PRUNER_LOOP_REDUCTION;
-  if (w->kind == PRUNER_OP_REDUCTION && reductions == 1 &&
+  bool kind = w->kind == PRUNER_OP_REDUCTION || w->kind == PRUNER_OP_MATMUL ||
+              w->kind == PRUNER_OP_BATCH_MATMUL || w->kind == PRUNER_OP_CONTRACTION;
+  if (kind && reductions == 1 &&
       w->loop_kinds[w->num_loops - 1] == PRUNER_LOOP_REDUCTION)
     for (int32_t r = 32; r <= 1024; r *= 2)
       if (w->bounds[w->num_loops - 1] % r == 0)
@@ -510,6 +513,11 @@ static void knobCandidates(void **state) {
   prunerSpaceDestroy(s);
 }
 
+static bool crossThreadOnly(const PrunerConfig *c, void *user) {
+  (void)user;
+  return prunerConfigReductionThreads(c) > 1;
+}
+
 static PrunerConfig matmulConfig(int64_t wm, int64_t wn, int64_t k, int64_t tm, int64_t tn,
                                  uint32_t promote, int vw) {
   PrunerConfig c;
@@ -590,11 +598,49 @@ static void reductionThreadsRules(void **state) {
   st = prunerConfigCheck(&big, &t, &fits);
   if (!st.ok)
     fail_msg("%s", st.message);
+  /* A GEMV (matmul with M = 1): the threads split K, one block per 8 columns. */
   PrunerWorkload mm;
-  prunerWorkloadMatmul(&mm, 64, 64, 256, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
-  PrunerConfig c = matmulConfig(64, 64, 1, 64, 64, 0, 1);
-  c.reduction_threads = 32;
-  expectError(&mm, &t, c, "reduction_threads = 32 applies to a reduction");
+  prunerWorkloadMatmul(&mm, 1, 2304, 768, PRUNER_DTYPE_F16, PRUNER_DTYPE_F32);
+  assert_true(prunerWorkloadHasReductionThreads(&mm));
+  PrunerConfig c = matmulConfig(1, 8, 4, 1, 8, 0, 1);
+  c.reduction_threads = 64;
+  st = prunerConfigCheck(&mm, &t, &c);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  prunerConfigLaunchShape(&mm, &c, &ls);
+  assert_int_equal(ls.blocks, 288);
+  assert_int_equal(ls.block[0], 64);
+  /* A filtered sample of a small space returns every kept config when the draws run dry
+   * (the GEMV's cross-thread configs are 8% of its space). */
+  PrunerSpace gs;
+  st = prunerSpaceCreate(&mm, &t, NULL, &gs);
+  assert_true(st.ok);
+  uint64_t raw = 0, cross = 0, rng = 5;
+  PrunerConfig it;
+  while (prunerSpaceNext(gs, &raw, &it))
+    cross += prunerConfigReductionThreads(&it) > 1;
+  assert_true(cross > 100 && cross < prunerSpaceCount(gs) / 4);
+  PrunerConfig *drawn = calloc(400, sizeof *drawn);
+  size_t got = prunerSpaceSample(gs, 400, &rng, crossThreadOnly, NULL, drawn, NULL);
+  assert_int_equal(got, cross);
+  for (size_t i = 0; i < got; ++i)
+    assert_true(prunerConfigReductionThreads(&drawn[i]) > 1);
+  free(drawn);
+  prunerSpaceDestroy(gs);
+  c.reduction_threads = 512; /* 768 / 512 is not whole */
+  expectError(&mm, &t, c, "reduction_threads = 512 does not divide the bound 768");
+  /* All-parallel ops have no reduction for the threads to split. */
+  PrunerWorkload add;
+  int64_t dims[2] = {64, 128};
+  prunerWorkloadElementwiseAdd(&add, dims, 2, PRUNER_DTYPE_F32);
+  assert_false(prunerWorkloadHasReductionThreads(&add));
+  PrunerConfig e;
+  memset(&e, 0, sizeof e);
+  e.workgroup[0] = e.thread[0] = 1;
+  e.workgroup[1] = e.thread[1] = 32;
+  e.vector_width = 1;
+  e.reduction_threads = 32;
+  expectError(&add, &t, e, "reduction_threads = 32 applies to a reduction or a contraction");
   /* Formats name it only when > 1. */
   char buf[400];
   prunerConfigFormat(&w, &ok, buf, sizeof buf);

@@ -143,7 +143,7 @@ static int gen(int argc, char **argv) {
   if (st.ok) {
     prunerTargetKey(&g->target, g->key, sizeof g->key);
     remove(out_path);
-    st = prunerRecordsOpen(out_path, &g->out);
+    st = prunerRecordsCreate(out_path, &g->out);
   }
   if (!st.ok) {
     fprintf(stderr, "replaygen: %s\n", st.message);
@@ -166,7 +166,7 @@ static int gen(int argc, char **argv) {
   mlirOperationWalk(mlirModuleGetOperation(m), visit, g, MlirWalkPreOrder);
   mlirModuleDestroy(m);
   mlirContextDestroy(ctx);
-  prunerRecordsClose(g->out);
+  prunerRecordsDestroy(g->out);
   int rc = g->failed;
   free(g);
   return rc;
@@ -174,7 +174,7 @@ static int gen(int argc, char **argv) {
 
 static int check(const char *path) {
   PrunerRecords r;
-  PrunerStatus st = prunerRecordsOpen(path, &r);
+  PrunerStatus st = prunerRecordsCreate(path, &r);
   if (!st.ok) {
     fprintf(stderr, "replaygen: %s\n", st.message);
     return 1;
@@ -199,7 +199,7 @@ static int check(const char *path) {
   if (best && best->has_workload)
     prunerConfigFormatShort(&best->workload, &best->config, text, sizeof text);
   printf("records %zu duplicates %zu best %s\n", measured, dup, text);
-  prunerRecordsClose(r);
+  prunerRecordsDestroy(r);
   return 0;
 }
 

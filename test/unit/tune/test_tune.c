@@ -64,7 +64,7 @@ static uint64_t writeReplay(const char *file, double *min_us) {
   assert_true(prunerSpaceCreate(&w, &t, NULL, &s).ok);
   PrunerRecords r;
   remove(file);
-  assert_true(prunerRecordsOpen(file, &r).ok);
+  assert_true(prunerRecordsCreate(file, &r).ok);
   uint64_t raw = 0, n = 0;
   PrunerConfig c;
   *min_us = 1e30;
@@ -84,7 +84,7 @@ static uint64_t writeReplay(const char *file, double *min_us) {
     assert_true(prunerRecordsAppend(r, &rec).ok);
     ++n;
   }
-  prunerRecordsClose(r);
+  prunerRecordsDestroy(r);
   prunerSpaceDestroy(s);
   return n;
 }
@@ -153,7 +153,7 @@ static void test_replay_search(void **state) {
 
   /* The log holds 40 distinct configs; the best is their minimum. */
   PrunerRecords r;
-  assert_true(prunerRecordsOpen(path("log.jsonl"), &r).ok);
+  assert_true(prunerRecordsCreate(path("log.jsonl"), &r).ok);
   assert_int_equal(prunerRecordsCount(r), 40);
   double best = 1e30;
   for (size_t i = 0; i < 40; ++i) {
@@ -163,7 +163,7 @@ static void test_replay_search(void **state) {
     if (a->median_us < best)
       best = a->median_us;
   }
-  prunerRecordsClose(r);
+  prunerRecordsDestroy(r);
   assert_true(best == info.best_us);
 
   /* Rerunning with the whole space as budget resumes (the 40 old records count, none is
@@ -224,12 +224,12 @@ static void test_model_only(void **state) {
     assert_true(prunerTuneSessionRun(s).ok);
     prunerTuneSessionDestroy(s);
     PrunerRecords r;
-    assert_true(prunerRecordsOpen(path("log-mo.jsonl"), &r).ok);
+    assert_true(prunerRecordsCreate(path("log-mo.jsonl"), &r).ok);
     assert_int_equal(prunerRecordsCount(r), 64);
     size_t predicted = 0;
     for (size_t i = 0; i < prunerRecordsCount(r); ++i)
       predicted += prunerRecordsGet(r, i)->draft_score_us > 0;
-    prunerRecordsClose(r);
+    prunerRecordsDestroy(r);
     if (with_draft)
       assert_true(predicted > 0);
     else

@@ -123,9 +123,9 @@ static void test_recovers_known_ranking(void **state) {
     assert_true(m.top5 > 0.8);
   }
   prunerVerifierDestroy(v);
-  prunerRecordsClose(train);
-  prunerRecordsClose(test);
-  prunerRecordsClose(all);
+  prunerRecordsDestroy(train);
+  prunerRecordsDestroy(test);
+  prunerRecordsDestroy(all);
 }
 
 /* Draft-free mode (the model-only baseline) never runs the draft: no order before it
@@ -170,9 +170,9 @@ static void test_draft_free(void **state) {
     }
     prunerVerifierDestroy(v);
   }
-  prunerRecordsClose(train);
-  prunerRecordsClose(test);
-  prunerRecordsClose(all);
+  prunerRecordsDestroy(train);
+  prunerRecordsDestroy(test);
+  prunerRecordsDestroy(all);
 }
 
 static void test_save_load_identical(void **state) {
@@ -241,7 +241,7 @@ static void test_save_load_identical(void **state) {
   free(sb);
   prunerVerifierDestroy(a);
   prunerVerifierDestroy(b);
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
 }
 
 /* Zero or one record: the draft's order, flagged. */
@@ -289,9 +289,9 @@ static void test_fallback_to_draft(void **state) {
   assert_true(prunerVerifierUsesDraft(v));
   prunerDraftDestroy(draft);
   prunerVerifierDestroy(v);
-  prunerRecordsClose(all);
-  prunerRecordsClose(few);
-  prunerRecordsClose(flat);
+  prunerRecordsDestroy(all);
+  prunerRecordsDestroy(few);
+  prunerRecordsDestroy(flat);
 }
 
 /* Uncompiled candidates have missing (NaN) ptxas features; compiled ones have values. */
@@ -342,9 +342,9 @@ static void test_uncompiled_features(void **state) {
   assert_true(m.pairwise_accuracy > 0.8);
   free(x);
   prunerVerifierDestroy(v);
-  prunerRecordsClose(all);
-  prunerRecordsClose(compiled);
-  prunerRecordsClose(withres);
+  prunerRecordsDestroy(all);
+  prunerRecordsDestroy(compiled);
+  prunerRecordsDestroy(withres);
 }
 
 /* Records of another GPU never train this target's model; as a prior they blend in with
@@ -395,8 +395,8 @@ static void test_other_target_and_prior(void **state) {
   unlink(path);
   prunerVerifierDestroy(v);
   prunerVerifierDestroy(a100);
-  prunerRecordsClose(other);
-  prunerRecordsClose(h100);
+  prunerRecordsDestroy(other);
+  prunerRecordsDestroy(h100);
 }
 
 static void test_cross_validate(void **state) {
@@ -478,7 +478,7 @@ static void test_cross_validate(void **state) {
       prunerVerifierCrossValidate(records, &f->h100, "sm_1:none:1sm", NULL, 4, &results, &count);
   assert_false(s.ok);
   assert_non_null(strstr(s.message, "sm_1:none:1sm"));
-  prunerRecordsClose(records);
+  prunerRecordsDestroy(records);
 }
 
 /* The draft blend: a = floor + (1 - floor) n / (n + K) for n own records; floor 0 on an
@@ -532,8 +532,8 @@ static void test_draft_blend(void **state) {
   PrunerStatus s = prunerVerifierCreate(&f->h100, &o, &blended);
   assert_false(s.ok);
   assert_non_null(strstr(s.message, "blend_floor 1.5"));
-  prunerRecordsClose(train);
-  prunerRecordsClose(all);
+  prunerRecordsDestroy(train);
+  prunerRecordsDestroy(all);
 }
 
 int main(void) {

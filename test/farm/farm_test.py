@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""ctest driver for `mpirun -n N pruner-tune` (lib/farm, docs/distributed.md).
+
+usage: farm_test.py SCENARIO PRUNER_TUNE MPIEXEC INPUT.mlir WORKDIR
+
+Scenarios:
+  same         the host target tuned plainly and with N = 1, 2, 3 ranks: the same records
+               (measured values masked, same_records.py); a GPU bundle (compile only) with
+               N = 1, 2, 3 byte for byte the plain one.
+  kill-worker  kill -9 of rank 1 in the middle of a 3-rank run (Open MPI told to survive
+               it): the run ends with 0, names the lost rank, and its records are those of
+               a plain run.
+  kill-rank0   kill -9 of rank 0 in the middle: the records left are whole lines, and a
+               rerun resumes them to the full budget without measuring a config twice.
+  roles        3 ranks with rank 1 compile-only and rank 2 measure-only: host measure work
+               goes to rank 2 (rank 1 gets none), GPU build work to rank 1 (rank 2 gets
+               none), and a compile-only rank 0 leaves all measuring to rank 2.
+
+Exit 77 (ctest: skipped) when the launcher is missing. Runs as root too (CI)."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import same_records  # noqa: E402
+
+ENV = dict(os.environ,
+           OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1")
+# Survive a dead rank (Open MPI 4.1): keep the job going and do not abort it for the
+# killed process's status.
+RECOVER = {"OMPI_MCA_orte_enable_recovery": "1", "OMPI_MCA_orte_abort_on_non_zero_status": "0"}
+HOST = ["--target=host", "--batch=4", "--strategy=draft-only", "--scheduler=round-robin",
+        "--final=0", "--seed=7"]
+TIMEOUT = 300
+PTXAS = os.environ.get("PRUNER_FARM_PTXAS", "ptxas")  # the GPU bundle parts need it
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def launcher(mpiexec, n, extra=()):
+    # --bind-to none: a host measure rank describes its whole machine (bound to one core
+    # it would see one, and key its records so).
+    return [mpiexec, "-n", str(n), "--oversubscribe", "--bind-to", "none", *extra]
+
+
+def run(cmd, env=ENV, log=None):
+    with open(log, "w") if log else open(os.devnull, "w") as err:
+        p = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err,
+                           timeout=TIMEOUT)
+    return p.returncode
+
+
+def same(a, b):
+    old = sys.argv
+    sys.argv = ["same_records", a, b]
+    try:
+        return same_records.main() == 0
+    finally:
+        sys.argv = old
+
+
+def tree_bytes(d):
+    out = {}
+    for root, _, files in os.walk(d):
+        for f in files:
+            p = os.path.join(root, f)
+            with open(p, "rb") as fh:
+                out[os.path.relpath(p, d)] = fh.read()
+    return out
+
+
+def scenario_same(tune, mpiexec, inp, w):
+    args = [inp, *HOST, "--trials=14"]
+    if run([tune, *args, "-o", f"{w}/plain.mlir", f"--records={w}/plain.jsonl"]) != 0:
+        fail("plain host run failed")
+    gpu = [inp, "--target=sm_90", "--trials=16", "--batch=8", "--seed=3"]
+    if PTXAS:
+        if run([tune, *gpu, "-o", f"{w}/bplain.mlir", f"--measure=bundle:{w}/bplain"]) != 0:
+            fail("plain bundle run failed")
+        want = tree_bytes(f"{w}/bplain")
+    else:
+        print("no ptxas: the bundle half is skipped")
+    for n in (1, 2, 3):
+        log = f"{w}/n{n}.log"
+        rc = run(launcher(mpiexec, n) + [tune, *args, "-o", f"{w}/n{n}.mlir",
+                                         f"--records={w}/n{n}.jsonl"], log=log)
+        if rc != 0:
+            fail(f"host run with {n} rank(s) exited {rc}; see {log}")
+        if not same(f"{w}/plain.jsonl", f"{w}/n{n}.jsonl"):
+            fail(f"host records of {n} rank(s) differ from the plain run's")
+        text = open(log).read()
+        if n > 1 and f"farm: rank {n - 1} " not in text:
+            fail(f"no farm summary line of rank {n - 1} in {log}")
+        if not PTXAS:
+            continue
+        blog = f"{w}/b{n}.log"
+        rc = run(launcher(mpiexec, n) + [tune, *gpu, "-o", f"{w}/b{n}.mlir",
+                                         f"--measure=bundle:{w}/b{n}"], log=blog)
+        if rc != 0:
+            fail(f"bundle run with {n} rank(s) exited {rc}; see {blog}")
+        if tree_bytes(f"{w}/b{n}") != want:
+            fail(f"bundle of {n} rank(s) differs from the plain one")
+        print(f"N={n}: same host records, same bundle")
+
+
+def rank_pid(rank, mark):
+    """The pid of MPI rank `rank` (not one of its forked children) of the run whose
+    command line holds `mark` (its records path: other runs may be going on)."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() != "pruner-tune":
+                    continue
+            with open(f"/proc/{pid}/stat") as f:
+                ppid = f.read().rsplit(")", 1)[1].split()[1]
+            with open(f"/proc/{ppid}/comm") as f:
+                if f.read().strip() == "pruner-tune":
+                    continue
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if mark.encode() not in f.read():
+                    continue
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if f"OMPI_COMM_WORLD_RANK={rank}".encode() in env:
+            return int(pid)
+    return None
+
+
+def count_lines(path):
+    try:
+        with open(path) as f:
+            return sum(1 for _ in f)
+    except OSError:
+        return 0
+
+
+def start_and_kill(cmd, env, log, records, rank, after_lines):
+    with open(log, "w") as err:
+        p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        deadline = time.time() + TIMEOUT
+        while count_lines(records) < after_lines:
+            if p.poll() is not None or time.time() > deadline:
+                fail(f"the run ended before {after_lines} records; see {log}")
+            time.sleep(0.05)
+        pid = rank_pid(rank, records)
+        if pid is None:
+            p.kill()
+            fail(f"rank {rank} not found")
+        os.kill(pid, signal.SIGKILL)
+        try:
+            return p.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            fail(f"the run did not end after rank {rank} was killed; see {log}")
+
+
+def scenario_kill_worker(tune, mpiexec, inp, w):
+    args = [inp, *HOST, "--trials=30"]
+    if run([tune, *args, "-o", f"{w}/plain.mlir", f"--records={w}/plain.jsonl"]) != 0:
+        fail("plain run failed")
+    log = f"{w}/k.log"
+    rc = start_and_kill(launcher(mpiexec, 3) + [tune, *args, "-o", f"{w}/k.mlir",
+                                                f"--records={w}/k.jsonl", "--rank-timeout=3"],
+                        dict(ENV, **RECOVER), log, f"{w}/k.jsonl", 1, 6)
+    text = open(log).read()
+    if rc != 0:
+        fail(f"the run exited {rc} after losing rank 1; see {log}")
+    if "farm: rank 1 (" not in text or "lost" not in text:
+        fail(f"the log does not name the lost rank; see {log}")
+    if not same(f"{w}/plain.jsonl", f"{w}/k.jsonl"):
+        fail("records after a lost worker differ from the plain run's")
+    print("killed rank 1: run completed, records as a plain run's")
+
+
+def scenario_kill_rank0(tune, mpiexec, inp, w):
+    args = [inp, *HOST, "--trials=30"]
+    records = f"{w}/r.jsonl"
+    # Open MPI's default: the job ends with its rank 0.
+    start_and_kill(launcher(mpiexec, 2) + [tune, *args, "-o", f"{w}/r.mlir",
+                                           f"--records={records}"],
+                   ENV, f"{w}/r0.log", records, 0, 6)
+    left = count_lines(records)
+    if left >= 31:
+        fail("rank 0 finished before it was killed")
+    log = f"{w}/resume.log"
+    rc = run(launcher(mpiexec, 2) + [tune, *args, "-o", f"{w}/r.mlir", f"--records={records}"],
+             log=log)
+    if rc != 0:
+        fail(f"the resumed run exited {rc}; see {log}")
+    if "resuming" not in open(log).read():
+        fail(f"the rerun did not resume; see {log}")
+    seen = set()
+    trials = 0
+    with open(records) as f:
+        for line in f:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue  # a torn line of the killed run, skipped by the reader too
+            if rec.get("is_baseline") or "config" not in rec:  # the OpenBLAS line
+                continue
+            key = (rec["workload_key"], json.dumps(rec["config"], sort_keys=True))
+            if key in seen:
+                fail(f"config measured twice: {key}")
+            seen.add(key)
+            trials += 1
+    if trials != 30:
+        fail(f"{trials} trials after the resume, want the budget of 30")
+    print(f"killed rank 0 after {left} records; the rerun resumed to 30 trials, none twice")
+
+
+def summary(log):
+    """rank -> (role, candidates) from the farm summary lines."""
+    out = {}
+    for line in open(log):
+        if line.startswith("farm: rank "):
+            head, tail = line.split("): ", 1)
+            rank = int(head.split()[2])
+            role = head.rsplit(", ", 1)[1]
+            out[rank] = (role, int(tail.split()[0]))
+    return out
+
+
+def scenario_roles(tune, mpiexec, inp, w):
+    def mpmd(args, role0=None):
+        cmd = [mpiexec, "--oversubscribe", "--bind-to", "none"]
+        for i, role in enumerate([role0, "compile", "measure"]):
+            if i:
+                cmd.append(":")
+            cmd += ["-n", "1", tune, *args] + ([f"--rank-role={role}"] if role else [])
+        return cmd
+
+    host = [inp, *HOST, "--trials=12", "-o", f"{w}/h.mlir", f"--records={w}/h.jsonl"]
+    if run(mpmd(host), log=f"{w}/h.log") != 0:
+        fail(f"host run with roles failed; see {w}/h.log")
+    s = summary(f"{w}/h.log")
+    if s.get(1) != ("compile", 0) or s.get(2, ("", 0))[0] != "measure" or s[2][1] == 0:
+        fail(f"host: measure work must go to the measure rank only: {s}")
+    gpu = [inp, "--target=sm_90", "--trials=16", "--batch=8", "-o", f"{w}/g.mlir",
+           f"--measure=bundle:{w}/g"]
+    if not PTXAS:
+        print("no ptxas: the bundle half is skipped")
+    elif run(mpmd(gpu), log=f"{w}/g.log") != 0:
+        fail(f"bundle run with roles failed; see {w}/g.log")
+    s = summary(f"{w}/g.log") if PTXAS else {2: ("measure", 0), 1: ("compile", 1)}
+    if s.get(2) != ("measure", 0) or s.get(1, ("", 0))[0] != "compile" or s[1][1] == 0:
+        fail(f"bundle: build work must go to compiling ranks only: {s}")
+    host0 = [inp, *HOST, "--trials=8", "-o", f"{w}/c.mlir", f"--records={w}/c.jsonl"]
+    if run(mpmd(host0, role0="compile"), log=f"{w}/c.log") != 0:
+        fail(f"host run with a compile-only rank 0 failed; see {w}/c.log")
+    s = summary(f"{w}/c.log")
+    if s.get(0) != ("compile", 0) or s.get(2, ("", 0))[1] != 8:
+        fail(f"a compile-only rank 0 must leave all 8 measurements to rank 2: {s}")
+    print("roles: measure work to measure ranks, build work to compile ranks")
+
+
+def main():
+    if len(sys.argv) != 6:
+        print(__doc__)
+        return 2
+    scenario, tune, mpiexec, inp, w = sys.argv[1:]
+    if not mpiexec or not os.path.exists(mpiexec):
+        print("SKIP: no MPI launcher")
+        return 77
+    os.makedirs(w, exist_ok=True)
+    for f in os.listdir(w):
+        p = os.path.join(w, f)
+        if os.path.isfile(p):
+            os.remove(p)
+        else:
+            subprocess.run(["rm", "-rf", p])
+    {"same": scenario_same, "kill-worker": scenario_kill_worker,
+     "kill-rank0": scenario_kill_rank0, "roles": scenario_roles}[scenario](tune, mpiexec, inp, w)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
