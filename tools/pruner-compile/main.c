@@ -46,7 +46,7 @@ typedef struct Args {
   long random, jobs, op_index, memory_mb, min_reduction_threads;
   uint64_t seed;
   double timeout;
-  int quiet, mma, study_registers;
+  int quiet, study_registers, mma;
 } Args;
 
 /* --mma draws: the tensor-core configs are a small tail of the space, too rare for the
@@ -158,10 +158,10 @@ static int parseArgs(int argc, char **argv, Args *a) {
       fs = prunerParseInt("--memory-mb", v, 0, MAX_MEMORY_MB, &n), a->memory_mb = (long)n;
     else if (strcmp(s, "--quiet") == 0)
       a->quiet = 1;
-    else if (strcmp(s, "--mma") == 0)
-      a->mma = 1;
     else if (strcmp(s, "--study-registers") == 0)
       a->study_registers = 1;
+    else if (strcmp(s, "--mma") == 0)
+      a->mma = 1;
     else if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
       usage(stdout);
       exit(0);

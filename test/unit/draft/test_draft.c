@@ -408,6 +408,40 @@ static void test_cross_thread_reduction(void **state) {
   prunerSpaceDestroy(space);
 }
 
+/* The decode-time GEMV of GPT-2 (1x2304x768, f16 inputs, f32 accumulation): one thread
+ * per output gives few, long-running threads; splitting K over a block's threads
+ * (reduction_threads > 1) gives 144+ blocks of short loops, so on both the H200 and the
+ * A100 the draft ranks a cross-thread config first and ahead of every one-thread one. */
+static void test_gemv_cross_thread(void **state) {
+  (void)state;
+  static const char *const targets[] = {"sm_90", "a100-40gb"};
+  for (int i = 0; i < 2; ++i) {
+    PrunerTargetDesc t;
+    assert_true(prunerTargetLookup(targets[i], &t).ok);
+    PrunerWorkload w;
+    prunerWorkloadMatmul(&w, 1, 2304, 768, PRUNER_DTYPE_F16, PRUNER_DTYPE_F32);
+    PrunerSpace space;
+    assert_true(prunerSpaceCreate(&w, &t, NULL, &space).ok);
+    PrunerDraft d = makeDraft(&w, &t);
+    uint64_t count = prunerSpaceCount(space);
+    PrunerDraftCandidate *all = calloc(count, sizeof *all);
+    size_t got = prunerDraftTopN(d, space, count, all);
+    assert_int_equal(got, count);
+    assert_true(prunerConfigReductionThreads(&all[0].config) > 1);
+    size_t one = 0;
+    while (one < got && prunerConfigReductionThreads(&all[one].config) > 1)
+      ++one;
+    assert_true(one < got);
+    assert_true(all[0].predicted_us * 1.5 < all[one].predicted_us);
+    PrunerLaunchShape ls;
+    prunerConfigLaunchShape(&w, &all[0].config, &ls);
+    assert_true(ls.blocks >= t.sm_count);
+    free(all);
+    prunerDraftDestroy(d);
+    prunerSpaceDestroy(space);
+  }
+}
+
 /* f16 GEMMs of BERT-base (FFN up and down, batch 128 tokens; attention scores) and GPT-2
  * (QKV over 1024 tokens): a tensor-core config ranks first, on the H200 and the A100, and
  * beats the best FMA config by a wide margin (the tensor rate is 15x / 16x the FMA rate). */
@@ -451,40 +485,6 @@ static void test_tensor_cores_rank_first(void **state) {
       prunerDraftDestroy(d);
       prunerSpaceDestroy(space);
     }
-  }
-}
-
-/* The decode-time GEMV of GPT-2 (1x2304x768, f16 inputs, f32 accumulation): one thread
- * per output gives few, long-running threads; splitting K over a block's threads
- * (reduction_threads > 1) gives 144+ blocks of short loops, so on both the H200 and the
- * A100 the draft ranks a cross-thread config first and ahead of every one-thread one. */
-static void test_gemv_cross_thread(void **state) {
-  (void)state;
-  static const char *const targets[] = {"sm_90", "a100-40gb"};
-  for (int i = 0; i < 2; ++i) {
-    PrunerTargetDesc t;
-    assert_true(prunerTargetLookup(targets[i], &t).ok);
-    PrunerWorkload w;
-    prunerWorkloadMatmul(&w, 1, 2304, 768, PRUNER_DTYPE_F16, PRUNER_DTYPE_F32);
-    PrunerSpace space;
-    assert_true(prunerSpaceCreate(&w, &t, NULL, &space).ok);
-    PrunerDraft d = makeDraft(&w, &t);
-    uint64_t count = prunerSpaceCount(space);
-    PrunerDraftCandidate *all = calloc(count, sizeof *all);
-    size_t got = prunerDraftTopN(d, space, count, all);
-    assert_int_equal(got, count);
-    assert_true(prunerConfigReductionThreads(&all[0].config) > 1);
-    size_t one = 0;
-    while (one < got && prunerConfigReductionThreads(&all[one].config) > 1)
-      ++one;
-    assert_true(one < got);
-    assert_true(all[0].predicted_us * 1.5 < all[one].predicted_us);
-    PrunerLaunchShape ls;
-    prunerConfigLaunchShape(&w, &all[0].config, &ls);
-    assert_true(ls.blocks >= t.sm_count);
-    free(all);
-    prunerDraftDestroy(d);
-    prunerSpaceDestroy(space);
   }
 }
 
