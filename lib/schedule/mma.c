@@ -152,14 +152,7 @@ void prunerScheduleAppendMmaTile(PrunerText *t, const PrunerWorkload *w, const P
     prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
   }
   prunerTextAppend(t, "    transform.annotate %%tk \"%s\" : " ANY "\n", mma_tag);
-  prunerTextAppend(t, "    %%func = transform.structured.match ops{[\"func.func\"]} in %%root"
-                      " : (" ANY ") -> " ANY "\n"
-                      "    transform.apply_patterns to %%func {\n"
-                      "      transform.apply_patterns.canonicalization\n"
-                      "      transform.apply_patterns.linalg.tiling_canonicalization\n"
-                      "    } : " ANY "\n"
-                      "    transform.apply_cse to %%func : " ANY "\n"
-                      "    transform.yield\n  }\n");
+  prunerScheduleAppendTileCleanup(t);
 }
 
 void prunerScheduleAppendMmaPost(PrunerText *t, const char *mma_tag, bool gpu_mapping) {
