@@ -28,8 +28,12 @@ for n in "${ns[@]}"; do
   for ((i = 0; i <= runs; ++i)); do   # run 0: warm-up, not counted
     rm -rf "$work/b"
     t0=$(date +%s.%N)
-    mpirun -n "$n" --oversubscribe --bind-to none "$tune" "${args[@]}" \
-      --measure=bundle:"$work/b" > /dev/null 2> "$work/log"
+    if ! mpirun -n "$n" --oversubscribe --bind-to none "$tune" "${args[@]}" \
+      --measure=bundle:"$work/b" > /dev/null 2> "$work/log"; then
+      echo "mpi-bench: N=$n, run $i failed:"
+      tail -n 20 "$work/log"
+      exit 1
+    fi
     t1=$(date +%s.%N)
     cubins=$(ls "$work/b" | grep -c '\.cubin$' || true)
     [ "$i" -gt 0 ] && rates+=("$(python3 -c "print($cubins / ($t1 - $t0))")")

@@ -176,7 +176,7 @@ typedef struct PrunerBackend {
                     const PrunerConfig *configs, size_t n, size_t *skipped);
 } PrunerBackend;
 
-/* The table (lib/backend/backends.c). */
+/* The table (lib/backend/backends.c): static entries, never freed. */
 size_t prunerBackendCount(void);
 const PrunerBackend *prunerBackendGet(size_t i);
 

@@ -1,5 +1,6 @@
-/* pruner/clock.h: the project's one clock helper (lib/support). Durations, deadlines and
- * timing samples all read CLOCK_MONOTONIC, which never jumps with the wall clock. */
+/* pruner/clock.h: the project's clock helpers (lib/support). Durations, deadlines and
+ * timing samples all read CLOCK_MONOTONIC, which never jumps with the wall clock; only a
+ * record's timestamp reads the wall clock. */
 #ifndef PRUNER_CLOCK_H
 #define PRUNER_CLOCK_H
 
@@ -9,6 +10,9 @@ extern "C" {
 
 /* Seconds on the monotonic clock (an arbitrary origin: use differences). */
 double prunerNowSeconds(void);
+
+/* Seconds since the Unix epoch on the wall clock (CLOCK_REALTIME): timestamps only. */
+double prunerEpochSeconds(void);
 
 #ifdef __cplusplus
 }

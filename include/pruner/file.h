@@ -31,7 +31,8 @@ extern "C" {
  * so is running out of memory. */
 PrunerStatus prunerReadFile(const char *path, char **data, size_t *size);
 
-/* The same with a cap of `max_bytes` instead of PRUNER_READ_FILE_MAX. */
+/* The same with a cap of `max_bytes` instead of PRUNER_READ_FILE_MAX (*data malloc'ed,
+ * caller frees). */
 PrunerStatus prunerReadFileCapped(const char *path, size_t max_bytes, char **data, size_t *size);
 
 /* Writes the content of one output file into `f`; false to abandon the write (the caller

@@ -65,6 +65,8 @@ typedef struct PrunerBundleCandidate {
   PrunerOutputInit output_init;                /* prunerOutputInitDefault unless set */
 } PrunerBundleCandidate;
 
+/* The strings, workloads and candidates the getters below return live in the bundle
+ * until prunerBundleDestroy. */
 typedef struct PrunerBundleImpl *PrunerBundle;
 
 /* Starts a bundle in folder `dir` (created if absent; an existing manifest in it is

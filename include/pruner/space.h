@@ -160,6 +160,7 @@ const PrunerTargetDesc *prunerSpaceGetTarget(PrunerSpace space);
 PrunerSpaceOptions prunerSpaceGetOptions(PrunerSpace space);
 
 int prunerSpaceNumKnobs(PrunerSpace space);
+/* The knob lives in the space (valid until prunerSpaceDestroy). */
 const PrunerKnob *prunerSpaceGetKnob(PrunerSpace space, int i);
 
 /* Product of the knobs' candidate counts: the raw (unfiltered) size. */

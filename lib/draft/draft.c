@@ -24,6 +24,9 @@ enum { kSubPartitions = 4 };
  * 255 there and it schedules more loads early). */
 static const double kBaseRegisters = 20.0;
 static const double kScalarBaseRegisters = 24.0;
+/* All-parallel ops (elementwise) have no loop-carried state or K loop: ptxas used 14-18
+ * registers for their scalar configs. */
+static const double kScalarNoReductionRegisters = 16.0;
 static const double kLoadsInFlight = 0.15, kScalarLoadsInFlight = 0.05;
 static const double kLoadWindow = 128.0;
 static const double kOneWarpFactor = 1.2;
@@ -428,6 +431,13 @@ static Occupancy occupancy(const struct PrunerDraftImpl *d, int64_t threads, int
   return o;
 }
 
+int draftBlocksPerSm(const struct PrunerDraftImpl *d, int64_t threads, int regs, int64_t smem,
+                     PrunerDraftLimiter *limiter) {
+  Occupancy o = occupancy(d, threads, regs, smem);
+  *limiter = o.limiter;
+  return o.blocks_per_sm;
+}
+
 /* The warp's lanes over the block that prunerConfigLaunchShape describes (the mapping the
  * schedule emits, docs/config.md): lanes fill thread x (block_loop[0]) first, then y. */
 static void warpShape(const PrunerLaunchShape *ls, int64_t warp_size, WarpShape *ws) {
@@ -526,6 +536,13 @@ typedef struct DraftResources {
   int64_t smem_used;
 } DraftResources;
 
+static bool hasReductionLoop(const PrunerWorkload *w) {
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      return true;
+  return false;
+}
+
 /* Registers per thread before the block-size cap (docs/draft.md, "Registers"):
  * `frag_regs` is one reduction iteration's operand fragments, an unrolled reduction step
  * holds red_points_step of them. */
@@ -535,9 +552,11 @@ static double estimateRegisters(const struct PrunerDraftImpl *d, const PrunerCon
     return g->ithreads <= d->t.warp_size ? kCrossThreadOneWarpRegisters : kCrossThreadRegisters;
   double step_loads = dmin(frag_regs * g->red_points_step, kLoadWindow);
   bool vectorized = config->vector_width > 1 || config->promote_operands != 0;
-  double regs = vectorized ? kBaseRegisters + g->acc_elems * d->acc_regs_per_elem +
-                                 kLoadsInFlight * step_loads
-                           : kScalarBaseRegisters + kScalarLoadsInFlight * step_loads;
+  double regs =
+      vectorized
+          ? kBaseRegisters + g->acc_elems * d->acc_regs_per_elem + kLoadsInFlight * step_loads
+          : (hasReductionLoop(&d->w) ? kScalarBaseRegisters : kScalarNoReductionRegisters) +
+                kScalarLoadsInFlight * step_loads;
   if (g->ithreads <= d->t.warp_size)
     regs *= kOneWarpFactor;
   return regs;
@@ -1006,6 +1025,8 @@ bool draftScoreValid(PrunerDraft draft, const PrunerConfig *config,
 static bool gpuScore(const struct PrunerDraftImpl *d, const PrunerConfig *config,
                      const PrunerKernelResources *resources, PrunerDraftSymbols *out,
                      DraftWarpCache *cache) {
+  if (config->mma) /* tensor cores: their own term (mma.c) */
+    return draftMmaScore(d, config, resources, out);
   DraftGeometry g;
   draftGeometry(d, config, &g);
   DraftResources r;

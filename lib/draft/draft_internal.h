@@ -77,4 +77,13 @@ bool draftScoreCached(PrunerDraft draft, const PrunerConfig *config,
 bool draftScoreValid(PrunerDraft draft, const PrunerConfig *config,
                      const PrunerKernelResources *resources, PrunerDraftSymbols *out);
 
+/* Resident blocks per SM of a kernel (draft.c's occupancy rules) and what limits it. */
+int draftBlocksPerSm(const struct PrunerDraftImpl *d, int64_t threads, int regs, int64_t smem,
+                     PrunerDraftLimiter *limiter);
+
+/* The tensor-core term (mma.c) for configs with mma != 0, and its register estimate. */
+bool draftMmaScore(const struct PrunerDraftImpl *d, const PrunerConfig *c,
+                   const PrunerKernelResources *resources, PrunerDraftSymbols *out);
+int draftMmaRegisters(const PrunerWorkload *w, const PrunerConfig *c);
+
 #endif /* PRUNER_DRAFT_INTERNAL_H */

@@ -9,11 +9,11 @@
  * peer: sends are non-blocking and tested, receives follow a probe. */
 #include "pruner/farm.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdarg.h>
 
 #include "pruner/clock.h"
 
@@ -39,8 +39,7 @@ PrunerFarmOptions prunerFarmDefaultOptions(void) {
 
 /* Open MPI's mpirun and a PMI/PMIx launcher (srun) say so in the environment. */
 bool prunerFarmLaunched(void) {
-  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
-                                     "PMI_SIZE"};
+  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"};
   for (size_t i = 0; i < sizeof vars / sizeof *vars; ++i)
     if (getenv(vars[i]))
       return true;
@@ -111,6 +110,9 @@ int prunerFarmLostRanks(PrunerFarm farm) { return (void)farm, 0; }
 bool prunerFarmBuiltWithMpi(void) { return true; }
 
 enum { TAG_HELLO = 11, TAG_WORK, TAG_RESULT, TAG_HEARTBEAT, TAG_STOP };
+/* Not a tag on the wire: farmTryReceive's answer for a fragment of an unfinished message,
+ * which tells rank 0 the sender is alive. */
+enum { TAG_FRAGMENT = -1 };
 enum { JOB_MEASURE = 1, JOB_BUILD = 2 };
 
 #define FARM_MAGIC 0x70464d31u /* "pFM1" */
@@ -146,7 +148,7 @@ typedef struct FarmResultHeader {
   uint64_t notes_len;
   uint64_t blob_len;
 } /* then: n present flags (uint8), n PrunerRecord, baseline (if any), notes, blob */
-    FarmResultHeader;
+FarmResultHeader;
 
 typedef struct FarmAssembly {
   unsigned char *buf;
@@ -181,11 +183,13 @@ struct PrunerFarmImpl {
   bool interrupted;
   bool noted_alone;
   /* worker ranks */
-  volatile sig_atomic_t stop;       /* the backend's stop flag here                       */
+  volatile sig_atomic_t stop; /* the backend's stop flag here                       */
   const volatile sig_atomic_t *user_stop;
   volatile double last_rank0;
   volatile int rank0_lost;
   volatile int stop_seen;
+  double last_poll;     /* rank 0: when it last looked for messages                  */
+  double send_deadline; /* main thread: sends give up after this time (0: never)     */
 };
 
 static const int kHeartbeat = 1;
@@ -322,8 +326,8 @@ static void farmSinkNote(void *user, bool session, const char *message) {
 
 static PrunerStatus farmRunChunk(const PrunerBackend *backend, PrunerBackendState state,
                                  const FarmWorkHeader *work, const PrunerBackendBatch *batch,
-                                 const volatile sig_atomic_t *stop,
-                                 const PrunerBackendSink *outer, FarmChunkResult *out) {
+                                 const volatile sig_atomic_t *stop, const PrunerBackendSink *outer,
+                                 FarmChunkResult *out) {
   memset(out, 0, sizeof *out);
   out->n = batch->n;
   out->present = calloc(batch->n ? batch->n : 1, sizeof *out->present);
@@ -369,8 +373,8 @@ static bool farmUnpackWork(FarmReader *r, FarmWorkHeader *h, PrunerBackendBatch 
   batch->configs = farmTake(r, h->n * sizeof *batch->configs);
   batch->draft_us = farmTake(r, h->n * sizeof *batch->draft_us);
   batch->verifier_scores = farmTake(r, h->n * sizeof *batch->verifier_scores);
-  return batch->workload && (h->n == 0 || (batch->configs && batch->draft_us &&
-                                           batch->verifier_scores));
+  return batch->workload &&
+         (h->n == 0 || (batch->configs && batch->draft_us && batch->verifier_scores));
 }
 
 static bool farmPackResult(FarmBuf *b, uint64_t job, const FarmChunkResult *res) {
@@ -467,7 +471,7 @@ static bool farmSendFragment(PrunerFarm f, const void *data, size_t len, int des
       return false;
     if (done)
       return true;
-    if (give_up && *give_up) {
+    if ((give_up && *give_up) || (f->send_deadline > 0 && prunerNowSeconds() > f->send_deadline)) {
       pthread_mutex_lock(&f->mpi);
       MPI_Cancel(&req);
       MPI_Request_free(&req);
@@ -501,14 +505,13 @@ static bool farmSend(PrunerFarm f, const void *data, size_t len, int dest, int t
 /* A whole message waiting from `source` (MPI_ANY_SOURCE) with any tag, received into a
  * malloc'ed buffer; fragments of an unfinished one are kept per sender. False when no
  * whole message is there yet. Heartbeats are single ints, not fragmented. */
-static bool farmTryReceive(PrunerFarm f, int source, int *from, int *got_tag,
-                           unsigned char **data, int *len) {
+static bool farmTryReceive(PrunerFarm f, int source, int *from, int *got_tag, unsigned char **data,
+                           int *len) {
   for (;;) {
     MPI_Status status;
     int flag = 0;
     pthread_mutex_lock(&f->mpi);
-    if (MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status) != MPI_SUCCESS ||
-        !flag) {
+    if (MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status) != MPI_SUCCESS || !flag) {
       pthread_mutex_unlock(&f->mpi);
       return false;
     }
@@ -551,8 +554,13 @@ static bool farmTryReceive(PrunerFarm f, int source, int *from, int *got_tag,
       n = a->len - a->got;
     memcpy(a->buf + a->got, frag + at, n);
     a->got += n;
-    if (a->got < a->len)
-      continue;
+    if (a->got < a->len) {
+      *from = src;
+      *got_tag = TAG_FRAGMENT;
+      *data = NULL;
+      *len = 0;
+      return true;
+    }
     *from = src;
     *got_tag = a->tag;
     *data = a->buf;
@@ -695,9 +703,13 @@ void prunerFarmDestroy(PrunerFarm f, int exit_status) {
   if (f->rank == 0) {
     static const int word = 0;
     volatile int give_up = 0;
-    for (int r = 1; r < f->size; ++r)
-      if (!f->ranks[r].lost)
-        farmSend(f, &word, sizeof word, r, TAG_STOP, &give_up);
+    /* Lost ranks too (one that failed is alive), each given 2 s: a dead one never
+     * takes it. */
+    for (int r = 1; r < f->size; ++r) {
+      f->send_deadline = prunerNowSeconds() + (f->ranks[r].lost ? 2.0 : f->opts.rank_timeout_s);
+      farmSend(f, &word, sizeof word, r, TAG_STOP, &give_up);
+    }
+    f->send_deadline = 0;
   }
   f->quit = 1;
   if (f->heartbeat_running)
@@ -757,7 +769,7 @@ PrunerStatus prunerFarmServe(PrunerFarm f, const PrunerBackend *backend,
       usleep(2000);
       continue;
     }
-    if (tag == TAG_HEARTBEAT) {
+    if (tag == TAG_HEARTBEAT || tag == TAG_FRAGMENT) {
       f->last_rank0 = prunerNowSeconds();
       free(msg);
       continue;
@@ -863,12 +875,21 @@ static void farmMarkLost(FarmRun *run, int r, const char *why) {
 static bool farmPoll(FarmRun *run) {
   PrunerFarm f = run->f;
   bool any = false;
+  /* Silence counts only while rank 0 listens: after its own chunk or the verifier's
+   * training, a worker's heartbeats may still sit behind a large result. */
+  double now = prunerNowSeconds();
+  double gap = f->last_poll > 0 ? now - f->last_poll : 0;
+  if (gap > 0.5)
+    for (int r = 1; r < f->size; ++r)
+      f->ranks[r].last_seen = f->ranks[r].last_seen + gap < now ? f->ranks[r].last_seen + gap : now;
   int from, tag, len;
   unsigned char *msg;
   while (farmTryReceive(f, MPI_ANY_SOURCE, &from, &tag, &msg, &len)) {
     any = true;
     FarmRank *rk = &f->ranks[from];
-    rk->last_seen = prunerNowSeconds();
+    rk->last_seen = prunerNowSeconds(); /* a fragment too: the sender is alive */
+    if (tag == TAG_FRAGMENT)
+      continue;
     if (tag == TAG_HELLO && !rk->lost) {
       FarmHello h;
       FarmReader r = {msg, (size_t)len, 0};
@@ -897,6 +918,13 @@ static bool farmPoll(FarmRun *run) {
       } else if (!ok || res.n != c->n) {
         farmChunkResultFree(&res);
         farmMarkLost(run, from, "a malformed result message");
+      } else if (!res.status.ok) {
+        /* What ends a plain run (no device, no tools) ends this rank's part: its chunk goes
+         * elsewhere, and rank 0 meets the same failure itself only if no rank is left. */
+        char why[PRUNER_STATUS_MESSAGE_SIZE + 16];
+        snprintf(why, sizeof why, "it failed: %s", res.status.message);
+        farmChunkResultFree(&res);
+        farmMarkLost(run, from, why);
       } else {
         c->result = res;
         c->state = 2;
@@ -905,6 +933,7 @@ static bool farmPoll(FarmRun *run) {
     }
     free(msg);
   }
+  f->last_poll = prunerNowSeconds();
   return any;
 }
 
@@ -966,10 +995,14 @@ static bool farmSendChunk(FarmRun *run, FarmChunk *c, int r) {
   PrunerBackendBatch sub = farmSubBatch(run->batch, c->begin, c->n);
   FarmBuf b = {0};
   volatile int give_up = 0;
+  /* A frozen rank (SIGSTOP, a hung node) never takes the message: a send that has not
+   * completed within the rank timeout loses the rank. */
+  f->send_deadline = prunerNowSeconds() + f->opts.rank_timeout_s;
   bool ok = farmPackWork(&b, &h, &sub) && farmSend(f, b.p, b.len, r, TAG_WORK, &give_up);
+  f->send_deadline = 0;
   free(b.p);
   if (!ok) {
-    farmMarkLost(run, r, "a send failed");
+    farmMarkLost(run, r, "the work message was not taken within the rank timeout");
     return false;
   }
   c->state = 1;
@@ -1046,15 +1079,17 @@ static PrunerStatus farmRunBatch(FarmRun *run) {
   int ranks = helpers + (run->local_ok ? 1 : 0);
   if (helpers == 0) {
     if (!f->noted_alone)
-      farmRankNote(run->sink,
-                   "farm: no other rank can %s for this target: rank 0 does it alone",
+      farmRankNote(run->sink, "farm: no other rank can %s for this target: rank 0 does it alone",
                    run->kind == JOB_MEASURE ? "measure" : "compile");
     f->noted_alone = true;
     return run->kind == JOB_MEASURE ? run->backend->measure(run->local, b, run->sink)
                                     : run->backend->exportAdd(run->local, b, run->sink);
   }
-  /* Two chunks per rank: a rank that finishes early takes another. */
-  size_t per = (b->n + 2 * (size_t)ranks - 1) / (2 * (size_t)ranks);
+  /* Measuring: two chunks per rank, so that a rank that finishes early takes another.
+   * Building: one chunk per rank, since each chunk starts a compile pool whose children
+   * set up MLIR afresh (docs/distributed.md, "Speed"). */
+  size_t parts = (size_t)ranks * (run->kind == JOB_MEASURE ? 2 : 1);
+  size_t per = (b->n + parts - 1) / parts;
   if (per < 1)
     per = 1;
   run->n_chunks = (b->n + per - 1) / per;
@@ -1110,9 +1145,8 @@ static PrunerStatus farmRunBatch(FarmRun *run) {
   return st;
 }
 
-PrunerStatus prunerFarmMeasure(PrunerFarm f, const PrunerBackend *backend,
-                               PrunerBackendState local, const PrunerBackendBatch *batch,
-                               const PrunerBackendSink *sink) {
+PrunerStatus prunerFarmMeasure(PrunerFarm f, const PrunerBackend *backend, PrunerBackendState local,
+                               const PrunerBackendBatch *batch, const PrunerBackendSink *sink) {
   if (!f || f->size < 2 || f->rank != 0)
     return backend->measure(local, batch, sink);
   FarmRun run = {.f = f,
@@ -1157,9 +1191,8 @@ char *prunerFarmSummary(PrunerFarm f) {
     const FarmRank *rk = &f->ranks[r];
     char line[256];
     snprintf(line, sizeof line, "farm: rank %d (%s, %s): %ld candidate(s)%s\n", r,
-             rk->host[0] ? rk->host : "?",
-             rk->hello ? prunerFarmRoleName(rk->role) : "no hello", rk->candidates,
-             rk->lost ? ", lost" : "");
+             rk->host[0] ? rk->host : "?", rk->hello ? prunerFarmRoleName(rk->role) : "no hello",
+             rk->candidates, rk->lost ? ", lost" : "");
     farmPut(&b, line, strlen(line));
   }
   farmPut(&b, "", 1);

@@ -142,17 +142,16 @@ void prunerScheduleAppendMmaTile(PrunerText *t, const PrunerWorkload *w, const P
   prunerTextAppend(t, "    // Warps: a %lld x %lld tile each.\n", (long long)c->thread[m],
                    (long long)c->thread[nn]);
   appendForall(t, "%tw", "%fw", "%tb", n, wt, wd, "warp");
-  const char *inner = "%tw";
-  if (c->reduction[k] < w->bounds[k]) {
+  /* prunerConfigCheck holds: at least two K steps, so there is a loop to outline. */
+  {
     int64_t steps[PRUNER_MAX_LOOPS] = {0};
     steps[k] = c->reduction[k];
     prunerTextAppend(t, "    // K steps of %lld inside the warp.\n", (long long)c->reduction[k]);
     prunerTextAppend(t, "    %%tk, %%lk = transform.structured.tile_using_for %%tw tile_sizes ");
     prunerTextAppendI64List(t, steps, n);
     prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
-    inner = "%tk";
   }
-  prunerTextAppend(t, "    transform.annotate %s \"%s\" : " ANY "\n", inner, mma_tag);
+  prunerTextAppend(t, "    transform.annotate %%tk \"%s\" : " ANY "\n", mma_tag);
   prunerTextAppend(t, "    %%func = transform.structured.match ops{[\"func.func\"]} in %%root"
                       " : (" ANY ") -> " ANY "\n"
                       "    transform.apply_patterns to %%func {\n"
@@ -167,31 +166,43 @@ void prunerScheduleAppendMmaPost(PrunerText *t, const char *mma_tag, bool gpu_ma
   prunerTextAppend(t, "    %%mm = transform.structured.match attributes{%s} in %%root : (" ANY
                       ") -> " ANY "\n",
                    mma_tag);
-  /* The patterns work on the warp forall around the K loop only; the conversion pass
-   * needs an isolated op, the function. */
-  prunerTextAppend(t, "    %%wf = transform.get_parent_op %%mm {op_name = \"scf.forall\"} : (" ANY
-                      ") -> " ANY "\n"
-                      "    %%mf = transform.get_parent_op %%mm {op_name = \"func.func\"} : (" ANY
+  /* The K loop is outlined into a function of its own: convert-vector-to-gpu runs on
+   * isolated ops only, and on the whole function it would also claim every scalar f16 ->
+   * f32 extension it finds (the body of another op not yet vectorized, an FMA op's scalar
+   * loop) and fail on it. Inside that function C is an argument rather than a subview,
+   * so the accumulator's reads and writes can be hoisted out of the K loop (on subviews
+   * hoist_redundant_vector_transfers refuses). The call is inlined again by LLVM. */
+  prunerTextAppend(t, "    %%kl = transform.get_parent_op %%mm {op_name = \"scf.for\"} : (" ANY
                       ") -> " ANY "\n");
   /* create_named_contraction: a vector.contract with the f16 operands as they are (the
    * generic vectorization broadcasts both to 3-D, which convert-vector-to-gpu rejects). */
   prunerTextAppend(t, "    transform.structured.vectorize %%mm {create_named_contraction} : " ANY
                       "\n"
-                      "    transform.apply_patterns to %%wf {\n"
+                      "    %%kf, %%kcall = transform.loop.outline %%kl {func_name = \"pruner_mma_steps\"} : (" ANY
+                      ") -> (" ANY ", " ANY ")\n"
+                      "    // Private: LLVM drops it once inlined into the kernel.\n"
+                      "    %%private = transform.param.constant \"private\" -> !transform.any_param\n"
+                      "    transform.annotate %%kf \"sym_visibility\" = %%private : " ANY
+                      ", !transform.any_param\n"
+                      "    transform.apply_patterns to %%kf {\n"
                       "      transform.apply_patterns.vector.fold_arith_extension\n"
                       "      transform.apply_patterns.vector.cast_away_vector_leading_one_dim\n"
                       "      transform.apply_patterns.canonicalization\n"
                       "    } : " ANY "\n"
-                      "    // One contract per m16n8k16 mma.sync.\n"
-                      "    transform.apply_patterns to %%wf {\n"
+                      "    // One contract per m16n8k16 mma.sync, C read and written in 16x8 pieces.\n"
+                      "    transform.apply_patterns to %%kf {\n"
                       "      transform.apply_patterns.gpu.unroll_vectors_subgroup_mma [16, 8, 16]\n"
                       "    } : " ANY "\n"
-                      "    transform.apply_patterns to %%wf { transform.apply_patterns.canonicalization } : " ANY
+                      "    transform.apply_patterns to %%kf { transform.apply_patterns.canonicalization } : " ANY
                       "\n"
-                      "    transform.apply_cse to %%wf : " ANY "\n");
+                      "    transform.apply_cse to %%kf : " ANY "\n"
+                      "    // Each 16x8 piece of C becomes a loop-carried fragment (registers).\n"
+                      "    %%kh = transform.structured.hoist_redundant_vector_transfers %%kf : (" ANY ") -> " ANY "\n"
+                      "    transform.apply_patterns to %%kh { transform.apply_patterns.canonicalization } : " ANY
+                      "\n");
   if (gpu_mapping)
     prunerTextAppend(t, "    %%mma = transform.apply_registered_pass \"convert-vector-to-gpu\" with "
-                        "options = { \"use-nvgpu\" = true } to %%mf : (" ANY ") -> " ANY "\n");
+                        "options = { \"use-nvgpu\" = true } to %%kh : (" ANY ") -> " ANY "\n");
   else
-    prunerScheduleAppendVectorLowering(t, "%wf");
+    prunerScheduleAppendVectorLowering(t, "%kh");
 }

@@ -78,8 +78,9 @@ bool prunerMmaWorkloadOk(const PrunerWorkload *w, const PrunerTargetDesc *t,
   PrunerDType a = w->operands[0].dtype, b = w->operands[1].dtype, c = w->operands[2].dtype;
   if (a == PRUNER_DTYPE_BF16 || b == PRUNER_DTYPE_BF16)
     FAIL("mma on %s: bf16 inputs are not supported: MLIR 22's convert-vector-to-gpu "
-         "(use-nvgpu) fails on a bf16 vector.contract with \"failed to deduce operand PTX "
-         "types\" (docs/schedule.md, \"Tensor cores\"); use f16 inputs or an FMA config",
+         "(use-nvgpu) cannot convert a bf16 contract's operand loads, and a bf16 "
+         "nvgpu.mma.sync fails in convert-nvgpu-to-nvvm (\"failed to deduce operand PTX "
+         "types\"; docs/schedule.md, \"Tensor cores\"); use f16 inputs or an FMA config",
          w->op_name);
   if (a != PRUNER_DTYPE_F16 || b != PRUNER_DTYPE_F16 || c != PRUNER_DTYPE_F32)
     FAIL("mma on %s: inputs %s x %s -> %s; mma.sync m16n8k16 is scheduled for f16 x f16 -> f32",
@@ -139,6 +140,10 @@ bool prunerMmaConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
   if (ks % MMA_K)
     FAIL("mma on %s: K step %lld (reduction entry of loop k) must be a multiple of 16",
          w->op_name, (long long)ks);
+  if (ks >= w->bounds[L.k])
+    FAIL("mma on %s: K step %lld must be smaller than K = %lld: the schedule outlines the "
+         "K loop to convert it to mma.sync on its own (docs/schedule.md, \"Tensor cores\")",
+         w->op_name, (long long)ks, (long long)w->bounds[L.k]);
   if (wm * wn / WARP > MAX_ACC_PER_THREAD)
     FAIL("mma on %s: warp tile %lld x %lld keeps %lld f32 accumulators per thread; at most %d",
          w->op_name, (long long)wm, (long long)wn, (long long)(wm * wn / WARP),
@@ -154,6 +159,15 @@ bool prunerMmaConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
     FAIL("mma on %s: %lld warps per block (%lld threads); %s allows %d threads",
          w->op_name, (long long)mmaWarps(c, L), (long long)threads, t->name,
          t->max_threads_per_block);
+  /* ptxas fits a block into the register file: 1024 threads get 64 registers each, and
+   * 64 accumulators then spilled 0.6-2.2 KB per thread in the compile study
+   * (docs/compile.md). Accumulators + 24 (the draft's fitted estimate) must fit. */
+  int64_t budget = t->regs_per_block / threads;
+  if (wm * wn / WARP + 24 > budget)
+    FAIL("mma on %s: warp tile %lld x %lld keeps %lld accumulators per thread; with %lld "
+         "threads per block ptxas has %lld registers per thread and would spill",
+         w->op_name, (long long)wm, (long long)wn, (long long)(wm * wn / WARP),
+         (long long)threads, (long long)budget);
   /* Grid: M, N and batch blocks on at most three dimensions within CUDA's limits. */
   int g = 0;
   for (int l = w->num_loops - 1; l >= 0; --l) {

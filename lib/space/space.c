@@ -3,6 +3,7 @@
  * Decisions and formulas: docs/space.md. The rules are those of config.c; this file
  * evaluates them on precomputed per-candidate values so that a scan does no division. */
 #include "pruner/space.h"
+#include "space_mma.h"
 
 #include "pruner/backend/host_rules.h"
 #include "pruner/backend/iree_rules.h"
@@ -61,6 +62,10 @@ struct PrunerSpaceImpl {
    * space without it (one thread per output) and the fast rules skip only within it. */
   bool xr;
   uint64_t base_raw;
+  /* Tensor-core configs (config_mma.c), listed after the FMA space: raw index fma_raw + i
+   * and dense index fma_count + i are mma[i]. All valid by construction. */
+  PrunerConfig *mma;
+  uint64_t num_mma, fma_raw, fma_count;
 };
 
 /* The last knob of the one-thread-per-output space. */
@@ -240,6 +245,7 @@ static PrunerStatus createHostSpace(const PrunerWorkload *w, const PrunerTargetD
                                (unsigned long long)MAX_RAW_SIZE);
     }
   }
+  s->fma_raw = s->raw_size; /* no tensor-core list on host targets */
   *out = s;
   return prunerStatusOk();
 }
@@ -295,18 +301,27 @@ PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *
   addVectorKnob(s);
   addReductionThreadsKnob(s);
   precomputeOperands(s);
+  long num_mma = prunerMmaCandidates(w, t, &s->opts, &s->mma);
+  if (num_mma < 0) {
+    free(s);
+    return prunerStatusError("space of %s: out of memory", w->key);
+  }
+  s->num_mma = (uint64_t)num_mma;
   s->raw_size = 1;
   for (int k = 0; k < s->num_knobs; ++k) {
     if (k == lastBaseKnob(s) + 1)
       s->base_raw = s->raw_size;
     s->raw_size *= (uint64_t)s->knobs[k].num_values;
     if (s->raw_size > MAX_RAW_SIZE) {
+      free(s->mma);
       free(s);
       return prunerStatusError("space of %s has more than %llu raw configs; lower "
                                "max_workgroup_tile or max_thread_tile",
                                w->key, (unsigned long long)MAX_RAW_SIZE);
     }
   }
+  s->fma_raw = s->raw_size;
+  s->raw_size += s->num_mma;
   *out = s;
   return prunerStatusOk();
 }
@@ -314,6 +329,7 @@ PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *
 void prunerSpaceDestroy(PrunerSpace space) {
   if (!space)
     return;
+  free(space->mma);
   free(space->prefix);
   free(space);
 }
@@ -434,14 +450,37 @@ static bool configToDigits(const PrunerSpaceImpl *s, const PrunerConfig *c, int 
   return prunerConfigEqual(&check, c);
 }
 
+/* Raw index of an mma config; false if it is not one of the space's. */
+static bool mmaRaw(const PrunerSpaceImpl *s, const PrunerConfig *c, uint64_t *raw) {
+  for (uint64_t i = 0; i < s->num_mma; ++i)
+    if (prunerConfigEqual(&s->mma[i], c)) {
+      *raw = s->fma_raw + i;
+      return true;
+    }
+  return false;
+}
+
 void prunerSpaceDecodeRaw(PrunerSpace space, uint64_t raw, PrunerConfig *out) {
   int digits[MAX_KNOBS];
-  decodeDigits(space, raw % space->raw_size, digits);
+  raw %= space->raw_size;
+  if (raw >= space->fma_raw && !space->host) {
+    *out = space->mma[raw - space->fma_raw];
+    return;
+  }
+  decodeDigits(space, raw, digits);
   digitsToConfig(space, digits, out);
 }
 
 bool prunerSpaceEncodeRaw(PrunerSpace space, const PrunerConfig *config, uint64_t *raw) {
   int digits[MAX_KNOBS];
+  if (config->mma) {
+    uint64_t r;
+    if (!mmaRaw(space, config, &r))
+      return false;
+    if (raw)
+      *raw = r;
+    return true;
+  }
   if (!configToDigits(space, config, digits))
     return false;
   if (raw)
@@ -665,10 +704,16 @@ static bool cursorNext(const PrunerSpaceImpl *s, Cursor *c) {
 static bool nextValidRaw(const PrunerSpaceImpl *s, uint64_t start, uint64_t *found) {
   if (start >= s->raw_size)
     return false;
+  if (start >= s->fma_raw) { /* the mma list: every entry valid */
+    *found = start > s->fma_raw ? start : s->fma_raw;
+    return *found < s->raw_size;
+  }
   Cursor c;
   cursorStart(s, &c, start);
-  if (!cursorSeek(s, &c))
-    return false;
+  if (!cursorSeek(s, &c)) {
+    *found = s->fma_raw;
+    return s->num_mma > 0;
+  }
   *found = encodeDigits(s, c.digits);
   return true;
 }
@@ -676,11 +721,16 @@ static bool nextValidRaw(const PrunerSpaceImpl *s, uint64_t start, uint64_t *fou
 bool prunerSpaceNext(PrunerSpace space, uint64_t *raw, PrunerConfig *config) {
   if (*raw >= space->raw_size)
     return false;
+  if (*raw >= space->fma_raw) { /* the mma list */
+    *config = space->mma[*raw - space->fma_raw];
+    ++*raw;
+    return true;
+  }
   Cursor c;
   cursorStart(space, &c, *raw);
   if (!cursorSeek(space, &c)) {
-    *raw = space->raw_size;
-    return false;
+    *raw = space->fma_raw;
+    return prunerSpaceNext(space, raw, config);
   }
   *raw = encodeDigits(space, c.digits) + 1;
   digitsToConfig(space, c.digits, config);
@@ -702,7 +752,7 @@ bool prunerSpaceContains(PrunerSpace space, const PrunerConfig *config) {
 static PrunerStatus buildIndex(PrunerSpaceImpl *s) {
   if (s->indexed)
     return prunerStatusOk();
-  size_t chunks = (size_t)((s->raw_size + PRUNER_SPACE_CHUNK - 1) / PRUNER_SPACE_CHUNK);
+  size_t chunks = (size_t)((s->fma_raw + PRUNER_SPACE_CHUNK - 1) / PRUNER_SPACE_CHUNK);
   uint64_t *prefix = calloc(chunks ? chunks : 1, sizeof(uint64_t));
   if (!prefix)
     return prunerStatusError("space of %s: out of memory for the index of %zu chunks", s->w.key,
@@ -720,7 +770,8 @@ static PrunerStatus buildIndex(PrunerSpaceImpl *s) {
   }
   s->prefix = prefix;
   s->num_chunks = chunks;
-  s->count = total;
+  s->fma_count = total;
+  s->count = total + s->num_mma;
   s->indexed = true;
   return prunerStatusOk();
 }
@@ -740,6 +791,10 @@ PrunerStatus prunerSpaceGetConfig(PrunerSpace space, uint64_t index, PrunerConfi
                              "configs",
                              (unsigned long long)index, space->w.key,
                              (unsigned long long)space->count);
+  if (index >= space->fma_count) {
+    *out = space->mma[index - space->fma_count];
+    return prunerStatusOk();
+  }
   /* Last chunk whose prefix is <= index. */
   size_t lo = 0, hi = space->num_chunks - 1;
   while (lo < hi) {
@@ -776,6 +831,10 @@ PrunerStatus prunerSpaceGetIndex(PrunerSpace space, const PrunerConfig *config, 
     if (st.ok) /* cannot happen: the fast rules and config.c agree (tested) */
       st = prunerStatusError("config is a candidate of %s but not valid", space->w.key);
     return st;
+  }
+  if (raw >= space->fma_raw) {
+    *index = space->fma_count + (raw - space->fma_raw);
+    return prunerStatusOk();
   }
   uint64_t chunk = raw / PRUNER_SPACE_CHUNK, n = 0;
   Cursor cur;

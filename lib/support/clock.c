@@ -1,4 +1,4 @@
-/* lib/support/clock.c: the monotonic clock (pruner/clock.h). */
+/* lib/support/clock.c: the monotonic clock and the wall clock (pruner/clock.h). */
 #include "pruner/clock.h"
 
 #include <time.h>
@@ -6,5 +6,11 @@
 double prunerNowSeconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double prunerEpochSeconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

@@ -14,7 +14,10 @@ header which includes compile.h is caught as well. The rules:
      measure.h, and names no target kind and no backend feature macro;
   5. only lib/backend, lib/farm, lib/tune, lib/apply, the plugin (passes), tools and tests include
      backend headers, except the rules headers (host, IREE), which lib/target, lib/space and
-     lib/draft use for their targets.
+     lib/draft use for their targets;
+  6. public headers (include/) neither include nor name a library the parts use inside
+     (cJSON, XGBoost, CUDA, MPI): those stay implementation details; MLIR's C API is the one
+     outside API a public header may speak.
 """
 import os
 import re
@@ -49,6 +52,13 @@ TUNE_WORDS = re.compile(r"\b(PRUNER_TARGET_HOST|PRUNER_TARGET_GPU|PRUNER_TARGET_
                         r"PRUNER_HAVE_HOST|prunerIree[A-Z]\w*|"
                         r"dlopen|prunerHost[A-Z]\w*|prunerCompile[A-Z]\w*|"
                         r"prunerBundle[A-Z]\w*)\b")
+
+TUNE_LITERALS = re.compile(r'"(cublas|openblas|iree-default)"', re.I)
+
+# Libraries used inside the parts that a public header must not expose.
+PRIVATE_SYSTEM = ("cjson/", "cJSON.h", "xgboost/", "cuda", "cublas", "cblas", "mpi.h")
+PRIVATE_WORDS = re.compile(r"\b(cJSON\w*|BoosterHandle|DMatrixHandle|CU\w+_st|cudaError_t|"
+                           r"cublasHandle_t|MPI_Comm|MPI_Status|MPI_Request)\b")
 
 RULES_HEADERS = ("include/pruner/backend/host_rules.h", "include/pruner/backend/iree_rules.h")
 HOST_RULES_USERS = ("lib/target/", "lib/space/", "lib/draft/")
@@ -143,10 +153,21 @@ def check(root):
                     errors.append(f"{rel}: lib/tune includes {name} (only pruner/backend.h)")
             with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
                 for n, line in enumerate(strip_comments(f.read()).splitlines(), 1):
-                    m = TUNE_WORDS.search(line)
+                    m = TUNE_WORDS.search(line) or TUNE_LITERALS.search(line)
                     if m:
                         errors.append(f"{rel}:{n}: lib/tune names {m.group(1)}: backend "
                                       "specifics belong in lib/backend/<name>")
+        if rel.startswith("include/"):
+            for kind, name in tree.includes(rel):
+                if kind == "system" and name.startswith(PRIVATE_SYSTEM):
+                    errors.append(f"{rel}: a public header includes <{name}>, a library "
+                                  "the parts use inside")
+            with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+                for n, line in enumerate(strip_comments(f.read()).splitlines(), 1):
+                    m = PRIVATE_WORDS.search(line)
+                    if m:
+                        errors.append(f"{rel}:{n}: a public header names {m.group(1)}, a type "
+                                      "of a library the parts use inside")
         for name in direct:
             if not name.startswith("include/pruner/backend"):
                 continue
@@ -195,6 +216,10 @@ def self_test():
         ("lib/tune/engine.c", "int host = PRUNER_TARGET_HOST;\n", "lib/tune names"),
         ("lib/tune/engine.c", 'void *h = dlopen("libcuda.so.1", 0);\n', "lib/tune names"),
         ("lib/measure/run.c", '#include "pruner/backend/host_rules.h"\n', "backend headers"),
+        ("lib/tune/engine.c", 'const char *name = "cublas";\n', "lib/tune names"),
+        ("include/pruner/draft.h", "#include <cjson/cJSON.h>\n", "a public header includes"),
+        ("include/pruner/draft.h", "struct cJSON;\nstruct cJSON *f(void);\n",
+         "a public header names"),
     ]
     for rel, text, want in bad:
         files = dict(base)

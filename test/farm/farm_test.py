@@ -111,8 +111,9 @@ def scenario_same(tune, mpiexec, inp, w):
         print(f"N={n}: same host records, same bundle")
 
 
-def rank_pid(rank):
-    """The pid of MPI rank `rank` (not one of its forked children)."""
+def rank_pid(rank, mark):
+    """The pid of MPI rank `rank` (not one of its forked children) of the run whose
+    command line holds `mark` (its records path: other runs may be going on)."""
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
@@ -124,6 +125,9 @@ def rank_pid(rank):
                 ppid = f.read().rsplit(")", 1)[1].split()[1]
             with open(f"/proc/{ppid}/comm") as f:
                 if f.read().strip() == "pruner-tune":
+                    continue
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if mark.encode() not in f.read():
                     continue
             with open(f"/proc/{pid}/environ", "rb") as f:
                 env = f.read().split(b"\0")
@@ -150,7 +154,7 @@ def start_and_kill(cmd, env, log, records, rank, after_lines):
             if p.poll() is not None or time.time() > deadline:
                 fail(f"the run ended before {after_lines} records; see {log}")
             time.sleep(0.05)
-        pid = rank_pid(rank)
+        pid = rank_pid(rank, records)
         if pid is None:
             p.kill()
             fail(f"rank {rank} not found")

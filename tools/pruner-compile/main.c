@@ -32,6 +32,7 @@
 #include "pruner/flags.h"
 #include "pruner/ir.h"
 #include "pruner/ir_context.h"
+#include "pruner/random.h"
 #include "pruner/space.h"
 #ifdef PRUNER_HAVE_MEASURE
 #include "pruner/measure.h"
@@ -45,8 +46,46 @@ typedef struct Args {
   long random, jobs, op_index, memory_mb, min_reduction_threads;
   uint64_t seed;
   double timeout;
-  int quiet, study_registers;
+  int quiet, study_registers, mma;
 } Args;
+
+/* --mma draws: the tensor-core configs are a small tail of the space, too rare for the
+ * sampler's bounded redraws, so they are listed (index order) and shuffled. Returns how
+ * many of them land in configs / indices (at most n). */
+static size_t sampleMma(PrunerSpace space, size_t n, uint64_t *rng, PrunerConfig *configs,
+                        uint64_t *indices) {
+  size_t cap = 256, count = 0;
+  PrunerConfig *all = malloc(cap * sizeof *all);
+  uint64_t *idx = malloc(cap * sizeof *idx);
+  uint64_t raw = 0, index = 0;
+  PrunerConfig c;
+  while (all && idx && prunerSpaceNext(space, &raw, &c)) {
+    if (c.mma) {
+      if (count == cap) {
+        cap *= 2;
+        PrunerConfig *a2 = realloc(all, cap * sizeof *all);
+        uint64_t *i2 = a2 ? realloc(idx, cap * sizeof *idx) : NULL;
+        if (a2)
+          all = a2;
+        if (!i2)
+          break;
+        idx = i2;
+      }
+      all[count] = c;
+      idx[count++] = index;
+    }
+    ++index;
+  }
+  size_t take = count < n ? count : n;
+  for (size_t i = 0; i < take; ++i) { /* partial Fisher-Yates */
+    size_t j = i + (size_t)(prunerRandomNext(rng) % (count - i));
+    configs[i] = all[j], indices[i] = idx[j];
+    all[j] = all[i], idx[j] = idx[i];
+  }
+  free(all);
+  free(idx);
+  return take;
+}
 
 /* --min-reduction-threads: keep configs whose reduction_threads is at least *user. */
 static bool enoughReductionThreads(const PrunerConfig *c, void *user) {
@@ -58,7 +97,7 @@ static void usage(FILE *f) {
              "[--op-index=I])\n"
              "         [--dtype=f32] [--config='{...}' | --random=N [--seed=S]] [--target=sm_90]\n"
              "         [--jobs=N] [--timeout=SECONDS] [--memory-mb=MB] [--format=cubin|ptx]\n"
-             "         [--min-reduction-threads=R] [--study-registers] [--out=DIR] [--quiet]\n"
+             "         [--min-reduction-threads=R | --mma] [--study-registers] [--out=DIR] [--quiet]\n"
              "kinds: matmul (MxNxK), batch_matmul (BxMxNxK),\n"
              "       conv_2d_nhwc_hwcf (NxIHxIWxCxKHxKWxF[xSTRIDE[xDILATION]]),\n"
              "       conv_2d_nchw_fchw (NxCxIHxIWxFxKHxKW[xSTRIDE[xDILATION]]),\n"
@@ -121,6 +160,8 @@ static int parseArgs(int argc, char **argv, Args *a) {
       a->quiet = 1;
     else if (strcmp(s, "--study-registers") == 0)
       a->study_registers = 1;
+    else if (strcmp(s, "--mma") == 0)
+      a->mma = 1;
     else if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
       usage(stdout);
       exit(0);
@@ -139,8 +180,12 @@ static int parseArgs(int argc, char **argv, Args *a) {
     usage(stderr);
     return 2;
   }
-  if (a->min_reduction_threads && !a->random) {
-    fprintf(stderr, "pruner-compile: --min-reduction-threads filters --random draws\n");
+  if ((a->min_reduction_threads || a->mma) && !a->random) {
+    fprintf(stderr, "pruner-compile: --min-reduction-threads and --mma filter --random draws\n");
+    return 2;
+  }
+  if (a->min_reduction_threads && a->mma) {
+    fprintf(stderr, "pruner-compile: --min-reduction-threads and --mma exclude each other\n");
     return 2;
   }
   if (a->config && a->random) {
@@ -482,8 +527,12 @@ int main(int argc, char **argv) {
     printf("workload %s on %s: %llu valid configs\n", w.key, t.name,
            (unsigned long long)prunerSpaceCount(space));
     uint64_t rng = a.seed;
-    n = prunerSpaceSample(space, n, &rng, a.min_reduction_threads ? enoughReductionThreads : NULL,
-                          &a.min_reduction_threads, configs, indices);
+    if (a.mma)
+      n = sampleMma(space, n, &rng, configs, indices);
+    else
+      n = prunerSpaceSample(space, n, &rng,
+                            a.min_reduction_threads ? enoughReductionThreads : NULL,
+                            &a.min_reduction_threads, configs, indices);
   } else {
     printf("workload %s on %s\n", w.key, t.name);
   }

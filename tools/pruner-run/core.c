@@ -7,8 +7,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "pruner/clock.h"
 #include "runner.h"
 
 typedef struct WorkloadSummary {
@@ -35,12 +35,6 @@ typedef struct Runner {
   bool prepared_baseline;
   int errors;              /* infrastructure failures (exit code 1)      */
 } Runner;
-
-static double wallSeconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void logf_(Runner *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void logf_(Runner *r, const char *fmt, ...) {
@@ -95,7 +89,7 @@ static void baseRecord(Runner *r, const PrunerWorkload *w, PrunerRecord *rec) {
   snprintf(rec->driver_version, sizeof(rec->driver_version), "%s", r->device.driver_version);
   snprintf(rec->toolchain_version, sizeof(rec->toolchain_version), "%s",
            r->device.runtime_version);
-  rec->timestamp = wallSeconds();
+  rec->timestamp = prunerEpochSeconds();
 }
 
 static void fillTiming(PrunerRecord *rec, const RunReply *rep) {

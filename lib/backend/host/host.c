@@ -480,7 +480,8 @@ static void childMeasure(HostChild *ch, const HostRequest *req, PrunerHostResult
   const PrunerConfig *c = req->kind == HOST_REQ_CANDIDATE ? &req->config : NULL;
   HostKernel k;
   double t0 = prunerNowSeconds();
-  PrunerStatus st = hostJit(ch->ctx, w, c, &req->target, hostOptLevel(&req->opts, c), &k);
+  /* prunerHostMeasure checked the config before sending it (one check per path). */
+  PrunerStatus st = hostJit(ch->ctx, w, c, &req->target, true, hostOptLevel(&req->opts, c), &k);
   rep->compile_seconds = prunerNowSeconds() - t0;
   if (!st.ok) {
     r->status = PRUNER_RECORD_COMPILE_ERROR;
@@ -597,7 +598,9 @@ static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostReme
     resetOutputs(ch, w);
     if (i < n) {
       const PrunerConfig *c = &req->configs[i];
-      PrunerStatus st = hostJit(ch->ctx, w, c, &req->target, hostOptLevel(&req->opts, c), &k[i]);
+      /* Checked here, once: prunerHostRemeasure sends records' configs unchecked. */
+      PrunerStatus st =
+          hostJit(ch->ctx, w, c, &req->target, false, hostOptLevel(&req->opts, c), &k[i]);
       if (!st.ok) {
         e->status = PRUNER_RECORD_COMPILE_ERROR;
         snprintf(e->error, sizeof e->error, "%.199s", st.message);
@@ -902,7 +905,7 @@ PrunerStatus prunerHostLowerText(const PrunerWorkload *w, const PrunerConfig *co
   HostStage s = stage <= 0 ? HOST_STAGE_BUFFERIZED
                 : stage == 1 ? HOST_STAGE_SCHEDULED
                              : HOST_STAGE_LLVM;
-  PrunerStatus st = hostLowerModule(ctx, w, config, t, s, &m, NULL);
+  PrunerStatus st = hostLowerModule(ctx, w, config, t, false, s, &m, NULL);
   if (st.ok) {
     PrunerText b = {0};
     mlirOperationPrint(mlirModuleGetOperation(m), appendText, &b);

@@ -37,13 +37,16 @@ PrunerStatus hostScheduleBuildChecked(const PrunerWorkload *w, const PrunerConfi
 MlirContext hostContextCreate(void);
 
 /* Builds the payload and runs it up to `stop`; the module is the caller's. A failure
- * names the phase, the workload and the config, with MLIR's first error. */
+ * names the phase, the workload and the config, with MLIR's first error. `checked`: the
+ * caller ran prunerHostConfigCheck on `c` for `t` already (the parent of the measuring
+ * child does, to record an invalid config without starting it), so it is not checked
+ * again (one check per path); otherwise it is checked here. */
 PrunerStatus hostLowerModule(MlirContext ctx, const PrunerWorkload *w, const PrunerConfig *c,
-                             const PrunerTargetDesc *t, HostStage stop, MlirModule *out,
-                             int *num_results);
+                             const PrunerTargetDesc *t, bool checked, HostStage stop,
+                             MlirModule *out, int *num_results);
 
 PrunerStatus hostJit(MlirContext ctx, const PrunerWorkload *w, const PrunerConfig *c,
-                     const PrunerTargetDesc *t, int opt_level, HostKernel *out);
+                     const PrunerTargetDesc *t, bool checked, int opt_level, HostKernel *out);
 bool hostKernelInvoke(HostKernel *k, void **descriptors, int n);
 void hostKernelDestroy(HostKernel *k);
 

@@ -92,8 +92,8 @@ static bool restrictTargetFeatures(MlirContext ctx, MlirModule m, const PrunerTa
 }
 
 PrunerStatus hostLowerModule(MlirContext ctx, const PrunerWorkload *w, const PrunerConfig *c,
-                             const PrunerTargetDesc *t, HostStage stop, MlirModule *out,
-                             int *num_results) {
+                             const PrunerTargetDesc *t, bool checked, HostStage stop,
+                             MlirModule *out, int *num_results) {
   *out = (MlirModule){NULL};
   Diag diag = {{0}};
   MlirDiagnosticHandlerID id = mlirContextAttachDiagnosticHandler(ctx, onDiagnostic, &diag, NULL);
@@ -111,7 +111,9 @@ PrunerStatus hostLowerModule(MlirContext ctx, const PrunerWorkload *w, const Pru
       mlirOperationSetDiscardableAttributeByName(
           f, mlirStringRefCreateFromCString("llvm.emit_c_interface"), mlirUnitAttrGet(ctx));
       /* The same bufferization and schedule as pruner-cpu-pipeline (pruner/host_ir.h). */
-      st = prunerHostPrepareModule(m, w, c, t, stop >= HOST_STAGE_SCHEDULED);
+      bool schedule = stop >= HOST_STAGE_SCHEDULED;
+      st = checked && schedule ? prunerHostScheduleModuleChecked(m, w, c, t)
+                               : prunerHostPrepareModule(m, w, c, t, schedule);
     }
     if (st.ok && num_results) {
       f = prunerIrLookupSymbol(m, "kernel");
@@ -145,11 +147,11 @@ PrunerStatus hostLowerModule(MlirContext ctx, const PrunerWorkload *w, const Pru
 
 /* hostJit, optionally keeping the object code for mlirExecutionEngineDumpToObjectFile. */
 static PrunerStatus jitModule(MlirContext ctx, const PrunerWorkload *w, const PrunerConfig *c,
-                              const PrunerTargetDesc *t, int opt_level, bool keep_object,
-                              HostKernel *out) {
+                              const PrunerTargetDesc *t, bool checked, int opt_level,
+                              bool keep_object, HostKernel *out) {
   memset(out, 0, sizeof *out);
   MlirModule m;
-  PrunerStatus st = hostLowerModule(ctx, w, c, t, HOST_STAGE_LLVM, &m, &out->num_results);
+  PrunerStatus st = hostLowerModule(ctx, w, c, t, checked, HOST_STAGE_LLVM, &m, &out->num_results);
   if (!st.ok)
     return st;
   MlirStringRef libs[2] = {mlirStringRefCreateFromCString(PRUNER_HOST_LIBOMP),
@@ -171,15 +173,15 @@ static PrunerStatus jitModule(MlirContext ctx, const PrunerWorkload *w, const Pr
 }
 
 PrunerStatus hostJit(MlirContext ctx, const PrunerWorkload *w, const PrunerConfig *c,
-                     const PrunerTargetDesc *t, int opt_level, HostKernel *out) {
-  return jitModule(ctx, w, c, t, opt_level, false, out);
+                     const PrunerTargetDesc *t, bool checked, int opt_level, HostKernel *out) {
+  return jitModule(ctx, w, c, t, checked, opt_level, false, out);
 }
 
 PrunerStatus prunerHostWriteObject(const PrunerWorkload *w, const PrunerConfig *config,
                                    const PrunerTargetDesc *t, int opt_level, const char *path) {
   MlirContext ctx = hostContextCreate();
   HostKernel k;
-  PrunerStatus st = jitModule(ctx, w, config, t, opt_level, true, &k);
+  PrunerStatus st = jitModule(ctx, w, config, t, false, opt_level, true, &k);
   if (st.ok) {
     /* The lookup above compiled the module; its object is in the engine's cache. */
     remove(path);

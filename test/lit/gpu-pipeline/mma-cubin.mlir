@@ -27,7 +27,7 @@ func.func @mm(%A: tensor<128x768xf16>, %B: tensor<768x256xf16>, %C: tensor<128x2
 func.func @bmm(%A: tensor<12x128x64xf16>, %B: tensor<12x64x128xf16>, %C: tensor<12x128x128xf32>) -> tensor<12x128x128xf32> {
   %z = arith.constant 0.0 : f32
   %f = linalg.fill ins(%z : f32) outs(%C : tensor<12x128x128xf32>) -> tensor<12x128x128xf32>
-  %0 = linalg.batch_matmul {pruner.config = {workgroup = [1, 32, 64, 0], reduction = [0, 0, 0, 64], thread = [1, 16, 64, 0], promote_operands = [], vector_width = 1, mma = 1}}
+  %0 = linalg.batch_matmul {pruner.config = {workgroup = [1, 32, 64, 0], reduction = [0, 0, 0, 32], thread = [1, 16, 64, 0], promote_operands = [], vector_width = 1, mma = 1}}
       ins(%A, %B : tensor<12x128x64xf16>, tensor<12x64x128xf16>) outs(%f : tensor<12x128x128xf32>) -> tensor<12x128x128xf32>
   return %0 : tensor<12x128x128xf32>
 }

@@ -204,8 +204,42 @@ static void bruteLoop(Brute *b, int l) {
   }
 }
 
-/* Count == brute force; the raw size is the cartesian product; every index round-trips
- * and every enumerated config passes prunerConfigCheck. */
+/* Tensor-core configs (mma = 1) over every power-of-two block tile (M from 16, N from 8,
+ * up to 256), warp tile (up to 64) and K step (16 to 64): the space lists exactly the
+ * valid ones (prunerConfigIsValid), after its FMA configs. Returns how many. */
+static uint64_t bruteMma(Brute *b) {
+  const PrunerWorkload *w = b->w;
+  if (w->kind != PRUNER_OP_MATMUL && w->kind != PRUNER_OP_BATCH_MATMUL)
+    return 0;
+  int o = w->kind == PRUNER_OP_BATCH_MATMUL; /* loops (b,) m, n, k */
+  int m = o, n = o + 1, k = o + 2;
+  uint64_t valid = 0;
+  for (int64_t bm = 16; bm <= 256; bm *= 2)
+    for (int64_t bn = 8; bn <= 256; bn *= 2)
+      for (int64_t wm = 16; wm <= 64; wm *= 2)
+        for (int64_t wn = 8; wn <= 64; wn *= 2)
+          for (int64_t ks = 16; ks <= 64; ks *= 2) {
+            PrunerConfig c;
+            memset(&c, 0, sizeof c);
+            c.mma = 1;
+            c.vector_width = 1;
+            if (o)
+              c.workgroup[0] = c.thread[0] = 1;
+            c.workgroup[m] = bm;
+            c.workgroup[n] = bn;
+            c.thread[m] = wm;
+            c.thread[n] = wn;
+            c.reduction[k] = ks;
+            bool ok = prunerConfigIsValid(w, b->t, &c);
+            assert_int_equal(ok, prunerConfigCheck(w, b->t, &c).ok);
+            assert_int_equal(ok, prunerSpaceContains(b->space, &c));
+            valid += ok;
+          }
+  return valid;
+}
+
+/* Count == brute force; the raw size is the cartesian product (plus the mma list); every
+ * index round-trips and every enumerated config passes prunerConfigCheck. */
 static uint64_t checkAgainstBruteForce(const PrunerWorkload *w, int round_trip_all) {
   PrunerTargetDesc t = h200();
   Brute *b = calloc(1, sizeof(*b));
@@ -215,6 +249,9 @@ static uint64_t checkAgainstBruteForce(const PrunerWorkload *w, int round_trip_a
   assert_true(st.ok);
   bruteCandidates(b);
   bruteLoop(b, 0);
+  uint64_t mma = bruteMma(b);
+  b->total += mma;
+  b->valid += mma;
   uint64_t count = prunerSpaceCount(b->space);
   printf("  %-60s raw %8llu valid %7llu (compile-cost rule dropped %llu)\n", w->key,
          (unsigned long long)b->total, (unsigned long long)count,
@@ -228,7 +265,7 @@ static uint64_t checkAgainstBruteForce(const PrunerWorkload *w, int round_trip_a
   while (prunerSpaceNext(b->space, &raw, &c)) {
     st = prunerConfigCheck(w, &t, &c);
     if (!st.ok) fail_msg("enumerated config invalid: %s", st.message);
-    if (round_trip_all || n % 97 == 0) {
+    if (round_trip_all || n % 97 == 0 || c.mma) {
       assert_true(prunerSpaceGetConfig(b->space, n, &d).ok);
       assert_true(prunerConfigEqual(&c, &d));
       uint64_t index = ~0ULL;
@@ -260,6 +297,60 @@ static void bruteMatmul(void **state) {
   assert_true(checkAgainstBruteForce(&w, 0) > 0); /* the rule bites here */
   prunerWorkloadMatmul(&w, 256, 256, 64, PRUNER_DTYPE_F16, PRUNER_DTYPE_F32);
   checkAgainstBruteForce(&w, 0);
+}
+
+/* The tensor-core list: present for f16 -> f32 matmuls on sm_80 and later, absent for
+ * f32 and bf16 inputs; the rules' messages name what is wrong. */
+static void mmaSpace(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 128, 3072, 768, PRUNER_DTYPE_F16, PRUNER_DTYPE_F32);
+  PrunerSpace s;
+  assert_true(prunerSpaceCreate(&w, &t, NULL, &s).ok);
+  uint64_t raw = 0, mma = 0;
+  PrunerConfig c;
+  while (prunerSpaceNext(s, &raw, &c))
+    mma += c.mma != 0;
+  assert_true(mma > 100);
+  /* The last config is a tensor-core one, and its index round-trips. */
+  uint64_t index = 0;
+  assert_true(prunerSpaceGetConfig(s, prunerSpaceCount(s) - 1, &c).ok);
+  assert_int_equal(c.mma, 1);
+  assert_true(prunerSpaceGetIndex(s, &c, &index).ok);
+  assert_int_equal(index, prunerSpaceCount(s) - 1);
+  PrunerConfig bad = c;
+  bad.thread[1] = 12; /* not a multiple of 8 */
+  bad.workgroup[1] = 24;
+  PrunerStatus st = prunerConfigCheck(&w, &t, &bad);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "multiples of 16 x 8"));
+  prunerSpaceDestroy(s);
+
+  PrunerWorkload bf;
+  prunerWorkloadMatmul(&bf, 128, 256, 64, PRUNER_DTYPE_BF16, PRUNER_DTYPE_F32);
+  assert_true(prunerSpaceCreate(&bf, &t, NULL, &s).ok);
+  raw = 0;
+  while (prunerSpaceNext(s, &raw, &c))
+    assert_int_equal(c.mma, 0);
+  prunerSpaceDestroy(s);
+  c.workgroup[0] = 64;
+  c.workgroup[1] = 64;
+  c.thread[0] = 32;
+  c.thread[1] = 32;
+  c.reduction[2] = 16;
+  c.mma = 1;
+  c.promote_operands = 0;
+  c.vector_width = 1;
+  st = prunerConfigCheck(&bf, &t, &c);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "bf16"));
+  /* Turing has no m16n8k16 f16 mma. */
+  PrunerTargetDesc t4;
+  assert_true(prunerTargetLookup("t4", &t4).ok);
+  st = prunerConfigCheck(&w, &t4, &c);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "compute capability 8.0"));
 }
 
 static void bruteBatchMatmul(void **state) {
@@ -1007,6 +1098,7 @@ static void workloadSizeChecks(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bruteMatmul),
+      cmocka_unit_test(mmaSpace),
       cmocka_unit_test(bruteBatchMatmul),
       cmocka_unit_test(bruteConvNhwc),
       cmocka_unit_test(bruteConvNchw),

@@ -1,0 +1,195 @@
+/* lib/draft/mma.c: the draft's tensor-core term (configs with mma = 1, docs/draft.md
+ * "Tensor cores"). The kernel it describes (lib/schedule/mma.c): per block the threads
+ * zero C, then each warp runs the K loop with its (wm/16) x (wn/8) accumulator fragments
+ * in registers, loading A and B fragments straight from global memory (L1/L2) each K step
+ * and issuing (wm/16)(wn/8)(ks/16) mma.sync m16n8k16 per step; C is read once and
+ * written once.
+ *
+ * Time = launch + max(tensor, L2, DRAM) + a residual of the smaller ones, where
+ *  tensor: the target's dense f16 tensor rate (lib/target, peak_tensor_gflops) per SM,
+ *          scaled by 2/3 on sm_90 (mma.sync reaches about 2/3 of Hopper's tensor peak; only
+ *          wgmma reaches it: Shah et al., "FlashAttention-3", 2024, section 3), by how well
+ *          resident warps cover the 4 sub-partitions and the mma latency, and by the issue
+ *          slots the fragment loads take; per wave as in the FMA term;
+ *  L2:     each block reads its A and B tiles once per K step (warps of a block share rows
+ *          through L1), plus C in and out;
+ *  DRAM:   operands once when the inputs fit L2, else A re-read per block column and B per
+ *          block row.
+ * The register estimate is 4 per 16x8 accumulator fragment + 24 (fitted to ptxas). */
+#include <math.h>
+#include <string.h>
+
+#include "draft_internal.h"
+
+/* mma.sync m16n8k16: 2 x 16 x 8 x 16 flops. */
+#define MMA_FLOPS 4096.0
+/* Dependent-issue latency of an mma.sync m16n8k16 (cycles): an assumed value of the order
+ * public microbenchmarks of Ampere and Hopper report (a few tens of cycles); not measured
+ * here, to be fitted on the GPU session's records. */
+#define MMA_LATENCY_CYCLES 32.0
+#define SUB_PARTITIONS 4.0
+/* Registers besides the accumulators: fragments, addresses, loop state (fitted, see
+ * draftMmaRegisters). */
+#define BASE_REGISTERS 24
+#define LAUNCH_US 3.0 /* as the FMA term (draft.c, kLaunchUs) */
+#define OVERLAP_RESIDUAL 0.1
+#define DRAM_EFFICIENCY 0.9
+
+static double dmin(double a, double b) { return a < b ? a : b; }
+static double dmax(double a, double b) { return a > b ? a : b; }
+
+int draftMmaRegisters(const PrunerWorkload *w, const PrunerConfig *c) {
+  int64_t wm = 0, wn = 0;
+  for (int l = 0; l < w->num_loops; ++l) {
+    if (w->loop_roles[l] == PRUNER_ROLE_M)
+      wm = c->thread[l];
+    else if (w->loop_roles[l] == PRUNER_ROLE_N)
+      wn = c->thread[l];
+  }
+  /* Per thread: 4 f32 per 16x8 accumulator fragment, plus addresses and loop state. The
+   * fragments of A and B add nothing measurable: fitted on the compile study's 220 sm_90
+   * configs (docs/compile.md), this form has a mean error of 10% (median 3%) against
+   * ptxas; counting one K step's A and B fragments too gave 76%. */
+  int64_t acc = 4 * (wm / 16) * (wn / 8);
+  return (int)(acc + BASE_REGISTERS);
+}
+
+bool draftMmaScore(const struct PrunerDraftImpl *d, const PrunerConfig *c,
+                   const PrunerKernelResources *resources, PrunerDraftSymbols *out) {
+  const PrunerWorkload *w = &d->w;
+  const PrunerTargetDesc *t = &d->t;
+  int64_t bm = 1, bn = 1, wm = 1, wn = 1, ks = 1, K = 1, M = 1, N = 1;
+  for (int l = 0; l < w->num_loops; ++l) {
+    if (w->loop_roles[l] == PRUNER_ROLE_M) {
+      bm = c->workgroup[l];
+      wm = c->thread[l];
+      M = w->bounds[l];
+    } else if (w->loop_roles[l] == PRUNER_ROLE_N) {
+      bn = c->workgroup[l];
+      wn = c->thread[l];
+      N = w->bounds[l];
+    } else if (w->loop_roles[l] == PRUNER_ROLE_K) {
+      ks = c->reduction[l];
+      K = w->bounds[l];
+    }
+  }
+  PrunerLaunchShape ls;
+  prunerConfigLaunchShape(w, c, &ls);
+  double blocks = (double)ls.blocks;
+  int64_t warps = ls.threads_per_block / t->warp_size;
+
+  int regs = draftMmaRegisters(w, c), spill = 0;
+  if (resources) {
+    regs = resources->registers;
+    spill = resources->spill_store_bytes + resources->spill_load_bytes;
+  } else {
+    /* ptxas fits the block into the per-block register file (as the FMA term). */
+    int64_t groups = (warps + 3) / 4 * 4;
+    int64_t cap = t->regs_per_block / (groups * t->warp_size);
+    cap = cap * t->warp_size / t->reg_alloc_unit * t->reg_alloc_unit / t->warp_size;
+    if (cap > d->reg_cap_per_thread)
+      cap = d->reg_cap_per_thread;
+    if (regs > cap) {
+      spill = (regs - (int)cap) * 4;
+      regs = (int)cap;
+    }
+  }
+  PrunerDraftLimiter limiter;
+  int bps = draftBlocksPerSm(d, ls.threads_per_block, regs, 0, &limiter);
+  if (bps < 1)
+    return false;
+  double slots = (double)t->sm_count * bps;
+  double waves = ceil(blocks / slots), waves_frac = blocks / slots;
+
+  /* Tensor pipe: per SM and cycle. */
+  double rate_sm = t->peak_tensor_gflops * 1e9 / t->sm_count / d->clock_hz; /* flops/cycle */
+  if (t->compute_capability >= 90)
+    rate_sm *= 2.0 / 3.0;
+  double interval = MMA_FLOPS / (rate_sm / SUB_PARTITIONS); /* cycles per mma, sub-partition */
+  double tiles = (double)(wm / 16) * (double)(wn / 8);
+  double mma_step = tiles * (double)(ks / 16);
+  /* Issue slots per warp and K step: the mma ops, the fragment loads (A: 4 per 16x16
+   * piece, vector<2xf16> each; B read transposed: 4 scalar loads per 16x8 piece), loop and
+   * address overhead. */
+  double loads_step = (double)(ks / 16) * (4.0 * (double)(wm / 16) + 4.0 * (double)(wn / 8));
+  double instr_step = mma_step + loads_step + 12.0;
+  double issue_eff = dmin(1.0, mma_step * interval / dmax(mma_step * interval, instr_step));
+  double spill_pen = 1.0 + 4.0 * ((spill / 4.0) / dmax(1.0, regs + spill / 4.0));
+
+  double block_flops = 2.0 * (double)bm * (double)bn * (double)K;
+  double t_block[2] = {0.0, 0.0};
+  int kblocks[2] = {bps, 0};
+  double full = floor(blocks / slots);
+  double rem = blocks - full * slots;
+  kblocks[1] = (int)ceil(rem / t->sm_count);
+  for (int j = 0; j < 2; ++j) {
+    int k = kblocks[j];
+    if (!k)
+      continue;
+    double rw = (double)k * warps;
+    double fill = dmin(1.0, rw / SUB_PARTITIONS);
+    /* Independent mma per sub-partition in flight vs the latency / issue interval. */
+    double per_sub = rw / dmin(rw, SUB_PARTITIONS);
+    double hide = dmin(1.0, per_sub * tiles * interval / MMA_LATENCY_CYCLES);
+    double eff = fill * hide * issue_eff;
+    t_block[j] = k * block_flops / (rate_sm * d->clock_hz * eff);
+  }
+  double compute_s = (full * t_block[0] + t_block[1]) * spill_pen;
+
+  /* L2 -> SM: A and B tiles per block and K step, C read once and written once (and
+   * zeroed by the fill before). */
+  double batch = blocks / ((double)(M / bm) * (double)(N / bn));
+  double ab_bytes = blocks * (double)(bm + bn) * (double)K * 2.0;
+  double c_bytes = batch * (double)M * (double)N * 4.0;
+  double l2 = ab_bytes + 3.0 * c_bytes;
+  double busy = dmin((double)t->sm_count, blocks) / t->sm_count;
+  double l2_s = l2 / (d->l2_bytes_per_s * busy);
+  double a_bytes = d->ops[0].total_bytes, b_bytes = d->ops[1].total_bytes;
+  double dram = d->input_bytes <= (double)t->l2_bytes
+                    ? d->input_bytes + c_bytes
+                    : a_bytes * (double)(N / bn) + b_bytes * (double)(M / bm) + c_bytes;
+  dram = dmin(dram, l2);
+  double dram_s = dram / (t->dram_gbps * 1e9 * DRAM_EFFICIENCY * dmax(1e-3, busy));
+  double mem_s = dmax(l2_s, dram_s);
+  double body_s = dmax(compute_s, mem_s) + OVERLAP_RESIDUAL * dmin(compute_s, mem_s);
+
+  if (!out)
+    return true;
+  memset(out, 0, sizeof *out);
+  out->compute_us = compute_s * 1e6;
+  out->memory_us = dram_s * 1e6;
+  out->l2_us = l2_s * 1e6;
+  out->launch_us = LAUNCH_US;
+  out->predicted_us = LAUNCH_US + body_s * 1e6;
+  out->bound = LAUNCH_US > body_s * 1e6 ? PRUNER_DRAFT_BOUND_LAUNCH
+               : mem_s >= compute_s     ? PRUNER_DRAFT_BOUND_MEMORY
+                                        : PRUNER_DRAFT_BOUND_COMPUTE;
+  out->flops = d->flops;
+  out->executed_flops = d->flops;
+  out->global_load_bytes = ab_bytes + c_bytes;
+  out->dram_bytes = dram;
+  out->global_store_bytes = c_bytes;
+  out->reuse = (2.0 * tiles * 16.0 * 8.0 * 16.0 / t->warp_size) /
+               dmax(1.0, (double)((wm + wn) * 16 * 2) / t->warp_size);
+  out->arithmetic_intensity = dram > 0 ? d->flops / dram : 0.0;
+  out->blocks = ls.blocks;
+  out->threads_per_block = ls.threads_per_block;
+  out->warps_per_block = warps;
+  out->registers = regs;
+  out->registers_from_ptxas = resources != NULL;
+  out->spill_bytes = spill;
+  out->blocks_per_sm = bps;
+  out->limiter = limiter;
+  out->occupancy = (double)bps * warps / (t->max_threads_per_sm / t->warp_size);
+  out->waves = waves;
+  out->waves_fractional = waves_frac;
+  out->sm_utilization = waves_frac / waves;
+  out->warp_fill = 1.0;
+  out->register_penalty = spill_pen;
+  out->coalescing = 1.0;
+  out->vector_efficiency = 1.0;
+  out->bank_conflict = 1.0;
+  out->l2_reuse = dram > 0 ? l2 / dram : 1.0;
+  out->latency_hiding = 1.0;
+  return true;
+}
