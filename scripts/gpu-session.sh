@@ -20,6 +20,8 @@
 #                    config with probability CHECK_EPSILON (pruner-tune's ε-greedy), seed 1
 #   check-bmm        test/gpu/Inputs/batch-matmul.mlir (12x128x64 . 12x64x128), likewise
 #   check-conv       test/gpu/Inputs/conv.mlir (ResNet-50 3x3, NHWC 1x58x58x64 * 3x3x64x64)
+#   check-tc         test/gpu/Inputs/tc-gemm.mlir (GPT-2 QKV, f16 1024x768 * 768x2304 -> f32):
+#                    tensor-core (mma) configs from the draft, FMA ones from the ε picks
 #   check-gemv       test/gpu/Inputs/gemv.mlir (GPT-2 decode QKV GEMV 1x768 . 768x2304,
 #                    f16 in, f32 accumulation; cuBLAS baseline: GemmEx, f16 in, f32 compute)
 #   check-rowred     test/gpu/Inputs/row-reduction.mlir (row sum 128x4096 f32; no cuBLAS)
@@ -31,7 +33,7 @@
 #
 # Environment: BUILD (default build-gpuprep), JOBS (compile workers, default 2),
 # CHECK_PER_OP (100), CHECK_EPSILON (0.2), DATASET_SIZE (3000), DATASET_EPSILON (0.3333),
-# FORCE=1 (recompile bundles that exist), BUNDLES (default: all seven), WORK (unpacked
+# FORCE=1 (recompile bundles that exist), BUNDLES (default: all eight), WORK (unpacked
 # bundles and logs, default out/gpu-bundles; not carried).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -43,7 +45,7 @@ work=${WORK:-out/gpu-bundles}
 jobs=${JOBS:-2}
 carry_limit=$((64 * 1024 * 1024)) # the run tool's limit on carried paths, all together
 target=h200
-all_bundles=${BUNDLES:-check-matmul check-bmm check-conv check-gemv check-rowred dataset-matmul dataset-conv}
+all_bundles=${BUNDLES:-check-matmul check-bmm check-conv check-tc check-gemv check-rowred dataset-matmul dataset-conv}
 
 die() { echo "gpu-session: $*" >&2; exit 1; }
 
@@ -120,6 +122,7 @@ prepare() {
       check-matmul) compile_bundle "$b" $in/matmul.mlir "$per_op" "$per_op" "$ce" 1 ;;
       check-bmm) compile_bundle "$b" $in/batch-matmul.mlir "$per_op" "$per_op" "$ce" 1 ;;
       check-conv) compile_bundle "$b" $in/conv.mlir "$per_op" "$per_op" "$ce" 1 ;;
+      check-tc) compile_bundle "$b" $in/tc-gemm.mlir "$per_op" "$per_op" "$ce" 1 ;;
       check-gemv) compile_bundle "$b" $in/gemv.mlir "$per_op" "$per_op" "$ce" 1 ;;
       check-rowred) compile_bundle "$b" $in/row-reduction.mlir "$per_op" "$per_op" "$ce" 1 ;;
       dataset-matmul) compile_bundle "$b" $in/matmul.mlir "$size" "$size" "$de" 2 ;;

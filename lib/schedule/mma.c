@@ -30,8 +30,8 @@ static int64_t divisorAtMost(int64_t n, int64_t limit) {
   return 1;
 }
 
-static void appendMatchOp(PrunerText *t, const char *result, const char *op_name,
-                          const char *attr, const char *suffix) {
+static void appendMatchOp(PrunerText *t, const char *result, const char *op_name, const char *attr,
+                          const char *suffix) {
   if (attr)
     prunerTextAppend(t, "    %s = transform.structured.match attributes{%s%s} in %%root", result,
                      attr, suffix);
@@ -43,15 +43,14 @@ static void appendMatchOp(PrunerText *t, const char *result, const char *op_name
 
 /* `tile_sizes [..] (mapping = [..])`; entries with tile 0 are not tiled. `kind` is
  * "block" (dims x, y, z by dim[]), "warp" or "thread" (linear dims by dim[]). */
-static void appendForall(PrunerText *t, const char *tiled, const char *forall,
-                         const char *target, int n, const int64_t *tile, const int *dim,
-                         const char *kind) {
+static void appendForall(PrunerText *t, const char *tiled, const char *forall, const char *target,
+                         int n, const int64_t *tile, const int *dim, const char *kind) {
   int last = -1, count = 0;
   for (int l = 0; l < n; ++l)
     if (tile[l] > 0)
       last = l;
-  prunerTextAppend(t, "    %s, %s = transform.structured.tile_using_forall %s tile_sizes [",
-                   tiled, forall, target);
+  prunerTextAppend(t, "    %s, %s = transform.structured.tile_using_forall %s tile_sizes [", tiled,
+                   forall, target);
   for (int l = 0; l <= last; ++l)
     prunerTextAppend(t, "%s%lld", l ? ", " : "", (long long)tile[l]);
   prunerTextAppend(t, "] (mapping = [");
@@ -126,8 +125,9 @@ void prunerScheduleAppendMmaTile(PrunerText *t, const PrunerWorkload *w, const P
     }
     prunerTextAppend(t, "    %%fill1, %%fb1 = transform.structured.fuse_into_containing_op %%fill "
                         "into %%fb : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
-    prunerTextAppend(t, "    // The fill: the block's threads zero C together (%lld x %lld of them).\n",
-                     (long long)tm, (long long)tn);
+    prunerTextAppend(
+        t, "    // The fill: the block's threads zero C together (%lld x %lld of them).\n",
+        (long long)tm, (long long)tn);
     appendForall(t, "%tf", "%ff", "%fill1", r, ft, fd, "thread");
   }
   /* Warps: N on linear dim 0, M on linear dim 1. */
@@ -152,20 +152,13 @@ void prunerScheduleAppendMmaTile(PrunerText *t, const PrunerWorkload *w, const P
     prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
   }
   prunerTextAppend(t, "    transform.annotate %%tk \"%s\" : " ANY "\n", mma_tag);
-  prunerTextAppend(t, "    %%func = transform.structured.match ops{[\"func.func\"]} in %%root"
-                      " : (" ANY ") -> " ANY "\n"
-                      "    transform.apply_patterns to %%func {\n"
-                      "      transform.apply_patterns.canonicalization\n"
-                      "      transform.apply_patterns.linalg.tiling_canonicalization\n"
-                      "    } : " ANY "\n"
-                      "    transform.apply_cse to %%func : " ANY "\n"
-                      "    transform.yield\n  }\n");
+  prunerScheduleAppendTileCleanup(t);
 }
 
 void prunerScheduleAppendMmaPost(PrunerText *t, const char *mma_tag, bool gpu_mapping) {
-  prunerTextAppend(t, "    %%mm = transform.structured.match attributes{%s} in %%root : (" ANY
-                      ") -> " ANY "\n",
-                   mma_tag);
+  prunerTextAppend(
+      t, "    %%mm = transform.structured.match attributes{%s} in %%root : (" ANY ") -> " ANY "\n",
+      mma_tag);
   /* The K loop is outlined into a function of its own: convert-vector-to-gpu runs on
    * isolated ops only, and on the whole function it would also claim every scalar f16 ->
    * f32 extension it finds (the body of another op not yet vectorized, an FMA op's scalar
@@ -176,33 +169,35 @@ void prunerScheduleAppendMmaPost(PrunerText *t, const char *mma_tag, bool gpu_ma
                       ") -> " ANY "\n");
   /* create_named_contraction: a vector.contract with the f16 operands as they are (the
    * generic vectorization broadcasts both to 3-D, which convert-vector-to-gpu rejects). */
-  prunerTextAppend(t, "    transform.structured.vectorize %%mm {create_named_contraction} : " ANY
-                      "\n"
-                      "    %%kf, %%kcall = transform.loop.outline %%kl {func_name = \"pruner_mma_steps\"} : (" ANY
-                      ") -> (" ANY ", " ANY ")\n"
-                      "    // Private: LLVM drops it once inlined into the kernel.\n"
-                      "    %%private = transform.param.constant \"private\" -> !transform.any_param\n"
-                      "    transform.annotate %%kf \"sym_visibility\" = %%private : " ANY
-                      ", !transform.any_param\n"
-                      "    transform.apply_patterns to %%kf {\n"
-                      "      transform.apply_patterns.vector.fold_arith_extension\n"
-                      "      transform.apply_patterns.vector.cast_away_vector_leading_one_dim\n"
-                      "      transform.apply_patterns.canonicalization\n"
-                      "    } : " ANY "\n"
-                      "    // One contract per m16n8k16 mma.sync, C read and written in 16x8 pieces.\n"
-                      "    transform.apply_patterns to %%kf {\n"
-                      "      transform.apply_patterns.gpu.unroll_vectors_subgroup_mma [16, 8, 16]\n"
-                      "    } : " ANY "\n"
-                      "    transform.apply_patterns to %%kf { transform.apply_patterns.canonicalization } : " ANY
-                      "\n"
-                      "    transform.apply_cse to %%kf : " ANY "\n"
-                      "    // Each 16x8 piece of C becomes a loop-carried fragment (registers).\n"
-                      "    %%kh = transform.structured.hoist_redundant_vector_transfers %%kf : (" ANY ") -> " ANY "\n"
-                      "    transform.apply_patterns to %%kh { transform.apply_patterns.canonicalization } : " ANY
-                      "\n");
+  prunerTextAppend(
+      t,
+      "    transform.structured.vectorize %%mm {create_named_contraction} : " ANY "\n"
+      "    %%kf, %%kcall = transform.loop.outline %%kl {func_name = \"pruner_mma_steps\"} : (" ANY
+      ") -> (" ANY ", " ANY ")\n"
+      "    // Private: LLVM drops it once inlined into the kernel.\n"
+      "    %%private = transform.param.constant \"private\" -> !transform.any_param\n"
+      "    transform.annotate %%kf \"sym_visibility\" = %%private : " ANY ", !transform.any_param\n"
+      "    transform.apply_patterns to %%kf {\n"
+      "      transform.apply_patterns.vector.fold_arith_extension\n"
+      "      transform.apply_patterns.vector.cast_away_vector_leading_one_dim\n"
+      "      transform.apply_patterns.canonicalization\n"
+      "    } : " ANY "\n"
+      "    // One contract per m16n8k16 mma.sync, C read and written in 16x8 pieces.\n"
+      "    transform.apply_patterns to %%kf {\n"
+      "      transform.apply_patterns.gpu.unroll_vectors_subgroup_mma [16, 8, 16]\n"
+      "    } : " ANY "\n"
+      "    transform.apply_patterns to %%kf { transform.apply_patterns.canonicalization } : " ANY
+      "\n"
+      "    transform.apply_cse to %%kf : " ANY "\n"
+      "    // Each 16x8 piece of C becomes a loop-carried fragment (registers).\n"
+      "    %%kh = transform.structured.hoist_redundant_vector_transfers %%kf : (" ANY ") -> " ANY
+      "\n"
+      "    transform.apply_patterns to %%kh { transform.apply_patterns.canonicalization } : " ANY
+      "\n");
   if (gpu_mapping)
-    prunerTextAppend(t, "    %%mma = transform.apply_registered_pass \"convert-vector-to-gpu\" with "
-                        "options = { \"use-nvgpu\" = true } to %%kh : (" ANY ") -> " ANY "\n");
+    prunerTextAppend(t,
+                     "    %%mma = transform.apply_registered_pass \"convert-vector-to-gpu\" with "
+                     "options = { \"use-nvgpu\" = true } to %%kh : (" ANY ") -> " ANY "\n");
   else
     prunerScheduleAppendVectorLowering(t, "%kh");
 }

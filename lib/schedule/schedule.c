@@ -581,6 +581,12 @@ static void appendTileSequenceCrossThread(PrunerText *t, const PrunerWorkload *w
   if (p->fill)
     prunerTextAppend(t, "    %%of3, %%cf3 = transform.structured.fuse_into_containing_op %%ofill "
                         "into %%cf : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
+  prunerScheduleAppendTileCleanup(t);
+}
+
+/* The end of a @pruner_tile body: canonicalize the tiled function, cse, and close the
+ * sequence (shared by the tiled and the tensor-core schedules). */
+void prunerScheduleAppendTileCleanup(PrunerText *t) {
   prunerTextAppend(t, "    %%func = transform.structured.match ops{[\"func.func\"]} in %%root"
                       " : (" ANY ") -> " ANY "\n"
                       "    transform.apply_patterns to %%func {\n"

@@ -17,6 +17,10 @@ bool prunerScheduleHasFill(const PrunerWorkload *w);
 /* The staged lowering of the vectors of func handle `f` to 1-D (schedule.c). */
 void prunerScheduleAppendVectorLowering(PrunerText *t, const char *f);
 
+/* The end of a @pruner_tile body: canonicalize and cse the function, transform.yield and
+ * the closing brace (schedule.c). */
+void prunerScheduleAppendTileCleanup(PrunerText *t);
+
 /* Tensor-core schedule (mma.c): the body of @pruner_tile for an mma config (through its
  * transform.yield and closing brace), and the per-op steps after bufferization that go
  * into @pruner_promote (no yield). */

@@ -45,11 +45,20 @@ static MmaLoops mmaLoops(const PrunerWorkload *w) {
   MmaLoops r = {-1, -1, -1, -1};
   for (int l = 0; l < w->num_loops; ++l) {
     switch (w->loop_roles[l]) {
-    case PRUNER_ROLE_BATCH: r.b = l; break;
-    case PRUNER_ROLE_M: r.m = l; break;
-    case PRUNER_ROLE_N: r.n = l; break;
-    case PRUNER_ROLE_K: r.k = l; break;
-    default: break;
+    case PRUNER_ROLE_BATCH:
+      r.b = l;
+      break;
+    case PRUNER_ROLE_M:
+      r.m = l;
+      break;
+    case PRUNER_ROLE_N:
+      r.n = l;
+      break;
+    case PRUNER_ROLE_K:
+      r.k = l;
+      break;
+    default:
+      break;
     }
   }
   return r;
@@ -63,8 +72,7 @@ static bool dimIsLoop(const PrunerOperand *o, int d, int l, int num_loops) {
   return true;
 }
 
-bool prunerMmaWorkloadOk(const PrunerWorkload *w, const PrunerTargetDesc *t,
-                         PrunerStatus *status) {
+bool prunerMmaWorkloadOk(const PrunerWorkload *w, const PrunerTargetDesc *t, PrunerStatus *status) {
   if (t->kind != PRUNER_TARGET_GPU || t->compute_capability < 80)
     FAIL("mma = %d (mma.sync m16n8k16 with f16 inputs) needs an NVIDIA GPU of compute "
          "capability 8.0 or later; target %s is %d",
@@ -138,16 +146,15 @@ bool prunerMmaConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
          "multiples of 16 x 8, the m16n8k16 shape",
          w->op_name, (long long)wm, (long long)wn);
   if (ks % MMA_K)
-    FAIL("mma on %s: K step %lld (reduction entry of loop k) must be a multiple of 16",
-         w->op_name, (long long)ks);
+    FAIL("mma on %s: K step %lld (reduction entry of loop k) must be a multiple of 16", w->op_name,
+         (long long)ks);
   if (ks >= w->bounds[L.k])
     FAIL("mma on %s: K step %lld must be smaller than K = %lld: the schedule outlines the "
          "K loop to convert it to mma.sync on its own (docs/schedule.md, \"Tensor cores\")",
          w->op_name, (long long)ks, (long long)w->bounds[L.k]);
   if (wm * wn / WARP > MAX_ACC_PER_THREAD)
     FAIL("mma on %s: warp tile %lld x %lld keeps %lld f32 accumulators per thread; at most %d",
-         w->op_name, (long long)wm, (long long)wn, (long long)(wm * wn / WARP),
-         MAX_ACC_PER_THREAD);
+         w->op_name, (long long)wm, (long long)wn, (long long)(wm * wn / WARP), MAX_ACC_PER_THREAD);
   int64_t per_step = (wm / MMA_M) * (wn / MMA_N) * (ks / MMA_K);
   if (per_step > MAX_MMA_PER_STEP)
     FAIL("mma on %s: warp tile %lld x %lld and K step %lld unroll %lld mma.sync per step; at "
@@ -156,9 +163,8 @@ bool prunerMmaConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
          MAX_MMA_PER_STEP);
   int64_t threads = WARP * mmaWarps(c, L);
   if (threads > t->max_threads_per_block)
-    FAIL("mma on %s: %lld warps per block (%lld threads); %s allows %d threads",
-         w->op_name, (long long)mmaWarps(c, L), (long long)threads, t->name,
-         t->max_threads_per_block);
+    FAIL("mma on %s: %lld warps per block (%lld threads); %s allows %d threads", w->op_name,
+         (long long)mmaWarps(c, L), (long long)threads, t->name, t->max_threads_per_block);
   /* ptxas fits a block into the register file: 1024 threads get 64 registers each, and
    * 64 accumulators then spilled 0.6-2.2 KB per thread in the compile study
    * (docs/compile.md). Accumulators + 24 (the draft's fitted estimate) must fit. */
@@ -166,8 +172,8 @@ bool prunerMmaConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
   if (wm * wn / WARP + 24 > budget)
     FAIL("mma on %s: warp tile %lld x %lld keeps %lld accumulators per thread; with %lld "
          "threads per block ptxas has %lld registers per thread and would spill",
-         w->op_name, (long long)wm, (long long)wn, (long long)(wm * wn / WARP),
-         (long long)threads, (long long)budget);
+         w->op_name, (long long)wm, (long long)wn, (long long)(wm * wn / WARP), (long long)threads,
+         (long long)budget);
   /* Grid: M, N and batch blocks on at most three dimensions within CUDA's limits. */
   int g = 0;
   for (int l = w->num_loops - 1; l >= 0; --l) {
@@ -184,8 +190,7 @@ bool prunerMmaConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
   return true;
 }
 
-void prunerMmaLaunchShape(const PrunerWorkload *w, const PrunerConfig *c,
-                          PrunerLaunchShape *out) {
+void prunerMmaLaunchShape(const PrunerWorkload *w, const PrunerConfig *c, PrunerLaunchShape *out) {
   memset(out, 0, sizeof(*out));
   for (int i = 0; i < 3; ++i) {
     out->grid[i] = out->block[i] = 1;

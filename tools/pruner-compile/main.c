@@ -181,7 +181,8 @@ static int parseArgs(int argc, char **argv, Args *a) {
     return 2;
   }
   if ((a->min_reduction_threads || a->mma) && !a->random) {
-    fprintf(stderr, "pruner-compile: --min-reduction-threads and --mma filter --random draws\n");
+    fprintf(stderr, "pruner-compile: %s filters --random draws\n",
+            a->mma ? "--mma" : "--min-reduction-threads");
     return 2;
   }
   if (a->min_reduction_threads && a->mma) {

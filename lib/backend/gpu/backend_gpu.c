@@ -102,21 +102,33 @@ static void gpuDestroy(PrunerBackendState s) {
 /* ---------------------------------------------------------------------------------- */
 /* Building                                                                            */
 
-/* Compiles the candidates; ok results go into `bundle`, failures become records when
- * `report` (a measured round) and are left out otherwise (an export). */
-static PrunerStatus gpuCompileInto(PrunerBackendState s, const PrunerBackendBatch *b,
-                                   PrunerBundle bundle, int *ids, bool report,
-                                   const PrunerBackendSink *sink) {
+/* Compiles a batch in the worker pool with the backend's jobs, stop flag and timeout.
+ * On success *results holds b->n results, owned by the caller (release each, then free). */
+static PrunerStatus gpuCompileBatch(PrunerBackendState s, const PrunerBackendBatch *b,
+                                    PrunerCompileResult **results) {
   size_t n = b->n;
-  PrunerCompileResult *results = calloc(n ? n : 1, sizeof *results);
-  if (!results)
+  *results = calloc(n ? n : 1, sizeof **results);
+  if (!*results)
     return prunerStatusError("out of memory compiling %zu candidates", n);
   PrunerCompileOptions copts = prunerCompileDefaultOptions();
   copts.jobs = s->compile_jobs;
   copts.stop = s->stop;
   if (s->candidate_timeout_s > 0)
     copts.timeout_seconds = s->candidate_timeout_s;
-  prunerCompileMany(b->workload, b->configs, n, &s->target, &copts, results);
+  prunerCompileMany(b->workload, b->configs, n, &s->target, &copts, *results);
+  return prunerStatusOk();
+}
+
+/* Compiles the candidates; ok results go into `bundle`, failures become records when
+ * `report` (a measured round) and are left out otherwise (an export). */
+static PrunerStatus gpuCompileInto(PrunerBackendState s, const PrunerBackendBatch *b,
+                                   PrunerBundle bundle, int *ids, bool report,
+                                   const PrunerBackendSink *sink) {
+  size_t n = b->n;
+  PrunerCompileResult *results = NULL;
+  PrunerStatus compiled = gpuCompileBatch(s, b, &results);
+  if (!compiled.ok)
+    return compiled;
   PrunerStatus st = prunerStatusOk();
   for (size_t i = 0; i < n && st.ok; ++i) {
     ids[i] = -1;
@@ -310,15 +322,10 @@ static PrunerStatus gpuExportBuild(PrunerBackendState s, const PrunerBackendBatc
   *blob = NULL;
   *size = 0;
   size_t n = b->n;
-  PrunerCompileResult *results = calloc(n ? n : 1, sizeof *results);
-  if (!results)
-    return prunerStatusError("out of memory compiling %zu candidates", n);
-  PrunerCompileOptions copts = prunerCompileDefaultOptions();
-  copts.jobs = s->compile_jobs;
-  copts.stop = s->stop;
-  if (s->candidate_timeout_s > 0)
-    copts.timeout_seconds = s->candidate_timeout_s;
-  prunerCompileMany(b->workload, b->configs, n, &s->target, &copts, results);
+  PrunerCompileResult *results = NULL;
+  PrunerStatus compiled = gpuCompileBatch(s, b, &results);
+  if (!compiled.ok)
+    return compiled;
   size_t total = 0;
   for (size_t i = 0; i < n; ++i)
     total += 1 + (results[i].status.ok && !results[i].interrupted

@@ -93,6 +93,40 @@ static void test_reduction_threads_json(void **state) {
   cJSON_Delete(json);
 }
 
+/* mma: written only when set and read back; absent reads as 0 (FMA); out of range fails
+ * naming the key. */
+static void test_mma_json(void **state) {
+  (void)state;
+  PrunerConfig c, back;
+  memset(&c, 0, sizeof c);
+  c.workgroup[0] = 64;
+  c.workgroup[1] = 64;
+  c.thread[0] = 32;
+  c.thread[1] = 16;
+  c.reduction[2] = 32;
+  c.vector_width = 1;
+  cJSON *json = parsedText(prunerConfigToJsonText(&c, 3));
+  assert_null(cJSON_GetObjectItemCaseSensitive(json, "mma"));
+  assert_true(configFromNode(json, &back).ok);
+  assert_int_equal(back.mma, 0);
+  cJSON_Delete(json);
+  c.mma = PRUNER_MMA_M16N8K16;
+  json = parsedText(prunerConfigToJsonText(&c, 3));
+  const cJSON *item = cJSON_GetObjectItemCaseSensitive(json, "mma");
+  assert_non_null(item);
+  assert_int_equal((int)item->valuedouble, 1);
+  assert_true(configFromNode(json, &back).ok);
+  assert_int_equal(memcmp(&c, &back, sizeof c), 0);
+  assert_true(prunerConfigEqual(&c, &back));
+  back.mma = 0;
+  assert_false(prunerConfigEqual(&c, &back));
+  cJSON_ReplaceItemInObject(json, "mma", cJSON_CreateNumber(2));
+  PrunerStatus st = configFromNode(json, &back);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "mma"));
+  cJSON_Delete(json);
+}
+
 static void makeRecord(PrunerRecord *r, const char *target, int64_t tile, double median) {
   prunerRecordInit(r);
   prunerWorkloadMatmul(&r->workload, 256, 256, 256, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
@@ -854,6 +888,7 @@ int main(void) {
       cmocka_unit_test(test_status_names),
       cmocka_unit_test(test_record_round_trip),
       cmocka_unit_test(test_reduction_threads_json),
+      cmocka_unit_test(test_mma_json),
       cmocka_unit_test(test_conv_workload_json),
       cmocka_unit_test(test_bad_lines_named),
       cmocka_unit_test(test_append_reload_lookups),

@@ -31,11 +31,11 @@
 #include "pruner/space.h"
 #include "pruner/target.h"
 
-#define HOST_LOWERING                                                                     \
-  "canonicalize,cse,canonicalize,convert-linalg-to-loops,"                                \
-  "convert-vector-to-scf{full-unroll=true},lower-affine,expand-strided-metadata,"         \
-  "lower-affine,convert-scf-to-cf,convert-vector-to-llvm,finalize-memref-to-llvm,"        \
-  "convert-arith-to-llvm,convert-math-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"  \
+#define HOST_LOWERING                                                                              \
+  "canonicalize,cse,canonicalize,convert-linalg-to-loops,"                                         \
+  "convert-vector-to-scf{full-unroll=true},lower-affine,expand-strided-metadata,"                  \
+  "lower-affine,convert-scf-to-cf,convert-vector-to-llvm,finalize-memref-to-llvm,"                 \
+  "convert-arith-to-llvm,convert-math-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"           \
   "convert-ub-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts"
 
 static MlirContext ctx;
@@ -83,7 +83,8 @@ typedef struct Data {
 } Data;
 
 static void runKernel(MlirModule m, const PrunerWorkload *w, const Data *d, float *out) {
-  MlirStringRef lib = mlirStringRefCreateFromCString("/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so");
+  MlirStringRef lib =
+      mlirStringRefCreateFromCString("/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so");
   MlirExecutionEngine jit = mlirExecutionEngineCreate(m, 0, 1, &lib, false, false);
   assert_false(mlirExecutionEngineIsNull(jit));
   void *fn = mlirExecutionEngineLookup(jit, mlirStringRefCreateFromCString("_mlir_ciface_kernel"));
@@ -114,8 +115,8 @@ static MlirModule parseWithCInterface(const char *text) {
   assert_false(mlirModuleIsNull(m));
   MlirOperation f = prunerIrLookupSymbol(m, "kernel");
   assert_false(mlirOperationIsNull(f));
-  mlirOperationSetDiscardableAttributeByName(f, mlirStringRefCreateFromCString("llvm.emit_c_interface"),
-                                             mlirUnitAttrGet(ctx));
+  mlirOperationSetDiscardableAttributeByName(
+      f, mlirStringRefCreateFromCString("llvm.emit_c_interface"), mlirUnitAttrGet(ctx));
   return m;
 }
 
@@ -237,10 +238,12 @@ static int checkKind(const char *tmpl, uint64_t stride, const char *const *extra
 static void test_matmul(void **state) {
   (void)state;
   static const char *tmpl =
-      "func.func @kernel(%A: tensor<64x96xf16>, %B: tensor<96x32xf16>, %C: tensor<64x32xf32>) -> tensor<64x32xf32> {\n"
+      "func.func @kernel(%A: tensor<64x96xf16>, %B: tensor<96x32xf16>, %C: tensor<64x32xf32>) -> "
+      "tensor<64x32xf32> {\n"
       "  %z = arith.constant 0.0 : f32\n"
       "  %f = linalg.fill ins(%z : f32) outs(%C : tensor<64x32xf32>) -> tensor<64x32xf32>\n"
-      "  %r = linalg.matmul {pruner.config = CONFIG} ins(%A, %B : tensor<64x96xf16>, tensor<96x32xf16>)\n"
+      "  %r = linalg.matmul {pruner.config = CONFIG} ins(%A, %B : tensor<64x96xf16>, "
+      "tensor<96x32xf16>)\n"
       "      outs(%f : tensor<64x32xf32>) -> tensor<64x32xf32>\n"
       "  return %r : tensor<64x32xf32>\n}\n";
   static const char *extra[] = {
@@ -259,11 +262,12 @@ static void test_matmul(void **state) {
 static void test_matmul_no_fill(void **state) {
   (void)state;
   /* Accumulating into C: the accumulator starts from C's values. */
-  static const char *tmpl =
-      "func.func @kernel(%A: tensor<32x32xf16>, %B: tensor<32x16xf16>, %C: tensor<32x16xf32>) -> tensor<32x16xf32> {\n"
-      "  %r = linalg.matmul {pruner.config = CONFIG} ins(%A, %B : tensor<32x32xf16>, tensor<32x16xf16>)\n"
-      "      outs(%C : tensor<32x16xf32>) -> tensor<32x16xf32>\n"
-      "  return %r : tensor<32x16xf32>\n}\n";
+  static const char *tmpl = "func.func @kernel(%A: tensor<32x32xf16>, %B: tensor<32x16xf16>, %C: "
+                            "tensor<32x16xf32>) -> tensor<32x16xf32> {\n"
+                            "  %r = linalg.matmul {pruner.config = CONFIG} ins(%A, %B : "
+                            "tensor<32x32xf16>, tensor<32x16xf16>)\n"
+                            "      outs(%C : tensor<32x16xf32>) -> tensor<32x16xf32>\n"
+                            "  return %r : tensor<32x16xf32>\n}\n";
   static const char *extra[] = {
       "{workgroup = [32, 16, 0], reduction = [0, 0, 16], thread = [16, 8, 0], "
       "promote_operands = [], vector_width = 1, mma = 1}",
@@ -274,10 +278,12 @@ static void test_matmul_no_fill(void **state) {
 static void test_batch_matmul(void **state) {
   (void)state;
   static const char *tmpl =
-      "func.func @kernel(%A: tensor<3x32x64xf16>, %B: tensor<3x64x48xf16>, %C: tensor<3x32x48xf32>) -> tensor<3x32x48xf32> {\n"
+      "func.func @kernel(%A: tensor<3x32x64xf16>, %B: tensor<3x64x48xf16>, %C: "
+      "tensor<3x32x48xf32>) -> tensor<3x32x48xf32> {\n"
       "  %z = arith.constant 0.0 : f32\n"
       "  %f = linalg.fill ins(%z : f32) outs(%C : tensor<3x32x48xf32>) -> tensor<3x32x48xf32>\n"
-      "  %r = linalg.batch_matmul {pruner.config = CONFIG} ins(%A, %B : tensor<3x32x64xf16>, tensor<3x64x48xf16>)\n"
+      "  %r = linalg.batch_matmul {pruner.config = CONFIG} ins(%A, %B : tensor<3x32x64xf16>, "
+      "tensor<3x64x48xf16>)\n"
       "      outs(%f : tensor<3x32x48xf32>) -> tensor<3x32x48xf32>\n"
       "  return %r : tensor<3x32x48xf32>\n}\n";
   static const char *extra[] = {
