@@ -184,6 +184,19 @@ struct CpuApplyConfigPass
   bool cInterface;
 };
 
+// The last pass of pruner-cpu-pipeline: see prunerCpuTargetFeaturesRun.
+struct CpuTargetFeaturesPass
+    : public mlir::PassWrapper<CpuTargetFeaturesPass, mlir::OperationPass<mlir::ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CpuTargetFeaturesPass)
+  explicit CpuTargetFeaturesPass(std::string t) : target(std::move(t)) {}
+  llvm::StringRef getArgument() const final { return "pruner-cpu-target-features"; }
+  void runOnOperation() override {
+    if (!prunerCpuTargetFeaturesRun(wrap(getOperation().getOperation()), target.c_str()).ok)
+      signalPassFailure(); // the module carries the error
+  }
+  std::string target;
+};
+
 struct CpuPipelineOptions : public mlir::PassPipelineOptions<CpuPipelineOptions> {
   Option<std::string> target{*this, "target",
                              llvm::cl::desc("Host target the configs were tuned for (host)"),
@@ -204,8 +217,11 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &options
   pm.addPass(std::make_unique<CpuApplyConfigPass>(options.target.getValue(), options.cInterface));
   std::string err;
   llvm::raw_string_ostream os(err);
-  if (mlir::failed(mlir::parsePassPipeline(text, pm, os)))
+  if (mlir::failed(mlir::parsePassPipeline(text, pm, os))) {
     pm.addPass(std::make_unique<PipelineErrorPass>("pruner-cpu-pipeline: " + err));
+    return;
+  }
+  pm.addPass(std::make_unique<CpuTargetFeaturesPass>(options.target.getValue()));
 }
 
 void registerPrunerPasses() {

@@ -33,6 +33,13 @@ PrunerStatus prunerCpuApplyConfigRun(MlirOperation module, const char *target, b
  * (prunerHostLoweringPipeline) without its builtin.module anchor. */
 PrunerStatus prunerCpuPipelineText(char *buf, size_t size);
 
+/* The last pass of pruner-cpu-pipeline: on the module lowered to the LLVM dialect, every
+ * llvm.func gets the target features that keep the code within the host target
+ * `target` (prunerHostSetTargetFeatures: "-avx512f" for host:avx2 on an AVX-512 CPU), so
+ * llc -mcpu=native makes the object the tuner measured. Fails, with an error on the
+ * module, for an unknown target. */
+PrunerStatus prunerCpuTargetFeaturesRun(MlirOperation module, const char *target);
+
 /* The first pass of pruner-gpu-pipeline: a module nested in `module` that still holds
  * linalg or tensor ops would come out of the lowering unlowered (one-shot bufferization
  * and kernel outlining do not enter nested modules), so it is an error on that module,

@@ -18,6 +18,7 @@ packages=(
   libbenchmark-dev    # tools/pruner-bench
   libcmocka-dev       # C unit tests
   libopenblas-dev     # host baseline
+  libblis-dev         # second host baseline (tools/pruner-bench; dlopen'ed, optional at run time)
   libomp-22-dev       # host target: OpenMP runtime for parallel loops
   python3-venv        # the IREE backend's venv (PRUNER_WITH_IREE=1)
   openmpi-bin libopenmpi-dev   # mpirun and MPI: tuning farmed out over ranks (docs/distributed.md)

@@ -97,7 +97,7 @@ if [ "$backend" = host ]; then
   "$llvm/mlir-opt" --load-pass-plugin="$build/lib/PrunerPlugin.so" \
     -p 'builtin.module(pruner-cpu-pipeline)' "$out/tuned.mlir" -o "$out/model.llvm.mlir"
   "$llvm/mlir-translate" --mlir-to-llvmir "$out/model.llvm.mlir" -o "$out/model.ll"
-  "$llvm/llc" -O2 -mcpu=native -relocation-model=pic -filetype=obj "$out/model.ll" \
+  "$llvm/llc" -O2 -relocation-model=pic -filetype=obj "$out/model.ll" \
     -o "$out/model.o"
   object="$out/model.o"
 fi

@@ -132,11 +132,13 @@ typedef struct PrunerHostRemeasureEntry {
 } PrunerHostRemeasureEntry;
 
 typedef struct PrunerHostRemeasure {
-  int num_entries; /* the configs in order, then the baseline when asked            */
+  int num_entries; /* the configs in order, then OpenBLAS, then BLIS, each when asked */
   int rounds;
   bool has_baseline;
   char baseline_core[32];
-  PrunerHostRemeasureEntry entries[PRUNER_HOST_REMEASURE_MAX + 1];
+  bool has_blis;       /* the last entry is BLIS (prunerHostRemeasureBaselines)       */
+  char blis_core[32];  /* BLIS's kernel set for this CPU (bli_arch_string), "" if none */
+  PrunerHostRemeasureEntry entries[PRUNER_HOST_REMEASURE_MAX + 2];
 } PrunerHostRemeasure;
 
 /* Re-measures `n` (<= PRUNER_HOST_REMEASURE_MAX) configs of `w`, and OpenBLAS when
@@ -150,6 +152,16 @@ typedef struct PrunerHostRemeasure {
  * moments. Never fails as a whole: a failing kernel gets its status in its entry. */
 void prunerHostRemeasure(PrunerHost host, const PrunerWorkload *w, const PrunerConfig *configs,
                          int n, bool baseline, PrunerHostRemeasure *out);
+
+/* prunerHostRemeasure with a second baseline: when `blis`, BLIS sgemm (Debian's
+ * libblis.so.4) is timed as one more entry after OpenBLAS, in the same rounds. BLIS is
+ * dlopen'ed by the child with RTLD_LOCAL | RTLD_DEEPBIND and called through its own
+ * cblas_sgemm handle, so its CBLAS symbols and OpenBLAS' never resolve to each other.
+ * Without libblis.so.4 (or for a workload without an sgemm form) the BLIS entry has
+ * status LAUNCH_ERROR (INVALID) saying why; the others are unaffected (docs/host.md). */
+void prunerHostRemeasureBaselines(PrunerHost host, const PrunerWorkload *w,
+                                  const PrunerConfig *configs, int n, bool openblas, bool blis,
+                                  PrunerHostRemeasure *out);
 
 /* Fills the target/workload fields of a record from a result ("host:<name>" key). */
 void prunerHostFillRecord(PrunerHost host, const PrunerWorkload *w, const PrunerConfig *config,

@@ -43,6 +43,15 @@ PrunerStatus prunerHostPrepareModule(MlirModule module, const PrunerWorkload *w,
                                      const PrunerConfig *config, const PrunerTargetDesc *target,
                                      bool schedule);
 
+/* Keeps the machine code of a module already lowered to the LLVM dialect within the ISA
+ * `target` describes: every top-level llvm.func gets `target_cpu` (this CPU, as LLVM's
+ * host detection names it) and `target_features`: this CPU's features, then those that
+ * switch off what the description lacks (prunerHostTargetFeatures: "-avx512f" for
+ * host:avx2 on an AVX-512 CPU). The JIT and `llc` without -mcpu/-mattr (which llc
+ * appends after a function's own features) then make code for this CPU within the
+ * narrowed ISA (docs/host.md). Fails only if the attribute cannot be built. */
+PrunerStatus prunerHostSetTargetFeatures(MlirOperation module, const PrunerTargetDesc *target);
+
 /* The bufferization both apply ("builtin.module(...)" pass pipeline text; static). */
 const char *prunerHostBufferizePipeline(void);
 

@@ -33,6 +33,11 @@ typedef void (*SgemmFn)(int, int, int, int, int, int, float, const float *, int,
                         int, float, float *, int);
 typedef void (*SetThreadsFn)(int);
 typedef char *(*CorenameFn)(void);
+/* BLIS (blis.h): dim_t is int64_t in Debian's build (BLIS_INT_TYPE_SIZE 64), arch_t an
+ * enum. */
+typedef void (*BlisThreadsFn)(int64_t);
+typedef int (*BlisArchIdFn)(void);
+typedef const char *(*BlisArchStringFn)(int);
 
 typedef enum HostRequestKind {
   HOST_REQ_CANDIDATE = 0,
@@ -51,6 +56,7 @@ typedef struct HostRequest {
   PrunerConfig configs[PRUNER_HOST_REMEASURE_MAX];
   int num_configs;
   bool baseline;
+  bool blis; /* BLIS as one more entry after OpenBLAS */
 } HostRequest;
 
 /* What the child answers: one measurement, or a back-to-back re-measurement. */
@@ -71,6 +77,13 @@ typedef struct HostChild {
   CorenameFn corename;
   void *omp;
   SetThreadsFn omp_threads;
+  /* BLIS: loaded on the first request that asks for it (blis_tried). */
+  bool blis_tried;
+  void *blis;
+  SgemmFn blis_sgemm;
+  BlisThreadsFn blis_threads;
+  char blis_core[32];
+  char blis_error[160];
   /* Inputs and reference of the current workload. */
   char key[PRUNER_WORKLOAD_KEY_SIZE];
   uint64_t seed;
@@ -240,16 +253,45 @@ static void interpret(const PrunerWorkload *w, double *const *ops) {
   }
 }
 
-static void blasMatmul(HostChild *ch, const PrunerWorkload *w, const float *a, const float *b,
-                       float *c) {
+static void sgemmMatmul(SgemmFn sgemm, const PrunerWorkload *w, const float *a, const float *b,
+                        float *c) {
   /* matmul: A[m,k] B[k,n] C[m,n]; batch_matmul: one sgemm per batch. */
   int batch_l = w->kind == PRUNER_OP_BATCH_MATMUL ? 1 : 0;
   int64_t batch = batch_l ? w->operands[0].shape[0] : 1;
   int64_t m = w->operands[0].shape[batch_l], k = w->operands[0].shape[batch_l + 1];
   int64_t n = w->operands[1].shape[batch_l + 1];
   for (int64_t i = 0; i < batch; ++i)
-    ch->sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, (int)m, (int)n, (int)k, 1.0f,
-              a + i * m * k, (int)k, b + i * k * n, (int)n, 1.0f, c + i * m * n, (int)n);
+    sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, (int)m, (int)n, (int)k, 1.0f,
+          a + i * m * k, (int)k, b + i * k * n, (int)n, 1.0f, c + i * m * n, (int)n);
+}
+
+static void blasMatmul(HostChild *ch, const PrunerWorkload *w, const float *a, const float *b,
+                       float *c) {
+  sgemmMatmul(ch->sgemm, w, a, b, c);
+}
+
+/* BLIS beside OpenBLAS in one process: both export cblas_sgemm. RTLD_LOCAL keeps BLIS's
+ * symbols out of the global scope (nothing else binds to them) and RTLD_DEEPBIND makes
+ * BLIS's own references resolve inside BLIS first (its cblas_sgemm calls its own
+ * sgemm_, not OpenBLAS'); the handle's dlsym gives BLIS's entry point. */
+static void blisStart(HostChild *ch) {
+  if (ch->blis_tried)
+    return;
+  ch->blis_tried = true;
+  ch->blis = dlopen("libblis.so.4", RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  if (!ch->blis) {
+    snprintf(ch->blis_error, sizeof ch->blis_error, "libblis.so.4 could not be loaded: %.100s",
+             dlerror());
+    return;
+  }
+  ch->blis_sgemm = (SgemmFn)dlsym(ch->blis, "cblas_sgemm");
+  ch->blis_threads = (BlisThreadsFn)dlsym(ch->blis, "bli_thread_set_num_threads");
+  BlisArchIdFn id = (BlisArchIdFn)dlsym(ch->blis, "bli_arch_query_id");
+  BlisArchStringFn name = (BlisArchStringFn)dlsym(ch->blis, "bli_arch_string");
+  if (id && name)
+    snprintf(ch->blis_core, sizeof ch->blis_core, "%.31s", name(id()));
+  if (!ch->blis_sgemm)
+    snprintf(ch->blis_error, sizeof ch->blis_error, "libblis.so.4 has no cblas_sgemm");
 }
 
 static bool outOfMemory(HostChild *ch, const PrunerWorkload *w, int o, char *why, size_t size) {
@@ -407,6 +449,11 @@ static bool runKernelFn(HostChild *ch, const PrunerWorkload *w, void *user) {
 static bool runBlasFn(HostChild *ch, const PrunerWorkload *w, void *user) {
   (void)user;
   blasMatmul(ch, w, ch->data[0], ch->data[1], ch->data[w->num_inputs]);
+  return true;
+}
+
+static bool runBlisFn(HostChild *ch, const PrunerWorkload *w) {
+  sgemmMatmul(ch->blis_sgemm, w, ch->data[0], ch->data[1], ch->data[w->num_inputs]);
   return true;
 }
 
@@ -578,9 +625,17 @@ static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostReme
   int threads = req->opts.threads > 0 ? req->opts.threads : prunerHostTargetCores(&req->target);
   setThreads(ch, threads > 0 ? threads : 1);
   int n = req->num_configs;
-  int m = n + (req->baseline ? 1 : 0);
+  int blis = req->blis ? n + (req->baseline ? 1 : 0) : -1; /* BLIS's entry, last */
+  int m = n + (req->baseline ? 1 : 0) + (req->blis ? 1 : 0);
   rep->num_entries = m;
   rep->has_baseline = req->baseline;
+  rep->has_blis = req->blis;
+  if (req->blis) {
+    blisStart(ch);
+    snprintf(rep->blis_core, sizeof rep->blis_core, "%s", ch->blis_core);
+    if (ch->blis_threads)
+      ch->blis_threads(threads > 0 ? threads : 1);
+  }
   char data_why[200] = "";
   if (!prepareData(ch, w, req->opts.seed, data_why, sizeof data_why)) {
     for (int i = 0; i < m; ++i) {
@@ -591,7 +646,7 @@ static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostReme
   }
   HostKernel k[PRUNER_HOST_REMEASURE_MAX];
   memset(k, 0, sizeof k);
-  bool live[PRUNER_HOST_REMEASURE_MAX + 1] = {false};
+  bool live[PRUNER_HOST_REMEASURE_MAX + 2] = {false};
   char why[200];
   for (int i = 0; i < m; ++i) {
     PrunerHostRemeasureEntry *e = &rep->entries[i];
@@ -611,6 +666,13 @@ static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostReme
         snprintf(e->error, sizeof e->error, "mlirExecutionEngineInvokePacked failed");
         continue;
       }
+    } else if (i == blis) {
+      if (!ch->blis_sgemm) {
+        e->status = PRUNER_RECORD_LAUNCH_ERROR;
+        snprintf(e->error, sizeof e->error, "%s", ch->blis_error);
+        continue;
+      }
+      runBlisFn(ch, w);
     } else if (!ch->sgemm) {
       e->status = PRUNER_RECORD_LAUNCH_ERROR;
       snprintf(e->error, sizeof e->error, "libopenblas.so.0 could not be loaded");
@@ -630,7 +692,9 @@ static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostReme
   }
   for (int i = 0; i < m; ++i)
     for (int r = 0; r < (req->opts.warmup > 0 ? req->opts.warmup : 1) && live[i]; ++r)
-      live[i] = i < n ? runOnce(ch, w, &k[i]) : runBlasFn(ch, w, NULL);
+      live[i] = i < n       ? runOnce(ch, w, &k[i])
+                : i == blis ? runBlisFn(ch, w)
+                            : runBlasFn(ch, w, NULL);
   /* Rounds until enough of them and enough time; never past half the request's timeout
    * (slow kernels get fewer rounds rather than a killed child). */
   double start = prunerNowSeconds();
@@ -641,7 +705,9 @@ static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostReme
       if (!live[i])
         continue;
       double t0 = prunerNowSeconds();
-      bool ok = i < n ? runOnce(ch, w, &k[i]) : runBlasFn(ch, w, NULL);
+      bool ok = i < n       ? runOnce(ch, w, &k[i])
+                : i == blis ? runBlisFn(ch, w)
+                            : runBlasFn(ch, w, NULL);
       double t1 = prunerNowSeconds();
       if (!ok) {
         live[i] = false;
@@ -678,6 +744,7 @@ static bool childHandle(void *context, const void *request, void *reply) {
     PrunerHostRemeasure *rem = &((HostReply *)reply)->remeasure;
     char why[200];
     if (!supported(&req->w, why, sizeof why)) {
+      memset(rem, 0, sizeof *rem);
       rem->num_entries = req->num_configs;
       for (int i = 0; i < rem->num_entries; ++i) {
         rem->entries[i].status = PRUNER_RECORD_INVALID;
@@ -854,10 +921,17 @@ void prunerHostMeasureBaseline(PrunerHost host, const PrunerWorkload *w, PrunerH
 
 void prunerHostRemeasure(PrunerHost host, const PrunerWorkload *w, const PrunerConfig *configs,
                          int n, bool baseline, PrunerHostRemeasure *out) {
+  prunerHostRemeasureBaselines(host, w, configs, n, baseline, false, out);
+}
+
+void prunerHostRemeasureBaselines(PrunerHost host, const PrunerWorkload *w,
+                                  const PrunerConfig *configs, int n, bool baseline, bool blis,
+                                  PrunerHostRemeasure *out) {
   memset(out, 0, sizeof *out);
   if (n > PRUNER_HOST_REMEASURE_MAX)
     n = PRUNER_HOST_REMEASURE_MAX;
   baseline = baseline && prunerHostHasBlasBaseline(w);
+  blis = blis && prunerHostHasBlasBaseline(w);
   HostRequest *req = calloc(1, sizeof *req);
   HostReply *reply = malloc(sizeof *reply);
   char why[200] = "";
@@ -870,6 +944,7 @@ void prunerHostRemeasure(PrunerHost host, const PrunerWorkload *w, const PrunerC
     req->opts.openblas_coretype = NULL;
     req->num_configs = n;
     req->baseline = baseline;
+    req->blis = blis;
     for (int i = 0; i < n; ++i)
       req->configs[i] = configs[i];
     /* JIT + check of every kernel, then rounds capped at half the timeout (child). */
@@ -881,8 +956,9 @@ void prunerHostRemeasure(PrunerHost host, const PrunerWorkload *w, const PrunerC
   if (oc == PRUNER_WORKER_DONE) {
     *out = reply->remeasure;
   } else {
-    out->num_entries = n + (baseline ? 1 : 0);
+    out->num_entries = n + (baseline ? 1 : 0) + (blis ? 1 : 0);
     out->has_baseline = baseline;
+    out->has_blis = blis;
     for (int i = 0; i < out->num_entries; ++i) {
       out->entries[i].status =
           oc == PRUNER_WORKER_TIMEOUT ? PRUNER_RECORD_TIMEOUT : PRUNER_RECORD_LAUNCH_ERROR;

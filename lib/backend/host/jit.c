@@ -62,35 +62,6 @@ static bool runPipeline(MlirContext ctx, MlirModule m, const char *pipeline) {
   return mlirLogicalResultIsSuccess(r);
 }
 
-/* Keeps the machine code within the ISA `t` describes: LLVM picks each function's
- * subtarget from its "target-features" attribute (replacing the JIT's host features)
- * when it has one, so the lowered functions get the features that switch off what the
- * description lacks (prunerHostTargetFeatures; nothing at the CPU's widest ISA). The
- * OpenMP outlining copies a function's attributes into the outlined body. */
-static bool restrictTargetFeatures(MlirContext ctx, MlirModule m, const PrunerTargetDesc *t) {
-  const char *features = prunerHostTargetFeatures(t);
-  if (!features[0])
-    return true;
-  char text[256] = "#llvm.target_features<[";
-  size_t n = strlen(text);
-  for (const char *p = features; *p && n + 8 < sizeof text;) {
-    size_t len = strcspn(p, ",");
-    n += (size_t)snprintf(text + n, sizeof text - n, "%s\"%.*s\"", p == features ? "" : ", ",
-                          (int)len, p);
-    p += len + (p[len] == ',');
-  }
-  snprintf(text + n, sizeof text - n, "]>");
-  MlirAttribute attr = mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString(text));
-  if (mlirAttributeIsNull(attr))
-    return false;
-  MlirStringRef func = mlirStringRefCreateFromCString("llvm.func");
-  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
-       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
-    if (mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(op)), func))
-      mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString("target_features"), attr);
-  return true;
-}
-
 PrunerStatus hostLowerModule(MlirContext ctx, const PrunerWorkload *w, const PrunerConfig *c,
                              const PrunerTargetDesc *t, bool checked, HostStage stop,
                              MlirModule *out, int *num_results) {
@@ -123,7 +94,7 @@ PrunerStatus hostLowerModule(MlirContext ctx, const PrunerWorkload *w, const Pru
     }
     if (st.ok && stop >= HOST_STAGE_LLVM &&
         !(runPipeline(ctx, m, prunerHostLoweringPipeline()) &&
-          restrictTargetFeatures(ctx, m, t))) {
+          prunerHostSetTargetFeatures(mlirModuleGetOperation(m), t).ok)) {
       char cfg[256] = "untiled";
       if (c)
         prunerConfigFormatShort(w, c, cfg, sizeof cfg);

@@ -3,11 +3,17 @@
  * Shared by the JIT path (jit.c) and the plugin's pruner-cpu-pipeline, so that the kernel
  * of an object file is scheduled by the same code as the one the tuner measured. Uses
  * only the MLIR C API pieces the plugin has too (IR, passes, transform interpreter). */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <mlir-c/Dialect/Transform/Interpreter.h>
 #include <mlir-c/IR.h>
+#include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/Pass.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
 
 #include "host_internal.h"
 #include "pruner/backend/host.h"
@@ -88,4 +94,64 @@ PrunerStatus prunerHostPrepareModule(MlirModule m, const PrunerWorkload *w, cons
 PrunerStatus prunerHostScheduleModuleChecked(MlirModule m, const PrunerWorkload *w,
                                              const PrunerConfig *c, const PrunerTargetDesc *t) {
   return prepareModule(m, w, c, t, true, true);
+}
+
+/* Appends `list` (comma-separated LLVM feature names) to `text` as quoted array items
+ * (each takes at most its length + 4 bytes; the caller sized `text` for that). */
+static size_t appendFeatures(char *text, size_t n, size_t size, const char *list) {
+  for (const char *p = list; *p;) {
+    size_t len = strcspn(p, ",");
+    if (len > 0)
+      n += (size_t)snprintf(text + n, size - n, "%s\"%.*s\"", text[n - 1] == '[' ? "" : ", ",
+                            (int)len, p);
+    p += len + (p[len] == ',');
+  }
+  return n;
+}
+
+/* LLVM picks each function's subtarget from its "target-cpu" and "target-features"
+ * attributes; llc appends its own -mcpu/-mattr features after the function's (so
+ * `-mcpu=native` would turn AVX-512 back on). The module therefore names its CPU and its
+ * whole feature set itself: this CPU (LLVM's host detection, what -mcpu=native means),
+ * then the features that switch off what the description lacks. The OpenMP outlining
+ * copies a function's attributes into the outlined body (docs/host.md, "Narrower ISAs"). */
+PrunerStatus prunerHostSetTargetFeatures(MlirOperation module, const PrunerTargetDesc *target) {
+  char *cpu = LLVMGetHostCPUName();
+  char *host = LLVMGetHostCPUFeatures();
+  const char *narrow = prunerHostTargetFeatures(target);
+  /* A feature of length L takes at most L + 4 bytes quoted ("", ", "): 5x is enough. */
+  size_t size = 5 * (strlen(host ? host : "") + strlen(narrow)) + 64;
+  char *text = malloc(size);
+  PrunerStatus st = prunerStatusOk();
+  if (!text) {
+    st = prunerStatusError("host target features: out of memory");
+  } else {
+    size_t n = (size_t)snprintf(text, size, "#llvm.target_features<[");
+    n = appendFeatures(text, n, size, host ? host : "");
+    n = appendFeatures(text, n, size, narrow);
+    snprintf(text + n, size - n, "]>");
+    MlirContext ctx = mlirOperationGetContext(module);
+    MlirAttribute attr = mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString(text));
+    MlirAttribute cpu_attr = mlirStringAttrGet(ctx, mlirStringRefCreateFromCString(cpu ? cpu : ""));
+    if (mlirAttributeIsNull(attr)) {
+      st = prunerStatusError("host target features: cannot build %.200s", text);
+    } else {
+      MlirStringRef func = mlirStringRefCreateFromCString("llvm.func");
+      MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+      for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+           op = mlirOperationGetNextInBlock(op)) {
+        if (!mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(op)), func))
+          continue;
+        if (cpu && cpu[0])
+          mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString("target_cpu"),
+                                          cpu_attr);
+        mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString("target_features"),
+                                        attr);
+      }
+    }
+  }
+  free(text);
+  LLVMDisposeMessage(cpu);
+  LLVMDisposeMessage(host);
+  return st;
 }

@@ -290,6 +290,46 @@ static void test_remeasure(void **state) {
   assert_false(rem.has_baseline);
 }
 
+/* BLIS as a second baseline in the same rounds: the entry after OpenBLAS, checked against
+ * the same reference; where libblis.so.4 is missing the entry says so and the others are
+ * timed as usual. OpenBLAS and BLIS both export cblas_sgemm: each must give its own
+ * core name (a clash would call one library twice). */
+static void test_remeasure_blis(void **state) {
+  (void)state;
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 96, 128, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerSpace space;
+  assert_true(prunerSpaceCreate(&w, &target, NULL, &space).ok);
+  PrunerConfig c;
+  assert_true(prunerSpaceGetConfig(space, 0, &c).ok);
+  prunerSpaceDestroy(space);
+  static PrunerHostRemeasure rem;
+  prunerHostRemeasureBaselines(host, &w, &c, 1, true, true, &rem);
+  assert_int_equal(rem.num_entries, 3);
+  assert_true(rem.has_baseline);
+  assert_true(rem.has_blis);
+  for (int i = 0; i < 2; ++i)
+    if (rem.entries[i].status != PRUNER_RECORD_OK)
+      fail_msg("entry %d: %s", i, rem.entries[i].error);
+  const PrunerHostRemeasureEntry *b = &rem.entries[2];
+  if (b->status == PRUNER_RECORD_OK) {
+    assert_int_equal(b->num_samples, rem.rounds);
+    assert_true(b->min_us > 0 && b->median_us <= b->max_us);
+    assert_true(rem.blis_core[0] != '\0');
+    printf("  BLIS (%s) median %.2f us, OpenBLAS (%s) %.2f us\n", rem.blis_core, b->median_us,
+           rem.baseline_core, rem.entries[1].median_us);
+  } else {
+    assert_int_equal(b->status, PRUNER_RECORD_LAUNCH_ERROR);
+    assert_non_null(strstr(b->error, "libblis"));
+    printf("  no BLIS here: %s\n", b->error);
+  }
+  /* No sgemm form: no BLIS entry either. */
+  prunerWorkloadConv2dNhwcHwcf(&w, 1, 10, 10, 8, 3, 3, 16, 1, 1, PRUNER_DTYPE_F32);
+  prunerHostRemeasureBaselines(host, &w, NULL, 0, true, true, &rem);
+  assert_int_equal(rem.num_entries, 0);
+  assert_false(rem.has_blis);
+}
+
 static void test_space_rules(void **state) {
   (void)state;
   PrunerWorkload w;
@@ -357,7 +397,7 @@ int main(void) {
       cmocka_unit_test(test_batch_matmul),      cmocka_unit_test(test_conv_nhwc),
       cmocka_unit_test(test_conv_nchw_strided), cmocka_unit_test(test_elementwise),
       cmocka_unit_test(test_reduction),         cmocka_unit_test(test_baseline),
-      cmocka_unit_test(test_remeasure),         cmocka_unit_test(test_tuned_vs_untiled_512),
+      cmocka_unit_test(test_remeasure),         cmocka_unit_test(test_remeasure_blis),         cmocka_unit_test(test_tuned_vs_untiled_512),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
