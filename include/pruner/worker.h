@@ -105,6 +105,9 @@ void prunerWorkerWaitAny(PrunerWorker *workers, size_t n);
 bool prunerLimitAddressSpace(int64_t mb);
 /* Whether prunerLimitAddressSpace can take effect in this build (false under ASan). */
 bool prunerAddressSpaceLimitSupported(void);
+/* Whether this build runs under AddressSanitizer (what it refuses: address-space limits,
+ * dlopen with RTLD_DEEPBIND). */
+bool prunerBuiltWithAddressSanitizer(void);
 
 /* Counts children started so far; it changes when a call lands on a fresh child, so a
  * caller can tell that per-child state (buffers, references) must be set up again. */

@@ -134,13 +134,15 @@ static void childMain(const PrunerWorkerSpec *spec, int fd) {
 #endif
 #endif
 
-bool prunerAddressSpaceLimitSupported(void) {
+bool prunerBuiltWithAddressSanitizer(void) {
 #ifdef PRUNER_ASAN
-  return false;
-#else
   return true;
+#else
+  return false;
 #endif
 }
+
+bool prunerAddressSpaceLimitSupported(void) { return !prunerBuiltWithAddressSanitizer(); }
 
 bool prunerLimitAddressSpace(int64_t mb) {
   if (mb <= 0 || !prunerAddressSpaceLimitSupported())

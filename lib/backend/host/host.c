@@ -278,6 +278,14 @@ static void blisStart(HostChild *ch) {
   if (ch->blis_tried)
     return;
   ch->blis_tried = true;
+  if (prunerBuiltWithAddressSanitizer()) {
+    /* AddressSanitizer ends the process on a dlopen with RTLD_DEEPBIND (google/sanitizers
+     * issue 611), and without it BLIS's calls could bind to OpenBLAS: no BLIS entry. */
+    snprintf(ch->blis_error, sizeof ch->blis_error,
+             "libblis.so.4 is not loaded in an AddressSanitizer build (ASan refuses the "
+             "RTLD_DEEPBIND that keeps BLIS apart from OpenBLAS)");
+    return;
+  }
   ch->blis = dlopen("libblis.so.4", RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
   if (!ch->blis) {
     snprintf(ch->blis_error, sizeof ch->blis_error, "libblis.so.4 could not be loaded: %.100s",
