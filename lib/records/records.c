@@ -92,6 +92,9 @@ static uint64_t configHash(uint64_t h, const PrunerConfig *c) {
     h = fnvBytes(h, &threads, sizeof(threads));
   if (c->mma) /* likewise */
     h = fnvBytes(h, &c->mma, sizeof(c->mma));
+  for (int l = 0; l < PRUNER_MAX_LOOPS; ++l)
+    if (c->cache[l]) /* iree-cpu's cache tiles; likewise */
+      h = fnvBytes(h, &c->cache[l], sizeof(c->cache[l]));
   return h;
 }
 
@@ -99,7 +102,7 @@ static uint64_t configHash(uint64_t h, const PrunerConfig *c) {
 static bool configSame(const PrunerConfig *a, const PrunerConfig *b) {
   for (int l = 0; l < PRUNER_MAX_LOOPS; ++l) {
     if (a->workgroup[l] != b->workgroup[l] || a->reduction[l] != b->reduction[l] ||
-        a->thread[l] != b->thread[l])
+        a->thread[l] != b->thread[l] || a->cache[l] != b->cache[l])
       return false;
   }
   return a->promote_operands == b->promote_operands && a->vector_width == b->vector_width &&

@@ -333,6 +333,40 @@ static void test_append_reload_lookups(void **state) {
   unlink(path);
 }
 
+/* Configs that differ only in their cache tile (iree-cpu's cache_parallel) are different
+ * configs to the log: each is found as itself, neither stands for the other (a tuner
+ * took one for the other as measured, and a resumed or replayed run found the wrong
+ * time). */
+static void test_cache_tile_lookups(void **state) {
+  (void)state;
+  char path[64];
+  tempPath(path, sizeof(path));
+  PrunerRecords records;
+  assert_true(prunerRecordsCreate(path, &records).ok);
+  PrunerRecord r;
+  makeRecord(&r, kTargetA, 32, 20.0);
+  assert_true(prunerRecordsAppend(records, &r).ok);
+  PrunerConfig plain = r.config, cached = r.config;
+  cached.cache[0] = 16;
+  const char *key = r.workload_key;
+  assert_null(prunerRecordsFind(records, key, kTargetA, &cached));
+  r.config = cached;
+  r.median_us = 10.0;
+  assert_true(prunerRecordsAppend(records, &r).ok);
+  prunerRecordsDestroy(records);
+  assert_true(prunerRecordsCreate(path, &records).ok);
+  assert_int_equal(prunerRecordsCount(records), 2);
+  const PrunerRecord *a = prunerRecordsFind(records, key, kTargetA, &plain);
+  const PrunerRecord *b = prunerRecordsFind(records, key, kTargetA, &cached);
+  assert_non_null(a);
+  assert_non_null(b);
+  assert_true(a->median_us == 20.0 && b->median_us == 10.0);
+  cached.cache[0] = 8;
+  assert_null(prunerRecordsFind(records, key, kTargetA, &cached));
+  prunerRecordsDestroy(records);
+  unlink(path);
+}
+
 /* A torn last line (a crash mid-write) and a corrupt middle line are skipped with
  * warnings naming their line numbers; the next append starts on a fresh line. */
 static void test_torn_and_corrupt_lines(void **state) {
@@ -892,6 +926,7 @@ int main(void) {
       cmocka_unit_test(test_conv_workload_json),
       cmocka_unit_test(test_bad_lines_named),
       cmocka_unit_test(test_append_reload_lookups),
+      cmocka_unit_test(test_cache_tile_lookups),
       cmocka_unit_test(test_torn_and_corrupt_lines),
       cmocka_unit_test(test_many_records_index),
       cmocka_unit_test(test_open_errors_name_file),
