@@ -160,6 +160,12 @@ typedef struct PrunerBackend {
                               const PrunerBackendSink *sink, void **blob, size_t *size);
   PrunerStatus (*exportAddBuilt)(PrunerBackendState state, const PrunerBackendBatch *batch,
                                  const void *blob, size_t size, const PrunerBackendSink *sink);
+  /* Optional (NULL: a measuring rank builds what it measures): what measure does for a
+   * batch that exportBuild built in another process of the same build (a farm's
+   * compile-only rank), without building it again; a candidate that failed to build is
+   * reported with its compile error, one whose build was interrupted not at all. */
+  PrunerStatus (*measureBuilt)(PrunerBackendState state, const PrunerBackendBatch *batch,
+                               const void *blob, size_t size, const PrunerBackendSink *sink);
 
   /* Optional: re-measures `n` (<= PRUNER_BACKEND_RECHECK_MAX) configs of `w` back to
    * back, interleaved, with the baseline when `baseline` and the workload has one, so that

@@ -113,7 +113,10 @@ enum { TAG_HELLO = 11, TAG_WORK, TAG_RESULT, TAG_HEARTBEAT, TAG_STOP };
 /* Not a tag on the wire: farmTryReceive's answer for a fragment of an unfinished message,
  * which tells rank 0 the sender is alive. */
 enum { TAG_FRAGMENT = -1 };
-enum { JOB_MEASURE = 1, JOB_BUILD = 2 };
+/* JOB_MEASURE: build and measure; JOB_BUILD: build only (exportBuild), the blob comes
+ * back; JOB_MEASURE_BUILT: measure what another rank built (measureBuilt), the blob goes
+ * with the work. */
+enum { JOB_MEASURE = 1, JOB_BUILD = 2, JOB_MEASURE_BUILT = 3 };
 
 #define FARM_MAGIC 0x70464d31u /* "pFM1" */
 #define FARM_HEARTBEAT_S 1.0
@@ -135,7 +138,9 @@ typedef struct FarmWorkHeader {
   uint32_t has_seed;
   uint32_t want_baseline;
   char target_key[FARM_KEY];
-} /* then: PrunerWorkload, n PrunerConfig, n draft_us, n verifier scores */ FarmWorkHeader;
+  uint64_t blob_len; /* JOB_MEASURE_BUILT: the built batch that follows              */
+} /* then: PrunerWorkload, n PrunerConfig, n draft_us, n verifier scores, blob */
+FarmWorkHeader;
 
 typedef struct FarmResultHeader {
   uint64_t job;
@@ -182,6 +187,7 @@ struct PrunerFarmImpl {
   int lost;
   bool interrupted;
   bool noted_alone;
+  bool noted_pipeline;
   /* worker ranks */
   volatile sig_atomic_t stop; /* the backend's stop flag here                       */
   const volatile sig_atomic_t *user_stop;
@@ -326,6 +332,7 @@ static void farmSinkNote(void *user, bool session, const char *message) {
 
 static PrunerStatus farmRunChunk(const PrunerBackend *backend, PrunerBackendState state,
                                  const FarmWorkHeader *work, const PrunerBackendBatch *batch,
+                                 const void *blob, size_t blob_len,
                                  const volatile sig_atomic_t *stop, const PrunerBackendSink *outer,
                                  FarmChunkResult *out) {
   memset(out, 0, sizeof *out);
@@ -347,6 +354,8 @@ static PrunerStatus farmRunChunk(const PrunerBackend *backend, PrunerBackendStat
                             .note = farmSinkNote};
   if (work->kind == JOB_MEASURE)
     out->status = backend->measure(state, batch, &sink);
+  else if (work->kind == JOB_MEASURE_BUILT)
+    out->status = backend->measureBuilt(state, batch, blob, blob_len, &sink);
   else
     out->status = backend->exportBuild(state, batch, &sink, &out->blob, &out->blob_len);
   return out->status;
@@ -355,17 +364,20 @@ static PrunerStatus farmRunChunk(const PrunerBackend *backend, PrunerBackendStat
 /* ---------------------------------------------------------------------------------- */
 /* Messages                                                                            */
 
-static bool farmPackWork(FarmBuf *b, const FarmWorkHeader *h, const PrunerBackendBatch *batch) {
+static bool farmPackWork(FarmBuf *b, const FarmWorkHeader *h, const PrunerBackendBatch *batch,
+                         const void *blob) {
   farmPut(b, h, sizeof *h);
   farmPut(b, batch->workload, sizeof *batch->workload);
   farmPut(b, batch->configs, batch->n * sizeof *batch->configs);
   farmPut(b, batch->draft_us, batch->n * sizeof *batch->draft_us);
   farmPut(b, batch->verifier_scores, batch->n * sizeof *batch->verifier_scores);
+  farmPut(b, blob, h->blob_len);
   return !b->failed;
 }
 
-/* The batch points into the message (valid while `r` is). */
-static bool farmUnpackWork(FarmReader *r, FarmWorkHeader *h, PrunerBackendBatch *batch) {
+/* The batch and *blob point into the message (valid while `r` is). */
+static bool farmUnpackWork(FarmReader *r, FarmWorkHeader *h, PrunerBackendBatch *batch,
+                           const void **blob) {
   if (!farmGet(r, h, sizeof *h))
     return false;
   batch->n = h->n;
@@ -373,7 +385,8 @@ static bool farmUnpackWork(FarmReader *r, FarmWorkHeader *h, PrunerBackendBatch 
   batch->configs = farmTake(r, h->n * sizeof *batch->configs);
   batch->draft_us = farmTake(r, h->n * sizeof *batch->draft_us);
   batch->verifier_scores = farmTake(r, h->n * sizeof *batch->verifier_scores);
-  return batch->workload &&
+  *blob = h->blob_len ? farmTake(r, h->blob_len) : NULL;
+  return batch->workload && (h->blob_len == 0 || *blob) &&
          (h->n == 0 || (batch->configs && batch->draft_us && batch->verifier_scores));
 }
 
@@ -785,17 +798,21 @@ PrunerStatus prunerFarmServe(PrunerFarm f, const PrunerBackend *backend,
     FarmReader r = {msg, (size_t)len, 0};
     FarmWorkHeader h;
     PrunerBackendBatch batch;
+    const void *blob = NULL;
     FarmChunkResult res;
     memset(&res, 0, sizeof res);
-    if (!farmUnpackWork(&r, &h, &batch)) {
+    if (!farmUnpackWork(&r, &h, &batch, &blob)) {
       res.status = prunerStatusError("rank %d: a malformed work message (%d bytes)", f->rank, len);
       h.job = 0;
     } else if (!state && !(res.status = backend->create(target, &bo, &state)).ok) {
       /* reported back: rank 0 decides */
     } else if (h.kind == JOB_BUILD && !backend->exportBuild) {
       res.status = prunerStatusError("backend %s cannot build for another rank", backend->name);
+    } else if (h.kind == JOB_MEASURE_BUILT && !backend->measureBuilt) {
+      res.status = prunerStatusError("backend %s cannot measure what another rank built",
+                                     backend->name);
     } else {
-      farmRunChunk(backend, state, &h, &batch, &f->stop, NULL, &res);
+      farmRunChunk(backend, state, &h, &batch, blob, (size_t)h.blob_len, &f->stop, NULL, &res);
     }
     FarmBuf out = {0};
     if (farmPackResult(&out, h.job, &res))
@@ -816,13 +833,22 @@ PrunerStatus prunerFarmServe(PrunerFarm f, const PrunerBackend *backend,
 /* ---------------------------------------------------------------------------------- */
 /* Rank 0                                                                              */
 
+/* A chunk's way through rank 0: WAITING -> RUNNING (on `rank`) -> DONE -> FLUSHED (handed
+ * to the tuner). In a pipelined measure batch a compile-only rank's build takes it from
+ * RUNNING to BUILT, and its measurement elsewhere from BUILT through RUNNING to DONE. */
+enum { CHUNK_WAITING, CHUNK_RUNNING, CHUNK_DONE, CHUNK_FLUSHED, CHUNK_BUILT };
+
 typedef struct FarmChunk {
   size_t begin, n;
-  int state; /* 0 waiting, 1 running on `rank`, 2 done, 3 handed to the tuner         */
+  int state; /* CHUNK_*                                                             */
   int rank;
+  int job_kind; /* the job running or last run on it (JOB_*)                        */
   uint64_t job;
   bool want_baseline;
   FarmChunkResult result;
+  void *blob; /* CHUNK_BUILT: the batch another rank built, kept until it is measured */
+  size_t blob_len;
+  FarmBuf build_notes; /* its build's notes, handed on before its measurement's      */
 } FarmChunk;
 
 typedef struct FarmRun {
@@ -833,6 +859,7 @@ typedef struct FarmRun {
   const PrunerBackendSink *sink;
   int kind;
   uint32_t need; /* role bits a rank needs                                          */
+  bool pipeline; /* measure batch: compile-only ranks build, measuring ranks measure   */
   FarmWorkHeader proto;
   FarmChunk *chunks;
   size_t n_chunks, flushed;
@@ -861,14 +888,35 @@ static void farmMarkLost(FarmRun *run, int r, const char *why) {
   f->lost++;
   size_t back = 0;
   for (size_t c = 0; c < run->n_chunks; ++c)
-    if (run->chunks[c].state == 1 && run->chunks[c].rank == r) {
-      run->chunks[c].state = 0;
+    if (run->chunks[c].state == CHUNK_RUNNING && run->chunks[c].rank == r) {
+      /* A measurement of a built chunk goes back to be measured again, the build kept. */
+      run->chunks[c].state =
+          run->chunks[c].job_kind == JOB_MEASURE_BUILT ? CHUNK_BUILT : CHUNK_WAITING;
       back += run->chunks[c].n;
     }
   farmRankNote(run->sink,
                "warning: farm: rank %d (%s) lost: %s; its %zu unfinished candidate(s) go to "
                "another rank or back to rank 0",
                r, f->ranks[r].host[0] ? f->ranks[r].host : "?", why, back);
+}
+
+/* A chunk's job came back (`res` is taken over): the build of a pipelined measure batch
+ * keeps its blob for a measuring rank; anything else is the chunk's result. */
+static void farmChunkFinish(FarmRun *run, FarmChunk *c, FarmChunkResult *res) {
+  if (run->kind == JOB_MEASURE && c->job_kind == JOB_BUILD && res->status.ok) {
+    free(c->blob);
+    c->blob = res->blob;
+    c->blob_len = res->blob_len;
+    res->blob = NULL;
+    res->blob_len = 0;
+    farmPut(&c->build_notes, res->notes.p, res->notes.len);
+    farmChunkResultFree(res);
+    c->state = CHUNK_BUILT;
+    return;
+  }
+  c->result = *res;
+  memset(res, 0, sizeof *res);
+  c->state = CHUNK_DONE;
 }
 
 /* Hellos, heartbeats and results that arrived; returns whether anything did. */
@@ -910,7 +958,8 @@ static bool farmPoll(FarmRun *run) {
       bool ok = farmUnpackResult(&r, &job, &res);
       FarmChunk *c = NULL;
       for (size_t i = 0; i < run->n_chunks; ++i)
-        if (run->chunks[i].job == job && run->chunks[i].state == 1 && run->chunks[i].rank == from)
+        if (run->chunks[i].job == job && run->chunks[i].state == CHUNK_RUNNING &&
+            run->chunks[i].rank == from)
           c = &run->chunks[i];
       rk->busy = false;
       if (!c) {
@@ -926,8 +975,7 @@ static bool farmPoll(FarmRun *run) {
         farmChunkResultFree(&res);
         farmMarkLost(run, from, why);
       } else {
-        c->result = res;
-        c->state = 2;
+        farmChunkFinish(run, c, &res);
         rk->candidates += (long)c->n;
       }
     }
@@ -986,59 +1034,83 @@ static PrunerBackendBatch farmSubBatch(const PrunerBackendBatch *b, size_t begin
   return s;
 }
 
-static bool farmSendChunk(FarmRun *run, FarmChunk *c, int r) {
-  PrunerFarm f = run->f;
+/* The work header of chunk `c` as a job of `kind`. */
+static FarmWorkHeader farmChunkHeader(const FarmRun *run, const FarmChunk *c, int kind) {
   FarmWorkHeader h = run->proto;
-  h.job = c->job = ++f->next_job;
+  h.kind = (uint32_t)kind;
   h.n = (uint32_t)c->n;
   h.want_baseline = c->want_baseline;
+  h.blob_len = kind == JOB_MEASURE_BUILT ? c->blob_len : 0;
+  return h;
+}
+
+static bool farmSendChunk(FarmRun *run, FarmChunk *c, int r, int kind) {
+  PrunerFarm f = run->f;
+  FarmWorkHeader h = farmChunkHeader(run, c, kind);
+  h.job = c->job = ++f->next_job;
   PrunerBackendBatch sub = farmSubBatch(run->batch, c->begin, c->n);
   FarmBuf b = {0};
   volatile int give_up = 0;
   /* A frozen rank (SIGSTOP, a hung node) never takes the message: a send that has not
    * completed within the rank timeout loses the rank. */
   f->send_deadline = prunerNowSeconds() + f->opts.rank_timeout_s;
-  bool ok = farmPackWork(&b, &h, &sub) && farmSend(f, b.p, b.len, r, TAG_WORK, &give_up);
+  bool ok = farmPackWork(&b, &h, &sub, c->blob) && farmSend(f, b.p, b.len, r, TAG_WORK, &give_up);
   f->send_deadline = 0;
   free(b.p);
   if (!ok) {
     farmMarkLost(run, r, "the work message was not taken within the rank timeout");
     return false;
   }
-  c->state = 1;
+  c->state = CHUNK_RUNNING;
   c->rank = r;
+  c->job_kind = kind;
   f->ranks[r].busy = true;
   return true;
 }
 
-static void farmRunLocal(FarmRun *run, FarmChunk *c) {
-  FarmWorkHeader h = run->proto;
-  h.n = (uint32_t)c->n;
-  h.want_baseline = c->want_baseline;
+static void farmRunLocal(FarmRun *run, FarmChunk *c, int kind) {
+  FarmWorkHeader h = farmChunkHeader(run, c, kind);
   PrunerBackendBatch sub = farmSubBatch(run->batch, c->begin, c->n);
-  farmRunChunk(run->backend, run->local, &h, &sub, NULL, run->sink, &c->result);
-  c->state = 2;
+  FarmChunkResult res;
+  farmRunChunk(run->backend, run->local, &h, &sub, c->blob, c->blob_len, NULL, run->sink, &res);
+  c->job_kind = kind;
+  farmChunkFinish(run, c, &res);
   run->f->ranks[0].candidates += (long)c->n;
+}
+
+/* Notes as the backend wrote them (farmSinkNote), line by line, to the tuner. */
+static void farmHandNotes(FarmRun *run, const FarmBuf *notes) {
+  for (size_t at = 0; at < notes->len;) {
+    const char *line = (const char *)notes->p + at;
+    const char *end = memchr(line, '\n', notes->len - at);
+    size_t n = end ? (size_t)(end - line) : notes->len - at;
+    char text[1100];
+    snprintf(text, sizeof text, "%.*s", (int)(n > 1 ? n - 1 : 0), line + 1);
+    run->sink->note(run->sink->user, line[0] == '1', text);
+    at += n + 1;
+  }
+}
+
+/* A chunk's buffers (its result, its build). */
+static void farmChunkFree(FarmChunk *c) {
+  farmChunkResultFree(&c->result);
+  free(c->blob);
+  free(c->build_notes.p);
+  c->blob = NULL;
+  c->blob_len = 0;
+  memset(&c->build_notes, 0, sizeof c->build_notes);
 }
 
 /* Hands finished chunks to the tuner in order; the first failure ends the batch. */
 static PrunerStatus farmFlush(FarmRun *run, PrunerBackendBatch *built) {
   PrunerStatus st = prunerStatusOk();
-  while (st.ok && run->flushed < run->n_chunks && run->chunks[run->flushed].state == 2) {
+  while (st.ok && run->flushed < run->n_chunks && run->chunks[run->flushed].state == CHUNK_DONE) {
     FarmChunk *c = &run->chunks[run->flushed];
     FarmChunkResult *res = &c->result;
     if (res->adopted)
       run->sink->adoptTargetKey(run->sink->user, res->adopted_key);
-    /* Notes as the backend wrote them, line by line. */
-    for (size_t at = 0; at < res->notes.len;) {
-      const char *line = (const char *)res->notes.p + at;
-      const char *end = memchr(line, '\n', res->notes.len - at);
-      size_t n = end ? (size_t)(end - line) : res->notes.len - at;
-      char text[1100];
-      snprintf(text, sizeof text, "%.*s", (int)(n > 1 ? n - 1 : 0), line + 1);
-      run->sink->note(run->sink->user, line[0] == '1', text);
-      at += n + 1;
-    }
+    farmHandNotes(run, &c->build_notes);
+    farmHandNotes(run, &res->notes);
     if (!res->status.ok) {
       st = res->status;
       break;
@@ -1054,11 +1126,41 @@ static PrunerStatus farmFlush(FarmRun *run, PrunerBackendBatch *built) {
       st = run->backend->exportAddBuilt(run->local, &sub, res->blob, res->blob_len, run->sink);
     }
     (void)built;
-    c->state = 3;
-    farmChunkResultFree(res);
+    c->state = CHUNK_FLUSHED;
+    farmChunkFree(c);
     run->flushed++;
   }
   return st;
+}
+
+static bool farmRankCan(const FarmRank *rk, PrunerFarmRole bit) {
+  return ((uint32_t)rk->role & (uint32_t)bit) != 0;
+}
+
+/* The job an idle rank with role bits `role` takes next, and on which chunk (*chunk),
+ * from chunk `first` on; 0 when there is nothing for it. A measuring rank first measures
+ * a chunk another rank built, then takes a new one (built and measured in one go); a
+ * compile-only rank of a pipelined measure batch builds one for the measuring ranks. */
+static int farmNextJob(const FarmRun *run, PrunerFarmRole role, size_t first, size_t *chunk) {
+  bool measures = ((uint32_t)role & PRUNER_FARM_ROLE_MEASURE) != 0;
+  bool compiles = ((uint32_t)role & PRUNER_FARM_ROLE_COMPILE) != 0;
+  if (run->kind == JOB_BUILD) {
+    for (size_t c = first; c < run->n_chunks && compiles; ++c)
+      if (run->chunks[c].state == CHUNK_WAITING)
+        return *chunk = c, JOB_BUILD;
+    return 0;
+  }
+  for (size_t c = first; c < run->n_chunks && measures; ++c)
+    if (run->chunks[c].state == CHUNK_BUILT)
+      return *chunk = c, JOB_MEASURE_BUILT;
+  for (size_t c = first; c < run->n_chunks; ++c)
+    if (run->chunks[c].state == CHUNK_WAITING) {
+      if (measures)
+        return *chunk = c, JOB_MEASURE;
+      if (compiles && run->pipeline)
+        return *chunk = c, JOB_BUILD;
+    }
+  return 0;
 }
 
 static PrunerStatus farmRunBatch(FarmRun *run) {
@@ -1072,6 +1174,23 @@ static PrunerStatus farmRunBatch(FarmRun *run) {
     gethostname(f->ranks[0].host, sizeof f->ranks[0].host - 1);
   }
   farmAwaitHellos(run);
+  /* A measure batch is pipelined when some rank only compiles, some rank measures and the
+   * backend can measure what another process built: build hosts then build for the
+   * measuring hosts (docs/distributed.md, "Roles"). Without a compile-only rank nothing
+   * changes: each measuring rank builds what it measures. */
+  bool compile_only = f->role == PRUNER_FARM_ROLE_COMPILE;
+  bool measurer = farmRankCan(&f->ranks[0], PRUNER_FARM_ROLE_MEASURE);
+  for (int r = 1; r < f->size; ++r) {
+    const FarmRank *rk = &f->ranks[r];
+    if (!rk->hello || rk->lost)
+      continue;
+    compile_only = compile_only || rk->role == PRUNER_FARM_ROLE_COMPILE;
+    measurer = measurer || farmRankCan(rk, PRUNER_FARM_ROLE_MEASURE);
+  }
+  run->pipeline = run->kind == JOB_MEASURE && compile_only && measurer &&
+                  run->backend->exportBuild && run->backend->measureBuilt;
+  if (run->pipeline)
+    run->need = PRUNER_FARM_ROLE_BOTH; /* compile-only ranks take part */
   int helpers = 0;
   for (int r = 1; r < f->size; ++r)
     helpers += farmRankEligible(run, r);
@@ -1082,13 +1201,22 @@ static PrunerStatus farmRunBatch(FarmRun *run) {
       farmRankNote(run->sink, "farm: no other rank can %s for this target: rank 0 does it alone",
                    run->kind == JOB_MEASURE ? "measure" : "compile");
     f->noted_alone = true;
-    return run->kind == JOB_MEASURE ? run->backend->measure(run->local, b, run->sink)
-                                    : run->backend->exportAdd(run->local, b, run->sink);
+    /* A measure batch whose seed prunerFarmMeasure drew already runs as one local chunk,
+     * so that the backend gets that seed and the tuner's generator advances as in a plain
+     * run (handing the batch to backend->measure would draw a second one). */
+    if (run->kind != JOB_MEASURE || !run->proto.has_seed)
+      return run->kind == JOB_MEASURE ? run->backend->measure(run->local, b, run->sink)
+                                      : run->backend->exportAdd(run->local, b, run->sink);
+  }
+  if (run->pipeline && !f->noted_pipeline) {
+    farmRankNote(run->sink,
+                 "farm: compile-only ranks build candidates that measuring ranks measure");
+    f->noted_pipeline = true;
   }
   /* Measuring: two chunks per rank, so that a rank that finishes early takes another.
    * Building: one chunk per rank, since each chunk starts a compile pool whose children
    * set up MLIR afresh (docs/distributed.md, "Speed"). */
-  size_t parts = (size_t)ranks * (run->kind == JOB_MEASURE ? 2 : 1);
+  size_t parts = helpers == 0 ? 1 : (size_t)ranks * (run->kind == JOB_MEASURE ? 2 : 1);
   size_t per = (b->n + parts - 1) / parts;
   if (per < 1)
     per = 1;
@@ -1112,34 +1240,43 @@ static PrunerStatus farmRunBatch(FarmRun *run) {
     }
     bool progress = farmPoll(run);
     farmCheckTimeouts(run);
-    bool any_helper = false, any_running = false;
-    for (int r = 1; r < f->size; ++r)
+    bool any_helper = false, any_measurer = false, any_running = false;
+    for (int r = 1; r < f->size; ++r) {
       any_helper = any_helper || farmRankEligible(run, r);
-    for (size_t c = 0; c < run->n_chunks; ++c) {
-      FarmChunk *ch = &run->chunks[c];
-      any_running = any_running || ch->state == 1;
-      if (ch->state != 0)
-        continue;
-      for (int r = 1; r < f->size && ch->state == 0; ++r)
-        if (farmRankEligible(run, r) && !f->ranks[r].busy)
-          progress = farmSendChunk(run, ch, r) || progress;
+      any_measurer = any_measurer || (farmRankEligible(run, r) &&
+                                      farmRankCan(&f->ranks[r], PRUNER_FARM_ROLE_MEASURE));
+    }
+    for (size_t c = 0; c < run->n_chunks; ++c)
+      any_running = any_running || run->chunks[c].state == CHUNK_RUNNING;
+    for (int r = 1; r < f->size; ++r) {
+      size_t c = 0;
+      int kind = farmRankEligible(run, r) && !f->ranks[r].busy
+                     ? farmNextJob(run, f->ranks[r].role, 0, &c)
+                     : 0;
+      if (kind)
+        progress = farmSendChunk(run, &run->chunks[c], r, kind) || progress;
     }
     /* Rank 0's share: one chunk at a time, the next-to-flush first; when every helper is
-     * lost, rank 0 takes the rest whatever its role. */
-    for (size_t c = run->flushed; c < run->n_chunks; ++c)
-      if (run->chunks[c].state == 0 && (run->local_ok || (!any_helper && !any_running))) {
-        farmRunLocal(run, &run->chunks[c]);
-        progress = true;
-        break;
-      }
+     * lost (every measuring helper, for built chunks), rank 0 takes the rest whatever its
+     * role. */
+    size_t c = 0;
+    int kind = run->local_ok ? farmNextJob(run, f->role, run->flushed, &c) : 0;
+    if (!kind && !any_helper && !any_running)
+      kind = farmNextJob(run, PRUNER_FARM_ROLE_BOTH, run->flushed, &c);
+    if (!kind && run->pipeline && !any_measurer)
+      kind = farmNextJob(run, PRUNER_FARM_ROLE_MEASURE, run->flushed, &c);
+    if (kind) {
+      farmRunLocal(run, &run->chunks[c], kind);
+      progress = true;
+    }
     st = farmFlush(run, NULL);
     if (!progress)
       usleep(1000);
   }
   for (size_t c = 0; c < run->n_chunks; ++c) {
-    if (run->chunks[c].state == 1)
+    if (run->chunks[c].state == CHUNK_RUNNING)
       f->ranks[run->chunks[c].rank].busy = false; /* its late answer is dropped */
-    farmChunkResultFree(&run->chunks[c].result);
+    farmChunkFree(&run->chunks[c]);
   }
   free(run->chunks);
   return st;

@@ -266,6 +266,66 @@ def scenario_roles(tune, mpiexec, inp, w):
     print("roles: measure work to measure ranks, build work to compile ranks")
 
 
+def scenario_pipeline(tool, mpiexec, inp, w):
+    """farm-pipeline (a closed-form backend): compile-only ranks build, the measuring rank
+    measures what they built, the records equal a plain run's; a measuring rank lost
+    mid-run leaves its built chunks to rank 0, with the same records."""
+    del inp
+
+    def mpmd(roles, extra=()):
+        cmd = [mpiexec, "--oversubscribe", "--bind-to", "none", *extra]
+        for i, role in enumerate(roles):
+            if i:
+                cmd.append(":")
+            cmd += ["-n", "1", tool, role[0], f"{w}/{roles[0][1]}.txt", *role[2:]]
+        return cmd
+
+    def records(path):
+        return [ln for ln in open(path) if not ln.startswith("by ")]
+
+    def by(path):
+        out = {}
+        for ln in open(path):
+            if ln.startswith("by "):
+                _, k, i, rest = ln.split(" ", 3)
+                built, measured = rest.replace(",", "").split()[2::3][:2]
+                out[(int(k), int(i))] = (int(built), int(measured))
+        return out
+
+    if run([tool, "both", f"{w}/plain.txt"]) != 0:
+        fail("plain run failed")
+    want = records(f"{w}/plain.txt")
+    if not any("compile_error" in ln for ln in want) or not any(" ok " in ln for ln in want):
+        fail(f"the plain run should have ok and compile_error records: {want}")
+    log = f"{w}/mixed.log"
+    if run(mpmd([("compile", "mixed"), ("compile",), ("measure",)]), log=log) != 0:
+        fail(f"mixed run failed; see {log}")
+    if records(f"{w}/mixed.txt") != want:
+        fail(f"mixed run: records differ from the plain run's ({w}/mixed.txt, {w}/plain.txt)")
+    b = by(f"{w}/mixed.txt")
+    if not b or any(m != 2 for _, m in b.values()):
+        fail(f"mixed run: every candidate must be measured on the measuring rank 2: {b}")
+    if not any(bl in (0, 1) for bl, _ in b.values()):
+        fail(f"mixed run: compile-only ranks 0 and 1 built nothing: {b}")
+    if "compile-only ranks build candidates" not in open(log).read():
+        fail(f"mixed run: no note of the pipeline in {log}")
+    print(f"pipeline: {sum(bl != 2 for bl, _ in b.values())} of {len(b)} ok candidates "
+          "built on compile-only ranks, all measured on rank 2, records as a plain run's")
+    log = f"{w}/lost.log"
+    env = dict(ENV, **RECOVER)
+    if run(mpmd([("compile", "lost"), ("compile",), ("measure", "", "1")]), env=env,
+           log=log) != 0:
+        fail(f"run with a lost measuring rank failed; see {log}")
+    if records(f"{w}/lost.txt") != want:
+        fail(f"lost measuring rank: records differ from the plain run's ({w}/lost.txt)")
+    text = open(log).read()
+    if "rank 2" not in text or "lost" not in text:
+        fail(f"lost measuring rank: the log does not name it; see {log}")
+    if not any(m == 0 for _, m in by(f"{w}/lost.txt").values()):
+        fail("lost measuring rank: rank 0 measured none of its chunks")
+    print("pipeline: a lost measuring rank's chunks measured by rank 0, same records")
+
+
 def main():
     if len(sys.argv) != 6:
         print(__doc__)
@@ -282,7 +342,8 @@ def main():
         else:
             subprocess.run(["rm", "-rf", p])
     {"same": scenario_same, "kill-worker": scenario_kill_worker,
-     "kill-rank0": scenario_kill_rank0, "roles": scenario_roles}[scenario](tune, mpiexec, inp, w)
+     "kill-rank0": scenario_kill_rank0, "roles": scenario_roles,
+     "pipeline": scenario_pipeline}[scenario](tune, mpiexec, inp, w)
     return 0
 
 

@@ -247,8 +247,14 @@ static PrunerStatus gpuReport(PrunerBackendState s, const PrunerBackendBatch *b,
   return st;
 }
 
-static PrunerStatus gpuMeasure(PrunerBackendState s, const PrunerBackendBatch *b,
-                               const PrunerBackendSink *sink) {
+static PrunerStatus gpuAddBuiltInto(PrunerBackendState s, const PrunerBackendBatch *b,
+                                     PrunerBundle bundle, int *ids, bool report, const void *blob,
+                                     size_t size, const PrunerBackendSink *sink);
+
+/* Measures the batch on the local GPU: compiled here, or with `blob` as another process
+ * built it (gpuExportBuild). */
+static PrunerStatus gpuMeasureBatch(PrunerBackendState s, const PrunerBackendBatch *b,
+                                    const void *blob, size_t size, const PrunerBackendSink *sink) {
   PrunerStatus check = gpuCheckDevice();
   if (!check.ok)
     return check;
@@ -262,7 +268,8 @@ static PrunerStatus gpuMeasure(PrunerBackendState s, const PrunerBackendBatch *b
   PrunerStatus st = ids ? prunerBundleCreate(dir, &s->target, sink->nextSeed(sink->user), &bundle)
                         : prunerStatusError("out of memory");
   if (st.ok)
-    st = gpuCompileInto(s, b, bundle, ids, true, sink);
+    st = blob ? gpuAddBuiltInto(s, b, bundle, ids, true, blob, size, sink)
+              : gpuCompileInto(s, b, bundle, ids, true, sink);
   bool stopped = s->stop && *s->stop;
   if (st.ok && !stopped && prunerBundleNumCandidates(bundle) > 0) {
     st = prunerBundleWrite(bundle);
@@ -293,6 +300,19 @@ static PrunerStatus gpuMeasure(PrunerBackendState s, const PrunerBackendBatch *b
   return st;
 }
 
+static PrunerStatus gpuMeasure(PrunerBackendState s, const PrunerBackendBatch *b,
+                               const PrunerBackendSink *sink) {
+  return gpuMeasureBatch(s, b, NULL, 0, sink);
+}
+
+/* A farm's measuring rank: the batch as a compile-only rank built it (pruner/farm.h). */
+static PrunerStatus gpuMeasureBuilt(PrunerBackendState s, const PrunerBackendBatch *b,
+                                    const void *blob, size_t size, const PrunerBackendSink *sink) {
+  if (!blob)
+    return prunerStatusError("a built batch of %zu candidates has no data", b->n);
+  return gpuMeasureBatch(s, b, blob, size, sink);
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* Exporting a bundle (--measure=bundle:DIR)                                           */
 
@@ -312,10 +332,14 @@ static PrunerStatus gpuExportAdd(PrunerBackendState s, const PrunerBackendBatch 
   return st;
 }
 
-/* The export in two halves for a farm (pruner/farm.h): the compile results of a batch as
- * bytes, per candidate a flag (1: built, 0: failed or interrupted: left out, as
- * exportAdd leaves it out), the result without its binary pointer, and the binary. Only
- * the same build reads it back (the farm checks that every rank runs one). */
+/* A batch built in one process and bundled in another (a farm, pruner/farm.h), as bytes:
+ * per candidate a flag, BUILT_OK followed by the compile result without its binary
+ * pointer and then the binary, BUILT_FAILED by the error's length (uint32) and text,
+ * BUILT_INTERRUPTED by nothing. Only the same build reads it back (the farm checks that
+ * every rank runs one). */
+enum { BUILT_FAILED = 0, BUILT_OK = 1, BUILT_INTERRUPTED = 2 };
+
+/* The export in two halves for a farm: exportBuild compiles a batch into such bytes. */
 static PrunerStatus gpuExportBuild(PrunerBackendState s, const PrunerBackendBatch *b,
                                    const PrunerBackendSink *sink, void **blob, size_t *size) {
   (void)sink;
@@ -328,17 +352,26 @@ static PrunerStatus gpuExportBuild(PrunerBackendState s, const PrunerBackendBatc
     return compiled;
   size_t total = 0;
   for (size_t i = 0; i < n; ++i)
-    total += 1 + (results[i].status.ok && !results[i].interrupted
-                      ? sizeof results[i] + results[i].binary_size
-                      : 0);
+    total += 1 + (results[i].interrupted  ? 0
+                  : results[i].status.ok ? sizeof results[i] + results[i].binary_size
+                                         : sizeof(uint32_t) + strlen(results[i].status.message));
   unsigned char *out = malloc(total ? total : 1);
   PrunerStatus st = out ? prunerStatusOk() : prunerStatusError("out of memory");
   size_t at = 0;
   for (size_t i = 0; i < n && out; ++i) {
-    bool built = results[i].status.ok && !results[i].interrupted;
-    out[at++] = built;
-    if (!built)
+    if (results[i].interrupted) {
+      out[at++] = BUILT_INTERRUPTED;
       continue;
+    }
+    if (!results[i].status.ok) {
+      out[at++] = BUILT_FAILED;
+      uint32_t len = (uint32_t)strlen(results[i].status.message);
+      memcpy(out + at, &len, sizeof len);
+      memcpy(out + at + sizeof len, results[i].status.message, len);
+      at += sizeof len + len;
+      continue;
+    }
+    out[at++] = BUILT_OK;
     PrunerCompileResult flat = results[i];
     flat.binary = NULL;
     memcpy(out + at, &flat, sizeof flat);
@@ -356,17 +389,45 @@ static PrunerStatus gpuExportBuild(PrunerBackendState s, const PrunerBackendBatc
   return st;
 }
 
-static PrunerStatus gpuExportAddBuilt(PrunerBackendState s, const PrunerBackendBatch *b,
-                                      const void *blob, size_t size,
-                                      const PrunerBackendSink *sink) {
-  (void)sink;
+/* Candidates of a built batch into `bundle` (ids[i]: its id there, -1 when left out);
+ * with `report` a failed build becomes a compile-error record, as gpuCompileInto makes
+ * one. A malformed blob is an error. */
+static PrunerStatus gpuAddBuiltInto(PrunerBackendState s, const PrunerBackendBatch *b,
+                                     PrunerBundle bundle, int *ids, bool report, const void *blob,
+                                     size_t size, const PrunerBackendSink *sink) {
+  (void)s;
   const unsigned char *p = blob;
   size_t at = 0;
-  for (size_t i = 0; i < b->n; ++i) {
+  PrunerStatus st = prunerStatusOk();
+  for (size_t i = 0; i < b->n && st.ok; ++i) {
+    if (ids)
+      ids[i] = -1;
     if (at >= size)
       return prunerStatusError("a built batch of %zu candidates ends after %zu", b->n, i);
-    if (!p[at++])
+    unsigned char flag = p[at++];
+    if (flag == BUILT_INTERRUPTED)
+      continue; /* Ctrl-C: not a result; a resumed run compiles it again */
+    if (flag == BUILT_FAILED) {
+      uint32_t len;
+      if (size - at < sizeof len)
+        return prunerStatusError("a built batch is cut short at candidate %zu", i);
+      memcpy(&len, p + at, sizeof len);
+      at += sizeof len;
+      if (size - at < len)
+        return prunerStatusError("a built batch is cut short in candidate %zu's error", i);
+      if (report) {
+        PrunerRecord r;
+        prunerRecordInit(&r);
+        r.status = PRUNER_RECORD_COMPILE_ERROR;
+        int keep = len < sizeof r.error ? (int)len : (int)sizeof r.error - 1;
+        snprintf(r.error, sizeof r.error, "%.*s", keep, (const char *)p + at);
+        st = sink->candidate(sink->user, i, &r);
+      }
+      at += len;
       continue;
+    }
+    if (flag != BUILT_OK)
+      return prunerStatusError("a built batch has an unknown flag %u at candidate %zu", flag, i);
     PrunerCompileResult r;
     if (size - at < sizeof r)
       return prunerStatusError("a built batch is cut short at candidate %zu", i);
@@ -376,12 +437,25 @@ static PrunerStatus gpuExportAddBuilt(PrunerBackendState s, const PrunerBackendB
       return prunerStatusError("a built batch is cut short in candidate %zu's binary", i);
     r.binary = (unsigned char *)(p + at); /* the bundle copies it into its file */
     at += r.binary_size;
-    PrunerStatus st = prunerBundleAddCandidate(s->export_bundle, b->workload, &b->configs[i], &r,
-                                               b->draft_us[i], b->verifier_scores[i], NULL);
-    if (!st.ok)
-      continue; /* as exportAdd: a candidate the bundle refuses is left out */
+    PrunerStatus added = prunerBundleAddCandidate(bundle, b->workload, &b->configs[i], &r,
+                                                  b->draft_us[i], b->verifier_scores[i],
+                                                  ids ? &ids[i] : NULL);
+    if (!added.ok && report) { /* as gpuCompileInto: the bundle's refusal is the record */
+      PrunerRecord rec;
+      prunerRecordInit(&rec);
+      rec.status = PRUNER_RECORD_COMPILE_ERROR;
+      snprintf(rec.error, sizeof rec.error, "%.*s", (int)sizeof rec.error - 1, added.message);
+      st = sink->candidate(sink->user, i, &rec);
+    }
+    /* without `report` (an export) a candidate the bundle refuses is left out */
   }
-  return prunerStatusOk();
+  return st;
+}
+
+static PrunerStatus gpuExportAddBuilt(PrunerBackendState s, const PrunerBackendBatch *b,
+                                      const void *blob, size_t size,
+                                      const PrunerBackendSink *sink) {
+  return gpuAddBuiltInto(s, b, s->export_bundle, NULL, false, blob, size, sink);
 }
 
 static PrunerStatus gpuExportClose(PrunerBackendState s, bool commit,
@@ -423,6 +497,7 @@ static const PrunerBackend gpuBackend = {
     .exportClose = gpuExportClose,
     .exportBuild = gpuExportBuild,
     .exportAddBuilt = gpuExportAddBuilt,
+    .measureBuilt = gpuMeasureBuilt,
     .recheck = NULL,
 };
 
