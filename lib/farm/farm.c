@@ -809,8 +809,8 @@ PrunerStatus prunerFarmServe(PrunerFarm f, const PrunerBackend *backend,
     } else if (h.kind == JOB_BUILD && !backend->exportBuild) {
       res.status = prunerStatusError("backend %s cannot build for another rank", backend->name);
     } else if (h.kind == JOB_MEASURE_BUILT && !backend->measureBuilt) {
-      res.status = prunerStatusError("backend %s cannot measure what another rank built",
-                                     backend->name);
+      res.status =
+          prunerStatusError("backend %s cannot measure what another rank built", backend->name);
     } else {
       farmRunChunk(backend, state, &h, &batch, blob, (size_t)h.blob_len, &f->stop, NULL, &res);
     }

@@ -248,8 +248,8 @@ static PrunerStatus gpuReport(PrunerBackendState s, const PrunerBackendBatch *b,
 }
 
 static PrunerStatus gpuAddBuiltInto(PrunerBackendState s, const PrunerBackendBatch *b,
-                                     PrunerBundle bundle, int *ids, bool report, const void *blob,
-                                     size_t size, const PrunerBackendSink *sink);
+                                    PrunerBundle bundle, int *ids, bool report, const void *blob,
+                                    size_t size, const PrunerBackendSink *sink);
 
 /* Measures the batch on the local GPU: compiled here, or with `blob` as another process
  * built it (gpuExportBuild). */
@@ -352,7 +352,7 @@ static PrunerStatus gpuExportBuild(PrunerBackendState s, const PrunerBackendBatc
     return compiled;
   size_t total = 0;
   for (size_t i = 0; i < n; ++i)
-    total += 1 + (results[i].interrupted  ? 0
+    total += 1 + (results[i].interrupted ? 0
                   : results[i].status.ok ? sizeof results[i] + results[i].binary_size
                                          : sizeof(uint32_t) + strlen(results[i].status.message));
   unsigned char *out = malloc(total ? total : 1);
@@ -393,8 +393,8 @@ static PrunerStatus gpuExportBuild(PrunerBackendState s, const PrunerBackendBatc
  * with `report` a failed build becomes a compile-error record, as gpuCompileInto makes
  * one. A malformed blob is an error. */
 static PrunerStatus gpuAddBuiltInto(PrunerBackendState s, const PrunerBackendBatch *b,
-                                     PrunerBundle bundle, int *ids, bool report, const void *blob,
-                                     size_t size, const PrunerBackendSink *sink) {
+                                    PrunerBundle bundle, int *ids, bool report, const void *blob,
+                                    size_t size, const PrunerBackendSink *sink) {
   (void)s;
   const unsigned char *p = blob;
   size_t at = 0;
@@ -437,9 +437,9 @@ static PrunerStatus gpuAddBuiltInto(PrunerBackendState s, const PrunerBackendBat
       return prunerStatusError("a built batch is cut short in candidate %zu's binary", i);
     r.binary = (unsigned char *)(p + at); /* the bundle copies it into its file */
     at += r.binary_size;
-    PrunerStatus added = prunerBundleAddCandidate(bundle, b->workload, &b->configs[i], &r,
-                                                  b->draft_us[i], b->verifier_scores[i],
-                                                  ids ? &ids[i] : NULL);
+    PrunerStatus added =
+        prunerBundleAddCandidate(bundle, b->workload, &b->configs[i], &r, b->draft_us[i],
+                                 b->verifier_scores[i], ids ? &ids[i] : NULL);
     if (!added.ok && report) { /* as gpuCompileInto: the bundle's refusal is the record */
       PrunerRecord rec;
       prunerRecordInit(&rec);
