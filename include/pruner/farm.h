@@ -12,10 +12,10 @@
  * (--measure=bundle, PrunerBackend.exportBuild) to compiling ranks, and takes a share
  * itself when its own role allows. When some rank only compiles and the backend has
  * measureBuilt, measure batches are pipelined: compile-only ranks build chunks
- * (exportBuild) that measuring ranks then measure (measureBuilt). Every rank sends a heartbeat each
- * second from a thread; a rank silent for the rank timeout is lost: its unfinished candidates go to
- * another rank or back to rank 0, and the run ends with a message naming it. A worker
- * rank whose rank 0 falls silent ends by itself.
+ * (exportBuild) that measuring ranks then measure (measureBuilt). Every rank sends a
+ * heartbeat each second from a thread; a rank silent for the rank timeout is lost: its
+ * unfinished candidates go to another rank or back to rank 0, and the run ends with a
+ * message naming it. A worker rank whose rank 0 falls silent ends by itself.
  *
  * Built with MPI when CMake finds it (PRUNER_WITH_MPI, default ON); without it every
  * function still exists and a farm always has one rank (prunerFarmBuiltWithMpi says
