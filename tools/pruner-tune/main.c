@@ -599,6 +599,13 @@ int main(int argc, char **argv) {
       fprintf(stderr, "pruner-tune: error: %s (see --help)\n", fs.message);
       return 2;
     }
+    if (bad && c == O_STRATEGY) {
+      fprintf(stderr, "pruner-tune: error: unknown --strategy '%s'; accepted:", optarg);
+      for (int s = 0; s < PRUNER_TUNE_STRATEGY_COUNT; ++s)
+        fprintf(stderr, "%s %s", s ? "," : "", prunerTuneStrategyName((PrunerTuneStrategy)s));
+      fprintf(stderr, "\n");
+      return 2;
+    }
     if (bad) {
       fprintf(stderr, "pruner-tune: error: invalid value '%s' for %s (see --help)\n", optarg,
               argv[optind - 1]);
