@@ -193,12 +193,17 @@ PrunerStatus prunerTargetFromKey(const char *key, PrunerTargetDesc *out, char *w
     what[0] = '\0';
   if (!key || !*key)
     return prunerStatusError("empty dataset target key");
-  if (strncmp(key, "host:", 5) == 0) {
-    const char *name = key + 5;
+  /* IREE's CPU backend keys its records like the host (the same machine description)
+   * under its own arch: "iree-cpu:<cpu>-<N>c-<isa>". */
+  bool iree = strncmp(key, "iree-cpu:", 9) == 0;
+  if (strncmp(key, "host:", 5) == 0 || iree) {
+    const char *name = key + (iree ? 9 : 5);
     int cores = 0;
     char isa[16];
     if (strlen(name) >= sizeof out->name || !parseHostName(name, &cores, isa, sizeof isa))
-      return prunerStatusError("dataset target '%.96s': a host key is host:<cpu>-<N>c-<isa>", key);
+      return prunerStatusError("dataset target '%.96s': a host key is host:<cpu>-<N>c-<isa> "
+                               "(iree-cpu:<cpu>-<N>c-<isa> for IREE's CPU backend)",
+                               key);
     PrunerHostInfo here;
     prunerHostDescribe(&here);
     PrunerHostInfo info = here;
@@ -208,6 +213,10 @@ PrunerStatus prunerTargetFromKey(const char *key, PrunerTargetDesc *out, char *w
       return prunerStatusError("dataset target '%.96s': %s", key, st.message);
     prunerHostTargetDesc(&info, out);
     snprintf(out->name, sizeof out->name, "%s", name);
+    if (iree) { /* as prunerIreeCpuTargetDesc marks this machine */
+      out->kind = PRUNER_TARGET_IREE_CPU;
+      snprintf(out->arch, sizeof out->arch, "iree-cpu");
+    }
     if (what && what_size) {
       PrunerTargetDesc native; /* this machine as "host" names it (PRUNER_HOST_ISA too) */
       if (!prunerTargetLookup("host", &native).ok)
@@ -249,6 +258,6 @@ PrunerStatus prunerTargetFromKey(const char *key, PrunerTargetDesc *out, char *w
     }
   }
   return prunerStatusError("dataset target '%.96s' names no known target (expected "
-                           "arch:name:NNsm or host:<cpu>-<N>c-<isa>)",
+                           "arch:name:NNsm, host:<cpu>-<N>c-<isa> or iree-cpu:<cpu>-<N>c-<isa>)",
                            key);
 }

@@ -251,6 +251,13 @@ static void fromKey(void **state) {
   assert_int_equal(t.sm_count, 4);
   assert_int_equal(t.warp_size, 8);
   assert_non_null(strstr(what, "4 core(s), avx2, 2 FMA pipe(s);"));
+  /* IREE's CPU backend: the host's description under its own kind and arch. */
+  assert_true(prunerTargetFromKey("iree-cpu:intel-r-xeon-2c-avx512", &t, what, sizeof what).ok);
+  prunerTargetKey(&t, key, sizeof key);
+  assert_string_equal(key, "iree-cpu:intel-r-xeon-2c-avx512");
+  assert_int_equal(t.kind, PRUNER_TARGET_IREE_CPU);
+  assert_int_equal(t.sm_count, 2);
+  assert_int_equal(t.warp_size, 16);
 
   const char *bad[] = {"",
                        "host:",
@@ -259,6 +266,8 @@ static void fromKey(void **state) {
                        "host:1c-avx512",
                        "host:amd-epyc-1c-avx9",
                        "host:x-99999c-avx2",
+                       "iree-cpu:",
+                       "iree-cpu:amd-epyc-avx2",
                        "sm_90:nosuchgpu:132sm",
                        "nonsense"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
