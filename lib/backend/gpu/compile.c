@@ -28,6 +28,34 @@ void prunerCompileResultRelease(PrunerCompileResult *result) {
   result->binary_size = 0;
 }
 
+/* Bytes of the `.shared` arrays a PTX module declares with a size, one declaration a
+ * line (`.shared .align 16 .b8 name[4096];`, the form the NVPTX back end writes);
+ * `.extern .shared` arrays (dynamic) and instructions (`st.shared`) do not start so. */
+static int ptxStaticSharedBytes(const char *ptx) {
+  long long total = 0;
+  for (const char *line = ptx; line && *line;) {
+    const char *next = strchr(line, '\n');
+    line += strspn(line, " \t");
+    if (strncmp(line, ".shared ", 8) == 0) {
+      const char *open = strchr(line, '[');
+      int width = 0;
+      /* The element type is the last ".<b|f|s|u><bits>" token before the name. */
+      for (const char *q = strstr(line, " ."); q && (!open || q < open); q = strstr(q + 1, " .")) {
+        int bits = 0;
+        char kind = 0;
+        if (sscanf(q, " .%c%d", &kind, &bits) == 2 && strchr("bfsu", kind) && bits >= 8 &&
+            bits % 8 == 0)
+          width = bits / 8;
+      }
+      long long count = open && (!next || open < next) ? atoll(open + 1) : 1;
+      if (width > 0 && count > 0)
+        total += (long long)width * count;
+    }
+    line = next ? next + 1 : NULL;
+  }
+  return total > 0x7fffffff ? 0x7fffffff : (int)total;
+}
+
 PrunerCompileResult prunerCompileOne(const PrunerWorkload *w, const PrunerConfig *config,
                                      const PrunerTargetDesc *t, const PrunerCompileOptions *opts) {
   return prunerCompileOneInContext((MlirContext){NULL}, w, config, t, opts);
@@ -70,6 +98,8 @@ PrunerCompileResult prunerCompileOneInContext(MlirContext ctx, const PrunerWorkl
   free(payload);
   free(schedule);
   if (r.status.ok && opts->format == PRUNER_BINARY_PTX) {
+    /* No ptxas to report it: the static shared memory the PTX declares. */
+    r.launch.resources.shared_bytes = ptxStaticSharedBytes(ptx);
     r.binary = (unsigned char *)ptx;
     r.binary_size = strlen(ptx) + 1; /* keeps the NUL: loaders take PTX as a C string */
     ptx = NULL;
