@@ -19,7 +19,7 @@ typedef struct PrunerText {
 } PrunerText;
 
 void prunerTextInit(PrunerText *t);
-void prunerTextFree(PrunerText *t);
+void prunerTextRelease(PrunerText *t);
 void prunerTextAppend(PrunerText *t, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 /* Appends `n` bytes of `s` (not necessarily NUL-terminated). */

@@ -333,7 +333,7 @@ PrunerStatus prunerSchedulePayload(const PrunerWorkload *w, const char *func_nam
       out_names[o] = outs[o];
     PrunerStatus s = appendGeneric(&t, w, nops, out_names);
     if (!s.ok) {
-      prunerTextFree(&t);
+      prunerTextRelease(&t);
       return s;
     }
   }

@@ -13,7 +13,7 @@ void prunerTextInit(PrunerText *t) {
   t->failed = false;
 }
 
-void prunerTextFree(PrunerText *t) {
+void prunerTextRelease(PrunerText *t) {
   free(t->data);
   prunerTextInit(t);
 }
@@ -69,7 +69,7 @@ void prunerTextAppendI64List(PrunerText *t, const int64_t *values, int n) {
 
 PrunerStatus prunerTextFinish(PrunerText *t, const char *what, char **out) {
   if (t->failed || !reserve(t, 0)) {
-    prunerTextFree(t);
+    prunerTextRelease(t);
     return prunerStatusError("%s: out of memory while writing the text", what);
   }
   t->data[t->len] = '\0';
