@@ -14,5 +14,8 @@ rm -rf "$work"
 mkdir -p "$work" "$work-artifacts"
 # -timeout: one input running this long is a hang. -rss_limit_mb: well above what a
 # context with every dialect needs, below what would hurt a 2-core CI machine.
-exec "$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=3072 -max_len=16384 \
+# -seed: PRUNER_FUZZ_SEED (default 1), so that a run, CI's included, is reproducible
+# rather than a draw; give other seeds by hand to explore new inputs.
+exec "$fuzzer" -seed="${PRUNER_FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=10 \
+  -rss_limit_mb=3072 -max_len=16384 \
   -print_final_stats=1 -artifact_prefix="$work-artifacts/" $dict "$work" "$corpus"
