@@ -9,10 +9,22 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}/bin
 SEEDS=${2:-50}
-DATA=(data/host-matmul-512.jsonl data/host-conv-nhwc.jsonl data/host-bmm.jsonl)
-for f in "${DATA[@]}"; do
-  [ -f "$f" ] || { echo "quality.sh: $f missing" >&2; exit 1; }
+# The same three workloads measured on two CPUs (data/README.md): an AMD EPYC (Zen 4)
+# and an Intel Xeon (Emerald Rapids), both AVX-512, one core each. Each machine's set is
+# studied on its own (the verifier's folds stay within one machine).
+MACHINES=(amd intel)
+SET_amd=(data/host-matmul-512.jsonl data/host-conv-nhwc.jsonl data/host-bmm.jsonl)
+SET_intel=(data/host-matmul-512-intel.jsonl data/host-conv-nhwc-intel.jsonl
+           data/host-bmm-intel.jsonl)
+for m in "${MACHINES[@]}"; do
+  declare -n set="SET_$m"
+  for f in "${set[@]}"; do
+    [ -f "$f" ] || { echo "quality.sh: $f missing" >&2; exit 1; }
+  done
 done
+for m in "${MACHINES[@]}"; do
+declare -n DATA="SET_$m"
+echo "=== machine: $m"
 echo "== draft: Spearman, rank of the measured best, recall@N (pruner-draft --eval)"
 for f in "${DATA[@]}"; do
   for top in 1 8 32 128 512; do
@@ -32,4 +44,6 @@ echo "== the verifier with 16 own records of each held-out workload (one tuning 
 echo "== search study, $SEEDS seeds, goals within 5%, 2% and the noise (pruner-tune --study)"
 for f in "${DATA[@]}"; do
   "$B/pruner-tune" --study="$f" --seeds="$SEEDS" --dataset-target=records
+done
+rm -f "$ALL"
 done
