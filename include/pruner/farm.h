@@ -57,6 +57,9 @@ PrunerFarmOptions prunerFarmDefaultOptions(void);
  * (mpirun, srun with PMI/PMIx): the environment says so before MPI starts. */
 bool prunerFarmBuiltWithMpi(void);
 bool prunerFarmLaunched(void);
+/* This process's rank as the launcher's environment gives it before MPI starts
+ * (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK); -1 when it does not say. */
+int prunerFarmLauncherRank(void);
 
 typedef struct PrunerFarmImpl *PrunerFarm;
 

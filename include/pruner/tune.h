@@ -124,6 +124,10 @@ typedef struct PrunerTuneOptions {
   /* MPI ranks that build and measure candidates for this process, rank 0
    * (pruner/farm.h); NULL: everything runs here. Not owned. */
   struct PrunerFarmImpl *farm;
+  /* The caller already checked the input with prunerIrCheckParseIsolated, so the session
+   * does not again: pruner-tune under mpirun checks before MPI starts, since a child
+   * forked from an MPI process (its progress and heartbeat threads) can hang. */
+  bool input_parse_checked;
   PrunerTuneEventFn on_event;
   void *user;
 } PrunerTuneOptions;

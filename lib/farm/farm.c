@@ -46,6 +46,18 @@ bool prunerFarmLaunched(void) {
   return false;
 }
 
+int prunerFarmLauncherRank(void) {
+  static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+  for (size_t i = 0; i < sizeof vars / sizeof *vars; ++i) {
+    const char *v = getenv(vars[i]);
+    char *end = NULL;
+    long r = v ? strtol(v, &end, 10) : -1;
+    if (v && end != v && *end == '\0' && r >= 0 && r < 1000000)
+      return (int)r;
+  }
+  return -1;
+}
+
 PrunerFarmRole prunerFarmResolveRole(PrunerFarmRole role, const PrunerBackend *backend,
                                      const PrunerTargetDesc *target) {
   if (role != PRUNER_FARM_ROLE_AUTO)

@@ -226,7 +226,8 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
     return st;
   }
   s->input_path = strdup(input_path);
-  st = prunerIrCheckParseIsolated(s->input_text, s->input_size, input_path);
+  if (!opts || !opts->input_parse_checked)
+    st = prunerIrCheckParseIsolated(s->input_text, s->input_size, input_path);
   if (!st.ok) {
     prunerTuneSessionDestroy(s);
     return st;

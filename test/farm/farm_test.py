@@ -109,6 +109,18 @@ def scenario_same(tune, mpiexec, inp, w):
         if tree_bytes(f"{w}/b{n}") != want:
             fail(f"bundle of {n} rank(s) differs from the plain one")
         print(f"N={n}: same host records, same bundle")
+    # Rank 0 checks its input in a forked child before MPI starts (a child forked from an
+    # MPI process can hang): a module that crashes MLIR's parser ends the job with the
+    # same message as a plain run.
+    crash = f"{w}/dense-index.mlir"
+    with open(crash, "w") as f:
+        f.write("module attributes {x = array<index: 1>} {}\n")
+    log = f"{w}/crash.log"
+    rc = run(launcher(mpiexec, 2) + [tune, crash, "--target=host", "--measure=none",
+                                     "-o", f"{w}/crash.out.mlir"], log=log)
+    if rc == 0 or "MLIR's parser crashed on this input" not in open(log).read():
+        fail(f"a parser-crashing input under mpirun: exit {rc}, see {log}")
+    print("parser-crashing input under mpirun: refused before MPI starts")
 
 
 def rank_pid(rank, mark):

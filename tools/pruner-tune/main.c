@@ -6,12 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pruner/backend.h"
 #include "pruner/farm.h"
 #include "pruner/file.h"
 #include "pruner/flags.h"
+#include "pruner/ir_context.h"
 #include "pruner/target.h"
 #include "pruner/tune.h"
 
@@ -624,6 +626,23 @@ int main(int argc, char **argv) {
 
   PrunerFarm farm = NULL;
   if (prunerFarmLaunched()) {
+    /* Rank 0 checks its input in a forked child now, before MPI starts: forked from a
+     * process with MPI's threads (and the farm's heartbeat) the child could hang. */
+    struct stat in;
+    if (prunerFarmLauncherRank() <= 0 && !cli.study && optind == argc - 1 &&
+        stat(argv[optind], &in) == 0 && S_ISREG(in.st_mode)) { /* not stdin or a pipe */
+      char *text = NULL;
+      size_t size = 0;
+      PrunerStatus pst = prunerReadFile(argv[optind], &text, &size);
+      if (pst.ok)
+        pst = prunerIrCheckParseIsolated(text, size, argv[optind]);
+      free(text);
+      if (!pst.ok) {
+        fprintf(stderr, "pruner-tune: error: %s\n", pst.message);
+        return 1;
+      }
+      o.input_parse_checked = true;
+    }
     PrunerStatus fst = prunerFarmCreate(NULL, NULL, &fo, &farm);
     if (!fst.ok) {
       fprintf(stderr, "pruner-tune: error: %s\n", fst.message);
