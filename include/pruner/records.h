@@ -114,6 +114,10 @@ typedef PrunerStatus (*PrunerRecordCheck)(const PrunerRecord *record, void *user
  * Get/Find/Best/Baseline are invalid afterwards. */
 size_t prunerRecordsFilter(PrunerRecords records, PrunerRecordCheck check, void *user);
 
+/* Appends every record of `from` to `to` (in `from`'s order): several files read as
+ * one log, e.g. in memory for training. */
+PrunerStatus prunerRecordsAppendAll(PrunerRecords to, PrunerRecords from);
+
 size_t prunerRecordsCount(PrunerRecords records);
 const PrunerRecord *prunerRecordsGet(PrunerRecords records, size_t i);
 /* Skipped-line report of the last load ("" if none). */

@@ -105,6 +105,16 @@ typedef struct PrunerTuneOptions {
   int warmup_rounds;         /* round-robin rounds every task gets before the gradient
                                 scheduler takes over; default 1 (Ansor's); <1 means 1 */
   PrunerTuneStrategy strategy;
+  /* Transfer (Pruner's MoA; docs/transfer.md): a verifier model trained on another
+   * machine's records (pruner-eval --train) attached as the verifier's frozen prior.
+   * prior_path NULL: none, unless prior_dir holds the shipped model of the target's
+   * family (prunerTuneTargetFamily + ".json") and the log has no record of the target:
+   * then that one, named in a NOTE. Only draft+verifier and verifier-only use a prior
+   * (model-only is draft-free; the prior's features include the draft's).            */
+  const char *prior_path;
+  const char *prior_dir;
+  double prior_momentum; /* < 0: the verifier's default (pruner/verifier.h); 1: frozen */
+  double prior_floor;    /* < 0: the verifier's default                                */
   /* The target description to use instead of looking `target` up (the study's dataset
    * target, prunerTargetFromKey); NULL: look `target` up. Copied at init.            */
   const PrunerTargetDesc *target_desc;
@@ -133,6 +143,10 @@ typedef struct PrunerTuneOptions {
 } PrunerTuneOptions;
 
 PrunerTuneOptions prunerTuneDefaultOptions(void);
+
+/* The family a shipped prior is named by: "host-avx512", "host-avx2", "host-sse" (the
+ * host's vector ISA), "iree-cpu-<isa>", "gpu-<arch>". Writes "" when size is too small. */
+void prunerTuneTargetFamily(const PrunerTargetDesc *target, char *buf, size_t size);
 
 /* What the session knows about one distinct workload. */
 typedef struct PrunerTuneTaskInfo {
@@ -252,12 +266,34 @@ typedef struct PrunerTuneStudyOptions {
   int draft_size;
   int batch;
   double epsilon;
+  /* Transfer study (docs/transfer.md): a verifier model of another machine's records.
+   * When set, the methods PRUNER_TUNE_STUDY_FROZEN and _ADAPTED run with it as the
+   * verifier's prior (momentum 1, and prior_momentum); < 0: the verifier's defaults. */
+  const char *prior_path;
+  double prior_momentum;
+  double prior_floor;
+  /* Methods to run: bit m for method m (1u << PRUNER_TUNE_RANDOM, ...); 0: every
+   * strategy, and both prior methods when prior_path is set. */
+  unsigned methods;
   const volatile sig_atomic_t *stop;
   PrunerTuneEventFn on_event; /* NOTEs (per-run results) */
   void *user;
 } PrunerTuneStudyOptions;
 
 PrunerTuneStudyOptions prunerTuneStudyDefaultOptions(void);
+
+/* The study's methods: the strategies (PrunerTuneStrategy), then draft+verifier with
+ * the study's prior: frozen (the prior alone, never adapted) and adapted (momentum). */
+enum {
+  PRUNER_TUNE_STUDY_FROZEN = PRUNER_TUNE_STRATEGY_COUNT,
+  PRUNER_TUNE_STUDY_ADAPTED,
+  PRUNER_TUNE_STUDY_METHOD_COUNT
+};
+/* "draft+verifier", ..., "pretrained-frozen", "pretrained"; NULL out of range. */
+const char *prunerTuneStudyMethodName(int method);
+/* Parses a comma-separated list of method names into a PrunerTuneStudyOptions.methods
+ * mask; fails naming the unknown name and listing the accepted ones. */
+PrunerStatus prunerTuneStudyParseMethods(const char *list, unsigned *mask);
 
 /* The study's goals: within `within`, within `within_tight`, and within noise: within
  * the median relative IQR of the workload's configs' samples (records keep one pass, so
@@ -289,9 +325,10 @@ typedef struct PrunerTuneStudyRow {
   double best_us;
   double goal_us[PRUNER_TUNE_GOAL_COUNT];
   int64_t goal_configs[PRUNER_TUNE_GOAL_COUNT]; /* ok configs of the file within it  */
-  PrunerTuneStudyStats stats[PRUNER_TUNE_GOAL_COUNT][PRUNER_TUNE_STRATEGY_COUNT];
-  double mean_trials[PRUNER_TUNE_STRATEGY_COUNT];   /* goal `within` (stats[0].mean)  */
-  int64_t worst_trials[PRUNER_TUNE_STRATEGY_COUNT]; /* goal `within` (stats[0].max)   */
+  bool ran[PRUNER_TUNE_STUDY_METHOD_COUNT];     /* the methods that ran (opts.methods)    */
+  PrunerTuneStudyStats stats[PRUNER_TUNE_GOAL_COUNT][PRUNER_TUNE_STUDY_METHOD_COUNT];
+  double mean_trials[PRUNER_TUNE_STUDY_METHOD_COUNT];   /* goal `within` (stats[0].mean) */
+  int64_t worst_trials[PRUNER_TUNE_STUDY_METHOD_COUNT]; /* goal `within` (stats[0].max)  */
 } PrunerTuneStudyRow;
 
 /* Runs the study; *rows (malloc'ed, caller frees) gets one row per workload. */

@@ -14,10 +14,10 @@
  * latencies the verifier has no model and predicts -draft latency (the draft's order);
  * prunerVerifierUsesDraft says so.
  *
- * Transfer: a model saved on another GPU can be attached as a frozen prior
+ * Transfer: a model saved on another machine can be attached as a frozen prior
  * (prunerVerifierSetPriorFile); predictions then blend prior and online model with a
  * momentum weight w = momentum^(measurement rounds on this target), in the spirit of
- * Pruner's MoA (docs/verifier.md). The other GPU's records are never read as this
+ * Pruner's MoA (docs/verifier.md). The other machine's records are never read as this
  * target's measurements.
  *
  * A PrunerVerifier owns its XGBoost boosters and its target description; it is not
@@ -47,7 +47,14 @@ typedef struct PrunerVerifierOptions {
   int num_rounds;       /* boosting rounds per training; default 60                    */
   int max_depth;        /* tree depth; default 6                                       */
   double eta;           /* learning rate; default 0.3 (XGBoost's default)              */
-  double prior_momentum;/* w = momentum^rounds for a prior; default 0.8                */
+  /* A prior (prunerVerifierSetPriorFile; docs/verifier.md, "Transfer"): its weight
+   * against the online model is w = prior_momentum^rounds (1: frozen, no adaptation:
+   * no online model is trained and the prior alone is the model), and prior_floor is the
+   * model's weight against the draft on a workload with no records of its own (the
+   * prior's knowledge of the workload from another machine). Defaults chosen by
+   * cross-validation over machine pairs (docs/quality.md, "Transfer").               */
+  double prior_momentum; /* default 0.8 */
+  double prior_floor;    /* default 0.5 */
   int num_threads;      /* XGBoost nthread for training; default 1; 0 = XGBoost's own   */
   unsigned seed;        /* XGBoost seed; default 0                                     */
   /* Draft blend (docs/verifier.md, "Blending with the draft"): for a workload with n
@@ -95,7 +102,8 @@ bool prunerVerifierUsesDraft(PrunerVerifier verifier);
 size_t prunerVerifierDraftRuns(PrunerVerifier verifier);
 /* Number of records the current online model was trained on (0 if none). */
 size_t prunerVerifierTrainedRecords(PrunerVerifier verifier);
-/* Current weight of the prior in the blend (0 when there is no prior). */
+/* Current weight of the prior in the blend with the online model (0 when there is no
+ * prior, 1 while there is no online model or the prior is frozen). */
 double prunerVerifierPriorWeight(PrunerVerifier verifier);
 /* Weight `a` of the learned model(s) against the draft for workload `workload_key`
  * (see PrunerVerifierOptions.blend_records): 0 when predictions are the draft's. */
@@ -109,6 +117,17 @@ PrunerStatus prunerVerifierSave(PrunerVerifier verifier, const char *path);
 PrunerStatus prunerVerifierLoad(PrunerVerifier verifier, const char *path);
 /* Attaches a model saved on another target as a frozen prior (replacing any prior). */
 PrunerStatus prunerVerifierSetPriorFile(PrunerVerifier verifier, const char *path);
+/* Whether a prior is attached. */
+bool prunerVerifierHasPrior(PrunerVerifier verifier);
+
+/* Builds a prior for other machines (pruner-eval --train; docs/transfer.md): trains a
+ * verifier of `target` on every usable record of `target_key` in `records` (all its
+ * workloads) and saves the model to `path`. `*used` and `*workloads` (either may be
+ * NULL) get the training records and workloads. Fails, saying why, when they are too
+ * few to train on (fewer than opts->min_records, or no two distinct latencies). */
+PrunerStatus prunerVerifierTrainAndSave(PrunerRecords records, const PrunerTargetDesc *target,
+                                        const char *target_key, const PrunerVerifierOptions *opts,
+                                        const char *path, size_t *used, size_t *workloads);
 
 /* The feature vector (docs/verifier.md). */
 int prunerVerifierNumFeatures(void);

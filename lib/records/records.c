@@ -532,6 +532,15 @@ PrunerStatus prunerRecordsAppend(PrunerRecords r, const PrunerRecord *record) {
   return prunerStatusOk();
 }
 
+PrunerStatus prunerRecordsAppendAll(PrunerRecords to, PrunerRecords from) {
+  for (size_t i = 0; i < from->count; ++i) {
+    PrunerStatus st = prunerRecordsAppend(to, recordAt(from, i));
+    if (!st.ok)
+      return st;
+  }
+  return prunerStatusOk();
+}
+
 size_t prunerRecordsFilter(PrunerRecords r, PrunerRecordCheck check, void *user) {
   r->warnings[0] = '\0';
   size_t kept = 0, dropped = 0;

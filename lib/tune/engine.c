@@ -180,6 +180,10 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
   PrunerVerifierOptions vopts = prunerVerifierDefaultOptions();
   vopts.seed = (unsigned)e->rng;
   vopts.draft_free = e->opts.strategy == PRUNER_TUNE_MODEL_ONLY;
+  if (e->opts.prior_momentum >= 0)
+    vopts.prior_momentum = e->opts.prior_momentum;
+  if (e->opts.prior_floor >= 0)
+    vopts.prior_floor = e->opts.prior_floor;
   st = prunerVerifierCreate(&e->target, &vopts, &e->verifier);
   if (!st.ok)
     return st;
@@ -228,6 +232,69 @@ static void tuneRefreshFromRecords(TuneEngine *e, TuneTask *t) {
   }
 }
 
+void prunerTuneTargetFamily(const PrunerTargetDesc *target, char *buf, size_t size) {
+  const char *isa = target->warp_size >= 16 ? "avx512" : target->warp_size >= 8 ? "avx2" : "sse";
+  int n = 0;
+  switch (target->kind) {
+  case PRUNER_TARGET_HOST:
+    n = snprintf(buf, size, "host-%s", isa);
+    break;
+  case PRUNER_TARGET_IREE_CPU:
+    n = snprintf(buf, size, "iree-cpu-%s", isa);
+    break;
+  case PRUNER_TARGET_GPU:
+    n = snprintf(buf, size, "gpu-%s", target->arch);
+    break;
+  }
+  if (size > 0 && (n < 0 || (size_t)n >= size))
+    buf[0] = '\0';
+}
+
+/* Attaches the verifier's prior: the one asked for, or the shipped model of the
+ * target's family when the log has nothing of this target (docs/transfer.md). */
+static PrunerStatus tuneAttachPrior(TuneEngine *e) {
+  PrunerTuneStrategy s = e->opts.strategy;
+  bool uses_prior = s == PRUNER_TUNE_DRAFT_VERIFIER || s == PRUNER_TUNE_VERIFIER_ONLY;
+  if (e->opts.prior_path) {
+    if (!uses_prior)
+      return prunerStatusError("--pretrained needs --strategy=draft+verifier or verifier-only, "
+                               "the strategies that rank with the verifier a prior was trained "
+                               "as (got %s)",
+                               prunerTuneStrategyName(s));
+    PrunerStatus st = prunerVerifierSetPriorFile(e->verifier, e->opts.prior_path);
+    if (!st.ok)
+      return prunerStatusError("--pretrained=%s: %s", e->opts.prior_path, st.message);
+    tuneNote(e, -1, "verifier prior: %s (momentum %g, floor %g)", e->opts.prior_path,
+             e->opts.prior_momentum >= 0 ? e->opts.prior_momentum
+                                         : prunerVerifierDefaultOptions().prior_momentum,
+             e->opts.prior_floor >= 0 ? e->opts.prior_floor
+                                      : prunerVerifierDefaultOptions().prior_floor);
+    return st;
+  }
+  if (!e->opts.prior_dir || !uses_prior)
+    return prunerStatusOk();
+  for (size_t i = 0; i < prunerRecordsCount(e->records); ++i) {
+    const PrunerRecord *r = prunerRecordsGet(e->records, i);
+    if (!r->is_baseline && r->status == PRUNER_RECORD_OK &&
+        strcmp(r->target_key, e->target_key) == 0)
+      return prunerStatusOk(); /* the target's own records teach the verifier */
+  }
+  char family[64], path[1200];
+  prunerTuneTargetFamily(&e->target, family, sizeof family);
+  snprintf(path, sizeof path, "%s/%s.json", e->opts.prior_dir, family);
+  if (!family[0] || !tuneFileExists(path))
+    return prunerStatusOk(); /* no shipped model for this family */
+  PrunerStatus st = prunerVerifierSetPriorFile(e->verifier, path);
+  if (st.ok)
+    tuneNote(e, -1,
+             "verifier prior: %s (the shipped model of %s; this log has no record of %s; "
+             "--pretrained=none tunes without it)",
+             path, family, e->target_key);
+  else
+    tuneNote(e, -1, "warning: shipped verifier prior not used: %s", st.message);
+  return prunerStatusOk();
+}
+
 PrunerStatus tuneEnginePrepare(TuneEngine *e) {
   for (size_t i = 0; i < e->num_tasks; ++i) {
     TuneTask *t = &e->tasks[i];
@@ -255,6 +322,9 @@ PrunerStatus tuneEnginePrepare(TuneEngine *e) {
       tuneNote(e, (int)i, "resuming %s: %lld record(s) of this workload on %s", t->w.key,
                (long long)t->trials, e->target_key);
   }
+  PrunerStatus prior = tuneAttachPrior(e);
+  if (!prior.ok)
+    return prior;
   /* The verifier learns from what the log already holds (resume, ingest). */
   if (tuneUsesVerifier(e)) {
     PrunerStatus st = prunerVerifierTrain(e->verifier, e->records, e->target_key);

@@ -80,6 +80,8 @@ PrunerTuneOptions prunerTuneDefaultOptions(void) {
   o.measure = PRUNER_TUNE_MEASURE_GPU;
   o.seed = 1;
   o.final_candidates = 4; /* docs/measurement.md, "Host: the final check" */
+  o.prior_momentum = -1;
+  o.prior_floor = -1;
   return o;
 }
 

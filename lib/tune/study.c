@@ -19,20 +19,68 @@ PrunerTuneStudyOptions prunerTuneStudyDefaultOptions(void) {
   o.draft_size = 512;
   o.batch = 16;
   o.epsilon = 0.1;
+  o.prior_momentum = -1;
+  o.prior_floor = -1;
   return o;
+}
+
+const char *prunerTuneStudyMethodName(int method) {
+  if (method >= 0 && method < PRUNER_TUNE_STRATEGY_COUNT)
+    return prunerTuneStrategyName((PrunerTuneStrategy)method);
+  if (method == PRUNER_TUNE_STUDY_FROZEN)
+    return "pretrained-frozen";
+  if (method == PRUNER_TUNE_STUDY_ADAPTED)
+    return "pretrained";
+  return NULL;
+}
+
+PrunerStatus prunerTuneStudyParseMethods(const char *list, unsigned *mask) {
+  *mask = 0;
+  const char *p = list;
+  while (*p) {
+    size_t len = strcspn(p, ",");
+    int found = -1;
+    for (int m = 0; m < PRUNER_TUNE_STUDY_METHOD_COUNT && found < 0; ++m) {
+      const char *name = prunerTuneStudyMethodName(m);
+      if (strlen(name) == len && strncmp(p, name, len) == 0)
+        found = m;
+    }
+    if (found < 0) {
+      PrunerText b = {0};
+      for (int m = 0; m < PRUNER_TUNE_STUDY_METHOD_COUNT; ++m)
+        prunerTextAppend(&b, "%s%s", m ? ", " : "", prunerTuneStudyMethodName(m));
+      PrunerStatus st = prunerStatusError("unknown study method '%.*s'; accepted: %s", (int)len, p,
+                                          b.data ? b.data : "");
+      free(b.data);
+      return st;
+    }
+    *mask |= 1u << found;
+    p += len;
+    if (*p == ',')
+      ++p;
+  }
+  if (*mask == 0)
+    return prunerStatusError("no study method named in '%s'", list);
+  return prunerStatusOk();
 }
 
 /* One simulated tuning run until the strictest goal: trials[g] for each goal (max + 1
  * if never reached) and run_s[g], the recorded run time measured until then. */
 static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords replay,
                                  const PrunerTargetDesc *target, const PrunerWorkload *w,
-                                 PrunerTuneStrategy strategy, uint64_t seed, const double *goal_us,
-                                 int64_t *trials, double *run_s, uint64_t *space_size) {
+                                 int method, uint64_t seed, const double *goal_us, int64_t *trials,
+                                 double *run_s, uint64_t *space_size) {
   PrunerTuneOptions o = prunerTuneDefaultOptions();
   o.target = so->target;
   o.target_desc = target;
   o.measure = PRUNER_TUNE_MEASURE_NONE; /* the replay handle is attached below */
-  o.strategy = strategy;
+  o.strategy =
+      method < PRUNER_TUNE_STRATEGY_COUNT ? (PrunerTuneStrategy)method : PRUNER_TUNE_DRAFT_VERIFIER;
+  if (method == PRUNER_TUNE_STUDY_FROZEN || method == PRUNER_TUNE_STUDY_ADAPTED) {
+    o.prior_path = so->prior_path;
+    o.prior_floor = so->prior_floor;
+    o.prior_momentum = method == PRUNER_TUNE_STUDY_FROZEN ? 1.0 : so->prior_momentum;
+  }
   o.seed = seed;
   o.draft_size = so->draft_size;
   o.batch = so->batch;
@@ -164,6 +212,19 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
   *num_rows = 0;
   if (so->seeds < 1)
     return prunerStatusError("--seeds must be at least 1 (got %d)", so->seeds);
+  unsigned prior_methods = (1u << PRUNER_TUNE_STUDY_FROZEN) | (1u << PRUNER_TUNE_STUDY_ADAPTED);
+  unsigned methods = so->methods;
+  if (methods == 0)
+    methods = ((1u << PRUNER_TUNE_STRATEGY_COUNT) - 1) | (so->prior_path ? prior_methods : 0);
+  if ((methods & prior_methods) && !so->prior_path)
+    return prunerStatusError("the study methods pretrained and pretrained-frozen need "
+                             "--pretrained=MODEL");
+  if (so->prior_path) {
+    FILE *model = fopen(so->prior_path, "r");
+    if (!model)
+      return prunerStatusError("--pretrained %s: %s", so->prior_path, strerror(errno));
+    fclose(model);
+  }
   FILE *probe = fopen(so->replay_path, "r");
   if (!probe)
     return prunerStatusError("--study %s: %s", so->replay_path, strerror(errno));
@@ -260,12 +321,15 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
           w = &r->workload;
       }
     }
-    for (int s = 0; st.ok && s < PRUNER_TUNE_STRATEGY_COUNT; ++s) {
+    for (int s = 0; st.ok && s < PRUNER_TUNE_STUDY_METHOD_COUNT; ++s) {
+      if (!(methods & (1u << s)))
+        continue;
+      row->ran[s] = true;
       for (int seed = 1; st.ok && seed <= so->seeds; ++seed) {
         int64_t t[PRUNER_TUNE_GOAL_COUNT];
         double rs[PRUNER_TUNE_GOAL_COUNT];
-        st = tuneStudyRun(so, replay, &target, w, (PrunerTuneStrategy)s, (uint64_t)seed,
-                          row->goal_us, t, rs, &row->space_size);
+        st = tuneStudyRun(so, replay, &target, w, s, (uint64_t)seed, row->goal_us, t, rs,
+                          &row->space_size);
         for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g) {
           trials[g * so->seeds + seed - 1] = t[g];
           run_s[g * so->seeds + seed - 1] = rs[g];
@@ -273,8 +337,8 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
         if (so->on_event) {
           char text[256];
           snprintf(text, sizeof text, "study %s: %s seed %d: %lld / %lld / %lld trials",
-                   row->workload_key, prunerTuneStrategyName((PrunerTuneStrategy)s), seed,
-                   (long long)t[0], (long long)t[1], (long long)t[2]);
+                   row->workload_key, prunerTuneStudyMethodName(s), seed, (long long)t[0],
+                   (long long)t[1], (long long)t[2]);
           PrunerTuneEvent ev = {.kind = PRUNER_TUNE_EVENT_NOTE, .task = (int)j, .message = text};
           so->on_event(&ev, so->user);
         }
@@ -311,14 +375,22 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
                    "noise of the best config; batch %d, epsilon %.2f, draft size %d\n",
                    so->seeds, so->within * 100, so->within_tight * 100, so->batch, so->epsilon,
                    so->draft_size);
-  prunerTextAppend(&b, "ratio = random / strategy on the medians (higher is better); noise: "
+  if (so->prior_path)
+    prunerTextAppend(&b, "verifier prior (pretrained methods): %s\n", so->prior_path);
+  prunerTextAppend(&b, "ratio = random / method on the medians, vs_dv = draft+verifier / "
+                       "method (higher is better); noise: "
                        "the median relative IQR of the workload's configs' samples (within a "
                        "pass; pass-to-pass spread is not recorded); run_s: recorded run "
                        "time of the configs measured until the goal (median; no compile time "
                        "in the records)\n");
   const char *goal_name[PRUNER_TUNE_GOAL_COUNT] = {"within", "within", "noise"};
   double goal_pct[PRUNER_TUNE_GOAL_COUNT] = {so->within * 100, so->within_tight * 100, 0};
-  double log_ratio[PRUNER_TUNE_GOAL_COUNT][PRUNER_TUNE_STRATEGY_COUNT] = {{0}};
+  double log_ratio[PRUNER_TUNE_GOAL_COUNT][PRUNER_TUNE_STUDY_METHOD_COUNT] = {{0}};
+  double log_vs_dv[PRUNER_TUNE_GOAL_COUNT][PRUNER_TUNE_STUDY_METHOD_COUNT] = {{0}};
+  bool ran[PRUNER_TUNE_STUDY_METHOD_COUNT] = {false};
+  for (int s = 0; s < PRUNER_TUNE_STUDY_METHOD_COUNT; ++s)
+    ran[s] = num_rows > 0 && rows[0].ran[s];
+  bool has_random = ran[PRUNER_TUNE_RANDOM], has_dv = ran[PRUNER_TUNE_DRAFT_VERIFIER];
   for (size_t j = 0; j < num_rows; ++j) {
     const PrunerTuneStudyRow *r = &rows[j];
     prunerTextAppend(&b, "workload %s: space %llu, best %.2f us\n", r->workload_key,
@@ -330,31 +402,48 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
       else
         prunerTextAppend(&b, "  goal %s %.0f%% (%lld configs):\n", goal_name[g], goal_pct[g],
                          (long long)r->goal_configs[g]);
-      prunerTextAppend(&b, "    %-15s %8s %15s %8s %11s %7s %8s\n", "strategy", "median", "IQR",
-                       "mean", "min-max", "ratio", "run_s");
+      prunerTextAppend(&b, "    %-17s %8s %15s %8s %11s %7s %6s %8s\n", "method", "median", "IQR",
+                       "mean", "min-max", "ratio", "vs_dv", "run_s");
       double random = r->stats[g][PRUNER_TUNE_RANDOM].median;
-      for (int s = 0; s < PRUNER_TUNE_STRATEGY_COUNT; ++s) {
+      double dv = r->stats[g][PRUNER_TUNE_DRAFT_VERIFIER].median;
+      for (int s = 0; s < PRUNER_TUNE_STUDY_METHOD_COUNT; ++s) {
+        if (!ran[s])
+          continue;
         const PrunerTuneStudyStats *x = &r->stats[g][s];
-        double ratio = random / (x->median > 0 ? x->median : 1);
-        log_ratio[g][s] += log(ratio);
-        char iqr[32], range[32];
+        double m = x->median > 0 ? x->median : 1;
+        char iqr[32], range[32], ratio[16] = "-", vs_dv[16] = "-";
         snprintf(iqr, sizeof iqr, "%.1f-%.1f", x->p25, x->p75);
         snprintf(range, sizeof range, "%lld-%lld", (long long)x->min, (long long)x->max);
-        prunerTextAppend(&b, "    %-15s %8.1f %15s %8.1f %11s %6.1fx %8.3f\n",
-                         prunerTuneStrategyName((PrunerTuneStrategy)s), x->median, iqr, x->mean,
-                         range, ratio, x->run_s_median);
+        if (has_random) {
+          log_ratio[g][s] += log(random / m);
+          snprintf(ratio, sizeof ratio, "%.1fx", random / m);
+        }
+        if (has_dv) {
+          log_vs_dv[g][s] += log(dv / m);
+          snprintf(vs_dv, sizeof vs_dv, "%.2fx", dv / m);
+        }
+        prunerTextAppend(&b, "    %-17s %8.1f %15s %8.1f %11s %7s %6s %8.3f\n",
+                         prunerTuneStudyMethodName(s), x->median, iqr, x->mean, range, ratio, vs_dv,
+                         x->run_s_median);
       }
     }
   }
-  for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g) {
-    if (g == PRUNER_TUNE_GOAL_NOISE)
-      prunerTextAppend(&b, "geomean speed-up over random search, goal noise:");
-    else
-      prunerTextAppend(&b, "geomean speed-up over random search, goal %.0f%%:", goal_pct[g]);
-    for (int s = 0; s < PRUNER_TUNE_STRATEGY_COUNT; ++s)
-      prunerTextAppend(&b, " %s %.2fx", prunerTuneStrategyName((PrunerTuneStrategy)s),
-                       exp(log_ratio[g][s] / (double)(num_rows ? num_rows : 1)));
-    prunerTextAppend(&b, "\n");
+  double rows_n = (double)(num_rows ? num_rows : 1);
+  for (int k = 0; k < 2; ++k) {
+    if ((k == 0 && !has_random) || (k == 1 && !has_dv))
+      continue;
+    for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g) {
+      const char *over = k == 0 ? "random search" : "draft+verifier";
+      if (g == PRUNER_TUNE_GOAL_NOISE)
+        prunerTextAppend(&b, "geomean speed-up over %s, goal noise:", over);
+      else
+        prunerTextAppend(&b, "geomean speed-up over %s, goal %.0f%%:", over, goal_pct[g]);
+      for (int s = 0; s < PRUNER_TUNE_STUDY_METHOD_COUNT; ++s)
+        if (ran[s])
+          prunerTextAppend(&b, " %s %.2fx", prunerTuneStudyMethodName(s),
+                           exp((k == 0 ? log_ratio : log_vs_dv)[g][s] / rows_n));
+      prunerTextAppend(&b, "\n");
+    }
   }
   if (b.failed) {
     free(b.data);

@@ -124,6 +124,7 @@ PrunerVerifierOptions prunerVerifierDefaultOptions(void) {
   o.max_depth = 6;
   o.eta = 0.3;
   o.prior_momentum = 0.8;
+  o.prior_floor = 0.5;
   /* One thread: on the shared 2-core build machine (load ~10) XGBoost's OpenMP threads
    * spin and 5,000-record training took 7-12 s wall with the default thread count
    * against 0.35-0.7 s with one (bench_verifier.cpp). Raise it on a dedicated host. */
@@ -147,13 +148,14 @@ PrunerStatus prunerVerifierCreate(const PrunerTargetDesc *target,
     return prunerStatusError("verifier: no target");
   PrunerVerifierOptions o = opts ? *opts : prunerVerifierDefaultOptions();
   if (o.num_rounds < 1 || o.max_depth < 1 || !(o.eta > 0) || o.min_records < 2 ||
-      !(o.prior_momentum >= 0 && o.prior_momentum <= 1) || o.blend_records < 0 ||
+      !(o.prior_momentum >= 0 && o.prior_momentum <= 1) ||
+      !(o.prior_floor >= 0 && o.prior_floor <= 1) || o.blend_records < 0 ||
       !(o.blend_floor >= 0 && o.blend_floor <= 1))
     return prunerStatusError("verifier: bad options (num_rounds %d, max_depth %d, eta %g, "
-                             "min_records %d, prior_momentum %g, blend_records %d, "
-                             "blend_floor %g)",
-                             o.num_rounds, o.max_depth, o.eta, o.min_records,
-                             o.prior_momentum, o.blend_records, o.blend_floor);
+                             "min_records %d, prior_momentum %g, prior_floor %g, "
+                             "blend_records %d, blend_floor %g)",
+                             o.num_rounds, o.max_depth, o.eta, o.min_records, o.prior_momentum,
+                             o.prior_floor, o.blend_records, o.blend_floor);
   PrunerVerifier v = calloc(1, sizeof(*v));
   if (!v)
     return prunerStatusError("verifier: out of memory");
@@ -175,6 +177,8 @@ void prunerVerifierDestroy(PrunerVerifier v) {
   free(v->blend_counts);
   free(v);
 }
+
+bool prunerVerifierHasPrior(PrunerVerifier v) { return v->prior != NULL; }
 
 bool prunerVerifierUsesDraft(PrunerVerifier v) {
   return !v->opts.draft_free && !v->online && !v->prior;
@@ -208,7 +212,14 @@ double prunerVerifierModelWeight(PrunerVerifier v, const char *workload_key) {
       break;
     }
   }
+  /* A prior knows the workload from another machine's records (perhaps this very
+   * shape): it keeps prior_floor of the weight before the first own record. */
   double k = (double)v->opts.blend_records, f = v->opts.blend_floor;
+  if (v->prior)
+    f = fmax(f, v->opts.prior_floor);
+  /* A frozen prior learns nothing from the own records, so they do not move it. */
+  if (v->prior && v->opts.prior_momentum >= 1.0)
+    return f;
   return f + (1.0 - f) * (double)own / ((double)own + k);
 }
 
@@ -363,7 +374,9 @@ PrunerStatus prunerVerifierTrain(PrunerVerifier v, PrunerRecords records,
     v->blend_counts[v->blend_n++] = j - i;
     i = j;
   }
-  if (n < (size_t)v->opts.min_records || !has_pairs) {
+  /* A frozen prior (momentum 1) is never adapted: no online model is trained. */
+  bool frozen = v->prior && v->opts.prior_momentum >= 1.0;
+  if (n < (size_t)v->opts.min_records || !has_pairs || frozen) {
     /* Too little to learn from: the draft's order (or the prior) ranks. */
     freeBooster(&v->online);
     v->trained_records = 0;
@@ -707,4 +720,27 @@ PrunerStatus prunerVerifierSetPriorFile(PrunerVerifier v, const char *path) {
   freeBooster(&v->prior);
   v->prior = b;
   return status;
+}
+
+PrunerStatus prunerVerifierTrainAndSave(PrunerRecords records, const PrunerTargetDesc *target,
+                                        const char *target_key, const PrunerVerifierOptions *opts,
+                                        const char *path, size_t *used, size_t *workloads) {
+  PrunerVerifier v = NULL;
+  PrunerStatus st = prunerVerifierCreate(target, opts, &v);
+  if (!st.ok)
+    return st;
+  st = prunerVerifierTrain(v, records, target_key);
+  if (st.ok && !v->online)
+    st = prunerStatusError("verifier: %zu usable record(s) of %s: too few to train a model "
+                           "(at least %d with two distinct latencies)",
+                           v->last_usable, target_key ? target_key : v->target_key,
+                           v->opts.min_records);
+  if (st.ok)
+    st = prunerVerifierSave(v, path);
+  if (used)
+    *used = v->trained_records;
+  if (workloads)
+    *workloads = v->blend_n;
+  prunerVerifierDestroy(v);
+  return st;
 }

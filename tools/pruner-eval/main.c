@@ -2,11 +2,13 @@
  *
  *   pruner-eval RECORDS [--target KEY] [--folds=K] [--quiet]
  *   pruner-eval --synthetic=OUT [--workloads=N] [--per-workload=M] [--target NAME] [--seed=S]
+ *   pruner-eval --train RECORDS... -o MODEL [--dataset-target=KEY]
  *
  * The first form cross-validates by workload (leave-workload-out) and prints pairwise
  * accuracy, top-1 and top-5 scores per workload and overall. The second writes synthetic
  * records with a known latency law (not measurements) for trying the first form without
- * a GPU. */
+ * a GPU. The third trains the verifier on all the records of one machine and saves it, a
+ * prior for tuning on another (pruner-tune --pretrained; docs/transfer.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,28 +20,31 @@
 #include "synthetic.h"
 
 static void usage(FILE *out) {
-  fprintf(out,
-          "usage: pruner-eval RECORDS [--target KEY] [--folds=K] [--blend-records=N] "
-          "[--blend-floor=F] [--own=M] [--as-tuned=P] [--draft-free] [--quiet]\n"
-          "       pruner-eval --synthetic=OUT [--workloads=N] [--per-workload=M] "
-          "[--target NAME] [--seed=S]\n"
-          "\n"
-          "Cross-validates the verifier by workload (leave-workload-out, K folds, default 5)\n"
-          "on the ok records of one target and prints, per workload and overall, pairwise\n"
-          "accuracy and TenSet's top-1/top-5 scores for the verifier and the draft alone.\n"
-          "--target KEY (or --dataset-target=KEY) picks the records' target key (default or\n"
-          "'records': the key with the most ok records); the draft and verifier model that\n"
-          "key's machine (host keys: its cores and ISA, this machine's caches and clock;\n"
-          "the first line of the output says what was assumed).\n"
-          "--blend-records/--blend-floor set the verifier's draft blend (docs/verifier.md;\n"
-          "defaults 64 and 0; --blend-records=0 ranks by the model alone).\n"
-          "--own=M also trains on M records of each held-out workload (spread over the\n"
-          "log) and scores its other records (default 0).\n"
-          "--as-tuned=P: the tuner's view instead: the held-out workload's M draft-best\n"
-          "records are its own (the first batches) and both rank the rest of the draft's\n"
-          "top P (the pool the tuner's verifier ranks; 0: all records).\n"
-          "--draft-free: the verifier column is the draft-free model (model-only).\n"
-          "--synthetic writes synthetic records (a known latency law, not measurements).\n");
+  fprintf(out, "usage: pruner-eval RECORDS [--target KEY] [--folds=K] [--blend-records=N] "
+               "[--blend-floor=F] [--own=M] [--as-tuned=P] [--draft-free] [--quiet]\n"
+               "       pruner-eval --synthetic=OUT [--workloads=N] [--per-workload=M] "
+               "[--target NAME] [--seed=S]\n"
+               "       pruner-eval --train RECORDS... -o MODEL [--dataset-target=KEY]\n"
+               "\n"
+               "Cross-validates the verifier by workload (leave-workload-out, K folds, default 5)\n"
+               "on the ok records of one target and prints, per workload and overall, pairwise\n"
+               "accuracy and TenSet's top-1/top-5 scores for the verifier and the draft alone.\n"
+               "--target KEY (or --dataset-target=KEY) picks the records' target key (default or\n"
+               "'records': the key with the most ok records); the draft and verifier model that\n"
+               "key's machine (host keys: its cores and ISA, this machine's caches and clock;\n"
+               "the first line of the output says what was assumed).\n"
+               "--blend-records/--blend-floor set the verifier's draft blend (docs/verifier.md;\n"
+               "defaults 64 and 0; --blend-records=0 ranks by the model alone).\n"
+               "--own=M also trains on M records of each held-out workload (spread over the\n"
+               "log) and scores its other records (default 0).\n"
+               "--as-tuned=P: the tuner's view instead: the held-out workload's M draft-best\n"
+               "records are its own (the first batches) and both rank the rest of the draft's\n"
+               "top P (the pool the tuner's verifier ranks; 0: all records).\n"
+               "--draft-free: the verifier column is the draft-free model (model-only).\n"
+               "--synthetic writes synthetic records (a known latency law, not measurements).\n"
+               "--train trains the verifier on every ok record of one target key in the files\n"
+               "(default: the key with the most ok records) and writes the model to MODEL: a\n"
+               "prior for tuning another machine (pruner-tune --pretrained, docs/transfer.md).\n");
 }
 
 /* The target key with the most ok records. */
@@ -85,6 +90,51 @@ static int writeSynthetic(const char *path, const char *target_name, int workloa
   return 0;
 }
 
+/* --train: the records of `paths` read as one log, the model saved to `model`. */
+static int trainModel(const char *const *paths, int num_paths, const char *model,
+                      const char *target_arg, const PrunerVerifierOptions *opts) {
+  PrunerRecords all = prunerRecordsCreateInMemory();
+  if (!all) {
+    fprintf(stderr, "pruner-eval: out of memory\n");
+    return 1;
+  }
+  PrunerStatus s = prunerStatusOk();
+  for (int i = 0; s.ok && i < num_paths; ++i) {
+    PrunerRecords one = NULL;
+    s = prunerRecordsCreateReadOnly(paths[i], &one);
+    if (s.ok && prunerRecordsCount(one) == 0)
+      s = prunerStatusError("%s: no record in it (%zu line(s) skipped: not a records file?)",
+                            paths[i], prunerRecordsSkippedLines(one));
+    else if (s.ok && prunerRecordsSkippedLines(one))
+      fprintf(stderr, "pruner-eval: warning: %s\n", prunerRecordsWarnings(one));
+    if (s.ok)
+      s = prunerRecordsAppendAll(all, one);
+    prunerRecordsDestroy(one);
+  }
+  /* Copied: the busiest key points into `all`, which is gone before the last line. */
+  char key_copy[96] = "";
+  const char *busiest =
+      target_arg && strcmp(target_arg, "records") != 0 ? target_arg : busiestTarget(all);
+  const char *key = busiest ? (snprintf(key_copy, sizeof key_copy, "%s", busiest), key_copy) : NULL;
+  PrunerTargetDesc target;
+  char what[512] = "";
+  if (s.ok)
+    s = key ? prunerTargetFromKey(key, &target, what, sizeof what)
+            : prunerStatusError("no ok record to train on");
+  size_t used = 0, workloads = 0;
+  if (s.ok)
+    s = prunerVerifierTrainAndSave(all, &target, key, opts, model, &used, &workloads);
+  prunerRecordsDestroy(all);
+  if (!s.ok) {
+    fprintf(stderr, "pruner-eval: --train: %s\n", s.message);
+    return 1;
+  }
+  printf("%s\n", what);
+  printf("wrote %s: verifier of %s trained on %zu records of %zu workload(s)\n", model, key, used,
+         workloads);
+  return 0;
+}
+
 static void printRow(const char *name, const PrunerRankMetrics *v, const PrunerRankMetrics *d,
                      size_t n, const char *note) {
   printf("%-48s %6zu  %6.3f %6.3f %6.3f   %6.3f %6.3f %6.3f%s\n", name, n,
@@ -92,7 +142,10 @@ static void printRow(const char *name, const PrunerRankMetrics *v, const PrunerR
 }
 
 int main(int argc, char **argv) {
-  const char *path = NULL, *target_arg = NULL, *synthetic = NULL;
+  const char *path = NULL, *target_arg = NULL, *synthetic = NULL, *model = NULL;
+  const char *train_paths[64];
+  int num_train = 0;
+  bool train = false;
   int folds = 5, workloads = 8, per_workload = 200, quiet = 0;
   uint64_t seed = 1;
   PrunerVerifierOptions opts = prunerVerifierDefaultOptions();
@@ -133,6 +186,16 @@ int main(int argc, char **argv) {
       opts.draft_free = true;
     } else if (!strcmp(a, "--quiet")) {
       quiet = 1;
+    } else if (!strcmp(a, "--train")) {
+      train = true;
+    } else if (!strcmp(a, "-o") && i + 1 < argc) {
+      model = argv[++i];
+    } else if (train && a[0] != '-') {
+      if (num_train == (int)(sizeof train_paths / sizeof *train_paths)) {
+        fprintf(stderr, "pruner-eval: --train takes at most %d files\n", num_train);
+        return 2;
+      }
+      train_paths[num_train++] = a;
     } else if (a[0] == '-' || path) {
       fprintf(stderr, "pruner-eval: unexpected argument '%s'\n", a);
       usage(stderr);
@@ -144,6 +207,18 @@ int main(int argc, char **argv) {
       fprintf(stderr, "pruner-eval: %s\n", fs.message);
       return 2;
     }
+  }
+  if (train) {
+    if (path || num_train == 0 || !model) {
+      fprintf(stderr, "pruner-eval: --train needs records files and -o MODEL\n");
+      usage(stderr);
+      return 2;
+    }
+    return trainModel(train_paths, num_train, model, target_arg, &opts);
+  }
+  if (model) {
+    fprintf(stderr, "pruner-eval: -o is for --train\n");
+    return 2;
   }
   if (synthetic)
     return writeSynthetic(synthetic, target_arg ? target_arg : "sm_90", workloads,

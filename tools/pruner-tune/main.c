@@ -44,6 +44,7 @@ typedef struct Cli {
   bool draft_only;
   int top;
   const char *study;
+  bool pretrained_none;    /* --pretrained=none: no shipped prior either */
   int64_t interrupt_after; /* testing: raise SIGINT after this many new trials */
   int64_t new_trials;
   size_t num_tasks;
@@ -90,6 +91,13 @@ static void usage(FILE *f) {
           "                           scheduler takes over (default 1)\n"
           "      --strategy=S         draft+verifier (default), draft-only, verifier-only,\n"
           "                           model-only (draft-free, Ansor-style), random\n"
+          "      --pretrained=MODEL   the verifier starts from MODEL (pruner-eval --train), a\n"
+          "                           model of another machine's records, as its prior\n"
+          "                           (docs/transfer.md); default: the shipped model of the\n"
+          "                           target's family when --records has no record of this\n"
+          "                           target; none: no prior\n"
+          "      --prior-momentum=M   the prior's weight after r rounds is M^r (1: frozen)\n"
+          "      --prior-floor=F      the prior's weight against the draft before own records\n"
           "      --seed=N             exploration seed (default 1)\n"
           "Measurement:\n"
           "      --measure=MODE       where latencies come from; default: the target's device\n"
@@ -129,6 +137,9 @@ static void usage(FILE *f) {
           "      --max-trials=N       cap per study run (default: the space size)\n"
           "      --within=F           --study's first goal: within F of the best (default 0.05)\n"
           "      --within-tight=F     --study's second goal (default 0.02)\n"
+          "      --study-methods=LIST the study's methods, comma-separated (default: every\n"
+          "                           strategy, and pretrained,pretrained-frozen with\n"
+          "                           --pretrained)\n"
           "      --dataset-target=KEY --study records measured elsewhere: KEY is their target\n"
           "                           key (host: that CPU's cores and ISA, this machine's\n"
           "                           caches and clock), or 'records' for the file's own key;\n"
@@ -302,6 +313,24 @@ static const char *runnerNextToTool(char *buf, size_t size) {
   return buf;
 }
 
+/* The shipped verifier priors: share/pruner-mlir/models beside the tool's bin folder
+ * (the build tree and an install alike), in `buf`; NULL when it cannot be told. */
+static const char *modelsBesideTool(char *buf, size_t size) {
+  ssize_t n = readlink("/proc/self/exe", buf, size - 40);
+  if (n <= 0)
+    return NULL;
+  buf[n] = '\0';
+  char *slash = strrchr(buf, '/');
+  if (!slash)
+    return NULL;
+  *slash = '\0';
+  slash = strrchr(buf, '/');
+  if (!slash)
+    return NULL;
+  strcpy(slash + 1, "share/pruner-mlir/models");
+  return buf;
+}
+
 /* A worker rank of `mpirun -n N pruner-tune ...`: the backend of --target, serving rank 0
  * (pruner/farm.h); it reads no module and writes no file. */
 static int serveFarm(PrunerFarm farm, const PrunerTuneOptions *o) {
@@ -358,6 +387,9 @@ static int tuneMain(Cli *cli_, PrunerTuneOptions *o_, PrunerTuneStudyOptions *so
   }
   if (!o.runner_path)
     o.runner_path = runnerNextToTool(runner, sizeof runner);
+  char models[PATH_MAX] = "";
+  if (!o.prior_path && !cli.pretrained_none)
+    o.prior_dir = modelsBesideTool(models, sizeof models);
   /* An explicit --measure=gpu on the host target is a contradiction, not a default. */
   PrunerTargetDesc named;
   if (measure_set && o.measure == PRUNER_TUNE_MEASURE_GPU && o.target &&
@@ -463,7 +495,11 @@ int main(int argc, char **argv) {
     O_TIMEOUT,
     O_FINAL,
     O_RANK_ROLE,
-    O_RANK_TIMEOUT
+    O_RANK_TIMEOUT,
+    O_PRETRAINED,
+    O_PRIOR_MOMENTUM,
+    O_PRIOR_FLOOR,
+    O_STUDY_METHODS
   };
   static const struct option longs[] = {{"output", required_argument, 0, 'o'},
                                         {"spec", required_argument, 0, O_SPEC},
@@ -496,6 +532,10 @@ int main(int argc, char **argv) {
                                         {"final", required_argument, 0, O_FINAL},
                                         {"rank-role", required_argument, 0, O_RANK_ROLE},
                                         {"rank-timeout", required_argument, 0, O_RANK_TIMEOUT},
+                                        {"pretrained", required_argument, 0, O_PRETRAINED},
+                                        {"prior-momentum", required_argument, 0, O_PRIOR_MOMENTUM},
+                                        {"prior-floor", required_argument, 0, O_PRIOR_FLOOR},
+                                        {"study-methods", required_argument, 0, O_STUDY_METHODS},
                                         {"verbose", no_argument, 0, 'v'},
                                         {"quiet", no_argument, 0, 'q'},
                                         {"help", no_argument, 0, 'h'},
@@ -587,6 +627,21 @@ int main(int argc, char **argv) {
       fs = prunerParsePositiveDouble("--within-tight", optarg, 1, &so.within_tight);
       break;
     case O_DATASET_TARGET: so.dataset_target = optarg; break;
+    case O_PRETRAINED:
+      cli.pretrained_none = strcmp(optarg, "none") == 0;
+      o.prior_path = so.prior_path = cli.pretrained_none ? NULL : optarg;
+      break;
+    case O_PRIOR_MOMENTUM:
+      fs = prunerParseDouble("--prior-momentum", optarg, 0, 1, &d);
+      o.prior_momentum = so.prior_momentum = d;
+      break;
+    case O_PRIOR_FLOOR:
+      fs = prunerParseDouble("--prior-floor", optarg, 0, 1, &d);
+      o.prior_floor = so.prior_floor = d;
+      break;
+    case O_STUDY_METHODS:
+      fs = prunerTuneStudyParseMethods(optarg, &so.methods);
+      break;
     case O_INTERRUPT:
       fs = prunerParseInt("--interrupt-after", optarg, 1, MAX_TRIALS, &cli.interrupt_after);
       break;

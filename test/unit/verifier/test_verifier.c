@@ -399,6 +399,71 @@ static void test_other_target_and_prior(void **state) {
   prunerRecordsDestroy(h100);
 }
 
+/* A prior built by prunerVerifierTrainAndSave (pruner-eval --train): it keeps
+ * prior_floor of the weight against the draft on a workload with no own records (the
+ * draft alone has all of it without a prior); adapted, that weight grows with the own
+ * records; frozen (momentum 1), no online model is trained and nothing moves. */
+static void test_prior_floor_and_frozen(void **state) {
+  Fixture *f = *state;
+  PrunerRecords other = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->a100, 4, 80, 7, other).ok);
+  char path[] = "/tmp/pruner-verifier-trained-XXXXXX";
+  int fd = mkstemp(path);
+  close(fd);
+  size_t used = 0, workloads = 0;
+  assert_true(prunerVerifierTrainAndSave(other, &f->a100, NULL, NULL, path, &used, &workloads).ok);
+  assert_int_equal(used, 320);
+  assert_int_equal(workloads, 4);
+  /* Nothing of the H100 in the log: nothing to train on, and it says so. */
+  PrunerStatus none =
+      prunerVerifierTrainAndSave(other, &f->h100, NULL, NULL, path, &used, &workloads);
+  assert_false(none.ok);
+  assert_non_null(strstr(none.message, "too few to train"));
+  assert_int_equal(used, 0);
+
+  PrunerRecords h100 = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->h100, 1, 32, 9, h100).ok);
+  const PrunerRecord *first = prunerRecordsGet(h100, 0);
+  const char *key = first->workload_key;
+  PrunerVerifierOptions o = prunerVerifierDefaultOptions();
+  PrunerVerifier v;
+  assert_true(prunerVerifierCreate(&f->h100, &o, &v).ok);
+  assert_true(prunerVerifierModelWeight(v, key) == 0.0); /* no prior: the draft alone */
+  assert_false(prunerVerifierHasPrior(v));
+  assert_true(prunerVerifierSetPriorFile(v, path).ok);
+  assert_true(prunerVerifierHasPrior(v));
+  assert_true(fabs(prunerVerifierModelWeight(v, key) - o.prior_floor) < 1e-12);
+  assert_true(prunerVerifierTrain(v, h100, NULL).ok); /* 32 own records */
+  double grown = o.prior_floor + (1 - o.prior_floor) * 32.0 / (32.0 + o.blend_records);
+  assert_true(fabs(prunerVerifierModelWeight(v, key) - grown) < 1e-12);
+  assert_int_equal(prunerVerifierTrainedRecords(v), 32);
+  prunerVerifierDestroy(v);
+
+  /* Frozen: the same 32 records neither train a model nor move any weight. */
+  o.prior_momentum = 1.0;
+  o.prior_floor = 0.25;
+  assert_true(prunerVerifierCreate(&f->h100, &o, &v).ok);
+  assert_true(prunerVerifierSetPriorFile(v, path).ok);
+  PrunerConfig configs[32];
+  for (int i = 0; i < 32; ++i)
+    configs[i] = prunerRecordsGet(h100, (size_t)i)->config;
+  float before[32], after[32];
+  assert_true(prunerVerifierPredict(v, &first->workload, configs, NULL, 32, before).ok);
+  assert_true(prunerVerifierTrain(v, h100, NULL).ok);
+  assert_int_equal(prunerVerifierTrainedRecords(v), 0);
+  assert_true(prunerVerifierPriorWeight(v) == 1.0);
+  assert_true(fabs(prunerVerifierModelWeight(v, key) - 0.25) < 1e-12);
+  assert_true(prunerVerifierPredict(v, &first->workload, configs, NULL, 32, after).ok);
+  assert_memory_equal(before, after, sizeof before);
+  prunerVerifierDestroy(v);
+  /* A floor outside [0, 1] is refused. */
+  o.prior_floor = 1.5;
+  assert_false(prunerVerifierCreate(&f->h100, &o, &v).ok);
+  unlink(path);
+  prunerRecordsDestroy(other);
+  prunerRecordsDestroy(h100);
+}
+
 static void test_cross_validate(void **state) {
   Fixture *f = *state;
   PrunerRecords records = prunerRecordsCreateInMemory();
@@ -545,6 +610,7 @@ int main(void) {
       cmocka_unit_test(test_fallback_to_draft),
       cmocka_unit_test(test_uncompiled_features),
       cmocka_unit_test(test_other_target_and_prior),
+      cmocka_unit_test(test_prior_floor_and_frozen),
       cmocka_unit_test(test_cross_validate),
       cmocka_unit_test(test_draft_blend),
       cmocka_unit_test(test_draft_free),
