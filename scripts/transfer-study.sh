@@ -5,21 +5,28 @@
 # machine in a few minutes.
 #
 # Machine sets (data/README.md): amd (AMD Zen 4, AVX-512), intel (Intel Emerald Rapids,
-# AVX-512), intel-avx2 (the same Intel CPU under the AVX2 description); each has the same
-# three workloads. For every ordered pair source -> target of the sets present, and for
-# every target workload W, two priors are trained on the source (pruner-eval --train):
-#   same:  all of the source's workloads (W's shape included: a shipped model that has
-#          seen the shape on another machine);
-#   new:   the source's other two workloads only (a shape the prior never saw).
+# AVX-512), intel-avx2 (the same Intel CPU under the AVX2 description), each with the same
+# three host workloads, and iree-intel (IREE's CPU code generator on the Intel CPU, one
+# GEMV). For every ordered pair source -> target of the sets present, and for every
+# target workload W, the priors are trained on the source (pruner-eval --train):
+#   same:  all of the source's workloads (W's shape included, where the source has it: a
+#          shipped model that has seen the shape on another machine);
+#   new:   the source's workloads but W's kind (a shape the prior never saw; only where
+#          the source has W's kind and others);
+#   all:   where the source has no dataset of W's kind: all of its workloads (the
+#          prior has not seen the shape either).
 # Methods (pruner-tune --study): draft+verifier (cold start), pretrained-frozen (the
 # prior alone, never adapted), pretrained (the prior with momentum adaptation).
 #
-# Constants: the prior's momentum M and floor F are chosen per reported pair by a grid
-# search on the pairs that do not involve the reported pair's target set (with only two
-# sets: on the reverse pair, which the output says), scored by the sum over workloads and
-# both priors of log(pretrained / cold) of the median trials to come within 2% (CV_SEEDS
-# seeds). The report then runs SEEDS seeds with the chosen constants. The last line is
-# the choice over all pairs: the shipped defaults (pruner/verifier.h).
+# Constants: the prior's momentum M, its floor F on a workload it was trained on (the
+# "same" priors) and Fu on one it was not (the "new" priors) are chosen per reported
+# pair by a grid search on the pairs that do not involve the reported pair's target set
+# (with only two sets: on the reverse pair, which the output says). The score: the sum
+# over workloads of log(pretrained / cold) of the median tuning batches to come within
+# 2% (CV_SEEDS seeds; a batch of 16 is compiled and measured as a whole, so trials inside
+# one batch cost the same time), plus 0.01 log of the trials' ratio to break ties. The
+# report then runs SEEDS seeds with the chosen constants. The last line is
+# the choice over all pairs (the shipped defaults, pruner/verifier.h, came from it).
 #
 # Environment: SEEDS (default 50), CV_SEEDS (default 20), GRID_M, GRID_F (space-separated).
 set -euo pipefail
@@ -28,17 +35,19 @@ B=${1:-build}/bin
 SEEDS=${SEEDS:-50}
 CV_SEEDS=${CV_SEEDS:-20}
 GRID_M=(${GRID_M:-0.5 0.8 0.9 0.95})
-GRID_F=(${GRID_F:-0.25 0.5 0.75 1})
-NAMES=(matmul conv bmm)
+GRID_F=(${GRID_F:-0 0.25 0.5 0.75 1})
+# Machine sets: "name:file" per dataset, the name the workload's kind (a prior for
+# target workload W leaves out the source's dataset of W's name).
 declare -A FILES=(
-  [amd]="data/host-matmul-512.jsonl data/host-conv-nhwc.jsonl data/host-bmm.jsonl"
-  [intel]="data/host-matmul-512-intel.jsonl data/host-conv-nhwc-intel.jsonl data/host-bmm-intel.jsonl"
-  [intel-avx2]="data/host-matmul-512-intel-avx2.jsonl data/host-conv-nhwc-intel-avx2.jsonl data/host-bmm-intel-avx2.jsonl"
+  [amd]="matmul:data/host-matmul-512.jsonl conv:data/host-conv-nhwc.jsonl bmm:data/host-bmm.jsonl"
+  [intel]="matmul:data/host-matmul-512-intel.jsonl conv:data/host-conv-nhwc-intel.jsonl bmm:data/host-bmm-intel.jsonl"
+  [intel-avx2]="matmul:data/host-matmul-512-intel-avx2.jsonl conv:data/host-conv-nhwc-intel-avx2.jsonl bmm:data/host-bmm-intel-avx2.jsonl"
+  [iree-intel]="gemv:data/iree-gemv-1x2304x768.jsonl"
 )
 SETS=()
-for s in amd intel intel-avx2; do
+for s in amd intel intel-avx2 iree-intel; do
   ok=1
-  for f in ${FILES[$s]}; do [ -f "$f" ] || ok=0; done
+  for e in ${FILES[$s]}; do [ -f "${e#*:}" ] || ok=0; done
   [ $ok = 1 ] && SETS+=("$s")
 done
 [ ${#SETS[@]} -ge 2 ] || { echo "transfer-study: needs the datasets of two machine sets" >&2; exit 1; }
@@ -47,17 +56,35 @@ for s in "${SETS[@]}"; do for t in "${SETS[@]}"; do [ "$s" = "$t" ] || PAIRS+=("
 TMP=$(mktemp -d /tmp/pruner-transfer-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
-file_of() { local a=(${FILES[$1]}); echo "${a[$2]}"; }
+files_of() { local e; for e in ${FILES[$1]}; do echo "${e#*:}"; done; }
+names_of() { local e; for e in ${FILES[$1]}; do echo "${e%%:*}"; done; }
+file_of() { for e in ${FILES[$1]}; do [ "${e%%:*}" = "$2" ] && echo "${e#*:}"; done; }
 
-# Priors: $TMP/<set>.same.json, $TMP/<set>.new<w>.json.
+# Priors: $TMP/<set>.same.json (every dataset of the set), $TMP/<set>.no-<name>.json (all
+# but the dataset of that name, where the set has one and others).
 for s in "${SETS[@]}"; do
-  "$B/pruner-eval" --train ${FILES[$s]} -o "$TMP/$s.same.json" | tail -1
-  for w in 0 1 2; do
+  "$B/pruner-eval" --train $(files_of "$s") -o "$TMP/$s.same.json" | tail -1
+  for n in $(names_of "$s"); do
     others=()
-    for o in 0 1 2; do [ $o = $w ] || others+=("$(file_of "$s" $o)"); done
-    "$B/pruner-eval" --train "${others[@]}" -o "$TMP/$s.new$w.json" > /dev/null
+    for e in ${FILES[$s]}; do [ "${e%%:*}" = "$n" ] || others+=("${e#*:}"); done
+    [ ${#others[@]} -gt 0 ] && "$B/pruner-eval" --train "${others[@]}" -o "$TMP/$s.no-$n.json" > /dev/null
   done
 done
+# priors SOURCE NAME: the priors to try for a target workload of NAME: "same" and "new"
+# where the source has a dataset of that kind, else "all" (every dataset of the source,
+# none of them of the target's kind: the prior has not seen the shape, as with "new").
+priors() {
+  if [ -n "$(file_of "$1" "$2")" ]; then
+    echo same
+    [ -f "$TMP/$1.no-$2.json" ] && echo new
+  else
+    echo all
+  fi
+  return 0
+}
+prior_file() { if [ "$3" = new ]; then echo "$TMP/$1.no-$2.json"; else echo "$TMP/$1.same.json"; fi; }
+# The floor a prior kind is scored and run with: F where the prior knows the shape.
+kind_of() { if [ "$1" = same ]; then echo same; else echo new; fi; }
 
 # "median p25-p75 run_s" of METHOD at goal GOAL ("5" or "2") in a one-workload study table.
 pick() {
@@ -77,51 +104,71 @@ study() {
 
 echo "== cold start (draft+verifier), $CV_SEEDS seeds, per target workload"
 for t in "${SETS[@]}"; do
-  for w in 0 1 2; do
-    study "$TMP/cold.$t.$w.cv" "$(file_of "$t" $w)" draft+verifier "$CV_SEEDS"
+  for n in $(names_of "$t"); do
+    study "$TMP/cold.$t.$n.cv" "$(file_of "$t" "$n")" draft+verifier "$CV_SEEDS"
   done
 done
 
-echo "== grid: log(pretrained / cold) of the median trials to 2%, summed over workloads and priors"
+# score PRE COLD: log of the ratio of batches to come within 2%, plus 0.01 log of the
+# trials' ratio (ties).
+score() {
+  awk -v p="$1" -v c="$2" 'function b(t) { return int((t + 15) / 16) }
+    BEGIN { printf "%.4f", log(b(p) / b(c)) + 0.01 * log(p / c) }'
+}
+add() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a + b }'; }
+
+echo "== grid: score (log batches pretrained / cold to 2%) summed over workloads, per prior kind"
 declare -A SCORE
 for p in "${PAIRS[@]}"; do
   s=${p%>*} t=${p#*>}
   for m in "${GRID_M[@]}"; do
     for f in "${GRID_F[@]}"; do
-      total=0
-      for w in 0 1 2; do
-        cold=$(pick "$TMP/cold.$t.$w.cv" 2 draft+verifier | cut -d' ' -f1)
-        for prior in same "new$w"; do
-          study "$TMP/grid" "$(file_of "$t" $w)" pretrained "$CV_SEEDS" \
-            --pretrained="$TMP/$s.$prior.json" --prior-momentum="$m" --prior-floor="$f"
+      SCORE["$p $m $f same"]=0
+      SCORE["$p $m $f new"]=0
+      for n in $(names_of "$t"); do
+        cold=$(pick "$TMP/cold.$t.$n.cv" 2 draft+verifier | cut -d' ' -f1)
+        for prior in $(priors "$s" "$n"); do
+          study "$TMP/grid" "$(file_of "$t" "$n")" pretrained "$CV_SEEDS" \
+            --pretrained="$(prior_file "$s" "$n" $prior)" --prior-momentum="$m" \
+            --prior-floor="$f" --prior-floor-unseen="$f"
           pre=$(pick "$TMP/grid" 2 pretrained | cut -d' ' -f1)
-          total=$(awk -v a="$total" -v p="$pre" -v c="$cold" 'BEGIN { printf "%.4f", a + log(p / c) }')
+          k=$(kind_of $prior)
+          SCORE["$p $m $f $k"]=$(add "${SCORE["$p $m $f $k"]}" "$(score "$pre" "$cold")")
         done
       done
-      SCORE["$p $m $f"]=$total
-      echo "  $p M=$m F=$f: $total"
+      echo "  $p M=$m F=$f: same ${SCORE["$p $m $f same"]} new ${SCORE["$p $m $f new"]}"
     done
   done
 done
 
-# choose PAIR...: the (M, F) with the lowest summed score over the given pairs.
+# choose PAIR...: "M F Fu" with the lowest summed score over the given pairs (for each M,
+# the best F on the same priors and the best Fu on the new ones).
 choose() {
-  local best="" best_score=""
+  local best="" best_score="" m f q kind
   for m in "${GRID_M[@]}"; do
-    for f in "${GRID_F[@]}"; do
-      local sum=0
-      for q in "$@"; do sum=$(awk -v a="$sum" -v b="${SCORE["$q $m $f"]}" 'BEGIN { printf "%.4f", a + b }'); done
-      if [ -z "$best_score" ] || awk -v a="$sum" -v b="$best_score" 'BEGIN { exit !(a < b) }'; then
-        best_score=$sum best="$m $f"
-      fi
+    local total=0 fs=""
+    for kind in same new; do
+      local bf="" bs=""
+      for f in "${GRID_F[@]}"; do
+        local sum=0
+        for q in "$@"; do sum=$(add "$sum" "${SCORE["$q $m $f $kind"]}"); done
+        if [ -z "$bs" ] || awk -v a="$sum" -v b="$bs" 'BEGIN { exit !(a < b) }'; then
+          bs=$sum bf=$f
+        fi
+      done
+      total=$(add "$total" "$bs")
+      fs="$fs $bf"
     done
+    if [ -z "$best_score" ] || awk -v a="$total" -v b="$best_score" 'BEGIN { exit !(a < b) }'; then
+      best_score=$total best="$m$fs"
+    fi
   done
   echo "$best"
 }
 
-echo "== report: $SEEDS seeds; trials to come within 5% and 2% (median, IQR), run_s: recorded run time until 2%"
-printf "%-18s %-7s %-6s %-9s  %-22s %-22s %-22s\n" pair workload prior "M,F" "cold 5% / 2%" \
-  "frozen 5% / 2%" "pretrained 5% / 2%"
+echo "== report: $SEEDS seeds; trials to come within 5% / 2% (median), the 2% IQR and run_s (recorded run time until 2%)"
+printf "%-21s %-7s %-6s %-9s  %-26s %-26s %-26s\n" pair workload prior "M,F" "cold" "frozen" \
+  "pretrained"
 for p in "${PAIRS[@]}"; do
   s=${p%>*} t=${p#*>}
   cv=()
@@ -132,18 +179,19 @@ for p in "${PAIRS[@]}"; do
   note=""
   if [ ${#cv[@]} = 0 ]; then cv=("$t>$s") note=" (chosen on the reverse pair: only two sets)"; fi
   set -- $(choose "${cv[@]}")
-  m=$1 f=$2
-  echo "# $p: M=$m F=$f chosen on ${cv[*]}$note"
-  for w in 0 1 2; do
-    study "$TMP/cold" "$(file_of "$t" $w)" draft+verifier "$SEEDS"
-    for prior in same "new$w"; do
-      study "$TMP/pre" "$(file_of "$t" $w)" pretrained-frozen,pretrained "$SEEDS" \
-        --pretrained="$TMP/$s.$prior.json" --prior-momentum="$m" --prior-floor="$f"
-      printf "%-18s %-7s %-6s %-9s  %-22s %-22s %-22s\n" "$p" "${NAMES[$w]}" "${prior%[0-9]}" \
-        "$m,$f" "$(cell "$TMP/cold" draft+verifier)" "$(cell "$TMP/pre" pretrained-frozen)" \
-        "$(cell "$TMP/pre" pretrained)"
+  m=$1 f=$2 fu=$3
+  echo "# $p: M=$m F=$f Fu=$fu chosen on ${cv[*]}$note"
+  for n in $(names_of "$t"); do
+    study "$TMP/cold" "$(file_of "$t" "$n")" draft+verifier "$SEEDS"
+    for prior in $(priors "$s" "$n"); do
+      study "$TMP/pre" "$(file_of "$t" "$n")" pretrained-frozen,pretrained "$SEEDS" \
+        --pretrained="$(prior_file "$s" "$n" $prior)" --prior-momentum="$m" \
+        --prior-floor="$f" --prior-floor-unseen="$fu"
+      printf "%-21s %-7s %-6s %-9s  %-26s %-26s %-26s\n" "$p" "$n" "$prior" \
+        "$m,$([ $prior = same ] && echo "$f" || echo "$fu")" "$(cell "$TMP/cold" draft+verifier)" \
+        "$(cell "$TMP/pre" pretrained-frozen)" "$(cell "$TMP/pre" pretrained)"
     done
   done
 done
 set -- $(choose "${PAIRS[@]}")
-echo "== over all pairs (the shipped defaults): M=$1 F=$2"
+echo "== over all pairs (the shipped defaults): M=$1 F=$2 Fu=$3"

@@ -114,7 +114,8 @@ typedef struct PrunerTuneOptions {
   const char *prior_path;
   const char *prior_dir;
   double prior_momentum; /* < 0: the verifier's default (pruner/verifier.h); 1: frozen */
-  double prior_floor;    /* < 0: the verifier's default                                */
+  double prior_floor;    /* < 0: the verifier's default (a workload the prior knows)   */
+  double prior_floor_unseen; /* < 0: the verifier's default (one it was not trained on) */
   /* The target description to use instead of looking `target` up (the study's dataset
    * target, prunerTargetFromKey); NULL: look `target` up. Copied at init.            */
   const PrunerTargetDesc *target_desc;
@@ -272,6 +273,7 @@ typedef struct PrunerTuneStudyOptions {
   const char *prior_path;
   double prior_momentum;
   double prior_floor;
+  double prior_floor_unseen;
   /* Methods to run: bit m for method m (1u << PRUNER_TUNE_RANDOM, ...); 0: every
    * strategy, and both prior methods when prior_path is set. */
   unsigned methods;

@@ -49,12 +49,14 @@ typedef struct PrunerVerifierOptions {
   double eta;           /* learning rate; default 0.3 (XGBoost's default)              */
   /* A prior (prunerVerifierSetPriorFile; docs/verifier.md, "Transfer"): its weight
    * against the online model is w = prior_momentum^rounds (1: frozen, no adaptation:
-   * no online model is trained and the prior alone is the model), and prior_floor is the
-   * model's weight against the draft on a workload with no records of its own (the
-   * prior's knowledge of the workload from another machine). Defaults chosen by
-   * cross-validation over machine pairs (docs/quality.md, "Transfer").               */
-  double prior_momentum; /* default 0.8 */
-  double prior_floor;    /* default 0.5 */
+   * no online model is trained and the prior alone is the model). The model's weight
+   * against the draft on a workload with no records of its own is prior_floor where
+   * the prior was trained on that workload (on another machine) and
+   * prior_floor_unseen where it was not (or the model file does not say). Defaults
+   * chosen by cross-validation over machine pairs (docs/transfer.md).               */
+  double prior_momentum;     /* default 0.8 */
+  double prior_floor;        /* default 0.5 */
+  double prior_floor_unseen; /* default 0.5 */
   int num_threads;      /* XGBoost nthread for training; default 1; 0 = XGBoost's own   */
   unsigned seed;        /* XGBoost seed; default 0                                     */
   /* Draft blend (docs/verifier.md, "Blending with the draft"): for a workload with n
@@ -119,11 +121,18 @@ PrunerStatus prunerVerifierLoad(PrunerVerifier verifier, const char *path);
 PrunerStatus prunerVerifierSetPriorFile(PrunerVerifier verifier, const char *path);
 /* Whether a prior is attached. */
 bool prunerVerifierHasPrior(PrunerVerifier verifier);
+/* What the prior's model file says of its training (prunerVerifierTrainAndSave writes
+ * it): the records' target key ("" when the file does not say; owned by the verifier)
+ * and whether workload `workload_key` was among its training workloads. */
+const char *prunerVerifierPriorSource(PrunerVerifier verifier);
+size_t prunerVerifierPriorWorkloads(PrunerVerifier verifier);
+bool prunerVerifierPriorKnows(PrunerVerifier verifier, const char *workload_key);
 
 /* Builds a prior for other machines (pruner-eval --train; docs/transfer.md): trains a
  * verifier of `target` on every usable record of `target_key` in `records` (all its
- * workloads) and saves the model to `path`. `*used` and `*workloads` (either may be
- * NULL) get the training records and workloads. Fails, saying why, when they are too
+ * workloads) and saves the model to `path`, with the key and the workload keys as model
+ * attributes (prunerVerifierPriorSource / PriorKnows read them back). `*used` and `*workloads`
+ * (either may be NULL) get the training records and workloads. Fails, saying why, when they are too
  * few to train on (fewer than opts->min_records, or no two distinct latencies). */
 PrunerStatus prunerVerifierTrainAndSave(PrunerRecords records, const PrunerTargetDesc *target,
                                         const char *target_key, const PrunerVerifierOptions *opts,

@@ -184,6 +184,8 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
     vopts.prior_momentum = e->opts.prior_momentum;
   if (e->opts.prior_floor >= 0)
     vopts.prior_floor = e->opts.prior_floor;
+  if (e->opts.prior_floor_unseen >= 0)
+    vopts.prior_floor_unseen = e->opts.prior_floor_unseen;
   st = prunerVerifierCreate(&e->target, &vopts, &e->verifier);
   if (!st.ok)
     return st;
@@ -250,6 +252,29 @@ void prunerTuneTargetFamily(const PrunerTargetDesc *target, char *buf, size_t si
     buf[0] = '\0';
 }
 
+/* Names the prior and what it knows (its source, which of the tasks it was trained on). */
+static void tuneNotePrior(TuneEngine *e, const char *path, const char *family) {
+  PrunerVerifierOptions d = prunerVerifierDefaultOptions();
+  size_t known = 0;
+  for (size_t i = 0; i < e->num_tasks; ++i)
+    known += prunerVerifierPriorKnows(e->verifier, e->tasks[i].w.key);
+  const char *source = prunerVerifierPriorSource(e->verifier);
+  char shipped[256] = "";
+  if (family)
+    snprintf(shipped, sizeof shipped,
+             "the shipped model of %s, used as this log has no record of %s "
+             "(--pretrained=none tunes without it); ",
+             family, e->target_key);
+  tuneNote(e, -1,
+           "verifier prior: %s (%strained on %zu workload(s) of %s, %zu of the %zu here; "
+           "momentum %g, floor %g, unseen %g)",
+           path, shipped, prunerVerifierPriorWorkloads(e->verifier),
+           source[0] ? source : "an unnamed target", known, e->num_tasks,
+           e->opts.prior_momentum >= 0 ? e->opts.prior_momentum : d.prior_momentum,
+           e->opts.prior_floor >= 0 ? e->opts.prior_floor : d.prior_floor,
+           e->opts.prior_floor_unseen >= 0 ? e->opts.prior_floor_unseen : d.prior_floor_unseen);
+}
+
 /* Attaches the verifier's prior: the one asked for, or the shipped model of the
  * target's family when the log has nothing of this target (docs/transfer.md). */
 static PrunerStatus tuneAttachPrior(TuneEngine *e) {
@@ -264,11 +289,7 @@ static PrunerStatus tuneAttachPrior(TuneEngine *e) {
     PrunerStatus st = prunerVerifierSetPriorFile(e->verifier, e->opts.prior_path);
     if (!st.ok)
       return prunerStatusError("--pretrained=%s: %s", e->opts.prior_path, st.message);
-    tuneNote(e, -1, "verifier prior: %s (momentum %g, floor %g)", e->opts.prior_path,
-             e->opts.prior_momentum >= 0 ? e->opts.prior_momentum
-                                         : prunerVerifierDefaultOptions().prior_momentum,
-             e->opts.prior_floor >= 0 ? e->opts.prior_floor
-                                      : prunerVerifierDefaultOptions().prior_floor);
+    tuneNotePrior(e, e->opts.prior_path, NULL);
     return st;
   }
   if (!e->opts.prior_dir || !uses_prior)
@@ -286,10 +307,7 @@ static PrunerStatus tuneAttachPrior(TuneEngine *e) {
     return prunerStatusOk(); /* no shipped model for this family */
   PrunerStatus st = prunerVerifierSetPriorFile(e->verifier, path);
   if (st.ok)
-    tuneNote(e, -1,
-             "verifier prior: %s (the shipped model of %s; this log has no record of %s; "
-             "--pretrained=none tunes without it)",
-             path, family, e->target_key);
+    tuneNotePrior(e, path, family);
   else
     tuneNote(e, -1, "warning: shipped verifier prior not used: %s", st.message);
   return prunerStatusOk();

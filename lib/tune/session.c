@@ -82,6 +82,7 @@ PrunerTuneOptions prunerTuneDefaultOptions(void) {
   o.final_candidates = 4; /* docs/measurement.md, "Host: the final check" */
   o.prior_momentum = -1;
   o.prior_floor = -1;
+  o.prior_floor_unseen = -1;
   return o;
 }
 

@@ -21,6 +21,7 @@ PrunerTuneStudyOptions prunerTuneStudyDefaultOptions(void) {
   o.epsilon = 0.1;
   o.prior_momentum = -1;
   o.prior_floor = -1;
+  o.prior_floor_unseen = -1;
   return o;
 }
 
@@ -79,6 +80,7 @@ static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords
   if (method == PRUNER_TUNE_STUDY_FROZEN || method == PRUNER_TUNE_STUDY_ADAPTED) {
     o.prior_path = so->prior_path;
     o.prior_floor = so->prior_floor;
+    o.prior_floor_unseen = so->prior_floor_unseen;
     o.prior_momentum = method == PRUNER_TUNE_STUDY_FROZEN ? 1.0 : so->prior_momentum;
   }
   o.seed = seed;

@@ -15,6 +15,7 @@
 #include <xgboost/c_api.h>
 
 #include "pruner/file.h"
+#include "pruner/text.h"
 
 struct PrunerVerifierImpl {
   PrunerTargetDesc target;
@@ -22,6 +23,9 @@ struct PrunerVerifierImpl {
   PrunerVerifierOptions opts;
   BoosterHandle online; /* NULL: no online model */
   BoosterHandle prior;  /* NULL: no prior        */
+  char prior_source[96]; /* the prior's "pruner_target" attribute ("" if none)       */
+  char *prior_workloads; /* its "pruner_workloads": keys, one per line; NULL if none */
+  size_t prior_num_workloads;
   size_t trained_records;
   size_t last_usable; /* usable records seen by the previous Train */
   int rounds;         /* Train calls that brought new records of this target */
@@ -125,6 +129,7 @@ PrunerVerifierOptions prunerVerifierDefaultOptions(void) {
   o.eta = 0.3;
   o.prior_momentum = 0.8;
   o.prior_floor = 0.5;
+  o.prior_floor_unseen = 0.5;
   /* One thread: on the shared 2-core build machine (load ~10) XGBoost's OpenMP threads
    * spin and 5,000-record training took 7-12 s wall with the default thread count
    * against 0.35-0.7 s with one (bench_verifier.cpp). Raise it on a dedicated host. */
@@ -149,7 +154,8 @@ PrunerStatus prunerVerifierCreate(const PrunerTargetDesc *target,
   PrunerVerifierOptions o = opts ? *opts : prunerVerifierDefaultOptions();
   if (o.num_rounds < 1 || o.max_depth < 1 || !(o.eta > 0) || o.min_records < 2 ||
       !(o.prior_momentum >= 0 && o.prior_momentum <= 1) ||
-      !(o.prior_floor >= 0 && o.prior_floor <= 1) || o.blend_records < 0 ||
+      !(o.prior_floor >= 0 && o.prior_floor <= 1) ||
+      !(o.prior_floor_unseen >= 0 && o.prior_floor_unseen <= 1) || o.blend_records < 0 ||
       !(o.blend_floor >= 0 && o.blend_floor <= 1))
     return prunerStatusError("verifier: bad options (num_rounds %d, max_depth %d, eta %g, "
                              "min_records %d, prior_momentum %g, prior_floor %g, "
@@ -171,6 +177,7 @@ void prunerVerifierDestroy(PrunerVerifier v) {
     return;
   freeBooster(&v->online);
   freeBooster(&v->prior);
+  free(v->prior_workloads);
   if (v->draft)
     prunerDraftDestroy(v->draft);
   free(v->blend_keys);
@@ -179,6 +186,21 @@ void prunerVerifierDestroy(PrunerVerifier v) {
 }
 
 bool prunerVerifierHasPrior(PrunerVerifier v) { return v->prior != NULL; }
+
+const char *prunerVerifierPriorSource(PrunerVerifier v) { return v->prior_source; }
+
+size_t prunerVerifierPriorWorkloads(PrunerVerifier v) { return v->prior_num_workloads; }
+
+bool prunerVerifierPriorKnows(PrunerVerifier v, const char *workload_key) {
+  size_t len = strlen(workload_key);
+  for (const char *p = v->prior_workloads; p && *p;) {
+    size_t line = strcspn(p, "\n");
+    if (line == len && strncmp(p, workload_key, len) == 0)
+      return true;
+    p += line + (p[line] == '\n');
+  }
+  return false;
+}
 
 bool prunerVerifierUsesDraft(PrunerVerifier v) {
   return !v->opts.draft_free && !v->online && !v->prior;
@@ -213,10 +235,12 @@ double prunerVerifierModelWeight(PrunerVerifier v, const char *workload_key) {
     }
   }
   /* A prior knows the workload from another machine's records (perhaps this very
-   * shape): it keeps prior_floor of the weight before the first own record. */
+   * shape): it keeps prior_floor (prior_floor_unseen for a shape it was not trained on)
+   * of the weight before the first own record. */
   double k = (double)v->opts.blend_records, f = v->opts.blend_floor;
   if (v->prior)
-    f = fmax(f, v->opts.prior_floor);
+    f = fmax(f, prunerVerifierPriorKnows(v, workload_key) ? v->opts.prior_floor
+                                                          : v->opts.prior_floor_unseen);
   /* A frozen prior learns nothing from the own records, so they do not move it. */
   if (v->prior && v->opts.prior_momentum >= 1.0)
     return f;
@@ -719,6 +743,20 @@ PrunerStatus prunerVerifierSetPriorFile(PrunerVerifier v, const char *path) {
     return status;
   freeBooster(&v->prior);
   v->prior = b;
+  /* What the file says of its training (absent in models saved by the tuner itself). */
+  free(v->prior_workloads);
+  v->prior_workloads = NULL;
+  v->prior_num_workloads = 0;
+  v->prior_source[0] = '\0';
+  const char *value = NULL;
+  int found = 0;
+  if (XGBoosterGetAttr(b, "pruner_target", &value, &found) == 0 && found && value)
+    snprintf(v->prior_source, sizeof v->prior_source, "%s", value);
+  if (XGBoosterGetAttr(b, "pruner_workloads", &value, &found) == 0 && found && value) {
+    v->prior_workloads = strdup(value);
+    for (const char *p = value; v->prior_workloads && *p; ++p)
+      v->prior_num_workloads += *p == '\n';
+  }
   return status;
 }
 
@@ -735,6 +773,17 @@ PrunerStatus prunerVerifierTrainAndSave(PrunerRecords records, const PrunerTarge
                            "(at least %d with two distinct latencies)",
                            v->last_usable, target_key ? target_key : v->target_key,
                            v->opts.min_records);
+  /* The source and its workloads travel in the model file (XGBoost keeps attributes). */
+  PrunerText keys = {0};
+  for (size_t i = 0; st.ok && i < v->blend_n; ++i)
+    prunerTextAppend(&keys, "%s\n", v->blend_keys[i]);
+  if (st.ok && keys.failed)
+    st = prunerStatusError("verifier: out of memory");
+  if (st.ok &&
+      (XGBoosterSetAttr(v->online, "pruner_target", target_key ? target_key : v->target_key) != 0 ||
+       XGBoosterSetAttr(v->online, "pruner_workloads", keys.data ? keys.data : "") != 0))
+    st = xgbError("setting model attributes");
+  free(keys.data);
   if (st.ok)
     st = prunerVerifierSave(v, path);
   if (used)

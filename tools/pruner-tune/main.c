@@ -97,7 +97,9 @@ static void usage(FILE *f) {
           "                           target's family when --records has no record of this\n"
           "                           target; none: no prior\n"
           "      --prior-momentum=M   the prior's weight after r rounds is M^r (1: frozen)\n"
-          "      --prior-floor=F      the prior's weight against the draft before own records\n"
+          "      --prior-floor=F      the prior's weight against the draft before own records,\n"
+          "                           on a workload the prior was trained on\n"
+          "      --prior-floor-unseen=F the same on a workload it was not trained on\n"
           "      --seed=N             exploration seed (default 1)\n"
           "Measurement:\n"
           "      --measure=MODE       where latencies come from; default: the target's device\n"
@@ -499,47 +501,50 @@ int main(int argc, char **argv) {
     O_PRETRAINED,
     O_PRIOR_MOMENTUM,
     O_PRIOR_FLOOR,
+    O_PRIOR_FLOOR_UNSEEN,
     O_STUDY_METHODS
   };
-  static const struct option longs[] = {{"output", required_argument, 0, 'o'},
-                                        {"spec", required_argument, 0, O_SPEC},
-                                        {"target", required_argument, 0, O_TARGET},
-                                        {"trials", required_argument, 0, O_TRIALS},
-                                        {"draft-size", required_argument, 0, O_DRAFT},
-                                        {"batch", required_argument, 0, O_BATCH},
-                                        {"epsilon", required_argument, 0, O_EPS},
-                                        {"time", required_argument, 0, O_TIME},
-                                        {"early-stop", required_argument, 0, O_EARLY},
-                                        {"scheduler", required_argument, 0, O_SCHED},
-                                        {"warmup-rounds", required_argument, 0, O_WARMUP},
-                                        {"strategy", required_argument, 0, O_STRATEGY},
-                                        {"seed", required_argument, 0, O_SEED},
-                                        {"measure", required_argument, 0, O_MEASURE},
-                                        {"records", required_argument, 0, O_RECORDS},
-                                        {"ingest", required_argument, 0, O_INGEST},
-                                        {"runner", required_argument, 0, O_RUNNER},
-                                        {"jobs", required_argument, 0, O_JOBS},
-                                        {"draft-only", no_argument, 0, O_DRAFT_ONLY},
-                                        {"top", required_argument, 0, O_TOP},
-                                        {"study", required_argument, 0, O_STUDY},
-                                        {"seeds", required_argument, 0, O_SEEDS},
-                                        {"max-trials", required_argument, 0, O_MAX_TRIALS},
-                                        {"within", required_argument, 0, O_WITHIN},
-                                        {"within-tight", required_argument, 0, O_WITHIN_TIGHT},
-                                        {"dataset-target", required_argument, 0, O_DATASET_TARGET},
-                                        {"interrupt-after", required_argument, 0, O_INTERRUPT},
-                                        {"timeout", required_argument, 0, O_TIMEOUT},
-                                        {"final", required_argument, 0, O_FINAL},
-                                        {"rank-role", required_argument, 0, O_RANK_ROLE},
-                                        {"rank-timeout", required_argument, 0, O_RANK_TIMEOUT},
-                                        {"pretrained", required_argument, 0, O_PRETRAINED},
-                                        {"prior-momentum", required_argument, 0, O_PRIOR_MOMENTUM},
-                                        {"prior-floor", required_argument, 0, O_PRIOR_FLOOR},
-                                        {"study-methods", required_argument, 0, O_STUDY_METHODS},
-                                        {"verbose", no_argument, 0, 'v'},
-                                        {"quiet", no_argument, 0, 'q'},
-                                        {"help", no_argument, 0, 'h'},
-                                        {0, 0, 0, 0}};
+  static const struct option longs[] = {
+      {"output", required_argument, 0, 'o'},
+      {"spec", required_argument, 0, O_SPEC},
+      {"target", required_argument, 0, O_TARGET},
+      {"trials", required_argument, 0, O_TRIALS},
+      {"draft-size", required_argument, 0, O_DRAFT},
+      {"batch", required_argument, 0, O_BATCH},
+      {"epsilon", required_argument, 0, O_EPS},
+      {"time", required_argument, 0, O_TIME},
+      {"early-stop", required_argument, 0, O_EARLY},
+      {"scheduler", required_argument, 0, O_SCHED},
+      {"warmup-rounds", required_argument, 0, O_WARMUP},
+      {"strategy", required_argument, 0, O_STRATEGY},
+      {"seed", required_argument, 0, O_SEED},
+      {"measure", required_argument, 0, O_MEASURE},
+      {"records", required_argument, 0, O_RECORDS},
+      {"ingest", required_argument, 0, O_INGEST},
+      {"runner", required_argument, 0, O_RUNNER},
+      {"jobs", required_argument, 0, O_JOBS},
+      {"draft-only", no_argument, 0, O_DRAFT_ONLY},
+      {"top", required_argument, 0, O_TOP},
+      {"study", required_argument, 0, O_STUDY},
+      {"seeds", required_argument, 0, O_SEEDS},
+      {"max-trials", required_argument, 0, O_MAX_TRIALS},
+      {"within", required_argument, 0, O_WITHIN},
+      {"within-tight", required_argument, 0, O_WITHIN_TIGHT},
+      {"dataset-target", required_argument, 0, O_DATASET_TARGET},
+      {"interrupt-after", required_argument, 0, O_INTERRUPT},
+      {"timeout", required_argument, 0, O_TIMEOUT},
+      {"final", required_argument, 0, O_FINAL},
+      {"rank-role", required_argument, 0, O_RANK_ROLE},
+      {"rank-timeout", required_argument, 0, O_RANK_TIMEOUT},
+      {"pretrained", required_argument, 0, O_PRETRAINED},
+      {"prior-momentum", required_argument, 0, O_PRIOR_MOMENTUM},
+      {"prior-floor", required_argument, 0, O_PRIOR_FLOOR},
+      {"prior-floor-unseen", required_argument, 0, O_PRIOR_FLOOR_UNSEEN},
+      {"study-methods", required_argument, 0, O_STUDY_METHODS},
+      {"verbose", no_argument, 0, 'v'},
+      {"quiet", no_argument, 0, 'q'},
+      {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
   bool measure_set = false;
   int c;
   int64_t v = 0;
@@ -638,6 +643,10 @@ int main(int argc, char **argv) {
     case O_PRIOR_FLOOR:
       fs = prunerParseDouble("--prior-floor", optarg, 0, 1, &d);
       o.prior_floor = so.prior_floor = d;
+      break;
+    case O_PRIOR_FLOOR_UNSEEN:
+      fs = prunerParseDouble("--prior-floor-unseen", optarg, 0, 1, &d);
+      o.prior_floor_unseen = so.prior_floor_unseen = d;
       break;
     case O_STUDY_METHODS:
       fs = prunerTuneStudyParseMethods(optarg, &so.methods);

@@ -399,9 +399,10 @@ static void test_other_target_and_prior(void **state) {
   prunerRecordsDestroy(h100);
 }
 
-/* A prior built by prunerVerifierTrainAndSave (pruner-eval --train): it keeps
- * prior_floor of the weight against the draft on a workload with no own records (the
- * draft alone has all of it without a prior); adapted, that weight grows with the own
+/* A prior built by prunerVerifierTrainAndSave (pruner-eval --train) names its source and
+ * workloads; it keeps prior_floor (prior_floor_unseen on a workload it was not trained
+ * on) of the weight against the draft on a workload with no own records (the draft
+ * alone has all of it without a prior); adapted, that weight grows with the own
  * records; frozen (momentum 1), no online model is trained and nothing moves. */
 static void test_prior_floor_and_frozen(void **state) {
   Fixture *f = *state;
@@ -421,27 +422,42 @@ static void test_prior_floor_and_frozen(void **state) {
   assert_non_null(strstr(none.message, "too few to train"));
   assert_int_equal(used, 0);
 
+  /* Synthetic workload i has one shape on every target: the 6th is one the A100 prior
+   * (4 workloads) has not seen; only its 32 records are kept. */
+  PrunerRecords six = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->h100, 6, 32, 9, six).ok);
   PrunerRecords h100 = prunerRecordsCreateInMemory();
-  assert_true(prunerSyntheticRecords(&f->h100, 1, 32, 9, h100).ok);
+  for (size_t i = 5 * 32; i < 6 * 32; ++i)
+    assert_true(prunerRecordsAppend(h100, prunerRecordsGet(six, i)).ok);
+  prunerRecordsDestroy(six);
   const PrunerRecord *first = prunerRecordsGet(h100, 0);
   const char *key = first->workload_key;
   PrunerVerifierOptions o = prunerVerifierDefaultOptions();
+  o.prior_floor = 0.7;        /* a workload the prior was trained on */
+  o.prior_floor_unseen = 0.3; /* one it was not                      */
   PrunerVerifier v;
   assert_true(prunerVerifierCreate(&f->h100, &o, &v).ok);
   assert_true(prunerVerifierModelWeight(v, key) == 0.0); /* no prior: the draft alone */
   assert_false(prunerVerifierHasPrior(v));
   assert_true(prunerVerifierSetPriorFile(v, path).ok);
   assert_true(prunerVerifierHasPrior(v));
-  assert_true(fabs(prunerVerifierModelWeight(v, key) - o.prior_floor) < 1e-12);
+  /* The model file says what it was trained on. */
+  assert_string_equal(prunerVerifierPriorSource(v), f->a100_key);
+  assert_int_equal(prunerVerifierPriorWorkloads(v), 4);
+  const char *seen = prunerRecordsGet(other, 0)->workload_key;
+  assert_true(prunerVerifierPriorKnows(v, seen));
+  assert_false(prunerVerifierPriorKnows(v, key));
+  assert_true(fabs(prunerVerifierModelWeight(v, seen) - 0.7) < 1e-12);
+  assert_true(fabs(prunerVerifierModelWeight(v, key) - 0.3) < 1e-12);
   assert_true(prunerVerifierTrain(v, h100, NULL).ok); /* 32 own records */
-  double grown = o.prior_floor + (1 - o.prior_floor) * 32.0 / (32.0 + o.blend_records);
+  double grown = 0.3 + (1 - 0.3) * 32.0 / (32.0 + o.blend_records);
   assert_true(fabs(prunerVerifierModelWeight(v, key) - grown) < 1e-12);
   assert_int_equal(prunerVerifierTrainedRecords(v), 32);
   prunerVerifierDestroy(v);
 
   /* Frozen: the same 32 records neither train a model nor move any weight. */
   o.prior_momentum = 1.0;
-  o.prior_floor = 0.25;
+  o.prior_floor_unseen = 0.25;
   assert_true(prunerVerifierCreate(&f->h100, &o, &v).ok);
   assert_true(prunerVerifierSetPriorFile(v, path).ok);
   PrunerConfig configs[32];
