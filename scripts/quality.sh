@@ -10,20 +10,23 @@ cd "$(dirname "$0")/.."
 B=${1:-build}/bin
 SEEDS=${2:-50}
 # The same three workloads measured on two CPUs (data/README.md): an AMD EPYC (Zen 4)
-# and an Intel Xeon (Emerald Rapids), both AVX-512, one core each. Each machine's set is
-# studied on its own (the verifier's folds stay within one machine).
-MACHINES=(amd intel)
+# and an Intel Xeon (Emerald Rapids), both AVX-512, one core each, and on the Intel one
+# under the AVX2 description (intel-avx2: a second ISA, the same CPU). Each set is
+# studied on its own (the verifier's folds stay within one set).
+MACHINES=(amd intel intel-avx2)
 SET_amd=(data/host-matmul-512.jsonl data/host-conv-nhwc.jsonl data/host-bmm.jsonl)
 SET_intel=(data/host-matmul-512-intel.jsonl data/host-conv-nhwc-intel.jsonl
            data/host-bmm-intel.jsonl)
+SET_intel_avx2=(data/host-matmul-512-intel-avx2.jsonl data/host-conv-nhwc-intel-avx2.jsonl
+                data/host-bmm-intel-avx2.jsonl)
 for m in "${MACHINES[@]}"; do
-  declare -n set="SET_$m"
+  declare -n set="SET_${m//-/_}"
   for f in "${set[@]}"; do
     [ -f "$f" ] || { echo "quality.sh: $f missing" >&2; exit 1; }
   done
 done
 for m in "${MACHINES[@]}"; do
-declare -n DATA="SET_$m"
+declare -n DATA="SET_${m//-/_}"
 echo "=== machine: $m"
 echo "== draft: Spearman, rank of the measured best, recall@N (pruner-draft --eval)"
 for f in "${DATA[@]}"; do
