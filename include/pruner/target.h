@@ -76,6 +76,11 @@ void prunerTargetOverride(PrunerTargetDesc *desc, const PrunerTargetDesc *measur
 /* Writes a stable key naming the target for records ("sm_90:h200:132sm"). */
 void prunerTargetKey(const PrunerTargetDesc *desc, char *buf, size_t size);
 
+/* The family a shipped verifier prior is named by (docs/transfer.md): "host-avx512",
+ * "host-avx2", "host-sse" (the host's vector ISA), "iree-cpu-<isa>", "gpu-<arch>".
+ * Writes "" when size is too small. */
+void prunerTargetFamily(const PrunerTargetDesc *target, char *buf, size_t size);
+
 /* The description of the machine a records key names, so that records measured elsewhere
  * can be studied here ("dataset target"): a GPU key "arch:name:NNsm" is the table entry
  * with NN SMs; a host key "host:<cpu>-<N>c-<isa>" is this machine's host description with

@@ -108,7 +108,7 @@ typedef struct PrunerTuneOptions {
   /* Transfer (Pruner's MoA; docs/transfer.md): a verifier model trained on another
    * machine's records (pruner-eval --train) attached as the verifier's frozen prior.
    * prior_path NULL: none, unless prior_dir holds the shipped model of the target's
-   * family (prunerTuneTargetFamily + ".json") and the log has no record of the target:
+   * family (prunerTargetFamily + ".json") and the log has no record of the target:
    * then that one, named in a NOTE. Only draft+verifier and verifier-only use a prior
    * (model-only is draft-free; the prior's features include the draft's).            */
   const char *prior_path;
@@ -144,10 +144,6 @@ typedef struct PrunerTuneOptions {
 } PrunerTuneOptions;
 
 PrunerTuneOptions prunerTuneDefaultOptions(void);
-
-/* The family a shipped prior is named by: "host-avx512", "host-avx2", "host-sse" (the
- * host's vector ISA), "iree-cpu-<isa>", "gpu-<arch>". Writes "" when size is too small. */
-void prunerTuneTargetFamily(const PrunerTargetDesc *target, char *buf, size_t size);
 
 /* What the session knows about one distinct workload. */
 typedef struct PrunerTuneTaskInfo {

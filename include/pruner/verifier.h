@@ -54,7 +54,7 @@ typedef struct PrunerVerifierOptions {
    * the prior was trained on that workload (on another machine) and
    * prior_floor_unseen where it was not (or the model file does not say). Defaults
    * chosen by cross-validation over machine pairs (docs/transfer.md).               */
-  double prior_momentum;     /* default 0.8 */
+  double prior_momentum;     /* default 0.5 */
   double prior_floor;        /* default 0.5 */
   double prior_floor_unseen; /* default 0.5 */
   int num_threads;      /* XGBoost nthread for training; default 1; 0 = XGBoost's own   */

@@ -261,3 +261,21 @@ PrunerStatus prunerTargetFromKey(const char *key, PrunerTargetDesc *out, char *w
                            "arch:name:NNsm, host:<cpu>-<N>c-<isa> or iree-cpu:<cpu>-<N>c-<isa>)",
                            key);
 }
+
+void prunerTargetFamily(const PrunerTargetDesc *target, char *buf, size_t size) {
+  const char *isa = target->warp_size >= 16 ? "avx512" : target->warp_size >= 8 ? "avx2" : "sse";
+  int n = 0;
+  switch (target->kind) {
+  case PRUNER_TARGET_HOST:
+    n = snprintf(buf, size, "host-%s", isa);
+    break;
+  case PRUNER_TARGET_IREE_CPU:
+    n = snprintf(buf, size, "iree-cpu-%s", isa);
+    break;
+  case PRUNER_TARGET_GPU:
+    n = snprintf(buf, size, "gpu-%s", target->arch);
+    break;
+  }
+  if (size > 0 && (n < 0 || (size_t)n >= size))
+    buf[0] = '\0';
+}

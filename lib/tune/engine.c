@@ -234,24 +234,6 @@ static void tuneRefreshFromRecords(TuneEngine *e, TuneTask *t) {
   }
 }
 
-void prunerTuneTargetFamily(const PrunerTargetDesc *target, char *buf, size_t size) {
-  const char *isa = target->warp_size >= 16 ? "avx512" : target->warp_size >= 8 ? "avx2" : "sse";
-  int n = 0;
-  switch (target->kind) {
-  case PRUNER_TARGET_HOST:
-    n = snprintf(buf, size, "host-%s", isa);
-    break;
-  case PRUNER_TARGET_IREE_CPU:
-    n = snprintf(buf, size, "iree-cpu-%s", isa);
-    break;
-  case PRUNER_TARGET_GPU:
-    n = snprintf(buf, size, "gpu-%s", target->arch);
-    break;
-  }
-  if (size > 0 && (n < 0 || (size_t)n >= size))
-    buf[0] = '\0';
-}
-
 /* Names the prior and what it knows (its source, which of the tasks it was trained on). */
 static void tuneNotePrior(TuneEngine *e, const char *path, const char *family) {
   PrunerVerifierOptions d = prunerVerifierDefaultOptions();
@@ -301,7 +283,7 @@ static PrunerStatus tuneAttachPrior(TuneEngine *e) {
       return prunerStatusOk(); /* the target's own records teach the verifier */
   }
   char family[64], path[1200];
-  prunerTuneTargetFamily(&e->target, family, sizeof family);
+  prunerTargetFamily(&e->target, family, sizeof family);
   snprintf(path, sizeof path, "%s/%s.json", e->opts.prior_dir, family);
   if (!family[0] || !tuneFileExists(path))
     return prunerStatusOk(); /* no shipped model for this family */

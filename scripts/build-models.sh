@@ -1,0 +1,22 @@
+#!/bin/bash
+# scripts/build-models.sh [BUILD_DIR]: rebuilds the shipped verifier priors in
+# data/models/ from the committed datasets (docs/transfer.md, "Shipped priors"). Each
+# model is `pruner-eval --train` over one machine's datasets; training is deterministic
+# (XGBoost seed 0, one thread), so a rerun writes the same files. pruner-tune uses the
+# model of the target's family (data/models/<family>.json, copied beside the tools by
+# CMake) when its log has no record of the target. Which source feeds which family is
+# what the transfer study measured (scripts/transfer-study.sh): a family gets a model
+# only from a source that transferred to it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=${1:-build}/bin
+mkdir -p data/models
+# family: the source datasets.
+declare -A SOURCES=(
+  [host-avx512]="data/host-matmul-512.jsonl data/host-conv-nhwc.jsonl data/host-bmm.jsonl"
+  [host-avx2]="data/host-matmul-512.jsonl data/host-conv-nhwc.jsonl data/host-bmm.jsonl"
+  [iree-cpu-avx512]="data/host-matmul-512.jsonl data/host-conv-nhwc.jsonl data/host-bmm.jsonl"
+)
+for family in "${!SOURCES[@]}"; do
+  "$B/pruner-eval" --train ${SOURCES[$family]} -o "data/models/$family.json" | tail -1
+done
