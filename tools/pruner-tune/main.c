@@ -302,34 +302,39 @@ static int runDraftOnly(Cli *cli) {
   return 0;
 }
 
-/* pruner-run next to this executable, in `buf`; NULL when it cannot be told. */
-static const char *runnerNextToTool(char *buf, size_t size) {
-  ssize_t n = readlink("/proc/self/exe", buf, size - 16);
-  if (n <= 0)
+/* The folder of this executable in `buf` (no trailing slash); NULL when it cannot be
+ * told or `room` more bytes would not fit after it. */
+static char *toolFolder(char *buf, size_t size, size_t room) {
+  if (size <= room)
     return NULL;
-  buf[n] = '\0';
-  char *slash = strrchr(buf, '/');
-  if (!slash)
-    return NULL;
-  strcpy(slash + 1, "pruner-run");
-  return buf;
-}
-
-/* The shipped verifier priors: share/pruner-mlir/models beside the tool's bin folder
- * (the build tree and an install alike), in `buf`; NULL when it cannot be told. */
-static const char *modelsBesideTool(char *buf, size_t size) {
-  ssize_t n = readlink("/proc/self/exe", buf, size - 40);
-  if (n <= 0)
+  ssize_t n = readlink("/proc/self/exe", buf, size - room);
+  if (n <= 0 || (size_t)n >= size - room)
     return NULL;
   buf[n] = '\0';
   char *slash = strrchr(buf, '/');
   if (!slash)
     return NULL;
   *slash = '\0';
-  slash = strrchr(buf, '/');
+  return buf;
+}
+
+/* pruner-run next to this executable, in `buf`; NULL when it cannot be told. */
+static const char *runnerNextToTool(char *buf, size_t size) {
+  if (!toolFolder(buf, size, 16))
+    return NULL;
+  strcat(buf, "/pruner-run");
+  return buf;
+}
+
+/* The shipped verifier priors: share/pruner-mlir/models beside the tool's bin folder
+ * (the build tree and an install alike), in `buf`; NULL when it cannot be told. */
+static const char *modelsBesideTool(char *buf, size_t size) {
+  if (!toolFolder(buf, size, 40))
+    return NULL;
+  char *slash = strrchr(buf, '/');
   if (!slash)
     return NULL;
-  strcpy(slash + 1, "share/pruner-mlir/models");
+  strcpy(slash, "/share/pruner-mlir/models");
   return buf;
 }
 
