@@ -244,6 +244,9 @@ int prunerConfigFormat(const PrunerWorkload *w, const PrunerConfig *config, char
                        size_t size);
 
 /* Compact form for tables and logs: "wg64x64 r16 t4x4 p01 v4". */
+/* promote_operands as the operand list its attribute spells ("[0, 1]", "[]") into buf;
+ * returns buf. */
+const char *prunerConfigFormatPromote(uint32_t mask, char *buf, size_t size);
 int prunerConfigFormatShort(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
                             size_t size);
 
@@ -264,6 +267,7 @@ typedef bool (*PrunerConfigFilter)(const PrunerConfig *config, void *user);
  * epsilon-greedy exploration, pruner-compile --random). */
 size_t prunerSpaceSample(PrunerSpace space, size_t n, uint64_t *rng, PrunerConfigFilter keep,
                          void *user, PrunerConfig *configs, uint64_t *indices);
+
 
 #ifdef __cplusplus
 }

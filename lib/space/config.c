@@ -116,7 +116,7 @@ static const char *formatArray(char *buf, size_t size, const int64_t *a, int n) 
   return buf;
 }
 
-static const char *formatPromote(char *buf, size_t size, uint32_t mask) {
+const char *prunerConfigFormatPromote(uint32_t mask, char *buf, size_t size) {
   size_t len = 0;
   buf[0] = '\0';
   int first = 1;
@@ -347,7 +347,7 @@ static bool checkReductionThreads(const PrunerWorkload *w, const PrunerTargetDes
   if (c->promote_operands)
     FAIL("reduction_threads = %d with promote_operands %s; the partials are the only "
          "shared-memory buffer of the cross-thread schedule",
-         (int)r, formatPromote(a1, sizeof(a1), c->promote_operands));
+         (int)r, prunerConfigFormatPromote(c->promote_operands, a1, sizeof(a1)));
   int last = lastOutputLoop(w);
   if (last < 0 || c->workgroup[last] > r)
     FAIL("reduction_threads = %d is fewer than workgroup tile %s's extent along the output's "
@@ -456,7 +456,7 @@ static bool checkPromotion(const PrunerWorkload *w, const PrunerTargetDesc *t,
   if (smem > t->smem_per_block_static)
     FAIL("promote_operands %s needs %lld bytes of shared memory; %s allows %d per block "
          "(static allocation limit)",
-         formatPromote(a1, sizeof(a1), c->promote_operands), (long long)smem, t->name,
+         prunerConfigFormatPromote(c->promote_operands, a1, sizeof(a1)), (long long)smem, t->name,
          t->smem_per_block_static);
   for (int i = 0; i < num_operands; ++i) {
     if (!(c->promote_operands & (1u << i)) || w->operands[i].rank < 1)
@@ -467,7 +467,7 @@ static bool checkPromotion(const PrunerWorkload *w, const PrunerTargetDesc *t,
     if (whole)
       FAIL("promote_operands %s stages operand %d whole: its block tile is the entire "
            "operand, which the schedule cannot promote",
-           formatPromote(a1, sizeof(a1), c->promote_operands), i);
+           prunerConfigFormatPromote(c->promote_operands, a1, sizeof(a1)), i);
   }
   return true;
 }
@@ -514,7 +514,7 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
   int num_operands = w->num_inputs + w->num_outputs;
   if (c->promote_operands >> num_operands)
     FAIL("promote_operands %s names an operand beyond the op's %d operands",
-         formatPromote(a1, sizeof(a1), c->promote_operands), num_operands);
+         prunerConfigFormatPromote(c->promote_operands, a1, sizeof(a1)), num_operands);
   if (c->mma) /* tensor cores: warp tiles, their own rules (config_mma.c) */
     return prunerMmaConfigCheck(w, t, opts, c, status);
   if (!checkReductionThreads(w, t, c, status))
@@ -619,7 +619,7 @@ int prunerConfigFormat(const PrunerWorkload *w, const PrunerConfig *config, char
                   "{workgroup = %s, reduction = %s, thread = %s, promote_operands = %s, "
                   "vector_width = %d%s%s%s}",
                   ARR(wg, config->workgroup), ARR(red, config->reduction), ARR(th, config->thread),
-                  formatPromote(pr, sizeof(pr), config->promote_operands),
+                  prunerConfigFormatPromote(config->promote_operands, pr, sizeof(pr)),
                   (int)config->vector_width, rt, ca, mma);
 }
 

@@ -11,7 +11,9 @@
  *                SIMD width when vectorized; other loops are peeled when it does not
  *                divide the task tile);
  *   vector_width 1 (scalar) or the SIMD lanes of the element type (vectorized);
- *   promote_operands always 0.
+ *   promote_operands 0, or operand 1 (bit 1) of a contraction packed into a contiguous
+ *                K-step x register-tile panel before the register tiles read it
+ *                (prunerHostPackableOperand).
  *
  * How the host fills a PrunerTargetDesc (prunerTargetLookup("host")):
  *   sm_count = cores the process may run on, boost_clock_mhz = core clock,
@@ -98,7 +100,8 @@ bool prunerHostConfigIsValid(const PrunerWorkload *w, const PrunerTargetDesc *t,
                              const PrunerSpaceOptions *opts, const PrunerConfig *config);
 
 /* Every knob of the host space in space.c's order (parallel loops' tile pairs, reduction
- * steps, promote_operands = {0}, vector_width); at most `cap` knobs. */
+ * steps, promote_operands = {0} or {0, packed operand}, vector_width); at most `cap`
+ * knobs. */
 PrunerStatus prunerHostSpaceKnobs(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                   const PrunerSpaceOptions *opts, PrunerKnob *knobs, int cap,
                                   int *num_knobs);
@@ -115,6 +118,10 @@ int prunerHostVectorCandidates(const PrunerWorkload *w, const PrunerTargetDesc *
                                int64_t *widths, int cap);
 /* The loop that is vectorized: the output's contiguous loop (-1: none, scalar only). */
 int prunerHostVectorLoop(const PrunerWorkload *w);
+/* The operand a host config may pack (promote_operands = [it]): operand 1 of a
+ * contraction (matmul, batch_matmul, contraction generic) whose last index is the
+ * vectorized loop alone and which some parallel loop does not index; -1 when none. */
+int prunerHostPackableOperand(const PrunerWorkload *w);
 
 /* ---- draft (draft_host.c; docs/host.md, "Draft") --------------------------------- */
 

@@ -4,7 +4,8 @@
  * does (docs/host.md, H1-H5):
  *   1. tile_using_forall by the task tile (parallel loops) -> scf.forall, later
  *      scf.parallel -> OpenMP (only when there is more than one task);
- *   2. tile_using_for by the cache tile of the reduction loops;
+ *   2. tile_using_for by the cache tile of the reduction loops; with promote_operands,
+ *      tile by the register panel and pack operand 1 into a contiguous buffer;
  *   3. tile_using_for by the register tile (parallel loops), the contraction-like
  *      reduction loops stepping by 1 inside it (the accumulator is loop-invariant there);
  *   4. peel register loops whose tile does not divide the task tile (the vectorized loop
@@ -19,6 +20,7 @@
 
 #include "host_internal.h"
 #include "pruner/backend/host.h"
+#include "pruner/backend/host_rules.h"
 #include "pruner/schedule.h"
 #include "pruner/text.h"
 
@@ -117,6 +119,51 @@ static const char *appendCacheTile(PrunerText *t, const PrunerWorkload *w, const
   prunerTextAppend(t, "    // Cache tile of the reduction loops.\n");
   appendTileFor(t, "t1", "lc", cur, cache, n);
   return "t1";
+}
+
+/* 2b. Packing (docs/host.md, "Packing B"): with promote_operands = [1], the cache block
+ * is tiled once more by the register tile along the loops operand 1 is indexed by, so
+ * that one iteration works on one K-step x register-tile panel of it, and that panel is
+ * copied (transform.structured.promote: a 64-byte aligned malloc'ed buffer, a
+ * linalg.copy, a dealloc after the panel) before the register tiles of the task's rows
+ * read it. Consecutive k rows of an unpacked operand are a whole row of the matrix apart
+ * (4 KiB at N = 1024) and fall into the same L1 sets; the packed panel is contiguous.
+ * The copy is tiled to one row per iteration, so that it vectorizes to one vector move
+ * per register vector (left whole, it unrolled into K-step x N_r / lanes moves and took
+ * seconds to compile). */
+static const char *appendPackPanel(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c,
+                                   const char *cur) {
+  int o = prunerHostPackableOperand(w);
+  if (!c->promote_operands || o < 0)
+    return cur;
+  const int n = w->num_loops;
+  const PrunerOperand *b = &w->operands[o];
+  int64_t panel[PRUNER_MAX_LOOPS] = {0};
+  bool any = false;
+  for (int l = 0; l < n; ++l) {
+    bool indexed = false;
+    for (int d = 0; d < b->rank; ++d)
+      indexed = indexed || b->index_coeff[d][l] != 0;
+    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL && indexed &&
+        c->thread[l] < c->workgroup[l]) {
+      panel[l] = c->thread[l];
+      any = true;
+    }
+  }
+  prunerTextAppend(t, "    // Pack operand %d: one contiguous panel per register column.\n", o);
+  if (any)
+    appendTileFor(t, "t3", "lp", cur, panel, n);
+  prunerTextAppend(t,
+                   "    %%pk = transform.structured.promote %%%s {operands_to_promote = [%d], "
+                   "alignment = 64} : (" ANY ") -> " ANY "\n"
+                   "    %%pc = transform.structured.match ops{[\"linalg.copy\"]} in %%root : (" ANY
+                   ") -> " ANY "\n",
+                   any ? "t3" : cur, o);
+  int64_t rows[PRUNER_MAX_RANK] = {0};
+  for (int d = 0; d + 1 < b->rank; ++d)
+    rows[d] = 1;
+  appendTileFor(t, "pcr", "pcl", "pc", rows, b->rank);
+  return "pk";
 }
 
 /* 3. Register tile: the thread tile of the parallel loops, reduction loops by
@@ -245,6 +292,7 @@ PrunerStatus hostScheduleBuildChecked(const PrunerWorkload *w, const PrunerConfi
   int64_t tasks;
   const char *cur = appendTaskTile(&t, w, c, &tasks);
   cur = appendCacheTile(&t, w, c, cur);
+  cur = appendPackPanel(&t, w, c, cur);
   appendRegisterTile(&t, w, c, cur);
   appendDecomposeAndBufferize(&t, w, on_tensors);
   const char *fh = appendVectorize(&t, c);

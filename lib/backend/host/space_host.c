@@ -102,6 +102,35 @@ static int taskTiles(int64_t bound, int64_t max_tile, int64_t min_tile, int64_t 
   return n;
 }
 
+/* Packing (docs/host.md, "Packing B"): operand 1 of a contraction whose rows run along
+ * the vectorized loop (its last index is that loop alone) and that some parallel loop
+ * does not index (so a packed panel is reused by several register tiles). -1: none. */
+int prunerHostPackableOperand(const PrunerWorkload *w) {
+  if (w->kind != PRUNER_OP_MATMUL && w->kind != PRUNER_OP_BATCH_MATMUL &&
+      w->kind != PRUNER_OP_CONTRACTION)
+    return -1;
+  if (w->num_inputs < 2 || w->operands[1].is_output || w->operands[1].rank < 2)
+    return -1;
+  int vl = prunerHostVectorLoop(w);
+  if (vl < 0 || prunerWorkloadContiguousLoop(w, 1) != vl)
+    return -1;
+  const PrunerOperand *b = &w->operands[1];
+  for (int l = 0; l < w->num_loops; ++l)
+    if (b->index_coeff[b->rank - 1][l] != (l == vl))
+      return -1; /* the row is the vectorized loop alone */
+  bool reduction = false, reused = false;
+  for (int l = 0; l < w->num_loops; ++l) {
+    bool indexed = false;
+    for (int d = 0; d < b->rank; ++d)
+      indexed = indexed || b->index_coeff[d][l] != 0;
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      reduction = reduction || indexed;
+    else if (!indexed)
+      reused = true;
+  }
+  return reduction && reused ? 1 : -1;
+}
+
 int prunerHostTileCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
                              const PrunerSpaceOptions *opts, int loop, int64_t *workgroup,
                              int64_t *thread, int cap) {
@@ -214,9 +243,18 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
   const char *op = w->op_name;
   const int n = w->num_loops;
   int vl = prunerHostVectorLoop(w), simd = lanes(w, t);
-  if (c->promote_operands)
-    FAIL("promote_operands = %u; the host has no shared memory to stage into", op,
-         c->promote_operands);
+  /* promote_operands on the host packs operand 1 into a contiguous panel per register
+   * column (docs/host.md, "Packing B"); nothing else can be staged. */
+  int packable = prunerHostPackableOperand(w);
+  char list[128];
+  if (c->promote_operands && (packable < 0 || c->promote_operands != 1u << packable))
+    FAIL("promote_operands = %s; on the host only operand 1 of a contraction whose rows run "
+         "along the vectorized loop can be packed (promote_operands = [1])%s",
+         op, prunerConfigFormatPromote(c->promote_operands, list, sizeof list),
+         packable < 0 ? ", and this op has none" : "");
+  if (c->promote_operands && c->vector_width <= 1)
+    FAIL("promote_operands = [1] packs a vectorized register panel; vector_width is %d", op,
+         (int)c->vector_width);
   if (c->vector_width != 1 && c->vector_width != simd)
     FAIL("vector_width = %d is neither 1 nor the %d SIMD lanes of this CPU", op,
          (int)c->vector_width, simd);
@@ -343,7 +381,10 @@ PrunerStatus prunerHostSpaceKnobs(const PrunerWorkload *w, const PrunerTargetDes
   memset(&knobs[k], 0, 2 * sizeof *knobs);
   knobs[k].kind = PRUNER_KNOB_PROMOTE;
   knobs[k].loop = -1;
-  knobs[k].num_values = 1; /* 0: nothing to stage on a CPU */
+  knobs[k].num_values = 1; /* 0: unpacked */
+  int packable = prunerHostPackableOperand(w);
+  if (packable >= 0) /* 1 << 1: operand 1 packed per register panel */
+    knobs[k].values[knobs[k].num_values++] = (int64_t)1 << packable;
   ++k;
   knobs[k].kind = PRUNER_KNOB_VECTOR_WIDTH;
   knobs[k].loop = -1;

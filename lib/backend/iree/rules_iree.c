@@ -115,6 +115,8 @@ PrunerStatus prunerIreeCpuSpaceKnobs(const PrunerWorkload *w, const PrunerTarget
     if (knob->kind == PRUNER_KNOB_REDUCTION)
       knob->num_values =
           reductionCandidates(w, knob->loop, knob->values, PRUNER_MAX_KNOB_VALUES * 4);
+    if (knob->kind == PRUNER_KNOB_PROMOTE)
+      knob->num_values = 1; /* {0}: IREE's CPU lowering config has no packing knob here */
   }
   /* cache_parallel: the two innermost parallel loops' distribution tiles split by 1, 2 or
    * 4 each (IREE tiles the distribution tile again at this level, around the vector tile;
@@ -155,6 +157,11 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
     FAIL("a convolution with batch 1 cannot be configured by a tuning spec (IREE folds the "
          "unit loop first)",
          op);
+  char list[128];
+  if (c->promote_operands)
+    FAIL("promote_operands = %s; IREE's CPU lowering config does not take it (the host's "
+         "packing is the host backend's own schedule)",
+         op, prunerConfigFormatPromote(c->promote_operands, list, sizeof list));
   int vl = prunerHostVectorLoop(w), simd = simdLanes(w, t);
   /* IREE vectorizes every config; a scalar config would only repeat a vector one. */
   int want_width = vl >= 0 && w->bounds[vl] >= simd ? simd : 1;

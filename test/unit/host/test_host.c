@@ -8,7 +8,8 @@
  *   the tuned one is vectorized where the untiled one is scalar (its speed-up, ~300x on
  *   a quiet machine, is printed, not asserted: it depends on the machine's load; speed
  *   targets belong to tools/pruner-bench).
- * - Space rules: every enumerated config passes prunerConfigCheck, bad ones are named. */
+ * - Space rules: every enumerated config passes prunerConfigCheck, bad ones are named.
+ * - Packing B: packable ops, packed configs in the space and measured exact. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -391,9 +392,104 @@ static void test_space_rules(void **state) {
   prunerSpaceDestroy(space);
 }
 
+/* A 64x48 (K 32) f32 contraction generic whose B operand is indexed by `b_map` with
+ * shape `b_shape` ("(k, n)" and "32x48": a matmul; "(n, k)" and "48x32": B transposed). */
+static const char *contractionGeneric(char *buf, size_t size, const char *b_map,
+                                      const char *b_shape) {
+  snprintf(buf, size,
+           "#a = affine_map<(m, n, k) -> (m, k)>\n#b = affine_map<(m, n, k) -> %s>\n"
+           "#c = affine_map<(m, n, k) -> (m, n)>\n"
+           "func.func @f(%%a: tensor<64x32xf32>, %%b: tensor<%sxf32>, %%c: tensor<64x48xf32>) -> "
+           "tensor<64x48xf32> {\n"
+           "  %%r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = [\"parallel\", "
+           "\"parallel\", \"reduction\"]} ins(%%a, %%b : tensor<64x32xf32>, tensor<%sxf32>) "
+           "outs(%%c : tensor<64x48xf32>) {\n"
+           "  ^bb0(%%x: f32, %%y: f32, %%z: f32):\n    %%p = arith.mulf %%x, %%y : f32\n"
+           "    %%s = arith.addf %%z, %%p : f32\n    linalg.yield %%s : f32\n"
+           "  } -> tensor<64x48xf32>\n  return %%r : tensor<64x48xf32>\n}\n",
+           b_map, b_shape, b_shape);
+  return buf;
+}
+
+/* Packing B (docs/host.md, "Packing B"): which ops may pack, that the space offers it
+ * (and only it) beside every unpacked config, that packed kernels measure exact on a
+ * matmul, a batch_matmul and a contraction generic, and that bad packing is named. */
+static void test_packing(void **state) {
+  (void)state;
+  PrunerWorkload mm, bmm, conv, ew, bt, cg;
+  prunerWorkloadMatmul(&mm, 96, 128, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  prunerWorkloadBatchMatmul(&bmm, 3, 48, 64, 32, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  prunerWorkloadConv2dNhwcHwcf(&conv, 1, 10, 10, 8, 3, 3, 32, 1, 1, PRUNER_DTYPE_F32);
+  int64_t dims[2] = {64, 64};
+  prunerWorkloadElementwiseAdd(&ew, dims, 2, PRUNER_DTYPE_F32);
+  /* B transposed (rows along k): its rows do not run along the vectorized loop. */
+  char text[2048];
+  workloadFromText(contractionGeneric(text, sizeof text, "(n, k)", "48x32"), &bt);
+  /* The same matmul as a contraction generic: packable like linalg.matmul. */
+  workloadFromText(contractionGeneric(text, sizeof text, "(k, n)", "32x48"), &cg);
+  assert_int_equal(prunerHostPackableOperand(&mm), 1);
+  assert_int_equal(prunerHostPackableOperand(&bmm), 1);
+  assert_int_equal(prunerHostPackableOperand(&cg), 1);
+  assert_int_equal(prunerHostPackableOperand(&conv), -1);
+  assert_int_equal(prunerHostPackableOperand(&ew), -1);
+  assert_int_equal(prunerHostPackableOperand(&bt), -1);
+
+  const PrunerWorkload *packable[] = {&mm, &bmm, &cg};
+  for (size_t i = 0; i < 3; ++i) {
+    const PrunerWorkload *w = packable[i];
+    PrunerSpace space;
+    assert_true(prunerSpaceCreate(w, &target, NULL, &space).ok);
+    uint64_t raw = 0, packed = 0, unpacked = 0;
+    PrunerConfig c, first_packed;
+    while (prunerSpaceNext(space, &raw, &c)) {
+      assert_true(c.promote_operands == 0 || c.promote_operands == 2u);
+      if (c.promote_operands) {
+        if (!packed)
+          first_packed = c;
+        ++packed;
+        /* Its unpacked twin is in the space too. */
+        PrunerConfig twin = c;
+        twin.promote_operands = 0;
+        assert_true(prunerSpaceContains(space, &twin));
+      } else {
+        ++unpacked;
+      }
+    }
+    printf("  %s: %llu packed, %llu unpacked configs\n", w->key, (unsigned long long)packed,
+           (unsigned long long)unpacked);
+    assert_int_equal(packed, unpacked);
+    PrunerHostResult r;
+    prunerHostMeasure(host, w, &first_packed, &r);
+    char label[256];
+    prunerConfigFormatShort(w, &first_packed, label, sizeof label);
+    if (r.record.status != PRUNER_RECORD_OK)
+      fail_msg("%s %s: %s", w->key, label, r.record.error);
+    assert_true(r.record.max_abs_error <= 1e-4);
+    /* The packed schedule promotes operand 1 and tiles the copy by rows. */
+    char *text = NULL;
+    assert_true(prunerHostScheduleBuild(w, &first_packed, &target, &text).ok);
+    assert_non_null(strstr(text, "operands_to_promote = [1]"));
+    assert_non_null(strstr(text, "match ops{[\"linalg.copy\"]}"));
+    free(text);
+    prunerSpaceDestroy(space);
+  }
+  /* Ops that cannot pack never get it; a config asking for it is named. */
+  PrunerSpace space;
+  assert_true(prunerSpaceCreate(&conv, &target, NULL, &space).ok);
+  PrunerConfig c;
+  assert_true(prunerSpaceGetConfig(space, 0, &c).ok);
+  c.promote_operands = 2;
+  PrunerStatus st = prunerConfigCheck(&conv, &target, &c);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "promote_operands = [1]"));
+  assert_non_null(strstr(st.message, "this op has none"));
+  prunerSpaceDestroy(space);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_space_rules),       cmocka_unit_test(test_matmul),
+      cmocka_unit_test(test_space_rules),       cmocka_unit_test(test_packing),
+      cmocka_unit_test(test_matmul),
       cmocka_unit_test(test_batch_matmul),      cmocka_unit_test(test_conv_nhwc),
       cmocka_unit_test(test_conv_nchw_strided), cmocka_unit_test(test_elementwise),
       cmocka_unit_test(test_reduction),         cmocka_unit_test(test_baseline),

@@ -65,6 +65,8 @@ static void checkSpace(PrunerWorkload *w) {
     for (int l = 0; l < w->num_loops; ++l)
       if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL)
         assert_int_equal(c.workgroup[l] % c.thread[l], 0);
+    /* The host backend's packing knob is its own schedule, not an IREE one. */
+    assert_int_equal(c.promote_operands, 0);
   }
   assert_int_equal(seen, count);
   prunerSpaceDestroy(space);
@@ -147,6 +149,11 @@ static void test_rules_name_the_fault(void **state) {
   st = prunerConfigCheck(&w, &t, &bad);
   assert_false(st.ok);
   assert_non_null(strstr(st.message, "vector_width = 1"));
+  bad = c;
+  bad.promote_operands = 2; /* the host's packing: valid there, not here */
+  st = prunerConfigCheck(&w, &t, &bad);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "promote_operands = [1]; IREE's CPU lowering config"));
 
   prunerWorkloadConv2dNhwcHwcf(&w, 2, 18, 18, 64, 3, 3, 64, 1, 1, PRUNER_DTYPE_F32);
   c = firstConfig(&w);
