@@ -243,10 +243,10 @@ void prunerConfigLaunchShape(const PrunerWorkload *w, const PrunerConfig *config
 int prunerConfigFormat(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
                        size_t size);
 
-/* Compact form for tables and logs: "wg64x64 r16 t4x4 p01 v4". */
 /* promote_operands as the operand list its attribute spells ("[0, 1]", "[]") into buf;
  * returns buf. */
 const char *prunerConfigFormatPromote(uint32_t mask, char *buf, size_t size);
+/* Compact form for tables and logs: "wg64x64 r16 t4x4 p01 v4". */
 int prunerConfigFormatShort(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
                             size_t size);
 
@@ -268,6 +268,11 @@ typedef bool (*PrunerConfigFilter)(const PrunerConfig *config, void *user);
 size_t prunerSpaceSample(PrunerSpace space, size_t n, uint64_t *rng, PrunerConfigFilter keep,
                          void *user, PrunerConfig *configs, uint64_t *indices);
 
+/* Restricts `space` to the configs `keep` accepts: the others are no longer in it
+ * (count, dense indices, iteration, sampling and the draft's scans follow). The search
+ * study uses it to take a dataset's configs as the space (docs/tune.md, "Search study").
+ * `user` must outlive the space; tensor-core configs refused are dropped for good. */
+void prunerSpaceRestrict(PrunerSpace space, PrunerConfigFilter keep, void *user);
 
 #ifdef __cplusplus
 }

@@ -66,7 +66,13 @@ struct PrunerSpaceImpl {
    * and dense index fma_count + i are mma[i]. All valid by construction. */
   PrunerConfig *mma;
   uint64_t num_mma, fma_raw, fma_count;
+  /* prunerSpaceRestrict: configs `keep` refuses are not in the space. */
+  PrunerConfigFilter keep;
+  void *keep_user;
 };
+
+/* Whether the restriction (if any) keeps the config at `digits`. */
+static bool spaceKeeps(const PrunerSpaceImpl *s, const int *digits);
 
 /* The last knob of the one-thread-per-output space. */
 static inline int lastBaseKnob(const PrunerSpaceImpl *s) { return s->num_knobs - 1 - s->xr; }
@@ -639,7 +645,8 @@ static bool cursorSeek(const PrunerSpaceImpl *s, Cursor *c) {
   while (s->host) { /* host spaces are small: check each config with the host's rules */
     PrunerConfig config;
     digitsToConfig(s, c->digits, &config);
-    if (prunerConfigIsValidWithOptions(&s->w, &s->t, &s->opts, &config))
+    if (prunerConfigIsValidWithOptions(&s->w, &s->t, &s->opts, &config) &&
+        (!s->keep || s->keep(&config, s->keep_user)))
       return true;
     if (!cursorAdvance(s, c, s->num_knobs - 1))
       return false;
@@ -660,7 +667,8 @@ static bool cursorSeek(const PrunerSpaceImpl *s, Cursor *c) {
     if (fail_at < 0) {
       PrunerConfig config;
       digitsToConfig(s, c->digits, &config);
-      if (prunerConfigIsValidWithOptions(&s->w, &s->t, &s->opts, &config))
+      if (prunerConfigIsValidWithOptions(&s->w, &s->t, &s->opts, &config) &&
+          (!s->keep || s->keep(&config, s->keep_user)))
         return true;
       fail_at = lastBaseKnob(s);
     }
@@ -686,6 +694,8 @@ static bool cursorSeek(const PrunerSpaceImpl *s, Cursor *c) {
       fail_at = s->promote_knob;
     else if (!vectorValid(s, c->digits))
       fail_at = s->vector_knob;
+    else if (!spaceKeeps(s, c->digits))
+      fail_at = lastBaseKnob(s);
     else
       return true;
     if (!cursorAdvance(s, c, fail_at))
@@ -693,6 +703,29 @@ static bool cursorSeek(const PrunerSpaceImpl *s, Cursor *c) {
     if (s->xr && c->digits[s->num_knobs - 1] > 0)
       return cursorSeek(s, c); /* past the base space */
   }
+}
+
+static bool spaceKeeps(const PrunerSpaceImpl *s, const int *digits) {
+  if (!s->keep)
+    return true;
+  PrunerConfig config;
+  digitsToConfig(s, digits, &config);
+  return s->keep(&config, s->keep_user);
+}
+
+void prunerSpaceRestrict(PrunerSpace space, PrunerConfigFilter keep, void *user) {
+  /* The tensor-core list is not enumerated by the cursor: filter it in place. */
+  uint64_t kept = 0;
+  for (uint64_t i = 0; i < space->num_mma; ++i)
+    if (!keep || keep(&space->mma[i], user))
+      space->mma[kept++] = space->mma[i];
+  space->num_mma = kept;
+  space->raw_size = space->fma_raw + space->num_mma;
+  space->keep = keep;
+  space->keep_user = user;
+  free(space->prefix); /* counts and dense indices change: rebuilt on next use */
+  space->prefix = NULL;
+  space->indexed = false;
 }
 
 /* The valid config after the one the cursor is on. */

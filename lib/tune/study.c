@@ -65,6 +65,20 @@ PrunerStatus prunerTuneStudyParseMethods(const char *list, unsigned *mask) {
   return prunerStatusOk();
 }
 
+/* The study's space is the dataset's: a config the replay file lacks is outside it
+ * (prunerSpaceRestrict), so a space that grew a knob after the dataset was measured
+ * (the host's packing) is studied as the space that was measured, and no trial is spent
+ * on a config the file cannot answer. */
+typedef struct StudyReplayFilter {
+  PrunerRecords replay;
+  const char *workload_key, *target_key;
+} StudyReplayFilter;
+
+static bool studyInReplay(const PrunerConfig *c, void *user) {
+  const StudyReplayFilter *f = user;
+  return prunerRecordsFind(f->replay, f->workload_key, f->target_key, c) != NULL;
+}
+
 /* One simulated tuning run until the strictest goal: trials[g] for each goal (max + 1
  * if never reached) and run_s[g], the recorded run time measured until then. */
 static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords replay,
@@ -98,6 +112,12 @@ static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords
   if (st.ok)
     st = tuneEnginePrepare(&e);
   int64_t max = 0;
+  StudyReplayFilter filter = {replay, w->key, NULL};
+  if (st.ok && e.tasks[0].space) {
+    filter.target_key = e.target_key;
+    prunerSpaceRestrict(e.tasks[0].space, studyInReplay, &filter);
+    e.tasks[0].space_size = prunerSpaceCount(e.tasks[0].space);
+  }
   if (st.ok) {
     e.opts.measure = PRUNER_TUNE_MEASURE_REPLAY;
     e.opts.measure_path = so->replay_path;

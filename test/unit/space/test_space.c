@@ -968,6 +968,72 @@ static void hugeValuesNoOverflow(void **state) {
   assert_non_null(strstr(st.message, "max_workgroup_tile"));
 }
 
+/* prunerSpaceRestrict: a space restricted to a subset (the study's dataset) counts,
+ * indexes, iterates, samples and answers Contains over that subset only, in the same
+ * order, on a GPU space with tensor-core configs and on a host space alike. */
+/* Keeps about a third of the configs, by a property of their values. */
+static bool keepThird(const PrunerConfig *c, void *user) {
+  (void)user;
+  int64_t v = c->mma * 7 + c->promote_operands + c->vector_width;
+  for (int l = 0; l < PRUNER_MAX_LOOPS; ++l)
+    v += c->workgroup[l] + 3 * c->thread[l] + 5 * c->reduction[l];
+  return v % 3 == 0;
+}
+
+static void restrictCheck(const PrunerWorkload *w, const PrunerTargetDesc *t) {
+  PrunerSpace space;
+  assert_true(prunerSpaceCreate(w, t, NULL, &space).ok);
+  uint64_t all = prunerSpaceCount(space), n_kept = 0;
+  assert_true(all > 6);
+  PrunerConfig *every = calloc((size_t)all, sizeof(PrunerConfig));
+  PrunerConfig *kept = calloc((size_t)all, sizeof(PrunerConfig));
+  for (uint64_t i = 0; i < all; ++i) {
+    assert_true(prunerSpaceGetConfig(space, i, &every[i]).ok);
+    if (keepThird(&every[i], NULL))
+      kept[n_kept++] = every[i];
+  }
+  assert_true(n_kept > 0 && n_kept < all);
+  prunerSpaceRestrict(space, keepThird, NULL);
+  assert_int_equal(prunerSpaceCount(space), n_kept);
+  uint64_t raw = 0, seen = 0;
+  PrunerConfig c;
+  while (prunerSpaceNext(space, &raw, &c)) {
+    assert_true(seen < n_kept && prunerConfigEqual(&c, &kept[seen]));
+    ++seen;
+  }
+  assert_int_equal(seen, n_kept);
+  for (uint64_t i = 0; i < n_kept; i += 1 + n_kept / 64) {
+    assert_true(prunerSpaceGetConfig(space, i, &c).ok);
+    assert_true(prunerConfigEqual(&c, &kept[i]));
+    uint64_t index = 0;
+    assert_true(prunerSpaceGetIndex(space, &c, &index).ok);
+    assert_int_equal(index, i);
+  }
+  for (uint64_t i = 0; i < all; i += 1 + all / 256)
+    assert_int_equal(prunerSpaceContains(space, &every[i]), keepThird(&every[i], NULL));
+  PrunerConfig sample[8];
+  uint64_t rng = 7;
+  size_t got = prunerSpaceSample(space, 8, &rng, NULL, NULL, sample, NULL);
+  assert_true(got > 0);
+  for (size_t i = 0; i < got; ++i)
+    assert_true(keepThird(&sample[i], NULL));
+  free(every);
+  free(kept);
+  prunerSpaceDestroy(space);
+}
+
+static void restrictToSubset(void **state) {
+  (void)state;
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 64, 64, 32, PRUNER_DTYPE_F16, PRUNER_DTYPE_F32);
+  PrunerTargetDesc gpu = h200();
+  restrictCheck(&w, &gpu);
+  PrunerTargetDesc host;
+  assert_true(prunerTargetLookup("host", &host).ok);
+  prunerWorkloadMatmul(&w, 96, 128, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  restrictCheck(&w, &host);
+}
+
 /* The host space's candidate lists are generated from their forms (2^k, 3 x 2^k, the
  * bound), not by trying every value up to the bound or the option: a 2^40 reduction spun
  * for hours. The lists equal the brute-force definition on small bounds. */
@@ -1115,6 +1181,7 @@ int main(void) {
       cmocka_unit_test(options),
       cmocka_unit_test(hugeValuesNoOverflow),
       cmocka_unit_test(hostCandidatesHugeBounds),
+      cmocka_unit_test(restrictToSubset),
       cmocka_unit_test(workloadSizeChecks),
       cmocka_unit_test(schedulable),
   };
