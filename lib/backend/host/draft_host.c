@@ -73,6 +73,31 @@
  * BLIS' analytical model (Low et al., ACM TOMS 43(2), 2016) reserves a similar share of
  * the ways for the streamed operands. */
 #define CACHE_USABLE 0.5
+/* L1 data cache sets span 4 KiB: x86 L1D caches are virtually indexed and physically
+ * tagged with 64 sets of 64-byte lines (Zen 4: 32 KiB 8-way, AMD 57647 sec. 2.12; Golden
+ * Cove: 48 KiB 12-way, Intel optimization manual), so that the set index lies in the
+ * page offset; rows of an operand a multiple of 4 KiB apart map onto the same sets, and
+ * the cache's ways are what holds them (ways = L1 size / 4 KiB). */
+#define L1_SET_SPAN_BYTES 4096.0
+/* Data TLB: 4 KiB pages (Linux's default; transparent huge pages are applied only to
+ * madvise'd memory on Debian's default, and the harness does not madvise), first-level
+ * DTLB entries (Zen 4: 72, AMD 57647 sec. 2.11.1; Golden Cove: 96 for loads; the smaller
+ * bound of older cores, 64, is used), and a first-level miss that hits the second level
+ * costs its latency (7 cycles on Zen 4, same source; 7-9 on Intel): a register tile
+ * that touches more pages per run than the first level holds pays it at every new page. */
+#define PAGE_BYTES 4096.0
+#define DTLB_L1_ENTRIES 64.0
+#define DTLB_L2_HIT_CYCLES 7.0
+/* Share of that latency a run does not hide behind its FMAs (out-of-order execution
+ * overlaps the next steps' misses with this step's work). Chosen on measured pairs of
+ * packed and unpacked configs of the 1024^3 and BERT FFN matmuls (docs/host.md, "Packing
+ * B"), not on the data/ datasets it is judged on in docs/quality.md. */
+#define DTLB_MISS_EXPOSED 0.5
+/* Fixed cost of one packed panel besides its copy: malloc + free of the panel buffer
+ * (glibc serves a chunk of the size just freed from its bins without a system call once
+ * the mmap threshold has adapted: some tens of nanoseconds) and the copy loop's exit. A
+ * round figure, not a fit; it is small against any panel the space offers. */
+#define PACK_PANEL_CYCLES 200.0
 /* OpenMP parallel region fork/join, microseconds (EPCC OpenMP micro-benchmarks: 1-3 us
  * for PARALLEL FOR on a few cores). */
 #define OMP_FORK_US 2.0
@@ -102,22 +127,77 @@ PrunerStatus prunerHostDraftCheckTarget(const PrunerWorkload *w, const PrunerTar
   return prunerStatusOk();
 }
 
+/* Elements of operand o's dim d that a box of per-loop extents `ext` touches. */
+static int64_t dimExtent(const PrunerWorkload *w, int o, int d, const int64_t *ext) {
+  const PrunerOperand *op = &w->operands[o];
+  int64_t e = 1;
+  for (int l = 0; l < w->num_loops; ++l) {
+    int64_t c = op->index_coeff[d][l];
+    if (c)
+      e += (c < 0 ? -c : c) * (ext[l] - 1);
+  }
+  return e > op->shape[d] ? op->shape[d] : e;
+}
+
 /* Bytes of operand o's slice over per-loop extents `ext` (footprint of an affine box). */
 static double footprintBytes(const PrunerWorkload *w, int o, const int64_t *ext) {
   const PrunerOperand *op = &w->operands[o];
   double elems = 1.0;
-  for (int d = 0; d < op->rank; ++d) {
-    int64_t e = 1;
-    for (int l = 0; l < w->num_loops; ++l) {
-      int64_t c = op->index_coeff[d][l];
-      if (c)
-        e += (c < 0 ? -c : c) * (ext[l] - 1);
-    }
-    if (e > op->shape[d])
-      e = op->shape[d];
-    elems *= (double)e;
-  }
+  for (int d = 0; d < op->rank; ++d)
+    elems *= (double)dimExtent(w, o, d, ext);
   return elems * prunerDTypeBytes(op->dtype);
+}
+
+/* An operand's slice as rows: `rows` runs of `row_bytes` contiguous bytes (its last dim),
+ * `stride_bytes` apart (one step of the next dim). A packed operand is one contiguous
+ * buffer (stride = row). */
+typedef struct HostRows {
+  double rows, row_bytes, stride_bytes;
+} HostRows;
+
+static HostRows hostRows(const PrunerWorkload *w, int o, const int64_t *ext, bool packed) {
+  const PrunerOperand *op = &w->operands[o];
+  double eb = prunerDTypeBytes(op->dtype);
+  HostRows r = {1.0, (double)dimExtent(w, o, op->rank - 1, ext) * eb, 0.0};
+  for (int d = 0; d + 1 < op->rank; ++d)
+    r.rows *= (double)dimExtent(w, o, d, ext);
+  r.stride_bytes = packed || op->rank < 2 ? r.row_bytes : (double)op->shape[op->rank - 1] * eb;
+  return r;
+}
+
+static int64_t gcdI64(int64_t a, int64_t b) {
+  while (b) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+/* Lines of operand o's slice in the fullest L1 set. Its rows start at
+ * g = 4096 / gcd(stride mod 4096, 4096) distinct positions of the 4 KiB the sets span
+ * (L1_SET_SPAN_BYTES), so the fullest set holds ceil(rows / g) of its lines when the
+ * rows do not overlap there; a packed (contiguous) slice spreads evenly. A 32-row slice
+ * of B at N = 1024 f32 (4 KiB rows) puts 32 lines into each of its sets: an 8-way L1
+ * keeps 8 of them. */
+static double l1LinesPerSet(const PrunerWorkload *w, int o, const int64_t *ext, bool packed) {
+  HostRows r = hostRows(w, o, ext, packed);
+  double even = ceil(r.rows * r.row_bytes / L1_SET_SPAN_BYTES);
+  if (r.rows <= 1 || r.stride_bytes <= r.row_bytes || r.row_bytes >= L1_SET_SPAN_BYTES)
+    return even;
+  int64_t span = (int64_t)L1_SET_SPAN_BYTES, rem = (int64_t)r.stride_bytes % span;
+  double starts = rem == 0 ? 1.0 : (double)(span / gcdI64(rem, span));
+  if (starts * r.row_bytes > L1_SET_SPAN_BYTES)
+    return even; /* the rows cover every set */
+  return dmax(even, ceil(r.rows / starts));
+}
+
+/* 4 KiB pages operand o's slice lies on. */
+static double pagesTouched(const PrunerWorkload *w, int o, const int64_t *ext, bool packed) {
+  HostRows r = hostRows(w, o, ext, packed);
+  if (r.stride_bytes >= PAGE_BYTES)
+    return r.rows * ceil(r.row_bytes / PAGE_BYTES);
+  return ceil(((r.rows - 1.0) * r.stride_bytes + r.row_bytes) / PAGE_BYTES);
 }
 
 static bool isConv2d(const PrunerWorkload *w) {
@@ -145,8 +225,18 @@ static void hostNestAdd(HostNest *nest, int loop, int64_t outer, int64_t inner) 
     nest->loops[nest->depth++] = (HostNestLoop){loop, outer, inner};
 }
 
+/* Whether operand o is indexed by loop l. */
+static bool indexes(const PrunerWorkload *w, int o, int l) {
+  for (int d = 0; d < w->operands[o].rank; ++d)
+    if (w->operands[o].index_coeff[d][l])
+      return true;
+  return false;
+}
+
+/* With a packed operand (`packed` >= 0) the register-tile loops that index it come first:
+ * the schedule tiles them into panels before it promotes (schedule_host.c). */
 static void hostNest(const PrunerWorkload *w, const PrunerConfig *c, const int64_t *reg,
-                     HostNest *nest) {
+                     int packed, HostNest *nest) {
   nest->depth = 0;
   const int n = w->num_loops;
   for (int l = 0; l < n; ++l)
@@ -155,9 +245,11 @@ static void hostNest(const PrunerWorkload *w, const PrunerConfig *c, const int64
   for (int l = 0; l < n; ++l)
     if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
       hostNestAdd(nest, l, w->bounds[l], c->reduction[l]);
-  for (int l = 0; l < n; ++l)
-    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL)
-      hostNestAdd(nest, l, c->workgroup[l], reg[l]);
+  for (int pass = packed >= 0 ? 0 : 1; pass < 2; ++pass)
+    for (int l = 0; l < n; ++l)
+      if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL &&
+          (packed < 0 || (pass == 0) == indexes(w, packed, l)))
+        hostNestAdd(nest, l, c->workgroup[l], reg[l]);
   for (int l = 0; l < n; ++l)
     if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
       hostNestAdd(nest, l, c->reduction[l], reg[l]);
@@ -173,6 +265,18 @@ static double boxBytes(const PrunerWorkload *w, const int64_t *ext, bool traffic
   return bytes;
 }
 
+/* Whether a box's working set of `bytes` stays in a cache of `capacity` bytes; for the
+ * L1 (`strided` >= 0: the packable operand, unpacked) its rows must also fit the ways of
+ * the sets they map to (l1LinesPerSet; the ways scale with the capacity, so the usable
+ * half of the cache is half of its ways). Only the operand packing is about is checked:
+ * the register tile's other slices are a few rows, and the accumulator is in registers. */
+static bool boxFits(const PrunerWorkload *w, const int64_t *ext, double capacity, int strided,
+                    double bytes) {
+  if (bytes > capacity)
+    return false;
+  return strided < 0 || l1LinesPerSet(w, strided, ext, false) <= capacity / L1_SET_SPAN_BYTES;
+}
+
 /* Bytes a cache fetches from the next level over the whole nest if it reuses exactly the
  * boxes whose working set is at most `capacity` (LRU, fully associative). Walking from
  * the outermost loop in, the first box (extents of the loops inside depth d) that fits is
@@ -184,12 +288,12 @@ static double boxBytes(const PrunerWorkload *w, const int64_t *ext, bool traffic
  * loops outside it. If the whole problem fits, each byte comes once; if not even one
  * register step fits, every access misses. `*fit_bytes` is the fitting working set. */
 static double fillsIfReused(const PrunerWorkload *w, const HostNest *nest, double capacity,
-                            double *fit_bytes) {
+                            int strided, double *fit_bytes) {
   int64_t ext[PRUNER_MAX_LOOPS], prev[PRUNER_MAX_LOOPS];
   for (int l = 0; l < w->num_loops; ++l)
     ext[l] = w->bounds[l];
   *fit_bytes = boxBytes(w, ext, false);
-  if (*fit_bytes <= capacity)
+  if (boxFits(w, ext, capacity, strided, *fit_bytes))
     return boxBytes(w, ext, true);
   double outside = 1; /* iterations of the loops outside the current depth */
   for (int d = 0; d < nest->depth; ++d) {
@@ -197,7 +301,7 @@ static double fillsIfReused(const PrunerWorkload *w, const HostNest *nest, doubl
     memcpy(prev, ext, sizeof ext);
     ext[e->loop] = e->inner;
     *fit_bytes = boxBytes(w, ext, false);
-    if (*fit_bytes <= capacity)
+    if (boxFits(w, ext, capacity, strided, *fit_bytes))
       return boxBytes(w, prev, true) * outside;
     outside *= ceil((double)e->outer / (double)e->inner);
   }
@@ -208,10 +312,11 @@ static double fillsIfReused(const PrunerWorkload *w, const HostNest *nest, doubl
  * reused fully, one that fills the whole cache not at all (set conflicts and the streamed
  * data evict it), linearly in between (an interpolation, not a measurement); so the
  * estimate moves smoothly as a block grows instead of jumping at one threshold. */
-static double cacheFills(const PrunerWorkload *w, const HostNest *nest, double size) {
+static double cacheFills(const PrunerWorkload *w, const HostNest *nest, double size,
+                         int strided) {
   double fit_full = 0, fit_half = 0;
-  double fills_full = fillsIfReused(w, nest, size, &fit_full);
-  double fills_half = fillsIfReused(w, nest, CACHE_USABLE * size, &fit_half);
+  double fills_full = fillsIfReused(w, nest, size, strided, &fit_full);
+  double fills_half = fillsIfReused(w, nest, CACHE_USABLE * size, strided, &fit_half);
   if (fills_full == fills_half || fit_full <= CACHE_USABLE * size)
     return fills_half;
   double crowded = (fit_full - CACHE_USABLE * size) / ((1.0 - CACHE_USABLE) * size);
@@ -225,6 +330,7 @@ typedef struct HostDraft {
   const PrunerTargetDesc *t;
   const PrunerConfig *c;
   int n, nops;
+  int packed; /* the operand promote_operands packs, -1: none */
   double clock, lanes, cores, pipes;
   /* The loop nest's extents: cache block and register step per loop. */
   int64_t block[PRUNER_MAX_LOOPS], reg[PRUNER_MAX_LOOPS];
@@ -324,6 +430,72 @@ static void hostDraftBusyCores(HostDraft *h) {
   h->wave_eff = h->used / h->cores;
 }
 
+/* Data TLB misses of one run of the innermost (reduction) loop: the run walks a register
+ * tile over one cache block of the reduction loops; when its operands lie on more 4 KiB
+ * pages than the first-level DTLB holds, every page it enters misses there
+ * (DTLB_L2_HIT_CYCLES each): an unpacked B read k row by k row at a stride of 4 KiB or
+ * more enters a new page every step. A packed panel is contiguous. */
+static double hostDraftTlbCycles(const HostDraft *h) {
+  const PrunerWorkload *w = h->w;
+  int64_t run[PRUNER_MAX_LOOPS];
+  for (int l = 0; l < h->n; ++l)
+    run[l] = w->loop_kinds[l] == PRUNER_LOOP_PARALLEL ? h->reg[l] : h->block[l];
+  double pages = 0;
+  for (int o = 0; o < h->nops; ++o)
+    pages += pagesTouched(w, o, run, o == h->packed);
+  return pages > DTLB_L1_ENTRIES ? pages * DTLB_L2_HIT_CYCLES * DTLB_MISS_EXPOSED : 0.0;
+}
+
+/* Packing's copy (promote_operands, docs/host.md "Packing B"): each panel (one cache
+ * block of the reduction loops x one register tile of the loops the packed operand is
+ * indexed by) is copied once per task row block, before any register tile uses it, so
+ * nothing hides it: a row at a time, one vector load and store per register vector plus
+ * the row loop's own instructions at the issue width, each source row on a new page
+ * paying the DTLB miss as a run does, the panel's bytes fetched from the level that
+ * holds the whole operand (L2, last-level cache or DRAM), and per panel a loop exit and
+ * the buffer's malloc + free (PACK_PANEL_CYCLES). */
+static double hostDraftPackUs(const HostDraft *h) {
+  if (h->packed < 0)
+    return 0.0;
+  const PrunerWorkload *w = h->w;
+  const PrunerConfig *c = h->c;
+  int64_t panel[PRUNER_MAX_LOOPS];
+  double panels = 1;
+  for (int l = 0; l < h->n; ++l) {
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) {
+      panel[l] = c->reduction[l];
+      panels *= (double)(w->bounds[l] / c->reduction[l]);
+    } else if (indexes(w, h->packed, l)) {
+      panel[l] = c->thread[l];
+      panels *= ceil((double)w->bounds[l] / (double)c->thread[l]);
+    } else {
+      panel[l] = c->workgroup[l];
+      panels *= (double)(w->bounds[l] / c->workgroup[l]);
+    }
+  }
+  HostRows r = hostRows(w, h->packed, panel, true);
+  HostRows src = hostRows(w, h->packed, panel, false);
+  double vectors = ceil(r.row_bytes / (h->lanes * 4.0));
+  double row_cycles = (2.0 * vectors + LOOP_UOPS) / ISSUE_WIDTH;
+  double pages = pagesTouched(w, h->packed, panel, false);
+  double tlb = pages > DTLB_L1_ENTRIES || src.stride_bytes >= PAGE_BYTES
+                   ? pages * DTLB_L2_HIT_CYCLES * DTLB_MISS_EXPOSED
+                   : 0.0;
+  int64_t whole[PRUNER_MAX_LOOPS];
+  for (int l = 0; l < h->n; ++l)
+    whole[l] = w->bounds[l];
+  double operand = footprintBytes(w, h->packed, whole), panel_bytes = r.rows * r.row_bytes;
+  double llc = h->t->smem_per_block > 0 ? (double)h->t->smem_per_block : (double)h->t->l2_bytes;
+  double fetch = operand <= CACHE_USABLE * (double)h->t->l2_bytes
+                     ? panel_bytes / L2_BYTES_PER_CYCLE
+                 : operand <= CACHE_USABLE * llc
+                     ? panel_bytes / LLC_BYTES_PER_CYCLE
+                     : panel_bytes / (h->t->dram_gbps * 1e9 / h->cores / h->clock);
+  double cycles =
+      panels * (r.rows * row_cycles + tlb + fetch + LOOP_EXIT_CYCLES + PACK_PANEL_CYCLES);
+  return cycles / (h->clock * h->used) * 1e6;
+}
+
 /* Compute = flops / (per-core peak x SIMD use x register efficiency x busy cores) + runs
  * x per-run cost. Runs of the innermost loop of the nest: when it is a reduction loop
  * (matmul-like, convs), a run is one register tile in one cache block, and it pays the
@@ -338,7 +510,7 @@ static double hostDraftComputeUs(HostDraft *h, double flops) {
   for (int l = 0; l < h->n; ++l)
     if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
       h->runs /= (double)(h->c->reduction[l] / h->reg[l]);
-  hostNest(w, h->c, h->reg, &h->nest);
+  hostNest(w, h->c, h->reg, h->packed, &h->nest);
   double loop_runs = 1, run_cycles = LOOP_EXIT_CYCLES;
   for (int d = 0; d + 1 < h->nest.depth; ++d)
     loop_runs *= ceil((double)h->nest.loops[d].outer / (double)h->nest.loops[d].inner);
@@ -348,8 +520,13 @@ static double hostDraftComputeUs(HostDraft *h, double flops) {
     run_cycles += VECTOR_LOAD_LATENCY + FMA_LATENCY + h->acc / LOADS_PER_CYCLE +
                   h->acc * h->simd * out_bytes / STORE_BYTES_PER_CYCLE;
   }
+  bool reduction_runs = h->nest.depth > 0 &&
+                        w->loop_kinds[h->nest.loops[h->nest.depth - 1].loop] ==
+                            PRUNER_LOOP_REDUCTION;
+  if (reduction_runs)
+    run_cycles += hostDraftTlbCycles(h);
   us += loop_runs * run_cycles / (h->clock * h->used) * 1e6;
-  return us;
+  return us + hostDraftPackUs(h);
 }
 
 /* Traffic. Register level: what the innermost loop loads from L1. Cache levels: the bytes
@@ -373,8 +550,10 @@ static void hostDraftTraffic(HostDraft *h) {
     }
   }
   double llc = t->smem_per_block > 0 ? (double)t->smem_per_block : (double)t->l2_bytes;
-  h->l2 = cacheFills(w, &h->nest, t->smem_per_sm);
-  h->llc_bytes = cacheFills(w, &h->nest, (double)t->l2_bytes);
+  /* Set conflicts matter in the L1 only (the L2's sets span 64-128 KiB). */
+  int strided = h->packed < 0 ? prunerHostPackableOperand(w) : -1;
+  h->l2 = cacheFills(w, &h->nest, t->smem_per_sm, strided);
+  h->llc_bytes = cacheFills(w, &h->nest, (double)t->l2_bytes, -1);
   double resident = 0;
   for (int o = 0; o < h->nops; ++o) {
     int64_t whole[PRUNER_MAX_LOOPS];
@@ -382,7 +561,7 @@ static void hostDraftTraffic(HostDraft *h) {
       whole[l] = w->bounds[l];
     resident += footprintBytes(w, o, whole);
   }
-  h->dram = resident <= CACHE_USABLE * llc ? 0.0 : cacheFills(w, &h->nest, llc / h->used);
+  h->dram = resident <= CACHE_USABLE * llc ? 0.0 : cacheFills(w, &h->nest, llc / h->used, -1);
 }
 
 /* Level times from the traffic, and the prediction: the slowest term plus a share
@@ -459,6 +638,7 @@ bool prunerHostDraftScore(const PrunerWorkload *w, const PrunerTargetDesc *t,
   h.clock = t->boost_clock_mhz * 1e6;
   h.lanes = prunerHostTargetSimdLanes(t);
   h.cores = prunerHostTargetCores(t);
+  h.packed = c->promote_operands ? prunerHostPackableOperand(w) : -1;
   /* FMA pipes follow from the described peak (target_host.c). */
   h.pipes = dmax(1.0, t->peak_fp32_gflops * 1e9 / (h.cores * 2.0 * h.lanes * h.clock));
   hostDraftExtents(&h);
