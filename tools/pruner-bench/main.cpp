@@ -1,4 +1,25 @@
 // pruner-bench: the benchmarks are registered by the bench_*.cpp files next to this one.
 #include <benchmark/benchmark.h>
 
-BENCHMARK_MAIN();
+#include <cstdlib>
+#include <unistd.h>
+
+int main(int argc, char **argv) {
+  // Idle OpenMP threads must sleep, not spin: the host benchmarks time kernels (LLVM's
+  // libomp), OpenBLAS and BLIS (GNU libgomp) in one measuring child, and a pool that
+  // spins after its call takes a core from the next library's (docs/measurement.md,
+  // "Host: thread pools"). libgomp is loaded with this binary (XGBoost) and reads
+  // OMP_WAIT_POLICY once, when it loads, so the variable has to be in the environment
+  // the process starts with: set it and start again. A user's own setting is kept.
+  if (!std::getenv("OMP_WAIT_POLICY")) {
+    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+    execv("/proc/self/exe", argv);
+    // Not re-executed (no /proc): run as is; the spinning only costs accuracy.
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv))
+    return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -150,6 +150,14 @@ static void childStart(HostChild *ch) {
   /* OpenBLAS reads OPENBLAS_CORETYPE when it loads: set it first, then dlopen. */
   if (ch->coretype[0])
     setenv("OPENBLAS_CORETYPE", ch->coretype, 1);
+  /* Idle worker threads sleep at once instead of spinning (docs/measurement.md, "Host:
+   * thread pools"): the kernels' libomp pool (OMP_WAIT_POLICY, read by libomp and BLIS'
+   * libgomp when they start), OpenBLAS' pthreads (OPENBLAS_THREAD_TIMEOUT=4: 2^4 cycles,
+   * its minimum). Spinning pools of one library took a core from the other in the final
+   * check's interleaved rounds: a 2-thread 1024^3 kernel timed 10.4 ms alone measured
+   * 17.1 ms there, OpenBLAS 20.4 ms. A user's own setting is kept. */
+  setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+  setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
   ch->blas = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
   if (ch->blas) {
     ch->sgemm = (SgemmFn)dlsym(ch->blas, "cblas_sgemm");
