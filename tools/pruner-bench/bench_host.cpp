@@ -123,7 +123,8 @@ Tuned tuneHere(int64_t m, int64_t n, int64_t k, int threads) {
     if (!best.ok)
       std::snprintf(best.error, sizeof best.error, "the session measured no config ok");
   } else {
-    std::snprintf(best.error, sizeof best.error, "%s", st.ok ? "no task in the module" : st.message);
+    std::snprintf(best.error, sizeof best.error, "%s",
+                  st.ok ? "no task in the module" : st.message);
   }
   prunerTuneSessionDestroy(session);
   sched_setaffinity(0, sizeof all, &all);

@@ -74,15 +74,15 @@
  * the ways for the streamed operands. */
 #define CACHE_USABLE 0.5
 /* L1 data cache sets span 4 KiB: x86 L1D caches are virtually indexed and physically
- * tagged with 64 sets of 64-byte lines (Zen 4: 32 KiB 8-way, AMD 57647 sec. 2.12; Golden
+ * tagged with 64 sets of 64-byte lines (Zen 4: 32 KiB 8-way, AMD 57647, "L1 data cache"; Golden
  * Cove: 48 KiB 12-way, Intel optimization manual), so that the set index lies in the
  * page offset; rows of an operand a multiple of 4 KiB apart map onto the same sets, and
  * the cache's ways are what holds them (ways = L1 size / 4 KiB). */
 #define L1_SET_SPAN_BYTES 4096.0
 /* Data TLB: 4 KiB pages (Linux's default; transparent huge pages are applied only to
  * madvise'd memory on Debian's default, and the harness does not madvise), first-level
- * DTLB entries (Zen 4: 72, AMD 57647 sec. 2.11.1; Golden Cove: 96 for loads; the smaller
- * bound of older cores, 64, is used), and a first-level miss that hits the second level
+ * DTLB entries (Zen 4: 72, AMD 57647, "Translation-lookaside buffer"; Golden Cove: 96 for loads;
+ * the smaller bound of older cores, 64, is used), and a first-level miss that hits the second level
  * costs its latency (7 cycles on Zen 4, same source; 7-9 on Intel): a register tile
  * that touches more pages per run than the first level holds pays it at every new page. */
 #define PAGE_BYTES 4096.0
@@ -235,8 +235,8 @@ static bool indexes(const PrunerWorkload *w, int o, int l) {
 
 /* With a packed operand (`packed` >= 0) the register-tile loops that index it come first:
  * the schedule tiles them into panels before it promotes (schedule_host.c). */
-static void hostNest(const PrunerWorkload *w, const PrunerConfig *c, const int64_t *reg,
-                     int packed, HostNest *nest) {
+static void hostNest(const PrunerWorkload *w, const PrunerConfig *c, const int64_t *reg, int packed,
+                     HostNest *nest) {
   nest->depth = 0;
   const int n = w->num_loops;
   for (int l = 0; l < n; ++l)
@@ -312,8 +312,7 @@ static double fillsIfReused(const PrunerWorkload *w, const HostNest *nest, doubl
  * reused fully, one that fills the whole cache not at all (set conflicts and the streamed
  * data evict it), linearly in between (an interpolation, not a measurement); so the
  * estimate moves smoothly as a block grows instead of jumping at one threshold. */
-static double cacheFills(const PrunerWorkload *w, const HostNest *nest, double size,
-                         int strided) {
+static double cacheFills(const PrunerWorkload *w, const HostNest *nest, double size, int strided) {
   double fit_full = 0, fit_half = 0;
   double fills_full = fillsIfReused(w, nest, size, strided, &fit_full);
   double fills_half = fillsIfReused(w, nest, CACHE_USABLE * size, strided, &fit_half);
@@ -430,20 +429,32 @@ static void hostDraftBusyCores(HostDraft *h) {
   h->wave_eff = h->used / h->cores;
 }
 
-/* Data TLB misses of one run of the innermost (reduction) loop: the run walks a register
+/* Page crossings of one run of the innermost (reduction) loop: the run walks a register
  * tile over one cache block of the reduction loops; when its operands lie on more 4 KiB
- * pages than the first-level DTLB holds, every page it enters misses there
- * (DTLB_L2_HIT_CYCLES each): an unpacked B read k row by k row at a stride of 4 KiB or
- * more enters a new page every step. A packed panel is contiguous. */
+ * pages than the first-level DTLB holds, every page it enters of an operand that does
+ * not fit the L2 misses there (DTLB_L2_HIT_CYCLES each) and starts a new prefetch
+ * stream (the L2 streamers of both vendors stop at 4 KiB page boundaries: Intel
+ * optimization manual, "Data prefetching"; AMD 57647, "Hardware prefetching"). An unpacked B read k
+ * row by k row a row apart enters a new page every step or two; a packed panel is contiguous. An
+ * operand the L2 holds whole is exempt: on the 512^3 matmul (B 1 MiB, its rows 2 KiB apart) long k
+ * steps measure fastest, on the 128x768x3072 one (B 9.4 MiB, 3 KiB apart) they measure up to 2.9x
+ * slower than packed (docs/host.md, "Packing B"). */
 static double hostDraftTlbCycles(const HostDraft *h) {
   const PrunerWorkload *w = h->w;
   int64_t run[PRUNER_MAX_LOOPS];
   for (int l = 0; l < h->n; ++l)
     run[l] = w->loop_kinds[l] == PRUNER_LOOP_PARALLEL ? h->reg[l] : h->block[l];
-  double pages = 0;
-  for (int o = 0; o < h->nops; ++o)
-    pages += pagesTouched(w, o, run, o == h->packed);
-  return pages > DTLB_L1_ENTRIES ? pages * DTLB_L2_HIT_CYCLES * DTLB_MISS_EXPOSED : 0.0;
+  int64_t whole[PRUNER_MAX_LOOPS];
+  for (int l = 0; l < h->n; ++l)
+    whole[l] = w->bounds[l];
+  double pages = 0, entered = 0;
+  for (int o = 0; o < h->nops; ++o) {
+    double p = pagesTouched(w, o, run, o == h->packed);
+    pages += p;
+    if (footprintBytes(w, o, whole) > (double)h->t->l2_bytes)
+      entered += p;
+  }
+  return pages > DTLB_L1_ENTRIES ? entered * DTLB_L2_HIT_CYCLES * DTLB_MISS_EXPOSED : 0.0;
 }
 
 /* Packing's copy (promote_operands, docs/host.md "Packing B"): each panel (one cache
@@ -486,8 +497,7 @@ static double hostDraftPackUs(const HostDraft *h) {
     whole[l] = w->bounds[l];
   double operand = footprintBytes(w, h->packed, whole), panel_bytes = r.rows * r.row_bytes;
   double llc = h->t->smem_per_block > 0 ? (double)h->t->smem_per_block : (double)h->t->l2_bytes;
-  double fetch = operand <= CACHE_USABLE * (double)h->t->l2_bytes
-                     ? panel_bytes / L2_BYTES_PER_CYCLE
+  double fetch = operand <= CACHE_USABLE * (double)h->t->l2_bytes ? panel_bytes / L2_BYTES_PER_CYCLE
                  : operand <= CACHE_USABLE * llc
                      ? panel_bytes / LLC_BYTES_PER_CYCLE
                      : panel_bytes / (h->t->dram_gbps * 1e9 / h->cores / h->clock);
@@ -520,9 +530,8 @@ static double hostDraftComputeUs(HostDraft *h, double flops) {
     run_cycles += VECTOR_LOAD_LATENCY + FMA_LATENCY + h->acc / LOADS_PER_CYCLE +
                   h->acc * h->simd * out_bytes / STORE_BYTES_PER_CYCLE;
   }
-  bool reduction_runs = h->nest.depth > 0 &&
-                        w->loop_kinds[h->nest.loops[h->nest.depth - 1].loop] ==
-                            PRUNER_LOOP_REDUCTION;
+  bool reduction_runs = h->nest.depth > 0 && w->loop_kinds[h->nest.loops[h->nest.depth - 1].loop] ==
+                                                 PRUNER_LOOP_REDUCTION;
   if (reduction_runs)
     run_cycles += hostDraftTlbCycles(h);
   us += loop_runs * run_cycles / (h->clock * h->used) * 1e6;

@@ -144,8 +144,7 @@ static const char *appendPackPanel(PrunerText *t, const PrunerWorkload *w, const
     bool indexed = false;
     for (int d = 0; d < b->rank; ++d)
       indexed = indexed || b->index_coeff[d][l] != 0;
-    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL && indexed &&
-        c->thread[l] < c->workgroup[l]) {
+    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL && indexed && c->thread[l] < c->workgroup[l]) {
       panel[l] = c->thread[l];
       any = true;
     }

@@ -488,12 +488,12 @@ static void test_packing(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_space_rules),       cmocka_unit_test(test_packing),
-      cmocka_unit_test(test_matmul),
-      cmocka_unit_test(test_batch_matmul),      cmocka_unit_test(test_conv_nhwc),
-      cmocka_unit_test(test_conv_nchw_strided), cmocka_unit_test(test_elementwise),
-      cmocka_unit_test(test_reduction),         cmocka_unit_test(test_baseline),
-      cmocka_unit_test(test_remeasure),         cmocka_unit_test(test_remeasure_blis),         cmocka_unit_test(test_tuned_vs_untiled_512),
+      cmocka_unit_test(test_space_rules),    cmocka_unit_test(test_packing),
+      cmocka_unit_test(test_matmul),         cmocka_unit_test(test_batch_matmul),
+      cmocka_unit_test(test_conv_nhwc),      cmocka_unit_test(test_conv_nchw_strided),
+      cmocka_unit_test(test_elementwise),    cmocka_unit_test(test_reduction),
+      cmocka_unit_test(test_baseline),       cmocka_unit_test(test_remeasure),
+      cmocka_unit_test(test_remeasure_blis), cmocka_unit_test(test_tuned_vs_untiled_512),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
