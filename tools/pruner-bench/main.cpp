@@ -13,6 +13,8 @@ int main(int argc, char **argv) {
   // the process starts with: set it and start again. A user's own setting is kept.
   if (!std::getenv("OMP_WAIT_POLICY")) {
     setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+    setenv("OMP_PROC_BIND", "true", 0); // and bound, as the measuring child binds its own
+    setenv("OMP_PLACES", "cores", 0);
     execv("/proc/self/exe", argv);
     // Not re-executed (no /proc): run as is; the spinning only costs accuracy.
   }

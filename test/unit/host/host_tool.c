@@ -16,6 +16,9 @@
  *          the configs in a seeded random order instead of index order, so that a period
  *          of contention on a shared machine slows random configs instead of a whole
  *          block of similar ones; passes with different seeds are independent.
+ *          --configs=LIST measures only the configs LIST names, one pruner.config
+ *          attribute per line, in that order (how data/host-pack-pairs-amd.jsonl was
+ *          made: docs/host.md, "Packing B").
  *   pruner-host-tool --merge-faster A.jsonl B.jsonl [C.jsonl ...] OUT.jsonl
  *          per record of A, the fastest ok measurement of all passes (same workload,
  *          target and config; or the baseline): contention from other users of a shared
@@ -70,7 +73,8 @@ static PrunerConfig *spaceConfigs(PrunerSpace space, uint64_t seed, size_t *coun
 }
 
 static int measureSpace(const PrunerWorkload *w, const PrunerTargetDesc *t, const char *target,
-                        const char *path, int threads, uint64_t order_seed) {
+                        const char *path, int threads, uint64_t order_seed,
+                        const PrunerConfig *listed, size_t num_listed) {
   PrunerRecords records;
   PrunerStatus st = prunerRecordsCreate(path, &records);
   PrunerSpace space = NULL;
@@ -92,7 +96,15 @@ static int measureSpace(const PrunerWorkload *w, const PrunerTargetDesc *t, cons
   char key[96];
   prunerTargetKey(t, key, sizeof key);
   size_t count = 0;
-  PrunerConfig *order = spaceConfigs(space, order_seed, &count);
+  PrunerConfig *order = NULL;
+  if (listed) {
+    order = malloc((num_listed ? num_listed : 1) * sizeof *order);
+    if (order)
+      memcpy(order, listed, num_listed * sizeof *order);
+    count = num_listed;
+  } else {
+    order = spaceConfigs(space, order_seed, &count);
+  }
   if (!order)
     st = prunerStatusError("out of memory listing the %llu configs of %s",
                            (unsigned long long)prunerSpaceCount(space), w->key);
@@ -209,7 +221,7 @@ int main(int argc, char **argv) {
   if (argc >= 5 && strcmp(argv[1], "--merge-faster") == 0)
     return mergeFaster(argv + 2, argc - 3, argv[argc - 1]);
   const char *input = NULL, *config_text = NULL, *print = "measure", *space_path = NULL;
-  const char *target = "host", *output = NULL;
+  const char *target = "host", *output = NULL, *configs_path = NULL;
   int threads = 1, opt_level = -1; /* -1: the library's default */
   uint64_t order_seed = 0;
   bool baseline = false;
@@ -226,6 +238,8 @@ int main(int argc, char **argv) {
       fs = prunerParseInt("--opt-level", argv[i] + 12, 0, 3, &n), opt_level = (int)n;
     else if (strncmp(argv[i], "--measure-space=", 16) == 0)
       space_path = argv[i] + 16;
+    else if (strncmp(argv[i], "--configs=", 10) == 0)
+      configs_path = argv[i] + 10;
     else if (strncmp(argv[i], "--order-seed=", 13) == 0)
       fs = prunerParseUint64("--order-seed", argv[i] + 13, &order_seed);
     else if (strcmp(argv[i], "--baseline") == 0)
@@ -322,15 +336,48 @@ int main(int argc, char **argv) {
       has_config = st.ok;
     }
   }
+  /* --configs: one attribute per line. */
+  PrunerConfig *listed = NULL;
+  size_t num_listed = 0;
+  char *list_text = NULL;
+  if (st.ok && configs_path)
+    st = prunerReadFile(configs_path, &list_text, NULL);
+  for (char *line = list_text, *next; st.ok && line && *line; line = next) {
+    next = strchr(line, '\n');
+    if (next)
+      *next++ = '\0';
+    else
+      next = line + strlen(line);
+    if (!*line)
+      continue;
+    PrunerConfig *grown = realloc(listed, (num_listed + 1) * sizeof *listed);
+    if (!grown) {
+      st = prunerStatusError("out of memory reading %s", configs_path);
+      break;
+    }
+    listed = grown;
+    MlirAttribute attr = mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString(line));
+    st = mlirAttributeIsNull(attr)
+             ? prunerStatusError("%s: '%s' does not parse as an attribute", configs_path, line)
+             : prunerConfigFromAttribute(&w, attr, &listed[num_listed]);
+    num_listed += st.ok;
+  }
+  free(list_text);
   mlirModuleDestroy(m);
   mlirContextDestroy(ctx);
   if (!st.ok) {
+    free(listed);
     fprintf(stderr, "pruner-host-tool: %s\n", st.message);
     return 1;
   }
   const PrunerConfig *c = has_config ? &config : NULL;
-  if (space_path)
-    return measureSpace(&w, &t, target, space_path, threads, order_seed);
+  if (space_path) {
+    int rc = measureSpace(&w, &t, target, space_path, threads, order_seed,
+                          configs_path ? listed : NULL, num_listed);
+    free(listed);
+    return rc;
+  }
+  free(listed);
   char *out = NULL;
   if (strcmp(print, "schedule") == 0) {
     st = prunerHostScheduleBuild(&w, c, &t, &out);
