@@ -55,8 +55,8 @@ typedef struct PrunerVerifierOptions {
    * prior_floor_unseen where it was not (or the model file does not say). Defaults
    * chosen by cross-validation over machine pairs (docs/transfer.md).               */
   double prior_momentum;     /* default 0.5 */
-  double prior_floor;        /* default 0.5 */
-  double prior_floor_unseen; /* default 0.5 */
+  double prior_floor;        /* default 0.75 */
+  double prior_floor_unseen; /* default 0.25 */
   int num_threads;      /* XGBoost nthread for training; default 1; 0 = XGBoost's own   */
   unsigned seed;        /* XGBoost seed; default 0                                     */
   /* Draft blend (docs/verifier.md, "Blending with the draft"): for a workload with n

@@ -128,8 +128,8 @@ PrunerVerifierOptions prunerVerifierDefaultOptions(void) {
   o.max_depth = 6;
   o.eta = 0.3;
   o.prior_momentum = 0.5; /* docs/transfer.md: chosen by cross-validation over machine pairs */
-  o.prior_floor = 0.5;
-  o.prior_floor_unseen = 0.5;
+  o.prior_floor = 0.75;
+  o.prior_floor_unseen = 0.25;
   /* One thread: on the shared 2-core build machine (load ~10) XGBoost's OpenMP threads
    * spin and 5,000-record training took 7-12 s wall with the default thread count
    * against 0.35-0.7 s with one (bench_verifier.cpp). Raise it on a dedicated host. */
