@@ -271,7 +271,8 @@ size_t prunerSpaceSample(PrunerSpace space, size_t n, uint64_t *rng, PrunerConfi
 /* Restricts `space` to the configs `keep` accepts: the others are no longer in it
  * (count, dense indices, iteration, sampling and the draft's scans follow). The search
  * study uses it to take a dataset's configs as the space (docs/tune.md, "Search study").
- * `user` must outlive the space; tensor-core configs refused are dropped for good. */
+ * `keep` is called once per valid config, during this call only (the kept configs are
+ * listed; a restricted space answers from the list); restricting again narrows it. */
 void prunerSpaceRestrict(PrunerSpace space, PrunerConfigFilter keep, void *user);
 
 #ifdef __cplusplus

@@ -66,9 +66,11 @@ struct PrunerSpaceImpl {
    * and dense index fma_count + i are mma[i]. All valid by construction. */
   PrunerConfig *mma;
   uint64_t num_mma, fma_raw, fma_count;
-  /* prunerSpaceRestrict: configs `keep` refuses are not in the space. */
-  PrunerConfigFilter keep;
-  void *keep_user;
+  /* prunerSpaceRestrict: the raw indices of the FMA configs kept, ascending (the filter
+   * runs once, at restriction; a lookup here is a binary search, not a call of it). */
+  bool restricted;
+  uint64_t *kept_raw;
+  uint64_t num_kept;
 };
 
 /* Whether the restriction (if any) keeps the config at `digits`. */
@@ -337,6 +339,7 @@ void prunerSpaceDestroy(PrunerSpace space) {
     return;
   free(space->mma);
   free(space->prefix);
+  free(space->kept_raw);
   free(space);
 }
 
@@ -645,8 +648,8 @@ static bool cursorSeek(const PrunerSpaceImpl *s, Cursor *c) {
   while (s->host) { /* host spaces are small: check each config with the host's rules */
     PrunerConfig config;
     digitsToConfig(s, c->digits, &config);
-    if (prunerConfigIsValidWithOptions(&s->w, &s->t, &s->opts, &config) &&
-        (!s->keep || s->keep(&config, s->keep_user)))
+    if (spaceKeeps(s, c->digits) &&
+        prunerConfigIsValidWithOptions(&s->w, &s->t, &s->opts, &config))
       return true;
     if (!cursorAdvance(s, c, s->num_knobs - 1))
       return false;
@@ -667,8 +670,8 @@ static bool cursorSeek(const PrunerSpaceImpl *s, Cursor *c) {
     if (fail_at < 0) {
       PrunerConfig config;
       digitsToConfig(s, c->digits, &config);
-      if (prunerConfigIsValidWithOptions(&s->w, &s->t, &s->opts, &config) &&
-          (!s->keep || s->keep(&config, s->keep_user)))
+      if (spaceKeeps(s, c->digits) &&
+          prunerConfigIsValidWithOptions(&s->w, &s->t, &s->opts, &config))
         return true;
       fail_at = lastBaseKnob(s);
     }
@@ -706,23 +709,52 @@ static bool cursorSeek(const PrunerSpaceImpl *s, Cursor *c) {
 }
 
 static bool spaceKeeps(const PrunerSpaceImpl *s, const int *digits) {
-  if (!s->keep)
+  if (!s->restricted)
     return true;
-  PrunerConfig config;
-  digitsToConfig(s, digits, &config);
-  return s->keep(&config, s->keep_user);
+  uint64_t raw = encodeDigits(s, digits), lo = 0, hi = s->num_kept;
+  while (lo < hi) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (s->kept_raw[mid] < raw)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < s->num_kept && s->kept_raw[lo] == raw;
 }
 
+static bool cursorNext(const PrunerSpaceImpl *s, Cursor *c);
+
 void prunerSpaceRestrict(PrunerSpace space, PrunerConfigFilter keep, void *user) {
+  /* One scan of the space as it is now: every valid config is offered to `keep` once. */
+  uint64_t *kept = NULL, n = 0, cap = 0;
+  Cursor cur;
+  cursorStart(space, &cur, 0);
+  for (bool more = space->fma_raw > 0 && cursorSeek(space, &cur); more;
+       more = cursorNext(space, &cur)) {
+    PrunerConfig config;
+    digitsToConfig(space, cur.digits, &config);
+    if (keep && !keep(&config, user))
+      continue;
+    if (n == cap) {
+      uint64_t *grown = realloc(kept, (cap ? 2 * cap : 256) * sizeof *kept);
+      if (!grown)
+        break; /* out of memory: the configs kept so far */
+      kept = grown;
+      cap = cap ? 2 * cap : 256;
+    }
+    kept[n++] = encodeDigits(space, cur.digits);
+  }
+  free(space->kept_raw);
+  space->kept_raw = kept;
+  space->num_kept = n;
+  space->restricted = true;
   /* The tensor-core list is not enumerated by the cursor: filter it in place. */
-  uint64_t kept = 0;
+  uint64_t mma_kept = 0;
   for (uint64_t i = 0; i < space->num_mma; ++i)
     if (!keep || keep(&space->mma[i], user))
-      space->mma[kept++] = space->mma[i];
-  space->num_mma = kept;
+      space->mma[mma_kept++] = space->mma[i];
+  space->num_mma = mma_kept;
   space->raw_size = space->fma_raw + space->num_mma;
-  space->keep = keep;
-  space->keep_user = user;
   free(space->prefix); /* counts and dense indices change: rebuilt on next use */
   space->prefix = NULL;
   space->indexed = false;
@@ -785,6 +817,12 @@ bool prunerSpaceContains(PrunerSpace space, const PrunerConfig *config) {
 static PrunerStatus buildIndex(PrunerSpaceImpl *s) {
   if (s->indexed)
     return prunerStatusOk();
+  if (s->restricted) { /* the kept list is the index */
+    s->fma_count = s->num_kept;
+    s->count = s->num_kept + s->num_mma;
+    s->indexed = true;
+    return prunerStatusOk();
+  }
   size_t chunks = (size_t)((s->fma_raw + PRUNER_SPACE_CHUNK - 1) / PRUNER_SPACE_CHUNK);
   uint64_t *prefix = calloc(chunks ? chunks : 1, sizeof(uint64_t));
   if (!prefix)
@@ -828,6 +866,10 @@ PrunerStatus prunerSpaceGetConfig(PrunerSpace space, uint64_t index, PrunerConfi
     *out = space->mma[index - space->fma_count];
     return prunerStatusOk();
   }
+  if (space->restricted) {
+    prunerSpaceDecodeRaw(space, space->kept_raw[index], out);
+    return prunerStatusOk();
+  }
   /* Last chunk whose prefix is <= index. */
   size_t lo = 0, hi = space->num_chunks - 1;
   while (lo < hi) {
@@ -867,6 +909,18 @@ PrunerStatus prunerSpaceGetIndex(PrunerSpace space, const PrunerConfig *config, 
   }
   if (raw >= space->fma_raw) {
     *index = space->fma_count + (raw - space->fma_raw);
+    return prunerStatusOk();
+  }
+  if (space->restricted) { /* rawValid found it in the kept list */
+    uint64_t lo = 0, hi = space->num_kept;
+    while (lo < hi) {
+      uint64_t mid = lo + (hi - lo) / 2;
+      if (space->kept_raw[mid] < raw)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    *index = lo;
     return prunerStatusOk();
   }
   uint64_t chunk = raw / PRUNER_SPACE_CHUNK, n = 0;
