@@ -28,7 +28,13 @@
 # report then runs SEEDS seeds with the chosen constants. The last line is
 # the choice over all pairs (the shipped defaults, pruner/verifier.h, came from it).
 #
-# Environment: SEEDS (default 50), CV_SEEDS (default 20), GRID_M, GRID_F (space-separated).
+# The last section runs the shipped models' policy as the tuner applies it by default:
+# source amd (the one data/models/ is built from), the library's default constants, and a
+# "new" prior kept off unseen shapes where the family's shipped model says so
+# ("pruner_unseen": "skip", scripts/build-models.sh): those rows must equal cold start.
+#
+# Environment: SEEDS (default 50), CV_SEEDS (default 20), GRID_M, GRID_F (space-separated),
+# PARTS (default "grid shipped"; "shipped" alone runs only the last section, a few minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}/bin
@@ -36,6 +42,7 @@ SEEDS=${SEEDS:-50}
 CV_SEEDS=${CV_SEEDS:-20}
 GRID_M=(${GRID_M:-0.5 0.8 0.9 0.95})
 GRID_F=(${GRID_F:-0 0.25 0.5 0.75 1})
+PARTS=${PARTS:-grid shipped}
 # Machine sets: "name:file" per dataset, the name the workload's kind (a prior for
 # target workload W leaves out the source's dataset of W's name).
 declare -A FILES=(
@@ -101,6 +108,35 @@ study() {
   "$B/pruner-tune" --study="$file" --dataset-target=records --seeds="$seeds" \
     --study-methods="$methods" "$@" > "$out"
 }
+
+# The shipped models' policy (above): cold vs the tuner's default use of the source's
+# priors, per target set with a family model.
+declare -A FAMILY=([intel]=host-avx512 [intel-avx2]=host-avx2 [iree-intel]=iree-cpu-avx512)
+shipped() {
+  echo "== shipped policy: source amd, default constants, $SEEDS seeds; trials to 5% / 2% (median), 2% IQR, run_s"
+  printf "%-21s %-7s %-6s %-6s  %-26s %-26s\n" pair workload prior unseen cold pretrained
+  local t n prior model flag
+  for t in "${SETS[@]}"; do
+    [ "$t" != amd ] && [ -n "${FAMILY[$t]:-}" ] || continue
+    model="data/models/${FAMILY[$t]}.json"
+    [ -f "$model" ] || continue
+    flag=use
+    grep -q '"pruner_unseen":"skip"' "$model" && flag=skip
+    for n in $(names_of "$t"); do
+      study "$TMP/cold" "$(file_of "$t" "$n")" draft+verifier "$SEEDS"
+      for prior in $(priors amd "$n"); do
+        study "$TMP/pre" "$(file_of "$t" "$n")" pretrained "$SEEDS" \
+          --pretrained="$(prior_file amd "$n" $prior)" --prior-unseen=$flag
+        printf "%-21s %-7s %-6s %-6s  %-26s %-26s\n" "amd>$t" "$n" "$prior" "$flag" \
+          "$(cell "$TMP/cold" draft+verifier)" "$(cell "$TMP/pre" pretrained)"
+      done
+    done
+  done
+}
+if [ "$PARTS" = shipped ]; then
+  shipped
+  exit 0
+fi
 
 echo "== cold start (draft+verifier), $CV_SEEDS seeds, per target workload"
 for t in "${SETS[@]}"; do
@@ -195,3 +231,4 @@ for p in "${PAIRS[@]}"; do
 done
 set -- $(choose "${PAIRS[@]}")
 echo "== over all pairs (the shipped defaults): M=$1 F=$2 Fu=$3"
+case " $PARTS " in *" shipped "*) shipped ;; esac

@@ -29,6 +29,7 @@
 #include "pruner/space.h"
 #include "pruner/status.h"
 #include "pruner/target.h"
+#include "pruner/verifier.h"
 #include "pruner/workload.h"
 
 #ifdef __cplusplus
@@ -116,6 +117,7 @@ typedef struct PrunerTuneOptions {
   double prior_momentum; /* < 0: the verifier's default (pruner/verifier.h); 1: frozen */
   double prior_floor;    /* < 0: the verifier's default (a workload the prior knows)   */
   double prior_floor_unseen; /* < 0: the verifier's default (one it was not trained on) */
+  PrunerPriorUnseen prior_unseen; /* default: as the prior's file says (pruner/verifier.h) */
   /* The target description to use instead of looking `target` up (the study's dataset
    * target, prunerTargetFromKey); NULL: look `target` up. Copied at init.            */
   const PrunerTargetDesc *target_desc;
@@ -270,6 +272,7 @@ typedef struct PrunerTuneStudyOptions {
   double prior_momentum;
   double prior_floor;
   double prior_floor_unseen;
+  PrunerPriorUnseen prior_unseen;
   /* Methods to run: bit m for method m (1u << PRUNER_TUNE_RANDOM, ...); 0: every
    * strategy, and both prior methods when prior_path is set. */
   unsigned methods;

@@ -42,6 +42,15 @@ extern "C" {
 /* The draft's symbols for one config (defined in pruner/draft.h). */
 struct PrunerDraftSymbols;
 
+typedef enum PrunerPriorUnseen {
+  PRUNER_PRIOR_UNSEEN_AS_FILE = 0,
+  PRUNER_PRIOR_UNSEEN_USE,
+  PRUNER_PRIOR_UNSEEN_SKIP,
+} PrunerPriorUnseen;
+
+/* Parses "file" (AS_FILE), "use" or "skip"; an error names the flag and the choices. */
+PrunerStatus prunerPriorUnseenParse(const char *flag, const char *text, PrunerPriorUnseen *out);
+
 typedef struct PrunerVerifierOptions {
   int min_records;      /* fewer usable ok records: draft fallback; default 8          */
   int num_rounds;       /* boosting rounds per training; default 60                    */
@@ -57,6 +66,11 @@ typedef struct PrunerVerifierOptions {
   double prior_momentum;     /* default 0.5 */
   double prior_floor;        /* default 0.75 */
   double prior_floor_unseen; /* default 0.25 */
+  /* Whether a prior applies at all to a workload it was not trained on (docs/transfer.md,
+   * "Where a prior does not transfer"): where it does not, that workload is tuned exactly
+   * as without a prior. Default AS_FILE: the prior's "pruner_unseen" attribute ("skip":
+   * no; absent: yes). prunerVerifierTrainAndSave writes "skip" into the model for SKIP. */
+  PrunerPriorUnseen prior_unseen;
   int num_threads;      /* XGBoost nthread for training; default 1; 0 = XGBoost's own   */
   unsigned seed;        /* XGBoost seed; default 0                                     */
   /* Draft blend (docs/verifier.md, "Blending with the draft"): for a workload with n
@@ -127,11 +141,16 @@ bool prunerVerifierHasPrior(PrunerVerifier verifier);
 const char *prunerVerifierPriorSource(PrunerVerifier verifier);
 size_t prunerVerifierPriorWorkloads(PrunerVerifier verifier);
 bool prunerVerifierPriorKnows(PrunerVerifier verifier, const char *workload_key);
+/* Whether the prior is kept away from workloads it was not trained on (options'
+ * prior_unseen, or the file's "pruner_unseen"), and whether it applies to this one. */
+bool prunerVerifierPriorSkipsUnseen(PrunerVerifier verifier);
+bool prunerVerifierPriorApplies(PrunerVerifier verifier, const char *workload_key);
 
 /* Builds a prior for other machines (pruner-eval --train; docs/transfer.md): trains a
  * verifier of `target` on every usable record of `target_key` in `records` (all its
  * workloads) and saves the model to `path`, with the key and the workload keys as model
- * attributes (prunerVerifierPriorSource / PriorKnows read them back). `*used` and `*workloads`
+ * attributes (prunerVerifierPriorSource / PriorKnows read them back), and "pruner_unseen"
+ * "skip" when opts->prior_unseen is SKIP. `*used` and `*workloads`
  * (either may be NULL) get the training records and workloads. Fails, saying why, when they are too
  * few to train on (fewer than opts->min_records, or no two distinct latencies). */
 PrunerStatus prunerVerifierTrainAndSave(PrunerRecords records, const PrunerTargetDesc *target,

@@ -186,6 +186,7 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
     vopts.prior_floor = e->opts.prior_floor;
   if (e->opts.prior_floor_unseen >= 0)
     vopts.prior_floor_unseen = e->opts.prior_floor_unseen;
+  vopts.prior_unseen = e->opts.prior_unseen;
   st = prunerVerifierCreate(&e->target, &vopts, &e->verifier);
   if (!st.ok)
     return st;
@@ -247,11 +248,17 @@ static void tuneNotePrior(TuneEngine *e, const char *path, const char *family) {
              "the shipped model of %s, used as this log has no record of %s "
              "(--pretrained=none tunes without it); ",
              family, e->target_key);
+  /* A prior whose file (or --prior-unseen) keeps it off unseen shapes says so. */
+  char skipped[160] = "";
+  if (prunerVerifierPriorSkipsUnseen(e->verifier) && known < e->num_tasks)
+    snprintf(skipped, sizeof skipped,
+             "not applied to the other %zu, shapes it has not seen (docs/transfer.md); ",
+             e->num_tasks - known);
   tuneNote(e, -1,
            "verifier prior: %s (%strained on %zu workload(s) of %s, %zu of the %zu here; "
-           "momentum %g, floor %g, unseen %g)",
+           "%smomentum %g, floor %g, unseen %g)",
            path, shipped, prunerVerifierPriorWorkloads(e->verifier),
-           source[0] ? source : "an unnamed target", known, e->num_tasks,
+           source[0] ? source : "an unnamed target", known, e->num_tasks, skipped,
            e->opts.prior_momentum >= 0 ? e->opts.prior_momentum : d.prior_momentum,
            e->opts.prior_floor >= 0 ? e->opts.prior_floor : d.prior_floor,
            e->opts.prior_floor_unseen >= 0 ? e->opts.prior_floor_unseen : d.prior_floor_unseen);

@@ -95,6 +95,7 @@ static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords
     o.prior_path = so->prior_path;
     o.prior_floor = so->prior_floor;
     o.prior_floor_unseen = so->prior_floor_unseen;
+    o.prior_unseen = so->prior_unseen;
     o.prior_momentum = method == PRUNER_TUNE_STUDY_FROZEN ? 1.0 : so->prior_momentum;
   }
   o.seed = seed;

@@ -26,6 +26,7 @@ struct PrunerVerifierImpl {
   char prior_source[96]; /* the prior's "pruner_target" attribute ("" if none)       */
   char *prior_workloads; /* its "pruner_workloads": keys, one per line; NULL if none */
   size_t prior_num_workloads;
+  bool prior_skips_unseen; /* its "pruner_unseen" is "skip" */
   size_t trained_records;
   size_t last_usable; /* usable records seen by the previous Train */
   int rounds;         /* Train calls that brought new records of this target */
@@ -130,6 +131,7 @@ PrunerVerifierOptions prunerVerifierDefaultOptions(void) {
   o.prior_momentum = 0.5; /* docs/transfer.md: chosen by cross-validation over machine pairs */
   o.prior_floor = 0.75;
   o.prior_floor_unseen = 0.25;
+  o.prior_unseen = PRUNER_PRIOR_UNSEEN_AS_FILE;
   /* One thread: on the shared 2-core build machine (load ~10) XGBoost's OpenMP threads
    * spin and 5,000-record training took 7-12 s wall with the default thread count
    * against 0.35-0.7 s with one (bench_verifier.cpp). Raise it on a dedicated host. */
@@ -155,13 +157,16 @@ PrunerStatus prunerVerifierCreate(const PrunerTargetDesc *target,
   if (o.num_rounds < 1 || o.max_depth < 1 || !(o.eta > 0) || o.min_records < 2 ||
       !(o.prior_momentum >= 0 && o.prior_momentum <= 1) ||
       !(o.prior_floor >= 0 && o.prior_floor <= 1) ||
-      !(o.prior_floor_unseen >= 0 && o.prior_floor_unseen <= 1) || o.blend_records < 0 ||
+      !(o.prior_floor_unseen >= 0 && o.prior_floor_unseen <= 1) ||
+      o.prior_unseen > PRUNER_PRIOR_UNSEEN_SKIP || o.blend_records < 0 ||
       !(o.blend_floor >= 0 && o.blend_floor <= 1))
     return prunerStatusError("verifier: bad options (num_rounds %d, max_depth %d, eta %g, "
                              "min_records %d, prior_momentum %g, prior_floor %g, "
-                             "blend_records %d, blend_floor %g)",
+                             "prior_floor_unseen %g, prior_unseen %d, blend_records %d, "
+                             "blend_floor %g)",
                              o.num_rounds, o.max_depth, o.eta, o.min_records, o.prior_momentum,
-                             o.prior_floor, o.blend_records, o.blend_floor);
+                             o.prior_floor, o.prior_floor_unseen, (int)o.prior_unseen,
+                             o.blend_records, o.blend_floor);
   PrunerVerifier v = calloc(1, sizeof(*v));
   if (!v)
     return prunerStatusError("verifier: out of memory");
@@ -202,6 +207,27 @@ bool prunerVerifierPriorKnows(PrunerVerifier v, const char *workload_key) {
   return false;
 }
 
+PrunerStatus prunerPriorUnseenParse(const char *flag, const char *text, PrunerPriorUnseen *out) {
+  static const char *const names[] = {"file", "use", "skip"};
+  for (int i = 0; i < 3; ++i)
+    if (strcmp(text, names[i]) == 0) {
+      *out = (PrunerPriorUnseen)i;
+      return prunerStatusOk();
+    }
+  return prunerStatusError("%s: '%s' is not one of file, use, skip", flag, text);
+}
+
+bool prunerVerifierPriorSkipsUnseen(PrunerVerifier v) {
+  return v->prior && (v->opts.prior_unseen == PRUNER_PRIOR_UNSEEN_SKIP ||
+                      (v->opts.prior_unseen == PRUNER_PRIOR_UNSEEN_AS_FILE &&
+                       v->prior_skips_unseen));
+}
+
+bool prunerVerifierPriorApplies(PrunerVerifier v, const char *workload_key) {
+  return v->prior &&
+         (!prunerVerifierPriorSkipsUnseen(v) || prunerVerifierPriorKnows(v, workload_key));
+}
+
 bool prunerVerifierUsesDraft(PrunerVerifier v) {
   return !v->opts.draft_free && !v->online && !v->prior;
 }
@@ -221,8 +247,9 @@ double prunerVerifierPriorWeight(PrunerVerifier v) {
 }
 
 double prunerVerifierModelWeight(PrunerVerifier v, const char *workload_key) {
-  if (prunerVerifierUsesDraft(v))
-    return 0.0;
+  bool prior = prunerVerifierPriorApplies(v, workload_key);
+  if (prunerVerifierUsesDraft(v) || (!v->online && !prior && !v->opts.draft_free))
+    return 0.0; /* no model, or only a prior that does not apply here */
   if (v->opts.draft_free)
     return v->online || v->prior ? 1.0 : 0.0;
   if (v->opts.blend_records == 0)
@@ -238,11 +265,11 @@ double prunerVerifierModelWeight(PrunerVerifier v, const char *workload_key) {
    * shape): it keeps prior_floor (prior_floor_unseen for a shape it was not trained on)
    * of the weight before the first own record. */
   double k = (double)v->opts.blend_records, f = v->opts.blend_floor;
-  if (v->prior)
+  if (prior)
     f = fmax(f, prunerVerifierPriorKnows(v, workload_key) ? v->opts.prior_floor
                                                           : v->opts.prior_floor_unseen);
   /* A frozen prior learns nothing from the own records, so they do not move it. */
-  if (v->prior && v->opts.prior_momentum >= 1.0)
+  if (prior && v->opts.prior_momentum >= 1.0)
     return f;
   return f + (1.0 - f) * (double)own / ((double)own + k);
 }
@@ -612,7 +639,9 @@ PrunerStatus prunerVerifierPredict(PrunerVerifier v, const PrunerWorkload *w,
     return prunerStatusError("verifier: out of memory for %zu candidates", n);
   }
   PrunerStatus status;
-  if (v->online && v->prior) {
+  /* a > 0 here: a prior that does not apply to this workload leaves the online model. */
+  bool prior_here = prunerVerifierPriorApplies(v, w->key);
+  if (v->online && prior_here) {
     status = boosterPredict(v->online, x, n, scores);
     if (status.ok)
       status = boosterPredict(v->prior, x, n, prior);
@@ -624,7 +653,7 @@ PrunerStatus prunerVerifierPredict(PrunerVerifier v, const PrunerWorkload *w,
         scores[i] = (float)(wp * prior[i] + (1.0 - wp) * scores[i]);
     }
   } else {
-    status = boosterPredict(v->online ? v->online : v->prior, x, n, scores);
+    status = boosterPredict(prior_here && !v->online ? v->prior : v->online, x, n, scores);
   }
   if (status.ok && draft_score)
     blendWithDraft(scores, draft_score, n, a);
@@ -752,6 +781,8 @@ PrunerStatus prunerVerifierSetPriorFile(PrunerVerifier v, const char *path) {
   int found = 0;
   if (XGBoosterGetAttr(b, "pruner_target", &value, &found) == 0 && found && value)
     snprintf(v->prior_source, sizeof v->prior_source, "%s", value);
+  v->prior_skips_unseen = XGBoosterGetAttr(b, "pruner_unseen", &value, &found) == 0 &&
+                          found && value && strcmp(value, "skip") == 0;
   if (XGBoosterGetAttr(b, "pruner_workloads", &value, &found) == 0 && found && value) {
     v->prior_workloads = strdup(value);
     for (const char *p = value; v->prior_workloads && *p; ++p)
@@ -781,7 +812,9 @@ PrunerStatus prunerVerifierTrainAndSave(PrunerRecords records, const PrunerTarge
     st = prunerStatusError("verifier: out of memory");
   if (st.ok &&
       (XGBoosterSetAttr(v->online, "pruner_target", target_key ? target_key : v->target_key) != 0 ||
-       XGBoosterSetAttr(v->online, "pruner_workloads", keys.data ? keys.data : "") != 0))
+       XGBoosterSetAttr(v->online, "pruner_workloads", keys.data ? keys.data : "") != 0 ||
+       (v->opts.prior_unseen == PRUNER_PRIOR_UNSEEN_SKIP &&
+        XGBoosterSetAttr(v->online, "pruner_unseen", "skip") != 0)))
     st = xgbError("setting model attributes");
   free(keys.data);
   if (st.ok)

@@ -24,7 +24,8 @@ static void usage(FILE *out) {
                "[--blend-floor=F] [--own=M] [--as-tuned=P] [--draft-free] [--quiet]\n"
                "       pruner-eval --synthetic=OUT [--workloads=N] [--per-workload=M] "
                "[--target NAME] [--seed=S]\n"
-               "       pruner-eval --train RECORDS... -o MODEL [--dataset-target=KEY]\n"
+               "       pruner-eval --train RECORDS... -o MODEL [--dataset-target=KEY] "
+               "[--prior-unseen=skip]\n"
                "\n"
                "Cross-validates the verifier by workload (leave-workload-out, K folds, default 5)\n"
                "on the ok records of one target and prints, per workload and overall, pairwise\n"
@@ -44,7 +45,9 @@ static void usage(FILE *out) {
                "--synthetic writes synthetic records (a known latency law, not measurements).\n"
                "--train trains the verifier on every ok record of one target key in the files\n"
                "(default: the key with the most ok records) and writes the model to MODEL: a\n"
-               "prior for tuning another machine (pruner-tune --pretrained, docs/transfer.md).\n");
+               "prior for tuning another machine (pruner-tune --pretrained, docs/transfer.md).\n"
+               "--prior-unseen=skip marks the model as one not to apply to shapes it was not\n"
+               "trained on (a source that did not transfer there; docs/transfer.md).\n");
 }
 
 /* The target key with the most ok records. */
@@ -182,6 +185,8 @@ int main(int argc, char **argv) {
       fs = prunerParseInt("--own", a + 6, 0, 1000000, &n), own = (long)n;
     } else if (!strncmp(a, "--as-tuned=", 11)) {
       fs = prunerParseInt("--as-tuned", a + 11, 0, 100000000, &n), as_tuned = (long)n;
+    } else if (!strncmp(a, "--prior-unseen=", 15)) {
+      fs = prunerPriorUnseenParse("--prior-unseen", a + 15, &opts.prior_unseen);
     } else if (!strcmp(a, "--draft-free")) {
       opts.draft_free = true;
     } else if (!strcmp(a, "--quiet")) {

@@ -100,6 +100,8 @@ static void usage(FILE *f) {
           "      --prior-floor=F      the prior's weight against the draft before own records,\n"
           "                           on a workload the prior was trained on\n"
           "      --prior-floor-unseen=F the same on a workload it was not trained on\n"
+          "      --prior-unseen=W     file (default: as the model says), use or skip: whether\n"
+          "                           the prior applies to workloads it was not trained on\n"
           "      --seed=N             exploration seed (default 1)\n"
           "Measurement:\n"
           "      --measure=MODE       where latencies come from; default: the target's device\n"
@@ -507,6 +509,7 @@ int main(int argc, char **argv) {
     O_PRIOR_MOMENTUM,
     O_PRIOR_FLOOR,
     O_PRIOR_FLOOR_UNSEEN,
+    O_PRIOR_UNSEEN,
     O_STUDY_METHODS
   };
   static const struct option longs[] = {
@@ -545,6 +548,7 @@ int main(int argc, char **argv) {
       {"prior-momentum", required_argument, 0, O_PRIOR_MOMENTUM},
       {"prior-floor", required_argument, 0, O_PRIOR_FLOOR},
       {"prior-floor-unseen", required_argument, 0, O_PRIOR_FLOOR_UNSEEN},
+      {"prior-unseen", required_argument, 0, O_PRIOR_UNSEEN},
       {"study-methods", required_argument, 0, O_STUDY_METHODS},
       {"verbose", no_argument, 0, 'v'},
       {"quiet", no_argument, 0, 'q'},
@@ -652,6 +656,10 @@ int main(int argc, char **argv) {
     case O_PRIOR_FLOOR_UNSEEN:
       fs = prunerParseDouble("--prior-floor-unseen", optarg, 0, 1, &d);
       o.prior_floor_unseen = so.prior_floor_unseen = d;
+      break;
+    case O_PRIOR_UNSEEN:
+      fs = prunerPriorUnseenParse("--prior-unseen", optarg, &o.prior_unseen);
+      so.prior_unseen = o.prior_unseen;
       break;
     case O_STUDY_METHODS:
       fs = prunerTuneStudyParseMethods(optarg, &so.methods);

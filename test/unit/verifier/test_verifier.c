@@ -480,6 +480,78 @@ static void test_prior_floor_and_frozen(void **state) {
   prunerRecordsDestroy(h100);
 }
 
+/* A prior marked "skip" (pruner-eval --train --prior-unseen=skip: a source that did not
+ * transfer to unseen shapes) still helps the shapes it knows, and leaves a workload it
+ * was not trained on exactly as without a prior: the draft alone before own records,
+ * then the same weights and the same scores as a verifier with no prior at all. The
+ * options override the file either way. */
+static void test_prior_skips_unseen(void **state) {
+  Fixture *f = *state;
+  PrunerRecords other = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->a100, 4, 80, 7, other).ok);
+  char path[] = "/tmp/pruner-verifier-skip-XXXXXX";
+  int fd = mkstemp(path);
+  close(fd);
+  PrunerVerifierOptions train = prunerVerifierDefaultOptions();
+  train.prior_unseen = PRUNER_PRIOR_UNSEEN_SKIP;
+  assert_true(prunerVerifierTrainAndSave(other, &f->a100, NULL, &train, path, NULL, NULL).ok);
+  PrunerRecords six = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->h100, 6, 32, 9, six).ok);
+  PrunerRecords h100 = prunerRecordsCreateInMemory(); /* the 6th: unseen by the prior */
+  for (size_t i = 5 * 32; i < 6 * 32; ++i)
+    assert_true(prunerRecordsAppend(h100, prunerRecordsGet(six, i)).ok);
+  const PrunerRecord *first = prunerRecordsGet(h100, 0);
+  const char *key = first->workload_key, *seen = prunerRecordsGet(other, 0)->workload_key;
+  PrunerConfig configs[32];
+  for (int i = 0; i < 32; ++i)
+    configs[i] = prunerRecordsGet(h100, (size_t)i)->config;
+
+  PrunerVerifier cold, skip, use;
+  PrunerVerifierOptions o = prunerVerifierDefaultOptions();
+  assert_true(prunerVerifierCreate(&f->h100, &o, &cold).ok);
+  assert_true(prunerVerifierCreate(&f->h100, &o, &skip).ok);
+  o.prior_unseen = PRUNER_PRIOR_UNSEEN_USE; /* the option overrides the file */
+  assert_true(prunerVerifierCreate(&f->h100, &o, &use).ok);
+  assert_true(prunerVerifierSetPriorFile(skip, path).ok);
+  assert_true(prunerVerifierSetPriorFile(use, path).ok);
+  assert_true(prunerVerifierPriorSkipsUnseen(skip));
+  assert_false(prunerVerifierPriorSkipsUnseen(use));
+  assert_true(prunerVerifierPriorApplies(skip, seen));
+  assert_false(prunerVerifierPriorApplies(skip, key));
+  assert_true(prunerVerifierPriorApplies(use, key));
+  /* Before own records: the seen shape keeps prior_floor, the unseen one the draft. */
+  assert_true(fabs(prunerVerifierModelWeight(skip, seen) - o.prior_floor) < 1e-12);
+  assert_true(prunerVerifierModelWeight(skip, key) == 0.0);
+  assert_true(fabs(prunerVerifierModelWeight(use, key) - o.prior_floor_unseen) < 1e-12);
+  float a[32], b[32];
+  assert_true(prunerVerifierPredict(cold, &first->workload, configs, NULL, 32, a).ok);
+  assert_true(prunerVerifierPredict(skip, &first->workload, configs, NULL, 32, b).ok);
+  assert_memory_equal(a, b, sizeof a);
+  /* After own records: the same model weight and the same scores as cold. */
+  assert_true(prunerVerifierTrain(cold, h100, NULL).ok);
+  assert_true(prunerVerifierTrain(skip, h100, NULL).ok);
+  assert_true(prunerVerifierTrain(use, h100, NULL).ok);
+  assert_true(prunerVerifierModelWeight(skip, key) == prunerVerifierModelWeight(cold, key));
+  assert_true(prunerVerifierPredict(cold, &first->workload, configs, NULL, 32, a).ok);
+  assert_true(prunerVerifierPredict(skip, &first->workload, configs, NULL, 32, b).ok);
+  assert_memory_equal(a, b, sizeof a);
+  assert_true(prunerVerifierPredict(use, &first->workload, configs, NULL, 32, b).ok);
+  assert_memory_not_equal(a, b, sizeof a); /* the prior blends in where it applies */
+  PrunerPriorUnseen parsed;
+  assert_true(prunerPriorUnseenParse("--prior-unseen", "skip", &parsed).ok);
+  assert_int_equal(parsed, PRUNER_PRIOR_UNSEEN_SKIP);
+  PrunerStatus bad = prunerPriorUnseenParse("--prior-unseen", "never", &parsed);
+  assert_false(bad.ok);
+  assert_non_null(strstr(bad.message, "file, use, skip"));
+  prunerVerifierDestroy(cold);
+  prunerVerifierDestroy(skip);
+  prunerVerifierDestroy(use);
+  unlink(path);
+  prunerRecordsDestroy(six);
+  prunerRecordsDestroy(other);
+  prunerRecordsDestroy(h100);
+}
+
 static void test_cross_validate(void **state) {
   Fixture *f = *state;
   PrunerRecords records = prunerRecordsCreateInMemory();
@@ -627,6 +699,7 @@ int main(void) {
       cmocka_unit_test(test_uncompiled_features),
       cmocka_unit_test(test_other_target_and_prior),
       cmocka_unit_test(test_prior_floor_and_frozen),
+      cmocka_unit_test(test_prior_skips_unseen),
       cmocka_unit_test(test_cross_validate),
       cmocka_unit_test(test_draft_blend),
       cmocka_unit_test(test_draft_free),
