@@ -97,7 +97,7 @@ kind_of() { if [ "$1" = same ]; then echo same; else echo new; fi; }
 pick() {
   awk -v goal="goal within $2%" -v m="$3" '
     index($0, "  goal ") == 1 { on = index($0, goal) == 3 }
-    on && $1 == m { print $2, $3, $NF; exit }' "$1"
+    on && $1 == m { print $2, $3, $(NF-1); exit }' "$1"
 }
 # "median 5% / median 2% IQR 2% run_s 2%" of METHOD in study table FILE.
 cell() { echo "$(pick "$1" 5 "$2" | cut -d' ' -f1) / $(pick "$1" 2 "$2")"; }

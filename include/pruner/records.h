@@ -63,6 +63,11 @@ typedef struct PrunerRecord {
   int spill_bytes;
   int shared_bytes;
   double timestamp;          /* seconds since the epoch                         */
+  /* What the candidate cost the tuner, for wall-clock tuning time (the study; 0 when
+   * unknown, and not written then): compile_s its compile (host: the JIT), measure_s
+   * the whole measurement as the tuner waited for it (compile, check, warm-up, samples). */
+  double compile_s;
+  double measure_s;
 } PrunerRecord;
 
 const char *prunerRecordStatusName(PrunerRecordStatus status);

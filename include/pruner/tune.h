@@ -307,12 +307,15 @@ enum {
 };
 
 /* Over the seeds of one strategy and goal: trials to reach the goal (max_trials + 1 for
- * a run that never did), and the recorded run time of the configs measured until then
- * (sum of their samples_us: the replay's records hold no compile time). */
+ * a run that never did), the recorded run time of the configs measured until then (sum
+ * of their samples_us), and the wall-clock tuning time until then: the tuner's own time
+ * plus the measured configs' recorded measure_s (compile, check, samples); NaN when a
+ * record has no cost (records measured before costs were recorded). Medians. */
 typedef struct PrunerTuneStudyStats {
   double mean, median, p25, p75;
   int64_t min, max;
   double run_s_median;
+  double wall_s_median;
 } PrunerTuneStudyStats;
 
 /* Per workload of the replay file and strategy: trials each seed needed to come within

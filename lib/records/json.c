@@ -595,6 +595,10 @@ char *prunerRecordToJson(const PrunerRecord *r) {
   cJSON_AddNumberToObject(ptxas, "shared_bytes", r->shared_bytes);
   cJSON_AddItemToObject(json, "ptxas", ptxas);
   cJSON_AddNumberToObject(json, "timestamp", r->timestamp);
+  if (r->compile_s > 0)
+    cJSON_AddNumberToObject(json, "compile_s", r->compile_s);
+  if (r->measure_s > 0)
+    cJSON_AddNumberToObject(json, "measure_s", r->measure_s);
   char *text = cJSON_PrintUnformatted(json);
   cJSON_Delete(json);
   return text;
@@ -678,6 +682,8 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
   out->sm_clock_mhz = readNumberOr(json, "sm_clock_mhz", 0.0);
   out->draft_score_us = readNumberOr(json, "draft_score_us", 0.0);
   out->verifier_score = readNumberOr(json, "verifier_score", 0.0);
+  out->compile_s = readNumberOr(json, "compile_s", 0.0);
+  out->measure_s = readNumberOr(json, "measure_s", 0.0);
   /* Unknown is null (NaN); a known value is finite (cJSON reads 1e999 as an infinity,
    * which would be written back as null), and times, errors and clocks are not negative. */
   const struct {
@@ -689,7 +695,9 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
                  {"max_abs_error", out->max_abs_error, false},
                  {"sm_clock_mhz", out->sm_clock_mhz, false},
                  {"draft_score_us", out->draft_score_us, false},
-                 {"verifier_score", out->verifier_score, true}};
+                 {"verifier_score", out->verifier_score, true},
+                 {"compile_s", out->compile_s, false},
+                 {"measure_s", out->measure_s, false}};
   for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); ++i) {
     double v = numbers[i].value;
     if (isinf(v) || (!numbers[i].signed_ok && v < 0))

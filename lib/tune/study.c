@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pruner/clock.h"
 #include "tune_internal.h"
 
 PrunerTuneStudyOptions prunerTuneStudyDefaultOptions(void) {
@@ -79,12 +80,47 @@ static bool studyInReplay(const PrunerConfig *c, void *user) {
   return prunerRecordsFind(f->replay, f->workload_key, f->target_key, c) != NULL;
 }
 
+/* What a seed paid until a goal: the recorded run time (samples) of the configs measured,
+ * and the wall-clock tuning time: the tuner's own time (draft, verifier, selection) plus
+ * each candidate's recorded cost (measure_s: compile, check, samples), NaN where a record
+ * has no cost. */
+typedef struct StudyCost {
+  double run_s;
+  double wall_s;
+} StudyCost;
+
+/* The tuner's own clock at each candidate it takes: a replay measures nothing, so the
+ * time between candidates is the search itself. */
+typedef struct StudyClock {
+  double start;
+  double *at;
+  int64_t n, cap;
+  bool failed;
+} StudyClock;
+
+static void studyClockTick(const PrunerTuneEvent *ev, void *user) {
+  StudyClock *c = user;
+  if (ev->kind != PRUNER_TUNE_EVENT_CANDIDATE || c->failed)
+    return;
+  if (c->n == c->cap) {
+    int64_t cap = c->cap ? 2 * c->cap : 256;
+    double *at = realloc(c->at, (size_t)cap * sizeof *at);
+    if (!at) {
+      c->failed = true;
+      return;
+    }
+    c->at = at;
+    c->cap = cap;
+  }
+  c->at[c->n++] = prunerNowSeconds() - c->start;
+}
+
 /* One simulated tuning run until the strictest goal: trials[g] for each goal (max + 1
- * if never reached) and run_s[g], the recorded run time measured until then. */
+ * if never reached) and cost[g], what it paid until then (the whole run's if never). */
 static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords replay,
                                  const PrunerTargetDesc *target, const PrunerWorkload *w,
                                  int method, uint64_t seed, const double *goal_us, int64_t *trials,
-                                 double *run_s, uint64_t *space_size) {
+                                 StudyCost *cost, uint64_t *space_size) {
   PrunerTuneOptions o = prunerTuneDefaultOptions();
   o.target = so->target;
   o.target_desc = target;
@@ -103,6 +139,9 @@ static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords
   o.batch = so->batch;
   o.epsilon = so->epsilon;
   o.stop = so->stop;
+  StudyClock clock = {.start = prunerNowSeconds()};
+  o.on_event = studyClockTick;
+  o.user = &clock;
   double strictest = goal_us[0];
   for (int g = 1; g < PRUNER_TUNE_GOAL_COUNT; ++g)
     strictest = fmin(strictest, goal_us[g]);
@@ -130,28 +169,35 @@ static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords
     e.opts.trials = max;
     st = tuneEngineRun(&e);
   }
-  for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g) {
+  for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g)
     trials[g] = max + 1;
-    run_s[g] = 0;
-  }
+  if (st.ok && clock.failed)
+    st = prunerStatusError("out of memory timing the study's run");
   if (st.ok) {
-    /* The in-memory log holds this run's measurements in order. */
-    double run_us = 0;
+    /* The in-memory log holds this run's measurements in order, one candidate event
+     * each (the clock). */
+    double run_us = 0, measure_s = 0, own_s = 0;
     int64_t k = 0;
     for (size_t i = 0; i < prunerRecordsCount(e.records); ++i) {
       const PrunerRecord *r = prunerRecordsGet(e.records, i);
       if (r->is_baseline || strcmp(r->workload_key, w->key) != 0)
         continue;
+      own_s = k < clock.n ? clock.at[k] : own_s;
       ++k;
       for (int s = 0; s < r->num_samples; ++s)
         run_us += r->samples_us[s];
+      measure_s += r->measure_s > 0 ? r->measure_s : NAN;
       for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g)
         if (trials[g] > max && r->status == PRUNER_RECORD_OK && r->median_us <= goal_us[g]) {
           trials[g] = k;
-          run_s[g] = run_us * 1e-6;
+          cost[g] = (StudyCost){run_us * 1e-6, own_s + measure_s};
         }
     }
+    for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g)
+      if (trials[g] > max)
+        cost[g] = (StudyCost){run_us * 1e-6, own_s + measure_s};
   }
+  free(clock.at);
   tuneEngineDestroy(&e);
   return st;
 }
@@ -175,7 +221,16 @@ static double quantile(const int64_t *v, int n, double q) {
   return (double)v[lo] + (pos - lo) * (double)(v[hi] - v[lo]);
 }
 
-static void fillStats(int64_t *trials, double *run_s, int n, PrunerTuneStudyStats *out) {
+/* The median of v[0..n) (sorted here), NaN if any is NaN (a cost some record lacks). */
+static double medianOf(double *v, int n) {
+  for (int i = 0; i < n; ++i)
+    if (isnan(v[i]))
+      return NAN;
+  qsort(v, (size_t)n, sizeof *v, compareDouble);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void fillStats(int64_t *trials, const StudyCost *cost, int n, PrunerTuneStudyStats *out) {
   memset(out, 0, sizeof *out);
   if (n <= 0)
     return;
@@ -183,14 +238,24 @@ static void fillStats(int64_t *trials, double *run_s, int n, PrunerTuneStudyStat
   for (int i = 0; i < n; ++i)
     sum += (double)trials[i];
   qsort(trials, (size_t)n, sizeof *trials, compareInt64);
-  qsort(run_s, (size_t)n, sizeof *run_s, compareDouble);
   out->mean = sum / n;
   out->median = quantile(trials, n, 0.5);
   out->p25 = quantile(trials, n, 0.25);
   out->p75 = quantile(trials, n, 0.75);
   out->min = trials[0];
   out->max = trials[n - 1];
-  out->run_s_median = n % 2 ? run_s[n / 2] : 0.5 * (run_s[n / 2 - 1] + run_s[n / 2]);
+  double *v = malloc((size_t)n * sizeof *v);
+  if (!v) {
+    out->run_s_median = out->wall_s_median = NAN;
+    return;
+  }
+  for (int i = 0; i < n; ++i)
+    v[i] = cost[i].run_s;
+  out->run_s_median = medianOf(v, n);
+  for (int i = 0; i < n; ++i)
+    v[i] = cost[i].wall_s;
+  out->wall_s_median = medianOf(v, n);
+  free(v);
 }
 
 /* Relative interquartile range of a record's samples (0 with fewer than 4). */
@@ -315,8 +380,9 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
   }
   int64_t *trials =
       st.ok ? malloc((size_t)so->seeds * PRUNER_TUNE_GOAL_COUNT * sizeof *trials) : NULL;
-  double *run_s = st.ok ? malloc((size_t)so->seeds * PRUNER_TUNE_GOAL_COUNT * sizeof *run_s) : NULL;
-  if (st.ok && (!trials || !run_s))
+  StudyCost *cost =
+      st.ok ? malloc((size_t)so->seeds * PRUNER_TUNE_GOAL_COUNT * sizeof *cost) : NULL;
+  if (st.ok && (!trials || !cost))
     st = prunerStatusError("out of memory");
   for (size_t j = 0; st.ok && j < n; ++j) {
     PrunerTuneStudyRow *row = &rows[j];
@@ -350,12 +416,12 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
       row->ran[s] = true;
       for (int seed = 1; st.ok && seed <= so->seeds; ++seed) {
         int64_t t[PRUNER_TUNE_GOAL_COUNT];
-        double rs[PRUNER_TUNE_GOAL_COUNT];
-        st = tuneStudyRun(so, replay, &target, w, s, (uint64_t)seed, row->goal_us, t, rs,
+        StudyCost c[PRUNER_TUNE_GOAL_COUNT] = {{0}};
+        st = tuneStudyRun(so, replay, &target, w, s, (uint64_t)seed, row->goal_us, t, c,
                           &row->space_size);
         for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g) {
           trials[g * so->seeds + seed - 1] = t[g];
-          run_s[g * so->seeds + seed - 1] = rs[g];
+          cost[g * so->seeds + seed - 1] = c[g];
         }
         if (so->on_event) {
           char text[256];
@@ -371,13 +437,13 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
       if (!st.ok)
         break;
       for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g)
-        fillStats(trials + g * so->seeds, run_s + g * so->seeds, so->seeds, &row->stats[g][s]);
+        fillStats(trials + g * so->seeds, cost + g * so->seeds, so->seeds, &row->stats[g][s]);
       row->mean_trials[s] = row->stats[0][s].mean;
       row->worst_trials[s] = row->stats[0][s].max;
     }
   }
   free(trials);
-  free(run_s);
+  free(cost);
   prunerRecordsDestroy(replay);
   if (!st.ok) {
     free(rows);
@@ -404,8 +470,10 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
                        "method (higher is better); noise: "
                        "the median relative IQR of the workload's configs' samples (within a "
                        "pass; pass-to-pass spread is not recorded); run_s: recorded run "
-                       "time of the configs measured until the goal (median; no compile time "
-                       "in the records)\n");
+                       "time of the configs measured until the goal (median); wall_s: "
+                       "wall-clock tuning time until the goal (median): the tuner's own time "
+                       "plus each measured config's recorded cost (compile, check, samples; "
+                       "'-' when the records hold no cost)\n");
   const char *goal_name[PRUNER_TUNE_GOAL_COUNT] = {"within", "within", "noise"};
   double goal_pct[PRUNER_TUNE_GOAL_COUNT] = {so->within * 100, so->within_tight * 100, 0};
   double log_ratio[PRUNER_TUNE_GOAL_COUNT][PRUNER_TUNE_STUDY_METHOD_COUNT] = {{0}};
@@ -425,8 +493,8 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
       else
         prunerTextAppend(&b, "  goal %s %.0f%% (%lld configs):\n", goal_name[g], goal_pct[g],
                          (long long)r->goal_configs[g]);
-      prunerTextAppend(&b, "    %-17s %8s %15s %8s %11s %7s %6s %8s\n", "method", "median", "IQR",
-                       "mean", "min-max", "ratio", "vs_dv", "run_s");
+      prunerTextAppend(&b, "    %-17s %8s %15s %8s %11s %7s %6s %8s %8s\n", "method", "median",
+                       "IQR", "mean", "min-max", "ratio", "vs_dv", "run_s", "wall_s");
       double random = r->stats[g][PRUNER_TUNE_RANDOM].median;
       double dv = r->stats[g][PRUNER_TUNE_DRAFT_VERIFIER].median;
       for (int s = 0; s < PRUNER_TUNE_STUDY_METHOD_COUNT; ++s) {
@@ -445,9 +513,12 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
           log_vs_dv[g][s] += log(dv / m);
           snprintf(vs_dv, sizeof vs_dv, "%.2fx", dv / m);
         }
-        prunerTextAppend(&b, "    %-17s %8.1f %15s %8.1f %11s %7s %6s %8.3f\n",
+        char wall[24] = "-";
+        if (!isnan(x->wall_s_median))
+          snprintf(wall, sizeof wall, "%.2f", x->wall_s_median);
+        prunerTextAppend(&b, "    %-17s %8.1f %15s %8.1f %11s %7s %6s %8.3f %8s\n",
                          prunerTuneStudyMethodName(s), x->median, iqr, x->mean, range, ratio, vs_dv,
-                         x->run_s_median);
+                         x->run_s_median, wall);
       }
     }
   }

@@ -2,7 +2,8 @@
 """Compares two records files line by line with the measured values masked.
 
 The search chooses the same configs in the same order whatever the number of ranks; what
-a measurement reads off the clock (samples, median, spread, clock, error, timestamp)
+a measurement reads off the clock (samples, median, spread, clock, error, timestamp, the
+compile and measure seconds)
 differs from run to run even in one process, so those fields are left out. Every other
 field (workload, target, config, status, scores, baseline lines) must match exactly.
 Exit 0 when they do; 1 with the first difference otherwise."""
@@ -10,7 +11,7 @@ import json
 import sys
 
 MEASURED = {"samples_us", "median_us", "spread_us", "max_abs_error", "sm_clock_mhz",
-            "timestamp"}
+            "timestamp", "compile_s", "measure_s"}
 
 
 def load(path):

@@ -887,6 +887,7 @@ static void call(PrunerHost host, HostRequestKind kind, const PrunerWorkload *w,
   req->opts.stop = NULL; /* the parent's flag: meaningless in the child */
   char why[200] = "";
   HostReply *reply = malloc(sizeof *reply);
+  double t0 = prunerNowSeconds(); /* what the tuner waits for this candidate */
   PrunerWorkerOutcome oc = reply ? prunerWorkerCall(host->worker, req, reply,
                                                     host->opts.timeout_seconds, why, sizeof why)
                                  : PRUNER_WORKER_FAILED;
@@ -903,6 +904,8 @@ static void call(PrunerHost host, HostRequestKind kind, const PrunerWorkload *w,
     snprintf(out->record.error, sizeof out->record.error, "host worker: %s", why);
     out->interrupted = oc == PRUNER_WORKER_INTERRUPTED;
   }
+  out->record.compile_s = out->compile_seconds;
+  out->record.measure_s = prunerNowSeconds() - t0;
   if (kind == HOST_REQ_BASELINE) {
     out->record.is_baseline = true;
     snprintf(out->record.baseline_name, sizeof out->record.baseline_name, "openblas");

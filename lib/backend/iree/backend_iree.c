@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pruner/clock.h"
 #include "pruner/backend/iree.h"
 
 struct PrunerBackendStateImpl {
@@ -96,11 +97,17 @@ static PrunerStatus ireeMeasure(PrunerBackendState s, const PrunerBackendBatch *
   PrunerStatus st = prunerStatusOk();
   for (size_t i0 = 0; i0 < b->n && st.ok && !sink->stopRequested(sink->user); i0 += SLICE) {
     int m = (int)(b->n - i0 < SLICE ? b->n - i0 : SLICE);
-    prunerIreeMeasureBatch(s->iree, b->workload, &b->configs[i0], m, recs, NULL);
+    double compile_s[SLICE] = {0}, t0 = prunerNowSeconds();
+    prunerIreeMeasureBatch(s->iree, b->workload, &b->configs[i0], m, recs, compile_s);
+    double slice_s = prunerNowSeconds() - t0;
     if (sink->stopRequested(sink->user))
       break; /* Ctrl-C reached the tools too: not a measurement, keep no record */
-    for (int j = 0; j < m && st.ok; ++j)
+    for (int j = 0; j < m && st.ok; ++j) {
+      /* The shared compile is split evenly; so is the slice's wall time. */
+      recs[j].compile_s = compile_s[j];
+      recs[j].measure_s = slice_s / m;
       st = sink->candidate(sink->user, i0 + (size_t)j, &recs[j]);
+    }
   }
   if (st.ok && !sink->stopRequested(sink->user) && !sink->hasBaseline(sink->user)) {
     prunerIreeMeasure(s->iree, b->workload, NULL, r, NULL);

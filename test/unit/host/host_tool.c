@@ -24,6 +24,10 @@
  *          target and config; or the baseline): contention from other users of a shared
  *          machine only slows a run down, so the fastest pass is the best estimate.
  *          Prints how much the passes disagreed (slowest / fastest pass per config).
+ *   pruner-host-tool --merge-costs COSTS.jsonl DATASET.jsonl OUT.jsonl
+ *          per record of DATASET, its times unchanged, the compile_s and measure_s of the
+ *          same config (or baseline) in COSTS, a later pass: what each candidate costs a
+ *          tuner, for the study's wall-clock tuning time (data/README.md).
  * Without --config the op's own pruner.config is used; without either, the untiled
  * lowering. Exit status 1 on any failure (the message names what failed). */
 #include <stdio.h>
@@ -217,7 +221,46 @@ static int mergeFaster(char **paths, int n, const char *out_path) {
   return st.ok ? 0 : 1;
 }
 
+/* Per record of `dataset`, the costs (compile_s, measure_s) of the same config in `costs`. */
+static int mergeCosts(const char *costs_path, const char *dataset_path, const char *out_path) {
+  PrunerRecords costs = NULL, dataset = NULL, out = NULL;
+  PrunerStatus st = prunerRecordsCreateReadOnly(costs_path, &costs);
+  if (st.ok)
+    st = prunerRecordsCreateReadOnly(dataset_path, &dataset);
+  if (st.ok)
+    st = prunerRecordsCreate(out_path, &out);
+  size_t total = st.ok ? prunerRecordsCount(dataset) : 0, found = 0;
+  for (size_t i = 0; st.ok && i < total; ++i) {
+    PrunerRecord r = *prunerRecordsGet(dataset, i);
+    const PrunerRecord *c =
+        r.is_baseline ? prunerRecordsBaseline(costs, r.workload_key, r.target_key)
+                      : prunerRecordsFind(costs, r.workload_key, r.target_key, &r.config);
+    if (c && c->measure_s > 0) {
+      r.compile_s = c->compile_s;
+      r.measure_s = c->measure_s;
+      ++found;
+    }
+    st = prunerRecordsAppend(out, &r);
+  }
+  if (st.ok)
+    printf("%zu records, %zu with costs from %s\n", total, found, costs_path);
+  if (st.ok && found < total)
+    st = prunerStatusError("%zu record(s) of %s have no measured cost in %s", total - found,
+                           dataset_path, costs_path);
+  if (costs)
+    prunerRecordsDestroy(costs);
+  if (dataset)
+    prunerRecordsDestroy(dataset);
+  if (out)
+    prunerRecordsDestroy(out);
+  if (!st.ok)
+    fprintf(stderr, "pruner-host-tool: %s\n", st.message);
+  return st.ok ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 5 && strcmp(argv[1], "--merge-costs") == 0)
+    return mergeCosts(argv[2], argv[3], argv[4]);
   if (argc >= 5 && strcmp(argv[1], "--merge-faster") == 0)
     return mergeFaster(argv + 2, argc - 3, argv[argc - 1]);
   const char *input = NULL, *config_text = NULL, *print = "measure", *space_path = NULL;

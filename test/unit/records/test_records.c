@@ -199,6 +199,19 @@ static void test_record_round_trip(void **state) {
   assert_int_equal(b.registers, 96);
   assert_int_equal(b.shared_bytes, 16384);
   assert_true(b.timestamp == a.timestamp);
+  /* Costs unknown (0) are not written, and read back as 0. */
+  assert_null(strstr(line, "compile_s"));
+  assert_null(strstr(line, "measure_s"));
+  assert_true(b.compile_s == 0 && b.measure_s == 0);
+  free(line);
+
+  /* Known costs round-trip. */
+  makeRecord(&a, kTargetA, 128, 42.125);
+  a.compile_s = 0.03125;
+  a.measure_s = 0.0859375;
+  line = prunerRecordToJson(&a);
+  assert_true(prunerRecordFromJson(line, &b).ok);
+  assert_true(b.compile_s == 0.03125 && b.measure_s == 0.0859375);
   free(line);
 
   /* A failed candidate: NaN latency (written as null) and the error text survive. */
@@ -695,6 +708,8 @@ static void test_record_values_checked(void **state) {
   makeRecord(&a, kTargetA, 64, 5.0);
   a.max_abs_error = 0.5; /* printed as a number, so it can be edited below */
   a.spread_us = 0.25;
+  a.compile_s = 0.5;
+  a.measure_s = 0.75;
   const struct {
     const char *from, *to, *reason;
   } cases[] = {
@@ -716,6 +731,8 @@ static void test_record_values_checked(void **state) {
       {"\"verifier_score\":0.75", "\"verifier_score\":-1e999", "verifier_score"},
       {"\"timestamp\":1767225600.5", "\"timestamp\":1e999", "timestamp"},
       {"\"samples_us\":[4.95", "\"samples_us\":[-4.95", "samples_us"},
+      {"\"compile_s\":0.5", "\"compile_s\":-0.5", "compile_s"},
+      {"\"measure_s\":0.75", "\"measure_s\":1e999", "measure_s"},
       {"\"status\":\"ok\"", "\"status\":\"great\"", "unknown status"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
