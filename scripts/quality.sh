@@ -50,3 +50,10 @@ for f in "${DATA[@]}"; do
 done
 rm -f "$ALL"
 done
+# The one multi-core dataset (data/README.md): the 512^3 matmul on two cores, studied
+# alone (no other workload of that key for the verifier's folds).
+echo "=== machine: amd, two cores (data/host-matmul-512-2c.jsonl)"
+for top in 1 32 128 512; do
+  "$B/pruner-draft" --eval data/host-matmul-512-2c.jsonl --dataset-target=records --top="$top"
+done
+"$B/pruner-tune" --study=data/host-matmul-512-2c.jsonl --seeds="$SEEDS" --dataset-target=records
