@@ -13,12 +13,14 @@ SEEDS=${2:-50}
 # and an Intel Xeon (Emerald Rapids), both AVX-512, one core each, and on the Intel one
 # under the AVX2 description (intel-avx2: a second ISA, the same CPU). Each set is
 # studied on its own (the verifier's folds stay within one set).
-MACHINES=(amd intel intel-avx2)
+# amd-2c: the AMD CPU's three workloads on both of its cores (the only multi-core set).
+MACHINES=(amd intel intel-avx2 amd-2c)
 SET_amd=(data/host-matmul-512.jsonl data/host-conv-nhwc.jsonl data/host-bmm.jsonl)
 SET_intel=(data/host-matmul-512-intel.jsonl data/host-conv-nhwc-intel.jsonl
            data/host-bmm-intel.jsonl)
 SET_intel_avx2=(data/host-matmul-512-intel-avx2.jsonl data/host-conv-nhwc-intel-avx2.jsonl
                 data/host-bmm-intel-avx2.jsonl)
+SET_amd_2c=(data/host-matmul-512-2c.jsonl data/host-conv-nhwc-2c.jsonl data/host-bmm-2c.jsonl)
 for m in "${MACHINES[@]}"; do
   declare -n set="SET_${m//-/_}"
   for f in "${set[@]}"; do
@@ -50,10 +52,3 @@ for f in "${DATA[@]}"; do
 done
 rm -f "$ALL"
 done
-# The one multi-core dataset (data/README.md): the 512^3 matmul on two cores, studied
-# alone (no other workload of that key for the verifier's folds).
-echo "=== machine: amd, two cores (data/host-matmul-512-2c.jsonl)"
-for top in 1 32 128 512; do
-  "$B/pruner-draft" --eval data/host-matmul-512-2c.jsonl --dataset-target=records --top="$top"
-done
-"$B/pruner-tune" --study=data/host-matmul-512-2c.jsonl --seeds="$SEEDS" --dataset-target=records
