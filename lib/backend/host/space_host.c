@@ -313,6 +313,27 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
       rows *= th;
     }
   }
+  if (c->promote_operands && packable >= 0) {
+    /* The copy is made of a tile of operand 1 (transform.structured.promote stages a
+     * subview): some level must tile the op, the tasks, the reduction's cache block or the
+     * panel (a loop indexing the operand whose register tile is below its task tile).
+     * Untiled, the whole operand is already the contiguous panel: nothing to pack. */
+    const PrunerOperand *b = &w->operands[packable];
+    bool tiled = false;
+    for (int l = 0; l < n && !tiled; ++l) {
+      bool indexes = false;
+      for (int d = 0; d < b->rank; ++d)
+        indexes = indexes || b->index_coeff[d][l] != 0;
+      if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+        tiled = c->reduction[l] < w->bounds[l];
+      else
+        tiled = c->workgroup[l] < w->bounds[l] || (indexes && c->thread[l] < c->workgroup[l]);
+    }
+    if (!tiled)
+      FAIL("promote_operands = [1] packs a tile of operand 1, but this config tiles nothing "
+           "(one task, the whole reduction, a register panel as wide as the task)",
+           op);
+  }
   if (c->vector_width > 1) {
     /* Accumulators + one operand vector per column + one broadcast register must fit the
      * SIMD register file, or the register tile spills (docs/host.md, H4: 32 accumulators

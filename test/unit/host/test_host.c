@@ -484,6 +484,36 @@ static void test_packing(void **state) {
   assert_non_null(strstr(st.message, "promote_operands = [1]"));
   assert_non_null(strstr(st.message, "this op has none"));
   prunerSpaceDestroy(space);
+
+  /* A small matmul where one task can cover the whole op with one reduction step and a
+   * register panel as wide as the task: then nothing tiles operand 1 and there is no tile
+   * to pack (promote stages subviews; such configs failed to apply before the rule). The
+   * config asking for it is named, and every config the space offers, packed or not,
+   * compiles and runs (on AVX2 the space has packed configs with an 8-wide task tile). */
+  PrunerWorkload tiny;
+  prunerWorkloadMatmul(&tiny, 16, 16, 8, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerConfig whole = {.workgroup = {16, 16}, .reduction = {0, 0, 8}, .thread = {4, 16},
+                        .vector_width = prunerHostTargetSimdLanes(&target)};
+  assert_true(prunerConfigCheck(&tiny, &target, &whole).ok);
+  whole.promote_operands = 2;
+  st = prunerConfigCheck(&tiny, &target, &whole);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "tiles nothing"));
+  assert_true(prunerSpaceCreate(&tiny, &target, NULL, &space).ok);
+  assert_false(prunerSpaceContains(space, &whole));
+  uint64_t raw = 0;
+  size_t offered = 0;
+  while (prunerSpaceNext(space, &raw, &c)) {
+    PrunerHostResult r;
+    prunerHostMeasure(host, &tiny, &c, &r);
+    char label[256];
+    prunerConfigFormatShort(&tiny, &c, label, sizeof label);
+    if (r.record.status != PRUNER_RECORD_OK)
+      fail_msg("%s %s: a config of the space failed: %s", tiny.key, label, r.record.error);
+    ++offered;
+  }
+  assert_true(offered > 0);
+  prunerSpaceDestroy(space);
 }
 
 int main(void) {
