@@ -726,6 +726,12 @@ static int compileConfigs(PrunerIree s, const char *module, const char *spec, co
   if (spec) {
     textf(spec_flag, sizeof spec_flag, "--iree-codegen-tuning-spec-path=%s", spec);
     argv[n++] = spec_flag;
+    /* IREE 3.13 can deadlock when two threads load the tuning spec for two executables
+     * at once (a worker waits in IREECodegenDialect::getOrLoadTransformLibraryModule, the
+     * main thread on the pool; seen under load, docs/iree.md "Pitfalls"). This phase
+     * only configures (the code generation after it, without the spec, stays parallel),
+     * so it runs on one thread. */
+    argv[n++] = "--mlir-disable-threading";
   }
   argv[n++] = "--compile-to=executable-configurations";
   argv[n++] = out_flag;
