@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +20,17 @@
 
 /* 0, or the number of the first SIGINT/SIGTERM received. */
 static volatile sig_atomic_t g_stop = 0;
+/* Signals received so far. The count is taken atomically: two signals pending together
+ * can be handled by two threads at once (XGBoost's and MLIR's pools take process signals
+ * too), and both handlers reading g_stop as 0 made neither of them the second. */
+static atomic_int g_signals = 0;
 
 /* The first Ctrl-C asks the session to stop (it kills the candidate in progress, keeps
  * the records and writes the best-so-far output); a second one ends the process at once.
  * Records are flushed per line, so nothing measured is lost either way, and the workers
  * die with the process (PR_SET_PDEATHSIG). */
 static void onSignal(int sig) {
-  if (g_stop) {
+  if (atomic_fetch_add(&g_signals, 1) > 0) {
     static const char msg[] = "\npruner-tune: second interrupt: exiting now\n";
     ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
     (void)ignored;
