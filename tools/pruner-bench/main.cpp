@@ -11,10 +11,12 @@ int main(int argc, char **argv) {
   // "Host: thread pools"). libgomp is loaded with this binary (XGBoost) and reads
   // OMP_WAIT_POLICY once, when it loads, so the variable has to be in the environment
   // the process starts with: set it and start again. A user's own setting is kept.
+  // Not OMP_PROC_BIND: libgomp binds the initial thread to the first place when it loads
+  // with it, so this process and every child it forks (the measuring worker, the tuning
+  // child) ran on one CPU, and the all-core rows timed one core. The measuring child
+  // binds its own pools (lib/backend/host/host.c).
   if (!std::getenv("OMP_WAIT_POLICY")) {
     setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
-    setenv("OMP_PROC_BIND", "true", 0); // and bound, as the measuring child binds its own
-    setenv("OMP_PLACES", "cores", 0);
     execv("/proc/self/exe", argv);
     // Not re-executed (no /proc): run as is; the spinning only costs accuracy.
   }

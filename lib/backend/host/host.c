@@ -8,6 +8,7 @@
  * reference, then warms up and times it. A crash or hang kills only the child. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <sched.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -84,6 +85,10 @@ typedef struct HostChild {
   BlisThreadsFn blis_threads;
   char blis_core[32];
   char blis_error[160];
+  /* The child's CPUs before the kernels' libomp binds this thread to its first place
+   * (OMP_PROC_BIND): BLIS runs with them (runBlisFn). */
+  cpu_set_t cpus;
+  bool has_cpus;
   /* Inputs and reference of the current workload. */
   char key[PRUNER_WORKLOAD_KEY_SIZE];
   uint64_t seed;
@@ -146,6 +151,7 @@ static void childStart(HostChild *ch) {
   if (ch->started)
     return;
   ch->started = true;
+  ch->has_cpus = sched_getaffinity(0, sizeof ch->cpus, &ch->cpus) == 0;
   prunerLimitAddressSpace(ch->memory_limit_mb); /* none under ASan (pruner/worker.h) */
   /* OpenBLAS reads OPENBLAS_CORETYPE when it loads: set it first, then dlopen. */
   if (ch->coretype[0])
@@ -474,8 +480,17 @@ static bool runBlasFn(HostChild *ch, const PrunerWorkload *w, void *user) {
   return true;
 }
 
+/* BLIS's libgomp pool is created by, and inherits the affinity of, the calling thread,
+ * which the kernels' libomp has bound to one CPU (OMP_PROC_BIND): its threads shared
+ * that CPU and a 2-thread 1024^3 BLIS call took 9x its 1-thread time. So BLIS is called
+ * with the child's whole CPU set, and the thread's binding is restored after. */
 static bool runBlisFn(HostChild *ch, const PrunerWorkload *w) {
+  cpu_set_t bound;
+  bool rebind = ch->has_cpus && sched_getaffinity(0, sizeof bound, &bound) == 0 &&
+                sched_setaffinity(0, sizeof ch->cpus, &ch->cpus) == 0;
   sgemmMatmul(ch->blis_sgemm, w, ch->data[0], ch->data[1], ch->data[w->num_inputs]);
+  if (rebind)
+    sched_setaffinity(0, sizeof bound, &bound);
   return true;
 }
 
