@@ -21,12 +21,7 @@ printf '%-14s %-30s %-24s %-24s %s\n' shape "pruner-tune ms (tuning s)" "MetaSch
 for shape in 512x512x512 128x3072x768 128x768x3072; do
   IFS=x read -r m n k <<< "$shape"
   f="$tmp/mm.mlir"
-  cat > "$f" <<MLIR
-func.func @mm(%a: tensor<${m}x${k}xf32>, %b: tensor<${k}x${n}xf32>, %c: tensor<${m}x${n}xf32>) -> tensor<${m}x${n}xf32> {
-  %r = linalg.matmul ins(%a, %b : tensor<${m}x${k}xf32>, tensor<${k}x${n}xf32>) outs(%c : tensor<${m}x${n}xf32>) -> tensor<${m}x${n}xf32>
-  return %r : tensor<${m}x${n}xf32>
-}
-MLIR
+  scripts/matmul-mlir.sh "$m" "$n" "$k" > "$f"
   start=$(date +%s.%N)
   taskset -c "$cpu" "$B/pruner-tune" "$f" -o "$tmp/tuned.mlir" --target=host --trials="$TRIALS" \
     -q > "$tmp/tune.log" 2>&1

@@ -22,12 +22,7 @@ printf '%-22s %-7s %-30s %-26s %-10s %-28s %s\n' shape cores winner "final media
 for shape in 1024x1024x1024 128x3072x768 128x768x3072; do
   IFS=x read -r m n k <<< "$shape"
   f="$tmp/mm-$shape.mlir"
-  cat > "$f" <<EOF
-func.func @mm(%a: tensor<${m}x${k}xf32>, %b: tensor<${k}x${n}xf32>, %c: tensor<${m}x${n}xf32>) -> tensor<${m}x${n}xf32> {
-  %r = linalg.matmul ins(%a, %b : tensor<${m}x${k}xf32>, tensor<${k}x${n}xf32>) outs(%c : tensor<${m}x${n}xf32>) -> tensor<${m}x${n}xf32>
-  return %r : tensor<${m}x${n}xf32>
-}
-EOF
+  scripts/matmul-mlir.sh "$m" "$n" "$k" > "$f"
   for cores in 1 all; do
     pin=() threads=$(nproc)
     [ "$cores" = 1 ] && pin=(taskset -c "$last_cpu") threads=1

@@ -708,10 +708,9 @@ static bool cursorSeek(const PrunerSpaceImpl *s, Cursor *c) {
   }
 }
 
-static bool spaceKeeps(const PrunerSpaceImpl *s, const int *digits) {
-  if (!s->restricted)
-    return true;
-  uint64_t raw = encodeDigits(s, digits), lo = 0, hi = s->num_kept;
+/* The position of `raw` in the restricted space's sorted kept list (or where it would go). */
+static uint64_t keptLowerBound(const PrunerSpaceImpl *s, uint64_t raw) {
+  uint64_t lo = 0, hi = s->num_kept;
   while (lo < hi) {
     uint64_t mid = lo + (hi - lo) / 2;
     if (s->kept_raw[mid] < raw)
@@ -719,7 +718,14 @@ static bool spaceKeeps(const PrunerSpaceImpl *s, const int *digits) {
     else
       hi = mid;
   }
-  return lo < s->num_kept && s->kept_raw[lo] == raw;
+  return lo;
+}
+
+static bool spaceKeeps(const PrunerSpaceImpl *s, const int *digits) {
+  if (!s->restricted)
+    return true;
+  uint64_t raw = encodeDigits(s, digits), at = keptLowerBound(s, raw);
+  return at < s->num_kept && s->kept_raw[at] == raw;
 }
 
 static bool cursorNext(const PrunerSpaceImpl *s, Cursor *c);
@@ -912,15 +918,7 @@ PrunerStatus prunerSpaceGetIndex(PrunerSpace space, const PrunerConfig *config, 
     return prunerStatusOk();
   }
   if (space->restricted) { /* rawValid found it in the kept list */
-    uint64_t lo = 0, hi = space->num_kept;
-    while (lo < hi) {
-      uint64_t mid = lo + (hi - lo) / 2;
-      if (space->kept_raw[mid] < raw)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    *index = lo;
+    *index = keptLowerBound(space, raw);
     return prunerStatusOk();
   }
   uint64_t chunk = raw / PRUNER_SPACE_CHUNK, n = 0;

@@ -399,6 +399,18 @@ static void test_other_target_and_prior(void **state) {
   prunerRecordsDestroy(h100);
 }
 
+/* The 32 H100 records of synthetic workload 6, a shape the 4-workload A100 prior of the
+ * tests below has not seen (synthetic workload i has one shape on every target). */
+static PrunerRecords unseenH100Records(Fixture *f) {
+  PrunerRecords six = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->h100, 6, 32, 9, six).ok);
+  PrunerRecords h100 = prunerRecordsCreateInMemory();
+  for (size_t i = 5 * 32; i < 6 * 32; ++i)
+    assert_true(prunerRecordsAppend(h100, prunerRecordsGet(six, i)).ok);
+  prunerRecordsDestroy(six);
+  return h100;
+}
+
 /* A prior built by prunerVerifierTrainAndSave (pruner-eval --train) names its source and
  * workloads; it keeps prior_floor (prior_floor_unseen on a workload it was not trained
  * on) of the weight against the draft on a workload with no own records (the draft
@@ -422,14 +434,7 @@ static void test_prior_floor_and_frozen(void **state) {
   assert_non_null(strstr(none.message, "too few to train"));
   assert_int_equal(used, 0);
 
-  /* Synthetic workload i has one shape on every target: the 6th is one the A100 prior
-   * (4 workloads) has not seen; only its 32 records are kept. */
-  PrunerRecords six = prunerRecordsCreateInMemory();
-  assert_true(prunerSyntheticRecords(&f->h100, 6, 32, 9, six).ok);
-  PrunerRecords h100 = prunerRecordsCreateInMemory();
-  for (size_t i = 5 * 32; i < 6 * 32; ++i)
-    assert_true(prunerRecordsAppend(h100, prunerRecordsGet(six, i)).ok);
-  prunerRecordsDestroy(six);
+  PrunerRecords h100 = unseenH100Records(f);
   const PrunerRecord *first = prunerRecordsGet(h100, 0);
   const char *key = first->workload_key;
   PrunerVerifierOptions o = prunerVerifierDefaultOptions();
@@ -495,11 +500,7 @@ static void test_prior_skips_unseen(void **state) {
   PrunerVerifierOptions train = prunerVerifierDefaultOptions();
   train.prior_unseen = PRUNER_PRIOR_UNSEEN_SKIP;
   assert_true(prunerVerifierTrainAndSave(other, &f->a100, NULL, &train, path, NULL, NULL).ok);
-  PrunerRecords six = prunerRecordsCreateInMemory();
-  assert_true(prunerSyntheticRecords(&f->h100, 6, 32, 9, six).ok);
-  PrunerRecords h100 = prunerRecordsCreateInMemory(); /* the 6th: unseen by the prior */
-  for (size_t i = 5 * 32; i < 6 * 32; ++i)
-    assert_true(prunerRecordsAppend(h100, prunerRecordsGet(six, i)).ok);
+  PrunerRecords h100 = unseenH100Records(f);
   const PrunerRecord *first = prunerRecordsGet(h100, 0);
   const char *key = first->workload_key, *seen = prunerRecordsGet(other, 0)->workload_key;
   PrunerConfig configs[32];
@@ -547,7 +548,6 @@ static void test_prior_skips_unseen(void **state) {
   prunerVerifierDestroy(skip);
   prunerVerifierDestroy(use);
   unlink(path);
-  prunerRecordsDestroy(six);
   prunerRecordsDestroy(other);
   prunerRecordsDestroy(h100);
 }
