@@ -180,6 +180,13 @@ typedef struct PrunerBackend {
    * are left out and counted in *skipped. malloc'ed text (caller frees); NULL on failure. */
   char *(*specText)(const PrunerTargetDesc *t, const PrunerWorkload *const *workloads,
                     const PrunerConfig *configs, size_t n, size_t *skipped);
+
+  /* Optional (NULL: none): the attribute the backend's compiler reads a config from on the
+   * op itself, which the tuned module (pruner-tune -o) carries beside pruner.config (IREE's
+   * "compilation_info", docs/iree.md): its name in *name (static storage) and its text,
+   * malloc'ed (caller frees); NULL when `config` cannot be stated so. */
+  char *(*opAttribute)(const PrunerTargetDesc *t, const PrunerWorkload *w,
+                       const PrunerConfig *config, const char **name);
 } PrunerBackend;
 
 /* The table (lib/backend/backends.c): static entries, never freed. */

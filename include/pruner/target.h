@@ -23,6 +23,8 @@ typedef enum PrunerTargetKind {
   PRUNER_TARGET_GPU = 0,
   PRUNER_TARGET_HOST = 1,
   PRUNER_TARGET_IREE_CPU = 2, /* IREE llvm-cpu on this machine (pruner/backend/iree.h) */
+  PRUNER_TARGET_IREE_CUDA = 3, /* IREE's CUDA backend for a GPU of the table: the GPU's
+                                  description, IREE's kernels ("iree-cuda:<gpu>") */
 } PrunerTargetKind;
 
 typedef struct PrunerTargetDesc {
@@ -62,8 +64,9 @@ size_t prunerTargetTableSize(void);
 const PrunerTargetDesc *prunerTargetTableEntry(size_t i);
 
 /* Looks a target up by table name ("h200"), by architecture ("sm_90", which picks the
- * arch's default device, see docs/targets.md) or by device name. On failure the status
- * lists every accepted name. */
+ * arch's default device, see docs/targets.md) or by device name; "host", "host:<isa>",
+ * "iree-cpu", and "iree-cuda:<gpu>" (any GPU name above: the GPU's description with kind
+ * PRUNER_TARGET_IREE_CUDA). On failure the status lists every accepted name. */
 PrunerStatus prunerTargetLookup(const char *name, PrunerTargetDesc *out);
 
 /* The accepted values of a `target=` option, comma separated, written into buf. */
@@ -73,18 +76,21 @@ void prunerTargetListNames(char *buf, size_t size);
  * zero in `measured` are left as they are. */
 void prunerTargetOverride(PrunerTargetDesc *desc, const PrunerTargetDesc *measured);
 
-/* Writes a stable key naming the target for records ("sm_90:h200:132sm"). */
+/* Writes a stable key naming the target for records ("sm_90:h200:132sm"; IREE's CUDA
+ * backend on that GPU "iree-cuda:sm_90:h200:132sm"). */
 void prunerTargetKey(const PrunerTargetDesc *desc, char *buf, size_t size);
 
 /* The family a shipped verifier prior is named by (docs/transfer.md): "host-avx512",
- * "host-avx2", "host-sse" (the host's vector ISA), "iree-cpu-<isa>", "gpu-<arch>".
+ * "host-avx2", "host-sse" (the host's vector ISA), "iree-cpu-<isa>", "gpu-<arch>",
+ * "iree-cuda-<arch>".
  * Writes "" when size is too small. */
 void prunerTargetFamily(const PrunerTargetDesc *target, char *buf, size_t size);
 
 /* The description of the machine a records key names, so that records measured elsewhere
  * can be studied here ("dataset target"): a GPU key "arch:name:NNsm" is the table entry
  * with NN SMs; a host key "host:<cpu>-<N>c-<isa>" is this machine's host description with
- * N cores and that ISA (caches and clock stay this machine's; docs/quality.md). The
+ * N cores and that ISA (caches and clock stay this machine's; docs/quality.md); an
+ * "iree-cuda:" key is the GPU key after the prefix, of kind PRUNER_TARGET_IREE_CUDA. The
  * result's key is `key`. `what` (may be NULL) gets one line saying what was assumed and
  * what differs from this machine. Fails, naming the key, when it names no known target. */
 PrunerStatus prunerTargetFromKey(const char *key, PrunerTargetDesc *out, char *what,

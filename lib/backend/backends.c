@@ -12,6 +12,7 @@ static const PrunerBackend *(*const backendTable[])(void) = {
     prunerHostBackend, /* --target=host: this CPU, JIT + OpenBLAS (lib/backend/host) */
     prunerGpuBackend,  /* the GPU table: cubins + pruner-run + cuBLAS (lib/backend/gpu) */
     prunerIreeBackend, /* --target=iree-cpu: iree-compile + iree-benchmark-module (lib/backend/iree) */
+    prunerIreeCudaBackend, /* --target=iree-cuda:<gpu>: the same tools, CUDA (lib/backend/iree) */
 };
 
 size_t prunerBackendCount(void) { return sizeof backendTable / sizeof backendTable[0]; }

@@ -96,7 +96,8 @@ static int accRegistersPerElem(PrunerDType dtype) {
 static PrunerStatus checkTarget(const PrunerWorkload *w, const PrunerTargetDesc *t) {
   if (t->kind == PRUNER_TARGET_HOST || t->kind == PRUNER_TARGET_IREE_CPU)
     return prunerHostDraftCheckTarget(w, t);
-  if (t->kind != PRUNER_TARGET_GPU)
+  /* iree-cuda: IREE's kernels on the same GPU; the GPU terms carry over (docs/iree.md). */
+  if (t->kind != PRUNER_TARGET_GPU && t->kind != PRUNER_TARGET_IREE_CUDA)
     return prunerStatusError("draft for %s: target '%s' is not a GPU (the draft models GPUs only)",
                              w->key, t->name);
   struct {

@@ -540,6 +540,11 @@ PrunerStatus prunerConfigCheckWithOptions(const PrunerWorkload *w, const PrunerT
                              w->op_name, t->name);
   if (t->kind == PRUNER_TARGET_HOST)
     return prunerHostConfigCheck(w, t, opts, config);
+  if (t->kind == PRUNER_TARGET_IREE_CUDA) {
+    PrunerStatus st = prunerIreeGpuExpressible(w, config);
+    if (!st.ok)
+      return st;
+  }
   PrunerSpaceOptions defaults = prunerSpaceDefaultOptions();
   PrunerStatus status = prunerStatusOk();
   checkConfig(w, t, opts ? opts : &defaults, config, &status);
@@ -554,6 +559,8 @@ bool prunerConfigIsValidWithOptions(const PrunerWorkload *w, const PrunerTargetD
     return false;
   if (t->kind == PRUNER_TARGET_HOST)
     return prunerHostConfigIsValid(w, t, opts, config);
+  if (t->kind == PRUNER_TARGET_IREE_CUDA && !prunerIreeGpuExpressible(w, config).ok)
+    return false;
   PrunerSpaceOptions defaults = prunerSpaceDefaultOptions();
   return checkConfig(w, t, opts ? opts : &defaults, config, NULL);
 }

@@ -175,7 +175,8 @@ static void addVectorKnob(PrunerSpaceImpl *s) {
  * reduction or contraction (prunerConfigCheck's rules). No knob when only 1 is possible. */
 static void addReductionThreadsKnob(PrunerSpaceImpl *s) {
   const PrunerWorkload *w = &s->w;
-  if (!prunerWorkloadHasReductionThreads(w))
+  /* IREE's GPU lowering_config has no cross-thread reduction (prunerIreeGpuExpressible). */
+  if (!prunerWorkloadHasReductionThreads(w) || s->t.kind == PRUNER_TARGET_IREE_CUDA)
     return;
   PrunerKnob *k = &s->knobs[s->num_knobs];
   memset(k, 0, sizeof(*k));

@@ -84,6 +84,21 @@ PrunerStatus prunerTargetLookup(const char *name, PrunerTargetDesc *out) {
     if (out) prunerIreeCpuTargetDesc(out);
     return prunerStatusOk();
   }
+  /* IREE's CUDA backend on a GPU of the table: that GPU's description (the draft and the
+   * space are the GPU's), built by IREE (lib/backend/iree, docs/iree.md "CUDA"). */
+  if (strncasecmp(name, "iree-cuda:", 10) == 0) {
+    PrunerTargetDesc gpu;
+    PrunerStatus st = prunerTargetLookup(name + 10, &gpu);
+    if (st.ok && gpu.kind != PRUNER_TARGET_GPU)
+      st = prunerStatusError("'%.64s' is not a GPU", name + 10);
+    if (!st.ok)
+      return prunerStatusError("target '%.64s': iree-cuda:<gpu> takes a GPU of the table "
+                               "(a100-40gb, sm_80, l40s, h200, ...): %s",
+                               name, st.message);
+    gpu.kind = PRUNER_TARGET_IREE_CUDA;
+    if (out) *out = gpu;
+    return prunerStatusOk();
+  }
   const PrunerTargetEntry *e = findByName(name);
   if (!e) e = findByArch(name);
   if (!e) {
@@ -118,6 +133,7 @@ void prunerTargetListNames(char *buf, size_t size) {
   appendName(buf, size, &len, "host:avx2");
   appendName(buf, size, &len, "host:sse");
   appendName(buf, size, &len, "iree-cpu");
+  appendName(buf, size, &len, "iree-cuda:<any GPU name above>");
 }
 
 void prunerTargetOverride(PrunerTargetDesc *desc, const PrunerTargetDesc *measured) {
@@ -165,6 +181,8 @@ void prunerTargetKey(const PrunerTargetDesc *desc, char *buf, size_t size) {
     snprintf(buf, size, "host:%s", desc->name);
   else if (desc->kind == PRUNER_TARGET_IREE_CPU)
     snprintf(buf, size, "iree-cpu:%s", desc->name);
+  else if (desc->kind == PRUNER_TARGET_IREE_CUDA)
+    snprintf(buf, size, "iree-cuda:%s:%s:%dsm", desc->arch, desc->name, desc->sm_count);
   else
     snprintf(buf, size, "%s:%s:%dsm", desc->arch, desc->name, desc->sm_count);
 }
@@ -233,9 +251,12 @@ PrunerStatus prunerTargetFromKey(const char *key, PrunerTargetDesc *out, char *w
     }
     return prunerStatusOk();
   }
-  /* GPU: "arch:name:NNsm", the table entry with the measured SM count. */
+  /* GPU: "arch:name:NNsm", the table entry with the measured SM count; IREE's CUDA
+   * backend prefixes it with "iree-cuda:". */
+  bool iree_cuda = strncmp(key, "iree-cuda:", 10) == 0;
+  const char *gpu_key = iree_cuda ? key + 10 : key;
   char name[96];
-  const char *first = strchr(key, ':');
+  const char *first = strchr(gpu_key, ':');
   const char *second = first ? strchr(first + 1, ':') : NULL;
   if (first && second && (size_t)(second - first - 1) < sizeof name) {
     memcpy(name, first + 1, (size_t)(second - first - 1));
@@ -246,6 +267,8 @@ PrunerStatus prunerTargetFromKey(const char *key, PrunerTargetDesc *out, char *w
       int table_sms = desc.sm_count;
       if (sms > 0)
         desc.sm_count = sms; /* a measured device may differ from the table */
+      if (iree_cuda)
+        desc.kind = PRUNER_TARGET_IREE_CUDA;
       char got[96];
       prunerTargetKey(&desc, got, sizeof got);
       if (strcmp(got, key) == 0) {
@@ -258,7 +281,8 @@ PrunerStatus prunerTargetFromKey(const char *key, PrunerTargetDesc *out, char *w
     }
   }
   return prunerStatusError("dataset target '%.96s' names no known target (expected "
-                           "arch:name:NNsm, host:<cpu>-<N>c-<isa> or iree-cpu:<cpu>-<N>c-<isa>)",
+                           "arch:name:NNsm, iree-cuda:arch:name:NNsm, host:<cpu>-<N>c-<isa> or "
+                           "iree-cpu:<cpu>-<N>c-<isa>)",
                            key);
 }
 
@@ -274,6 +298,9 @@ void prunerTargetFamily(const PrunerTargetDesc *target, char *buf, size_t size) 
     break;
   case PRUNER_TARGET_GPU:
     n = snprintf(buf, size, "gpu-%s", target->arch);
+    break;
+  case PRUNER_TARGET_IREE_CUDA:
+    n = snprintf(buf, size, "iree-cuda-%s", target->arch);
     break;
   }
   if (size > 0 && (n < 0 || (size_t)n >= size))

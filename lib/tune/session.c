@@ -421,6 +421,37 @@ static bool tuneFusedDecision(PrunerTuneSession s, size_t i, bool *has_own, Prun
   return false;
 }
 
+/* The winner `config` of `w` on `op`: pruner.config, pruner.tuning, and the attribute
+ * the backend's compiler reads (PrunerBackend.opAttribute: IREE's compilation_info). The
+ * latter is of a dialect this context does not load: parsed as an opaque attribute. */
+static PrunerStatus tuneSetWinner(PrunerTuneSession s, MlirOperation op, const PrunerWorkload *w,
+                                  const PrunerConfig *config, MlirAttribute tuning) {
+  MlirAttribute attr = prunerConfigToAttribute(s->ctx, w, config);
+  if (mlirAttributeIsNull(attr) || mlirAttributeIsNull(tuning))
+    return prunerStatusError("%s %s: cannot build the pruner.config attribute", w->op_name, w->key);
+  mlirOperationSetDiscardableAttributeByName(op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR),
+                                             attr);
+  mlirOperationSetDiscardableAttributeByName(op, mlirStringRefCreateFromCString("pruner.tuning"),
+                                             tuning);
+  const PrunerBackend *b = s->engine.backend;
+  if (!b || !b->opAttribute)
+    return prunerStatusOk();
+  const char *name = NULL;
+  char *text = b->opAttribute(&s->engine.target, w, config, &name);
+  if (!text)
+    return prunerStatusError("%s %s: the config cannot be written as the op's attribute for %s",
+                             w->op_name, w->key, b->name);
+  bool allowed = mlirContextGetAllowUnregisteredDialects(s->ctx);
+  mlirContextSetAllowUnregisteredDialects(s->ctx, true);
+  MlirAttribute own = mlirAttributeParseGet(s->ctx, mlirStringRefCreateFromCString(text));
+  mlirContextSetAllowUnregisteredDialects(s->ctx, allowed);
+  free(text);
+  if (mlirAttributeIsNull(own))
+    return prunerStatusError("%s %s: cannot build the %s attribute", w->op_name, w->key, name);
+  mlirOperationSetDiscardableAttributeByName(op, mlirStringRefCreateFromCString(name), own);
+  return prunerStatusOk();
+}
+
 static PrunerStatus tuneWriteFused(PrunerTuneSession s, size_t i) {
   MlirOperation op = s->ops[i].op;
   const PrunerWorkload *w = s->ops[i].own;
@@ -458,14 +489,7 @@ static PrunerStatus tuneWriteFused(PrunerTuneSession s, size_t i) {
                     : (MlirAttribute){NULL};
     free(b.data);
   }
-  MlirAttribute config = prunerConfigToAttribute(s->ctx, w, &own);
-  if (mlirAttributeIsNull(config) || mlirAttributeIsNull(tuning))
-    return prunerStatusError("%s %s: cannot build the pruner.config attribute", w->op_name, w->key);
-  mlirOperationSetDiscardableAttributeByName(op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR),
-                                             config);
-  mlirOperationSetDiscardableAttributeByName(op, mlirStringRefCreateFromCString("pruner.tuning"),
-                                             tuning);
-  return prunerStatusOk();
+  return tuneSetWinner(s, op, w, &own, tuning);
 }
 
 PrunerStatus prunerTuneSessionAnnotateModule(PrunerTuneSession s) {
@@ -480,15 +504,10 @@ PrunerStatus prunerTuneSessionAnnotateModule(PrunerTuneSession s) {
     tuneEngineTaskInfo(&s->engine, (size_t)s->ops[i].task, &info);
     if (!info.has_best)
       continue;
-    MlirAttribute config = prunerConfigToAttribute(s->ctx, info.workload, &info.best);
-    MlirAttribute tuning = tuneTuningAttr(s, &info);
-    if (mlirAttributeIsNull(config) || mlirAttributeIsNull(tuning))
-      return prunerStatusError("%s %s: cannot build the pruner.config attribute",
-                               info.workload->op_name, info.workload->key);
-    mlirOperationSetDiscardableAttributeByName(
-        s->ops[i].op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR), config);
-    mlirOperationSetDiscardableAttributeByName(
-        s->ops[i].op, mlirStringRefCreateFromCString("pruner.tuning"), tuning);
+    PrunerStatus st =
+        tuneSetWinner(s, s->ops[i].op, info.workload, &info.best, tuneTuningAttr(s, &info));
+    if (!st.ok)
+      return st;
   }
   return prunerStatusOk();
 }

@@ -52,6 +52,11 @@ const char *prunerIreeToolsDir(void);
 /* Checks that iree-compile runs and returns its version line in buf. */
 PrunerStatus prunerIreeCheckTools(char *version, size_t size);
 
+/* The first CUDA device IREE's runtime lists (iree-run-module --list_devices=cuda), its
+ * URI ("cuda://GPU-...") in `device` (may be NULL). Fails, saying what the runtime said and
+ * what to do instead, when there is none (no driver library, no GPU). */
+PrunerStatus prunerIreeCudaDevice(char *device, size_t size);
+
 typedef struct PrunerIreeOptions {
   int threads;            /* worker threads of the runtime (local-task); default 1     */
   double timeout_seconds; /* per tool run (compile, run, benchmark); default 120       */
@@ -72,7 +77,9 @@ void prunerIreeDestroy(PrunerIree iree); /* NULL: no-op */
 /* A target of the GPU table (kind PRUNER_TARGET_GPU, e.g. sm_80) makes a compile-only
  * PrunerIree for IREE's CUDA backend (docs/iree.md, "CUDA"): candidates are compiled and
  * their configs checked in the configured IR; nothing runs (no GPU is needed), so a
- * measured record has status OK and no samples.
+ * measured record has status OK and no samples. An iree-cuda target (kind
+ * PRUNER_TARGET_IREE_CUDA) needs a CUDA device (prunerIreeCudaDevice, else Create fails):
+ * candidates are compiled for prunerIreeCudaArch, run, checked and timed on it.
  *
  * Measures `config` of `w` (NULL: IREE's default config, the baseline): the module of `w`
  * (prunerSchedulePayload) compiled with a one-config spec, run on the workload's inputs
@@ -156,8 +163,10 @@ PrunerStatus prunerIreeCompileCost(PrunerIree iree, const PrunerWorkload *w,
 PrunerStatus prunerIreeConfigsText(PrunerIree iree, const PrunerWorkload *w,
                                    const PrunerConfig *config, char **text);
 
-/* The backend's table entry (pruner/backend.h; static storage). */
+/* The backends' table entries (pruner/backend.h; static storage): iree-cpu, and
+ * iree-cuda:<gpu> (IREE's CUDA backend on the machine's GPU). */
 const PrunerBackend *prunerIreeBackend(void);
+const PrunerBackend *prunerIreeCudaBackend(void);
 
 #ifdef __cplusplus
 }

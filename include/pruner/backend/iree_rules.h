@@ -66,6 +66,14 @@ int prunerIreeGpuLoweringConfig(const PrunerWorkload *w, const PrunerConfig *con
 int prunerIreeGpuCompilationInfo(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                  const PrunerConfig *config, char *buf, size_t size);
 
+/* The --iree-cuda-target IREE 3.13 compiles `t`'s kernels for: its arch, and sm_89 for
+ * sm_90 and later, which this release refuses (their PTX runs there; docs/iree.md). */
+const char *prunerIreeCudaArch(const PrunerTargetDesc *t);
+
+/* Whether IREE's GPU lowering_config can state `config`: not reduction_threads > 1 and
+ * not mma (the message says why). prunerConfigCheck runs it for iree-cuda targets. */
+PrunerStatus prunerIreeGpuExpressible(const PrunerWorkload *w, const PrunerConfig *config);
+
 /* prunerConfigCheck, and a config IREE's GPU lowering_config can express: not
  * reduction_threads > 1 (our cross-thread schedule; IREE's GPU configs have no such
  * field, so the compilation info would silently describe another kernel). */
@@ -77,7 +85,8 @@ PrunerStatus prunerIreeGpuConfigCheck(const PrunerWorkload *w, const PrunerTarge
  * matcher per workload (op name, loop count and bounds, operand counts and bitwidths, the
  * contraction body), annotating the op's "compilation_info", and the entry point
  * @__kernel_config (iree_codegen.tuning_spec_entrypoint) running foreach_match; for a GPU
- * target (kind PRUNER_TARGET_GPU) the GPU compilation info, for iree-cpu (or NULL `t`)
+ * target (kind PRUNER_TARGET_GPU or PRUNER_TARGET_IREE_CUDA) the GPU compilation info, for
+ * iree-cpu (or NULL `t`)
  * the CPU one. Workloads
  * the matchers cannot tell apart from an earlier one are left out and counted in
  * *skipped (may be NULL). *text is malloc'ed; the caller frees it. */

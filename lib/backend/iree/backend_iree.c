@@ -13,21 +13,51 @@ struct PrunerBackendStateImpl {
   PrunerIree iree;
 };
 
-static PrunerStatus ireeDescribeTarget(const char *name, PrunerTargetDesc *out) {
+static PrunerStatus describeKind(const char *name, PrunerTargetKind kind, PrunerTargetDesc *out) {
   PrunerTargetDesc t;
   PrunerStatus st = prunerTargetLookup(name, &t);
   if (!st.ok)
     return st;
-  if (t.kind != PRUNER_TARGET_IREE_CPU)
-    return prunerStatusError("target '%s' is not an IREE target", name);
+  if (t.kind != kind)
+    return prunerStatusError("target '%s' is not an %s target", name,
+                             kind == PRUNER_TARGET_IREE_CPU ? "iree-cpu" : "iree-cuda");
   *out = t;
   return prunerStatusOk();
+}
+
+static PrunerStatus ireeDescribeTarget(const char *name, PrunerTargetDesc *out) {
+  return describeKind(name, PRUNER_TARGET_IREE_CPU, out);
+}
+
+static PrunerStatus ireeCudaDescribeTarget(const char *name, PrunerTargetDesc *out) {
+  return describeKind(name, PRUNER_TARGET_IREE_CUDA, out);
 }
 
 static PrunerStatus ireeRefuseMeasure(const PrunerTargetDesc *t, const char *mode) {
   return prunerStatusError("--measure=%s: --target=%s is measured by IREE's tools on this "
                            "machine: use --measure=host (its default), replay:FILE or none",
                            mode, t->arch);
+}
+
+static PrunerStatus ireeCudaRefuseMeasure(const PrunerTargetDesc *t, const char *mode) {
+  return prunerStatusError("--measure=%s: iree-cuda:%s is built by iree-compile and run by "
+                           "IREE's runtime on this machine's GPU: use --measure=gpu (its "
+                           "default), replay:FILE or none",
+                           mode, t->name);
+}
+
+static void ireeCudaDescribeMeasure(const PrunerTargetDesc *t, const char *export_path, char *buf,
+                                    size_t size) {
+  (void)export_path; /* no export */
+  char device[128] = "";
+  prunerIreeCudaDevice(device, sizeof device);
+  const char *dir = prunerIreeToolsDir();
+  snprintf(buf, size,
+           "iree (iree-compile for CUDA %s with the config as the op's compilation_info, run, "
+           "checked against and timed with IREE's default build on %s, described as %s; tools "
+           "in %s)",
+           prunerIreeCudaArch(t), device[0] ? device : "the CUDA device", t->device,
+           dir[0] ? dir : "PATH");
 }
 
 static void ireeDescribeMeasure(const PrunerTargetDesc *t, const char *export_path, char *buf,
@@ -47,7 +77,8 @@ static PrunerStatus ireeSpaceCreate(const PrunerWorkload *w, const PrunerTargetD
 
 static PrunerStatus ireeDraftCreate(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                     PrunerDraft *out) {
-  return prunerDraftCreate(w, t, out); /* host terms: prunerIreeCpuDraftScore */
+  /* iree-cpu: the host terms (prunerIreeCpuDraftScore); iree-cuda: the GPU terms. */
+  return prunerDraftCreate(w, t, out);
 }
 
 /* A farm rank without IREE's tools cannot serve this backend at all; it says so when
@@ -55,6 +86,11 @@ static PrunerStatus ireeDraftCreate(const PrunerWorkload *w, const PrunerTargetD
 static bool ireeCanMeasure(const PrunerTargetDesc *t) {
   (void)t;
   return prunerIreeCheckTools(NULL, 0).ok;
+}
+
+static bool ireeCudaCanMeasure(const PrunerTargetDesc *t) {
+  (void)t;
+  return prunerIreeCheckTools(NULL, 0).ok && prunerIreeCudaDevice(NULL, 0).ok;
 }
 
 static PrunerStatus ireeCreate(const PrunerTargetDesc *t, const PrunerBackendOptions *opts,
@@ -155,6 +191,22 @@ static char *ireeSpecText(const PrunerTargetDesc *t, const PrunerWorkload *const
   return st.ok ? text : NULL;
 }
 
+/* The config as the op's compilation_info: what IREE reads besides a spec, and the only
+ * way in for CUDA in IREE 3.13 (docs/iree.md, "CUDA"). */
+static char *ireeOpAttribute(const PrunerTargetDesc *t, const PrunerWorkload *w,
+                             const PrunerConfig *config, const char **name) {
+  *name = "compilation_info";
+  bool gpu = t->kind == PRUNER_TARGET_IREE_CUDA;
+  PrunerStatus st = gpu ? prunerIreeGpuConfigCheck(w, t, config)
+                        : prunerIreeCpuConfigCheck(w, t, NULL, config);
+  if (!st.ok)
+    return NULL;
+  char info[2048];
+  int n = gpu ? prunerIreeGpuCompilationInfo(w, t, config, info, sizeof info)
+              : prunerIreeCpuCompilationInfo(w, config, info, sizeof info);
+  return n > 0 && (size_t)n < sizeof info ? strdup(info) : NULL;
+}
+
 static const PrunerBackend ireeBackend = {
     .name = "iree",
     .kind = PRUNER_TARGET_IREE_CPU,
@@ -175,6 +227,30 @@ static const PrunerBackend ireeBackend = {
     .exportClose = NULL,
     .recheck = ireeRecheck,
     .specText = ireeSpecText,
+    .opAttribute = ireeOpAttribute,
+};
+
+/* IREE's CUDA backend: the same measuring code (lib/backend/iree/iree.c) with the config
+ * on the op (IREE 3.13's CUDA pipeline loads no tuning specs), on the machine's GPU. */
+static const PrunerBackend ireeCudaBackend = {
+    .name = "iree-cuda",
+    .kind = PRUNER_TARGET_IREE_CUDA,
+    .device_measure = PRUNER_TUNE_MEASURE_GPU,
+    .baseline_name = "IREE-default",
+    .fuses_consumers = false,
+    .canMeasure = ireeCudaCanMeasure,
+    .describeTarget = ireeCudaDescribeTarget,
+    .refuseMeasure = ireeCudaRefuseMeasure,
+    .describeMeasure = ireeCudaDescribeMeasure,
+    .spaceCreate = ireeSpaceCreate,
+    .draftCreate = ireeDraftCreate,
+    .create = ireeCreate,
+    .destroy = ireeDestroy,
+    .measure = ireeMeasure,
+    .recheck = ireeRecheck,
+    .specText = ireeSpecText,
+    .opAttribute = ireeOpAttribute,
 };
 
 const PrunerBackend *prunerIreeBackend(void) { return &ireeBackend; }
+const PrunerBackend *prunerIreeCudaBackend(void) { return &ireeCudaBackend; }

@@ -138,6 +138,37 @@ PrunerStatus prunerIreeCheckTools(char *version, size_t size) {
   return prunerStatusOk();
 }
 
+PrunerStatus prunerIreeCudaDevice(char *device, size_t size) {
+  if (device && size)
+    device[0] = '\0';
+  char log[4096];
+  char *argv[] = {"iree-run-module", "--list_devices=cuda", NULL};
+  int r = runTool(argv, 60, log, sizeof log, NULL);
+  const char *uri = strstr(log, "cuda://");
+  if (r != 0 || !uri) {
+    /* The runtime's reason ("UNAVAILABLE; CUDA driver library ... not available"), without
+     * its banner. */
+    char tail[300];
+    const char *why = strstr(log, "UNAVAILABLE");
+    if (why) {
+      textf(tail, sizeof tail, "%s", why);
+      tail[strcspn(tail, "\r\n")] = '\0';
+    } else {
+      logTail(log, tail, sizeof tail);
+    }
+    return prunerStatusError("IREE's runtime sees no CUDA device (iree-run-module "
+                             "--list_devices=cuda: %s): iree-cuda targets are measured on an "
+                             "NVIDIA GPU; without one use --measure=none (the models choose, "
+                             "the output still carries IREE's compilation_info)",
+                             tail[0] ? tail : "no device listed");
+  }
+  if (device && size) {
+    textf(device, size, "%s", uri);
+    device[strcspn(device, " \r\n")] = '\0';
+  }
+  return prunerStatusOk();
+}
+
 PrunerIreeOptions prunerIreeDefaultOptions(void) {
   PrunerIreeOptions o;
   memset(&o, 0, sizeof o);
@@ -202,7 +233,16 @@ PrunerStatus prunerIreeCreate(const PrunerTargetDesc *t, const PrunerIreeOptions
     s->own_dir = true;
   }
   s->o.work_dir = NULL; /* the caller's string need not outlive this call */
-  textf(s->cuda_flag, sizeof s->cuda_flag, "--iree-cuda-target=%s", s->t.arch);
+  textf(s->cuda_flag, sizeof s->cuda_flag, "--iree-cuda-target=%s", prunerIreeCudaArch(&s->t));
+  if (s->t.kind == PRUNER_TARGET_IREE_CUDA) {
+    PrunerStatus st = prunerIreeCudaDevice(NULL, 0);
+    if (!st.ok) {
+      if (s->own_dir)
+        prunerRemoveTree(s->dir);
+      free(s);
+      return st;
+    }
+  }
   textf(s->function_flag, sizeof s->function_flag, "--function=main");
   *out = s;
   return prunerStatusOk();
@@ -359,8 +399,19 @@ static const char *ireeType(PrunerDType dt) {
   }
 }
 
-/* A GPU-table target: IREE's CUDA backend, compiled only (no device here). */
-static bool isCuda(PrunerIree s) { return s->t.kind == PRUNER_TARGET_GPU; }
+/* IREE's CUDA backend: a GPU-table target (compiled only, pruner-iree) or iree-cuda:<gpu>
+ * (compiled, run and timed on the machine's GPU). */
+static bool isCuda(PrunerIree s) {
+  return s->t.kind == PRUNER_TARGET_GPU || s->t.kind == PRUNER_TARGET_IREE_CUDA;
+}
+
+/* Whether candidates run here: iree-cpu, and iree-cuda (prunerIreeCreate found a GPU). */
+static bool runsHere(PrunerIree s) { return !isCuda(s) || s->t.kind == PRUNER_TARGET_IREE_CUDA; }
+
+/* The runtime's device for iree-run-module (`timing`: iree-benchmark-module). */
+static const char *runDevice(PrunerIree s, bool timing) {
+  return isCuda(s) ? "--device=cuda" : timing ? "--device=local-task" : "--device=local-sync";
+}
 
 /* Target flags of iree-compile: iree-cpu, or CUDA for a GPU-table target. */
 static int compileArgs(PrunerIree s, char **argv, int n) {
@@ -398,7 +449,7 @@ static int runModule(PrunerIree s, const char *vmfb, const char *prefix, char *l
   int n = 0;
   argv[n++] = "iree-run-module";
   argv[n++] = module_flag;
-  argv[n++] = "--device=local-sync";
+  argv[n++] = (char *)runDevice(s, false);
   argv[n++] = s->function_flag;
   for (int i = 0; i < s->num_args; ++i)
     argv[n++] = s->input_flags[i];
@@ -484,7 +535,7 @@ static PrunerStatus prepare(PrunerIree s, const PrunerWorkload *w) {
       st = prunerStatusError("IREE's default build of %s failed: %s", w->key, tail);
     }
   }
-  if (st.ok && !isCuda(s)) { /* no GPU here: CUDA builds are compiled only */
+  if (st.ok && runsHere(s)) { /* pruner-iree's CUDA builds are compiled only */
     char vmfb[PATH_SIZE], prefix[PATH_SIZE];
     filePath(s, vmfb, sizeof vmfb, "default.vmfb", 0);
     filePath(s, prefix, sizeof prefix, "reference", 0);
@@ -568,7 +619,7 @@ static PrunerStatus benchmark(PrunerIree s, const char *vmfb, PrunerRecord *out)
   int n = 0;
   argv[n++] = "iree-benchmark-module";
   argv[n++] = module_flag;
-  argv[n++] = "--device=local-task";
+  argv[n++] = (char *)runDevice(s, true);
   argv[n++] = s->function_flag;
   argv[n++] = threads;
   for (int i = 0; i < s->num_args; ++i)
@@ -651,15 +702,15 @@ static bool writeSpec(PrunerIree s, const PrunerWorkload *w, const PrunerConfig 
 static PrunerStatus annotatedText(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                   const PrunerConfig *config, const char *func, char **text) {
   *text = NULL;
-  PrunerStatus st = t->kind == PRUNER_TARGET_GPU ? prunerIreeGpuConfigCheck(w, t, config)
-                                                 : prunerConfigCheck(w, t, config);
+  bool gpu = t->kind == PRUNER_TARGET_GPU || t->kind == PRUNER_TARGET_IREE_CUDA;
+  PrunerStatus st = gpu ? prunerIreeGpuConfigCheck(w, t, config) : prunerConfigCheck(w, t, config);
   char *payload = NULL;
   if (st.ok)
     st = prunerSchedulePayload(w, func, true, &payload);
   if (!st.ok)
     return st;
   char info[2048];
-  if (t->kind == PRUNER_TARGET_GPU)
+  if (gpu)
     prunerIreeGpuCompilationInfo(w, t, config, info, sizeof info);
   else
     prunerIreeCpuCompilationInfo(w, config, info, sizeof info);
@@ -840,7 +891,7 @@ static bool buildCandidate(PrunerIree s, const PrunerWorkload *w, const PrunerCo
     free(log);
     return false;
   }
-  if (isCuda(s)) { /* compiled and shown: all that can be checked without a GPU */
+  if (!runsHere(s)) { /* compiled and shown: all that can be checked without a GPU */
     free(log);
     out->status = PRUNER_RECORD_OK;
     return true;
@@ -890,8 +941,12 @@ static void fillRecord(PrunerIree s, const PrunerWorkload *w, const PrunerConfig
   out->has_workload = true;
   prunerTargetKey(&s->t, out->target_key, sizeof out->target_key);
   textf(out->device_name, sizeof out->device_name, "%s", s->t.device);
-  textf(out->toolchain_version, sizeof out->toolchain_version, "iree llvm-cpu %d thread(s)",
-        s->o.threads);
+  if (isCuda(s))
+    textf(out->toolchain_version, sizeof out->toolchain_version, "iree cuda %s",
+          s->cuda_flag + strlen("--iree-cuda-target="));
+  else
+    textf(out->toolchain_version, sizeof out->toolchain_version, "iree llvm-cpu %d thread(s)",
+          s->o.threads);
   out->timestamp = (double)time(NULL);
   if (config)
     out->config = *config;
@@ -916,7 +971,7 @@ void prunerIreeMeasure(PrunerIree s, const PrunerWorkload *w, const PrunerConfig
   if (config) {
     if (!buildCandidate(s, w, config, out, compile_seconds, vmfb, sizeof vmfb))
       return;
-    if (isCuda(s)) {
+    if (!runsHere(s)) {
       unlink(vmfb);
       return; /* built and checked; nothing runs it here */
     }

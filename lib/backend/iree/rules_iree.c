@@ -333,21 +333,32 @@ int prunerIreeGpuLoweringConfig(const PrunerWorkload *w, const PrunerConfig *con
   return n;
 }
 
-PrunerStatus prunerIreeGpuConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
-                                      const PrunerConfig *config) {
-  PrunerStatus st = prunerConfigCheck(w, t, config);
-  if (st.ok && prunerConfigReductionThreads(config) > 1)
-    st = prunerStatusError("reduction_threads = %d on %s: IREE's GPU lowering_config has no "
-                           "cross-thread reduction field (docs/iree.md)",
-                           (int)config->reduction_threads, w->op_name);
+PrunerStatus prunerIreeGpuExpressible(const PrunerWorkload *w, const PrunerConfig *config) {
+  if (prunerConfigReductionThreads(config) > 1)
+    return prunerStatusError("reduction_threads = %d on %s: IREE's GPU lowering_config has no "
+                             "cross-thread reduction field (docs/iree.md)",
+                             (int)config->reduction_threads, w->op_name);
   /* IREE states tensor cores as an mma_kind with subgroup tiles and its own fragment
    * layouts; our warp tiles with upstream's mma.sync lowering are another kernel. */
-  if (st.ok && config->mma)
-    st = prunerStatusError("mma = %d on %s: IREE's GPU lowering_config describes tensor cores "
-                           "with its own mma_kind and subgroup layouts, not this schedule's "
-                           "warp tiles (docs/iree.md)",
-                           (int)config->mma, w->op_name);
-  return st;
+  if (config->mma)
+    return prunerStatusError("mma = %d on %s: IREE's GPU lowering_config describes tensor "
+                             "cores with its own mma_kind and subgroup layouts, not this "
+                             "schedule's warp tiles (docs/iree.md)",
+                             (int)config->mma, w->op_name);
+  return prunerStatusOk();
+}
+
+PrunerStatus prunerIreeGpuConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                      const PrunerConfig *config) {
+  /* iree-cuda targets check expressibility in prunerConfigCheck itself. */
+  PrunerStatus st = prunerIreeGpuExpressible(w, config);
+  return st.ok ? prunerConfigCheck(w, t, config) : st;
+}
+
+const char *prunerIreeCudaArch(const PrunerTargetDesc *t) {
+  /* IREE 3.13's table of NVIDIA targets ends at sm_89 (iree-org/iree#22147): sm_90 and
+   * later are refused. PTX built for sm_89 runs on them (the driver compiles it). */
+  return t->compute_capability >= 90 ? "sm_89" : t->arch;
 }
 
 int prunerIreeGpuCompilationInfo(const PrunerWorkload *w, const PrunerTargetDesc *t,
@@ -404,9 +415,10 @@ PrunerStatus prunerIreeSpecText(const PrunerTargetDesc *t, const PrunerWorkload 
   if (skipped)
     *skipped = 0;
   PrunerText b = {0};
+  bool cuda = t && (t->kind == PRUNER_TARGET_GPU || t->kind == PRUNER_TARGET_IREE_CUDA);
   prunerTextAppend(&b,
                    "// pruner-mlir tuning spec for IREE (%s; docs/iree.md).\n"
-                   "// Use: iree-compile --iree-codegen-tuning-spec-path=THIS ...\n"
+                   "// Use: iree-compile --iree-codegen-tuning-spec-path=THIS ...\n%s%s%s"
                    "module attributes {transform.with_named_sequence, "
                    "iree_codegen.tuning_spec_with_default_entrypoint} {\n"
                    "  transform.named_sequence @apply_op_config(%%op: !transform.any_op "
@@ -415,7 +427,13 @@ PrunerStatus prunerIreeSpecText(const PrunerTargetDesc *t, const PrunerWorkload 
                    "!transform.any_op, !transform.any_param\n"
                    "    transform.yield\n"
                    "  }\n",
-                   t ? t->name : "iree-cpu");
+                   t ? t->name : "iree-cpu",
+                   cuda ? "// IREE 3.13's CUDA pipeline does not load tuning specs: compile the "
+                          "tuned module\n// (pruner-tune -o), whose ops carry the same "
+                          "compilation_info:\n// iree-compile TUNED.mlir "
+                          "--iree-hal-target-device=cuda --iree-cuda-target="
+                        : "",
+                   cuda ? prunerIreeCudaArch(t) : "", cuda ? "\n" : "");
   size_t *kept = malloc((n + 1) * sizeof *kept);
   if (!kept) {
     free(b.data);
@@ -433,7 +451,7 @@ PrunerStatus prunerIreeSpecText(const PrunerTargetDesc *t, const PrunerWorkload 
         ++*skipped;
       continue;
     }
-    bool gpu = t && t->kind == PRUNER_TARGET_GPU;
+    bool gpu = t && (t->kind == PRUNER_TARGET_GPU || t->kind == PRUNER_TARGET_IREE_CUDA);
     if (t) {
       st = gpu ? prunerIreeGpuConfigCheck(w, t, &configs[i])
                : prunerIreeCpuConfigCheck(w, t, NULL, &configs[i]);

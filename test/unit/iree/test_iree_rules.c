@@ -8,6 +8,8 @@
  *   tile, a vector tile over IREE's large-vector limit, a conv window step other than 1, a
  *   scalar vector_width.
  * - The attribute text is IREE's (keys in IREE's printed order, the pipeline per op).
+ * - iree-cuda:<gpu> is the GPU's description under its own kind, key and family, with the
+ *   GPU space less what IREE's GPU config cannot state (cross-thread reductions, mma).
  * - The spec has IREE's tuning-spec shape, one matcher per workload (name, bounds,
  *   bitwidths), leaves out a workload the matchers cannot tell apart, and refuses an
  *   invalid config naming its workload. */
@@ -303,6 +305,99 @@ static void test_gpu_refuses_reduction_threads(void **state) {
     fail_msg("%s", st.message);
 }
 
+/* iree-cuda:<gpu>: the GPU's description under its own kind, key and family; its space is
+ * the GPU space without what IREE's GPU lowering_config cannot state (no reduction_threads
+ * knob, no tensor-core configs, though the GPU space of an f16 GEMM on sm_80 has both),
+ * its rules refuse those by name, and the GPU draft scores its configs. */
+static void test_iree_cuda(void **state) {
+  (void)state;
+  PrunerTargetDesc gpu, t;
+  assert_true(prunerTargetLookup("sm_80", &gpu).ok);
+  PrunerStatus st = prunerTargetLookup("iree-cuda:sm_80", &t);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  assert_int_equal(t.kind, PRUNER_TARGET_IREE_CUDA);
+  assert_int_equal(t.sm_count, gpu.sm_count);
+  assert_string_equal(t.name, gpu.name);
+  char key[96], family[32];
+  prunerTargetKey(&t, key, sizeof key);
+  assert_string_equal(key, "iree-cuda:sm_80:a100-40gb:108sm");
+  prunerTargetFamily(&t, family, sizeof family);
+  assert_string_equal(family, "iree-cuda-sm_80");
+  PrunerTargetDesc back;
+  assert_true(prunerTargetFromKey(key, &back, NULL, 0).ok);
+  assert_int_equal(back.kind, PRUNER_TARGET_IREE_CUDA);
+  assert_string_equal(prunerIreeCudaArch(&t), "sm_80");
+  PrunerTargetDesc h200;
+  assert_true(prunerTargetLookup("iree-cuda:h200", &h200).ok);
+  assert_string_equal(h200.arch, "sm_90");
+  assert_string_equal(prunerIreeCudaArch(&h200), "sm_89"); /* IREE 3.13 has no sm_90 */
+  st = prunerTargetLookup("iree-cuda:iree-cpu", &back);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "takes a GPU of the table"));
+  assert_false(prunerTargetLookup("iree-cuda:", &back).ok);
+
+  /* An f16 GEMV: the GPU space offers cross-thread reductions and tensor cores... */
+  PrunerWorkload w;
+  int64_t dims[3] = {16, 256, 512};
+  assert_true(prunerWorkloadBuild("matmul", dims, 3, PRUNER_DTYPE_F16, &w).ok);
+  PrunerSpace gs = NULL, is = NULL;
+  assert_true(prunerSpaceCreate(&w, &gpu, NULL, &gs).ok);
+  assert_true(prunerSpaceCreate(&w, &t, NULL, &is).ok);
+  bool gpu_xr = false, gpu_mma = false;
+  for (uint64_t i = 0; i < prunerSpaceCount(gs); ++i) {
+    PrunerConfig c;
+    assert_true(prunerSpaceGetConfig(gs, i, &c).ok);
+    gpu_xr |= prunerConfigReductionThreads(&c) > 1;
+    gpu_mma |= c.mma != 0;
+  }
+  assert_true(gpu_xr);
+  assert_true(gpu_mma);
+  /* ...iree-cuda's holds neither, and every config of it is a GPU config and scores. */
+  assert_true(prunerSpaceCount(is) > 100);
+  assert_true(prunerSpaceCount(is) < prunerSpaceCount(gs));
+  PrunerDraft d = NULL;
+  st = prunerDraftCreate(&w, &t, &d);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  for (uint64_t i = 0; i < prunerSpaceCount(is); ++i) {
+    PrunerConfig c;
+    assert_true(prunerSpaceGetConfig(is, i, &c).ok);
+    assert_true(prunerConfigReductionThreads(&c) <= 1);
+    assert_int_equal(c.mma, 0);
+    assert_true(prunerConfigCheck(&w, &gpu, &c).ok);
+    uint64_t index;
+    assert_true(prunerSpaceGetIndex(gs, &c, &index).ok);
+    PrunerDraftSymbols sym;
+    assert_true(prunerDraftScore(d, &c, NULL, &sym));
+    assert_true(sym.predicted_us > 0);
+  }
+  /* The rules refuse both by name. */
+  PrunerConfig c;
+  bool found = false;
+  for (uint64_t i = 0; i < prunerSpaceCount(gs) && !found; ++i) {
+    assert_true(prunerSpaceGetConfig(gs, i, &c).ok);
+    found = c.mma != 0;
+  }
+  assert_true(found);
+  st = prunerConfigCheck(&w, &t, &c);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "mma = 1"));
+  found = false;
+  for (uint64_t i = 0; i < prunerSpaceCount(gs) && !found; ++i) {
+    assert_true(prunerSpaceGetConfig(gs, i, &c).ok);
+    found = prunerConfigReductionThreads(&c) > 1;
+  }
+  assert_true(found);
+  st = prunerConfigCheck(&w, &t, &c);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "IREE's GPU lowering_config has no cross-thread"));
+  assert_false(prunerConfigIsValid(&w, &t, &c));
+  prunerDraftDestroy(d);
+  prunerSpaceDestroy(gs);
+  prunerSpaceDestroy(is);
+}
+
 static void test_spec(void **state) {
   (void)state;
   PrunerTargetDesc t = target();
@@ -349,6 +444,7 @@ int main(void) {
       cmocka_unit_test(test_attribute_text),
       cmocka_unit_test(test_spec),
       cmocka_unit_test(test_gpu_refuses_reduction_threads),
+      cmocka_unit_test(test_iree_cuda),
       cmocka_unit_test(test_cache_parallel),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
