@@ -438,9 +438,13 @@ static PrunerStatus tuneSetWinner(PrunerTuneSession s, MlirOperation op, const P
     return prunerStatusOk();
   const char *name = NULL;
   char *text = b->opAttribute(&s->engine.target, w, config, &name);
-  if (!text)
-    return prunerStatusError("%s %s: the config cannot be written as the op's attribute for %s",
-                             w->op_name, w->key, b->name);
+  if (!text) { /* pruner.config stays; the compiler keeps its own choice for this op */
+    tuneNote(&s->engine, -1,
+             "warning: %s %s: the winner cannot be stated as the op's %s for %s; the op "
+             "keeps pruner.config only",
+             w->op_name, w->key, name ? name : "attribute", b->name);
+    return prunerStatusOk();
+  }
   bool allowed = mlirContextGetAllowUnregisteredDialects(s->ctx);
   mlirContextSetAllowUnregisteredDialects(s->ctx, true);
   MlirAttribute own = mlirAttributeParseGet(s->ctx, mlirStringRefCreateFromCString(text));
