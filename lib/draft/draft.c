@@ -519,12 +519,13 @@ static void draftGeometry(const struct PrunerDraftImpl *d, const PrunerConfig *c
     g->lane_tile[l] = config->thread[l];
   g->xthreads = prunerConfigReductionThreads(config);
   if (g->xthreads > 1) {
-    /* The x threads split the (last) reduction loop in contiguous slices: a block step
-     * covers xthreads thread steps, and neighbouring lanes are one slice apart. */
+    /* The x threads split the (last) reduction loop interleaved (thread r takes elements
+     * r, r + R, ...; docs/schedule.md): a block step covers xthreads thread steps, and
+     * neighbouring lanes are one element apart. */
     int red = w->num_loops - 1;
     g->block_step.s[red] = config->reduction[red] * g->xthreads;
     g->steps /= (double)g->xthreads;
-    g->lane_tile[red] = w->bounds[red] / g->xthreads;
+    g->lane_tile[red] = 1;
     g->ws.loop_x = red;
   }
 }

@@ -524,13 +524,15 @@ static void appendPromoteSequence(PrunerText *t, const Plan *p, const char *fora
 }
 
 /* Cross-thread reduction (docs/schedule.md, "Cross-thread reductions"): blocks as usual,
- * then tile_reduction_using_forall splits the reduction loop over the block's x threads;
- * each thread reduces its contiguous slice for every output element of the block into
- * its column of a partial buffer (block tile x R) that lives in shared memory, and a
- * combining op, one thread per element of the output's last dim, folds the R partials
- * into the output. Both fills (the partials' neutral element, the output's init) are
- * fused into the forall that uses them: a fill left at block level runs in every thread
- * and races with the writes of the others. */
+ * then split_reduction {inner_parallel} splits the reduction loop k into (kk, r) with
+ * k = kk * R + r and r a new, innermost parallel loop of R: thread r (x) reduces the
+ * interleaved elements r, r + R, r + 2R, ... for every output element of the block into
+ * its column of a partial buffer (block tile x R) that lives in shared memory, so that
+ * neighbouring lanes read neighbouring elements (coalesced); a combining op, one thread
+ * per element of the output's last dim, folds the R partials into the output. Both fills
+ * (the partials' neutral element, the output's init) are fused into the forall that
+ * uses them: a fill left at block level runs in every thread and races with the writes
+ * of the others. */
 static void appendTileSequenceCrossThread(PrunerText *t, const PrunerWorkload *w, const Plan *p,
                                           const char *attr, const char *forall_tag) {
   appendMatch(t, "%op", prunerSchedulePayloadOpName(w), attr, "", "%root");
@@ -543,22 +545,27 @@ static void appendTileSequenceCrossThread(PrunerText *t, const PrunerWorkload *w
   if (p->fill)
     prunerTextAppend(t, "    %%fill1, %%fb1 = transform.structured.fuse_into_containing_op %%fill "
                         "into %%fb : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
-  int64_t threads[PRUNER_MAX_LOOPS] = {0}, steps[PRUNER_MAX_LOOPS] = {0};
-  threads[p->red_loop] = p->xthreads;
-  steps[p->red_loop] = p->red_step;
-  prunerTextAppend(t, "    // Threads: %lld split loop %d; partials in shared memory.\n",
+  prunerTextAppend(t, "    // Threads: %lld split loop %d, interleaved; partials in shared memory.\n",
                    (long long)p->xthreads, p->red_loop);
-  prunerTextAppend(t, "    %%pfill, %%split, %%comb, %%pf = "
-                      "transform.structured.tile_reduction_using_forall %%tb by num_threads = ");
-  prunerTextAppendI64List(t, threads, p->n);
-  prunerTextAppend(t, " tile_sizes = ");
-  prunerTextAppendI64List(t, steps, p->n);
-  prunerTextAppend(t, " mapping = [#gpu.thread<x>] : (" ANY ") -> (" ANY ", " ANY ", " ANY ", " ANY
-                      ")\n");
+  /* The partial op's loops: the op's, with the reduction k (the innermost, red_loop) now
+   * kk, and r appended as loop n. */
+  prunerTextAppend(t,
+                   "    %%pinit, %%pfill, %%split, %%comb = transform.structured.split_reduction "
+                   "%%tb {split_factor = %lld, insert_split_dimension = %d, inner_parallel} : (" ANY
+                   ") -> (" ANY ", " ANY ", " ANY ", " ANY ")\n",
+                   (long long)p->xthreads, p->out_rank);
   prunerTextAppend(t,
                    "    %%pbuf, %%pnew = transform.structured.bufferize_to_allocation %%pfill "
                    "{%salloc_op = \"memref.alloca\", bufferize_destination_only} : " ANY "\n",
                    p->gpu_shared ? "memory_space = 3, " : "");
+  int64_t lanes[PRUNER_MAX_LOOPS + 1] = {0}, steps[PRUNER_MAX_LOOPS + 1] = {0};
+  int lane_dim[PRUNER_MAX_LOOPS + 1];
+  for (int d = 0; d <= PRUNER_MAX_LOOPS; ++d)
+    lane_dim[d] = -1;
+  lanes[p->n] = 1;
+  lane_dim[p->n] = 0;
+  steps[p->red_loop] = p->red_step;
+  appendTileUsingForall(t, "%st", "%pf", "%split", p->n + 1, lanes, lane_dim, "thread");
   prunerTextAppend(t,
                    "    %%fills = transform.structured.match ops{[\"linalg.fill\"]} in %%fb : (" ANY
                    ") -> " ANY "\n");
@@ -569,6 +576,9 @@ static void appendTileSequenceCrossThread(PrunerText *t, const PrunerWorkload *w
                    "    %%pf3, %%pf4 = transform.structured.fuse_into_containing_op %s into "
                    "%%pf : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n",
                    p->fill ? "%pfill2" : "%fills");
+  prunerTextAppend(t, "    %%sk, %%lk = transform.structured.tile_using_for %%st tile_sizes ");
+  prunerTextAppendI64List(t, steps, p->n + 1);
+  prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
   /* The combine writes the output tile: one thread per element of its last dim. */
   int64_t comb[PRUNER_MAX_RANK] = {0};
   int comb_dim[PRUNER_MAX_RANK];
