@@ -73,7 +73,9 @@ static bool dimIsLoop(const PrunerOperand *o, int d, int l, int num_loops) {
 }
 
 bool prunerMmaWorkloadOk(const PrunerWorkload *w, const PrunerTargetDesc *t, PrunerStatus *status) {
-  if (t->kind != PRUNER_TARGET_GPU || t->compute_capability < 80)
+  /* iree-cuda: the same configs, stated as IREE's mma_kind (lib/backend/iree). */
+  if ((t->kind != PRUNER_TARGET_GPU && t->kind != PRUNER_TARGET_IREE_CUDA) ||
+      t->compute_capability < 80)
     FAIL("mma = %d (mma.sync m16n8k16 with f16 inputs) needs an NVIDIA GPU of compute "
          "capability 8.0 or later; target %s is %d",
          PRUNER_MMA_M16N8K16, t->name, t->compute_capability);

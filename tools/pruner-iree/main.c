@@ -14,7 +14,8 @@
  * --target=ARCH (a GPU-table name such as sm_80): configs of the GPU space written as
  * IREE's GPU compilation info on the op (IREE 3.13's CUDA pipeline does not load tuning
  * specs, so --spec is refused there); --full then compiles to a .vmfb without running it
- * (no GPU needed). --annotated=FILE writes the last config's annotated module.
+ * (no GPU needed). --annotated=FILE writes the last config's annotated module. --mma
+ * (GPU targets) draws tensor-core configs only (f16 matmul / batch_matmul; docs/iree.md).
  * Kinds and shapes as pruner-compile's (prunerWorkloadBuild). */
 #include <getopt.h>
 #include <stdio.h>
@@ -32,7 +33,7 @@ static void usage(FILE *f) {
   fprintf(f, "usage: pruner-iree --op=KIND --shape=AxBx... [--dtype=f32] [--random=N] "
              "[--seed=S]\n"
              "                   [--target=iree-cpu|sm_80|...] [--full] [--reps=R]\n"
-             "                   [--spec=FILE] [--annotated=FILE] [--quiet]\n"
+             "                   [--spec=FILE] [--annotated=FILE] [--mma] [--quiet]\n"
              "kinds: matmul (MxNxK), batch_matmul (BxMxNxK), conv_2d_nhwc_hwcf\n"
              "       (NxIHxIWxCxKHxKWxF[xSTRIDE[xDILATION]]), reduction (D0x..xDn: sum over "
              "the last)\n");
@@ -55,9 +56,15 @@ static bool parseShape(const char *s, int64_t *dims, int *n) {
   return *n > 0;
 }
 
+/* The GPU configs IREE can state (prunerIreeGpuExpressible): FMA ones, or with --mma
+ * tensor-core ones only. */
 static bool oneReductionThread(const PrunerConfig *c, void *user) {
   (void)user;
   return prunerConfigReductionThreads(c) == 1 && !c->mma;
+}
+static bool tensorCore(const PrunerConfig *c, void *user) {
+  (void)user;
+  return c->mma != 0;
 }
 
 int main(int argc, char **argv) {
@@ -65,7 +72,7 @@ int main(int argc, char **argv) {
   const char *annotated_out = NULL;
   long n = 1, reps = 1;
   unsigned long long seed = 1;
-  int full = 0, quiet = 0;
+  int full = 0, quiet = 0, mma = 0;
   static const struct option longopts[] = {{"op", required_argument, NULL, 'o'},
                                            {"shape", required_argument, NULL, 's'},
                                            {"dtype", required_argument, NULL, 'd'},
@@ -78,6 +85,7 @@ int main(int argc, char **argv) {
                                            {"help", no_argument, NULL, 'h'},
                                            {"target", required_argument, NULL, 't'},
                                            {"annotated", required_argument, NULL, 'a'},
+                                           {"mma", no_argument, NULL, 'm'},
                                            {NULL, 0, NULL, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -85,6 +93,9 @@ int main(int argc, char **argv) {
     switch (c) {
     case 'o':
       op = optarg;
+      break;
+    case 'm':
+      mma = 1;
       break;
     case 's':
       shape = optarg;
@@ -177,9 +188,13 @@ int main(int argc, char **argv) {
   }
   PrunerConfig *configs = calloc((size_t)n, sizeof *configs);
   uint64_t rng = seed ? seed : 1;
+  /* Tensor-core configs are a small share of a GPU space: list them first, then draw. */
+  if (mma && t.kind == PRUNER_TARGET_GPU)
+    prunerSpaceRestrict(space, tensorCore, NULL);
   /* IREE's GPU configs cannot express reduction_threads > 1 (prunerIreeGpuConfigCheck). */
   size_t got = configs ? prunerSpaceSample(space, (size_t)n, &rng,
-                                           t.kind == PRUNER_TARGET_GPU ? oneReductionThread : NULL,
+                                           t.kind != PRUNER_TARGET_GPU || mma ? NULL
+                                                                              : oneReductionThread,
                                            NULL, configs, NULL)
                        : 0;
   printf("workload %s on %s (%s): %llu valid configs, %zu drawn\n", w.key, t.name, version,

@@ -56,11 +56,13 @@ int prunerIreeCpuLoweringConfig(const PrunerWorkload *w, const PrunerConfig *con
 int prunerIreeCpuCompilationInfo(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
                                  size_t size);
 
-/* A GPU-table target's config (pruner/space.h's GPU rules) as IREE's GPU compilation
- * info for iree-cuda (compile only; docs/iree.md, "CUDA"): "#iree_gpu.lowering_config<{
- * promote_operands = [...], reduction = [...], thread = [...], workgroup = [...]}>" and the
- * TileAndFuse translation with workgroup_size = the config's block and subgroup_size =
- * the warp size. */
+/* A GPU config (pruner/space.h's GPU rules) as IREE's GPU compilation info for
+ * iree-cuda (docs/iree.md, "CUDA"): "#iree_gpu.lowering_config<{promote_operands = [...],
+ * reduction = [...], thread = [...], workgroup = [...]}>" and the TileAndFuse translation
+ * with workgroup_size = the config's block and subgroup_size = the warp size; a
+ * tensor-core config as IREE's mma_kind NV_MMA_SYNC_F32_16x8x16_F16 with subgroup tiles
+ * and K step in intrinsics, A and B promoted, the block's threads in x and two prefetch
+ * stages (docs/iree.md, "Tensor cores"). */
 int prunerIreeGpuLoweringConfig(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
                                 size_t size);
 int prunerIreeGpuCompilationInfo(const PrunerWorkload *w, const PrunerTargetDesc *t,
@@ -70,8 +72,9 @@ int prunerIreeGpuCompilationInfo(const PrunerWorkload *w, const PrunerTargetDesc
  * sm_90 and later, which this release refuses (their PTX runs there; docs/iree.md). */
 const char *prunerIreeCudaArch(const PrunerTargetDesc *t);
 
-/* Whether IREE's GPU lowering_config can state `config`: not reduction_threads > 1 and
- * not mma (the message says why). prunerConfigCheck runs it for iree-cuda targets. */
+/* Whether IREE's GPU lowering_config can state `config`: not reduction_threads > 1, and
+ * a tensor-core config (mma) only with warp tile and K step in whole m16n8k16 intrinsics
+ * (the message says why). prunerConfigCheck runs it for iree-cuda targets. */
 PrunerStatus prunerIreeGpuExpressible(const PrunerWorkload *w, const PrunerConfig *config);
 
 /* prunerConfigCheck, and a config IREE's GPU lowering_config can express: not

@@ -299,8 +299,40 @@ int prunerIreeCpuCompilationInfo(const PrunerWorkload *w, const PrunerConfig *co
   return n;
 }
 
+/* A tensor-core config (mma = 1, docs/config.md: `workgroup` the block tile, `thread` each
+ * warp's tile, `reduction` the K step, in elements) as IREE states it (docs/iree.md,
+ * "Tensor cores"): the mma.sync m16n8k16 intrinsic, the block tile in elements, each
+ * subgroup's tile and the K step in intrinsics (16 x 8 x 16), A and B promoted to shared
+ * memory (IREE's TileAndFuse stages them; our own kernel reads global memory), and
+ * convert_acc_gemm as in IREE's default for these ops. Keys in IREE's printed order. */
+static void appendMmaLoweringConfig(PrunerText *b, const PrunerWorkload *w, const PrunerConfig *c) {
+  int k = w->num_loops - 1, n = k - 1, m = k - 2; /* (b,) m, n, k: prunerMmaWorkloadOk */
+  prunerTextAppend(b, "convert_acc_gemm, mma_kind = #iree_gpu.mma_layout<NV_MMA_SYNC_F32_16x8x16_F16>, "
+                      "promote_operands = [0, 1], reduction = [");
+  for (int l = 0; l < w->num_loops; ++l)
+    prunerTextAppend(b, "%s%lld", l ? ", " : "", (long long)(l == k ? c->reduction[k] / 16 : 0));
+  prunerTextAppend(b, "], subgroup = [");
+  for (int l = 0; l < w->num_loops; ++l)
+    prunerTextAppend(b, "%s%lld", l ? ", " : "",
+                     (long long)(l == m ? c->thread[m] / 16 : l == n ? c->thread[n] / 8 : 0));
+  prunerTextAppend(b, "], workgroup = [");
+  for (int l = 0; l < w->num_loops; ++l)
+    prunerTextAppend(b, "%s%lld", l ? ", " : "", (long long)(l == k ? 0 : c->workgroup[l]));
+  prunerTextAppend(b, "]");
+}
+
 static char *gpuLoweringConfig(const PrunerWorkload *w, const PrunerConfig *c) {
   PrunerText b = {0};
+  if (c->mma) {
+    prunerTextAppend(&b, "#iree_gpu.lowering_config<{");
+    appendMmaLoweringConfig(&b, w, c);
+    prunerTextAppend(&b, "}>");
+    if (b.failed) {
+      free(b.data);
+      return NULL;
+    }
+    return b.data;
+  }
   /* Keys in IREE's printed (alphabetical) order; promote_operands only when set. */
   prunerTextAppend(&b, "#iree_gpu.lowering_config<{");
   if (c->promote_operands) {
@@ -338,13 +370,14 @@ PrunerStatus prunerIreeGpuExpressible(const PrunerWorkload *w, const PrunerConfi
     return prunerStatusError("reduction_threads = %d on %s: IREE's GPU lowering_config has no "
                              "cross-thread reduction field (docs/iree.md)",
                              (int)config->reduction_threads, w->op_name);
-  /* IREE states tensor cores as an mma_kind with subgroup tiles and its own fragment
-   * layouts; our warp tiles with upstream's mma.sync lowering are another kernel. */
-  if (config->mma)
-    return prunerStatusError("mma = %d on %s: IREE's GPU lowering_config describes tensor "
-                             "cores with its own mma_kind and subgroup layouts, not this "
-                             "schedule's warp tiles (docs/iree.md)",
-                             (int)config->mma, w->op_name);
+  /* Tensor cores: IREE's subgroup tiles and K step count intrinsics (16 x 8 x 16). */
+  if (config->mma) {
+    int k = w->num_loops - 1, n = k - 1, m = k - 2;
+    if (m < 0 || config->reduction[k] % 16 || config->thread[m] % 16 || config->thread[n] % 8)
+      return prunerStatusError("mma = %d on %s: warp tile and K step must be whole m16n8k16 "
+                               "intrinsics for IREE's subgroup tiles (docs/iree.md)",
+                               (int)config->mma, w->op_name);
+  }
   return prunerStatusOk();
 }
 
@@ -366,12 +399,22 @@ int prunerIreeGpuCompilationInfo(const PrunerWorkload *w, const PrunerTargetDesc
   char *text = gpuLoweringConfig(w, config);
   PrunerLaunchShape shape;
   prunerConfigLaunchShape(w, config, &shape);
+  /* Tensor cores: IREE lays the block's subgroups out in x alone (its own default for
+   * these ops: workgroup_size = [128, 1, 1] for 4 subgroups) and double-buffers the
+   * promoted tiles as its default does (prefetch_num_stages = 2). */
+  long long bx = shape.block[0], by = shape.block[1], bz = shape.block[2];
+  if (config->mma) {
+    bx = bx * by * bz;
+    by = bz = 1;
+  }
   int n = snprintf(buf, size,
                    "#iree_codegen.compilation_info<lowering_config = %s, translation_info = "
                    "#iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> "
-                   "workgroup_size = [%lld, %lld, %lld] subgroup_size = %d>>",
-                   text ? text : "", (long long)shape.block[0], (long long)shape.block[1],
-                   (long long)shape.block[2], t && t->warp_size > 0 ? t->warp_size : 32);
+                   "workgroup_size = [%lld, %lld, %lld] subgroup_size = %d%s>>",
+                   text ? text : "", bx, by, bz, t && t->warp_size > 0 ? t->warp_size : 32,
+                   config->mma ? ", {gpu_pipeline_options = #iree_gpu.pipeline_options<"
+                                 "prefetch_num_stages = 2>}"
+                               : "");
   free(text);
   return n;
 }

@@ -9,7 +9,8 @@
  *   scalar vector_width.
  * - The attribute text is IREE's (keys in IREE's printed order, the pipeline per op).
  * - iree-cuda:<gpu> is the GPU's description under its own kind, key and family, with the
- *   GPU space less what IREE's GPU config cannot state (cross-thread reductions, mma).
+ *   GPU space less what IREE's GPU config cannot state (cross-thread reductions); its
+ *   tensor-core configs are written as IREE's mma_kind with intrinsic-count tiles.
  * - The spec has IREE's tuning-spec shape, one matcher per workload (name, bounds,
  *   bitwidths), leaves out a workload the matchers cannot tell apart, and refuses an
  *   invalid config naming its workload. */
@@ -307,8 +308,8 @@ static void test_gpu_refuses_reduction_threads(void **state) {
 
 /* iree-cuda:<gpu>: the GPU's description under its own kind, key and family; its space is
  * the GPU space without what IREE's GPU lowering_config cannot state (no reduction_threads
- * knob, no tensor-core configs, though the GPU space of an f16 GEMM on sm_80 has both),
- * its rules refuse those by name, and the GPU draft scores its configs. */
+ * knob), its tensor-core configs are IREE's mma_kind configs, its rules refuse what IREE
+ * cannot state by name, and the GPU draft scores its configs. */
 static void test_iree_cuda(void **state) {
   (void)state;
   PrunerTargetDesc gpu, t;
@@ -344,18 +345,18 @@ static void test_iree_cuda(void **state) {
   PrunerSpace gs = NULL, is = NULL;
   assert_true(prunerSpaceCreate(&w, &gpu, NULL, &gs).ok);
   assert_true(prunerSpaceCreate(&w, &t, NULL, &is).ok);
-  bool gpu_xr = false, gpu_mma = false;
+  uint64_t gpu_xr = 0, gpu_mma = 0, iree_mma = 0;
   for (uint64_t i = 0; i < prunerSpaceCount(gs); ++i) {
     PrunerConfig c;
     assert_true(prunerSpaceGetConfig(gs, i, &c).ok);
-    gpu_xr |= prunerConfigReductionThreads(&c) > 1;
-    gpu_mma |= c.mma != 0;
+    gpu_xr += prunerConfigReductionThreads(&c) > 1;
+    gpu_mma += c.mma != 0;
   }
-  assert_true(gpu_xr);
-  assert_true(gpu_mma);
-  /* ...iree-cuda's holds neither, and every config of it is a GPU config and scores. */
-  assert_true(prunerSpaceCount(is) > 100);
-  assert_true(prunerSpaceCount(is) < prunerSpaceCount(gs));
+  assert_true(gpu_xr > 0);
+  assert_true(gpu_mma > 0);
+  /* ...iree-cuda's holds the same tensor-core configs (IREE's mma_kind states them) and no
+   * cross-thread one; every config of it is a GPU config and the draft scores it. */
+  assert_int_equal(prunerSpaceCount(is), prunerSpaceCount(gs) - gpu_xr);
   PrunerDraft d = NULL;
   st = prunerDraftCreate(&w, &t, &d);
   if (!st.ok)
@@ -364,26 +365,37 @@ static void test_iree_cuda(void **state) {
     PrunerConfig c;
     assert_true(prunerSpaceGetConfig(is, i, &c).ok);
     assert_true(prunerConfigReductionThreads(&c) <= 1);
-    assert_int_equal(c.mma, 0);
     assert_true(prunerConfigCheck(&w, &gpu, &c).ok);
     uint64_t index;
     assert_true(prunerSpaceGetIndex(gs, &c, &index).ok);
     PrunerDraftSymbols sym;
     assert_true(prunerDraftScore(d, &c, NULL, &sym));
     assert_true(sym.predicted_us > 0);
+    if (c.mma) {
+      ++iree_mma;
+      /* IREE's form: intrinsic counts for the subgroup tile and the K step, the block's
+       * threads in x. */
+      char info[2048];
+      prunerIreeGpuCompilationInfo(&w, &t, &c, info, sizeof info);
+      assert_non_null(strstr(info, "mma_kind = #iree_gpu.mma_layout<NV_MMA_SYNC_F32_16x8x16_F16>"));
+      assert_non_null(strstr(info, "promote_operands = [0, 1]"));
+      char want[128];
+      snprintf(want, sizeof want, "reduction = [0, 0, %lld], subgroup = [%lld, %lld, 0]",
+               (long long)c.reduction[2] / 16, (long long)c.thread[0] / 16,
+               (long long)c.thread[1] / 8);
+      assert_non_null(strstr(info, want));
+      PrunerLaunchShape ls;
+      prunerConfigLaunchShape(&w, &c, &ls);
+      snprintf(want, sizeof want, "workgroup_size = [%lld, 1, 1]",
+               (long long)(ls.block[0] * ls.block[1] * ls.block[2]));
+      assert_non_null(strstr(info, want));
+    }
   }
-  /* The rules refuse both by name. */
+  assert_int_equal(iree_mma, gpu_mma);
+  /* The rules refuse a cross-thread config by name, and a tensor-core K step that is not
+   * whole intrinsics. */
   PrunerConfig c;
   bool found = false;
-  for (uint64_t i = 0; i < prunerSpaceCount(gs) && !found; ++i) {
-    assert_true(prunerSpaceGetConfig(gs, i, &c).ok);
-    found = c.mma != 0;
-  }
-  assert_true(found);
-  st = prunerConfigCheck(&w, &t, &c);
-  assert_false(st.ok);
-  assert_non_null(strstr(st.message, "mma = 1"));
-  found = false;
   for (uint64_t i = 0; i < prunerSpaceCount(gs) && !found; ++i) {
     assert_true(prunerSpaceGetConfig(gs, i, &c).ok);
     found = prunerConfigReductionThreads(&c) > 1;
@@ -393,6 +405,16 @@ static void test_iree_cuda(void **state) {
   assert_false(st.ok);
   assert_non_null(strstr(st.message, "IREE's GPU lowering_config has no cross-thread"));
   assert_false(prunerConfigIsValid(&w, &t, &c));
+  found = false;
+  for (uint64_t i = 0; i < prunerSpaceCount(gs) && !found; ++i) {
+    assert_true(prunerSpaceGetConfig(gs, i, &c).ok);
+    found = c.mma != 0;
+  }
+  assert_true(found);
+  c.reduction[2] = 8;
+  st = prunerIreeGpuExpressible(&w, &c);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "whole m16n8k16 intrinsics"));
   prunerDraftDestroy(d);
   prunerSpaceDestroy(gs);
   prunerSpaceDestroy(is);
