@@ -52,10 +52,16 @@ for f in "${DATA[@]}"; do
 done
 rm -f "$ALL"
 done
-# A model-shape dataset on its own (no other workload of the set to fold with): BERT
+# Model-shape datasets on their own (no other workload of the set to fold with): BERT
 # attention scores, the first complete space with packing (data/README.md).
 echo "=== machine: amd, BERT attention scores (data/host-attn-scores.jsonl)"
 for top in 1 32 128 512; do
   "$B/pruner-draft" --eval data/host-attn-scores.jsonl --dataset-target=records --top="$top"
 done
 "$B/pruner-tune" --study=data/host-attn-scores.jsonl --seeds="$SEEDS" --dataset-target=records
+# The ResNet-50 3x3 convolution, the same way (data/README.md).
+echo "=== machine: amd, ResNet-50 3x3 conv (data/host-resnet-conv.jsonl)"
+for top in 1 32 128 512; do
+  "$B/pruner-draft" --eval data/host-resnet-conv.jsonl --dataset-target=records --top="$top"
+done
+"$B/pruner-tune" --study=data/host-resnet-conv.jsonl --seeds="$SEEDS" --dataset-target=records
