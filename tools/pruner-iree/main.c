@@ -175,9 +175,23 @@ int main(int argc, char **argv) {
                            "tuning specs; use --annotated=FILE (the config as the op's "
                            "compilation_info)",
                            target);
+  if (st.ok && mma && t.kind != PRUNER_TARGET_GPU)
+    st = prunerStatusError("--mma with --target=%s: tensor-core configs are for GPU targets "
+                           "(sm_80, a100-40gb, ...)",
+                           target);
   PrunerSpace space = NULL;
   if (st.ok)
     st = prunerSpaceCreate(&w, &t, NULL, &space);
+  /* Tensor-core configs are a small share of a GPU space: list them first, then draw. */
+  if (st.ok && mma) {
+    prunerSpaceRestrict(space, tensorCore, NULL);
+    if (prunerSpaceCount(space) == 0)
+      st = prunerStatusError("--mma: the space of %s on %s holds no tensor-core config (they "
+                             "take f16 x f16 -> f32 matmul and batch_matmul, A[m, k] x B[k, n], "
+                             "on sm_80 and later, with M, N and K of at least one m16n8k16 "
+                             "intrinsic; docs/config.md, \"mma\")",
+                             w.key, t.name);
+  }
   char version[256] = "";
   if (st.ok)
     st = prunerIreeCheckTools(version, sizeof version);
@@ -188,9 +202,6 @@ int main(int argc, char **argv) {
   }
   PrunerConfig *configs = calloc((size_t)n, sizeof *configs);
   uint64_t rng = seed ? seed : 1;
-  /* Tensor-core configs are a small share of a GPU space: list them first, then draw. */
-  if (mma && t.kind == PRUNER_TARGET_GPU)
-    prunerSpaceRestrict(space, tensorCore, NULL);
   /* IREE's GPU configs cannot express reduction_threads > 1 (prunerIreeGpuConfigCheck). */
   size_t got = configs ? prunerSpaceSample(space, (size_t)n, &rng,
                                            t.kind != PRUNER_TARGET_GPU || mma ? NULL
