@@ -233,6 +233,16 @@ int64_t prunerConfigOperandFootprint(const PrunerWorkload *w, const PrunerConfig
 /* Bytes of shared memory the promoted operands' tiles take (sum of footprints x dtype). */
 int64_t prunerConfigSharedBytes(const PrunerWorkload *w, const PrunerConfig *config);
 
+/* The implicit GEMM a config denotes: true for a conv_2d_nhwc_hwcf config with promoted
+ * operands (docs/config.md, rule 12), with the GEMM (prunerWorkloadImplicitGemm) in
+ * *gemm and the config carried over to its loops (n, m = oh * ow, f, k) in
+ * *gemm_config: workgroup and thread tiles of m are those of ow (oh's are 1), the K step
+ * is c's (kh's and kw's are 1). False for any other config (outputs untouched). The
+ * schedule and the draft work on the GEMM; grid_loop and block_loop of such a config's
+ * launch shape index the GEMM's loops. */
+bool prunerConfigImplicitGemm(const PrunerWorkload *w, const PrunerConfig *config,
+                              PrunerWorkload *gemm, PrunerConfig *gemm_config);
+
 /* Grid, block and shared memory implied by a config (assumes it is valid). */
 void prunerConfigLaunchShape(const PrunerWorkload *w, const PrunerConfig *config,
                              PrunerLaunchShape *out);

@@ -13,6 +13,7 @@
 #ifndef PRUNER_WORKLOAD_H
 #define PRUNER_WORKLOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -167,6 +168,10 @@ void prunerWorkloadBatchMatmul(PrunerWorkload *w, int64_t b, int64_t m, int64_t 
 void prunerWorkloadConv2dNhwcHwcf(PrunerWorkload *w, int64_t n, int64_t ih, int64_t iw,
                                   int64_t c, int64_t kh, int64_t kw, int64_t f, int64_t stride,
                                   int64_t dilation, PrunerDType dtype);
+/* The implicit GEMM of a conv_2d_nhwc_hwcf (what convert_conv2d_to_img2col builds): a
+ * contraction generic with loops (n, m = oh * ow, f, k = kh * kw * c), A [n, m, k],
+ * B [k, f], C [n, m, f]. False (gemm untouched) for any other op. */
+bool prunerWorkloadImplicitGemm(const PrunerWorkload *conv, PrunerWorkload *gemm);
 /* conv_2d_nchw_fchw: input n x c x ih x iw, filter f x c x kh x kw. */
 void prunerWorkloadConv2dNchwFchw(PrunerWorkload *w, int64_t n, int64_t c, int64_t ih,
                                   int64_t iw, int64_t f, int64_t kh, int64_t kw, int64_t stride,

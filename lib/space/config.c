@@ -6,6 +6,7 @@
 
 #include "pruner/backend/host_rules.h"
 #include "pruner/backend/iree_rules.h"
+#include "space_igemm.h"
 #include "space_mma.h"
 
 #include <stdio.h>
@@ -78,6 +79,10 @@ int64_t prunerConfigOperandFootprint(const PrunerWorkload *w, const PrunerConfig
 }
 
 int64_t prunerConfigSharedBytes(const PrunerWorkload *w, const PrunerConfig *c) {
+  PrunerWorkload gemm;
+  PrunerConfig gc;
+  if (prunerConfigImplicitGemm(w, c, &gemm, &gc)) /* the im2col and filter tiles */
+    return prunerConfigSharedBytes(&gemm, &gc);
   int64_t bytes = 0;
   int num_operands = w->num_inputs + w->num_outputs;
   for (int i = 0; i < num_operands; ++i) {
@@ -502,6 +507,32 @@ static bool checkVectorWidthFit(const PrunerWorkload *w, const PrunerConfig *c,
   return true;
 }
 
+static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                        const PrunerSpaceOptions *opts, const PrunerConfig *c,
+                        PrunerStatus *status);
+
+/* Rule 12: a promoted conv is an implicit GEMM. Its own rules (config_igemm.c), then
+ * every rule on the GEMM it denotes, the message saying so. */
+static bool checkImplicitGemm(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                              const PrunerSpaceOptions *opts, const PrunerConfig *c,
+                              PrunerStatus *status) {
+  if (!prunerIgemmConfigCheck(w, t, c, status))
+    return false;
+  PrunerWorkload gemm;
+  PrunerConfig gc;
+  prunerConfigImplicitGemm(w, c, &gemm, &gc);
+  PrunerStatus inner = prunerStatusOk();
+  if (checkConfig(&gemm, t, opts, &gc, status ? &inner : NULL))
+    return true;
+  if (status)
+    *status = prunerStatusError("implicit GEMM of %s (loops n, m = oh * ow, f, k = kh * kw * c; "
+                                "bounds %lld, %lld, %lld, %lld): %s",
+                                w->op_name, (long long)gemm.bounds[0], (long long)gemm.bounds[1],
+                                (long long)gemm.bounds[2], (long long)gemm.bounds[3],
+                                inner.message);
+  return false;
+}
+
 /* All the rules, in the order their messages are reported. With status == NULL it is the
  * silent boolean form. */
 static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
@@ -517,6 +548,10 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
          prunerConfigFormatPromote(c->promote_operands, a1, sizeof(a1)), num_operands);
   if (c->mma) /* tensor cores: warp tiles, their own rules (config_mma.c) */
     return prunerMmaConfigCheck(w, t, opts, c, status);
+  if (c->promote_operands && (w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF ||
+                              w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW ||
+                              w->kind == PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC))
+    return checkImplicitGemm(w, t, opts, c, status);
   if (!checkReductionThreads(w, t, c, status))
     return false;
   int64_t threads, elements;
@@ -579,6 +614,12 @@ void prunerConfigLaunchShape(const PrunerWorkload *w, const PrunerConfig *config
                              PrunerLaunchShape *out) {
   if (config->mma) {
     prunerMmaLaunchShape(w, config, out);
+    return;
+  }
+  PrunerWorkload gemm;
+  PrunerConfig gc;
+  if (prunerConfigImplicitGemm(w, config, &gemm, &gc)) { /* loops of the GEMM */
+    prunerConfigLaunchShape(&gemm, &gc, out);
     return;
   }
   memset(out, 0, sizeof(*out));

@@ -3,6 +3,7 @@
  * Decisions and formulas: docs/space.md. The rules are those of config.c; this file
  * evaluates them on precomputed per-candidate values so that a scan does no division. */
 #include "pruner/space.h"
+#include "space_igemm.h"
 #include "space_mma.h"
 
 #include "pruner/backend/host_rules.h"
@@ -62,10 +63,11 @@ struct PrunerSpaceImpl {
    * space without it (one thread per output) and the fast rules skip only within it. */
   bool xr;
   uint64_t base_raw;
-  /* Tensor-core configs (config_mma.c), listed after the FMA space: raw index fma_raw + i
-   * and dense index fma_count + i are mma[i]. All valid by construction. */
-  PrunerConfig *mma;
-  uint64_t num_mma, fma_raw, fma_count;
+  /* Configs listed after the FMA space, not enumerated by knobs: tensor-core configs
+   * (config_mma.c), then implicit-GEMM convs (config_igemm.c). Raw index fma_raw + i and
+   * dense index fma_count + i are listed[i]. All valid by construction. */
+  PrunerConfig *listed;
+  uint64_t num_listed, fma_raw, fma_count;
   /* prunerSpaceRestrict: the raw indices of the FMA configs kept, ascending (the filter
    * runs once, at restriction; a lookup here is a binary search, not a call of it). */
   bool restricted;
@@ -259,6 +261,16 @@ static PrunerStatus createHostSpace(const PrunerWorkload *w, const PrunerTargetD
   return prunerStatusOk();
 }
 
+/* The listed configs: tensor-core ones, then implicit-GEMM convs (a workload has at most
+ * one of the two kinds). */
+static long listCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                           const PrunerSpaceOptions *opts, PrunerConfig **out) {
+  long n = prunerMmaCandidates(w, t, opts, out);
+  if (n != 0)
+    return n;
+  return prunerIgemmCandidates(w, t, opts, out);
+}
+
 PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                const PrunerSpaceOptions *opts, PrunerSpace *out) {
   *out = NULL;
@@ -310,19 +322,19 @@ PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *
   addVectorKnob(s);
   addReductionThreadsKnob(s);
   precomputeOperands(s);
-  long num_mma = prunerMmaCandidates(w, t, &s->opts, &s->mma);
-  if (num_mma < 0) {
+  long num_listed = listCandidates(w, t, &s->opts, &s->listed);
+  if (num_listed < 0) {
     free(s);
     return prunerStatusError("space of %s: out of memory", w->key);
   }
-  s->num_mma = (uint64_t)num_mma;
+  s->num_listed = (uint64_t)num_listed;
   s->raw_size = 1;
   for (int k = 0; k < s->num_knobs; ++k) {
     if (k == lastBaseKnob(s) + 1)
       s->base_raw = s->raw_size;
     s->raw_size *= (uint64_t)s->knobs[k].num_values;
     if (s->raw_size > MAX_RAW_SIZE) {
-      free(s->mma);
+      free(s->listed);
       free(s);
       return prunerStatusError("space of %s has more than %llu raw configs; lower "
                                "max_workgroup_tile or max_thread_tile",
@@ -330,7 +342,7 @@ PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *
     }
   }
   s->fma_raw = s->raw_size;
-  s->raw_size += s->num_mma;
+  s->raw_size += s->num_listed;
   *out = s;
   return prunerStatusOk();
 }
@@ -338,7 +350,7 @@ PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *
 void prunerSpaceDestroy(PrunerSpace space) {
   if (!space)
     return;
-  free(space->mma);
+  free(space->listed);
   free(space->prefix);
   free(space->kept_raw);
   free(space);
@@ -460,10 +472,10 @@ static bool configToDigits(const PrunerSpaceImpl *s, const PrunerConfig *c, int 
   return prunerConfigEqual(&check, c);
 }
 
-/* Raw index of an mma config; false if it is not one of the space's. */
-static bool mmaRaw(const PrunerSpaceImpl *s, const PrunerConfig *c, uint64_t *raw) {
-  for (uint64_t i = 0; i < s->num_mma; ++i)
-    if (prunerConfigEqual(&s->mma[i], c)) {
+/* Raw index of a listed config; false if it is not one of the space's. */
+static bool listedRaw(const PrunerSpaceImpl *s, const PrunerConfig *c, uint64_t *raw) {
+  for (uint64_t i = 0; i < s->num_listed; ++i)
+    if (prunerConfigEqual(&s->listed[i], c)) {
       *raw = s->fma_raw + i;
       return true;
     }
@@ -474,7 +486,7 @@ void prunerSpaceDecodeRaw(PrunerSpace space, uint64_t raw, PrunerConfig *out) {
   int digits[MAX_KNOBS];
   raw %= space->raw_size;
   if (raw >= space->fma_raw && !space->host) {
-    *out = space->mma[raw - space->fma_raw];
+    *out = space->listed[raw - space->fma_raw];
     return;
   }
   decodeDigits(space, raw, digits);
@@ -483,9 +495,9 @@ void prunerSpaceDecodeRaw(PrunerSpace space, uint64_t raw, PrunerConfig *out) {
 
 bool prunerSpaceEncodeRaw(PrunerSpace space, const PrunerConfig *config, uint64_t *raw) {
   int digits[MAX_KNOBS];
-  if (config->mma) {
+  if (config->mma || prunerIgemmSelected(&space->w, config)) {
     uint64_t r;
-    if (!mmaRaw(space, config, &r))
+    if (!listedRaw(space, config, &r))
       return false;
     if (raw)
       *raw = r;
@@ -756,12 +768,12 @@ void prunerSpaceRestrict(PrunerSpace space, PrunerConfigFilter keep, void *user)
   space->num_kept = n;
   space->restricted = true;
   /* The tensor-core list is not enumerated by the cursor: filter it in place. */
-  uint64_t mma_kept = 0;
-  for (uint64_t i = 0; i < space->num_mma; ++i)
-    if (!keep || keep(&space->mma[i], user))
-      space->mma[mma_kept++] = space->mma[i];
-  space->num_mma = mma_kept;
-  space->raw_size = space->fma_raw + space->num_mma;
+  uint64_t listed_kept = 0;
+  for (uint64_t i = 0; i < space->num_listed; ++i)
+    if (!keep || keep(&space->listed[i], user))
+      space->listed[listed_kept++] = space->listed[i];
+  space->num_listed = listed_kept;
+  space->raw_size = space->fma_raw + space->num_listed;
   free(space->prefix); /* counts and dense indices change: rebuilt on next use */
   space->prefix = NULL;
   space->indexed = false;
@@ -776,7 +788,7 @@ static bool cursorNext(const PrunerSpaceImpl *s, Cursor *c) {
 static bool nextValidRaw(const PrunerSpaceImpl *s, uint64_t start, uint64_t *found) {
   if (start >= s->raw_size)
     return false;
-  if (start >= s->fma_raw) { /* the mma list: every entry valid */
+  if (start >= s->fma_raw) { /* the listed configs: every one valid */
     *found = start > s->fma_raw ? start : s->fma_raw;
     return *found < s->raw_size;
   }
@@ -784,7 +796,7 @@ static bool nextValidRaw(const PrunerSpaceImpl *s, uint64_t start, uint64_t *fou
   cursorStart(s, &c, start);
   if (!cursorSeek(s, &c)) {
     *found = s->fma_raw;
-    return s->num_mma > 0;
+    return s->num_listed > 0;
   }
   *found = encodeDigits(s, c.digits);
   return true;
@@ -793,8 +805,8 @@ static bool nextValidRaw(const PrunerSpaceImpl *s, uint64_t start, uint64_t *fou
 bool prunerSpaceNext(PrunerSpace space, uint64_t *raw, PrunerConfig *config) {
   if (*raw >= space->raw_size)
     return false;
-  if (*raw >= space->fma_raw) { /* the mma list */
-    *config = space->mma[*raw - space->fma_raw];
+  if (*raw >= space->fma_raw) { /* the listed configs */
+    *config = space->listed[*raw - space->fma_raw];
     ++*raw;
     return true;
   }
@@ -826,7 +838,7 @@ static PrunerStatus buildIndex(PrunerSpaceImpl *s) {
     return prunerStatusOk();
   if (s->restricted) { /* the kept list is the index */
     s->fma_count = s->num_kept;
-    s->count = s->num_kept + s->num_mma;
+    s->count = s->num_kept + s->num_listed;
     s->indexed = true;
     return prunerStatusOk();
   }
@@ -849,7 +861,7 @@ static PrunerStatus buildIndex(PrunerSpaceImpl *s) {
   s->prefix = prefix;
   s->num_chunks = chunks;
   s->fma_count = total;
-  s->count = total + s->num_mma;
+  s->count = total + s->num_listed;
   s->indexed = true;
   return prunerStatusOk();
 }
@@ -870,7 +882,7 @@ PrunerStatus prunerSpaceGetConfig(PrunerSpace space, uint64_t index, PrunerConfi
                              (unsigned long long)index, space->w.key,
                              (unsigned long long)space->count);
   if (index >= space->fma_count) {
-    *out = space->mma[index - space->fma_count];
+    *out = space->listed[index - space->fma_count];
     return prunerStatusOk();
   }
   if (space->restricted) {

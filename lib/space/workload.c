@@ -492,6 +492,27 @@ void prunerWorkloadConv2dNchwFchw(PrunerWorkload *w, int64_t n, int64_t c, int64
   prunerWorkloadComputeKey(w);
 }
 
+/* The GEMM that transform.structured.convert_conv2d_to_img2col makes of a
+ * conv_2d_nhwc_hwcf: loops (n, m = oh * ow, f, k = kh * kw * c), A = the im2col tensor
+ * [n, m, k], B = the filter collapsed to [k, f], C = the output collapsed to [n, m, f]. */
+bool prunerWorkloadImplicitGemm(const PrunerWorkload *conv, PrunerWorkload *gemm) {
+  if (conv->kind != PRUNER_OP_CONV_2D_NHWC_HWCF || conv->num_loops != 7 ||
+      conv->num_inputs != 2 || conv->num_outputs != 1)
+    return false;
+  const int64_t *b = conv->bounds; /* (n, oh, ow, f, kh, kw, c) */
+  beginWorkload(gemm, PRUNER_OP_CONTRACTION, "linalg.generic");
+  addLoop(gemm, b[0], PRUNER_LOOP_PARALLEL, PRUNER_ROLE_BATCH);
+  addLoop(gemm, b[1] * b[2], PRUNER_LOOP_PARALLEL, PRUNER_ROLE_M);
+  addLoop(gemm, b[3], PRUNER_LOOP_PARALLEL, PRUNER_ROLE_N);
+  addLoop(gemm, b[4] * b[5] * b[6], PRUNER_LOOP_REDUCTION, PRUNER_ROLE_K);
+  addOperand(gemm, conv->operands[0].dtype, 0, 3, (const int[]){0, 1, 3});
+  addOperand(gemm, conv->operands[1].dtype, 0, 2, (const int[]){3, 2});
+  addOperand(gemm, conv->operands[2].dtype, 1, 3, (const int[]){0, 1, 2});
+  macBody(gemm);
+  prunerWorkloadComputeKey(gemm);
+  return true;
+}
+
 /* ---- sizes against the target --------------------------------------------------------- */
 
 PrunerStatus prunerWorkloadCheckSize(const PrunerWorkload *w, const PrunerTargetDesc *t) {

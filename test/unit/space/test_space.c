@@ -93,6 +93,7 @@ typedef struct Brute {
   int num_promote;
   uint64_t valid, total, missing;
   uint64_t cost_dropped; /* valid but for the compile-cost rule */
+  uint64_t igemm;        /* valid implicit-GEMM convs: the space's list, not its raw product */
   PrunerConfig config;
 } Brute;
 
@@ -136,6 +137,14 @@ static void bruteCandidates(Brute *b) {
   }
   b->num_promote = 1;
   b->promote[0] = 0;
+  /* conv_2d_nhwc_hwcf: promoted configs are implicit GEMMs ([0] or [0, 1]; [1] alone is
+   * refused), listed after the raw product (docs/config.md, rule 12). */
+  if (w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF) {
+    b->promote[1] = 1;
+    b->promote[2] = 2;
+    b->promote[3] = 3;
+    b->num_promote = 4;
+  }
   if (w->kind == PRUNER_OP_MATMUL || w->kind == PRUNER_OP_BATCH_MATMUL) {
     b->promote[1] = 1;
     b->promote[2] = 2;
@@ -168,10 +177,18 @@ static void bruteVisit(Brute *b) {
         b->config.reduction_threads = xthreads[x];
         b->config.promote_operands = b->promote[p];
         b->config.vector_width = widths[v];
-        ++b->total;
         bool valid = prunerConfigIsValid(b->w, b->t, &b->config);
         /* The boolean and the message form agree. */
         assert_int_equal(valid, prunerConfigCheck(b->w, b->t, &b->config).ok);
+        if (w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF && b->promote[p]) {
+          /* Implicit GEMM: the space lists exactly the valid ones. */
+          assert_int_equal(valid, prunerSpaceContains(b->space, &b->config));
+          uint64_t raw;
+          assert_int_equal(valid, prunerSpaceEncodeRaw(b->space, &b->config, &raw));
+          b->igemm += valid;
+          continue;
+        }
+        ++b->total;
         /* Valid = valid with the compile-cost limits lifted, and the rule holds. */
         PrunerSpaceOptions lifted = prunerSpaceDefaultOptions();
         lifted.max_unrolled_body = lifted.max_block_elements = 0;
@@ -250,8 +267,8 @@ static uint64_t checkAgainstBruteForce(const PrunerWorkload *w, int round_trip_a
   bruteCandidates(b);
   bruteLoop(b, 0);
   uint64_t mma = bruteMma(b);
-  b->total += mma;
-  b->valid += mma;
+  b->total += mma + b->igemm;
+  b->valid += mma + b->igemm;
   uint64_t count = prunerSpaceCount(b->space);
   printf("  %-60s raw %8llu valid %7llu (compile-cost rule dropped %llu)\n", w->key,
          (unsigned long long)b->total, (unsigned long long)count,
@@ -265,7 +282,7 @@ static uint64_t checkAgainstBruteForce(const PrunerWorkload *w, int round_trip_a
   while (prunerSpaceNext(b->space, &raw, &c)) {
     st = prunerConfigCheck(w, &t, &c);
     if (!st.ok) fail_msg("enumerated config invalid: %s", st.message);
-    if (round_trip_all || n % 97 == 0 || c.mma) {
+    if (round_trip_all || n % 97 == 0 || c.mma || c.promote_operands) {
       assert_true(prunerSpaceGetConfig(b->space, n, &d).ok);
       assert_true(prunerConfigEqual(&c, &d));
       uint64_t index = ~0ULL;
@@ -351,6 +368,109 @@ static void mmaSpace(void **state) {
   st = prunerConfigCheck(&w, &t4, &c);
   assert_false(st.ok);
   assert_non_null(strstr(st.message, "compute capability 8.0"));
+}
+
+/* Implicit-GEMM convs (promote_operands on a conv_2d_nhwc_hwcf, docs/config.md rule 12):
+ * listed after the FMA configs; their launch shape and shared memory are the GEMM's; the
+ * rules that keep the tiled im2col exact are refused by name. */
+static void implicitGemmSpace(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  prunerWorkloadConv2dNhwcHwcf(&w, 1, 58, 58, 64, 3, 3, 64, 1, 1, PRUNER_DTYPE_F32);
+  PrunerSpace s;
+  assert_true(prunerSpaceCreate(&w, &t, NULL, &s).ok);
+  PrunerConfig c;
+  assert_true(prunerSpaceGetConfig(s, prunerSpaceCount(s) - 1, &c).ok);
+  assert_true(c.promote_operands & 1u);
+  uint64_t index = 0;
+  assert_true(prunerSpaceGetIndex(s, &c, &index).ok);
+  assert_int_equal(index, prunerSpaceCount(s) - 1);
+  prunerSpaceDestroy(s);
+
+  /* ResNet-50 3x3: 28 output columns x 32 filters per block, 4x4 per thread, K step 16. */
+  PrunerConfig ok;
+  memset(&ok, 0, sizeof ok);
+  int64_t wg[7] = {1, 1, 28, 32, 0, 0, 0}, th[7] = {1, 1, 4, 4, 0, 0, 0},
+          red[7] = {0, 0, 0, 0, 1, 1, 16};
+  memcpy(ok.workgroup, wg, sizeof wg);
+  memcpy(ok.thread, th, sizeof th);
+  memcpy(ok.reduction, red, sizeof red);
+  ok.promote_operands = 3;
+  ok.vector_width = 4;
+  PrunerStatus st = prunerConfigCheck(&w, &t, &ok);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  PrunerWorkload g;
+  PrunerConfig gc;
+  assert_true(prunerConfigImplicitGemm(&w, &ok, &g, &gc));
+  assert_int_equal(g.bounds[1], 56 * 56);
+  assert_int_equal(g.bounds[3], 3 * 3 * 64);
+  assert_int_equal(gc.workgroup[1], 28);
+  assert_int_equal(gc.reduction[3], 16);
+  PrunerLaunchShape ls;
+  prunerConfigLaunchShape(&w, &ok, &ls);
+  assert_int_equal(ls.grid[0], 64 / 32);
+  assert_int_equal(ls.grid[1], 56 * 56 / 28);
+  assert_int_equal(ls.threads_per_block, 7 * 8);
+  assert_int_equal(ls.smem_bytes, (28 * 16 + 16 * 32) * 4);
+  assert_int_equal(prunerConfigSharedBytes(&w, &ok), (28 * 16 + 16 * 32) * 4);
+  ok.promote_operands = 0; /* the same tiles as a direct conv: no GEMM */
+  assert_false(prunerConfigImplicitGemm(&w, &ok, &g, &gc));
+  ok.promote_operands = 3;
+
+  PrunerConfig bad = ok;
+  bad.workgroup[1] = 2; /* two output rows per block */
+  st = prunerConfigCheck(&w, &t, &bad);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "must stay inside one output row"));
+  bad = ok;
+  bad.reduction[5] = 3; /* the whole filter row per K step */
+  st = prunerConfigCheck(&w, &t, &bad);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "inside one filter tap"));
+  bad = ok;
+  bad.promote_operands = 2; /* the filter alone */
+  st = prunerConfigCheck(&w, &t, &bad);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "[0] or [0, 1]"));
+  bad = ok;
+  bad.thread[2] = 1; /* 28 x 8 = 224 threads x 4 elements: fine; 64 accumulators: not */
+  bad.thread[3] = 32;
+  st = prunerConfigCheck(&w, &t, &bad);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "implicit GEMM of linalg.conv_2d_nhwc_hwcf"));
+  /* Dilated convs: MLIR's im2col rewrite refuses them. */
+  PrunerWorkload dil;
+  prunerWorkloadConv2dNhwcHwcf(&dil, 1, 60, 60, 64, 3, 3, 64, 1, 2, PRUNER_DTYPE_F32);
+  st = prunerConfigCheck(&dil, &t, &ok);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "undilated"));
+  /* The other convolutions stage nothing. */
+  PrunerWorkload nchw;
+  prunerWorkloadConv2dNchwFchw(&nchw, 1, 64, 58, 58, 64, 3, 3, 1, 1, PRUNER_DTYPE_F32);
+  PrunerConfig n;
+  memset(&n, 0, sizeof n);
+  int64_t nwg[7] = {1, 32, 1, 28, 0, 0, 0}, nth[7] = {1, 4, 1, 4, 0, 0, 0},
+          nred[7] = {0, 0, 0, 0, 16, 1, 1};
+  memcpy(n.workgroup, nwg, sizeof nwg);
+  memcpy(n.thread, nth, sizeof nth);
+  memcpy(n.reduction, nred, sizeof nred);
+  n.promote_operands = 1;
+  n.vector_width = 1;
+  st = prunerConfigCheck(&nchw, &t, &n);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "only conv_2d_nhwc_hwcf"));
+  /* IREE's targets take their own conv configs, not this schedule. */
+  PrunerTargetDesc iree;
+  assert_true(prunerTargetLookup("iree-cuda:sm_80", &iree).ok);
+  st = prunerConfigCheck(&w, &iree, &ok);
+  assert_false(st.ok);
+  assert_true(prunerSpaceCreate(&w, &iree, NULL, &s).ok);
+  uint64_t raw = 0;
+  while (prunerSpaceNext(s, &raw, &c))
+    assert_int_equal(c.promote_operands, 0);
+  prunerSpaceDestroy(s);
 }
 
 static void bruteBatchMatmul(void **state) {
@@ -464,7 +584,8 @@ static void bigConvRoundTrip(void **state) {
     assert_true(prunerConfigCheck(&w, &t, &c).ok);
     assert_int_equal(c.reduction[4], 1); /* kh, kw step 1 */
     assert_int_equal(c.reduction[5], 1);
-    assert_int_equal(c.promote_operands, 0);
+    /* Promoted: an implicit GEMM, one output row per block. */
+    assert_true(c.promote_operands == 0 || c.workgroup[1] == 1);
     uint64_t back;
     assert_true(prunerSpaceGetIndex(s, &c, &back).ok);
     assert_int_equal(back, index);
@@ -1165,6 +1286,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bruteMatmul),
       cmocka_unit_test(mmaSpace),
+      cmocka_unit_test(implicitGemmSpace),
       cmocka_unit_test(bruteBatchMatmul),
       cmocka_unit_test(bruteConvNhwc),
       cmocka_unit_test(bruteConvNchw),
