@@ -67,6 +67,13 @@ typedef struct Plan {
   int red_loop;
   int64_t red_step;
   bool gpu_shared; /* partials in NVVM shared memory (address space 3); off for host checks */
+  /* Implicit-GEMM conv (promote_operands on a conv_2d_nhwc_hwcf): the plan is the GEMM's;
+   * the im2col op is fused into the block's K step and its tile (rank 3: n, m, k), built
+   * in shared memory, is spread over the block's threads like a copy. `promote` then
+   * holds the filter (operand 1) only, staged by structured.promote. */
+  bool igemm;
+  int64_t img_tile[3];
+  int img_dim[3];
   /* Tensor cores (mma.c): the config and its launch shape; NULL for FMA schedules. */
   const PrunerConfig *mma;
   PrunerLaunchShape mma_shape;
@@ -104,25 +111,51 @@ static int64_t divisorAtMost(int64_t n, int64_t limit) {
  * contiguous elements (or a multiple) so that the copy vectorizes. Tiles divide exactly,
  * so the vectorizer sees static shapes. The mapping is linear (#gpu.thread<linear_dim_i>)
  * because a copy's thread grid need not match the block's x/y shape. */
-static void planCopy(const PrunerWorkload *w, const PrunerConfig *c, int64_t threads, int i,
-                     Plan *p) {
-  int operand = p->promoted[i];
+static void spreadThreads(const PrunerWorkload *w, const PrunerConfig *c, int64_t threads,
+                          int operand, int64_t vector, int64_t *tile, int *dim) {
   int rank = w->operands[operand].rank;
-  p->copy_rank[i] = rank;
   int64_t left = threads;
   int next_dim = 0;
   for (int d = rank - 1; d >= 0; --d) {
     int64_t extent = prunerConfigOperandFootprint(w, c, operand, d);
-    int64_t base = d == rank - 1 && extent % c->vector_width == 0 ? c->vector_width : 1;
+    int64_t base = d == rank - 1 && extent % vector == 0 ? vector : 1;
     int64_t n = next_dim < 3 ? divisorAtMost(extent / base, left) : 1;
-    p->copy_tile[i][d] = n > 1 ? extent / n : 0;
-    p->copy_dim[i][d] = n > 1 ? next_dim++ : -1;
+    tile[d] = n > 1 ? extent / n : 0;
+    dim[d] = n > 1 ? next_dim++ : -1;
     left /= n;
   }
   if (next_dim == 0) { /* one thread copies the whole tile: still a (1-iteration) forall */
-    p->copy_tile[i][rank - 1] = prunerConfigOperandFootprint(w, c, operand, rank - 1);
-    p->copy_dim[i][rank - 1] = 0;
+    tile[rank - 1] = prunerConfigOperandFootprint(w, c, operand, rank - 1);
+    dim[rank - 1] = 0;
   }
+}
+
+static void planCopy(const PrunerWorkload *w, const PrunerConfig *c, int64_t threads, int i,
+                     Plan *p) {
+  int operand = p->promoted[i];
+  p->copy_rank[i] = w->operands[operand].rank;
+  spreadThreads(w, c, threads, operand, c->vector_width, p->copy_tile[i], p->copy_dim[i]);
+}
+
+/* Implicit GEMM: the plan of the GEMM (w, c), less operand 0 from the promoted list (the
+ * im2col op writes its tile into shared memory itself, one element per thread and step:
+ * scalar, since its index maps have floordiv / mod). */
+static void planImplicitGemm(const PrunerWorkload *w, const PrunerConfig *c, Plan *p) {
+  p->igemm = true;
+  int kept = 0;
+  for (int i = 0; i < p->num_promoted; ++i) {
+    if (p->promoted[i] == 0)
+      continue;
+    p->promoted[kept] = p->promoted[i];
+    p->copy_rank[kept] = p->copy_rank[i];
+    memcpy(p->copy_tile[kept], p->copy_tile[i], sizeof p->copy_tile[i]);
+    memcpy(p->copy_dim[kept], p->copy_dim[i], sizeof p->copy_dim[i]);
+    ++kept;
+  }
+  p->num_promoted = kept;
+  p->promote &= ~1u;
+  int64_t threads = p->block[0] * p->block[1] * p->block[2];
+  spreadThreads(w, c, threads, 0, 1, p->img_tile, p->img_dim);
 }
 
 /* Promotion stages input tiles through shared memory per block-level K step: the K loop
@@ -389,12 +422,62 @@ static const char *appendReductionLoops(PrunerText *t, const Plan *p, const char
  * and tiled to threads on its own, then the reduction loops at block level. The block's
  * K-step op is tagged `promote_tag`; @pruner_promote stages its operands after
  * bufferization and only then tiles it to threads (promotion works on buffers). */
+/* Implicit GEMM, first step: the conv becomes im2col + GEMM (a contraction generic whose
+ * A is the im2col tensor), both tagged; canonicalization then moves the output's fill
+ * through the collapse_shape onto the GEMM's init (linalg's fill-reshape folding), where
+ * it is fused like a contraction's. Defines %op (the GEMM), %img and, with a fill, %fill. */
+static void appendImplicitGemmConversion(PrunerText *t, const PrunerWorkload *conv,
+                                         const Plan *p, const char *attr, const char *prefix) {
+  appendMatch(t, "%conv", prunerSchedulePayloadOpName(conv), attr, "", "%root");
+  prunerTextAppend(t,
+                   "    // Implicit GEMM: im2col + GEMM, the im2col fused into each K step.\n"
+                   "    %%img0, %%res0 = transform.structured.convert_conv2d_to_img2col %%conv : (" ANY
+                   ") -> (" ANY ", " ANY ")\n"
+                   "    %%gemm0 = transform.get_producer_of_operand %%res0[0] : (" ANY ") -> " ANY "\n"
+                   "    transform.annotate %%gemm0 \"%s.igemm\" : " ANY "\n"
+                   "    transform.annotate %%img0 \"%s.im2col\" : " ANY "\n"
+                   "    %%cfunc = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
+                   ") -> " ANY "\n"
+                   "    transform.apply_patterns to %%cfunc { transform.apply_patterns.canonicalization } : " ANY "\n"
+                   "    %%op = transform.structured.match attributes{%s.igemm} in %%root : (" ANY
+                   ") -> " ANY "\n"
+                   "    %%img = transform.structured.match attributes{%s.im2col} in %%root : (" ANY
+                   ") -> " ANY "\n",
+                   prefix, prefix, prefix, prefix);
+  if (p->fill)
+    prunerTextAppend(t, "    %%fill = transform.get_producer_of_operand %%op[2] : (" ANY ") -> " ANY "\n");
+}
+
+/* Implicit GEMM, in the block: the im2col op fused into the K step (or the block, with
+ * one step), its destination a shared-memory buffer (plain memory for host checks), and
+ * the op spread over the block's threads (linear ids, innermost dim first: neighbouring
+ * threads read neighbouring channels of the input). */
+static void appendImplicitGemmStage(PrunerText *t, const Plan *p, bool k_loop) {
+  const char *img = "%img1";
+  if (k_loop) {
+    prunerTextAppend(t, "    %%img2, %%k0i = transform.structured.fuse_into_containing_op %%img1 "
+                        "into %%k0 : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
+    img = "%img2";
+  }
+  prunerTextAppend(t,
+                   "    %%ibuf, %%inew = transform.structured.bufferize_to_allocation %s "
+                   "{%salloc_op = \"memref.alloca\", bufferize_destination_only} : " ANY "\n",
+                   img, p->gpu_shared ? "memory_space = 3, " : "");
+  prunerTextAppend(t, "    // The block's threads build the im2col tile.\n");
+  appendTileUsingForall(t, "%it", "%ifa", img, 3, p->img_tile, p->img_dim, "linear");
+}
+
 static void appendTileSequencePromoted(PrunerText *t, const PrunerWorkload *w, const Plan *p,
                                        const char *attr, const char *forall_tag,
-                                       const char *promote_tag) {
-  appendMatch(t, "%op", prunerSchedulePayloadOpName(w), attr, "", "%root");
-  if (p->fill)
-    appendMatch(t, "%fill", "linalg.fill", attr, ".fill", "%root");
+                                       const char *promote_tag, const PrunerWorkload *conv,
+                                       const char *prefix) {
+  if (p->igemm) {
+    appendImplicitGemmConversion(t, conv, p, attr, prefix);
+  } else {
+    appendMatch(t, "%op", prunerSchedulePayloadOpName(w), attr, "", "%root");
+    if (p->fill)
+      appendMatch(t, "%fill", "linalg.fill", attr, ".fill", "%root");
+  }
   prunerTextAppend(t, "    // Blocks: grid [%lld, %lld, %lld].\n", (long long)p->grid[0],
                    (long long)p->grid[1], (long long)p->grid[2]);
   appendTileUsingForall(t, "%tb", "%fb", "%op", p->n, p->block_tile, p->block_dim, "block");
@@ -408,8 +491,13 @@ static void appendTileSequencePromoted(PrunerText *t, const PrunerWorkload *w, c
     if (p->vectorize)
       prunerTextAppend(t, "    transform.structured.vectorize %%tf : " ANY "\n");
   }
+  if (p->igemm)
+    prunerTextAppend(t, "    %%img1, %%fbi = transform.structured.fuse_into_containing_op %%img "
+                        "into %%fb : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
   const char *staged = appendReductionLoops(
       t, p, "at block level: one shared-memory stage per step", "%tb", "%tk", 'k');
+  if (p->igemm)
+    appendImplicitGemmStage(t, p, strcmp(staged, "%tb") != 0);
   prunerTextAppend(t, "    transform.annotate %s \"%s\" : " ANY "\n", staged, promote_tag);
   prunerTextAppend(t, "    %%func = transform.structured.match ops{[\"func.func\"]} in %%root"
                       " : (" ANY ") -> " ANY "\n"
@@ -432,6 +520,10 @@ static void appendTileSequencePromoted(PrunerText *t, const PrunerWorkload *w, c
  * after every thread forall: after the copies (before the compute reads shared memory)
  * and after the compute (before the next step's copies overwrite it). Empty for ops
  * without promotion. */
+static void appendStagedCopies(PrunerText *t, const Plan *p, const char *forall_tag,
+                               const char *promote_tag, bool gpu_mapping);
+static void appendStagedCompute(PrunerText *t, const Plan *p, const char *promote_tag);
+
 static void appendPromoteSequence(PrunerText *t, const Plan *p, const char *forall_tag,
                                   const char *promote_tag, bool gpu_mapping) {
   prunerTextAppend(t, "  transform.named_sequence @pruner_promote(%%root: " ANY
@@ -460,10 +552,24 @@ static void appendPromoteSequence(PrunerText *t, const Plan *p, const char *fora
   }
   if (p->mma)
     prunerScheduleAppendMmaPost(t, promote_tag, gpu_mapping);
-  if (!p->promote) {
+  if (!p->promote && !p->igemm) {
     prunerTextAppend(t, "    transform.yield\n  }\n");
     return;
   }
+  if (p->promote)
+    appendStagedCopies(t, p, forall_tag, promote_tag, gpu_mapping);
+  else /* implicit GEMM with the filter read from global memory */
+    prunerTextAppend(t, "    %%func = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
+                        ") -> " ANY "\n"
+                        "    %%fa = transform.structured.match ops{[\"scf.forall\"]} attributes{%s} "
+                        "in %%root : (" ANY ") -> " ANY "\n", forall_tag);
+  appendStagedCompute(t, p, promote_tag);
+}
+
+/* structured.promote of the tagged op's promoted operands and their cooperative copies;
+ * defines %func and %fa. */
+static void appendStagedCopies(PrunerText *t, const Plan *p, const char *forall_tag,
+                               const char *promote_tag, bool gpu_mapping) {
   prunerTextAppend(t, "    %%mm = transform.structured.match attributes{%s} in %%root : (" ANY
                       ") -> " ANY "\n", promote_tag);
   prunerTextAppend(t, "    %%p = transform.structured.promote %%mm { operands_to_promote = [");
@@ -501,6 +607,11 @@ static void appendPromoteSequence(PrunerText *t, const Plan *p, const char *fora
     if (p->vectorize)
       prunerTextAppend(t, "    transform.structured.vectorize %%tc%d : " ANY "\n", i);
   }
+}
+
+/* The staged K-step op tiled to threads and vectorized, then the block's allocas (staged
+ * tiles, the im2col tile) made module globals; closes @pruner_promote. */
+static void appendStagedCompute(PrunerText *t, const Plan *p, const char *promote_tag) {
   prunerTextAppend(t, "    %%mm2 = transform.structured.match attributes{%s} in %%fa : (" ANY
                       ") -> " ANY "\n", promote_tag);
   prunerTextAppend(t, "    // Threads: block [%lld, %lld, %lld].\n", (long long)p->block[0],
@@ -609,7 +720,8 @@ void prunerScheduleAppendTileCleanup(PrunerText *t) {
 
 static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Plan *p,
                                const char *attr, const char *forall_tag,
-                               const char *promote_tag) {
+                               const char *promote_tag, const PrunerWorkload *conv,
+                               const char *prefix) {
   prunerTextAppend(t, "  transform.named_sequence @pruner_tile(%%root: " ANY
                       " {transform.readonly}) {\n");
   if (p->mma) {
@@ -617,8 +729,8 @@ static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Pla
                                 promote_tag);
     return;
   }
-  if (p->promote) {
-    appendTileSequencePromoted(t, w, p, attr, forall_tag, promote_tag);
+  if (p->promote || p->igemm) {
+    appendTileSequencePromoted(t, w, p, attr, forall_tag, promote_tag, conv, prefix);
     return;
   }
   if (p->xthreads) {
@@ -774,12 +886,25 @@ PrunerStatus prunerScheduleBuildChecked(const PrunerWorkload *w, const PrunerCon
   PrunerScheduleOptions defaults = prunerScheduleDefaultOptions();
   if (!opts)
     opts = &defaults;
+  /* A promoted conv_2d_nhwc_hwcf is scheduled as the GEMM it denotes. */
+  const PrunerWorkload *conv = w;
+  PrunerWorkload gemm;
+  PrunerConfig gemm_config;
+  bool igemm = prunerConfigImplicitGemm(w, config, &gemm, &gemm_config);
+  if (igemm) {
+    w = &gemm;
+    config = &gemm_config;
+  }
   Plan p;
   PrunerStatus s = makePlan(w, config, opts, &p);
   if (!s.ok)
     return s;
+  if (igemm) {
+    planImplicitGemm(w, config, &p);
+    p.gpu_shared = opts->gpu_mapping;
+  }
   if (opts->fuse_consumer) {
-    if (!opts->match_attr || p.promote || p.mma || !isContractionKind(w->kind) ||
+    if (!opts->match_attr || p.promote || p.igemm || p.mma || !isContractionKind(w->kind) ||
         w->num_outputs != 1)
       return prunerStatusError("schedule for %s: a consumer is fused only into a contraction "
                                "without promotion or tensor cores (mma), matched by attribute",
@@ -794,7 +919,8 @@ PrunerStatus prunerScheduleBuildChecked(const PrunerWorkload *w, const PrunerCon
   PrunerText t;
   prunerTextInit(&t);
   prunerTextAppend(&t, "module attributes {transform.with_named_sequence} {\n");
-  appendTileSequence(&t, w, &p, opts->match_attr, forall_tag, promote_tag);
+  appendTileSequence(&t, w, &p, opts->match_attr, forall_tag, promote_tag, conv,
+                     opts->match_attr ? opts->match_attr : "pruner");
   appendBufferizeSequence(&t);
   appendPromoteSequence(&t, &p, forall_tag, promote_tag, opts->gpu_mapping);
   appendMapSequence(&t, &p, forall_tag, opts->gpu_mapping);

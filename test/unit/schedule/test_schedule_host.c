@@ -327,6 +327,10 @@ static void test_conv_nhwc(void **state) {
       "  return %r : tensor<1x8x8x16xf32>\n}\n";
   static const char *extra[] = {
       "{workgroup = [1, 4, 8, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 3, 8], thread = [1, 2, 2, 4, 0, 0, 0], promote_operands = [], vector_width = 4}",
+      /* Implicit GEMM: the im2col tile (and the filter's) staged per K step of c. */
+      "{workgroup = [1, 1, 8, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 4], thread = [1, 1, 1, 4, 0, 0, 0], promote_operands = [0, 1], vector_width = 4}",
+      "{workgroup = [1, 1, 4, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 8], thread = [1, 1, 1, 2, 0, 0, 0], promote_operands = [0], vector_width = 2}",
+      "{workgroup = [1, 1, 8, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 2], thread = [1, 1, 1, 1, 0, 0, 0], promote_operands = [0, 1], vector_width = 1}",
       NULL};
   checkKind(tmpl, 6, extra);
 }
@@ -387,9 +391,13 @@ static void test_reduction(void **state) {
   checkKind(tmpl, 6, cross);
 }
 
-/* Every 8th cross-thread config of the op's space (every one with
+static bool isCrossThread(const PrunerConfig *c) { return prunerConfigReductionThreads(c) > 1; }
+static bool isImplicitGemm(const PrunerConfig *c) { return c->promote_operands != 0; }
+
+/* Every `stride`-th config of the op's space that `pick` selects (every one with
  * PRUNER_HOST_CHECK_ALL=1: the compile study's host check, docs/compile.md). */
-static void checkCrossThreadConfigs(const char *tmpl) {
+static void checkConfigsWhere(const char *tmpl, bool (*pick)(const PrunerConfig *), int stride,
+                              const char *what) {
   char *plain = withConfig(tmpl, "{}");
   MlirModule m = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(plain));
   assert_false(mlirModuleIsNull(m));
@@ -400,12 +408,13 @@ static void checkCrossThreadConfigs(const char *tmpl) {
   PrunerSpace space;
   assert_true(prunerSpaceCreate(&w, &target, NULL, &space).ok);
   const char *all = getenv("PRUNER_HOST_CHECK_ALL");
-  int stride = all && all[0] == '1' ? 1 : 8;
+  if (all && all[0] == '1')
+    stride = 1;
   uint64_t raw = 0, index = 0;
   int seen = 0, checked = 0;
   PrunerConfig c;
   for (; prunerSpaceNext(space, &raw, &c); ++index) {
-    if (prunerConfigReductionThreads(&c) <= 1 || seen++ % stride)
+    if (!pick(&c) || seen++ % stride)
       continue;
     char config[512], label[600];
     prunerConfigFormat(&w, &c, config, sizeof config);
@@ -418,9 +427,43 @@ static void checkCrossThreadConfigs(const char *tmpl) {
       fail_msg("%s: max|diff| = %g", label, diff);
     ++checked;
   }
-  printf("  %d of %d cross-thread configs checked\n", checked, seen);
+  printf("  %d of %d %s configs checked\n", checked, seen, what);
   assert_true(checked > 0);
   prunerSpaceDestroy(space);
+}
+
+static void checkCrossThreadConfigs(const char *tmpl) {
+  checkConfigsWhere(tmpl, isCrossThread, 8, "cross-thread");
+}
+
+/* Implicit-GEMM convs (promote_operands on a conv_2d_nhwc_hwcf, docs/schedule.md): the
+ * im2col tile built in (shared) memory per K step; strided, dilated, batched, 1x1 and
+ * accumulating (no fill) convs, every 23rd listed config of each space. */
+static void test_conv_nhwc_implicit_gemm(void **state) {
+  (void)state;
+  static const char *const tmpls[] = {
+      /* stride 2, with a fill */
+      "func.func @kernel(%I: tensor<1x17x17x8xf32>, %W: tensor<3x3x8x16xf32>, %O: tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32> {\n"
+      "  %z = arith.constant 0.0 : f32\n"
+      "  %f = linalg.fill ins(%z : f32) outs(%O : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>\n"
+      "  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>, pruner.config = CONFIG}\n"
+      "      ins(%I, %W : tensor<1x17x17x8xf32>, tensor<3x3x8x16xf32>) outs(%f : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>\n"
+      "  return %r : tensor<1x8x8x16xf32>\n}\n",
+      /* batch 2, accumulating into O (no fill) */
+      "func.func @kernel(%I: tensor<2x10x10x4xf32>, %W: tensor<3x3x4x32xf32>, %O: tensor<2x8x8x32xf32>) -> tensor<2x8x8x32xf32> {\n"
+      "  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, pruner.config = CONFIG}\n"
+      "      ins(%I, %W : tensor<2x10x10x4xf32>, tensor<3x3x4x32xf32>) outs(%O : tensor<2x8x8x32xf32>) -> tensor<2x8x8x32xf32>\n"
+      "  return %r : tensor<2x8x8x32xf32>\n}\n",
+      /* 1x1 */
+      "func.func @kernel(%I: tensor<1x8x8x32xf32>, %W: tensor<1x1x32x16xf32>, %O: tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32> {\n"
+      "  %z = arith.constant 0.0 : f32\n"
+      "  %f = linalg.fill ins(%z : f32) outs(%O : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>\n"
+      "  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, pruner.config = CONFIG}\n"
+      "      ins(%I, %W : tensor<1x8x8x32xf32>, tensor<1x1x32x16xf32>) outs(%f : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>\n"
+      "  return %r : tensor<1x8x8x16xf32>\n}\n",
+  };
+  for (size_t i = 0; i < sizeof tmpls / sizeof *tmpls; ++i)
+    checkConfigsWhere(tmpls[i], isImplicitGemm, 23, "implicit-GEMM");
 }
 
 /* GEMV and skinny contractions with the cross-thread reduction (reduction_threads > 1,
@@ -757,6 +800,7 @@ int main(void) {
       cmocka_unit_test(test_matmul_no_fill),
       cmocka_unit_test(test_batch_matmul),
       cmocka_unit_test(test_conv_nhwc),
+      cmocka_unit_test(test_conv_nhwc_implicit_gemm),
       cmocka_unit_test(test_conv_nchw_7x7_stride2),
       cmocka_unit_test(test_elementwise),
       cmocka_unit_test(test_reduction),
