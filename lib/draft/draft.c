@@ -182,6 +182,19 @@ PrunerStatus prunerDraftCreate(const PrunerWorkload *w, const PrunerTargetDesc *
   d->l1_bytes_per_sm = unifiedL1Bytes(t);
   d->smem_granularity = t->compute_capability >= 80 ? 128 : 256;
   d->reg_cap_per_thread = t->max_regs_per_thread > 0 ? t->max_regs_per_thread : 255;
+  PrunerWorkload gemm;
+  if (t->kind == PRUNER_TARGET_GPU && prunerWorkloadImplicitGemm(w, &gemm)) {
+    st = prunerDraftCreate(&gemm, t, &d->igemm);
+    if (!st.ok) {
+      free(d);
+      return st;
+    }
+    /* The im2col tensor is a view of the input repeated kh x kw times: its tiles come
+     * from the input's bytes, which is what DRAM serves. */
+    struct PrunerDraftImpl *g = d->igemm;
+    g->input_bytes += d->ops[0].total_bytes - g->ops[0].total_bytes;
+    g->ops[0].total_bytes = d->ops[0].total_bytes;
+  }
   *out = d;
   return prunerStatusOk();
 }
@@ -205,7 +218,12 @@ PrunerStatus prunerDraftCreateWithTerms(const PrunerWorkload *w, const PrunerTar
   return prunerStatusOk();
 }
 
-void prunerDraftDestroy(PrunerDraft draft) { free(draft); }
+void prunerDraftDestroy(PrunerDraft draft) {
+  if (!draft)
+    return;
+  free(draft->igemm);
+  free(draft);
+}
 
 const PrunerWorkload *prunerDraftGetWorkload(PrunerDraft draft) { return &draft->w; }
 const PrunerTargetDesc *prunerDraftGetTarget(PrunerDraft draft) { return &draft->t; }
@@ -1029,6 +1047,10 @@ static bool gpuScore(const struct PrunerDraftImpl *d, const PrunerConfig *config
                      DraftWarpCache *cache) {
   if (config->mma) /* tensor cores: their own term (mma.c) */
     return draftMmaScore(d, config, resources, out);
+  PrunerWorkload gemm;
+  PrunerConfig gemm_config;
+  if (d->igemm && prunerConfigImplicitGemm(&d->w, config, &gemm, &gemm_config))
+    return gpuScore(d->igemm, &gemm_config, resources, out, NULL); /* the GEMM's terms */
   DraftGeometry g;
   draftGeometry(d, config, &g);
   DraftResources r;

@@ -45,6 +45,9 @@ struct PrunerDraftImpl {
   int reg_cap_per_thread;  /* 255: the most a thread can address (PTX ISA) */
   PrunerDraftTermsFn terms; /* a backend's own terms (prunerDraftCreateWithTerms), or NULL */
   void *terms_user;
+  /* conv_2d_nhwc_hwcf on a GPU target: the draft of its implicit GEMM, which scores the
+   * implicit-GEMM configs (promote_operands on the conv); NULL otherwise. */
+  struct PrunerDraftImpl *igemm;
 };
 
 /* Memo of the warp access analysis (32-byte sectors and useful bytes of a warp-wide load,
