@@ -46,21 +46,24 @@ typedef struct Args {
   long random, jobs, op_index, memory_mb, min_reduction_threads;
   uint64_t seed;
   double timeout;
-  int quiet, study_registers, mma;
+  int quiet, study_registers, mma, igemm;
 } Args;
 
-/* --mma draws: the tensor-core configs are a small tail of the space, too rare for the
- * sampler's bounded redraws, so they are listed (index order) and shuffled. Returns how
- * many of them land in configs / indices (at most n). */
-static size_t sampleMma(PrunerSpace space, size_t n, uint64_t *rng, PrunerConfig *configs,
-                        uint64_t *indices) {
+/* --mma and --implicit-gemm draws: the tensor-core configs and the implicit-GEMM convs
+ * are the space's listed tail, too rare for the sampler's bounded redraws, so they are
+ * listed (index order) and shuffled. Returns how many of them land in configs / indices
+ * (at most n). */
+static size_t sampleListed(PrunerSpace space, int want_mma, size_t n, uint64_t *rng,
+                           PrunerConfig *configs, uint64_t *indices) {
   size_t cap = 256, count = 0;
   PrunerConfig *all = malloc(cap * sizeof *all);
   uint64_t *idx = malloc(cap * sizeof *idx);
   uint64_t raw = 0, index = 0;
   PrunerConfig c;
+  /* Implicit GEMM: promote_operands on a conv_2d_nhwc_hwcf (on a matmul it is promotion). */
+  bool conv = prunerSpaceGetWorkload(space)->kind == PRUNER_OP_CONV_2D_NHWC_HWCF;
   while (all && idx && prunerSpaceNext(space, &raw, &c)) {
-    if (c.mma) {
+    if (want_mma ? c.mma != 0 : conv && c.promote_operands != 0) {
       if (count == cap) {
         cap *= 2;
         PrunerConfig *a2 = realloc(all, cap * sizeof *all);
@@ -97,7 +100,8 @@ static void usage(FILE *f) {
              "[--op-index=I])\n"
              "         [--dtype=f32] [--config='{...}' | --random=N [--seed=S]] [--target=sm_90]\n"
              "         [--jobs=N] [--timeout=SECONDS] [--memory-mb=MB] [--format=cubin|ptx]\n"
-             "         [--min-reduction-threads=R | --mma] [--study-registers] [--out=DIR] [--quiet]\n"
+             "         [--min-reduction-threads=R | --mma | --implicit-gemm] [--study-registers]\n"
+             "         [--out=DIR] [--quiet]\n"
              "kinds: matmul (MxNxK), batch_matmul (BxMxNxK),\n"
              "       conv_2d_nhwc_hwcf (NxIHxIWxCxKHxKWxF[xSTRIDE[xDILATION]]),\n"
              "       conv_2d_nchw_fchw (NxCxIHxIWxFxKHxKW[xSTRIDE[xDILATION]]),\n"
@@ -162,6 +166,8 @@ static int parseArgs(int argc, char **argv, Args *a) {
       a->study_registers = 1;
     else if (strcmp(s, "--mma") == 0)
       a->mma = 1;
+    else if (strcmp(s, "--implicit-gemm") == 0)
+      a->igemm = 1;
     else if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
       usage(stdout);
       exit(0);
@@ -180,13 +186,14 @@ static int parseArgs(int argc, char **argv, Args *a) {
     usage(stderr);
     return 2;
   }
-  if ((a->min_reduction_threads || a->mma) && !a->random) {
+  if ((a->min_reduction_threads || a->mma || a->igemm) && !a->random) {
     fprintf(stderr, "pruner-compile: %s filters --random draws\n",
-            a->mma ? "--mma" : "--min-reduction-threads");
+            a->mma ? "--mma" : a->igemm ? "--implicit-gemm" : "--min-reduction-threads");
     return 2;
   }
-  if (a->min_reduction_threads && a->mma) {
-    fprintf(stderr, "pruner-compile: --min-reduction-threads and --mma exclude each other\n");
+  if ((a->min_reduction_threads != 0) + a->mma + a->igemm > 1) {
+    fprintf(stderr, "pruner-compile: --min-reduction-threads, --mma and --implicit-gemm "
+                    "exclude each other\n");
     return 2;
   }
   if (a->config && a->random) {
@@ -528,8 +535,16 @@ int main(int argc, char **argv) {
     printf("workload %s on %s: %llu valid configs\n", w.key, t.name,
            (unsigned long long)prunerSpaceCount(space));
     uint64_t rng = a.seed;
-    if (a.mma)
-      n = sampleMma(space, n, &rng, configs, indices);
+    if (a.mma || a.igemm) {
+      n = sampleListed(space, a.mma, n, &rng, configs, indices);
+      if (n == 0) {
+        fprintf(stderr, "pruner-compile: the space of %s has no %s configs\n", w.key,
+                a.mma ? "tensor-core" : "implicit-GEMM");
+        prunerSpaceDestroy(space);
+        free(configs), free(indices);
+        return 1;
+      }
+    }
     else
       n = prunerSpaceSample(space, n, &rng,
                             a.min_reduction_threads ? enoughReductionThreads : NULL,
