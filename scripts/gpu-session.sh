@@ -20,6 +20,8 @@
 #                    config with probability CHECK_EPSILON (pruner-tune's ε-greedy), seed 1
 #   check-bmm        test/gpu/Inputs/batch-matmul.mlir (12x128x64 . 12x64x128), likewise
 #   check-conv       test/gpu/Inputs/conv.mlir (ResNet-50 3x3, NHWC 1x58x58x64 * 3x3x64x64)
+#   check-igemm      the same conv, implicit-GEMM configs only (pruner-tune
+#                    --schedules=implicit-gemm: draft ranking and ε picks inside them)
 #   check-tc         test/gpu/Inputs/tc-gemm.mlir (GPT-2 QKV, f16 1024x768 * 768x2304 -> f32):
 #                    tensor-core (mma) configs from the draft, FMA ones from the ε picks
 #   check-gemv       test/gpu/Inputs/gemv.mlir (GPT-2 decode QKV GEMV 1x768 . 768x2304,
@@ -33,7 +35,7 @@
 #
 # Environment: BUILD (default build-gpuprep), JOBS (compile workers, default 2),
 # CHECK_PER_OP (100), CHECK_EPSILON (0.2), DATASET_SIZE (3000), DATASET_EPSILON (0.3333),
-# FORCE=1 (recompile bundles that exist), BUNDLES (default: all eight), WORK (unpacked
+# FORCE=1 (recompile bundles that exist), BUNDLES (default: all nine), WORK (unpacked
 # bundles and logs, default out/gpu-bundles; not carried).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -45,7 +47,7 @@ work=${WORK:-out/gpu-bundles}
 jobs=${JOBS:-2}
 carry_limit=$((64 * 1024 * 1024)) # the run tool's limit on carried paths, all together
 target=h200
-all_bundles=${BUNDLES:-check-matmul check-bmm check-conv check-tc check-gemv check-rowred dataset-matmul dataset-conv}
+all_bundles=${BUNDLES:-check-matmul check-bmm check-conv check-igemm check-tc check-gemv check-rowred dataset-matmul dataset-conv}
 
 die() { echo "gpu-session: $*" >&2; exit 1; }
 
@@ -54,8 +56,9 @@ manifest_counts() {
   grep -o '"workload_key":[[:space:]]*"[^"]*"' "$1" | sed 's/.*"\([^"]*\)"$/\1/' | sort | uniq -c
 }
 
-compile_bundle() { # NAME MODULE TRIALS BATCH EPSILON SEED
+compile_bundle() { # NAME MODULE TRIALS BATCH EPSILON SEED [pruner-tune options...]
   local name=$1 module=$2 trials=$3 batch=$4 eps=$5 seed=$6
+  shift 6
   local out="$work/$name"
   if [[ -f $out/manifest.json && "${FORCE:-0}" != 1 ]]; then
     echo "== $name: kept ($out/manifest.json exists; FORCE=1 recompiles)"
@@ -69,7 +72,7 @@ compile_bundle() { # NAME MODULE TRIALS BATCH EPSILON SEED
     nice timeout 10800 "$build/bin/pruner-tune" "$module" -o "$work/$name.tuned.mlir" \
       --target=$target --measure=bundle:"$out.tmp" --trials="$trials" --batch="$batch" \
       --epsilon="$eps" --seed="$seed" --jobs="$jobs" --records="$work/$name.compile.jsonl" \
-      --quiet ) > "$work/$name.log" 2>&1 || { tail -20 "$work/$name.log"; die "$name: pruner-tune failed"; }
+      --quiet "$@" ) > "$work/$name.log" 2>&1 || { tail -20 "$work/$name.log"; die "$name: pruner-tune failed"; }
   local t1; t1=$(date +%s)
   mv "$out.tmp" "$out"
   local n; n=$(grep -o '"cubin":[[:space:]]*"' "$out/manifest.json" | wc -l)
@@ -122,6 +125,8 @@ prepare() {
       check-matmul) compile_bundle "$b" $in/matmul.mlir "$per_op" "$per_op" "$ce" 1 ;;
       check-bmm) compile_bundle "$b" $in/batch-matmul.mlir "$per_op" "$per_op" "$ce" 1 ;;
       check-conv) compile_bundle "$b" $in/conv.mlir "$per_op" "$per_op" "$ce" 1 ;;
+      check-igemm) compile_bundle "$b" $in/conv.mlir "$per_op" "$per_op" "$ce" 1 \
+        --schedules=implicit-gemm ;;
       check-tc) compile_bundle "$b" $in/tc-gemm.mlir "$per_op" "$per_op" "$ce" 1 ;;
       check-gemv) compile_bundle "$b" $in/gemv.mlir "$per_op" "$per_op" "$ce" 1 ;;
       check-rowred) compile_bundle "$b" $in/row-reduction.mlir "$per_op" "$per_op" "$ce" 1 ;;

@@ -243,6 +243,28 @@ int64_t prunerConfigSharedBytes(const PrunerWorkload *w, const PrunerConfig *con
 bool prunerConfigImplicitGemm(const PrunerWorkload *w, const PrunerConfig *config,
                               PrunerWorkload *gemm, PrunerConfig *gemm_config);
 
+/* Which schedule a config selects (docs/config.md): tensor cores (mma), a cross-thread
+ * reduction (reduction_threads > 1), an implicit-GEMM conv (rule 12), staged operands
+ * (promote_operands otherwise: GPU shared memory, host packing), or none of these
+ * (direct). The names are those of pruner-tune --schedules. */
+typedef enum PrunerScheduleKind {
+  PRUNER_SCHEDULE_DIRECT = 0,
+  PRUNER_SCHEDULE_PROMOTED,
+  PRUNER_SCHEDULE_CROSS_THREAD,
+  PRUNER_SCHEDULE_TENSOR_CORE,
+  PRUNER_SCHEDULE_IMPLICIT_GEMM,
+  PRUNER_SCHEDULE_KIND_COUNT
+} PrunerScheduleKind;
+
+PrunerScheduleKind prunerConfigScheduleKind(const PrunerWorkload *w, const PrunerConfig *config);
+/* "direct", "promoted", "cross-thread", "tensor-core", "implicit-gemm". */
+const char *prunerScheduleKindName(PrunerScheduleKind kind);
+/* Parses one of those names; false if unknown. */
+bool prunerScheduleKindParse(const char *name, PrunerScheduleKind *out);
+/* Parses a comma-separated list of them into a mask (bit k = kind k); an unknown or empty
+ * entry is an error naming it and the accepted names. */
+PrunerStatus prunerScheduleKindsParse(const char *list, uint32_t *mask);
+
 /* Grid, block and shared memory implied by a config (assumes it is valid). */
 void prunerConfigLaunchShape(const PrunerWorkload *w, const PrunerConfig *config,
                              PrunerLaunchShape *out);

@@ -121,6 +121,10 @@ typedef struct PrunerTuneOptions {
   /* The target description to use instead of looking `target` up (the study's dataset
    * target, prunerTargetFromKey); NULL: look `target` up. Copied at init.            */
   const PrunerTargetDesc *target_desc;
+  /* Schedule kinds the search may pick (bit k = PrunerScheduleKind k, pruner/space.h);
+   * 0: all. Each workload's space is restricted to them (prunerSpaceRestrict); a workload
+   * with none of them is skipped with a warning. */
+  uint32_t schedule_kinds;
   PrunerTuneMeasure measure;
   const char *measure_path;  /* bundle: folder; replay: records file                   */
   const char *records_path;  /* the tuning log (append + resume); NULL: in memory     */

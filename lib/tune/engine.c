@@ -302,6 +302,27 @@ static PrunerStatus tuneAttachPrior(TuneEngine *e) {
   return prunerStatusOk();
 }
 
+/* --schedules: keep the configs whose schedule kind is in the mask. */
+typedef struct KindFilter {
+  const PrunerWorkload *w;
+  uint32_t mask;
+} KindFilter;
+
+static bool keepScheduleKind(const PrunerConfig *c, void *user) {
+  const KindFilter *f = user;
+  return (f->mask >> prunerConfigScheduleKind(f->w, c)) & 1u;
+}
+
+/* "implicit-gemm, tensor-core" for a mask. */
+static void formatKinds(uint32_t mask, char *buf, size_t size) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int k = 0; k < PRUNER_SCHEDULE_KIND_COUNT && len < size; ++k)
+    if ((mask >> k) & 1u)
+      len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
+                              prunerScheduleKindName((PrunerScheduleKind)k));
+}
+
 PrunerStatus tuneEnginePrepare(TuneEngine *e) {
   for (size_t i = 0; i < e->num_tasks; ++i) {
     TuneTask *t = &e->tasks[i];
@@ -312,7 +333,21 @@ PrunerStatus tuneEnginePrepare(TuneEngine *e) {
       t->done = true;
       continue;
     }
+    uint32_t kinds = e->opts.schedule_kinds;
+    if (kinds) {
+      KindFilter f = {&t->w, kinds};
+      prunerSpaceRestrict(t->space, keepScheduleKind, &f);
+    }
     t->space_size = prunerSpaceCount(t->space);
+    if (kinds && t->space_size == 0) {
+      char names[160];
+      formatKinds(kinds, names, sizeof names);
+      tuneNote(e, (int)i, "warning: %s %s: no config of the schedule kinds asked for (%s) on %s; "
+               "not tuned",
+               t->w.op_name, t->w.key, names, e->target.name);
+      t->done = true;
+      continue;
+    }
     /* The draft-free baseline has no draft at all (t->draft stays NULL). */
     if (e->opts.strategy != PRUNER_TUNE_MODEL_ONLY) {
       st = e->backend->draftCreate(&t->w, &e->target, &t->draft);

@@ -581,7 +581,8 @@ static void tuneNoBestReason(TuneEngine *e, size_t i, const PrunerTuneTaskInfo *
                              char *buf, size_t size) {
   const TuneTask *t = &e->tasks[i];
   if (t->space_size == 0) {
-    snprintf(buf, size, "not tuned: no valid config on %s", e->target.name);
+    snprintf(buf, size, "not tuned: no valid config%s on %s",
+             e->opts.schedule_kinds ? " of the --schedules kinds" : "", e->target.name);
     return;
   }
   if (info->trials == 0) {

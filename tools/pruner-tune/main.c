@@ -112,6 +112,9 @@ static void usage(FILE *f) {
           "      --prior-unseen=W     file (default: as the model says), use or skip: whether\n"
           "                           the prior applies to workloads it was not trained on\n"
           "      --seed=N             exploration seed (default 1)\n"
+          "      --schedules=K[,K..]  search only these schedule kinds: direct, promoted,\n"
+          "                           cross-thread, tensor-core, implicit-gemm (default:\n"
+          "                           all; docs/tune.md)\n"
           "Measurement:\n"
           "      --measure=MODE       where latencies come from; default: the target's device\n"
           "                           gpu (GPU targets' default): compile, run pruner-run on the\n"
@@ -520,7 +523,8 @@ int main(int argc, char **argv) {
     O_PRIOR_FLOOR,
     O_PRIOR_FLOOR_UNSEEN,
     O_PRIOR_UNSEEN,
-    O_STUDY_METHODS
+    O_STUDY_METHODS,
+    O_SCHEDULES
   };
   static const struct option longs[] = {
       {"output", required_argument, 0, 'o'},
@@ -536,6 +540,7 @@ int main(int argc, char **argv) {
       {"warmup-rounds", required_argument, 0, O_WARMUP},
       {"strategy", required_argument, 0, O_STRATEGY},
       {"seed", required_argument, 0, O_SEED},
+      {"schedules", required_argument, 0, O_SCHEDULES},
       {"measure", required_argument, 0, O_MEASURE},
       {"records", required_argument, 0, O_RECORDS},
       {"ingest", required_argument, 0, O_INGEST},
@@ -611,6 +616,9 @@ int main(int argc, char **argv) {
         }
       break;
     case O_SEED: fs = prunerParseUint64("--seed", optarg, &o.seed); break;
+    case O_SCHEDULES:
+      fs = prunerScheduleKindsParse(optarg, &o.schedule_kinds);
+      break;
     case O_MEASURE:
       measure_set = true;
       if (strcmp(optarg, "gpu") == 0) o.measure = PRUNER_TUNE_MEASURE_GPU;

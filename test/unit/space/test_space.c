@@ -415,9 +415,21 @@ static void implicitGemmSpace(void **state) {
   assert_int_equal(ls.threads_per_block, 7 * 8);
   assert_int_equal(ls.smem_bytes, (28 * 16 + 16 * 32) * 4);
   assert_int_equal(prunerConfigSharedBytes(&w, &ok), (28 * 16 + 16 * 32) * 4);
+  assert_int_equal(prunerConfigScheduleKind(&w, &ok), PRUNER_SCHEDULE_IMPLICIT_GEMM);
   ok.promote_operands = 0; /* the same tiles as a direct conv: no GEMM */
   assert_false(prunerConfigImplicitGemm(&w, &ok, &g, &gc));
+  assert_int_equal(prunerConfigScheduleKind(&w, &ok), PRUNER_SCHEDULE_DIRECT);
   ok.promote_operands = 3;
+  /* pruner-tune --schedules' list. */
+  uint32_t mask = 0;
+  assert_true(prunerScheduleKindsParse("implicit-gemm,direct", &mask).ok);
+  assert_int_equal(mask, (1u << PRUNER_SCHEDULE_IMPLICIT_GEMM) | (1u << PRUNER_SCHEDULE_DIRECT));
+  st = prunerScheduleKindsParse("direct,,mma", &mask);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "empty"));
+  st = prunerScheduleKindsParse("mma", &mask);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "unknown kind 'mma'"));
 
   PrunerConfig bad = ok;
   bad.workgroup[1] = 2; /* two output rows per block */
