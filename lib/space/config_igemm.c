@@ -91,11 +91,24 @@ bool prunerIgemmConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
   return true;
 }
 
-/* Divisors of `bound` up to `max`, ascending. */
-static int divisors(int64_t bound, int64_t max, int64_t *out, int cap) {
+/* The list's candidate grid (docs/space.md, "Implicit-GEMM convolutions"): coarser than
+ * the FMA knobs so that the list of a big conv stays small (it is kept in memory whole):
+ * ow's workgroup tiles are all its divisors (the row's length decides which divide),
+ * f's tiles and c's steps divisors of the form 2^k or 3 x 2^k, thread tiles up to 8. */
+#define IGEMM_MAX_THREAD_TILE 8
+#define IGEMM_MAX_K_STEP 64
+
+static bool smooth(int64_t v) { /* 2^k or 3 x 2^k */
+  if (v % 3 == 0)
+    v /= 3;
+  return v > 0 && (v & (v - 1)) == 0;
+}
+
+/* Divisors of `bound` up to `max`, ascending; only 2^k / 3 x 2^k ones when `smooth_only`. */
+static int divisors(int64_t bound, int64_t max, bool smooth_only, int64_t *out, int cap) {
   int n = 0;
   for (int64_t v = 1; v <= bound && v <= max && n < cap; ++v)
-    if (bound % v == 0)
+    if (bound % v == 0 && (!smooth_only || smooth(v)))
       out[n++] = v;
   return n;
 }
@@ -108,21 +121,28 @@ long prunerIgemmCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
     return 0;
   enum { CAP = 64 };
   int64_t ow[CAP], f[CAP], cs[CAP];
-  int now = divisors(w->bounds[L_OW], opts->max_workgroup_tile, ow, CAP);
-  int nf = divisors(w->bounds[L_F], opts->max_workgroup_tile, f, CAP);
-  /* K steps as the FMA space's reduction knob: divisors of c up to 64. */
-  int ncs = divisors(w->bounds[L_C], 64, cs, CAP);
+  int now = divisors(w->bounds[L_OW], opts->max_workgroup_tile, false, ow, CAP);
+  int nf = divisors(w->bounds[L_F], opts->max_workgroup_tile, true, f, CAP);
+  int ncs = divisors(w->bounds[L_C], IGEMM_MAX_K_STEP, true, cs, CAP);
   static const uint32_t promote[] = {1u, 3u};
   static const int32_t widths[] = {1, 2, 4};
+  /* Cheap necessary conditions (rules 6 and 7 on the GEMM: threads per block, elements per
+   * thread) before the full check, which builds the GEMM per config: a big conv has
+   * millions of raw combinations. */
+  int64_t min_threads = prunerSpaceMinThreads(w, t, opts);
   PrunerConfig *list = NULL;
   long n = 0, cap = 0;
   for (int a = 0; a < now; ++a)
     for (int b = 0; b < now; ++b) {
-      if (ow[b] > opts->max_thread_tile || ow[a] % ow[b])
+      if (ow[b] > IGEMM_MAX_THREAD_TILE || ow[a] % ow[b])
         continue;
       for (int i = 0; i < nf; ++i)
         for (int j = 0; j < nf; ++j) {
-          if (f[j] > opts->max_thread_tile || f[i] % f[j])
+          if (f[j] > IGEMM_MAX_THREAD_TILE || (f[j] & (f[j] - 1)) || f[i] % f[j])
+            continue;
+          int64_t threads = (ow[a] / ow[b]) * (f[i] / f[j]);
+          if (threads > t->max_threads_per_block || threads < min_threads ||
+              ow[b] * f[j] > opts->max_thread_elements)
             continue;
           for (int k = 0; k < ncs; ++k)
             for (int p = 0; p < 2; ++p)
