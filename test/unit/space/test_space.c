@@ -388,6 +388,28 @@ static void mmaSpace(void **state) {
   assert_non_null(strstr(st.message, "compute capability 8.0"));
 }
 
+/* The config is refused and the message says `says`. */
+static void expectRefused(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                          const PrunerConfig *c, const char *says) {
+  PrunerStatus st = prunerConfigCheck(w, t, c);
+  assert_false(st.ok);
+  if (!strstr(st.message, says))
+    fail_msg("expected \"%s\" in: %s", says, st.message);
+}
+
+/* A 7-loop config from its three arrays. */
+static PrunerConfig config7(const int64_t wg[7], const int64_t red[7], const int64_t th[7],
+                            uint32_t promote, int32_t vector_width) {
+  PrunerConfig c;
+  memset(&c, 0, sizeof c);
+  memcpy(c.workgroup, wg, 7 * sizeof *wg);
+  memcpy(c.reduction, red, 7 * sizeof *red);
+  memcpy(c.thread, th, 7 * sizeof *th);
+  c.promote_operands = promote;
+  c.vector_width = vector_width;
+  return c;
+}
+
 /* Implicit-GEMM convs (promote_operands on a conv_2d_nhwc_hwcf, docs/config.md rule 12):
  * listed after the FMA configs; their launch shape and shared memory are the GEMM's; the
  * rules that keep the tiled im2col exact are refused by name. */
@@ -407,15 +429,9 @@ static void implicitGemmSpace(void **state) {
   prunerSpaceDestroy(s);
 
   /* ResNet-50 3x3: 28 output columns x 32 filters per block, 4x4 per thread, K step 16. */
-  PrunerConfig ok;
-  memset(&ok, 0, sizeof ok);
-  int64_t wg[7] = {1, 1, 28, 32, 0, 0, 0}, th[7] = {1, 1, 4, 4, 0, 0, 0},
-          red[7] = {0, 0, 0, 0, 1, 1, 16};
-  memcpy(ok.workgroup, wg, sizeof wg);
-  memcpy(ok.thread, th, sizeof th);
-  memcpy(ok.reduction, red, sizeof red);
-  ok.promote_operands = 3;
-  ok.vector_width = 4;
+  PrunerConfig ok = config7((const int64_t[7]){1, 1, 28, 32, 0, 0, 0},
+                            (const int64_t[7]){0, 0, 0, 0, 1, 1, 16},
+                            (const int64_t[7]){1, 1, 4, 4, 0, 0, 0}, 3, 4);
   PrunerStatus st = prunerConfigCheck(&w, &t, &ok);
   if (!st.ok)
     fail_msg("%s", st.message);
@@ -451,51 +467,32 @@ static void implicitGemmSpace(void **state) {
 
   PrunerConfig bad = ok;
   bad.workgroup[1] = 2; /* two output rows per block */
-  st = prunerConfigCheck(&w, &t, &bad);
-  assert_false(st.ok);
-  assert_non_null(strstr(st.message, "must stay inside one output row"));
+  expectRefused(&w, &t, &bad, "must stay inside one output row");
   bad = ok;
   bad.reduction[5] = 3; /* the whole filter row per K step */
-  st = prunerConfigCheck(&w, &t, &bad);
-  assert_false(st.ok);
-  assert_non_null(strstr(st.message, "inside one filter tap"));
+  expectRefused(&w, &t, &bad, "inside one filter tap");
   bad = ok;
   bad.promote_operands = 2; /* the filter alone */
-  st = prunerConfigCheck(&w, &t, &bad);
-  assert_false(st.ok);
-  assert_non_null(strstr(st.message, "[0] or [0, 1]"));
+  expectRefused(&w, &t, &bad, "[0] or [0, 1]");
   bad = ok;
-  bad.thread[2] = 1; /* 28 x 8 = 224 threads x 4 elements: fine; 64 accumulators: not */
+  bad.thread[2] = 1; /* 28 x 1 = 28 threads: below a warp */
   bad.thread[3] = 32;
-  st = prunerConfigCheck(&w, &t, &bad);
-  assert_false(st.ok);
-  assert_non_null(strstr(st.message, "implicit GEMM of linalg.conv_2d_nhwc_hwcf"));
+  expectRefused(&w, &t, &bad, "implicit GEMM of linalg.conv_2d_nhwc_hwcf");
   /* Dilated convs: MLIR's im2col rewrite refuses them. */
   PrunerWorkload dil;
   prunerWorkloadConv2dNhwcHwcf(&dil, 1, 60, 60, 64, 3, 3, 64, 1, 2, PRUNER_DTYPE_F32);
-  st = prunerConfigCheck(&dil, &t, &ok);
-  assert_false(st.ok);
-  assert_non_null(strstr(st.message, "undilated"));
+  expectRefused(&dil, &t, &ok, "undilated");
   /* The other convolutions stage nothing. */
   PrunerWorkload nchw;
   prunerWorkloadConv2dNchwFchw(&nchw, 1, 64, 58, 58, 64, 3, 3, 1, 1, PRUNER_DTYPE_F32);
-  PrunerConfig n;
-  memset(&n, 0, sizeof n);
-  int64_t nwg[7] = {1, 32, 1, 28, 0, 0, 0}, nth[7] = {1, 4, 1, 4, 0, 0, 0},
-          nred[7] = {0, 0, 0, 0, 16, 1, 1};
-  memcpy(n.workgroup, nwg, sizeof nwg);
-  memcpy(n.thread, nth, sizeof nth);
-  memcpy(n.reduction, nred, sizeof nred);
-  n.promote_operands = 1;
-  n.vector_width = 1;
-  st = prunerConfigCheck(&nchw, &t, &n);
-  assert_false(st.ok);
-  assert_non_null(strstr(st.message, "only conv_2d_nhwc_hwcf"));
+  PrunerConfig n = config7((const int64_t[7]){1, 32, 1, 28, 0, 0, 0},
+                           (const int64_t[7]){0, 0, 0, 0, 16, 1, 1},
+                           (const int64_t[7]){1, 4, 1, 4, 0, 0, 0}, 1, 1);
+  expectRefused(&nchw, &t, &n, "only conv_2d_nhwc_hwcf");
   /* IREE's targets take their own conv configs, not this schedule. */
   PrunerTargetDesc iree;
   assert_true(prunerTargetLookup("iree-cuda:sm_80", &iree).ok);
-  st = prunerConfigCheck(&w, &iree, &ok);
-  assert_false(st.ok);
+  expectRefused(&w, &iree, &ok, "project's own GPU targets");
   assert_true(prunerSpaceCreate(&w, &iree, NULL, &s).ok);
   uint64_t raw = 0;
   while (prunerSpaceNext(s, &raw, &c))
