@@ -83,11 +83,17 @@ bool prunerIgemmConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
          "M tile (oh * ow) must stay inside one output row, or the tiled im2col reads wrong "
          "input rows (docs/schedule.md, \"Implicit GEMM\")",
          w->op_name, (long long)c->workgroup[L_N], (long long)c->workgroup[L_OH]);
-  if (c->reduction[L_KH] != 1 || c->reduction[L_KW] != 1)
-    FAIL("implicit GEMM on %s: reduction steps of kh and kw must be 1, got %lld and %lld: a K "
-         "step must stay inside one filter tap (a run of c), or the tiled im2col reads wrong "
-         "input columns",
-         w->op_name, (long long)c->reduction[L_KH], (long long)c->reduction[L_KW]);
+  /* k = (kh * KW + kw) * C + c: within one filter row (fixed kh) the input address is
+   * linear in k, so a K step may cover part of one tap (kw step 1) or whole taps of the
+   * row (c step C); steps divide, so a step never crosses a row. */
+  if (c->reduction[L_KH] != 1 ||
+      (c->reduction[L_KW] != 1 && c->reduction[L_C] != w->bounds[L_C]))
+    FAIL("implicit GEMM on %s: reduction steps of kh, kw and c are %lld, %lld and %lld; kh's "
+         "must be 1, and kw's 1 unless c's is the whole C = %lld: a K step must stay inside "
+         "one filter row (kh) as a run of one tap's channels or of whole taps, or the tiled "
+         "im2col reads wrong input columns",
+         w->op_name, (long long)c->reduction[L_KH], (long long)c->reduction[L_KW],
+         (long long)c->reduction[L_C], (long long)w->bounds[L_C]);
   return true;
 }
 
@@ -124,6 +130,19 @@ long prunerIgemmCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
   int now = divisors(w->bounds[L_OW], opts->max_workgroup_tile, false, ow, CAP);
   int nf = divisors(w->bounds[L_F], opts->max_workgroup_tile, true, f, CAP);
   int ncs = divisors(w->bounds[L_C], IGEMM_MAX_K_STEP, true, cs, CAP);
+  /* K steps: (kw step 1, c step) for each c step, then whole taps (kw step, C) while the
+   * step stays within IGEMM_MAX_K_STEP (small C: a stem conv's 3 channels give 3 x kw). */
+  int64_t kw_steps[CAP], c_steps[CAP];
+  int nks = 0;
+  for (int k = 0; k < ncs && nks < CAP; ++k) {
+    kw_steps[nks] = 1;
+    c_steps[nks++] = cs[k];
+  }
+  for (int64_t kw = 2; kw <= w->bounds[L_KW] && nks < CAP; ++kw)
+    if (w->bounds[L_KW] % kw == 0 && kw * w->bounds[L_C] <= IGEMM_MAX_K_STEP) {
+      kw_steps[nks] = kw;
+      c_steps[nks++] = w->bounds[L_C];
+    }
   static const uint32_t promote[] = {1u, 3u};
   static const int32_t widths[] = {1, 2, 4};
   /* Cheap necessary conditions (rules 6 and 7 on the GEMM: threads per block, elements per
@@ -144,7 +163,7 @@ long prunerIgemmCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
           if (threads > t->max_threads_per_block || threads < min_threads ||
               ow[b] * f[j] > opts->max_thread_elements)
             continue;
-          for (int k = 0; k < ncs; ++k)
+          for (int k = 0; k < nks; ++k)
             for (int p = 0; p < 2; ++p)
               for (int v = 0; v < 3; ++v) {
                 PrunerConfig c;
@@ -155,8 +174,9 @@ long prunerIgemmCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
                 c.thread[L_OW] = ow[b];
                 c.workgroup[L_F] = f[i];
                 c.thread[L_F] = f[j];
-                c.reduction[L_KH] = c.reduction[L_KW] = 1;
-                c.reduction[L_C] = cs[k];
+                c.reduction[L_KH] = 1;
+                c.reduction[L_KW] = kw_steps[k];
+                c.reduction[L_C] = c_steps[k];
                 c.promote_operands = promote[p];
                 c.vector_width = widths[v];
                 if (!prunerConfigIsValidWithOptions(w, t, opts, &c))

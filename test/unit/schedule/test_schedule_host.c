@@ -437,8 +437,9 @@ static void checkCrossThreadConfigs(const char *tmpl) {
 }
 
 /* Implicit-GEMM convs (promote_operands on a conv_2d_nhwc_hwcf, docs/schedule.md): the
- * im2col tile built in (shared) memory per K step; strided, dilated, batched, 1x1 and
- * accumulating (no fill) convs, every 23rd listed config of each space. */
+ * im2col tile built in (shared) memory per K step; strided, batched, 1x1, a 3-channel
+ * stem-like (K steps of whole taps) and accumulating (no fill) convs, every 23rd listed
+ * config of each space. */
 static void test_conv_nhwc_implicit_gemm(void **state) {
   (void)state;
   static const char *const tmpls[] = {
@@ -454,6 +455,13 @@ static void test_conv_nhwc_implicit_gemm(void **state) {
       "  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, pruner.config = CONFIG}\n"
       "      ins(%I, %W : tensor<2x10x10x4xf32>, tensor<3x3x4x32xf32>) outs(%O : tensor<2x8x8x32xf32>) -> tensor<2x8x8x32xf32>\n"
       "  return %r : tensor<2x8x8x32xf32>\n}\n",
+      /* a stem-like conv: 3 channels, stride 2, K steps of whole taps (kw step 3, c 3) */
+      "func.func @kernel(%I: tensor<1x15x15x3xf32>, %W: tensor<3x3x3x16xf32>, %O: tensor<1x7x7x16xf32>) -> tensor<1x7x7x16xf32> {\n"
+      "  %z = arith.constant 0.0 : f32\n"
+      "  %f = linalg.fill ins(%z : f32) outs(%O : tensor<1x7x7x16xf32>) -> tensor<1x7x7x16xf32>\n"
+      "  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>, pruner.config = CONFIG}\n"
+      "      ins(%I, %W : tensor<1x15x15x3xf32>, tensor<3x3x3x16xf32>) outs(%f : tensor<1x7x7x16xf32>) -> tensor<1x7x7x16xf32>\n"
+      "  return %r : tensor<1x7x7x16xf32>\n}\n",
       /* 1x1 */
       "func.func @kernel(%I: tensor<1x8x8x32xf32>, %W: tensor<1x1x32x16xf32>, %O: tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32> {\n"
       "  %z = arith.constant 0.0 : f32\n"

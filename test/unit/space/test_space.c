@@ -163,11 +163,11 @@ static bool bruteSmooth(int64_t v) {
          v == 256;
 }
 
-static bool bruteIgemmGrid(const PrunerConfig *c) {
-  int64_t tf = c->thread[3];
+static bool bruteIgemmGrid(const PrunerWorkload *w, const PrunerConfig *c) {
+  int64_t tf = c->thread[3], kw = c->reduction[5], cs = c->reduction[6];
+  bool k_step = kw == 1 ? bruteSmooth(cs) && cs <= 64 : cs == w->bounds[6] && kw * cs <= 64;
   return c->thread[2] <= 8 && bruteSmooth(c->workgroup[3]) &&
-         (tf == 1 || tf == 2 || tf == 4 || tf == 8) && bruteSmooth(c->reduction[6]) &&
-         c->reduction[6] <= 64;
+         (tf == 1 || tf == 2 || tf == 4 || tf == 8) && k_step;
 }
 
 static void bruteVisit(Brute *b) {
@@ -198,12 +198,21 @@ static void bruteVisit(Brute *b) {
         /* The boolean and the message form agree. */
         assert_int_equal(valid, prunerConfigCheck(b->w, b->t, &b->config).ok);
         if (w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF && b->promote[p]) {
-          /* Implicit GEMM: the space lists exactly the valid ones of its grid. */
-          bool listed = valid && bruteIgemmGrid(&b->config);
-          assert_int_equal(listed, prunerSpaceContains(b->space, &b->config));
-          uint64_t raw;
-          assert_int_equal(listed, prunerSpaceEncodeRaw(b->space, &b->config, &raw));
-          b->igemm += listed;
+          /* Implicit GEMM: the space lists exactly the valid ones of its grid, whose K
+           * steps may also cover whole taps (kw step > 1 with the whole C). */
+          for (int64_t kw = 1; kw <= w->bounds[5]; ++kw) {
+            if (w->bounds[5] % kw)
+              continue;
+            b->config.reduction[5] = kw;
+            bool ok = prunerConfigIsValid(b->w, b->t, &b->config);
+            assert_int_equal(ok, prunerConfigCheck(b->w, b->t, &b->config).ok);
+            bool listed = ok && bruteIgemmGrid(w, &b->config);
+            assert_int_equal(listed, prunerSpaceContains(b->space, &b->config));
+            uint64_t raw;
+            assert_int_equal(listed, prunerSpaceEncodeRaw(b->space, &b->config, &raw));
+            b->igemm += listed;
+          }
+          b->config.reduction[5] = 1;
           continue;
         }
         ++b->total;
@@ -469,8 +478,17 @@ static void implicitGemmSpace(void **state) {
   bad.workgroup[1] = 2; /* two output rows per block */
   expectRefused(&w, &t, &bad, "must stay inside one output row");
   bad = ok;
-  bad.reduction[5] = 3; /* the whole filter row per K step */
-  expectRefused(&w, &t, &bad, "inside one filter tap");
+  bad.reduction[5] = 3; /* three taps but only 16 of their 64 channels per K step */
+  expectRefused(&w, &t, &bad, "inside one filter row");
+  bad.reduction[6] = 64; /* whole taps: K step 192, one filter row (a 2x4 thread tile) */
+  bad.thread[2] = 2;
+  bad.thread[3] = 4; /* 14 x 8 = 112 threads, 8 x 192 unrolled FMAs each */
+  bad.vector_width = 4;
+  if (!prunerConfigCheck(&w, &t, &bad).ok)
+    fail_msg("%s", prunerConfigCheck(&w, &t, &bad).message);
+  bad = ok;
+  bad.reduction[4] = 3; /* across filter rows */
+  expectRefused(&w, &t, &bad, "inside one filter row");
   bad = ok;
   bad.promote_operands = 2; /* the filter alone */
   expectRefused(&w, &t, &bad, "[0] or [0, 1]");
@@ -513,6 +531,9 @@ static void bruteConvNhwc(void **state) {
   prunerWorkloadConv2dNhwcHwcf(&w, 2, 16, 16, 8, 3, 3, 16, 1, 1, PRUNER_DTYPE_F32);
   checkAgainstBruteForce(&w, 1);
   prunerWorkloadConv2dNhwcHwcf(&w, 1, 29, 29, 6, 3, 3, 8, 2, 1, PRUNER_DTYPE_F16);
+  checkAgainstBruteForce(&w, 1);
+  /* A stem-like conv (3 input channels): implicit-GEMM K steps of whole taps. */
+  prunerWorkloadConv2dNhwcHwcf(&w, 1, 15, 15, 3, 3, 3, 16, 2, 1, PRUNER_DTYPE_F32);
   checkAgainstBruteForce(&w, 1);
 }
 
