@@ -206,6 +206,11 @@ PrunerStatus prunerWorkloadCheckSchedulable(const PrunerWorkload *w, const Prune
  * vector_width = 1 is valid on GPU targets. */
 bool prunerWorkloadVectorizable(const PrunerWorkload *w);
 
+/* The widest vector_width a GPU config of `w` may take: 16 bytes of its widest input
+ * element (a GPU's widest load, ld.global.v4.b32): 8 when every input is 16-bit or
+ * narrower (f16, bf16: ld.global.v4.b32 carries 8 halves), else 4. */
+int32_t prunerWorkloadMaxVectorWidth(const PrunerWorkload *w);
+
 /* Fast boolean form of prunerConfigCheck for scans (no message). */
 bool prunerConfigIsValid(const PrunerWorkload *w, const PrunerTargetDesc *t,
                          const PrunerConfig *config);

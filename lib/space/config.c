@@ -175,6 +175,14 @@ bool prunerWorkloadVectorizable(const PrunerWorkload *w) {
   return isNamedConv(w->kind) || hasPermutationMaps(w);
 }
 
+int32_t prunerWorkloadMaxVectorWidth(const PrunerWorkload *w) {
+  int widest = 1;
+  for (int i = 0; i < w->num_inputs; ++i)
+    if (prunerDTypeBytes(w->operands[i].dtype) > widest)
+      widest = prunerDTypeBytes(w->operands[i].dtype);
+  return widest <= 2 ? 8 : 4;
+}
+
 /* An elementwise op whose maps are all the identity and which yields input o for output
  * o unchanged, with equal types: linalg's canonicalization erases it (the result is the
  * input), so it vanishes before any schedule can reach it. */
@@ -225,8 +233,11 @@ PrunerStatus prunerWorkloadCheckSchedulable(const PrunerWorkload *w, const Prune
 /* vector_width is a width the schedule emits, on an op the vectorizer can vectorize. */
 static bool checkVectorWidthValue(const PrunerWorkload *w, const PrunerConfig *c,
                                   PrunerStatus *status) {
-  if (c->vector_width != 1 && c->vector_width != 2 && c->vector_width != 4)
-    FAIL("vector_width = %d is not one of 1, 2, 4", (int)c->vector_width);
+  int32_t vw = c->vector_width;
+  if (vw != 1 && vw != 2 && vw != 4 && !(vw == 8 && prunerWorkloadMaxVectorWidth(w) == 8))
+    FAIL("vector_width = %d is not one of 1, 2, 4 (and 8 when every input is 16-bit or "
+         "narrower: 16-byte loads)",
+         (int)c->vector_width);
   if (c->vector_width > 1 && !prunerWorkloadVectorizable(w))
     FAIL("vector_width = %d on an op whose indexing maps are not projected permutations "
          "(e.g. a convolution written as linalg.generic): the vectorizer cannot vectorize "

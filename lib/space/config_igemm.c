@@ -144,7 +144,8 @@ long prunerIgemmCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
       c_steps[nks++] = w->bounds[L_C];
     }
   static const uint32_t promote[] = {1u, 3u};
-  static const int32_t widths[] = {1, 2, 4};
+  static const int32_t widths[] = {1, 2, 4, 8};
+  int nw = prunerWorkloadMaxVectorWidth(w) == 8 ? 4 : 3;
   /* Cheap necessary conditions (rules 6 and 7 on the GEMM: threads per block, elements per
    * thread) before the full check, which builds the GEMM per config: a big conv has
    * millions of raw combinations. */
@@ -165,7 +166,7 @@ long prunerIgemmCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
             continue;
           for (int k = 0; k < nks; ++k)
             for (int p = 0; p < 2; ++p)
-              for (int v = 0; v < 3; ++v) {
+              for (int v = 0; v < nw; ++v) {
                 PrunerConfig c;
                 memset(&c, 0, sizeof c);
                 c.workgroup[L_N] = c.thread[L_N] = 1;

@@ -168,6 +168,10 @@ static void addVectorKnob(PrunerSpaceImpl *s) {
   if (prunerWorkloadVectorizable(&s->w)) { /* else only 1 is valid (prunerConfigCheck) */
     k->values[k->num_values++] = 2;
     k->values[k->num_values++] = 4;
+    /* 16-byte loads of 16-bit inputs; not for iree-cuda, whose configs carry no width
+     * (IREE chooses its own vector sizes): 8 would only repeat its 4. */
+    if (prunerWorkloadMaxVectorWidth(&s->w) == 8 && s->t.kind == PRUNER_TARGET_GPU)
+      k->values[k->num_values++] = 8;
   }
   s->vector_knob = s->num_knobs++;
 }

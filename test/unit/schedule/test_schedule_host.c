@@ -299,6 +299,34 @@ static void test_matmul_no_fill(void **state) {
   checkKind(tmpl, 2, NULL);
 }
 
+/* f16 inputs, f32 output, with 16-byte vectors (vector_width = 8, docs/config.md rule 1):
+ * the harness feeds f32 and the function truncates to f16 first (multiples of 1/8 in
+ * [-1, 1] are exact in f16). Direct and promoted, plus the space's samples. */
+static void test_matmul_f16_wide(void **state) {
+  (void)state;
+  static const char *tmpl =
+      "func.func @kernel(%A: tensor<32x32xf32>, %B: tensor<32x64xf32>, %C: tensor<32x64xf32>) -> tensor<32x64xf32> {\n"
+      "  %ae = tensor.empty() : tensor<32x32xf16>\n"
+      "  %be = tensor.empty() : tensor<32x64xf16>\n"
+      "  %a = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = [\"parallel\", \"parallel\"]}\n"
+      "      ins(%A : tensor<32x32xf32>) outs(%ae : tensor<32x32xf16>) {\n"
+      "  ^bb0(%x: f32, %y: f16):\n    %t = arith.truncf %x : f32 to f16\n    linalg.yield %t : f16\n  } -> tensor<32x32xf16>\n"
+      "  %b = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = [\"parallel\", \"parallel\"]}\n"
+      "      ins(%B : tensor<32x64xf32>) outs(%be : tensor<32x64xf16>) {\n"
+      "  ^bb0(%x: f32, %y: f16):\n    %t = arith.truncf %x : f32 to f16\n    linalg.yield %t : f16\n  } -> tensor<32x64xf16>\n"
+      "  %z = arith.constant 0.0 : f32\n"
+      "  %f = linalg.fill ins(%z : f32) outs(%C : tensor<32x64xf32>) -> tensor<32x64xf32>\n"
+      "  %r = linalg.matmul {pruner.config = CONFIG} ins(%a, %b : tensor<32x32xf16>, tensor<32x64xf16>)\n"
+      "      outs(%f : tensor<32x64xf32>) -> tensor<32x64xf32>\n"
+      "  return %r : tensor<32x64xf32>\n}\n";
+  static const char *extra[] = {
+      "{workgroup = [16, 64, 0], reduction = [0, 0, 8], thread = [2, 8, 0], promote_operands = [], vector_width = 8}",
+      "{workgroup = [16, 64, 0], reduction = [0, 0, 8], thread = [1, 8, 0], promote_operands = [0, 1], vector_width = 8}",
+      "{workgroup = [32, 32, 0], reduction = [0, 0, 16], thread = [4, 8, 0], promote_operands = [1], vector_width = 8}",
+      NULL};
+  checkKind(tmpl, 6, extra);
+}
+
 static void test_batch_matmul(void **state) {
   (void)state;
   static const char *tmpl =
@@ -807,6 +835,7 @@ int main(void) {
       cmocka_unit_test(test_matmul),
       cmocka_unit_test(test_matmul_no_fill),
       cmocka_unit_test(test_batch_matmul),
+      cmocka_unit_test(test_matmul_f16_wide),
       cmocka_unit_test(test_conv_nhwc),
       cmocka_unit_test(test_conv_nhwc_implicit_gemm),
       cmocka_unit_test(test_conv_nchw_7x7_stride2),

@@ -171,7 +171,12 @@ static bool bruteIgemmGrid(const PrunerWorkload *w, const PrunerConfig *c) {
 }
 
 static void bruteVisit(Brute *b) {
-  static const int widths[3] = {1, 2, 4};
+  /* 8 only when every input is 16-bit or narrower (16-byte loads; docs/config.md rule 1). */
+  static const int widths[4] = {1, 2, 4, 8};
+  int num_widths = 4;
+  for (int i = 0; i < b->w->num_inputs; ++i)
+    if (prunerDTypeBytes(b->w->operands[i].dtype) > 2)
+      num_widths = 3;
   /* reduction_threads (docs/space.md): for a reduction or contraction whose only
    * reduction loop is the last, 1 and the powers of two from 32 to 1024 that divide that
    * loop's bound. */
@@ -190,7 +195,7 @@ static void bruteVisit(Brute *b) {
         xthreads[num_x++] = r;
   for (int x = 0; x < num_x; ++x)
     for (int p = 0; p < b->num_promote; ++p) {
-      for (int v = 0; v < 3; ++v) {
+      for (int v = 0; v < num_widths; ++v) {
         b->config.reduction_threads = xthreads[x];
         b->config.promote_operands = b->promote[p];
         b->config.vector_width = widths[v];
@@ -463,6 +468,23 @@ static void implicitGemmSpace(void **state) {
   assert_false(prunerConfigImplicitGemm(&w, &ok, &g, &gc));
   assert_int_equal(prunerConfigScheduleKind(&w, &ok), PRUNER_SCHEDULE_DIRECT);
   ok.promote_operands = 3;
+  /* vector_width 8: 16-byte loads of 16-bit inputs only. */
+  PrunerWorkload h;
+  prunerWorkloadMatmul(&h, 128, 3072, 768, PRUNER_DTYPE_F16, PRUNER_DTYPE_F32);
+  PrunerConfig wide;
+  memset(&wide, 0, sizeof wide);
+  wide.workgroup[0] = 32;
+  wide.workgroup[1] = 128;
+  wide.thread[0] = 4;
+  wide.thread[1] = 8;
+  wide.reduction[2] = 16;
+  wide.vector_width = 8;
+  st = prunerConfigCheck(&h, &t, &wide);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  PrunerWorkload single;
+  prunerWorkloadMatmul(&single, 128, 3072, 768, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  expectRefused(&single, &t, &wide, "8 when every input is 16-bit or narrower");
   /* pruner-tune --schedules' list. */
   uint32_t mask = 0;
   assert_true(prunerScheduleKindsParse("implicit-gemm,direct", &mask).ok);
