@@ -296,9 +296,9 @@ typedef bool (*PrunerConfigFilter)(const PrunerConfig *config, void *user);
  * generator state *rng (pruner/random.h; advanced), skipping those `keep` (may be NULL)
  * drops. A space of at most 2n configs is enumerated and shuffled (Fisher-Yates), so all
  * kept configs are reachable; a larger one is sampled by dense index with up to 64 draws
- * per config, so fewer than n come back only when nearly every draw is dropped (a space of
- * at most 65,536 configs is then enumerated and filtered instead, so a filtered sample
- * returns min(n, kept configs) there). Fills
+ * per config; when the draws of a filtered sample run dry, the space is enumerated and
+ * filtered instead (whole and shuffled up to 65,536 configs, through a reservoir of n
+ * above), so a filtered sample returns min(n, kept configs). Fills
  * configs[i] and, if not NULL, indices[i] (dense indices) in draw order; returns how many
  * (0 also when out of memory). The one sampler of the project (lib/tune's random and
  * epsilon-greedy exploration, pruner-compile --random). */

@@ -51,6 +51,29 @@ static size_t sampleAll(PrunerSpace space, uint64_t count, size_t n, uint64_t *r
   return out;
 }
 
+/* One pass over the whole space keeping a uniform sample of n of the configs `keep`
+ * accepts (reservoir sampling, Vitter's algorithm R), in O(n) memory: for a filter that
+ * keeps a small share of a space too big to hold (the 16-byte vector configs of an f16
+ * GEMM: a few thousand of 124,000). The sample's order is the enumeration's. */
+static size_t sampleReservoir(PrunerSpace space, size_t n, uint64_t *rng,
+                              PrunerConfigFilter keep, void *user, PrunerConfig *configs,
+                              uint64_t *indices) {
+  uint64_t raw = 0, index = 0, seen = 0;
+  PrunerConfig c;
+  for (; prunerSpaceNext(space, &raw, &c); ++index) {
+    if (!keep(&c, user))
+      continue;
+    uint64_t slot = seen < n ? seen : prunerRandomNext(rng) % (seen + 1);
+    ++seen;
+    if (slot < n) {
+      configs[slot] = c;
+      if (indices)
+        indices[slot] = index;
+    }
+  }
+  return seen < n ? (size_t)seen : n;
+}
+
 size_t prunerSpaceSample(PrunerSpace space, size_t n, uint64_t *rng, PrunerConfigFilter keep,
                          void *user, PrunerConfig *configs, uint64_t *indices) {
   uint64_t count = prunerSpaceCount(space);
@@ -79,10 +102,12 @@ size_t prunerSpaceSample(PrunerSpace space, size_t n, uint64_t *rng, PrunerConfi
       break;
     ++got;
   }
-  /* A filter that keeps a small part of a small space (the cross-thread configs of a
-   * GEMV: 180 of 2,200) ends the draws early; enumerate it instead, so every kept config
-   * stays reachable. */
+  /* A filter that keeps a small part of the space (the cross-thread configs of a GEMV:
+   * 180 of 2,200) ends the draws early; enumerate it instead, so every kept config stays
+   * reachable: whole and shuffled when small, through a reservoir when not. */
   if (got < n && keep && count <= FALLBACK_ENUMERATE_LIMIT)
     return sampleAll(space, count, n, rng, keep, user, configs, indices);
+  if (got < n && keep)
+    return sampleReservoir(space, n, rng, keep, user, configs, indices);
   return got;
 }

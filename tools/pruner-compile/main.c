@@ -43,7 +43,7 @@
 typedef struct Args {
   const char *op, *shape, *config, *target, *out, *input, *format;
   const char *dtype;
-  long random, jobs, op_index, memory_mb, min_reduction_threads;
+  long random, jobs, op_index, memory_mb, min_reduction_threads, vector_width;
   uint64_t seed;
   double timeout;
   int quiet, study_registers, mma, igemm;
@@ -95,12 +95,18 @@ static bool enoughReductionThreads(const PrunerConfig *c, void *user) {
   return prunerConfigReductionThreads(c) >= *(const long *)user;
 }
 
+/* --vector-width: keep configs of exactly that width. */
+static bool hasVectorWidth(const PrunerConfig *c, void *user) {
+  return c->vector_width == *(const long *)user;
+}
+
 static void usage(FILE *f) {
   fprintf(f, "usage: pruner-compile (--op=KIND --shape=AxBx... | --input=FILE.mlir "
              "[--op-index=I])\n"
              "         [--dtype=f32] [--config='{...}' | --random=N [--seed=S]] [--target=sm_90]\n"
              "         [--jobs=N] [--timeout=SECONDS] [--memory-mb=MB] [--format=cubin|ptx]\n"
-             "         [--min-reduction-threads=R | --mma | --implicit-gemm] [--study-registers]\n"
+             "         [--min-reduction-threads=R | --mma | --implicit-gemm | --vector-width=W]\n"
+             "         [--study-registers]\n"
              "         [--out=DIR] [--quiet]\n"
              "kinds: matmul (MxNxK), batch_matmul (BxMxNxK),\n"
              "       conv_2d_nhwc_hwcf (NxIHxIWxCxKHxKWxF[xSTRIDE[xDILATION]]),\n"
@@ -155,6 +161,8 @@ static int parseArgs(int argc, char **argv, Args *a) {
       a->input = v;
     else if (OPT("op-index"))
       fs = prunerParseInt("--op-index", v, 0, MAX_COUNT, &n), a->op_index = (long)n;
+    else if (OPT("vector-width"))
+      fs = prunerParseInt("--vector-width", v, 1, 8, &n), a->vector_width = (long)n;
     else if (OPT("min-reduction-threads"))
       fs = prunerParseInt("--min-reduction-threads", v, 1, 1024, &n),
       a->min_reduction_threads = (long)n;
@@ -186,14 +194,15 @@ static int parseArgs(int argc, char **argv, Args *a) {
     usage(stderr);
     return 2;
   }
-  if ((a->min_reduction_threads || a->mma || a->igemm) && !a->random) {
+  if ((a->min_reduction_threads || a->mma || a->igemm || a->vector_width) && !a->random) {
     fprintf(stderr, "pruner-compile: %s filters --random draws\n",
-            a->mma ? "--mma" : a->igemm ? "--implicit-gemm" : "--min-reduction-threads");
+            a->mma ? "--mma" : a->igemm ? "--implicit-gemm"
+            : a->vector_width ? "--vector-width" : "--min-reduction-threads");
     return 2;
   }
-  if ((a->min_reduction_threads != 0) + a->mma + a->igemm > 1) {
-    fprintf(stderr, "pruner-compile: --min-reduction-threads, --mma and --implicit-gemm "
-                    "exclude each other\n");
+  if ((a->min_reduction_threads != 0) + a->mma + a->igemm + (a->vector_width != 0) > 1) {
+    fprintf(stderr, "pruner-compile: --min-reduction-threads, --mma, --implicit-gemm and "
+                    "--vector-width exclude each other\n");
     return 2;
   }
   if (a->config && a->random) {
@@ -547,8 +556,18 @@ int main(int argc, char **argv) {
     }
     else
       n = prunerSpaceSample(space, n, &rng,
-                            a.min_reduction_threads ? enoughReductionThreads : NULL,
-                            &a.min_reduction_threads, configs, indices);
+                            a.vector_width            ? hasVectorWidth
+                            : a.min_reduction_threads ? enoughReductionThreads
+                                                      : NULL,
+                            a.vector_width ? (void *)&a.vector_width : &a.min_reduction_threads,
+                            configs, indices);
+    if (n == 0 && a.vector_width) {
+      fprintf(stderr, "pruner-compile: the space of %s has no config of vector width %ld\n",
+              w.key, a.vector_width);
+      prunerSpaceDestroy(space);
+      free(configs), free(indices);
+      return 1;
+    }
   } else {
     printf("workload %s on %s\n", w.key, t.name);
   }
