@@ -61,3 +61,30 @@ func.func @mma_k_not_tiled(%A: tensor<64x64xf16>, %B: tensor<64x64xf16>, %C: ten
   %r = linalg.matmul {pruner.config = {workgroup = [32, 32, 0], reduction = [0, 0, 64], thread = [16, 16, 0], promote_operands = [], vector_width = 1, mma = 1}} ins(%A, %B : tensor<64x64xf16>, tensor<64x64xf16>) outs(%C : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %r : tensor<64x64xf32>
 }
+
+// -----
+
+// An implicit-GEMM conv whose M tile spans two output rows: the tiled im2col would read
+// wrong input rows, so rule 12 refuses it (docs/config.md).
+func.func @igemm_two_rows(%I: tensor<1x10x10x8xf32>, %W: tensor<3x3x8x16xf32>, %O: tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32> {
+  // expected-error @+1 {{pruner.config on linalg.conv_2d_nhwc_hwcf: implicit GEMM on linalg.conv_2d_nhwc_hwcf: workgroup tiles of n and oh must be 1, got 1 and 2}}
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, pruner.config = {workgroup = [1, 2, 8, 16, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 4], thread = [1, 1, 1, 4, 0, 0, 0], promote_operands = [0, 1], vector_width = 4}} ins(%I, %W : tensor<1x10x10x8xf32>, tensor<3x3x8x16xf32>) outs(%O : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+  return %r : tensor<1x8x8x16xf32>
+}
+
+// -----
+
+func.func @nchw_promoted(%I: tensor<1x8x10x10xf32>, %W: tensor<16x8x3x3xf32>, %O: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  // expected-error @+1 {{pruner.config on linalg.conv_2d_nchw_fchw: promote_operands [0] on linalg.conv_2d_nchw_fchw: of the convolutions only conv_2d_nhwc_hwcf stages operands (as an implicit GEMM)}}
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, pruner.config = {workgroup = [1, 16, 1, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 4, 1, 1], thread = [1, 4, 1, 1, 0, 0, 0], promote_operands = [0], vector_width = 1}} ins(%I, %W : tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) outs(%O : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
+  return %r : tensor<1x16x8x8xf32>
+}
+
+// -----
+
+// 8-wide vectors are 16-byte loads of 16-bit inputs only.
+func.func @f32_width_8(%A: tensor<64x48xf32>, %B: tensor<48x96xf32>, %C: tensor<64x96xf32>) -> tensor<64x96xf32> {
+  // expected-error @+1 {{pruner.config on linalg.matmul: vector_width = 8 is not one of 1, 2, 4 (and 8 when every input is 16-bit or narrower: 16-byte loads)}}
+  %r = linalg.matmul {pruner.config = {workgroup = [32, 32, 0], reduction = [0, 0, 16], thread = [4, 8, 0], promote_operands = [], vector_width = 8}} ins(%A, %B : tensor<64x48xf32>, tensor<48x96xf32>) outs(%C : tensor<64x96xf32>) -> tensor<64x96xf32>
+  return %r : tensor<64x96xf32>
+}
