@@ -59,6 +59,11 @@ static const double kLoopOverheadInstr = 3.0;
 /* Per reduction step of a block: loop bounds, tile address recomputation and, with
  * promotion, two barriers (estimate, same PTX reading). */
 static const double kStepOverheadInstr = 12.0;
+/* Implicit GEMM's im2col fill, per element of the A tile: a scalar global load, a shared
+ * store and its share of the index arithmetic (read off the PTX of the ResNet-50 3x3 conv
+ * with tiles 28 x 64, K step 16: 14 index instructions and 4 load/store pairs for a
+ * thread's 4 elements, test/lit/gpu-pipeline/implicit-gemm.mlir). */
+static const double kIm2colInstrPerElem = 5.5;
 /* Time multiplier per spilled register fraction: local memory goes through L1 and L2 (a
  * spill costs a store and a reload per use; estimate). */
 static const double kSpillPenalty = 4.0;
@@ -194,6 +199,7 @@ PrunerStatus prunerDraftCreate(const PrunerWorkload *w, const PrunerTargetDesc *
     struct PrunerDraftImpl *g = d->igemm;
     g->input_bytes += d->ops[0].total_bytes - g->ops[0].total_bytes;
     g->ops[0].total_bytes = d->ops[0].total_bytes;
+    g->im2col_instr_per_elem = kIm2colInstrPerElem;
   }
   *out = d;
   return prunerStatusOk();
@@ -882,6 +888,10 @@ static void draftCompute(const struct PrunerDraftImpl *d, const PrunerConfig *co
       c->fma_per_iter + loads_per_iter + kLoopOverheadInstr +
       (kStepOverheadInstr + (config->promote_operands ? 2.0 * kStepOverheadInstr : 0.0)) /
           g->red_points_step;
+  /* Implicit GEMM: each thread's share of the block's im2col elements per k (the A tile
+   * is workgroup[m] elements wide per k; batch tile 1). */
+  if (d->im2col_instr_per_elem > 0 && g->threads > 0)
+    issue += d->im2col_instr_per_elem * (double)config->workgroup[1] / g->threads;
   double instr_eff = dmin(1.0, c->fma_per_iter * d->fma_issue_cycles / issue);
   c->warp_fill = g->threads / (double)(g->warps * t->warp_size);
   double ilp = dmin(g->acc_elems, kFmaLatencyCycles);

@@ -48,6 +48,9 @@ struct PrunerDraftImpl {
   /* conv_2d_nhwc_hwcf on a GPU target: the draft of its implicit GEMM, which scores the
    * implicit-GEMM configs (promote_operands on the conv); NULL otherwise. */
   struct PrunerDraftImpl *igemm;
+  /* In that GEMM's draft: issue slots per element of the block's A tile (the im2col fill,
+   * scalar, with its floordiv / mod index arithmetic); 0 in any other draft. */
+  double im2col_instr_per_elem;
 };
 
 /* Memo of the warp access analysis (32-byte sectors and useful bytes of a warp-wide load,
