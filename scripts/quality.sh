@@ -65,3 +65,22 @@ for top in 1 32 128 512; do
   "$B/pruner-draft" --eval data/host-resnet-conv.jsonl --dataset-target=records --top="$top"
 done
 "$B/pruner-tune" --study=data/host-resnet-conv.jsonl --seeds="$SEEDS" --dataset-target=records
+# BERT's FFN up-projection, the same way (data/README.md).
+echo "=== machine: amd, BERT FFN up (data/host-ffn-up.jsonl)"
+for top in 1 32 128 512; do
+  "$B/pruner-draft" --eval data/host-ffn-up.jsonl --dataset-target=records --top="$top"
+done
+"$B/pruner-tune" --study=data/host-ffn-up.jsonl --seeds="$SEEDS" --dataset-target=records
+# The three model shapes of issue 14 together (attention scores, ResNet-50 conv, FFN up):
+# the verifier judged leave-one-workload-out on them, as the tuner uses it (its first
+# batches' records, the draft's pool of 512).
+MODELS=(data/host-attn-scores.jsonl data/host-resnet-conv.jsonl data/host-ffn-up.jsonl)
+echo "=== machine: amd, the three model shapes, verifier leave-one-workload-out"
+ALL=$(mktemp /tmp/pruner-quality-XXXXXX.jsonl)
+trap 'rm -f "$ALL"' EXIT
+cat "${MODELS[@]}" > "$ALL"
+for own in 0 16 48; do
+  echo "-- as tuned, $own own records"
+  "$B/pruner-eval" "$ALL" --folds=3 --dataset-target=records --as-tuned=512 --own="$own"
+done
+rm -f "$ALL"
