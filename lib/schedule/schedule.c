@@ -418,10 +418,6 @@ static const char *appendReductionLoops(PrunerText *t, const Plan *p, const char
   return result;
 }
 
-/* Tiling of a promoted contraction (on tensors): blocks, the fill fused into the block
- * and tiled to threads on its own, then the reduction loops at block level. The block's
- * K-step op is tagged `promote_tag`; @pruner_promote stages its operands after
- * bufferization and only then tiles it to threads (promotion works on buffers). */
 /* Implicit GEMM, first step: the conv becomes im2col + GEMM (a contraction generic whose
  * A is the im2col tensor), both tagged; canonicalization then moves the output's fill
  * through the collapse_shape onto the GEMM's init (linalg's fill-reshape folding), where
@@ -467,6 +463,11 @@ static void appendImplicitGemmStage(PrunerText *t, const Plan *p, bool k_loop) {
   appendTileUsingForall(t, "%it", "%ifa", img, 3, p->img_tile, p->img_dim, "linear");
 }
 
+/* Tiling of a promoted contraction (on tensors): blocks, the fill fused into the block
+ * and tiled to threads on its own, then the reduction loops at block level. The block's
+ * K-step op is tagged `promote_tag`; @pruner_promote stages its operands after
+ * bufferization and only then tiles it to threads (promotion works on buffers). An
+ * implicit-GEMM conv enters as its GEMM (`w`), the conv itself in `conv`. */
 static void appendTileSequencePromoted(PrunerText *t, const PrunerWorkload *w, const Plan *p,
                                        const char *attr, const char *forall_tag,
                                        const char *promote_tag, const PrunerWorkload *conv,
