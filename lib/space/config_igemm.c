@@ -138,8 +138,11 @@ long prunerIgemmCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
     kw_steps[nks] = 1;
     c_steps[nks++] = cs[k];
   }
-  for (int64_t kw = 2; kw <= w->bounds[L_KW] && nks < CAP; ++kw)
-    if (w->bounds[L_KW] % kw == 0 && kw * w->bounds[L_C] <= IGEMM_MAX_K_STEP) {
+  /* Bounded by the step, not by KW: a huge filter width must not mean a huge loop. */
+  for (int64_t kw = 2; kw <= w->bounds[L_KW] && kw * w->bounds[L_C] <= IGEMM_MAX_K_STEP &&
+                       nks < CAP;
+       ++kw)
+    if (w->bounds[L_KW] % kw == 0) {
       kw_steps[nks] = kw;
       c_steps[nks++] = w->bounds[L_C];
     }
