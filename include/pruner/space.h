@@ -248,7 +248,8 @@ int64_t prunerConfigSharedBytes(const PrunerWorkload *w, const PrunerConfig *con
 bool prunerConfigImplicitGemm(const PrunerWorkload *w, const PrunerConfig *config,
                               PrunerWorkload *gemm, PrunerConfig *gemm_config);
 
-/* Which schedule a config selects (docs/config.md): tensor cores (mma), a cross-thread
+/* Which schedule a config selects (docs/config.md): tensor cores (mma; staged when its
+ * operands are promoted), a cross-thread
  * reduction (reduction_threads > 1), an implicit-GEMM conv (rule 12), staged operands
  * (promote_operands otherwise: GPU shared memory, host packing), or none of these
  * (direct). The names are those of pruner-tune --schedules. */
@@ -258,11 +259,13 @@ typedef enum PrunerScheduleKind {
   PRUNER_SCHEDULE_CROSS_THREAD,
   PRUNER_SCHEDULE_TENSOR_CORE,
   PRUNER_SCHEDULE_IMPLICIT_GEMM,
+  PRUNER_SCHEDULE_TENSOR_CORE_STAGED,
   PRUNER_SCHEDULE_KIND_COUNT
 } PrunerScheduleKind;
 
 PrunerScheduleKind prunerConfigScheduleKind(const PrunerWorkload *w, const PrunerConfig *config);
-/* "direct", "promoted", "cross-thread", "tensor-core", "implicit-gemm". */
+/* "direct", "promoted", "cross-thread", "tensor-core", "implicit-gemm",
+ * "tensor-core-staged". */
 const char *prunerScheduleKindName(PrunerScheduleKind kind);
 /* Parses one of those names; false if unknown. */
 bool prunerScheduleKindParse(const char *name, PrunerScheduleKind *out);

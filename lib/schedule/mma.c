@@ -13,7 +13,12 @@
  * bufferization: the module-wide vector lowering of @pruner_bufferize would otherwise
  * turn the contracts into FMAs, and the conversion reads memrefs. Without GPU mapping
  * (host checks) the contracts are lowered like every other schedule's instead.
- * @pruner_map and @pruner_cleanup are the shared ones. */
+ * @pruner_map and @pruner_cleanup are the shared ones.
+ * Staged configs (promote_operands = [0, 1], docs/schedule.md "Tensor cores staged in
+ * shared memory") keep the K loop at block level instead: @pruner_promote stages A and B
+ * per step (16-byte copies over the block's threads) and tiles the step to warps; the
+ * mma steps run after the thread mapping (prunerScheduleAppendMmaStagedPost), where the
+ * copies become cp.async and the fragments ldmatrix. */
 #include <stdio.h>
 #include <string.h>
 
@@ -130,6 +135,20 @@ void prunerScheduleAppendMmaTile(PrunerText *t, const PrunerWorkload *w, const P
         (long long)tm, (long long)tn);
     appendForall(t, "%tf", "%ff", "%fill1", r, ft, fd, "thread");
   }
+  if (c->promote_operands) {
+    /* Staged: the K loop runs at block level; each step's A and B tiles are copied to
+     * shared memory (@pruner_promote), then the warps take their tiles from there. */
+    int64_t steps[PRUNER_MAX_LOOPS] = {0};
+    steps[k] = c->reduction[k];
+    prunerTextAppend(t, "    // K steps of %lld at block level, A and B staged in shared memory.\n",
+                     (long long)c->reduction[k]);
+    prunerTextAppend(t, "    %%tk, %%lk = transform.structured.tile_using_for %%tb tile_sizes ");
+    prunerTextAppendI64List(t, steps, n);
+    prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+    prunerTextAppend(t, "    transform.annotate %%tk \"%s\" : " ANY "\n", mma_tag);
+    prunerScheduleAppendTileCleanup(t);
+    return;
+  }
   /* Warps: N on linear dim 0, M on linear dim 1. */
   int64_t wt[PRUNER_MAX_LOOPS] = {0};
   int wd[PRUNER_MAX_LOOPS];
@@ -155,25 +174,13 @@ void prunerScheduleAppendMmaTile(PrunerText *t, const PrunerWorkload *w, const P
   prunerScheduleAppendTileCleanup(t);
 }
 
-void prunerScheduleAppendMmaPost(PrunerText *t, const char *mma_tag, bool gpu_mapping) {
-  prunerTextAppend(
-      t, "    %%mm = transform.structured.match attributes{%s} in %%root : (" ANY ") -> " ANY "\n",
-      mma_tag);
-  /* The K loop is outlined into a function of its own: convert-vector-to-gpu runs on
-   * isolated ops only, and on the whole function it would also claim every scalar f16 ->
-   * f32 extension it finds (the body of another op not yet vectorized, an FMA op's scalar
-   * loop) and fail on it. Inside that function C is an argument rather than a subview,
-   * so the accumulator's reads and writes can be hoisted out of the K loop (on subviews
-   * hoist_redundant_vector_transfers refuses). The call is inlined again by LLVM. */
-  prunerTextAppend(t, "    %%kl = transform.get_parent_op %%mm {op_name = \"scf.for\"} : (" ANY
-                      ") -> " ANY "\n");
-  /* create_named_contraction: a vector.contract with the f16 operands as they are (the
-   * generic vectorization broadcasts both to 3-D, which convert-vector-to-gpu rejects). */
+/* The steps on the outlined K loop %kf shared by both tensor-core schedules: fold the
+ * f16 -> f32 extensions into the contracts, unroll them to one per m16n8k16, keep each
+ * 16x8 piece of C in registers across the loop (%kh), then convert-vector-to-gpu (%mma)
+ * or, on the host, the vector lowering. */
+static void appendMmaSteps(PrunerText *t, bool gpu_mapping) {
   prunerTextAppend(
       t,
-      "    transform.structured.vectorize %%mm {create_named_contraction} : " ANY "\n"
-      "    %%kf, %%kcall = transform.loop.outline %%kl {func_name = \"pruner_mma_steps\"} : (" ANY
-      ") -> (" ANY ", " ANY ")\n"
       "    // Private: LLVM drops it once inlined into the kernel.\n"
       "    %%private = transform.param.constant \"private\" -> !transform.any_param\n"
       "    transform.annotate %%kf \"sym_visibility\" = %%private : " ANY ", !transform.any_param\n"
@@ -200,4 +207,130 @@ void prunerScheduleAppendMmaPost(PrunerText *t, const char *mma_tag, bool gpu_ma
                      "options = { \"use-nvgpu\" = true } to %%kh : (" ANY ") -> " ANY "\n");
   else
     prunerScheduleAppendVectorLowering(t, "%kh");
+}
+
+void prunerScheduleAppendMmaPost(PrunerText *t, const char *mma_tag, bool gpu_mapping) {
+  prunerTextAppend(
+      t, "    %%mm = transform.structured.match attributes{%s} in %%root : (" ANY ") -> " ANY "\n",
+      mma_tag);
+  /* The K loop is outlined into a function of its own: convert-vector-to-gpu runs on
+   * isolated ops only, and on the whole function it would also claim every scalar f16 ->
+   * f32 extension it finds (the body of another op not yet vectorized, an FMA op's scalar
+   * loop) and fail on it. Inside that function C is an argument rather than a subview,
+   * so the accumulator's reads and writes can be hoisted out of the K loop (on subviews
+   * hoist_redundant_vector_transfers refuses). The call is inlined again by LLVM. */
+  prunerTextAppend(t, "    %%kl = transform.get_parent_op %%mm {op_name = \"scf.for\"} : (" ANY
+                      ") -> " ANY "\n");
+  /* create_named_contraction: a vector.contract with the f16 operands as they are (the
+   * generic vectorization broadcasts both to 3-D, which convert-vector-to-gpu rejects). */
+  prunerTextAppend(
+      t,
+      "    transform.structured.vectorize %%mm {create_named_contraction} : " ANY "\n"
+      "    %%kf, %%kcall = transform.loop.outline %%kl {func_name = \"pruner_mma_steps\"} : (" ANY
+      ") -> (" ANY ", " ANY ")\n");
+  appendMmaSteps(t, gpu_mapping);
+}
+
+
+void prunerScheduleAppendMmaStagedPromote(PrunerText *t, const PrunerWorkload *w,
+                                          const PrunerConfig *c, const PrunerLaunchShape *ls,
+                                          const char *forall_tag, const char *mma_tag,
+                                          bool gpu_mapping) {
+  const int n = w->num_loops;
+  prunerTextAppend(
+      t, "    %%mm = transform.structured.match attributes{%s} in %%root : (" ANY ") -> " ANY "\n"
+         "    %%kl = transform.get_parent_op %%mm {op_name = \"scf.for\"} : (" ANY ") -> " ANY "\n"
+         "    transform.annotate %%kl \"%s.kloop\" : " ANY "\n",
+      mma_tag, mma_tag);
+  /* The GPU dialect's workgroup address space, not the number 3: convert-vector-to-gpu
+   * reads fragments with ldmatrix only from memrefs it knows are shared memory. */
+  prunerTextAppend(t,
+                   "    %%p = transform.structured.promote %%mm { operands_to_promote = [0, 1], "
+                   "%suse_alloca, alignment = 16 } : (" ANY ") -> " ANY "\n",
+                   gpu_mapping ? "memory_space = #gpu.address_space<workgroup>, " : "");
+  prunerTextAppend(
+      t, "    %%func = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
+         ") -> " ANY "\n"
+         "    transform.apply_patterns to %%func { transform.apply_patterns.canonicalization } : " ANY
+         "\n"
+         "    transform.apply_cse to %%func : " ANY "\n"
+         "    %%fa = transform.structured.match ops{[\"scf.forall\"]} attributes{%s} in %%root : (" ANY
+         ") -> " ANY "\n"
+         "    %%copies = transform.structured.match ops{[\"linalg.copy\"]} in %%fa : (" ANY
+         ") -> " ANY "\n"
+         "    %%c0, %%c1 = transform.split_handle %%copies : (" ANY ") -> (" ANY ", " ANY ")\n",
+      forall_tag);
+  /* 16-byte copies (8 f16) spread over the block's threads; each becomes one cp.async. */
+  for (int i = 0; i < 2; ++i) {
+    int64_t tile[PRUNER_MAX_RANK];
+    int dim[PRUNER_MAX_RANK];
+    prunerScheduleSpreadThreads(w, c, ls->threads_per_block, i, 8, tile, dim);
+    char tiled[8], forall[8], source[8];
+    snprintf(tiled, sizeof tiled, "%%tc%d", i);
+    snprintf(forall, sizeof forall, "%%fc%d", i);
+    snprintf(source, sizeof source, "%%c%d", i);
+    prunerTextAppend(t, "    // Cooperative copy of operand %d.\n", i);
+    appendForall(t, tiled, forall, source, w->operands[i].rank, tile, dim, "thread");
+    prunerTextAppend(t,
+                     "    transform.structured.vectorize %s : " ANY "\n"
+                     "    transform.apply_patterns to %s {\n"
+                     "      transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1 "
+                     "full_unroll = true\n"
+                     "      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1\n"
+                     "    } : " ANY "\n",
+                     tiled, forall);
+  }
+  /* Warps: N on linear dim 0, M on linear dim 1, inside the K loop. */
+  int64_t wt[PRUNER_MAX_LOOPS] = {0};
+  int wd[PRUNER_MAX_LOOPS];
+  int m = -1, nn = -1;
+  for (int l = 0; l < n; ++l) {
+    wd[l] = -1;
+    if (w->loop_roles[l] == PRUNER_ROLE_M)
+      m = l;
+    else if (w->loop_roles[l] == PRUNER_ROLE_N)
+      nn = l;
+  }
+  wt[m] = c->thread[m];
+  wd[m] = 1;
+  wt[nn] = c->thread[nn];
+  wd[nn] = 0;
+  prunerTextAppend(t, "    %%mm2 = transform.structured.match attributes{%s} in %%fa : (" ANY
+                      ") -> " ANY "\n", mma_tag);
+  prunerTextAppend(t, "    // Warps: a %lld x %lld tile each, read from the staged tiles.\n",
+                   (long long)c->thread[m], (long long)c->thread[nn]);
+  appendForall(t, "%tw", "%fw", "%mm2", n, wt, wd, "warp");
+  prunerTextAppend(t, "    transform.structured.vectorize %%tw {create_named_contraction} : " ANY
+                      "\n");
+}
+
+void prunerScheduleAppendMmaStagedPost(PrunerText *t, const char *mma_tag, bool gpu_mapping) {
+  prunerTextAppend(t,
+                   "    %%kl = transform.structured.match ops{[\"scf.for\"]} attributes{%s.kloop} "
+                   "in %%root : (" ANY ") -> " ANY "\n",
+                   mma_tag);
+  /* After the thread mapping the K loop holds the copies, the barriers and each warp's
+   * contracts. LICM takes the warp's C view out of the loop, so that outlining makes it
+   * an argument and its 16x8 pieces can become loop-carried registers. The staged tiles'
+   * allocas stay inside the loop until then: their views are not loop-invariant, so the
+   * fragment reads (which read what this step's copies wrote) cannot be hoisted. */
+  prunerTextAppend(t,
+                   "    transform.apply_licm to %%kl : " ANY "\n"
+                   "    %%kf, %%kcall = transform.loop.outline %%kl {func_name = "
+                   "\"pruner_mma_steps\"} : (" ANY ") -> (" ANY ", " ANY ")\n");
+  appendMmaSteps(t, gpu_mapping);
+  const char *f = gpu_mapping ? "%ag" : "%kh";
+  if (gpu_mapping)
+    /* The mapping's barrier after each copy forall splits them into two groups, each
+     * waited on before its barrier (eliminate_barriers keeps that barrier). */
+    prunerTextAppend(t, "    // The staged copies become cp.async (16 bytes, L1 bypassed), a group per "
+                        "operand.\n"
+                        "    %%ag = transform.nvgpu.create_async_groups %%mma {bypass_l1} : (" ANY
+                        ") -> " ANY "\n");
+  prunerTextAppend(t,
+                   "    %%allocas = transform.structured.match ops{[\"memref.alloca\"]} in %s : (" ANY
+                   ") -> !transform.op<\"memref.alloca\">\n"
+                   "    %%get, %%global = transform.memref.alloca_to_global %%allocas : "
+                   "(!transform.op<\"memref.alloca\">) -> (" ANY ", " ANY ")\n",
+                   f);
 }

@@ -76,6 +76,7 @@ typedef struct Plan {
   int img_dim[3];
   /* Tensor cores (mma.c): the config and its launch shape; NULL for FMA schedules. */
   const PrunerConfig *mma;
+  const PrunerWorkload *mma_w;
   PrunerLaunchShape mma_shape;
 } Plan;
 
@@ -111,8 +112,8 @@ static int64_t divisorAtMost(int64_t n, int64_t limit) {
  * contiguous elements (or a multiple) so that the copy vectorizes. Tiles divide exactly,
  * so the vectorizer sees static shapes. The mapping is linear (#gpu.thread<linear_dim_i>)
  * because a copy's thread grid need not match the block's x/y shape. */
-static void spreadThreads(const PrunerWorkload *w, const PrunerConfig *c, int64_t threads,
-                          int operand, int64_t vector, int64_t *tile, int *dim) {
+void prunerScheduleSpreadThreads(const PrunerWorkload *w, const PrunerConfig *c, int64_t threads,
+                                 int operand, int64_t vector, int64_t *tile, int *dim) {
   int rank = w->operands[operand].rank;
   int64_t left = threads;
   int next_dim = 0;
@@ -134,7 +135,8 @@ static void planCopy(const PrunerWorkload *w, const PrunerConfig *c, int64_t thr
                      Plan *p) {
   int operand = p->promoted[i];
   p->copy_rank[i] = w->operands[operand].rank;
-  spreadThreads(w, c, threads, operand, c->vector_width, p->copy_tile[i], p->copy_dim[i]);
+  prunerScheduleSpreadThreads(w, c, threads, operand, c->vector_width, p->copy_tile[i],
+                              p->copy_dim[i]);
 }
 
 /* Implicit GEMM: the plan of the GEMM (w, c), less operand 0 from the promoted list (the
@@ -155,7 +157,7 @@ static void planImplicitGemm(const PrunerWorkload *w, const PrunerConfig *c, Pla
   p->num_promoted = kept;
   p->promote &= ~1u;
   int64_t threads = p->block[0] * p->block[1] * p->block[2];
-  spreadThreads(w, c, threads, 0, 1, p->img_tile, p->img_dim);
+  prunerScheduleSpreadThreads(w, c, threads, 0, 1, p->img_tile, p->img_dim);
 }
 
 /* Promotion stages input tiles through shared memory per block-level K step: the K loop
@@ -238,6 +240,7 @@ static PrunerStatus makePlan(const PrunerWorkload *w, const PrunerConfig *c,
                              w->op_name);
   if (c->mma) { /* warps, not threads: mma.c tiles from the config itself */
     p->mma = c;
+    p->mma_w = w;
     p->mma_shape = ls;
     p->fill = opts->fill == PRUNER_SCHEDULE_FILL_BY_KIND ? prunerScheduleHasFill(w)
                                                          : opts->fill == PRUNER_SCHEDULE_FILL_TAGGED;
@@ -551,7 +554,10 @@ static void appendPromoteSequence(PrunerText *t, const Plan *p, const char *fora
            "    %%get, %%global = transform.memref.alloca_to_global %%allocas : "
            "(!transform.op<\"memref.alloca\">) -> (" ANY ", " ANY ")\n");
   }
-  if (p->mma)
+  if (p->mma && p->mma->promote_operands)
+    prunerScheduleAppendMmaStagedPromote(t, p->mma_w, p->mma, &p->mma_shape, forall_tag, promote_tag,
+                                         gpu_mapping);
+  else if (p->mma)
     prunerScheduleAppendMmaPost(t, promote_tag, gpu_mapping);
   if (!p->promote && !p->igemm) {
     prunerTextAppend(t, "    transform.yield\n  }\n");
@@ -853,7 +859,7 @@ static void appendCleanupSequence(PrunerText *t, bool gpu_mapping) {
 }
 
 static void appendMapSequence(PrunerText *t, const Plan *p, const char *forall_tag,
-                              bool gpu_mapping) {
+                              const char *promote_tag, bool gpu_mapping) {
   prunerTextAppend(t, "  transform.named_sequence @pruner_map(%%root: " ANY " {transform.readonly}) {\n");
   prunerTextAppend(t, "    %%fa = transform.structured.match ops{[\"scf.forall\"]} attributes{%s} "
                       "in %%root : (" ANY ") -> " ANY "\n", forall_tag);
@@ -868,6 +874,8 @@ static void appendMapSequence(PrunerText *t, const Plan *p, const char *forall_t
                         "[%lld, %lld, %lld] : (" ANY ") -> " ANY "\n",
                      (long long)p->block[0], (long long)p->block[1], (long long)p->block[2]);
   }
+  if (p->mma && p->mma->promote_operands)
+    prunerScheduleAppendMmaStagedPost(t, promote_tag, gpu_mapping);
   prunerTextAppend(t, "    transform.yield\n  }\n");
 }
 
@@ -924,7 +932,7 @@ PrunerStatus prunerScheduleBuildChecked(const PrunerWorkload *w, const PrunerCon
                      opts->match_attr ? opts->match_attr : "pruner");
   appendBufferizeSequence(&t);
   appendPromoteSequence(&t, &p, forall_tag, promote_tag, opts->gpu_mapping);
-  appendMapSequence(&t, &p, forall_tag, opts->gpu_mapping);
+  appendMapSequence(&t, &p, forall_tag, promote_tag, opts->gpu_mapping);
   appendCleanupSequence(&t, opts->gpu_mapping);
   prunerTextAppend(&t,
                    "  transform.named_sequence @__transform_main(%%root: " ANY " {transform.consumed}) {\n"

@@ -28,5 +28,20 @@ void prunerScheduleAppendMmaTile(PrunerText *t, const PrunerWorkload *w, const P
                                  const PrunerLaunchShape *ls, bool fill, const char *attr,
                                  const char *forall_tag, const char *mma_tag);
 void prunerScheduleAppendMmaPost(PrunerText *t, const char *mma_tag, bool gpu_mapping);
+/* Staged tensor cores (mma with promote_operands = [0, 1]): the body of @pruner_promote
+ * (no yield: promotion, 16-byte cooperative copies, the warps' contracts inside the
+ * block's K loop), and the steps after the thread mapping (@pruner_map: outline the K
+ * loop, mma.sync conversion, cp.async, the staged tiles as module globals). */
+void prunerScheduleAppendMmaStagedPromote(PrunerText *t, const PrunerWorkload *w,
+                                          const PrunerConfig *c, const PrunerLaunchShape *ls,
+                                          const char *forall_tag, const char *mma_tag,
+                                          bool gpu_mapping);
+void prunerScheduleAppendMmaStagedPost(PrunerText *t, const char *mma_tag, bool gpu_mapping);
+
+/* Cooperative copy of promoted operand `operand`: the block's `threads` spread over its
+ * tile from the innermost dim outwards, `vector` contiguous elements (or a multiple) each;
+ * tile[d] = 0 and dim[d] = -1 where a dim is not split (schedule.c). */
+void prunerScheduleSpreadThreads(const PrunerWorkload *w, const PrunerConfig *c, int64_t threads,
+                                 int operand, int64_t vector, int64_t *tile, int *dim);
 
 #endif /* PRUNER_SCHEDULE_INTERNAL_H */

@@ -710,8 +710,9 @@ int prunerConfigFormatShort(const PrunerWorkload *w, const PrunerConfig *config,
       lp += (size_t)snprintf(pr + lp, sizeof(pr) - lp, "%d", i);
   if (!prunerConfigHasCache(config))
     ca[0] = '\0'; /* " c..." only for configs with a cache tile of their own */
-  if (config->mma) /* "w": the thread entries are warp tiles */
-    return snprintf(buf, size, "wg%s r%s w%s mma%d", wg, lr ? red : "-", th, (int)config->mma);
+  if (config->mma) /* "w": the thread entries are warp tiles; "p01": staged */
+    return snprintf(buf, size, "wg%s r%s w%s mma%d%s%s", wg, lr ? red : "-", th, (int)config->mma,
+                    lp ? " p" : "", lp ? pr : "");
   if (prunerConfigReductionThreads(config) > 1)
     return snprintf(buf, size, "wg%s r%s t%s p%s v%d x%d%s", wg, lr ? red : "-", th, lp ? pr : "-",
                     (int)config->vector_width, (int)config->reduction_threads, ca);

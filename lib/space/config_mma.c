@@ -2,8 +2,10 @@
  * space's candidates. The schedule (lib/schedule/mma.c) tiles blocks, then warps, then K,
  * vectorizes each warp's K step into vector.contract ops unrolled to 16x8x16 and lets
  * MLIR's convert-vector-to-gpu{use-nvgpu} turn them into nvgpu.mma.sync (PTX
- * mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32). docs/config.md ("mma") lists the
- * rules and why each exists. */
+ * mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32). With promote_operands = [0, 1] the
+ * block's A and B tiles are staged in shared memory per K step (cp.async, ldmatrix); the
+ * space lists every tile choice both ways. docs/config.md ("mma") lists the rules and why
+ * each exists. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,10 +129,14 @@ bool prunerMmaConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
   if (!prunerMmaWorkloadOk(w, t, status))
     return false;
   MmaLoops L = mmaLoops(w);
-  if (c->promote_operands)
-    FAIL("mma on %s: promote_operands must be [] (the tensor-core schedule reads its "
-         "fragments from global memory)",
+  if (c->promote_operands && c->promote_operands != PRUNER_MMA_STAGED_OPERANDS)
+    FAIL("mma on %s: promote_operands must be [] (fragments read from global memory) or "
+         "[0, 1] (both tiles staged in shared memory)",
          w->op_name);
+  if (c->promote_operands && t->kind != PRUNER_TARGET_GPU)
+    FAIL("mma on %s: promote_operands = [0, 1] (shared-memory staging) is scheduled for the "
+         "project's own GPU targets; %s stages tensor-core operands itself",
+         w->op_name, t->name);
   if (c->vector_width != 1)
     FAIL("mma on %s: vector_width = %d; tensor-core configs take 1 (fragment loads are "
          "chosen by the mma lowering)",
@@ -176,6 +182,15 @@ bool prunerMmaConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
          "threads per block ptxas has %lld registers per thread and would spill",
          w->op_name, (long long)wm, (long long)wn, (long long)(wm * wn / WARP), (long long)threads,
          (long long)budget);
+  if (c->promote_operands) {
+    /* Staged: the A (bm x ks) and B (ks x bn) f16 tiles of one K step in shared memory,
+     * statically allocated (module globals), so within the static limit. */
+    int64_t smem = prunerMmaStagedBytes(w, c);
+    if (smem > t->smem_per_block_static)
+      FAIL("mma on %s: promote_operands = [0, 1] stages %lld bytes per K step; %s allows %d "
+           "per block (static allocation limit)",
+           w->op_name, (long long)smem, t->name, t->smem_per_block_static);
+  }
   /* Grid: M, N and batch blocks on at most three dimensions within CUDA's limits. */
   int g = 0;
   for (int l = w->num_loops - 1; l >= 0; --l) {
@@ -215,7 +230,15 @@ void prunerMmaLaunchShape(const PrunerWorkload *w, const PrunerConfig *c, Pruner
   out->block[0] = WARP * warps; /* warps are linear ids: thread x / 32 */
   out->blocks = out->grid[0] * out->grid[1] * out->grid[2];
   out->threads_per_block = out->block[0];
-  out->smem_bytes = 0;
+  out->smem_bytes = c->promote_operands ? prunerMmaStagedBytes(w, c) : 0;
+}
+
+int64_t prunerMmaStagedBytes(const PrunerWorkload *w, const PrunerConfig *c) {
+  MmaLoops L = mmaLoops(w);
+  if (L.m < 0 || L.n < 0 || L.k < 0)
+    return 0;
+  int64_t bm = c->workgroup[L.m], bn = c->workgroup[L.n], ks = c->reduction[L.k];
+  return (bm * ks + ks * bn) * 2; /* f16 */
 }
 
 /* Candidate values: block tiles are powers of two from the mma shape up to
@@ -240,7 +263,7 @@ long prunerMmaCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
   int nwpm = tileValues(w->bounds[L.m], MMA_M, 64, wpm);
   int nwpn = tileValues(w->bounds[L.n], MMA_N, 64, wpn);
   int nks = tileValues(w->bounds[L.k], MMA_K, MAX_K_STEP, ksv);
-  size_t cap = (size_t)nwgm * nwgn * nwpm * nwpn * nks;
+  size_t cap = 2 * (size_t)nwgm * nwgn * nwpm * nwpn * nks; /* each also staged */
   if (!cap)
     return 0;
   PrunerConfig *list = malloc(cap * sizeof *list);
@@ -266,6 +289,10 @@ long prunerMmaCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
             c.thread[L.n] = wpn[j];
             c.reduction[L.k] = ksv[k];
             if (prunerConfigIsValidWithOptions(w, t, opts, &c))
+              list[n++] = c;
+            /* The same tiles with both operands staged in shared memory. */
+            c.promote_operands = PRUNER_MMA_STAGED_OPERANDS;
+            if (t->kind == PRUNER_TARGET_GPU && prunerConfigIsValidWithOptions(w, t, opts, &c))
               list[n++] = c;
           }
   if (!n) {

@@ -7,7 +7,7 @@
 
 PrunerScheduleKind prunerConfigScheduleKind(const PrunerWorkload *w, const PrunerConfig *c) {
   if (c->mma)
-    return PRUNER_SCHEDULE_TENSOR_CORE;
+    return c->promote_operands ? PRUNER_SCHEDULE_TENSOR_CORE_STAGED : PRUNER_SCHEDULE_TENSOR_CORE;
   if (prunerConfigReductionThreads(c) > 1)
     return PRUNER_SCHEDULE_CROSS_THREAD;
   if (prunerIgemmSelected(w, c))
@@ -16,7 +16,7 @@ PrunerScheduleKind prunerConfigScheduleKind(const PrunerWorkload *w, const Prune
 }
 
 static const char *const kScheduleKindNames[PRUNER_SCHEDULE_KIND_COUNT] = {
-    "direct", "promoted", "cross-thread", "tensor-core", "implicit-gemm"};
+    "direct", "promoted", "cross-thread", "tensor-core", "implicit-gemm", "tensor-core-staged"};
 
 const char *prunerScheduleKindName(PrunerScheduleKind kind) {
   return kind >= 0 && kind < PRUNER_SCHEDULE_KIND_COUNT ? kScheduleKindNames[kind] : "unknown";
@@ -41,13 +41,13 @@ PrunerStatus prunerScheduleKindsParse(const char *list, uint32_t *mask) {
     PrunerScheduleKind kind;
     if (len == 0 || len >= sizeof name)
       return prunerStatusError("schedule kinds '%s': empty or overlong entry; accepted: direct, "
-                               "promoted, cross-thread, tensor-core, implicit-gemm",
+                               "promoted, cross-thread, tensor-core, implicit-gemm, tensor-core-staged",
                                list);
     memcpy(name, p, len);
     name[len] = '\0';
     if (!prunerScheduleKindParse(name, &kind))
       return prunerStatusError("schedule kinds '%s': unknown kind '%s'; accepted: direct, "
-                               "promoted, cross-thread, tensor-core, implicit-gemm",
+                               "promoted, cross-thread, tensor-core, implicit-gemm, tensor-core-staged",
                                list, name);
     *mask |= 1u << kind;
     p += len;

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pruner/space.h"
 
@@ -17,6 +18,14 @@
 bool prunerMmaConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
                           const PrunerSpaceOptions *opts, const PrunerConfig *c,
                           PrunerStatus *status);
+
+/* promote_operands of a staged tensor-core config: A and B (operands 0 and 1) copied to
+ * shared memory per K step (cp.async), fragments read with ldmatrix (docs/schedule.md,
+ * "Tensor cores staged in shared memory"). */
+#define PRUNER_MMA_STAGED_OPERANDS 3u
+
+/* Shared-memory bytes a staged mma config allocates: its A and B tiles of one K step. */
+int64_t prunerMmaStagedBytes(const PrunerWorkload *w, const PrunerConfig *c);
 
 /* Grid and block of an mma config (assumed valid): blocks as for FMA configs, threads
  * 32 x warps along x. */

@@ -345,21 +345,29 @@ static void test_iree_cuda(void **state) {
   PrunerSpace gs = NULL, is = NULL;
   assert_true(prunerSpaceCreate(&w, &gpu, NULL, &gs).ok);
   assert_true(prunerSpaceCreate(&w, &t, NULL, &is).ok);
-  uint64_t gpu_xr = 0, gpu_mma = 0, gpu_wide = 0, iree_mma = 0;
+  uint64_t gpu_xr = 0, gpu_mma = 0, gpu_staged = 0, gpu_wide = 0, iree_mma = 0;
+  PrunerConfig staged;
   for (uint64_t i = 0; i < prunerSpaceCount(gs); ++i) {
     PrunerConfig c;
     assert_true(prunerSpaceGetConfig(gs, i, &c).ok);
     gpu_xr += prunerConfigReductionThreads(&c) > 1;
-    gpu_mma += c.mma != 0;
+    gpu_mma += c.mma != 0 && !c.promote_operands;
+    if (c.mma && c.promote_operands) /* staged in shared memory by our schedule: ours only */
+      staged = c, ++gpu_staged;
     gpu_wide += c.vector_width == 8; /* 16-byte loads of f16: ours only */
   }
   assert_true(gpu_xr > 0);
   assert_true(gpu_mma > 0);
+  assert_true(gpu_staged > 0);
   assert_true(gpu_wide > 0);
-  /* ...iree-cuda's holds the same tensor-core configs (IREE's mma_kind states them), no
-   * cross-thread one and no vector width 8 (IREE chooses its own vector sizes); every
-   * config of it is a GPU config and the draft scores it. */
-  assert_int_equal(prunerSpaceCount(is), prunerSpaceCount(gs) - gpu_xr - gpu_wide);
+  st = prunerConfigCheck(&w, &t, &staged);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "stages tensor-core operands itself"));
+  /* ...iree-cuda's holds the same global-memory tensor-core configs (IREE's mma_kind
+   * states them; IREE promotes their operands itself), no cross-thread one and no vector
+   * width 8 (IREE chooses its own vector sizes); every config of it is a GPU config and
+   * the draft scores it. */
+  assert_int_equal(prunerSpaceCount(is), prunerSpaceCount(gs) - gpu_xr - gpu_wide - gpu_staged);
   PrunerDraft d = NULL;
   st = prunerDraftCreate(&w, &t, &d);
   if (!st.ok)

@@ -254,8 +254,9 @@ static void bruteLoop(Brute *b, int l) {
 }
 
 /* Tensor-core configs (mma = 1) over every power-of-two block tile (M from 16, N from 8,
- * up to 256), warp tile (up to 64) and K step (16 to 64): the space lists exactly the
- * valid ones (prunerConfigIsValid), after its FMA configs. Returns how many. */
+ * up to 256), warp tile (up to 64) and K step (16 to 64), each from global memory and
+ * staged (promote_operands = [0, 1]): the space lists exactly the valid ones
+ * (prunerConfigIsValid), after its FMA configs. Returns how many. */
 static uint64_t bruteMma(Brute *b) {
   const PrunerWorkload *w = b->w;
   if (w->kind != PRUNER_OP_MATMUL && w->kind != PRUNER_OP_BATCH_MATMUL)
@@ -267,10 +268,12 @@ static uint64_t bruteMma(Brute *b) {
     for (int64_t bn = 8; bn <= 256; bn *= 2)
       for (int64_t wm = 16; wm <= 64; wm *= 2)
         for (int64_t wn = 8; wn <= 64; wn *= 2)
-          for (int64_t ks = 16; ks <= 64; ks *= 2) {
+          for (int64_t ks = 16; ks <= 64; ks *= 2)
+            for (unsigned staged = 0; staged <= 3; staged += 3) {
             PrunerConfig c;
             memset(&c, 0, sizeof c);
             c.mma = 1;
+            c.promote_operands = staged;
             c.vector_width = 1;
             if (o)
               c.workgroup[0] = c.thread[0] = 1;

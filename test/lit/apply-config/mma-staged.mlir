@@ -1,0 +1,42 @@
+// RUN: %pruner_opt -p 'builtin.module(pruner-apply-config)' %s | FileCheck %s
+
+// Tensor cores staged in shared memory (docs/schedule.md, "Tensor cores staged in shared
+// memory"). What must hold after the schedule, in the outlined K loop:
+// - C's 16x8 fragments are read before the loop and carried in registers (iter_args);
+// - every fragment read of the staged tiles (ldmatrix) stays inside the loop, after the
+//   step's copies, their wait and the barrier. A hoisted ldmatrix would read the first
+//   step's tiles for every step: a silent miscompile that a host check cannot see (the
+//   hoist happens after the thread mapping), so this test guards it;
+// - a barrier ends each step before the next step's copies overwrite the tiles.
+// CHECK-LABEL: func.func private @pruner_mma_steps
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK: vector.load
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
+// CHECK: memref.get_global @[[A:[a-z0-9_]+]] : memref<4096xi8, #gpu.address_space<workgroup>>
+// CHECK: memref.get_global @[[B:[a-z0-9_]+]] : memref<2048xi8, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy {{.*}}, 8 {bypassL1}
+// CHECK: nvgpu.device_async_wait
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvgpu.device_async_copy {{.*}}, 8 {bypassL1}
+// CHECK: nvgpu.device_async_wait
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
+// CHECK: nvgpu.mma.sync
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK: vector.store
+// CHECK-LABEL: func.func @mma
+// CHECK: gpu.launch
+// CHECK: call @pruner_mma_steps
+// CHECK: memref.global "private" @[[A]] : memref<4096xi8, #gpu.address_space<workgroup>>
+// CHECK: memref.global "private" @[[B]] : memref<2048xi8, #gpu.address_space<workgroup>>
+func.func @mma(%A: tensor<128x256xf16>, %B: tensor<256x128xf16>, %C: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%C : tensor<128x128xf32>) -> tensor<128x128xf32>
+  %0 = linalg.matmul {pruner.config = {workgroup = [64, 32, 0], reduction = [0, 0, 32], thread = [32, 16, 0], promote_operands = [0, 1], vector_width = 1, mma = 1}}
+      ins(%A, %B : tensor<128x256xf16>, tensor<256x128xf16>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+  return %0 : tensor<128x128xf32>
+}

@@ -1,0 +1,46 @@
+// REQUIRES: ptxas
+// Tensor cores staged in shared memory (mma = 1, promote_operands = [0, 1]; docs/schedule.md
+// "Tensor cores staged in shared memory"): per K step the block copies its A and B tiles
+// with 16-byte cp.async (L1 bypassed), each warp reads its fragments with ldmatrix (A) and
+// ldmatrix.trans (B, the column operand) and issues mma.sync; C stays in registers.
+// A matmul (2 x 2 warps of 32 x 16, K steps of 32: A 64x32 and B 32x32 f16 staged, 6 KiB)
+// and a batch_matmul (batch on grid z), through ptxas for sm_80 and sm_90.
+// RUN: %pruner_opt -p 'builtin.module(pruner-gpu-pipeline{chip=sm_90 format=isa})' %s | FileCheck %s
+// RUN: %pruner_opt -p 'builtin.module(pruner-gpu-pipeline{chip=sm_90 format=bin})' %s | FileCheck %s --check-prefix=BIN
+// RUN: %pruner_opt -p 'builtin.module(pruner-gpu-pipeline{chip=sm_80 format=bin})' %s | FileCheck %s --check-prefix=BIN
+
+// CHECK: gpu.binary @mm_kernel
+// CHECK-SAME: .shared .align 16 .b8 alloca[4096]
+// CHECK-SAME: .shared .align 16 .b8 alloca_0[2048]
+// CHECK-SAME: .entry mm_kernel
+// CHECK-SAME: .maxntid 128, 1, 1
+// CHECK-SAME: cp.async.cg.shared.global [{{[^]]*}}], [{{[^]]*}}], 16;
+// CHECK-SAME: cp.async.commit_group;
+// CHECK-SAME: cp.async.wait_group \090;
+// CHECK-SAME: bar.sync \090;
+// CHECK-SAME: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK-SAME: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+// CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// CHECK-SAME: bar.sync \090;
+// CHECK: gpu.binary @bmm_kernel
+// CHECK-SAME: %ctaid.z
+// CHECK-SAME: cp.async.cg.shared.global
+// CHECK-SAME: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// BIN: gpu.binary @mm_kernel {{.*}}bin = "\7FELF
+// BIN: gpu.binary @bmm_kernel {{.*}}bin = "\7FELF
+func.func @mm(%A: tensor<128x256xf16>, %B: tensor<256x128xf16>, %C: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%C : tensor<128x128xf32>) -> tensor<128x128xf32>
+  %0 = linalg.matmul {pruner.config = {workgroup = [64, 32, 0], reduction = [0, 0, 32], thread = [32, 16, 0], promote_operands = [0, 1], vector_width = 1, mma = 1}}
+      ins(%A, %B : tensor<128x256xf16>, tensor<256x128xf16>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+  return %0 : tensor<128x128xf32>
+}
+
+func.func @bmm(%A: tensor<12x128x64xf16>, %B: tensor<12x64x128xf16>, %C: tensor<12x128x128xf32>) -> tensor<12x128x128xf32> {
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%C : tensor<12x128x128xf32>) -> tensor<12x128x128xf32>
+  %0 = linalg.batch_matmul {pruner.config = {workgroup = [1, 32, 64, 0], reduction = [0, 0, 0, 32], thread = [1, 16, 32, 0], promote_operands = [0, 1], vector_width = 1, mma = 1}}
+      ins(%A, %B : tensor<12x128x64xf16>, tensor<12x64x128xf16>) outs(%f : tensor<12x128x128xf32>) -> tensor<12x128x128xf32>
+  return %0 : tensor<12x128x128xf32>
+}
