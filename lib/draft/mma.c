@@ -15,6 +15,10 @@
  *          through L1), plus C in and out;
  *  DRAM:   operands once when the inputs fit L2, else A re-read per block column and B per
  *          block row.
+ * Staged configs (promote_operands = [0, 1], docs/schedule.md "Tensor cores staged in
+ * shared memory") read fragments with ldmatrix (fewer issue slots), take their tiles' shared
+ * memory from occupancy, and wait per K step for two cp.async round trips (the chain
+ * the resident blocks must cover).
  * The register estimate is 4 per 16x8 accumulator fragment + 24 (fitted to ptxas). */
 #include <math.h>
 #include <string.h>
@@ -31,6 +35,13 @@
 /* Registers besides the accumulators: fragments, addresses, loop state (fitted, see
  * draftMmaRegisters). */
 #define BASE_REGISTERS 24
+/* Staged configs (promote_operands = [0, 1]): per K step the block waits twice for its
+ * cp.async groups (A, then B: the barrier after each copy splits them) before the warps
+ * read the tiles. An L2 round trip of a few hundred cycles, the order public
+ * microbenchmarks of Ampere and Hopper report; assumed, not measured here, to be fitted on
+ * the GPU session's records as MMA_LATENCY_CYCLES. */
+#define STAGE_LATENCY_CYCLES 300.0
+#define BARRIER_CYCLES 40.0 /* as the FMA term (draft.c, kBarrierCycles) */
 #define LAUNCH_US 3.0 /* as the FMA term (draft.c, kLaunchUs) */
 #define OVERLAP_RESIDUAL 0.1
 #define DRAM_EFFICIENCY 0.9
@@ -95,7 +106,8 @@ bool draftMmaScore(const struct PrunerDraftImpl *d, const PrunerConfig *c,
     }
   }
   PrunerDraftLimiter limiter;
-  int bps = draftBlocksPerSm(d, ls.threads_per_block, regs, 0, &limiter);
+  bool staged = c->promote_operands != 0;
+  int bps = draftBlocksPerSm(d, ls.threads_per_block, regs, ls.smem_bytes, &limiter);
   if (bps < 1)
     return false;
   double slots = (double)t->sm_count * bps;
@@ -112,6 +124,13 @@ bool draftMmaScore(const struct PrunerDraftImpl *d, const PrunerConfig *c,
    * piece, vector<2xf16> each; B read transposed: 4 scalar loads per 16x8 piece), loop and
    * address overhead. */
   double loads_step = (double)(ks / 16) * (4.0 * (double)(wm / 16) + 4.0 * (double)(wn / 8));
+  if (staged) {
+    /* Staged: one ldmatrix.x4 per 16x16 A piece and one ldmatrix.x2.trans per 16x8 B
+     * piece, plus the warp's share of the block's 16-byte cp.async copies (an address
+     * computation and a copy each), the two waits and three barriers. */
+    double copies = (double)((bm + bn) * ks) / (double)(ls.threads_per_block * 8);
+    loads_step = (double)(ks / 16) * ((double)(wm / 16) + (double)(wn / 8)) + 2.0 * copies + 5.0;
+  }
   double instr_step = mma_step + loads_step + 12.0;
   double issue_eff = dmin(1.0, mma_step * interval / dmax(mma_step * interval, instr_step));
   double spill_pen = 1.0 + 4.0 * ((spill / 4.0) / dmax(1.0, regs + spill / 4.0));
@@ -133,6 +152,13 @@ bool draftMmaScore(const struct PrunerDraftImpl *d, const PrunerConfig *c,
     double hide = dmin(1.0, per_sub * tiles * interval / MMA_LATENCY_CYCLES);
     double eff = fill * hide * issue_eff;
     t_block[j] = k * block_flops / (rate_sm * d->clock_hz * eff);
+    if (staged) {
+      /* Each block's chain: per K step two copy round trips and three barriers, which
+       * the other resident blocks' work can cover (throughput) but its own cannot. */
+      double stall_s = (double)(K / ks) * (2.0 * STAGE_LATENCY_CYCLES + 3.0 * BARRIER_CYCLES) /
+                       d->clock_hz;
+      t_block[j] = dmax(t_block[j], stall_s + t_block[j] / k);
+    }
   }
   double compute_s = (full * t_block[0] + t_block[1]) * spill_pen;
 
@@ -175,6 +201,12 @@ bool draftMmaScore(const struct PrunerDraftImpl *d, const PrunerConfig *c,
   out->blocks = ls.blocks;
   out->threads_per_block = ls.threads_per_block;
   out->warps_per_block = warps;
+  out->smem_per_block = ls.smem_bytes;
+  if (staged) {
+    out->shared_store_bytes = ab_bytes;
+    /* Every warp reads its A rows and B columns of the block's tiles (ldmatrix). */
+    out->shared_load_bytes = blocks * (double)warps * (double)(wm + wn) * (double)K * 2.0;
+  }
   out->registers = regs;
   out->registers_from_ptxas = resources != NULL;
   out->spill_bytes = spill;
