@@ -488,6 +488,65 @@ static void test_tensor_cores_rank_first(void **state) {
   }
 }
 
+/* A staged tensor-core config (promote_operands = [0, 1]) against its global-memory twin,
+ * GPT-2 QKV on the H200: its tiles' shared memory is reported and taken from occupancy,
+ * the fragment loads cost fewer issue slots, and with a single resident block per SM the
+ * per-step copy chain cannot be covered, so that twin pair ranks the global one first. */
+static void test_staged_tensor_cores(void **state) {
+  (void)state;
+  PrunerTargetDesc t;
+  assert_true(prunerTargetLookup("h200", &t).ok);
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 1024, 2304, 768, PRUNER_DTYPE_F16, PRUNER_DTYPE_F32);
+  PrunerDraft d = makeDraft(&w, &t);
+  PrunerConfig direct;
+  memset(&direct, 0, sizeof direct);
+  direct.mma = PRUNER_MMA_M16N8K16;
+  direct.vector_width = 1;
+  direct.workgroup[0] = 64;
+  direct.workgroup[1] = 128;
+  direct.thread[0] = 16;
+  direct.thread[1] = 32;
+  direct.reduction[2] = 64;
+  PrunerConfig staged = direct;
+  staged.promote_operands = 3u;
+  assert_true(prunerConfigCheck(&w, &t, &direct).ok);
+  assert_true(prunerConfigCheck(&w, &t, &staged).ok);
+  PrunerDraftSymbols a, b;
+  assert_true(prunerDraftScore(d, &direct, NULL, &a));
+  assert_true(prunerDraftScore(d, &staged, NULL, &b));
+  PrunerLaunchShape ls;
+  prunerConfigLaunchShape(&w, &staged, &ls);
+  assert_int_equal(ls.smem_bytes, (64 + 128) * 64 * 2);
+  assert_int_equal(b.smem_per_block, ls.smem_bytes);
+  assert_int_equal(a.smem_per_block, 0);
+  assert_true(b.shared_store_bytes > 0 && b.shared_load_bytes > 0);
+  assert_true(b.blocks_per_sm <= a.blocks_per_sm);
+  /* Same traffic model: on this memory-bound shape the two tie within 1%. */
+  assert_true(b.predicted_us <= a.predicted_us * 1.01 && a.predicted_us <= b.predicted_us * 1.01);
+  /* One 1024-thread block per SM with a 256-step K loop: the staged chain dominates. */
+  PrunerWorkload deep;
+  prunerWorkloadMatmul(&deep, 256, 256, 16384, PRUNER_DTYPE_F16, PRUNER_DTYPE_F32);
+  PrunerDraft dd = makeDraft(&deep, &t);
+  PrunerConfig big = direct;
+  big.workgroup[0] = 128;
+  big.workgroup[1] = 256;
+  big.thread[0] = 32;
+  big.thread[1] = 32;
+  big.reduction[2] = 64;
+  PrunerConfig big_staged = big;
+  big_staged.promote_operands = 3u;
+  PrunerStatus st = prunerConfigCheck(&deep, &t, &big_staged); /* 48 KiB: at the limit */
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  assert_true(prunerDraftScore(dd, &big, NULL, &a));
+  assert_true(prunerDraftScore(dd, &big_staged, NULL, &b));
+  assert_int_equal(b.blocks_per_sm, 1);
+  assert_true(b.predicted_us > a.predicted_us);
+  prunerDraftDestroy(dd);
+  prunerDraftDestroy(d);
+}
+
 static void test_create_rejects_bad_target(void **state) {
   (void)state;
   PrunerTargetDesc t = h100();
@@ -513,6 +572,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rejects_over_shared_memory),
       cmocka_unit_test(test_tensor_cores_rank_first),
+      cmocka_unit_test(test_staged_tensor_cores),
       cmocka_unit_test(test_double_block_tile_halves_global_traffic),
       cmocka_unit_test(test_extra_block_pays_second_wave),
       cmocka_unit_test(test_occupancy_matches_cuda_rules),
