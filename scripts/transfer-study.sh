@@ -94,14 +94,19 @@ prior_file() { if [ "$3" = new ]; then echo "$TMP/$1.no-$2.json"; else echo "$TM
 # The floor a prior kind is scored and run with: F where the prior knows the shape.
 kind_of() { if [ "$1" = same ]; then echo same; else echo new; fi; }
 
-# "median p25-p75 run_s" of METHOD at goal GOAL ("5" or "2") in a one-workload study table.
+# "median p25-p75 run_s" of METHOD at goal GOAL ("5", "2" or "noise": within the
+# workload's measured noise) in a one-workload study table.
 pick() {
-  awk -v goal="goal within $2%" -v m="$3" '
+  local g="goal within $2%"
+  [ "$2" = noise ] && g="goal noise"
+  awk -v goal="$g" -v m="$3" '
     index($0, "  goal ") == 1 { on = index($0, goal) == 3 }
     on && $1 == m { print $2, $3, $(NF-1); exit }' "$1"
 }
-# "median 5% / median 2% IQR 2% run_s 2%" of METHOD in study table FILE.
-cell() { echo "$(pick "$1" 5 "$2" | cut -d' ' -f1) / $(pick "$1" 2 "$2")"; }
+# "median 5% / median 2% IQR 2% run_s 2% | median noise" of METHOD in study table FILE.
+cell() {
+  echo "$(pick "$1" 5 "$2" | cut -d' ' -f1) / $(pick "$1" 2 "$2") | $(pick "$1" noise "$2" | cut -d' ' -f1)"
+}
 # study OUT FILE METHODS SEEDS [ARGS...]
 study() {
   local out=$1 file=$2 methods=$3 seeds=$4
