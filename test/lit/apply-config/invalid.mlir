@@ -56,6 +56,22 @@ func.func @mma_bad_value(%A: tensor<64x64xf16>, %B: tensor<64x64xf16>, %C: tenso
 
 // -----
 
+func.func @mma_staged_one_operand(%A: tensor<64x64xf16>, %B: tensor<64x64xf16>, %C: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{mma on linalg.matmul: promote_operands must be [] (fragments read from global memory) or [0, 1] (both tiles staged in shared memory)}}
+  %r = linalg.matmul {pruner.config = {workgroup = [32, 32, 0], reduction = [0, 0, 16], thread = [16, 16, 0], promote_operands = [1], vector_width = 1, mma = 1}} ins(%A, %B : tensor<64x64xf16>, tensor<64x64xf16>) outs(%C : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
+func.func @mma_staged_too_much_shared(%A: tensor<256x256xf16>, %B: tensor<256x256xf16>, %C: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  // expected-error @+1 {{mma on linalg.matmul: promote_operands = [0, 1] stages 65536 bytes per K step; h200 allows 49152 per block (static allocation limit)}}
+  %r = linalg.matmul {pruner.config = {workgroup = [128, 128, 0], reduction = [0, 0, 128], thread = [32, 32, 0], promote_operands = [0, 1], vector_width = 1, mma = 1}} ins(%A, %B : tensor<256x256xf16>, tensor<256x256xf16>) outs(%C : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %r : tensor<256x256xf32>
+}
+
+// -----
+
 func.func @mma_k_not_tiled(%A: tensor<64x64xf16>, %B: tensor<64x64xf16>, %C: tensor<64x64xf32>) -> tensor<64x64xf32> {
   // expected-error @+1 {{mma on linalg.matmul: K step 64 must be smaller than K = 64}}
   %r = linalg.matmul {pruner.config = {workgroup = [32, 32, 0], reduction = [0, 0, 64], thread = [16, 16, 0], promote_operands = [], vector_width = 1, mma = 1}} ins(%A, %B : tensor<64x64xf16>, tensor<64x64xf16>) outs(%C : tensor<64x64xf32>) -> tensor<64x64xf32>
