@@ -49,9 +49,21 @@ typedef struct PrunerConfig {
    * mma.sync m16n8k16 with f16 inputs and f32 accumulation. With it, `thread` holds each
    * WARP's tile (M a multiple of 16, N of 8) instead of a thread's. */
   int32_t mma;
+  /* Staged tensor cores only (mma with promote_operands = [0, 1]; docs/config.md): shared
+   * buffers per operand, the depth of the cp.async pipeline. 0 and 1 both mean one buffer
+   * (fragments read with ldmatrix); 2 and 3 pipeline the copies of the next steps behind
+   * the current step's mma (docs/schedule.md). */
+  int32_t stages;
 } PrunerConfig;
 
 #define PRUNER_MMA_M16N8K16 1
+/* Largest pipeline depth a staged tensor-core config takes. */
+#define PRUNER_MAX_STAGES 3
+
+/* stages as used: 1 when the field is 0 (configs without the knob). */
+static inline int32_t prunerConfigStages(const PrunerConfig *c) {
+  return c->stages > 1 ? c->stages : 1;
+}
 
 /* reduction_threads as used: 1 when the field is 0 (configs written before the knob). */
 static inline int32_t prunerConfigReductionThreads(const PrunerConfig *c) {
@@ -235,6 +247,16 @@ int64_t prunerSpaceMinThreads(const PrunerWorkload *w, const PrunerTargetDesc *t
  * steps for reduction loops. */
 int64_t prunerConfigOperandFootprint(const PrunerWorkload *w, const PrunerConfig *config,
                                      int operand, int dim);
+
+/* Cooperative copy of promoted operand `operand`'s block tile (the schedules' staging):
+ * `threads` spread over the tile's dims from the innermost (contiguous) one outwards, each
+ * thread moving `vector` contiguous elements (or a multiple) so that the copy vectorizes;
+ * tiles divide exactly, so the vectorizer sees static shapes. tile[d] = 0 and dim[d] = -1
+ * where a dim is not split; dim[d] is the linear thread dim (#gpu.thread<linear_dim_i>)
+ * otherwise. Returns how many threads the copy uses (the forall's iteration count; fewer
+ * than `threads` means the mapping predicates the copy). */
+int64_t prunerConfigCopySpread(const PrunerWorkload *w, const PrunerConfig *c, int64_t threads,
+                               int operand, int64_t vector, int64_t *tile, int *dim);
 /* Bytes of shared memory the promoted operands' tiles take (sum of footprints x dtype). */
 int64_t prunerConfigSharedBytes(const PrunerWorkload *w, const PrunerConfig *config);
 

@@ -14,7 +14,8 @@
 #include "pruner/ir.h"
 
 static const char *const kKeys =
-    "workgroup, reduction, thread, promote_operands, vector_width, reduction_threads, cache, mma";
+    "workgroup, reduction, thread, promote_operands, vector_width, reduction_threads, cache, mma, "
+    "stages";
 
 /* The value of an integer attribute if it fits int64_t. Wider types (i128) would be cut
  * to their low word by mlirIntegerAttrGetValueInt, unsigned ones above 2^63 would turn
@@ -169,6 +170,20 @@ static PrunerStatus readMma(const PrunerWorkload *w, MlirAttribute a, int32_t *o
   return prunerStatusOk();
 }
 
+/* Optional; absent means one stage. 1..PRUNER_MAX_STAGES (0 reads as 1). */
+static PrunerStatus readStages(const PrunerWorkload *w, MlirAttribute a, int32_t *out) {
+  int64_t v = 0;
+  char text[96];
+  if (!integerValue(a, &v) || v < 0 || v > PRUNER_MAX_STAGES) {
+    prunerIrAttrToString(a, text, sizeof text);
+    return prunerStatusError("pruner.config on %s: key 'stages' must be 1 to %d (shared buffers "
+                             "of a staged tensor-core config), got %s",
+                             w->op_name, PRUNER_MAX_STAGES, text);
+  }
+  *out = v > 1 ? (int32_t)v : 0;
+  return prunerStatusOk();
+}
+
 PrunerStatus prunerConfigFromAttribute(const PrunerWorkload *w, MlirAttribute attr,
                                        PrunerConfig *out) {
   memset(out, 0, sizeof *out);
@@ -201,6 +216,8 @@ PrunerStatus prunerConfigFromAttribute(const PrunerWorkload *w, MlirAttribute at
       s = readTileArray(w, key, e.attribute, out->cache);
     else if (strcmp(key, "mma") == 0)
       s = readMma(w, e.attribute, &out->mma);
+    else if (strcmp(key, "stages") == 0)
+      s = readStages(w, e.attribute, &out->stages);
     else
       s = prunerStatusError("pruner.config on %s: unknown key '%s' (expected %s)", w->op_name, key,
                             kKeys);
@@ -218,7 +235,7 @@ MlirAttribute prunerConfigToAttribute(MlirContext ctx, const PrunerWorkload *w,
     if (config->promote_operands & (1u << i))
       promote[np++] = i;
   /* DictionaryAttr keeps its entries sorted by name, whatever order they are given in. */
-  MlirNamedAttribute entries[8] = {
+  MlirNamedAttribute entries[9] = {
       prunerIrNamed(ctx, "workgroup", prunerIrI64Array(ctx, config->workgroup, w->num_loops)),
       prunerIrNamed(ctx, "reduction", prunerIrI64Array(ctx, config->reduction, w->num_loops)),
       prunerIrNamed(ctx, "thread", prunerIrI64Array(ctx, config->thread, w->num_loops)),
@@ -227,8 +244,9 @@ MlirAttribute prunerConfigToAttribute(MlirContext ctx, const PrunerWorkload *w,
       prunerIrNamed(ctx, "reduction_threads", prunerIrI64(ctx, config->reduction_threads)),
       prunerIrNamed(ctx, "cache", prunerIrI64Array(ctx, config->cache, w->num_loops)),
       prunerIrNamed(ctx, "mma", prunerIrI64(ctx, config->mma)),
+      prunerIrNamed(ctx, "stages", prunerIrI64(ctx, prunerConfigStages(config))),
   };
-  /* reduction_threads only when > 1, cache and mma only when set: every other config is
+  /* reduction_threads and stages only when > 1, cache and mma only when set: every other config is
    * written as before those knobs. */
   int n = 5;
   if (prunerConfigReductionThreads(config) > 1)
@@ -237,5 +255,7 @@ MlirAttribute prunerConfigToAttribute(MlirContext ctx, const PrunerWorkload *w,
     entries[n++] = entries[6];
   if (config->mma)
     entries[n++] = entries[7];
+  if (prunerConfigStages(config) > 1)
+    entries[n++] = entries[8];
   return mlirDictionaryAttrGet(ctx, n, entries);
 }

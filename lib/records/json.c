@@ -184,6 +184,8 @@ static cJSON *configToJson(const PrunerConfig *config, int num_loops) {
     cJSON_AddItemToObject(json, "cache", intArray(config->cache, num_loops));
   if (config->mma) /* likewise only when set */
     cJSON_AddNumberToObject(json, "mma", config->mma);
+  if (prunerConfigStages(config) > 1) /* likewise */
+    cJSON_AddNumberToObject(json, "stages", config->stages);
   return json;
 }
 
@@ -253,6 +255,10 @@ static PrunerStatus configFromJson(const cJSON *json, PrunerConfig *out) {
   int mma = 0;
   TRY(within("config", readIntOr(json, "mma", 0, 1, 0, &mma)));
   out->mma = mma;
+  /* Absent: one stage (records written before the knob). */
+  int stages = 0;
+  TRY(within("config", readIntOr(json, "stages", 0, PRUNER_MAX_STAGES, 0, &stages)));
+  out->stages = stages > 1 ? stages : 0;
   return prunerStatusOk();
 }
 

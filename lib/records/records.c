@@ -92,6 +92,9 @@ static uint64_t configHash(uint64_t h, const PrunerConfig *c) {
     h = fnvBytes(h, &threads, sizeof(threads));
   if (c->mma) /* likewise */
     h = fnvBytes(h, &c->mma, sizeof(c->mma));
+  int32_t stages = prunerConfigStages(c);
+  if (stages > 1) /* likewise */
+    h = fnvBytes(h, &stages, sizeof(stages));
   for (int l = 0; l < PRUNER_MAX_LOOPS; ++l)
     if (c->cache[l]) /* iree-cpu's cache tiles; likewise */
       h = fnvBytes(h, &c->cache[l], sizeof(c->cache[l]));
@@ -106,7 +109,8 @@ static bool configSame(const PrunerConfig *a, const PrunerConfig *b) {
       return false;
   }
   return a->promote_operands == b->promote_operands && a->vector_width == b->vector_width &&
-         prunerConfigReductionThreads(a) == prunerConfigReductionThreads(b) && a->mma == b->mma;
+         prunerConfigReductionThreads(a) == prunerConfigReductionThreads(b) && a->mma == b->mma &&
+         prunerConfigStages(a) == prunerConfigStages(b);
 }
 
 static PrunerRecord *recordAt(PrunerRecords r, size_t i) {

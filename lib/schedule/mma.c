@@ -72,7 +72,7 @@ static void appendForall(PrunerText *t, const char *tiled, const char *forall, c
 
 void prunerScheduleAppendMmaTile(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c,
                                  const PrunerLaunchShape *ls, bool fill, const char *attr,
-                                 const char *forall_tag, const char *mma_tag) {
+                                 const char *forall_tag, const char *mma_tag, bool gpu_mapping) {
   const int n = w->num_loops;
   int m = -1, nn = -1, k = -1;
   for (int l = 0; l < n; ++l) {
@@ -146,6 +146,20 @@ void prunerScheduleAppendMmaTile(PrunerText *t, const PrunerWorkload *w, const P
     prunerTextAppendI64List(t, steps, n);
     prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
     prunerTextAppend(t, "    transform.annotate %%tk \"%s\" : " ANY "\n", mma_tag);
+    if (prunerConfigStages(c) > 1) {
+      /* Pipelined: the step's A and B slices become tensors of their own (alloc_tensor +
+       * materialize_in_destination), which bufferize to typed allocations that
+       * memref.multibuffer can expand (structured.promote's i8 buffer + memref.view it
+       * cannot). NVVM's shared space as the number 3: nvgpu's pipeliner reads memory
+       * spaces as integers. */
+      const char *space = gpu_mapping ? "to 3 : i64 " : "";
+      prunerTextAppend(t,
+                       "    %%va = transform.get_operand %%tk[0] : (" ANY ") -> !transform.any_value\n"
+                       "    %%vb = transform.get_operand %%tk[1] : (" ANY ") -> !transform.any_value\n"
+                       "    %%pa = transform.structured.promote_tensor %s%%va : !transform.any_value\n"
+                       "    %%pb = transform.structured.promote_tensor %s%%vb : !transform.any_value\n",
+                       space, space);
+    }
     prunerScheduleAppendTileCleanup(t);
     return;
   }
@@ -242,12 +256,15 @@ void prunerScheduleAppendMmaStagedPromote(PrunerText *t, const PrunerWorkload *w
          "    %%kl = transform.get_parent_op %%mm {op_name = \"scf.for\"} : (" ANY ") -> " ANY "\n"
          "    transform.annotate %%kl \"%s.kloop\" : " ANY "\n",
       mma_tag, mma_tag);
+  const int stages = prunerConfigStages(c);
   /* The GPU dialect's workgroup address space, not the number 3: convert-vector-to-gpu
-   * reads fragments with ldmatrix only from memrefs it knows are shared memory. */
-  prunerTextAppend(t,
-                   "    %%p = transform.structured.promote %%mm { operands_to_promote = [0, 1], "
-                   "%suse_alloca, alignment = 16 } : (" ANY ") -> " ANY "\n",
-                   gpu_mapping ? "memory_space = #gpu.address_space<workgroup>, " : "");
+   * reads fragments with ldmatrix only from memrefs it knows are shared memory. (A
+   * pipelined config promoted its tensors in @pruner_tile instead.) */
+  if (stages == 1)
+    prunerTextAppend(t,
+                     "    %%p = transform.structured.promote %%mm { operands_to_promote = [0, 1], "
+                     "%suse_alloca, alignment = 16 } : (" ANY ") -> " ANY "\n",
+                     gpu_mapping ? "memory_space = #gpu.address_space<workgroup>, " : "");
   prunerTextAppend(
       t, "    %%func = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
          ") -> " ANY "\n"
@@ -255,16 +272,37 @@ void prunerScheduleAppendMmaStagedPromote(PrunerText *t, const PrunerWorkload *w
          "\n"
          "    transform.apply_cse to %%func : " ANY "\n"
          "    %%fa = transform.structured.match ops{[\"scf.forall\"]} attributes{%s} in %%root : (" ANY
-         ") -> " ANY "\n"
-         "    %%copies = transform.structured.match ops{[\"linalg.copy\"]} in %%fa : (" ANY
-         ") -> " ANY "\n"
-         "    %%c0, %%c1 = transform.split_handle %%copies : (" ANY ") -> (" ANY ", " ANY ")\n",
+         ") -> " ANY "\n",
       forall_tag);
+  if (stages > 1)
+    /* One buffer per stage: the step's allocations leave the K loop (no deallocation to
+     * keep: promote_tensor makes none) and grow a leading dim of `stages`, indexed by
+     * the step. skip_analysis: each step's copy overwrites its whole buffer before the
+     * warps read it, which the analysis cannot see through the copies. */
+    prunerTextAppend(t,
+                     "    %%sf = transform.get_parent_op %%fa {op_name = \"func.func\"} : (" ANY
+                     ") -> " ANY "\n"
+                     "    transform.bufferization.buffer_loop_hoisting %%sf : " ANY "\n"
+                     "    %%allocs = transform.structured.match ops{[\"memref.alloc\"]} in %%fa : (" ANY
+                     ") -> !transform.op<\"memref.alloc\">\n"
+                     "    %%a0, %%a1 = transform.split_handle %%allocs : (!transform.op<\"memref.alloc\">) "
+                     "-> (!transform.op<\"memref.alloc\">, !transform.op<\"memref.alloc\">)\n"
+                     "    %%m0 = transform.memref.multibuffer %%a0 {factor = %d, skip_analysis} : "
+                     "(!transform.op<\"memref.alloc\">) -> " ANY "\n"
+                     "    %%m1 = transform.memref.multibuffer %%a1 {factor = %d, skip_analysis} : "
+                     "(!transform.op<\"memref.alloc\">) -> " ANY "\n"
+                     "    transform.apply_patterns to %%sf { transform.apply_patterns.canonicalization } : " ANY
+                     "\n",
+                     stages, stages);
+  prunerTextAppend(t,
+                   "    %%copies = transform.structured.match ops{[\"linalg.copy\"]} in %%fa : (" ANY
+                   ") -> " ANY "\n"
+                   "    %%c0, %%c1 = transform.split_handle %%copies : (" ANY ") -> (" ANY ", " ANY ")\n");
   /* 16-byte copies (8 f16) spread over the block's threads; each becomes one cp.async. */
   for (int i = 0; i < 2; ++i) {
     int64_t tile[PRUNER_MAX_RANK];
     int dim[PRUNER_MAX_RANK];
-    prunerScheduleSpreadThreads(w, c, ls->threads_per_block, i, 8, tile, dim);
+    prunerConfigCopySpread(w, c, ls->threads_per_block, i, 8, tile, dim);
     char tiled[8], forall[8], source[8];
     snprintf(tiled, sizeof tiled, "%%tc%d", i);
     snprintf(forall, sizeof forall, "%%fc%d", i);
@@ -302,9 +340,24 @@ void prunerScheduleAppendMmaStagedPromote(PrunerText *t, const PrunerWorkload *w
   appendForall(t, "%tw", "%fw", "%mm2", n, wt, wd, "warp");
   prunerTextAppend(t, "    transform.structured.vectorize %%tw {create_named_contraction} : " ANY
                       "\n");
+  if (stages > 1)
+    /* The stage buffers as module globals (.shared): allocations to allocas, then globals.
+     * Their views depend on the step, so the later hoist cannot take fragment reads out
+     * of the K loop (see prunerScheduleAppendMmaStagedPost). */
+    prunerTextAppend(t,
+                     "    %%f2 = transform.apply_registered_pass \"promote-buffers-to-stack\" with "
+                     "options = { \"max-alloc-size-in-bytes\" = %lld : i64, "
+                     "\"max-rank-of-allocated-memref\" = 4 : i64 } to %%sf : (" ANY ") -> " ANY "\n"
+                     "    %%allocas = transform.structured.match ops{[\"memref.alloca\"]} in %%f2 : (" ANY
+                     ") -> !transform.op<\"memref.alloca\">\n"
+                     "    %%get, %%global = transform.memref.alloca_to_global %%allocas : "
+                     "(!transform.op<\"memref.alloca\">) -> (" ANY ", " ANY ")\n",
+                     (long long)ls->smem_bytes + 1);
 }
 
-void prunerScheduleAppendMmaStagedPost(PrunerText *t, const char *mma_tag, bool gpu_mapping) {
+void prunerScheduleAppendMmaStagedPost(PrunerText *t, const PrunerConfig *c, const char *mma_tag,
+                                       bool gpu_mapping) {
+  const int stages = prunerConfigStages(c);
   prunerTextAppend(t,
                    "    %%kl = transform.structured.match ops{[\"scf.for\"]} attributes{%s.kloop} "
                    "in %%root : (" ANY ") -> " ANY "\n",
@@ -327,6 +380,21 @@ void prunerScheduleAppendMmaStagedPost(PrunerText *t, const char *mma_tag, bool 
                         "operand.\n"
                         "    %%ag = transform.nvgpu.create_async_groups %%mma {bypass_l1} : (" ANY
                         ") -> " ANY "\n");
+  if (stages > 1) {
+    /* nvgpu's software pipeliner: the prologue issues the copies of the first steps, each
+     * step then waits only for its own groups (cp.async.wait_group N), computes, and
+     * issues the copies `stages` steps ahead into the buffer it just freed; the epilogue
+     * is peeled (no predication). The stage buffers became globals in @pruner_promote. */
+    if (gpu_mapping)
+      /* The outlined function holds the K loop and no other (outlining drops its tag). */
+      prunerTextAppend(t,
+                       "    %%loop = transform.structured.match ops{[\"scf.for\"]} in %%ag : (" ANY
+                       ") -> " ANY "\n"
+                       "    %%piped = transform.nvgpu.pipeline_shared_memory_copies failures(propagate) "
+                       "%%loop { depth = %d, peel_epilogue } : (" ANY ") -> " ANY "\n",
+                       stages);
+    return;
+  }
   prunerTextAppend(t,
                    "    %%allocas = transform.structured.match ops{[\"memref.alloca\"]} in %s : (" ANY
                    ") -> !transform.op<\"memref.alloca\">\n"

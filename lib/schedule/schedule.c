@@ -99,43 +99,12 @@ static bool isContractionKind(PrunerOpKind kind) {
          kind == PRUNER_OP_CONTRACTION;
 }
 
-/* Largest divisor of n that is <= limit (>= 1). */
-static int64_t divisorAtMost(int64_t n, int64_t limit) {
-  for (int64_t d = limit < n ? limit : n; d > 1; --d)
-    if (n % d == 0)
-      return d;
-  return 1;
-}
-
-/* Cooperative copy of one promoted tile: the block's threads are spread over the tile's
- * dims from the innermost (contiguous) one outwards, each thread moving `vector_width`
- * contiguous elements (or a multiple) so that the copy vectorizes. Tiles divide exactly,
- * so the vectorizer sees static shapes. The mapping is linear (#gpu.thread<linear_dim_i>)
- * because a copy's thread grid need not match the block's x/y shape. */
-void prunerScheduleSpreadThreads(const PrunerWorkload *w, const PrunerConfig *c, int64_t threads,
-                                 int operand, int64_t vector, int64_t *tile, int *dim) {
-  int rank = w->operands[operand].rank;
-  int64_t left = threads;
-  int next_dim = 0;
-  for (int d = rank - 1; d >= 0; --d) {
-    int64_t extent = prunerConfigOperandFootprint(w, c, operand, d);
-    int64_t base = d == rank - 1 && extent % vector == 0 ? vector : 1;
-    int64_t n = next_dim < 3 ? divisorAtMost(extent / base, left) : 1;
-    tile[d] = n > 1 ? extent / n : 0;
-    dim[d] = n > 1 ? next_dim++ : -1;
-    left /= n;
-  }
-  if (next_dim == 0) { /* one thread copies the whole tile: still a (1-iteration) forall */
-    tile[rank - 1] = prunerConfigOperandFootprint(w, c, operand, rank - 1);
-    dim[rank - 1] = 0;
-  }
-}
 
 static void planCopy(const PrunerWorkload *w, const PrunerConfig *c, int64_t threads, int i,
                      Plan *p) {
   int operand = p->promoted[i];
   p->copy_rank[i] = w->operands[operand].rank;
-  prunerScheduleSpreadThreads(w, c, threads, operand, c->vector_width, p->copy_tile[i],
+  prunerConfigCopySpread(w, c, threads, operand, c->vector_width, p->copy_tile[i],
                               p->copy_dim[i]);
 }
 
@@ -157,7 +126,7 @@ static void planImplicitGemm(const PrunerWorkload *w, const PrunerConfig *c, Pla
   p->num_promoted = kept;
   p->promote &= ~1u;
   int64_t threads = p->block[0] * p->block[1] * p->block[2];
-  prunerScheduleSpreadThreads(w, c, threads, 0, 1, p->img_tile, p->img_dim);
+  prunerConfigCopySpread(w, c, threads, 0, 1, p->img_tile, p->img_dim);
 }
 
 /* Promotion stages input tiles through shared memory per block-level K step: the K loop
@@ -242,6 +211,7 @@ static PrunerStatus makePlan(const PrunerWorkload *w, const PrunerConfig *c,
     p->mma = c;
     p->mma_w = w;
     p->mma_shape = ls;
+    p->gpu_shared = opts->gpu_mapping; /* staged tiles in GPU shared memory */
     p->fill = opts->fill == PRUNER_SCHEDULE_FILL_BY_KIND ? prunerScheduleHasFill(w)
                                                          : opts->fill == PRUNER_SCHEDULE_FILL_TAGGED;
     return prunerStatusOk();
@@ -733,7 +703,7 @@ static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Pla
                       " {transform.readonly}) {\n");
   if (p->mma) {
     prunerScheduleAppendMmaTile(t, w, p->mma, &p->mma_shape, p->fill, attr, forall_tag,
-                                promote_tag);
+                                promote_tag, p->gpu_shared);
     return;
   }
   if (p->promote || p->igemm) {
@@ -875,7 +845,7 @@ static void appendMapSequence(PrunerText *t, const Plan *p, const char *forall_t
                      (long long)p->block[0], (long long)p->block[1], (long long)p->block[2]);
   }
   if (p->mma && p->mma->promote_operands)
-    prunerScheduleAppendMmaStagedPost(t, promote_tag, gpu_mapping);
+    prunerScheduleAppendMmaStagedPost(t, p->mma, promote_tag, gpu_mapping);
   prunerTextAppend(t, "    transform.yield\n  }\n");
 }
 

@@ -26,7 +26,7 @@ void prunerScheduleAppendTileCleanup(PrunerText *t);
  * into @pruner_promote (no yield). */
 void prunerScheduleAppendMmaTile(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c,
                                  const PrunerLaunchShape *ls, bool fill, const char *attr,
-                                 const char *forall_tag, const char *mma_tag);
+                                 const char *forall_tag, const char *mma_tag, bool gpu_mapping);
 void prunerScheduleAppendMmaPost(PrunerText *t, const char *mma_tag, bool gpu_mapping);
 /* Staged tensor cores (mma with promote_operands = [0, 1]): the body of @pruner_promote
  * (no yield: promotion, 16-byte cooperative copies, the warps' contracts inside the
@@ -36,12 +36,8 @@ void prunerScheduleAppendMmaStagedPromote(PrunerText *t, const PrunerWorkload *w
                                           const PrunerConfig *c, const PrunerLaunchShape *ls,
                                           const char *forall_tag, const char *mma_tag,
                                           bool gpu_mapping);
-void prunerScheduleAppendMmaStagedPost(PrunerText *t, const char *mma_tag, bool gpu_mapping);
+void prunerScheduleAppendMmaStagedPost(PrunerText *t, const PrunerConfig *c, const char *mma_tag,
+                                       bool gpu_mapping);
 
-/* Cooperative copy of promoted operand `operand`: the block's `threads` spread over its
- * tile from the innermost dim outwards, `vector` contiguous elements (or a multiple) each;
- * tile[d] = 0 and dim[d] = -1 where a dim is not split (schedule.c). */
-void prunerScheduleSpreadThreads(const PrunerWorkload *w, const PrunerConfig *c, int64_t threads,
-                                 int operand, int64_t vector, int64_t *tile, int *dim);
 
 #endif /* PRUNER_SCHEDULE_INTERNAL_H */

@@ -78,6 +78,35 @@ int64_t prunerConfigOperandFootprint(const PrunerWorkload *w, const PrunerConfig
   return extent;
 }
 
+/* Largest divisor of n that is <= limit (>= 1). */
+static int64_t largestDivisorAtMost(int64_t n, int64_t limit) {
+  for (int64_t d = limit < n ? limit : n; d > 1; --d)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
+
+int64_t prunerConfigCopySpread(const PrunerWorkload *w, const PrunerConfig *c, int64_t threads,
+                               int operand, int64_t vector, int64_t *tile, int *dim) {
+  int rank = w->operands[operand].rank;
+  int64_t left = threads, used = 1;
+  int next_dim = 0;
+  for (int d = rank - 1; d >= 0; --d) {
+    int64_t extent = prunerConfigOperandFootprint(w, c, operand, d);
+    int64_t base = d == rank - 1 && extent % vector == 0 ? vector : 1;
+    int64_t n = next_dim < 3 ? largestDivisorAtMost(extent / base, left) : 1;
+    tile[d] = n > 1 ? extent / n : 0;
+    dim[d] = n > 1 ? next_dim++ : -1;
+    left /= n;
+    used *= n;
+  }
+  if (next_dim == 0) { /* one thread copies the whole tile: still a (1-iteration) forall */
+    tile[rank - 1] = prunerConfigOperandFootprint(w, c, operand, rank - 1);
+    dim[rank - 1] = 0;
+  }
+  return used;
+}
+
 int64_t prunerConfigSharedBytes(const PrunerWorkload *w, const PrunerConfig *c) {
   PrunerWorkload gemm;
   PrunerConfig gc;
@@ -577,6 +606,12 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
 PrunerStatus prunerConfigCheckWithOptions(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                           const PrunerSpaceOptions *opts,
                                           const PrunerConfig *config) {
+  /* Only staged tensor-core configs pipeline their copies, on every target. */
+  if (prunerConfigStages(config) > 1 && !(config->mma && config->promote_operands))
+    return prunerStatusError("config on %s: stages = %d; only staged tensor-core configs (mma = "
+                             "1 with promote_operands = [0, 1]) have more than one shared "
+                             "buffer",
+                             w->op_name, (int)prunerConfigStages(config));
   if (t->kind == PRUNER_TARGET_IREE_CPU)
     return prunerIreeCpuConfigCheck(w, t, opts, config);
   /* Only iree-cpu has a cache level: elsewhere the tiles would describe another kernel. */
@@ -599,6 +634,8 @@ PrunerStatus prunerConfigCheckWithOptions(const PrunerWorkload *w, const PrunerT
 
 bool prunerConfigIsValidWithOptions(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                     const PrunerSpaceOptions *opts, const PrunerConfig *config) {
+  if (prunerConfigStages(config) > 1 && !(config->mma && config->promote_operands))
+    return false;
   if (t->kind == PRUNER_TARGET_IREE_CPU)
     return prunerIreeCpuConfigIsValid(w, t, opts, config);
   if (prunerConfigHasCache(config))
@@ -665,14 +702,17 @@ void prunerConfigLaunchShape(const PrunerWorkload *w, const PrunerConfig *config
 
 int prunerConfigFormat(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
                        size_t size) {
-  char wg[160], red[160], th[160], pr[64], rt[40] = "", ca[180] = "", cache[160], mma[24] = "";
+  char wg[160], red[160], th[160], pr[64], rt[40] = "", ca[180] = "", cache[160], mma[40] = "";
   /* reduction_threads only when > 1, cache and mma only when set: every other config
    * formats as before those knobs. */
   if (prunerConfigReductionThreads(config) > 1)
     snprintf(rt, sizeof rt, ", reduction_threads = %d", (int)config->reduction_threads);
   if (prunerConfigHasCache(config))
     snprintf(ca, sizeof ca, ", cache = %s", ARR(cache, config->cache));
-  if (config->mma)
+  if (config->mma && prunerConfigStages(config) > 1)
+    snprintf(mma, sizeof mma, ", mma = %d, stages = %d", (int)config->mma,
+             (int)prunerConfigStages(config));
+  else if (config->mma)
     snprintf(mma, sizeof mma, ", mma = %d", (int)config->mma);
   return snprintf(buf, size,
                   "{workgroup = %s, reduction = %s, thread = %s, promote_operands = %s, "
@@ -710,9 +750,13 @@ int prunerConfigFormatShort(const PrunerWorkload *w, const PrunerConfig *config,
       lp += (size_t)snprintf(pr + lp, sizeof(pr) - lp, "%d", i);
   if (!prunerConfigHasCache(config))
     ca[0] = '\0'; /* " c..." only for configs with a cache tile of their own */
-  if (config->mma) /* "w": the thread entries are warp tiles; "p01": staged */
-    return snprintf(buf, size, "wg%s r%s w%s mma%d%s%s", wg, lr ? red : "-", th, (int)config->mma,
-                    lp ? " p" : "", lp ? pr : "");
+  if (config->mma) { /* "w": the thread entries are warp tiles; "p01": staged; "s3": stages */
+    char st[16] = "";
+    if (prunerConfigStages(config) > 1)
+      snprintf(st, sizeof st, " s%d", (int)prunerConfigStages(config));
+    return snprintf(buf, size, "wg%s r%s w%s mma%d%s%s%s", wg, lr ? red : "-", th,
+                    (int)config->mma, lp ? " p" : "", lp ? pr : "", st);
+  }
   if (prunerConfigReductionThreads(config) > 1)
     return snprintf(buf, size, "wg%s r%s t%s p%s v%d x%d%s", wg, lr ? red : "-", th, lp ? pr : "-",
                     (int)config->vector_width, (int)config->reduction_threads, ca);
@@ -770,5 +814,6 @@ bool prunerConfigEqual(const PrunerConfig *a, const PrunerConfig *b) {
         a->thread[l] != b->thread[l] || a->cache[l] != b->cache[l])
       return false;
   return a->promote_operands == b->promote_operands && a->vector_width == b->vector_width &&
-         prunerConfigReductionThreads(a) == prunerConfigReductionThreads(b) && a->mma == b->mma;
+         prunerConfigReductionThreads(a) == prunerConfigReductionThreads(b) && a->mma == b->mma &&
+         prunerConfigStages(a) == prunerConfigStages(b);
 }

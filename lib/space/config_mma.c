@@ -182,14 +182,40 @@ bool prunerMmaConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
          "threads per block ptxas has %lld registers per thread and would spill",
          w->op_name, (long long)wm, (long long)wn, (long long)(wm * wn / WARP), (long long)threads,
          (long long)budget);
+  int stages = prunerConfigStages(c);
+  if (c->stages < 0 || stages > PRUNER_MAX_STAGES)
+    FAIL("mma on %s: stages = %d; 1 to %d", w->op_name, (int)c->stages, PRUNER_MAX_STAGES);
+  if (stages > 1 && !c->promote_operands)
+    FAIL("mma on %s: stages = %d needs promote_operands = [0, 1] (the stages are shared "
+         "buffers)",
+         w->op_name, stages);
+  if (stages > 1 && w->bounds[L.k] / ks < stages)
+    FAIL("mma on %s: stages = %d with %lld K steps; the pipeline fills %d steps ahead, so K / K "
+         "step must be at least the stages",
+         w->op_name, stages, (long long)(w->bounds[L.k] / ks), stages);
+  if (stages > 1) {
+    /* nvgpu's pipeliner finds a step's copies only at the top of the K loop: a copy with
+     * fewer 16-byte pieces than the block has threads is predicated (scf.if) and is not
+     * found ("cannot find stage 0 ops"). */
+    for (int i = 0; i < 2; ++i) {
+      int64_t tile[PRUNER_MAX_RANK];
+      int dim[PRUNER_MAX_RANK];
+      int64_t used = prunerConfigCopySpread(w, c, threads, i, 8, tile, dim);
+      if (used != threads)
+        FAIL("mma on %s: stages = %d: the copy of operand %d's tile keeps %lld of the block's "
+             "%lld threads busy; a pipelined copy must use every thread (nvgpu's pipeliner "
+             "does not find predicated copies)",
+             w->op_name, stages, i, (long long)used, (long long)threads);
+    }
+  }
   if (c->promote_operands) {
-    /* Staged: the A (bm x ks) and B (ks x bn) f16 tiles of one K step in shared memory,
-     * statically allocated (module globals), so within the static limit. */
+    /* Staged: the A (bm x ks) and B (ks x bn) f16 tiles of one K step in shared memory, one
+     * set per stage, statically allocated (module globals), so within the static limit. */
     int64_t smem = prunerMmaStagedBytes(w, c);
     if (smem > t->smem_per_block_static)
-      FAIL("mma on %s: promote_operands = [0, 1] stages %lld bytes per K step; %s allows %d "
-           "per block (static allocation limit)",
-           w->op_name, (long long)smem, t->name, t->smem_per_block_static);
+      FAIL("mma on %s: promote_operands = [0, 1] stages %lld bytes (A and B tiles of a K "
+           "step, %d stage(s)); %s allows %d per block (static allocation limit)",
+           w->op_name, (long long)smem, stages, t->name, t->smem_per_block_static);
   }
   /* Grid: M, N and batch blocks on at most three dimensions within CUDA's limits. */
   int g = 0;
@@ -238,7 +264,7 @@ int64_t prunerMmaStagedBytes(const PrunerWorkload *w, const PrunerConfig *c) {
   if (L.m < 0 || L.n < 0 || L.k < 0)
     return 0;
   int64_t bm = c->workgroup[L.m], bn = c->workgroup[L.n], ks = c->reduction[L.k];
-  return (bm * ks + ks * bn) * 2; /* f16 */
+  return (bm * ks + ks * bn) * 2 * prunerConfigStages(c); /* f16, one set per stage */
 }
 
 /* Candidate values: block tiles are powers of two from the mma shape up to
@@ -263,7 +289,7 @@ long prunerMmaCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
   int nwpm = tileValues(w->bounds[L.m], MMA_M, 64, wpm);
   int nwpn = tileValues(w->bounds[L.n], MMA_N, 64, wpn);
   int nks = tileValues(w->bounds[L.k], MMA_K, MAX_K_STEP, ksv);
-  size_t cap = 2 * (size_t)nwgm * nwgn * nwpm * nwpn * nks; /* each also staged */
+  size_t cap = (1 + PRUNER_MAX_STAGES) * (size_t)nwgm * nwgn * nwpm * nwpn * nks; /* + staged */
   if (!cap)
     return 0;
   PrunerConfig *list = malloc(cap * sizeof *list);
@@ -290,10 +316,14 @@ long prunerMmaCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
             c.reduction[L.k] = ksv[k];
             if (prunerConfigIsValidWithOptions(w, t, opts, &c))
               list[n++] = c;
-            /* The same tiles with both operands staged in shared memory. */
+            /* The same tiles with both operands staged in shared memory: one buffer
+             * (ldmatrix), or a pipeline of 2 or 3. */
             c.promote_operands = PRUNER_MMA_STAGED_OPERANDS;
-            if (t->kind == PRUNER_TARGET_GPU && prunerConfigIsValidWithOptions(w, t, opts, &c))
-              list[n++] = c;
+            for (int s = 1; s <= PRUNER_MAX_STAGES && t->kind == PRUNER_TARGET_GPU; ++s) {
+              c.stages = s > 1 ? s : 0;
+              if (prunerConfigIsValidWithOptions(w, t, opts, &c))
+                list[n++] = c;
+            }
           }
   if (!n) {
     free(list);

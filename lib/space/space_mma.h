@@ -24,7 +24,8 @@ bool prunerMmaConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
  * "Tensor cores staged in shared memory"). */
 #define PRUNER_MMA_STAGED_OPERANDS 3u
 
-/* Shared-memory bytes a staged mma config allocates: its A and B tiles of one K step. */
+/* Shared-memory bytes a staged mma config allocates: its A and B tiles of one K step,
+ * times its stages. */
 int64_t prunerMmaStagedBytes(const PrunerWorkload *w, const PrunerConfig *c);
 
 /* Grid and block of an mma config (assumed valid): blocks as for FMA configs, threads

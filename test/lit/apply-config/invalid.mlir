@@ -65,9 +65,33 @@ func.func @mma_staged_one_operand(%A: tensor<64x64xf16>, %B: tensor<64x64xf16>, 
 // -----
 
 func.func @mma_staged_too_much_shared(%A: tensor<256x256xf16>, %B: tensor<256x256xf16>, %C: tensor<256x256xf32>) -> tensor<256x256xf32> {
-  // expected-error @+1 {{mma on linalg.matmul: promote_operands = [0, 1] stages 65536 bytes per K step; h200 allows 49152 per block (static allocation limit)}}
+  // expected-error @+1 {{mma on linalg.matmul: promote_operands = [0, 1] stages 65536 bytes (A and B tiles of a K step, 1 stage(s)); h200 allows 49152 per block (static allocation limit)}}
   %r = linalg.matmul {pruner.config = {workgroup = [128, 128, 0], reduction = [0, 0, 128], thread = [32, 32, 0], promote_operands = [0, 1], vector_width = 1, mma = 1}} ins(%A, %B : tensor<256x256xf16>, tensor<256x256xf16>) outs(%C : tensor<256x256xf32>) -> tensor<256x256xf32>
   return %r : tensor<256x256xf32>
+}
+
+// -----
+
+func.func @stages_without_staging(%A: tensor<64x64xf16>, %B: tensor<64x64xf16>, %C: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{pruner.config on linalg.matmul: config on linalg.matmul: stages = 2; only staged tensor-core configs (mma = 1 with promote_operands = [0, 1]) have more than one shared buffer}}
+  %r = linalg.matmul {pruner.config = {workgroup = [32, 32, 0], reduction = [0, 0, 16], thread = [16, 16, 0], promote_operands = [], vector_width = 1, mma = 1, stages = 2}} ins(%A, %B : tensor<64x64xf16>, tensor<64x64xf16>) outs(%C : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
+func.func @stages_too_few_steps(%A: tensor<64x64xf16>, %B: tensor<64x64xf16>, %C: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{mma on linalg.matmul: stages = 3 with 2 K steps; the pipeline fills 3 steps ahead, so K / K step must be at least the stages}}
+  %r = linalg.matmul {pruner.config = {workgroup = [32, 32, 0], reduction = [0, 0, 32], thread = [16, 16, 0], promote_operands = [0, 1], vector_width = 1, mma = 1, stages = 3}} ins(%A, %B : tensor<64x64xf16>, tensor<64x64xf16>) outs(%C : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
+func.func @stages_too_many(%A: tensor<64x64xf16>, %B: tensor<64x64xf16>, %C: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{pruner.config on linalg.matmul: key 'stages' must be 1 to 3 (shared buffers of a staged tensor-core config), got 4}}
+  %r = linalg.matmul {pruner.config = {workgroup = [32, 32, 0], reduction = [0, 0, 16], thread = [16, 16, 0], promote_operands = [0, 1], vector_width = 1, mma = 1, stages = 4}} ins(%A, %B : tensor<64x64xf16>, tensor<64x64xf16>) outs(%C : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
 }
 
 // -----

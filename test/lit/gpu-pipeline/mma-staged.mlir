@@ -10,8 +10,8 @@
 // RUN: %pruner_opt -p 'builtin.module(pruner-gpu-pipeline{chip=sm_80 format=bin})' %s | FileCheck %s --check-prefix=BIN
 
 // CHECK: gpu.binary @mm_kernel
-// CHECK-SAME: .shared .align 16 .b8 alloca[4096]
-// CHECK-SAME: .shared .align 16 .b8 alloca_0[2048]
+// CHECK-SAME: .shared .align 16 .b8 {{[a-z_0-9]+}}[4096]
+// CHECK-SAME: .shared .align 16 .b8 {{[a-z_0-9]+}}[2048]
 // CHECK-SAME: .entry mm_kernel
 // CHECK-SAME: .maxntid 128, 1, 1
 // CHECK-SAME: cp.async.cg.shared.global [{{[^]]*}}], [{{[^]]*}}], 16;
@@ -27,8 +27,23 @@
 // CHECK-SAME: cp.async.cg.shared.global
 // CHECK-SAME: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// A 3-stage pipeline (stages = 3; docs/schedule.md): three buffers per operand (3 x 6 KiB),
+// the prologue's copies, then per step a wait for all but the two newest groups
+// (the next step's A and B) before the barrier; fragments read with plain shared loads.
+// CHECK: gpu.binary @piped_kernel
+// CHECK-SAME: .shared .align 16 .b8 {{[a-z_0-9]+}}[12288]
+// CHECK-SAME: .shared .align 16 .b8 {{[a-z_0-9]+}}[6144]
+// CHECK-SAME: cp.async.cg.shared.global
+// CHECK-SAME: cp.async.commit_group;
+// CHECK-SAME: cp.async.wait_group \092;
+// CHECK-SAME: bar.sync \090;
+// CHECK-SAME: ld.shared.b32
+// CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// CHECK-SAME: cp.async.wait_group \091;
+// CHECK-SAME: cp.async.wait_group \090;
 // BIN: gpu.binary @mm_kernel {{.*}}bin = "\7FELF
 // BIN: gpu.binary @bmm_kernel {{.*}}bin = "\7FELF
+// BIN: gpu.binary @piped_kernel {{.*}}bin = "\7FELF
 func.func @mm(%A: tensor<128x256xf16>, %B: tensor<256x128xf16>, %C: tensor<128x128xf32>) -> tensor<128x128xf32> {
   %z = arith.constant 0.0 : f32
   %f = linalg.fill ins(%z : f32) outs(%C : tensor<128x128xf32>) -> tensor<128x128xf32>
@@ -43,4 +58,12 @@ func.func @bmm(%A: tensor<12x128x64xf16>, %B: tensor<12x64x128xf16>, %C: tensor<
   %0 = linalg.batch_matmul {pruner.config = {workgroup = [1, 32, 64, 0], reduction = [0, 0, 0, 32], thread = [1, 16, 32, 0], promote_operands = [0, 1], vector_width = 1, mma = 1}}
       ins(%A, %B : tensor<12x128x64xf16>, tensor<12x64x128xf16>) outs(%f : tensor<12x128x128xf32>) -> tensor<12x128x128xf32>
   return %0 : tensor<12x128x128xf32>
+}
+
+func.func @piped(%A: tensor<128x256xf16>, %B: tensor<256x128xf16>, %C: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%C : tensor<128x128xf32>) -> tensor<128x128xf32>
+  %0 = linalg.matmul {pruner.config = {workgroup = [64, 32, 0], reduction = [0, 0, 32], thread = [32, 16, 0], promote_operands = [0, 1], vector_width = 1, mma = 1, stages = 3}}
+      ins(%A, %B : tensor<128x256xf16>, tensor<256x128xf16>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+  return %0 : tensor<128x128xf32>
 }

@@ -543,6 +543,21 @@ static void test_staged_tensor_cores(void **state) {
   assert_true(prunerDraftScore(dd, &big_staged, NULL, &b));
   assert_int_equal(b.blocks_per_sm, 1);
   assert_true(b.predicted_us > a.predicted_us);
+  /* Pipelined (3 stages, a 128 x 128 block, K step 32): the block's own two steps of work
+   * cover the copies' round trip, the single-stage twin waits for both copies every step;
+   * its stage buffers count three times. */
+  PrunerConfig one = big_staged, three = big_staged;
+  one.workgroup[1] = three.workgroup[1] = 128; /* 512 threads: room for the pipeline's registers */
+  one.reduction[2] = three.reduction[2] = 32; /* 48 KiB at three stages */
+  three.stages = 3;
+  st = prunerConfigCheck(&deep, &t, &three);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  PrunerDraftSymbols s1, s3;
+  assert_true(prunerDraftScore(dd, &one, NULL, &s1));
+  assert_true(prunerDraftScore(dd, &three, NULL, &s3));
+  assert_int_equal(s3.smem_per_block, 3 * s1.smem_per_block);
+  assert_true(s3.predicted_us < s1.predicted_us);
   prunerDraftDestroy(dd);
   prunerDraftDestroy(d);
 }

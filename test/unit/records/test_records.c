@@ -125,6 +125,25 @@ static void test_mma_json(void **state) {
   assert_false(st.ok);
   assert_non_null(strstr(st.message, "mma"));
   cJSON_Delete(json);
+  /* stages: written only when > 1, read back, compared; out of range refused. */
+  assert_null(cJSON_GetObjectItemCaseSensitive(json = parsedText(prunerConfigToJsonText(&c, 3)),
+                                               "stages"));
+  cJSON_Delete(json);
+  c.promote_operands = 3u;
+  c.stages = 3;
+  json = parsedText(prunerConfigToJsonText(&c, 3));
+  item = cJSON_GetObjectItemCaseSensitive(json, "stages");
+  assert_non_null(item);
+  assert_int_equal((int)item->valuedouble, 3);
+  assert_true(configFromNode(json, &back).ok);
+  assert_int_equal(memcmp(&c, &back, sizeof c), 0);
+  back.stages = 0;
+  assert_false(prunerConfigEqual(&c, &back));
+  cJSON_ReplaceItemInObject(json, "stages", cJSON_CreateNumber(4));
+  st = configFromNode(json, &back);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "stages"));
+  cJSON_Delete(json);
 }
 
 static void makeRecord(PrunerRecord *r, const char *target, int64_t tile, double median) {

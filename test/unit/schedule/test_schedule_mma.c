@@ -262,6 +262,11 @@ static void test_matmul(void **state) {
       "promote_operands = [0, 1], vector_width = 1, mma = 1}",
       "{workgroup = [16, 8, 0], reduction = [0, 0, 16], thread = [16, 8, 0], "
       "promote_operands = [0, 1], vector_width = 1, mma = 1}",
+      /* Pipelined: 2 and 3 stage buffers (K = 96: 3 steps). */
+      "{workgroup = [64, 32, 0], reduction = [0, 0, 32], thread = [32, 16, 0], "
+      "promote_operands = [0, 1], vector_width = 1, mma = 1, stages = 2}",
+      "{workgroup = [64, 32, 0], reduction = [0, 0, 32], thread = [32, 16, 0], "
+      "promote_operands = [0, 1], vector_width = 1, mma = 1, stages = 3}",
       NULL};
   /* An odd stride: the space lists each tile choice direct, then staged. */
   assert_true(checkKind(tmpl, 15, extra) > 3); /* the space has mma configs */
@@ -281,6 +286,8 @@ static void test_matmul_no_fill(void **state) {
       "promote_operands = [], vector_width = 1, mma = 1}",
       "{workgroup = [32, 16, 0], reduction = [0, 0, 16], thread = [16, 8, 0], "
       "promote_operands = [0, 1], vector_width = 1, mma = 1}",
+      "{workgroup = [32, 16, 0], reduction = [0, 0, 16], thread = [32, 16, 0], "
+      "promote_operands = [0, 1], vector_width = 1, mma = 1, stages = 2}",
       NULL};
   checkKind(tmpl, 7, extra);
 }
@@ -301,6 +308,8 @@ static void test_batch_matmul(void **state) {
       "promote_operands = [], vector_width = 1, mma = 1}",
       "{workgroup = [1, 32, 48, 0], reduction = [0, 0, 0, 32], thread = [1, 16, 24, 0], "
       "promote_operands = [0, 1], vector_width = 1, mma = 1}",
+      "{workgroup = [1, 32, 16, 0], reduction = [0, 0, 0, 16], thread = [1, 32, 16, 0], "
+      "promote_operands = [0, 1], vector_width = 1, mma = 1, stages = 3}",
       NULL};
   assert_true(checkKind(tmpl, 7, extra) > 1);
 }

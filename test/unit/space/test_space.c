@@ -255,7 +255,7 @@ static void bruteLoop(Brute *b, int l) {
 
 /* Tensor-core configs (mma = 1) over every power-of-two block tile (M from 16, N from 8,
  * up to 256), warp tile (up to 64) and K step (16 to 64), each from global memory and
- * staged (promote_operands = [0, 1]): the space lists exactly the valid ones
+ * staged (promote_operands = [0, 1]) with 1, 2 or 3 stages: the space lists exactly the valid ones
  * (prunerConfigIsValid), after its FMA configs. Returns how many. */
 static uint64_t bruteMma(Brute *b) {
   const PrunerWorkload *w = b->w;
@@ -269,11 +269,13 @@ static uint64_t bruteMma(Brute *b) {
       for (int64_t wm = 16; wm <= 64; wm *= 2)
         for (int64_t wn = 8; wn <= 64; wn *= 2)
           for (int64_t ks = 16; ks <= 64; ks *= 2)
-            for (unsigned staged = 0; staged <= 3; staged += 3) {
+            for (int variant = 0; variant <= PRUNER_MAX_STAGES; ++variant) {
+            /* 0: from global memory; 1..3: staged with that many stages. */
             PrunerConfig c;
             memset(&c, 0, sizeof c);
             c.mma = 1;
-            c.promote_operands = staged;
+            c.promote_operands = variant ? 3u : 0u;
+            c.stages = variant > 1 ? variant : 0;
             c.vector_width = 1;
             if (o)
               c.workgroup[0] = c.thread[0] = 1;
