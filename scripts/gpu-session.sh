@@ -24,6 +24,9 @@
 #                    --schedules=implicit-gemm: draft ranking and ε picks inside them)
 #   check-tc         test/gpu/Inputs/tc-gemm.mlir (GPT-2 QKV, f16 1024x768 * 768x2304 -> f32):
 #                    tensor-core (mma) configs from the draft, FMA ones from the ε picks
+#   check-tcs        the same GEMM, staged tensor-core configs only (pruner-tune
+#                    --schedules=tensor-core-staged: one stage with ldmatrix, or a 2-3 stage
+#                    cp.async pipeline), so that a session compares them with check-tc's
 #   check-gemv       test/gpu/Inputs/gemv.mlir (GPT-2 decode QKV GEMV 1x768 . 768x2304,
 #                    f16 in, f32 accumulation; cuBLAS baseline: GemmEx, f16 in, f32 compute)
 #   check-rowred     test/gpu/Inputs/row-reduction.mlir (row sum 128x4096 f32; no cuBLAS)
@@ -35,7 +38,7 @@
 #
 # Environment: BUILD (default build-gpuprep), JOBS (compile workers, default 2),
 # CHECK_PER_OP (100), CHECK_EPSILON (0.2), DATASET_SIZE (3000), DATASET_EPSILON (0.3333),
-# FORCE=1 (recompile bundles that exist), BUNDLES (default: all nine), WORK (unpacked
+# FORCE=1 (recompile bundles that exist), BUNDLES (default: all ten), WORK (unpacked
 # bundles and logs, default out/gpu-bundles; not carried).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -47,7 +50,7 @@ work=${WORK:-out/gpu-bundles}
 jobs=${JOBS:-2}
 carry_limit=$((64 * 1024 * 1024)) # the run tool's limit on carried paths, all together
 target=h200
-all_bundles=${BUNDLES:-check-matmul check-bmm check-conv check-igemm check-tc check-gemv check-rowred dataset-matmul dataset-conv}
+all_bundles=${BUNDLES:-check-matmul check-bmm check-conv check-igemm check-tc check-tcs check-gemv check-rowred dataset-matmul dataset-conv}
 
 die() { echo "gpu-session: $*" >&2; exit 1; }
 
@@ -128,6 +131,8 @@ prepare() {
       check-igemm) compile_bundle "$b" $in/conv.mlir "$per_op" "$per_op" "$ce" 1 \
         --schedules=implicit-gemm ;;
       check-tc) compile_bundle "$b" $in/tc-gemm.mlir "$per_op" "$per_op" "$ce" 1 ;;
+      check-tcs) compile_bundle "$b" $in/tc-gemm.mlir "$per_op" "$per_op" "$ce" 1 \
+        --schedules=tensor-core-staged ;;
       check-gemv) compile_bundle "$b" $in/gemv.mlir "$per_op" "$per_op" "$ce" 1 ;;
       check-rowred) compile_bundle "$b" $in/row-reduction.mlir "$per_op" "$per_op" "$ce" 1 ;;
       dataset-matmul) compile_bundle "$b" $in/matmul.mlir "$size" "$size" "$de" 2 ;;
