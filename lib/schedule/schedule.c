@@ -595,14 +595,18 @@ static void appendStagedCompute(PrunerText *t, const Plan *p, const char *promot
                    (long long)p->block[1], (long long)p->block[2]);
   appendTileUsingForall(t, "%tt", "%ft", "%mm2", p->n, p->thread_tile, p->thread_dim, "thread");
   if (p->vectorize) {
+    /* Only this op's block forall: on the whole function the lowering would also lower
+     * the vector.contract of a staged tensor-core op whose @pruner_promote ran earlier
+     * and whose mma conversion waits for the thread mapping (the module's ops run each
+     * step in turn: all promotes, then all maps), turning it into FMAs. */
     prunerTextAppend(t, "    transform.structured.vectorize %%tt : " ANY "\n"
-                        "    transform.apply_patterns to %%func {\n"
+                        "    transform.apply_patterns to %%fa {\n"
                         "      transform.apply_patterns.vector.reduction_to_contract\n"
                         "      transform.apply_patterns.vector.sink_ops\n"
                         "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
                         "      transform.apply_patterns.canonicalization\n"
                         "    } : " ANY "\n");
-    appendVectorLowering(t, "%func");
+    appendVectorLowering(t, "%fa");
   }
   prunerTextAppend(t, "    %%allocas = transform.structured.match ops{[\"memref.alloca\"]} in %%fa : (" ANY
                       ") -> !transform.op<\"memref.alloca\">\n"
