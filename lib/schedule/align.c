@@ -49,6 +49,54 @@ static int64_t mulCap(int64_t a, int64_t b) { return a * b > CAP ? CAP : a * b; 
 
 static int64_t indexDivisor(MlirValue v, int depth);
 
+typedef struct CallSearch {
+  MlirStringRef callee;
+  MlirOperation call;
+  int count;
+} CallSearch;
+
+static MlirWalkResult findCall(MlirOperation op, void *user) {
+  CallSearch *s = user;
+  if (!isOp(op, "func.call"))
+    return MlirWalkResultAdvance;
+  MlirAttribute callee = attr(op, "callee");
+  if (!mlirAttributeIsNull(callee) && mlirAttributeIsAFlatSymbolRef(callee)) {
+    MlirStringRef name = mlirFlatSymbolRefAttrGetValue(callee);
+    if (name.length == s->callee.length && memcmp(name.data, s->callee.data, name.length) == 0) {
+      s->call = op;
+      s->count++;
+    }
+  }
+  return MlirWalkResultAdvance;
+}
+
+/* For an argument of a private function called once (the K loops the schedules outline,
+ * docs/schedule.md), the value its call passes; null otherwise. The outlined body then
+ * gets the alignments its code had inside the kernel. */
+static MlirValue callSiteOperand(MlirValue arg) {
+  MlirValue none = {NULL};
+  MlirBlock block = mlirBlockArgumentGetOwner(arg);
+  MlirOperation fn = mlirBlockGetParentOperation(block);
+  if (mlirOperationIsNull(fn) || !isOp(fn, "func.func"))
+    return none;
+  MlirAttribute vis = attr(fn, "sym_visibility"), name = attr(fn, "sym_name");
+  if (mlirAttributeIsNull(vis) || !mlirAttributeIsAString(vis) || mlirAttributeIsNull(name) ||
+      !mlirAttributeIsAString(name))
+    return none;
+  MlirStringRef v = mlirStringAttrGetValue(vis);
+  if (v.length != 7 || memcmp(v.data, "private", 7) != 0)
+    return none;
+  MlirOperation scope = mlirOperationGetParentOperation(fn);
+  if (mlirOperationIsNull(scope))
+    return none;
+  CallSearch s = {mlirStringAttrGetValue(name), {NULL}, 0};
+  mlirOperationWalk(scope, findCall, &s, MlirWalkPreOrder);
+  intptr_t i = mlirBlockArgumentGetArgNumber(arg);
+  if (s.count != 1 || i >= mlirOperationGetNumOperands(s.call))
+    return none;
+  return mlirOperationGetOperand(s.call, i);
+}
+
 static int64_t affineDivisor(MlirAffineExpr e, MlirOperation apply, intptr_t num_dims,
                              int depth) {
   if (mlirAffineExprIsAConstant(e))
@@ -83,6 +131,9 @@ static int64_t indexDivisor(MlirValue v, int depth) {
         mlirBlockArgumentGetArgNumber(v) == 0)
       return minI(indexDivisor(mlirOperationGetOperand(parent, 0), depth + 1),
                   indexDivisor(mlirOperationGetOperand(parent, 2), depth + 1));
+    MlirValue passed = callSiteOperand(v);
+    if (!mlirValueIsNull(passed))
+      return indexDivisor(passed, depth + 1);
     return 1; /* thread/block ids, function arguments, iter_args */
   }
   MlirOperation op = mlirOpResultGetOwner(v);
@@ -157,6 +208,9 @@ static int64_t startAlignment(MlirValue m, const AlignCtx *c, int depth) {
     if (!mlirOperationIsNull(parent) && isOp(parent, "func.func") &&
         mlirMemRefTypeGetAffineMap(type).ptr && mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(type)))
       return c->arg_alignment;
+    MlirValue passed = callSiteOperand(m);
+    if (!mlirValueIsNull(passed))
+      return startAlignment(passed, c, depth + 1);
     return elem;
   }
   MlirOperation op = mlirOpResultGetOwner(m);

@@ -496,7 +496,17 @@ static void appendTileSequencePromoted(PrunerText *t, const PrunerWorkload *w, c
  * without promotion. */
 static void appendStagedCopies(PrunerText *t, const Plan *p, const char *forall_tag,
                                const char *promote_tag, bool gpu_mapping);
-static void appendStagedCompute(PrunerText *t, const Plan *p, const char *promote_tag);
+static void appendStagedCompute(PrunerText *t, const Plan *p, const char *promote_tag,
+                                bool gpu_mapping);
+
+/* A promoted contraction on the GPU keeps its accumulator in registers across the block's
+ * K loop: its vectors are lowered after the thread mapping, when the K loop (then holding
+ * the copies, the barriers and the thread's compute) is outlined and C's reads and writes
+ * are hoisted out of it (appendPromotedPost). Implicit GEMMs keep the lowering before the
+ * mapping: their im2col fill writes a shared tile whose views would not stay in the loop. */
+static bool hoistsAfterMapping(const Plan *p, bool gpu_mapping) {
+  return gpu_mapping && p->promote && !p->igemm && !p->mma && p->vectorize;
+}
 
 static void appendPromoteSequence(PrunerText *t, const Plan *p, const char *forall_tag,
                                   const char *promote_tag, bool gpu_mapping) {
@@ -540,7 +550,7 @@ static void appendPromoteSequence(PrunerText *t, const Plan *p, const char *fora
                         ") -> " ANY "\n"
                         "    %%fa = transform.structured.match ops{[\"scf.forall\"]} attributes{%s} "
                         "in %%root : (" ANY ") -> " ANY "\n", forall_tag);
-  appendStagedCompute(t, p, promote_tag);
+  appendStagedCompute(t, p, promote_tag, gpu_mapping);
 }
 
 /* structured.promote of the tagged op's promoted operands and their cooperative copies;
@@ -549,6 +559,12 @@ static void appendStagedCopies(PrunerText *t, const Plan *p, const char *forall_
                                const char *promote_tag, bool gpu_mapping) {
   prunerTextAppend(t, "    %%mm = transform.structured.match attributes{%s} in %%root : (" ANY
                       ") -> " ANY "\n", promote_tag);
+  if (hoistsAfterMapping(p, gpu_mapping))
+    prunerTextAppend(t,
+                     "    %%kl = transform.get_parent_op %%mm {op_name = \"scf.for\"} : (" ANY ") -> " ANY
+                     "\n"
+                     "    transform.annotate %%kl \"%s.kloop\" : " ANY "\n",
+                     promote_tag);
   prunerTextAppend(t, "    %%p = transform.structured.promote %%mm { operands_to_promote = [");
   for (int i = 0; i < p->num_promoted; ++i)
     prunerTextAppend(t, "%s%d", i ? ", " : "", p->promoted[i]);
@@ -588,7 +604,9 @@ static void appendStagedCopies(PrunerText *t, const Plan *p, const char *forall_
 
 /* The staged K-step op tiled to threads and vectorized, then the block's allocas (staged
  * tiles, the im2col tile) made module globals; closes @pruner_promote. */
-static void appendStagedCompute(PrunerText *t, const Plan *p, const char *promote_tag) {
+static void appendStagedCompute(PrunerText *t, const Plan *p, const char *promote_tag,
+                                bool gpu_mapping) {
+  bool later = hoistsAfterMapping(p, gpu_mapping);
   prunerTextAppend(t, "    %%mm2 = transform.structured.match attributes{%s} in %%fa : (" ANY
                       ") -> " ANY "\n", promote_tag);
   prunerTextAppend(t, "    // Threads: block [%lld, %lld, %lld].\n", (long long)p->block[0],
@@ -606,13 +624,50 @@ static void appendStagedCompute(PrunerText *t, const Plan *p, const char *promot
                         "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
                         "      transform.apply_patterns.canonicalization\n"
                         "    } : " ANY "\n");
-    appendVectorLowering(t, "%fa");
+    if (!later)
+      appendVectorLowering(t, "%fa");
   }
-  prunerTextAppend(t, "    %%allocas = transform.structured.match ops{[\"memref.alloca\"]} in %%fa : (" ANY
-                      ") -> !transform.op<\"memref.alloca\">\n"
-                      "    %%get, %%global = transform.memref.alloca_to_global %%allocas : "
-                      "(!transform.op<\"memref.alloca\">) -> (" ANY ", " ANY ")\n");
+  /* Deferred: the staged tiles' allocas stay inside the K loop until after the hoist, so
+   * that the reads of what each step copied cannot leave the loop with C's. */
+  if (!later)
+    prunerTextAppend(t, "    %%allocas = transform.structured.match ops{[\"memref.alloca\"]} in %%fa : (" ANY
+                        ") -> !transform.op<\"memref.alloca\">\n"
+                        "    %%get, %%global = transform.memref.alloca_to_global %%allocas : "
+                        "(!transform.op<\"memref.alloca\">) -> (" ANY ", " ANY ")\n");
   prunerTextAppend(t, "    transform.yield\n  }\n");
+}
+
+/* After the thread mapping (hoistsAfterMapping): the K loop outlined (C's thread tile, a
+ * view LICM takes out of the loop, becomes an argument), C's vector reads and writes
+ * hoisted into loop-carried registers, then the vector lowering and the staged tiles as
+ * module globals. */
+static void appendPromotedPost(PrunerText *t, const char *promote_tag) {
+  prunerTextAppend(t,
+                   "    %%kl = transform.structured.match ops{[\"scf.for\"]} attributes{%s.kloop} "
+                   "in %%mapped : (" ANY ") -> " ANY "\n"
+                   "    transform.apply_licm to %%kl : " ANY "\n"
+                   "    %%kf, %%kcall = transform.loop.outline %%kl {func_name = \"pruner_k_steps\"} : (" ANY
+                   ") -> (" ANY ", " ANY ")\n"
+                   "    // Private: LLVM drops it once inlined into the kernel.\n"
+                   "    %%private = transform.param.constant \"private\" -> !transform.any_param\n"
+                   "    transform.annotate %%kf \"sym_visibility\" = %%private : " ANY
+                   ", !transform.any_param\n"
+                   "    transform.apply_patterns to %%kf { transform.apply_patterns.canonicalization } : " ANY
+                   "\n"
+                   "    // The thread's accumulator becomes loop-carried (registers).\n"
+                   "    %%kh = transform.structured.hoist_redundant_vector_transfers %%kf : (" ANY
+                   ") -> " ANY "\n",
+                   promote_tag);
+  appendVectorLowering(t, "%kh");
+  prunerTextAppend(t,
+                   "    %%allocas = transform.structured.match ops{[\"memref.alloca\"]} in %%kh : (" ANY
+                   ") -> !transform.op<\"memref.alloca\">\n"
+                   "    %%get, %%global = transform.memref.alloca_to_global %%allocas : "
+                   "(!transform.op<\"memref.alloca\">) -> (" ANY ", " ANY ")\n"
+                   "    %%allocas2 = transform.structured.match ops{[\"memref.alloca\"]} in %%mapped : (" ANY
+                   ") -> !transform.op<\"memref.alloca\">\n"
+                   "    %%get2, %%global2 = transform.memref.alloca_to_global %%allocas2 : "
+                   "(!transform.op<\"memref.alloca\">) -> (" ANY ", " ANY ")\n");
 }
 
 /* Cross-thread reduction (docs/schedule.md, "Cross-thread reductions"): blocks as usual,
@@ -844,12 +899,14 @@ static void appendMapSequence(PrunerText *t, const Plan *p, const char *forall_t
     prunerTextAppend(t, "    %%launch = transform.gpu.map_forall_to_blocks %%fa generate_gpu_launch "
                         "grid_dims = [%lld, %lld, %lld] : (" ANY ") -> " ANY "\n",
                      (long long)p->grid[0], (long long)p->grid[1], (long long)p->grid[2]);
-    prunerTextAppend(t, "    transform.gpu.map_nested_forall_to_threads %%launch block_dims = "
+    prunerTextAppend(t, "    %%mapped = transform.gpu.map_nested_forall_to_threads %%launch block_dims = "
                         "[%lld, %lld, %lld] : (" ANY ") -> " ANY "\n",
                      (long long)p->block[0], (long long)p->block[1], (long long)p->block[2]);
   }
   if (p->mma && p->mma->promote_operands)
     prunerScheduleAppendMmaStagedPost(t, p->mma, promote_tag, gpu_mapping);
+  if (hoistsAfterMapping(p, gpu_mapping))
+    appendPromotedPost(t, promote_tag);
   prunerTextAppend(t, "    transform.yield\n  }\n");
 }
 
