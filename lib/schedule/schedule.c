@@ -43,6 +43,9 @@ typedef struct Plan {
   int64_t grid[3], block[3];
   bool decompose;  /* 2-D conv -> 1-D conv (kh = oh = 1 inside the thread) */
   bool vectorize;
+  /* Some block-level reduction loop has two steps or more, so the K-step op has a parent
+   * scf.for after tiling (a single step leaves no loop: canonicalization drops it). */
+  bool k_loop;
   bool fill;
   /* Shared-memory promotion (contractions): the operands staged per block K step, and
    * for each one the per-thread tile of its cooperative copy (0: dim not split) and the
@@ -183,6 +186,10 @@ static PrunerStatus makePlan(const PrunerWorkload *w, const PrunerConfig *c,
                              const PrunerScheduleOptions *opts, Plan *p) {
   memset(p, 0, sizeof *p);
   p->n = w->num_loops;
+  for (int l = 0; l < p->n; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION && c->reduction[l] > 0 &&
+        c->reduction[l] < w->bounds[l])
+      p->k_loop = true;
   PrunerLaunchShape ls;
   prunerConfigLaunchShape(w, c, &ls);
   for (int d = 0; d < 3; ++d) {
@@ -505,7 +512,7 @@ static void appendStagedCompute(PrunerText *t, const Plan *p, const char *promot
  * are hoisted out of it (appendPromotedPost). Implicit GEMMs keep the lowering before the
  * mapping: their im2col fill writes a shared tile whose views would not stay in the loop. */
 static bool hoistsAfterMapping(const Plan *p, bool gpu_mapping) {
-  return gpu_mapping && p->promote && !p->igemm && !p->mma && p->vectorize;
+  return gpu_mapping && p->promote && !p->igemm && !p->mma && p->vectorize && p->k_loop;
 }
 
 static void appendPromoteSequence(PrunerText *t, const Plan *p, const char *forall_tag,

@@ -118,3 +118,22 @@ func.func @mm_no_promote(%A: tensor<64x48xf32>, %B: tensor<48x96xf32>, %C: tenso
      ins(%A, %B : tensor<64x48xf32>, tensor<48x96xf32>) outs(%f : tensor<64x96xf32>) -> tensor<64x96xf32>
   return %r : tensor<64x96xf32>
 }
+
+// -----
+
+// One K step (reduction = K = 4): no K loop to outline, so the accumulator is read and
+// written in the launch as before (a random campaign case found the outlining asking for
+// a loop that canonicalization had dropped).
+// CHECK-LABEL: func.func @bmm_one_k_step
+// CHECK-NOT: call @pruner_k_steps
+// CHECK: gpu.launch
+// CHECK: memref.get_global @{{.*}} : memref<{{[0-9]+}}xi8, 3>
+// CHECK: gpu.barrier
+func.func @bmm_one_k_step(%A: tensor<8x32x4xf32>, %B: tensor<8x4x64xf32>) -> tensor<8x32x64xf32> {
+  %e = tensor.empty() : tensor<8x32x64xf32>
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x32x64xf32>) -> tensor<8x32x64xf32>
+  %r = linalg.batch_matmul {pruner.config = {workgroup = [2, 32, 16, 0], reduction = [0, 0, 0, 4], thread = [2, 1, 4, 0], promote_operands = [1], vector_width = 2}}
+     ins(%A, %B : tensor<8x32x4xf32>, tensor<8x4x64xf32>) outs(%f : tensor<8x32x64xf32>) -> tensor<8x32x64xf32>
+  return %r : tensor<8x32x64xf32>
+}
