@@ -195,9 +195,6 @@ void prunerScheduleAppendMmaTile(PrunerText *t, const PrunerWorkload *w, const P
 static void appendMmaSteps(PrunerText *t, bool gpu_mapping) {
   prunerTextAppend(
       t,
-      "    // Private: LLVM drops it once inlined into the kernel.\n"
-      "    %%private = transform.param.constant \"private\" -> !transform.any_param\n"
-      "    transform.annotate %%kf \"sym_visibility\" = %%private : " ANY ", !transform.any_param\n"
       "    transform.apply_patterns to %%kf {\n"
       "      transform.apply_patterns.vector.fold_arith_extension\n"
       "      transform.apply_patterns.vector.cast_away_vector_leading_one_dim\n"
@@ -239,9 +236,8 @@ void prunerScheduleAppendMmaPost(PrunerText *t, const char *mma_tag, bool gpu_ma
    * generic vectorization broadcasts both to 3-D, which convert-vector-to-gpu rejects). */
   prunerTextAppend(
       t,
-      "    transform.structured.vectorize %%mm {create_named_contraction} : " ANY "\n"
-      "    %%kf, %%kcall = transform.loop.outline %%kl {func_name = \"pruner_mma_steps\"} : (" ANY
-      ") -> (" ANY ", " ANY ")\n");
+      "    transform.structured.vectorize %%mm {create_named_contraction} : " ANY "\n");
+  prunerScheduleAppendOutline(t, NULL, NULL, "%kl", "pruner_mma_steps");
   appendMmaSteps(t, gpu_mapping);
 }
 
@@ -358,19 +354,12 @@ void prunerScheduleAppendMmaStagedPromote(PrunerText *t, const PrunerWorkload *w
 void prunerScheduleAppendMmaStagedPost(PrunerText *t, const PrunerConfig *c, const char *mma_tag,
                                        bool gpu_mapping) {
   const int stages = prunerConfigStages(c);
-  prunerTextAppend(t,
-                   "    %%kl = transform.structured.match ops{[\"scf.for\"]} attributes{%s.kloop} "
-                   "in %%root : (" ANY ") -> " ANY "\n",
-                   mma_tag);
   /* After the thread mapping the K loop holds the copies, the barriers and each warp's
    * contracts. LICM takes the warp's C view out of the loop, so that outlining makes it
    * an argument and its 16x8 pieces can become loop-carried registers. The staged tiles'
    * allocas stay inside the loop until then: their views are not loop-invariant, so the
    * fragment reads (which read what this step's copies wrote) cannot be hoisted. */
-  prunerTextAppend(t,
-                   "    transform.apply_licm to %%kl : " ANY "\n"
-                   "    %%kf, %%kcall = transform.loop.outline %%kl {func_name = "
-                   "\"pruner_mma_steps\"} : (" ANY ") -> (" ANY ", " ANY ")\n");
+  prunerScheduleAppendOutline(t, "%root", mma_tag, NULL, "pruner_mma_steps");
   appendMmaSteps(t, gpu_mapping);
   const char *f = gpu_mapping ? "%ag" : "%kh";
   if (gpu_mapping)

@@ -346,6 +346,29 @@ void prunerScheduleAppendVectorLowering(PrunerText *t, const char *f) {
   appendVectorLowering(t, f);
 }
 
+void prunerScheduleAppendOutline(PrunerText *t, const char *in, const char *tag, const char *loop,
+                                 const char *func_name) {
+  if (in) {
+    /* After the thread mapping: the tagged K loop; LICM takes what does not depend on the
+     * step (the C view of the thread or warp, ids) out of it first, so that outlining makes
+     * those arguments. */
+    prunerTextAppend(t,
+                     "    %%kl = transform.structured.match ops{[\"scf.for\"]} attributes{%s.kloop} "
+                     "in %s : (" ANY ") -> " ANY "\n"
+                     "    transform.apply_licm to %%kl : " ANY "\n",
+                     tag, in);
+    loop = "%kl";
+  }
+  prunerTextAppend(t,
+                   "    %%kf, %%kcall = transform.loop.outline %s {func_name = \"%s\"} : (" ANY
+                   ") -> (" ANY ", " ANY ")\n"
+                   "    // Private: LLVM drops it once inlined into the kernel.\n"
+                   "    %%private = transform.param.constant \"private\" -> !transform.any_param\n"
+                   "    transform.annotate %%kf \"sym_visibility\" = %%private : " ANY
+                   ", !transform.any_param\n",
+                   loop, func_name);
+}
+
 static void appendVectorLowering(PrunerText *t, const char *f) {
   prunerTextAppend(
       t,
@@ -649,22 +672,13 @@ static void appendStagedCompute(PrunerText *t, const Plan *p, const char *promot
  * hoisted into loop-carried registers, then the vector lowering and the staged tiles as
  * module globals. */
 static void appendPromotedPost(PrunerText *t, const char *promote_tag) {
+  prunerScheduleAppendOutline(t, "%mapped", promote_tag, NULL, "pruner_k_steps");
   prunerTextAppend(t,
-                   "    %%kl = transform.structured.match ops{[\"scf.for\"]} attributes{%s.kloop} "
-                   "in %%mapped : (" ANY ") -> " ANY "\n"
-                   "    transform.apply_licm to %%kl : " ANY "\n"
-                   "    %%kf, %%kcall = transform.loop.outline %%kl {func_name = \"pruner_k_steps\"} : (" ANY
-                   ") -> (" ANY ", " ANY ")\n"
-                   "    // Private: LLVM drops it once inlined into the kernel.\n"
-                   "    %%private = transform.param.constant \"private\" -> !transform.any_param\n"
-                   "    transform.annotate %%kf \"sym_visibility\" = %%private : " ANY
-                   ", !transform.any_param\n"
                    "    transform.apply_patterns to %%kf { transform.apply_patterns.canonicalization } : " ANY
                    "\n"
                    "    // The thread's accumulator becomes loop-carried (registers).\n"
                    "    %%kh = transform.structured.hoist_redundant_vector_transfers %%kf : (" ANY
-                   ") -> " ANY "\n",
-                   promote_tag);
+                   ") -> " ANY "\n");
   appendVectorLowering(t, "%kh");
   prunerTextAppend(t,
                    "    %%allocas = transform.structured.match ops{[\"memref.alloca\"]} in %%kh : (" ANY

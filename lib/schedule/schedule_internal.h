@@ -17,6 +17,12 @@ bool prunerScheduleHasFill(const PrunerWorkload *w);
 /* The staged lowering of the vectors of func handle `f` to 1-D (schedule.c). */
 void prunerScheduleAppendVectorLowering(PrunerText *t, const char *f);
 
+/* Outlines a K loop into a private function `func_name` (handle %kf; LLVM inlines it
+ * again): the loop `loop`, or with `in` set, the scf.for tagged "<tag>.kloop" inside `in`
+ * after the thread mapping, LICM'ed first (schedule.c). */
+void prunerScheduleAppendOutline(PrunerText *t, const char *in, const char *tag, const char *loop,
+                                 const char *func_name);
+
 /* The end of a @pruner_tile body: canonicalize and cse the function, transform.yield and
  * the closing brace (schedule.c). */
 void prunerScheduleAppendTileCleanup(PrunerText *t);
