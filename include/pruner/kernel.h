@@ -27,7 +27,9 @@ typedef enum PrunerKernelArgKind {
 
 /* One kernel parameter. Buffers are passed as expanded memref descriptors: allocated
  * pointer, aligned pointer, offset, sizes..., strides...; `operand` says which operand of
- * the workload the descriptor belongs to (-1 for scalars that are not part of one). */
+ * the workload the descriptor belongs to (-1 for scalars that are not part of one); an
+ * operand at or past the workload's operand count n is workspace `operand - n`
+ * (PrunerKernelExtras). */
 typedef struct PrunerKernelArg {
   PrunerKernelArgKind kind;
   int operand;
@@ -56,12 +58,28 @@ typedef struct PrunerKernelLaunch {
   PrunerKernelResources resources;
 } PrunerKernelLaunch;
 
+/* Most kernels one candidate launches, and most device workspaces they share. */
+#define PRUNER_MAX_LAUNCHES 2
+#define PRUNER_MAX_WORKSPACES 2
+
+/* What a candidate needs beyond its main kernel: the kernels launched after it, in order
+ * on the same stream, and the device buffers its kernels share besides the workload's
+ * operands. Split-K (docs/schedule.md) has one of each: the combining kernel and the
+ * partials' workspace. Zeroed for every other candidate. */
+typedef struct PrunerKernelExtras {
+  int num_next;
+  PrunerKernelLaunch next[PRUNER_MAX_LAUNCHES - 1];
+  int num_workspaces;
+  int64_t workspace_bytes[PRUNER_MAX_WORKSPACES];
+} PrunerKernelExtras;
+
 /* One candidate as the compiler left it (prunerCompileOne/Many in pruner/compile.h fill
  * it; a bundle takes it, pruner/measure.h). `binary` is owned by the result: release it
  * with prunerCompileResultRelease. */
 typedef struct PrunerCompileResult {
   PrunerStatus status; /* !ok: the message is the compiler's (first lines)     */
-  PrunerKernelLaunch launch;
+  PrunerKernelLaunch launch; /* the main kernel (the one the models' resources describe) */
+  PrunerKernelExtras extras;
   unsigned char *binary; /* cubin (or PTX text when format is PTX); owned, free with
                             prunerCompileResultRelease */
   size_t binary_size;

@@ -60,6 +60,7 @@ typedef struct PrunerBundleCandidate {
   PrunerConfig config;
   char cubin_file[64];                         /* relative to the bundle folder       */
   PrunerKernelLaunch launch;                   /* the compile result's, as it was     */
+  PrunerKernelExtras extras;                   /* kernels after it, workspaces (split-K) */
   double draft_score_us;                       /* 0 if none */
   double verifier_score;                       /* 0 if none */
   PrunerOutputInit output_init;                /* prunerOutputInitDefault unless set */

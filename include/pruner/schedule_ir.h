@@ -7,8 +7,9 @@
  * memref it reads, plus the divisibility of every index times its stride, through
  * subviews, views, affine.apply and loop induction variables) and writes it as the op's
  * `alignment` attribute when it is larger than the element's. It never claims more than
- * it proves. Kept in its own header because it links MLIR (lib/schedule's text
- * generation does not). */
+ * it proves. Device workspaces: split-K's partials buffer moved to device memory (below).
+ * Kept in its own header because it links MLIR (lib/schedule's text generation does
+ * not). */
 #ifndef PRUNER_SCHEDULE_IR_H
 #define PRUNER_SCHEDULE_IR_H
 
@@ -34,6 +35,13 @@ extern "C" {
  * (may be NULL) receives the number of accesses changed. */
 PrunerStatus prunerScheduleAlignVectorAccesses(MlirOperation module, int64_t arg_alignment,
                                                int *num_aligned);
+
+/* Split-K's partials (docs/schedule.md): every static host-level memref.alloc of `module`
+ * whose only uses are gpu.launch ops (directly or through views) becomes a gpu.alloc,
+ * freed by a gpu.dealloc before its function returns; bufferization leaves it a host
+ * allocation the kernels could not dereference. `num_moved` (may be NULL) receives how
+ * many. */
+PrunerStatus prunerScheduleDeviceWorkspaces(MlirOperation module, int *num_moved);
 
 #ifdef __cplusplus
 }

@@ -54,11 +54,26 @@ typedef struct PrunerConfig {
    * (fragments read with ldmatrix); 2 and 3 pipeline the copies of the next steps behind
    * the current step's mma (docs/schedule.md). */
   int32_t stages;
+  /* Split-K over blocks (docs/config.md, "split_k"): the reduction loop cut into split_k
+   * slices on as many blocks, each writing its partial result to a device workspace, and
+   * a second kernel adding the slices into the output. 0 and 1 both mean no split. */
+  int32_t split_k;
 } PrunerConfig;
 
 #define PRUNER_MMA_M16N8K16 1
 /* Largest pipeline depth a staged tensor-core config takes. */
 #define PRUNER_MAX_STAGES 3
+
+/* Largest split_k: slices of the reduction loop over blocks. */
+#define PRUNER_MAX_SPLIT_K 64
+
+/* split_k as used: 1 when the field is 0 (configs without the knob). */
+static inline int32_t prunerConfigSplitK(const PrunerConfig *c) {
+  return c->split_k > 1 ? c->split_k : 1;
+}
+/* Bytes of the device workspace a split-K config's kernels share (0 without split-K):
+ * split_k partial results of the whole output, in the output's element type. */
+int64_t prunerConfigWorkspaceBytes(const PrunerWorkload *w, const PrunerConfig *c);
 
 /* stages as used: 1 when the field is 0 (configs without the knob). */
 static inline int32_t prunerConfigStages(const PrunerConfig *c) {
@@ -272,7 +287,8 @@ bool prunerConfigImplicitGemm(const PrunerWorkload *w, const PrunerConfig *confi
 
 /* Which schedule a config selects (docs/config.md): tensor cores (mma; staged when its
  * operands are promoted), a cross-thread
- * reduction (reduction_threads > 1), an implicit-GEMM conv (rule 12), staged operands
+ * reduction (reduction_threads > 1), split-K over blocks (split_k > 1), an implicit-GEMM
+ * conv (rule 12), staged operands
  * (promote_operands otherwise: GPU shared memory, host packing), or none of these
  * (direct). The names are those of pruner-tune --schedules. */
 typedef enum PrunerScheduleKind {
@@ -282,6 +298,7 @@ typedef enum PrunerScheduleKind {
   PRUNER_SCHEDULE_TENSOR_CORE,
   PRUNER_SCHEDULE_IMPLICIT_GEMM,
   PRUNER_SCHEDULE_TENSOR_CORE_STAGED,
+  PRUNER_SCHEDULE_SPLIT_K, /* split_k > 1: partial and combining kernels */
   PRUNER_SCHEDULE_KIND_COUNT
 } PrunerScheduleKind;
 

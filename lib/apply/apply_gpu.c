@@ -332,6 +332,10 @@ PrunerStatus prunerApplyGpu(MlirOperation module, const PrunerTargetDesc *target
    * what their addresses provably have (schedule_ir.h). */
   if (s.ok && any && gpu_mapping) {
     s = prunerScheduleAlignVectorAccesses(module, PRUNER_ARG_ALIGNMENT, NULL);
+    /* After the alignment walk, which reads memref.alloc's alignment: split-K's partials
+     * become device memory (schedule_ir.h). */
+    if (s.ok)
+      s = prunerScheduleDeviceWorkspaces(module, NULL);
     if (!s.ok)
       failOnModule(module, s);
   }

@@ -508,6 +508,7 @@ typedef struct DraftGeometry {
    * a cross-thread reduction the slice each thread reduces (loop x is then the reduction). */
   int64_t lane_tile[PRUNER_MAX_LOOPS];
   int64_t xthreads; /* reduction_threads (1: one thread per output) */
+  int64_t split_k;  /* split_k (1: the reduction loop on one block) */
 } DraftGeometry;
 
 static void draftGeometry(const struct PrunerDraftImpl *d, const PrunerConfig *config,
@@ -541,6 +542,9 @@ static void draftGeometry(const struct PrunerDraftImpl *d, const PrunerConfig *c
   warpShape(&g->ls, d->t.warp_size, &g->ws);
   for (int l = 0; l < w->num_loops; ++l)
     g->lane_tile[l] = config->thread[l];
+  g->split_k = prunerConfigSplitK(config);
+  /* Split-K: the launch shape's grid holds the slices; each block walks K / split_k. */
+  g->steps /= (double)g->split_k;
   g->xthreads = prunerConfigReductionThreads(config);
   if (g->xthreads > 1) {
     /* The x threads split the (last) reduction loop interleaved (thread r takes elements
@@ -665,8 +669,18 @@ static bool draftWaves(const struct PrunerDraftImpl *d, const PrunerConfig *conf
   v->wave_total = g->block_step;
   v->wave_step = g->block_step;
   double covered = 1.0;
-  for (int i = 0; i < 3 && g->ls.grid_loop[i] >= 0; ++i) {
+  int slice_loop = -1;
+  double slices = 1.0; /* split-K slices in one wave */
+  for (int i = 0; i < 3; ++i) {
     int l = g->ls.grid_loop[i];
+    if (l < 0)
+      continue;
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) { /* split-K's slices */
+      slices = dmin((double)g->split_k, ceil(v->wave_blocks / covered));
+      covered *= slices;
+      slice_loop = l;
+      continue;
+    }
     double c = dmin((double)g->ntiles[l], ceil(v->wave_blocks / covered));
     covered *= c;
     v->wave_total.s[l] = v->wave_step.s[l] = (int64_t)c * config->workgroup[l];
@@ -674,6 +688,11 @@ static bool draftWaves(const struct PrunerDraftImpl *d, const PrunerConfig *conf
   for (int l = 0; l < w->num_loops; ++l)
     if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
       v->wave_total.s[l] = g->ntiles[l] * config->reduction[l];
+  if (slice_loop >= 0) { /* a wave's slices read their own K ranges side by side */
+    v->wave_step.s[slice_loop] = (int64_t)slices * config->reduction[slice_loop];
+    v->wave_total.s[slice_loop] =
+        (int64_t)(slices * (double)(w->bounds[slice_loop] / g->split_k));
+  }
   return true;
 }
 
@@ -945,6 +964,26 @@ static void draftCombine(const struct PrunerDraftImpl *d, const PrunerConfig *co
   c->seconds += v->waves * chain / d->clock_hz;
 }
 
+/* Split-K's combining kernel (docs/draft.md, "Split-K over blocks"): a launch of its own
+ * after the partial kernel, reading the split_k partials of every output element (from
+ * L2 when they fit it: the partial kernel has just written them) and writing the output
+ * once. The partial kernel's own output stores (split_k x the output) are counted by
+ * draftTraffic, whose blocks include the slices. */
+static double splitKCombineUs(const struct PrunerDraftImpl *d, const DraftGeometry *g) {
+  if (g->split_k <= 1)
+    return 0.0;
+  const PrunerWorkload *w = &d->w;
+  double out_bytes = 0.0;
+  for (int i = w->num_inputs; i < d->num_operands; ++i)
+    out_bytes += d->ops[i].total_bytes;
+  double partial_bytes = (double)g->split_k * out_bytes;
+  double read_rate = partial_bytes <= 0.5 * (double)d->t.l2_bytes
+                         ? d->l2_bytes_per_s
+                         : d->t.dram_gbps * 1e9 * kDramEfficiency;
+  double write_rate = d->t.dram_gbps * 1e9 * kDramEfficiency;
+  return kLaunchUs + (partial_bytes / read_rate + out_bytes / write_rate) * 1e6;
+}
+
 /* Register pressure (docs/draft.md, "register pressure"): spills add local-memory round
  * trips, 1 + 4 x spilled / (allocated + spilled). */
 static double spillPenalty(int regs, int spill_bytes) {
@@ -1082,6 +1121,11 @@ static bool gpuScore(const struct PrunerDraftImpl *d, const PrunerConfig *config
     return true;
   memset(out, 0, sizeof *out);
   draftLatency(compute_s, &m, v.occ.blocks_per_sm, out);
+  double combine_us = splitKCombineUs(d, &g);
+  if (combine_us > 0.0) { /* a second launch, after the first has finished */
+    out->predicted_us += combine_us;
+    out->launch_us += kLaunchUs;
+  }
   draftSymbols(d, config, &g, &r, &v, &x, &c, &m, reg_penalty, resources != NULL, out);
   return true;
 }

@@ -15,7 +15,7 @@
 
 static const char *const kKeys =
     "workgroup, reduction, thread, promote_operands, vector_width, reduction_threads, cache, mma, "
-    "stages";
+    "stages, split_k";
 
 /* The value of an integer attribute if it fits int64_t. Wider types (i128) would be cut
  * to their low word by mlirIntegerAttrGetValueInt, unsigned ones above 2^63 would turn
@@ -184,6 +184,21 @@ static PrunerStatus readStages(const PrunerWorkload *w, MlirAttribute a, int32_t
   return prunerStatusOk();
 }
 
+/* Optional; absent means no split. 1..PRUNER_MAX_SPLIT_K (0 reads as 1); whether it
+ * divides the reduction loop is prunerConfigCheck's. */
+static PrunerStatus readSplitK(const PrunerWorkload *w, MlirAttribute a, int32_t *out) {
+  int64_t v = 0;
+  char text[96];
+  if (!integerValue(a, &v) || v < 0 || v > PRUNER_MAX_SPLIT_K) {
+    prunerIrAttrToString(a, text, sizeof text);
+    return prunerStatusError("pruner.config on %s: key 'split_k' must be 1 to %d (slices of "
+                             "the reduction loop over blocks), got %s",
+                             w->op_name, PRUNER_MAX_SPLIT_K, text);
+  }
+  *out = v > 1 ? (int32_t)v : 0;
+  return prunerStatusOk();
+}
+
 PrunerStatus prunerConfigFromAttribute(const PrunerWorkload *w, MlirAttribute attr,
                                        PrunerConfig *out) {
   memset(out, 0, sizeof *out);
@@ -218,6 +233,8 @@ PrunerStatus prunerConfigFromAttribute(const PrunerWorkload *w, MlirAttribute at
       s = readMma(w, e.attribute, &out->mma);
     else if (strcmp(key, "stages") == 0)
       s = readStages(w, e.attribute, &out->stages);
+    else if (strcmp(key, "split_k") == 0)
+      s = readSplitK(w, e.attribute, &out->split_k);
     else
       s = prunerStatusError("pruner.config on %s: unknown key '%s' (expected %s)", w->op_name, key,
                             kKeys);
@@ -235,7 +252,7 @@ MlirAttribute prunerConfigToAttribute(MlirContext ctx, const PrunerWorkload *w,
     if (config->promote_operands & (1u << i))
       promote[np++] = i;
   /* DictionaryAttr keeps its entries sorted by name, whatever order they are given in. */
-  MlirNamedAttribute entries[9] = {
+  MlirNamedAttribute entries[10] = {
       prunerIrNamed(ctx, "workgroup", prunerIrI64Array(ctx, config->workgroup, w->num_loops)),
       prunerIrNamed(ctx, "reduction", prunerIrI64Array(ctx, config->reduction, w->num_loops)),
       prunerIrNamed(ctx, "thread", prunerIrI64Array(ctx, config->thread, w->num_loops)),
@@ -245,9 +262,10 @@ MlirAttribute prunerConfigToAttribute(MlirContext ctx, const PrunerWorkload *w,
       prunerIrNamed(ctx, "cache", prunerIrI64Array(ctx, config->cache, w->num_loops)),
       prunerIrNamed(ctx, "mma", prunerIrI64(ctx, config->mma)),
       prunerIrNamed(ctx, "stages", prunerIrI64(ctx, prunerConfigStages(config))),
+      prunerIrNamed(ctx, "split_k", prunerIrI64(ctx, prunerConfigSplitK(config))),
   };
-  /* reduction_threads and stages only when > 1, cache and mma only when set: every other config is
-   * written as before those knobs. */
+  /* reduction_threads, stages and split_k only when > 1, cache and mma only when set: every
+   * other config is written as before those knobs. */
   int n = 5;
   if (prunerConfigReductionThreads(config) > 1)
     entries[n++] = entries[5];
@@ -257,5 +275,7 @@ MlirAttribute prunerConfigToAttribute(MlirContext ctx, const PrunerWorkload *w,
     entries[n++] = entries[7];
   if (prunerConfigStages(config) > 1)
     entries[n++] = entries[8];
+  if (prunerConfigSplitK(config) > 1)
+    entries[n++] = entries[9];
   return mlirDictionaryAttrGet(ctx, n, entries);
 }

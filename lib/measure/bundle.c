@@ -196,6 +196,13 @@ PrunerStatus prunerBundleAddCandidate(PrunerBundle b, const PrunerWorkload *w,
   c.config = *config;
   snprintf(c.cubin_file, sizeof(c.cubin_file), "c%06d.cubin", c.id);
   c.launch = result->launch;
+  c.extras = result->extras;
+  if (c.extras.num_next < 0 || c.extras.num_next > PRUNER_MAX_LAUNCHES - 1 ||
+      c.extras.num_workspaces < 0 || c.extras.num_workspaces > PRUNER_MAX_WORKSPACES)
+    return prunerStatusError("bundle '%s': candidate of %s has %d follow-up kernels and %d "
+                             "workspaces (max %d and %d)",
+                             b->dir, w->key, c.extras.num_next, c.extras.num_workspaces,
+                             PRUNER_MAX_LAUNCHES - 1, PRUNER_MAX_WORKSPACES);
   c.draft_score_us = draft_score_us;
   c.verifier_score = verifier_score;
   c.output_init = prunerOutputInitDefault(w);
@@ -228,22 +235,8 @@ static cJSON *nodeFromText(char *text) {
   return node;
 }
 
-/* NULL when out of memory. */
-static cJSON *candidateToJson(const PrunerBundle b, const PrunerBundleCandidate *c) {
-  const PrunerWorkload *w = &b->workloads[c->workload];
-  const PrunerKernelLaunch *l = &c->launch;
-  cJSON *config = nodeFromText(prunerConfigToJsonText(&c->config, w->num_loops));
-  cJSON *o = cJSON_CreateObject();
-  if (!config || !o) {
-    cJSON_Delete(config);
-    cJSON_Delete(o);
-    return NULL;
-  }
-  cJSON_AddNumberToObject(o, "id", c->id);
-  cJSON_AddNumberToObject(o, "workload", c->workload);
-  cJSON_AddStringToObject(o, "workload_key", c->workload_key);
-  cJSON_AddItemToObject(o, "config", config);
-  cJSON_AddStringToObject(o, "cubin", c->cubin_file);
+/* The launch fields of a candidate (or of a kernel after it) into object `o`. */
+static void addLaunch(cJSON *o, const PrunerKernelLaunch *l) {
   cJSON_AddStringToObject(o, "kernel", l->kernel_name);
   cJSON_AddItemToObject(o, "grid", intArray(l->grid, 3));
   cJSON_AddItemToObject(o, "block", intArray(l->block, 3));
@@ -264,6 +257,36 @@ static cJSON *candidateToJson(const PrunerBundle b, const PrunerBundleCandidate 
   cJSON_AddNumberToObject(r, "stack_bytes", l->resources.stack_bytes);
   cJSON_AddNumberToObject(r, "shared_bytes", l->resources.shared_bytes);
   cJSON_AddNumberToObject(r, "constant_bytes", l->resources.constant_bytes);
+}
+
+/* NULL when out of memory. */
+static cJSON *candidateToJson(const PrunerBundle b, const PrunerBundleCandidate *c) {
+  const PrunerWorkload *w = &b->workloads[c->workload];
+  const PrunerKernelLaunch *l = &c->launch;
+  cJSON *config = nodeFromText(prunerConfigToJsonText(&c->config, w->num_loops));
+  cJSON *o = cJSON_CreateObject();
+  if (!config || !o) {
+    cJSON_Delete(config);
+    cJSON_Delete(o);
+    return NULL;
+  }
+  cJSON_AddNumberToObject(o, "id", c->id);
+  cJSON_AddNumberToObject(o, "workload", c->workload);
+  cJSON_AddStringToObject(o, "workload_key", c->workload_key);
+  cJSON_AddItemToObject(o, "config", config);
+  cJSON_AddStringToObject(o, "cubin", c->cubin_file);
+  addLaunch(o, l);
+  if (c->extras.num_next > 0) { /* only then, so that other manifests read as before */
+    cJSON *next = cJSON_AddArrayToObject(o, "next");
+    for (int i = 0; i < c->extras.num_next; ++i) {
+      cJSON *n = cJSON_CreateObject();
+      addLaunch(n, &c->extras.next[i]);
+      cJSON_AddItemToArray(next, n);
+    }
+  }
+  if (c->extras.num_workspaces > 0)
+    cJSON_AddItemToObject(o, "workspaces",
+                          intArray(c->extras.workspace_bytes, c->extras.num_workspaces));
   cJSON_AddNumberToObject(o, "draft_score_us", c->draft_score_us);
   cJSON_AddNumberToObject(o, "verifier_score", c->verifier_score);
   cJSON_AddStringToObject(o, "output_init", prunerOutputInitName(c->output_init));
@@ -386,7 +409,7 @@ static PrunerStatus getIntArray3(const cJSON *o, const char *key, const char *wh
 }
 
 static PrunerStatus parseArgs(const cJSON *o, const char *where, PrunerKernelLaunch *c,
-                              const PrunerWorkload *w) {
+                              const PrunerWorkload *w, int num_workspaces) {
   const cJSON *args = cJSON_GetObjectItemCaseSensitive(o, "args");
   if (!args)
     return prunerStatusError("%s: missing field 'args'", where);
@@ -397,7 +420,8 @@ static PrunerStatus parseArgs(const cJSON *o, const char *where, PrunerKernelLau
     return prunerStatusError("%s: %d kernel args, at most %d supported", where, n,
                              PRUNER_MAX_KERNEL_ARGS);
   c->num_args = n;
-  int operands = w->num_inputs + w->num_outputs;
+  /* Buffers past the workload's operands are the candidate's workspaces. */
+  int operands = w->num_inputs + w->num_outputs + num_workspaces;
   for (int i = 0; i < n; i++) {
     const cJSON *a = cJSON_GetArrayItem(args, i);
     char at[4500], kind[16];
@@ -453,6 +477,62 @@ static PrunerStatus parseResources(const cJSON *o, const char *where, PrunerKern
   return prunerStatusOk();
 }
 
+/* The launch fields of a candidate (or of a kernel after it). */
+static PrunerStatus parseLaunch(const cJSON *o, const char *where, const PrunerWorkload *w,
+                                int num_workspaces, PrunerKernelLaunch *l) {
+  PrunerStatus st;
+  if ((st = getString(o, "kernel", where, l->kernel_name, sizeof(l->kernel_name))).ok == false)
+    return st;
+  if ((st = getIntArray3(o, "grid", where, l->grid)).ok == false)
+    return st;
+  if ((st = getIntArray3(o, "block", where, l->block)).ok == false)
+    return st;
+  if ((st = getInt(o, "dynamic_smem", where, 0, 1 << 30, &l->dynamic_smem_bytes)).ok == false)
+    return st;
+  if ((st = parseArgs(o, where, l, w, num_workspaces)).ok == false)
+    return st;
+  if ((st = parseResources(o, where, &l->resources)).ok == false)
+    return st;
+  return prunerStatusOk();
+}
+
+/* Optional "workspaces" (bytes each) and "next" (launches after the main one). */
+static PrunerStatus parseExtras(const cJSON *o, const char *where, const PrunerWorkload *w,
+                                PrunerKernelExtras *x) {
+  memset(x, 0, sizeof *x);
+  const cJSON *ws = cJSON_GetObjectItemCaseSensitive(o, "workspaces");
+  if (ws) {
+    if (!cJSON_IsArray(ws) || cJSON_GetArraySize(ws) > PRUNER_MAX_WORKSPACES)
+      return prunerStatusError("%s: field 'workspaces' must be an array of at most %d sizes",
+                               where, PRUNER_MAX_WORKSPACES);
+    for (int i = 0; i < cJSON_GetArraySize(ws); ++i) {
+      const cJSON *e = cJSON_GetArrayItem(ws, i);
+      if (!cJSON_IsNumber(e) || e->valuedouble < 1 || e->valuedouble > 1e12 ||
+          e->valuedouble != (double)(int64_t)e->valuedouble)
+        return prunerStatusError("%s: workspaces[%d] must be a positive byte count", where, i);
+      x->workspace_bytes[x->num_workspaces++] = (int64_t)e->valuedouble;
+    }
+  }
+  const cJSON *next = cJSON_GetObjectItemCaseSensitive(o, "next");
+  if (!next)
+    return prunerStatusOk();
+  if (!cJSON_IsArray(next) || cJSON_GetArraySize(next) > PRUNER_MAX_LAUNCHES - 1)
+    return prunerStatusError("%s: field 'next' must be an array of at most %d launches", where,
+                             PRUNER_MAX_LAUNCHES - 1);
+  for (int i = 0; i < cJSON_GetArraySize(next); ++i) {
+    char at[4500];
+    snprintf(at, sizeof(at), "%s: next[%d]", where, i);
+    const cJSON *n = cJSON_GetArrayItem(next, i);
+    if (!cJSON_IsObject(n))
+      return prunerStatusError("%s must be an object", at);
+    PrunerStatus st = parseLaunch(n, at, w, x->num_workspaces, &x->next[i]);
+    if (!st.ok)
+      return st;
+    x->num_next = i + 1;
+  }
+  return prunerStatusOk();
+}
+
 static PrunerStatus parseCandidate(PrunerBundle b, const cJSON *o, int index,
                                    PrunerBundleCandidate *c) {
   char where[4400];
@@ -488,18 +568,9 @@ static PrunerStatus parseCandidate(PrunerBundle b, const cJSON *o, int index,
   if (strchr(c->cubin_file, '/') || c->cubin_file[0] == '\0' || c->cubin_file[0] == '.')
     return prunerStatusError("%s: cubin '%s' must be a plain file name in the bundle", where,
                              c->cubin_file);
-  PrunerKernelLaunch *l = &c->launch;
-  if ((st = getString(o, "kernel", where, l->kernel_name, sizeof(l->kernel_name))).ok == false)
+  if ((st = parseExtras(o, where, w, &c->extras)).ok == false)
     return st;
-  if ((st = getIntArray3(o, "grid", where, l->grid)).ok == false)
-    return st;
-  if ((st = getIntArray3(o, "block", where, l->block)).ok == false)
-    return st;
-  if ((st = getInt(o, "dynamic_smem", where, 0, 1 << 30, &l->dynamic_smem_bytes)).ok == false)
-    return st;
-  if ((st = parseArgs(o, where, l, w)).ok == false)
-    return st;
-  if ((st = parseResources(o, where, &l->resources)).ok == false)
+  if ((st = parseLaunch(o, where, w, c->extras.num_workspaces, &c->launch)).ok == false)
     return st;
   if ((st = getNumber(o, "draft_score_us", where, &c->draft_score_us)).ok == false)
     return st;
@@ -631,10 +702,22 @@ PrunerStatus prunerBundleRead(const char *dir, PrunerBundle *out) {
     while (rest < size && (text[rest] == ' ' || text[rest] == '\n' || text[rest] == '\t' ||
                            text[rest] == '\r'))
       rest++;
+    /* A file cut inside a string ends early too: cJSON then points into the string (or
+     * at its opening quote), and no quote closes it. */
+    bool in_string = false;
+    for (size_t i = 0; i < offset && i < size; ++i) {
+      if (in_string && text[i] == '\\')
+        ++i;
+      else if (text[i] == '"')
+        in_string = !in_string;
+    }
+    size_t from = offset < size ? offset + (text[offset] == '"') : size;
+    bool open_string = (in_string || (offset < size && text[offset] == '"')) &&
+                       !memchr(text + from, '"', size - from);
     free(text);
     if (size == 0)
       return prunerStatusError("bundle: %s is empty", path);
-    if (rest >= size)
+    if (rest >= size || open_string)
       return prunerStatusError("bundle: %s: invalid JSON: the file ends early (truncated "
                                "after %zu bytes)",
                                path, size);

@@ -186,6 +186,8 @@ static cJSON *configToJson(const PrunerConfig *config, int num_loops) {
     cJSON_AddNumberToObject(json, "mma", config->mma);
   if (prunerConfigStages(config) > 1) /* likewise */
     cJSON_AddNumberToObject(json, "stages", config->stages);
+  if (prunerConfigSplitK(config) > 1) /* likewise */
+    cJSON_AddNumberToObject(json, "split_k", config->split_k);
   return json;
 }
 
@@ -259,6 +261,10 @@ static PrunerStatus configFromJson(const cJSON *json, PrunerConfig *out) {
   int stages = 0;
   TRY(within("config", readIntOr(json, "stages", 0, PRUNER_MAX_STAGES, 0, &stages)));
   out->stages = stages > 1 ? stages : 0;
+  /* Absent: no split (records written before the knob). */
+  int split_k = 0;
+  TRY(within("config", readIntOr(json, "split_k", 0, PRUNER_MAX_SPLIT_K, 0, &split_k)));
+  out->split_k = split_k > 1 ? split_k : 0;
   return prunerStatusOk();
 }
 

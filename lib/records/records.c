@@ -95,6 +95,9 @@ static uint64_t configHash(uint64_t h, const PrunerConfig *c) {
   int32_t stages = prunerConfigStages(c);
   if (stages > 1) /* likewise */
     h = fnvBytes(h, &stages, sizeof(stages));
+  int32_t split_k = prunerConfigSplitK(c);
+  if (split_k > 1) /* likewise */
+    h = fnvBytes(h, &split_k, sizeof(split_k));
   for (int l = 0; l < PRUNER_MAX_LOOPS; ++l)
     if (c->cache[l]) /* iree-cpu's cache tiles; likewise */
       h = fnvBytes(h, &c->cache[l], sizeof(c->cache[l]));
@@ -110,7 +113,8 @@ static bool configSame(const PrunerConfig *a, const PrunerConfig *b) {
   }
   return a->promote_operands == b->promote_operands && a->vector_width == b->vector_width &&
          prunerConfigReductionThreads(a) == prunerConfigReductionThreads(b) && a->mma == b->mma &&
-         prunerConfigStages(a) == prunerConfigStages(b);
+         prunerConfigStages(a) == prunerConfigStages(b) &&
+         prunerConfigSplitK(a) == prunerConfigSplitK(b);
 }
 
 static PrunerRecord *recordAt(PrunerRecords r, size_t i) {

@@ -70,6 +70,11 @@ typedef struct Plan {
   int red_loop;
   int64_t red_step;
   bool gpu_shared; /* partials in NVVM shared memory (address space 3); off for host checks */
+  /* Split-K over blocks (split_k > 1): the slices' grid dimension, and the grid of the
+   * combining kernel (the op's own grid, without the slices). */
+  int64_t split_k;
+  int split_dim;
+  int64_t combine_grid[3];
   /* Implicit-GEMM conv (promote_operands on a conv_2d_nhwc_hwcf): the plan is the GEMM's;
    * the im2col op is fused into the block's K step and its tile (rank 3: n, m, k), built
    * in shared memory, is spread over the block's threads like a copy. `promote` then
@@ -198,9 +203,16 @@ static PrunerStatus makePlan(const PrunerWorkload *w, const PrunerConfig *c,
   }
   for (int l = 0; l < p->n; ++l)
     p->block_dim[l] = p->thread_dim[l] = -1;
+  for (int d = 0; d < 3; ++d)
+    p->combine_grid[d] = ls.grid[d];
   for (int d = 0; d < 3; ++d) {
     int l = ls.grid_loop[d];
-    if (l >= 0 && l < p->n) {
+    if (l >= 0 && l < p->n && w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) {
+      /* Split-K: the slices walk this grid dimension (prunerConfigLaunchShape). */
+      p->split_k = prunerConfigSplitK(c);
+      p->split_dim = d;
+      p->combine_grid[d] = 1;
+    } else if (l >= 0 && l < p->n) {
       p->block_tile[l] = c->workgroup[l];
       p->block_dim[l] = d;
     }
@@ -775,29 +787,11 @@ void prunerScheduleAppendTileCleanup(PrunerText *t) {
                       "    transform.yield\n  }\n");
 }
 
-static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Plan *p,
-                               const char *attr, const char *forall_tag,
-                               const char *promote_tag, const PrunerWorkload *conv,
-                               const char *prefix) {
-  prunerTextAppend(t, "  transform.named_sequence @pruner_tile(%%root: " ANY
-                      " {transform.readonly}) {\n");
-  if (p->mma) {
-    prunerScheduleAppendMmaTile(t, w, p->mma, &p->mma_shape, p->fill, attr, forall_tag,
-                                promote_tag, p->gpu_shared);
-    return;
-  }
-  if (p->promote || p->igemm) {
-    appendTileSequencePromoted(t, w, p, attr, forall_tag, promote_tag, conv, prefix);
-    return;
-  }
-  if (p->xthreads) {
-    appendTileSequenceCrossThread(t, w, p, attr, forall_tag);
-    return;
-  }
-  appendMatch(t, "%op", prunerSchedulePayloadOpName(w), attr, "", "%root");
-  if (p->fill)
-    appendMatch(t, "%fill", "linalg.fill", attr, ".fill", "%root");
-
+/* The direct (unpromoted) FMA tiling of `%op` (and `%fill` when p->fill), from the block
+ * forall to the hoisted accumulator; the caller matches the handles and closes the
+ * sequence. */
+static void appendDirectTiles(PrunerText *t, const PrunerWorkload *w, const Plan *p,
+                              const char *attr, const char *forall_tag) {
   prunerTextAppend(t, "    // Blocks: grid [%lld, %lld, %lld].\n", (long long)p->grid[0],
                    (long long)p->grid[1], (long long)p->grid[2]);
   if (p->consumer) {
@@ -875,6 +869,107 @@ static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Pla
                       "      transform.apply_patterns.canonicalization\n"
                       "      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers\n"
                       "    } : " ANY "\n");
+}
+
+/* Split-K over blocks (docs/schedule.md, "Split-K over blocks"): split_reduction cuts the
+ * reduction loop k into (s, kk) with k = s * K/S + kk and s a new outermost parallel loop,
+ * the output into a partial buffer [S, output...] filled with the combiner's neutral
+ * element, and adds a combining op that folds the S partials into the output. The partial
+ * op is tiled as the direct schedule with one more block dimension (one slice per block);
+ * the combining op gets its own block forall (the output's tiles and threads), the op's
+ * fill fused into it. Both become kernels of their own after the mapping: the partial
+ * buffer, allocated outside them, is the device workspace they share. */
+static void appendTileSequenceSplitK(PrunerText *t, const PrunerWorkload *w, const Plan *p,
+                                     const char *attr, const char *forall_tag) {
+  appendMatch(t, "%op0", prunerSchedulePayloadOpName(w), attr, "", "%root");
+  if (p->fill)
+    appendMatch(t, "%ofill", "linalg.fill", attr, ".fill", "%root");
+  prunerTextAppend(t,
+                   "    // %lld slices of the reduction, one per block along %c.\n"
+                   "    %%pinit, %%fill, %%op, %%comb = transform.structured.split_reduction %%op0 "
+                   "{split_factor = %lld, insert_split_dimension = 0} : (" ANY ") -> (" ANY ", " ANY
+                   ", " ANY ", " ANY ")\n",
+                   (long long)p->split_k, kDim[p->split_dim], (long long)p->split_k);
+  /* The combining op's loops: s (reduction, untiled), then the output's dims. */
+  int64_t cblock[PRUNER_MAX_RANK + 1] = {0}, cthread[PRUNER_MAX_RANK + 1] = {0};
+  int cblock_dim[PRUNER_MAX_RANK + 1], cthread_dim[PRUNER_MAX_RANK + 1];
+  cblock_dim[0] = cthread_dim[0] = -1;
+  for (int d = 0; d < p->out_rank; ++d) {
+    cblock[d + 1] = p->out_block_tile[d];
+    cblock_dim[d + 1] = p->out_block_dim[d];
+    cthread[d + 1] = p->fill_tile[d];
+    cthread_dim[d + 1] = p->fill_dim[d];
+  }
+  prunerTextAppend(t, "    // Combine: grid [%lld, %lld, %lld], the op's tiles and threads.\n",
+                   (long long)p->combine_grid[0], (long long)p->combine_grid[1],
+                   (long long)p->combine_grid[2]);
+  appendTileUsingForall(t, "%cb", "%cfb", "%comb", p->out_rank + 1, cblock, cblock_dim, "block");
+  prunerTextAppend(t, "    transform.annotate %%cfb \"%s.combine\" : " ANY "\n", forall_tag);
+  if (p->fill)
+    prunerTextAppend(t, "    %%of1, %%cfb1 = transform.structured.fuse_into_containing_op %%ofill "
+                        "into %%cfb : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
+  appendTileUsingForall(t, "%ct", "%cft", "%cb", p->out_rank + 1, cthread, cthread_dim, "thread");
+  if (p->fill)
+    prunerTextAppend(t, "    %%of2, %%cft1 = transform.structured.fuse_into_containing_op %%of1 "
+                        "into %%cft : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
+  if (p->vectorize) {
+    /* The thread's S partials of its output tile as vectors of the config's width. */
+    prunerTextAppend(t, "    transform.structured.vectorize %%ct : " ANY "\n");
+    if (p->fill)
+      prunerTextAppend(t, "    transform.structured.vectorize %%of2 : " ANY "\n");
+  }
+  /* The partial op: the op's plan with s as loop 0, one slice per block, K/S per slice;
+   * its fill (the partials' zeros) is fused like a contraction's. */
+  Plan q = *p;
+  q.n = p->n + 1;
+  q.fill = true;
+  q.consumer = false;
+  q.decompose = false;
+  for (int l = p->n - 1; l >= 0; --l) {
+    q.block_tile[l + 1] = p->block_tile[l];
+    q.block_dim[l + 1] = p->block_dim[l];
+    q.thread_tile[l + 1] = p->thread_tile[l];
+    q.thread_dim[l + 1] = p->thread_dim[l];
+    q.inner_step[l + 1] = p->inner_step[l];
+  }
+  q.block_tile[0] = 1;
+  q.block_dim[0] = p->split_dim;
+  q.thread_tile[0] = q.inner_step[0] = 0;
+  q.thread_dim[0] = -1;
+  int64_t slice = w->bounds[p->n - 1] / p->split_k;
+  if (q.inner_step[p->n] >= slice) /* one step per slice: no loop */
+    q.inner_step[p->n] = 0;
+  appendDirectTiles(t, w, &q, attr, forall_tag);
+  prunerTextAppend(t, "    transform.yield\n  }\n");
+}
+
+static void appendTileSequence(PrunerText *t, const PrunerWorkload *w, const Plan *p,
+                               const char *attr, const char *forall_tag,
+                               const char *promote_tag, const PrunerWorkload *conv,
+                               const char *prefix) {
+  prunerTextAppend(t, "  transform.named_sequence @pruner_tile(%%root: " ANY
+                      " {transform.readonly}) {\n");
+  if (p->mma) {
+    prunerScheduleAppendMmaTile(t, w, p->mma, &p->mma_shape, p->fill, attr, forall_tag,
+                                promote_tag, p->gpu_shared);
+    return;
+  }
+  if (p->promote || p->igemm) {
+    appendTileSequencePromoted(t, w, p, attr, forall_tag, promote_tag, conv, prefix);
+    return;
+  }
+  if (p->xthreads) {
+    appendTileSequenceCrossThread(t, w, p, attr, forall_tag);
+    return;
+  }
+  if (p->split_k) {
+    appendTileSequenceSplitK(t, w, p, attr, forall_tag);
+    return;
+  }
+  appendMatch(t, "%op", prunerSchedulePayloadOpName(w), attr, "", "%root");
+  if (p->fill)
+    appendMatch(t, "%fill", "linalg.fill", attr, ".fill", "%root");
+  appendDirectTiles(t, w, p, attr, forall_tag);
   prunerTextAppend(t, "    transform.yield\n  }\n");
 }
 
@@ -924,6 +1019,28 @@ static void appendMapSequence(PrunerText *t, const Plan *p, const char *forall_t
                         "[%lld, %lld, %lld] : (" ANY ") -> " ANY "\n",
                      (long long)p->block[0], (long long)p->block[1], (long long)p->block[2]);
   }
+  if (p->split_k) {
+    /* The combining op's forall: a second kernel, launched after the partials' one. */
+    prunerTextAppend(t,
+                     "    %%cfa = transform.structured.match ops{[\"scf.forall\"]} "
+                     "attributes{%s.combine} in %%root : (" ANY ") -> " ANY "\n"
+                     "    %%clin = transform.structured.match interface{LinalgOp} in %%cfa : (" ANY
+                     ") -> " ANY "\n"
+                     "    %%clinloops = transform.structured.convert_to_loops %%clin : (" ANY
+                     ") -> " ANY "\n",
+                     forall_tag);
+    if (gpu_mapping) {
+      prunerTextAppend(t,
+                       "    %%claunch = transform.gpu.map_forall_to_blocks %%cfa "
+                       "generate_gpu_launch grid_dims = [%lld, %lld, %lld] : (" ANY ") -> " ANY "\n",
+                       (long long)p->combine_grid[0], (long long)p->combine_grid[1],
+                       (long long)p->combine_grid[2]);
+      prunerTextAppend(t,
+                       "    %%cmapped = transform.gpu.map_nested_forall_to_threads %%claunch "
+                       "block_dims = [%lld, %lld, %lld] : (" ANY ") -> " ANY "\n",
+                       (long long)p->block[0], (long long)p->block[1], (long long)p->block[2]);
+    }
+  }
   if (p->mma && p->mma->promote_operands)
     prunerScheduleAppendMmaStagedPost(t, p->mma, promote_tag, gpu_mapping);
   if (hoistsAfterMapping(p, gpu_mapping))
@@ -965,7 +1082,8 @@ PrunerStatus prunerScheduleBuildChecked(const PrunerWorkload *w, const PrunerCon
     p.gpu_shared = opts->gpu_mapping;
   }
   if (opts->fuse_consumer) {
-    if (!opts->match_attr || p.promote || p.igemm || p.mma || !isContractionKind(w->kind) ||
+    if (!opts->match_attr || p.promote || p.igemm || p.mma || p.split_k ||
+        !isContractionKind(w->kind) ||
         w->num_outputs != 1)
       return prunerStatusError("schedule for %s: a consumer is fused only into a contraction "
                                "without promotion or tensor cores (mma), matched by attribute",

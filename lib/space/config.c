@@ -136,6 +136,17 @@ int64_t prunerConfigPartialBytes(const PrunerWorkload *w, const PrunerConfig *c)
   return satMul(elems, prunerDTypeBytes(w->operands[w->num_inputs].dtype));
 }
 
+int64_t prunerConfigWorkspaceBytes(const PrunerWorkload *w, const PrunerConfig *c) {
+  int32_t s = prunerConfigSplitK(c);
+  if (s <= 1 || w->num_outputs < 1)
+    return 0;
+  const PrunerOperand *out = &w->operands[w->num_inputs];
+  int64_t elems = s;
+  for (int d = 0; d < out->rank; ++d)
+    elems = satMul(elems, out->shape[d]);
+  return satMul(elems, prunerDTypeBytes(out->dtype));
+}
+
 /* "[64, 64, 0]" over the workload's loops. */
 static const char *formatArray(char *buf, size_t size, const int64_t *a, int n) {
   size_t len = 0;
@@ -573,6 +584,51 @@ static bool checkImplicitGemm(const PrunerWorkload *w, const PrunerTargetDesc *t
   return false;
 }
 
+/* Largest split-K workspace: far above any model's GEMV (12 MiB for 64 slices of a
+ * 1x50257 f32 row), far below a GPU's memory. */
+#define MAX_WORKSPACE_BYTES (1LL << 30)
+
+/* Split-K over blocks (docs/config.md, "split_k"): the one reduction loop (the innermost,
+ * as for reduction_threads) cut into S slices, each a block of its own along a grid
+ * dimension the tiles leave free. Plain FMA configs only: the slices' partial kernel is
+ * the plain schedule on one slice. */
+static bool checkSplitK(const PrunerWorkload *w, const PrunerConfig *c, PrunerStatus *status) {
+  char a1[160];
+  int32_t s = prunerConfigSplitK(c);
+  if (s == 1)
+    return true;
+  if (s & (s - 1))
+    FAIL("split_k = %d is not a power of two", (int)s);
+  if (!prunerWorkloadHasReductionThreads(w))
+    FAIL("split_k = %d applies to a reduction or a contraction with one output and one "
+         "reduction loop, the innermost; %s is not one",
+         (int)s, w->op_name);
+  if (c->mma || c->promote_operands || prunerConfigReductionThreads(c) > 1)
+    FAIL("split_k = %d combines with none of mma, promote_operands and reduction_threads "
+         "(each slice runs the plain schedule)",
+         (int)s);
+  int red = w->num_loops - 1;
+  if (w->bounds[red] % s)
+    FAIL("split_k = %d does not divide the bound %lld of reduction loop %d", (int)s,
+         (long long)w->bounds[red], red);
+  if ((w->bounds[red] / s) % c->reduction[red])
+    FAIL("reduction %s does not divide the %lld elements of each of the %d slices",
+         ARR(a1, c->reduction), (long long)(w->bounds[red] / s), (int)s);
+  int grid_dims = 0;
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL && c->workgroup[l] > 0 &&
+        w->bounds[l] / c->workgroup[l] > 1)
+      ++grid_dims;
+  if (grid_dims == 3)
+    FAIL("split_k = %d needs a grid dimension for its slices; workgroup tile %s uses all three",
+         (int)s, ARR(a1, c->workgroup));
+  int64_t bytes = prunerConfigWorkspaceBytes(w, c);
+  if (bytes > MAX_WORKSPACE_BYTES)
+    FAIL("split_k = %d needs a %lld-byte workspace for its partials; at most %lld", (int)s,
+         (long long)bytes, (long long)MAX_WORKSPACE_BYTES);
+  return true;
+}
+
 /* All the rules, in the order their messages are reported. With status == NULL it is the
  * silent boolean form. */
 static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
@@ -586,6 +642,8 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
   if (c->promote_operands >> num_operands)
     FAIL("promote_operands %s names an operand beyond the op's %d operands",
          prunerConfigFormatPromote(c->promote_operands, a1, sizeof(a1)), num_operands);
+  if (!checkSplitK(w, c, status))
+    return false;
   if (c->mma) /* tensor cores: warp tiles, their own rules (config_mma.c) */
     return prunerMmaConfigCheck(w, t, opts, c, status);
   if (c->promote_operands && (w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF ||
@@ -612,6 +670,11 @@ PrunerStatus prunerConfigCheckWithOptions(const PrunerWorkload *w, const PrunerT
                              "1 with promote_operands = [0, 1]) have more than one shared "
                              "buffer",
                              w->op_name, (int)prunerConfigStages(config));
+  /* Split-K needs a second launch and a workspace: the project's own GPU targets only. */
+  if (prunerConfigSplitK(config) > 1 && t->kind != PRUNER_TARGET_GPU)
+    return prunerStatusError("config on %s: split_k = %d (two kernels and a workspace) is for "
+                             "the project's GPU targets only, not %s",
+                             w->op_name, (int)prunerConfigSplitK(config), t->name);
   if (t->kind == PRUNER_TARGET_IREE_CPU)
     return prunerIreeCpuConfigCheck(w, t, opts, config);
   /* Only iree-cpu has a cache level: elsewhere the tiles would describe another kernel. */
@@ -635,6 +698,8 @@ PrunerStatus prunerConfigCheckWithOptions(const PrunerWorkload *w, const PrunerT
 bool prunerConfigIsValidWithOptions(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                     const PrunerSpaceOptions *opts, const PrunerConfig *config) {
   if (prunerConfigStages(config) > 1 && !(config->mma && config->promote_operands))
+    return false;
+  if (prunerConfigSplitK(config) > 1 && t->kind != PRUNER_TARGET_GPU)
     return false;
   if (t->kind == PRUNER_TARGET_IREE_CPU)
     return prunerIreeCpuConfigIsValid(w, t, opts, config);
@@ -691,6 +756,14 @@ void prunerConfigLaunchShape(const PrunerWorkload *w, const PrunerConfig *config
       out->block_loop[b++] = l;
     }
   }
+  if (prunerConfigSplitK(config) > 1 && g < 3) {
+    /* The slices take the first free grid dimension; y when no loop is split, since a
+     * one-block output still maps its innermost loop to x (docs/schedule.md). */
+    if (g == 0)
+      g = 1;
+    out->grid[g] = prunerConfigSplitK(config);
+    out->grid_loop[g++] = w->num_loops - 1;
+  }
   if (prunerConfigReductionThreads(config) > 1) { /* the threads walk the reduction (x) */
     out->block[0] = prunerConfigReductionThreads(config);
     out->block_loop[0] = -1;
@@ -702,7 +775,8 @@ void prunerConfigLaunchShape(const PrunerWorkload *w, const PrunerConfig *config
 
 int prunerConfigFormat(const PrunerWorkload *w, const PrunerConfig *config, char *buf,
                        size_t size) {
-  char wg[160], red[160], th[160], pr[64], rt[40] = "", ca[180] = "", cache[160], mma[40] = "";
+  char wg[160], red[160], th[160], pr[64], rt[40] = "", ca[180] = "", cache[160], mma[40] = "",
+       sk[24] = "";
   /* reduction_threads only when > 1, cache and mma only when set: every other config
    * formats as before those knobs. */
   if (prunerConfigReductionThreads(config) > 1)
@@ -714,12 +788,14 @@ int prunerConfigFormat(const PrunerWorkload *w, const PrunerConfig *config, char
              (int)prunerConfigStages(config));
   else if (config->mma)
     snprintf(mma, sizeof mma, ", mma = %d", (int)config->mma);
+  if (prunerConfigSplitK(config) > 1)
+    snprintf(sk, sizeof sk, ", split_k = %d", (int)config->split_k);
   return snprintf(buf, size,
                   "{workgroup = %s, reduction = %s, thread = %s, promote_operands = %s, "
-                  "vector_width = %d%s%s%s}",
+                  "vector_width = %d%s%s%s%s}",
                   ARR(wg, config->workgroup), ARR(red, config->reduction), ARR(th, config->thread),
                   prunerConfigFormatPromote(config->promote_operands, pr, sizeof(pr)),
-                  (int)config->vector_width, rt, ca, mma);
+                  (int)config->vector_width, rt, ca, mma, sk);
 }
 
 /* "wg64x64 r16 t4x4 p01 v4": parallel loops' tiles, reduction steps, promoted operand
@@ -760,6 +836,9 @@ int prunerConfigFormatShort(const PrunerWorkload *w, const PrunerConfig *config,
   if (prunerConfigReductionThreads(config) > 1)
     return snprintf(buf, size, "wg%s r%s t%s p%s v%d x%d%s", wg, lr ? red : "-", th, lp ? pr : "-",
                     (int)config->vector_width, (int)config->reduction_threads, ca);
+  if (prunerConfigSplitK(config) > 1) /* "k8": eight slices of the reduction over blocks */
+    return snprintf(buf, size, "wg%s r%s t%s p%s v%d k%d", wg, lr ? red : "-", th, lp ? pr : "-",
+                    (int)config->vector_width, (int)config->split_k);
   return snprintf(buf, size, "wg%s r%s t%s p%s v%d%s", wg, lr ? red : "-", th, lp ? pr : "-",
                   (int)config->vector_width, ca);
 }
@@ -815,5 +894,6 @@ bool prunerConfigEqual(const PrunerConfig *a, const PrunerConfig *b) {
       return false;
   return a->promote_operands == b->promote_operands && a->vector_width == b->vector_width &&
          prunerConfigReductionThreads(a) == prunerConfigReductionThreads(b) && a->mma == b->mma &&
-         prunerConfigStages(a) == prunerConfigStages(b);
+         prunerConfigStages(a) == prunerConfigStages(b) &&
+         prunerConfigSplitK(a) == prunerConfigSplitK(b);
 }

@@ -5,6 +5,7 @@
 #include "pruner/space.h"
 #include "space_igemm.h"
 #include "space_mma.h"
+#include "space_splitk.h"
 
 #include "pruner/backend/host_rules.h"
 #include "pruner/backend/iree_rules.h"
@@ -266,13 +267,34 @@ static PrunerStatus createHostSpace(const PrunerWorkload *w, const PrunerTargetD
 }
 
 /* The listed configs: tensor-core ones, then implicit-GEMM convs (a workload has at most
- * one of the two kinds). */
+ * one of the two kinds), then split-K ones (space_splitk.h). */
 static long listCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
                            const PrunerSpaceOptions *opts, PrunerConfig **out) {
   long n = prunerMmaCandidates(w, t, opts, out);
-  if (n != 0)
+  if (n == 0)
+    n = prunerIgemmCandidates(w, t, opts, out);
+  if (n < 0)
     return n;
-  return prunerIgemmCandidates(w, t, opts, out);
+  PrunerConfig *split = NULL;
+  long ns = prunerSplitKCandidates(w, t, opts, &split);
+  if (ns <= 0) {
+    if (ns < 0) {
+      free(*out);
+      *out = NULL;
+    }
+    return ns < 0 ? ns : n;
+  }
+  PrunerConfig *all = realloc(*out, (size_t)(n + ns) * sizeof *all);
+  if (!all) {
+    free(*out);
+    free(split);
+    *out = NULL;
+    return -1;
+  }
+  memcpy(all + n, split, (size_t)ns * sizeof *all);
+  free(split);
+  *out = all;
+  return n + ns;
 }
 
 PrunerStatus prunerSpaceCreate(const PrunerWorkload *w, const PrunerTargetDesc *t,
@@ -499,7 +521,7 @@ void prunerSpaceDecodeRaw(PrunerSpace space, uint64_t raw, PrunerConfig *out) {
 
 bool prunerSpaceEncodeRaw(PrunerSpace space, const PrunerConfig *config, uint64_t *raw) {
   int digits[MAX_KNOBS];
-  if (config->mma || prunerIgemmSelected(&space->w, config)) {
+  if (config->mma || prunerIgemmSelected(&space->w, config) || prunerConfigSplitK(config) > 1) {
     uint64_t r;
     if (!listedRaw(space, config, &r))
       return false;

@@ -798,7 +798,8 @@ static cudaError_t timeKernel(GpuState *g, LaunchFn launch, void *arg, int min_s
   return t.err;
 }
 
-typedef struct KernelLaunch {
+/* One kernel of a candidate, ready to launch. */
+typedef struct KernelCall {
   cudaKernel_t kernel;
   dim3 grid, block;
   size_t smem;
@@ -807,12 +808,26 @@ typedef struct KernelLaunch {
     void *ptr;
     int64_t index;
   } values[PRUNER_MAX_KERNEL_ARGS];
+} KernelCall;
+
+/* A candidate: its main kernel, the kernels after it (split-K's combine), in order on
+ * the stream, and the device workspaces they share; timed together. */
+typedef struct KernelLaunch {
+  int num_calls;
+  KernelCall calls[PRUNER_MAX_LAUNCHES];
+  int num_workspaces;
+  void *workspaces[PRUNER_MAX_WORKSPACES];
 } KernelLaunch;
 
 static cudaError_t launchCandidate(GpuState *g, void *arg) {
   KernelLaunch *k = arg;
-  return cudaLaunchKernel((const void *)k->kernel, k->grid, k->block, k->params, k->smem,
-                          g->stream);
+  cudaError_t err = cudaSuccess;
+  for (int i = 0; i < k->num_calls && err == cudaSuccess; ++i) {
+    KernelCall *c = &k->calls[i];
+    err = cudaLaunchKernel((const void *)c->kernel, c->grid, c->block, c->params, c->smem,
+                           g->stream);
+  }
+  return err;
 }
 
 /* cuBLAS in its default math mode (FP32 stays FP32: no TF32 unless the user's
@@ -823,12 +838,57 @@ static cudaError_t launchBaseline(GpuState *g, void *arg) {
                                                                 : cudaErrorUnknown;
 }
 
-/* Loads candidate `index`'s cubin and builds its parameter list. On failure the reply
- * says why (status invalid) and the library is not left loaded. */
+/* Releases what loadCandidate acquired (only while the context is usable). */
+static void unloadCandidate(cudaLibrary_t lib, KernelLaunch *k) {
+  for (int i = 0; i < k->num_workspaces; ++i)
+    cudaFree(k->workspaces[i]);
+  k->num_workspaces = 0;
+  cudaLibraryUnload(lib);
+}
+
+/* One kernel of the loaded library and its parameter list. */
+static bool prepareCall(GpuState *g, cudaLibrary_t lib, const PrunerKernelLaunch *l,
+                        const KernelLaunch *k, int num_operands, KernelCall *c, RunReply *rep) {
+  cudaError_t err = cudaLibraryGetKernel(&c->kernel, lib, l->kernel_name);
+  if (err != cudaSuccess) {
+    char what[200];
+    snprintf(what, sizeof(what), "kernel '%.120s' not found in the cubin", l->kernel_name);
+    setError(rep, what, err);
+    return false;
+  }
+  c->grid = (dim3){(unsigned)l->grid[0], (unsigned)l->grid[1], (unsigned)l->grid[2]};
+  c->block = (dim3){(unsigned)l->block[0], (unsigned)l->block[1], (unsigned)l->block[2]};
+  c->smem = (size_t)l->dynamic_smem_bytes;
+  if (c->smem > 48 * 1024) {
+    err = cudaFuncSetAttribute((const void *)c->kernel,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, (int)c->smem);
+    if (err != cudaSuccess) {
+      setError(rep, "requesting dynamic shared memory", err);
+      return false;
+    }
+  }
+  for (int i = 0; i < l->num_args; i++) {
+    const PrunerKernelArg *a = &l->args[i];
+    if (a->kind == PRUNER_ARG_INDEX)
+      c->values[i].index = a->value;
+    else if (a->operand >= num_operands) /* a workspace (the bundle reader bounds it) */
+      c->values[i].ptr = k->workspaces[a->operand - num_operands];
+    else
+      c->values[i].ptr = g->buf[a->operand];
+    c->params[i] = &c->values[i];
+  }
+  return true;
+}
+
+/* Loads candidate `index`'s cubin, allocates its workspaces and builds the parameter
+ * lists of its kernels. On failure the reply says why (status invalid) and nothing is
+ * left loaded. */
 static bool loadCandidate(GpuContext *ctx, int index, cudaLibrary_t *lib, KernelLaunch *k,
                           RunReply *rep) {
   GpuState *g = &ctx->state;
-  const PrunerKernelLaunch *l = &prunerBundleGetCandidate(ctx->bundle, (size_t)index)->launch;
+  const PrunerBundleCandidate *cand = prunerBundleGetCandidate(ctx->bundle, (size_t)index);
+  const PrunerWorkload *w = prunerBundleGetWorkload(ctx->bundle, (size_t)cand->workload);
+  int num_operands = w->num_inputs + w->num_outputs;
   unsigned char *data = NULL;
   size_t size = 0;
   PrunerStatus st = prunerBundleLoadBinary(ctx->bundle, (size_t)index, &data, &size);
@@ -844,33 +904,22 @@ static bool loadCandidate(GpuContext *ctx, int index, cudaLibrary_t *lib, Kernel
     return false;
   }
   memset(k, 0, sizeof(*k));
-  err = cudaLibraryGetKernel(&k->kernel, *lib, l->kernel_name);
-  if (err != cudaSuccess) {
-    char what[200];
-    snprintf(what, sizeof(what), "kernel '%.120s' not found in the cubin", l->kernel_name);
-    setError(rep, what, err);
-    cudaLibraryUnload(*lib);
-    return false;
-  }
-  k->grid = (dim3){(unsigned)l->grid[0], (unsigned)l->grid[1], (unsigned)l->grid[2]};
-  k->block = (dim3){(unsigned)l->block[0], (unsigned)l->block[1], (unsigned)l->block[2]};
-  k->smem = (size_t)l->dynamic_smem_bytes;
-  if (k->smem > 48 * 1024) {
-    err = cudaFuncSetAttribute((const void *)k->kernel,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, (int)k->smem);
+  for (int i = 0; i < cand->extras.num_workspaces; ++i) {
+    err = cudaMalloc(&k->workspaces[i], (size_t)cand->extras.workspace_bytes[i]);
     if (err != cudaSuccess) {
-      setError(rep, "requesting dynamic shared memory", err);
-      cudaLibraryUnload(*lib);
+      setError(rep, "allocating a workspace", err);
+      unloadCandidate(*lib, k);
       return false;
     }
+    k->num_workspaces = i + 1;
   }
-  for (int i = 0; i < l->num_args; i++) {
-    const PrunerKernelArg *a = &l->args[i];
-    if (a->kind == PRUNER_ARG_INDEX)
-      k->values[i].index = a->value;
-    else
-      k->values[i].ptr = g->buf[a->operand];
-    k->params[i] = &k->values[i];
+  k->num_calls = 1 + cand->extras.num_next;
+  for (int i = 0; i < k->num_calls; ++i) {
+    const PrunerKernelLaunch *l = i ? &cand->extras.next[i - 1] : &cand->launch;
+    if (!prepareCall(g, *lib, l, k, num_operands, &k->calls[i], rep)) {
+      unloadCandidate(*lib, k);
+      return false;
+    }
   }
   return true;
 }
@@ -930,7 +979,7 @@ static bool measureCandidate(GpuContext *ctx, const RunRequest *req, RunReply *r
   rep->error[0] = '\0';
 out:
   if (keep)
-    cudaLibraryUnload(lib);
+    unloadCandidate(lib, &k);
   return keep;
 }
 
@@ -1007,7 +1056,7 @@ static bool measureFinal(GpuContext *ctx, const RunRequest *req, RunReply *rep) 
 out:
   if (keep)
     for (int i = 0; i < loaded; i++)
-      cudaLibraryUnload(libs[i]);
+      unloadCandidate(libs[i], &ks[i]);
   free(ks);
   return keep;
 }

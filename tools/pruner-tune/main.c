@@ -114,7 +114,7 @@ static void usage(FILE *f) {
           "      --seed=N             exploration seed (default 1)\n"
           "      --schedules=K[,K..]  search only these schedule kinds: direct, promoted,\n"
           "                           cross-thread, tensor-core, tensor-core-staged,\n"
-          "                           implicit-gemm (default: all; docs/tune.md)\n"
+          "                           implicit-gemm, split-k (default: all; docs/tune.md)\n"
           "Measurement:\n"
           "      --measure=MODE       where latencies come from; default: the target's device\n"
           "                           gpu (GPU targets' default): compile, run pruner-run on the\n"

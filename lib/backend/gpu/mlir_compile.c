@@ -147,16 +147,58 @@ static bool operandSegment(MlirOperation launch, int seg, intptr_t *start, intpt
   return true;
 }
 
-/* The payload function argument a kernel buffer is a view of, or -1. Views (cast,
- * subview, reinterpret_cast, expand/collapse_shape) share the base and aligned pointers
- * of their source; their offset, sizes and strides are in the view's type. */
-static int bufferOperand(MlirValue v) {
+/* The device workspaces found so far: the host-level allocations kernels take (split-K's
+ * partials, a gpu.alloc after prunerScheduleDeviceWorkspaces), numbered in order of first
+ * use. */
+typedef struct Workspaces {
+  MlirOperation allocs[PRUNER_MAX_WORKSPACES];
+  PrunerKernelExtras *extras;
+} Workspaces;
+
+/* Workspace number of a static `memref.alloc` feeding a kernel (registered on first use),
+ * or -1 when it is not one or there are too many. */
+static int workspaceOf(MlirOperation alloc, Workspaces *ws) {
+  /* gpu.alloc's operands are async tokens (prunerScheduleDeviceWorkspaces); its sizes
+   * are static, as the type check below requires. */
+  bool device = opNameIs(alloc, "gpu.alloc");
+  if (!(device || opNameIs(alloc, "memref.alloc")) ||
+      (!device && mlirOperationGetNumOperands(alloc) != 0))
+    return -1;
+  PrunerKernelExtras *x = ws->extras;
+  for (int i = 0; i < x->num_workspaces; ++i)
+    if (mlirOperationEqual(ws->allocs[i], alloc))
+      return i;
+  MlirType type = mlirValueGetType(mlirOperationGetResult(alloc, 0));
+  if (x->num_workspaces == PRUNER_MAX_WORKSPACES || !mlirTypeIsAMemRef(type) ||
+      !mlirShapedTypeHasStaticShape(type))
+    return -1;
+  MlirType elem = mlirShapedTypeGetElementType(type);
+  int64_t bits = mlirTypeIsAFloat(elem)     ? (int64_t)mlirFloatTypeGetWidth(elem)
+                 : mlirTypeIsAInteger(elem) ? (int64_t)mlirIntegerTypeGetWidth(elem)
+                                            : 64; /* index */
+  int64_t bytes = (bits + 7) / 8;
+  for (intptr_t d = 0; d < mlirShapedTypeGetRank(type); ++d)
+    bytes *= mlirShapedTypeGetDimSize(type, d);
+  ws->allocs[x->num_workspaces] = alloc;
+  x->workspace_bytes[x->num_workspaces] = bytes;
+  return x->num_workspaces++;
+}
+
+/* The payload function argument a kernel buffer is a view of, num_operands + i for a view
+ * of workspace i, or -1. Views (cast, subview, reinterpret_cast, expand/collapse_shape)
+ * share the base and aligned pointers of their source; their offset, sizes and strides are
+ * in the view's type. */
+static int bufferOperand(MlirValue v, int num_operands, Workspaces *ws) {
   for (int depth = 0; depth < 16; ++depth) {
     if (mlirValueIsABlockArgument(v)) {
       MlirOperation parent = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
       return opNameIs(parent, "func.func") ? (int)mlirBlockArgumentGetArgNumber(v) : -1;
     }
     MlirOperation def = mlirOpResultGetOwner(v);
+    if (opNameIs(def, "gpu.alloc") || opNameIs(def, "memref.alloc")) {
+      int i = workspaceOf(def, ws);
+      return i < 0 ? -1 : num_operands + i;
+    }
     if (!(opNameIs(def, "memref.cast") || opNameIs(def, "memref.subview") ||
           opNameIs(def, "memref.reinterpret_cast") || opNameIs(def, "memref.expand_shape") ||
           opNameIs(def, "memref.collapse_shape")))
@@ -176,15 +218,16 @@ static bool pushArg(PrunerKernelLaunch *out, PrunerKernelArgKind kind, int opera
 /* Expands one kernel operand into parameters: a memref as its descriptor (allocated
  * pointer, aligned pointer, offset, sizes..., strides...), an index/i64 as a scalar. */
 static PrunerStatus describeKernelOperand(MlirValue v, int position, int num_operands,
-                                          PrunerKernelLaunch *out) {
+                                          Workspaces *ws, PrunerKernelLaunch *out) {
   MlirType type = mlirValueGetType(v);
   char typeText[160];
   if (mlirTypeIsAMemRef(type)) {
-    int operand = bufferOperand(v);
+    int operand = bufferOperand(v, num_operands, ws);
     printType(type, typeText, sizeof(typeText));
-    if (operand < 0 || operand >= num_operands)
-      return prunerStatusError("kernel operand %d (%s) is not a view of a workload operand "
-                               "(a temporary buffer the runner cannot provide)",
+    if (operand < 0)
+      return prunerStatusError("kernel operand %d (%s) is neither a view of a workload operand "
+                               "nor a static host-level allocation (a temporary buffer the "
+                               "runner cannot provide)",
                                position, typeText);
     intptr_t rank = mlirShapedTypeGetRank(type);
     int64_t strides[PRUNER_MAX_RANK + 2], offset = 0;
@@ -225,15 +268,10 @@ static PrunerStatus describeKernelOperand(MlirValue v, int position, int num_ope
                            position, typeText, scalar64 ? " and is not a constant" : "");
 }
 
-/* Reads kernel name, grid, block, dynamic shared memory and parameters from the one
+/* Reads kernel name, grid, block, dynamic shared memory and parameters of one
  * gpu.launch_func of the outlined module. */
-static PrunerStatus describeLaunch(MlirModule module, int num_operands, PrunerKernelLaunch *out) {
-  Found f = findGpuOps(module);
-  if (f.num_launches != 1)
-    return prunerStatusError("the scheduled module has %d gpu.launch_func ops; one kernel "
-                             "per candidate is expected",
-                             f.num_launches);
-  MlirOperation launch = f.launches[0];
+static PrunerStatus describeOneLaunch(MlirOperation launch, int num_operands, Workspaces *ws,
+                                      PrunerKernelLaunch *out) {
   MlirAttribute kernel =
       mlirOperationGetAttributeByName(launch, mlirStringRefCreateFromCString("kernel"));
   if (mlirAttributeIsNull(kernel) || !mlirAttributeIsASymbolRef(kernel))
@@ -262,23 +300,101 @@ static PrunerStatus describeLaunch(MlirModule module, int num_operands, PrunerKe
   out->num_args = 0;
   for (intptr_t i = 0; i < length; ++i) {
     PrunerStatus s = describeKernelOperand(mlirOperationGetOperand(launch, start + i), (int)i,
-                                           num_operands, out);
+                                           num_operands, ws, out);
     if (!s.ok)
       return s;
   }
   return prunerStatusOk();
 }
 
+/* The launches of the outlined module in program order: the first is the main kernel,
+ * the others (split-K's combine) go to out->extras with the workspaces they share. */
+static PrunerStatus describeLaunches(MlirModule module, int num_operands,
+                                     PrunerCompileResult *out) {
+  Found f = findGpuOps(module);
+  if (f.num_launches < 1 || f.num_launches > PRUNER_MAX_LAUNCHES)
+    return prunerStatusError("the scheduled module has %d gpu.launch_func ops; 1 to %d kernels "
+                             "per candidate are expected",
+                             f.num_launches, PRUNER_MAX_LAUNCHES);
+  memset(&out->extras, 0, sizeof out->extras);
+  Workspaces ws = {.extras = &out->extras};
+  PrunerStatus s = describeOneLaunch(f.launches[0], num_operands, &ws, &out->launch);
+  for (int i = 1; s.ok && i < f.num_launches; ++i) {
+    s = describeOneLaunch(f.launches[i], num_operands, &ws, &out->extras.next[i - 1]);
+    out->extras.num_next = i;
+  }
+  return s;
+}
+
+/* Outlining gives every launch a gpu.module of its own, and each module becomes a binary;
+ * a candidate is one cubin. Moves the kernels of the later modules into the first one
+ * (each renamed after its module, whose name is unique), points their launches there and
+ * erases the emptied modules. Only kernels without module-level globals are merged
+ * (split-K's: no shared memory); others are refused rather than half moved. */
+static PrunerStatus mergeGpuModules(MlirContext ctx, MlirModule module) {
+  MlirBlock body = mlirModuleGetBody(module);
+  MlirOperation first = {NULL};
+  MlirStringRef first_name = {NULL, 0};
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);) {
+    MlirOperation next = mlirOperationGetNextInBlock(op);
+    if (!opNameIs(op, "gpu.module")) {
+      op = next;
+      continue;
+    }
+    MlirAttribute name =
+        mlirOperationGetAttributeByName(op, mlirSymbolTableGetSymbolAttributeName());
+    if (mlirOperationIsNull(first)) {
+      first = op;
+      first_name = mlirStringAttrGetValue(name);
+      op = next;
+      continue;
+    }
+    MlirStringRef moved = mlirStringAttrGetValue(name);
+    MlirBlock kernels = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+    MlirOperation k = mlirBlockGetFirstOperation(kernels);
+    if (mlirOperationIsNull(k) || !opNameIs(k, "gpu.func") ||
+        !mlirOperationIsNull(mlirOperationGetNextInBlock(k)))
+      return prunerStatusError("gpu.module @%.*s holds more than its kernel; kernels with "
+                               "module-level globals are not merged into one binary",
+                               (int)moved.length, moved.data);
+    MlirAttribute kernel_name = mlirStringAttrGet(ctx, moved);
+    mlirOperationSetAttributeByName(k, mlirSymbolTableGetSymbolAttributeName(), kernel_name);
+    mlirOperationRemoveFromParent(k);
+    mlirBlockAppendOwnedOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(first, 0)), k);
+    /* Launches into the moved module now name @first::@moved. */
+    Found f = findGpuOps(module);
+    MlirAttribute leaf = mlirFlatSymbolRefAttrGet(ctx, moved);
+    MlirAttribute ref = mlirSymbolRefAttrGet(ctx, first_name, 1, &leaf);
+    for (int i = 0; i < f.num_launches && i < 4; ++i) {
+      MlirAttribute old =
+          mlirOperationGetAttributeByName(f.launches[i], mlirStringRefCreateFromCString("kernel"));
+      if (!mlirAttributeIsNull(old) && mlirAttributeIsASymbolRef(old) &&
+          mlirStringRefEqual(mlirSymbolRefAttrGetRootReference(old), moved))
+        mlirOperationSetAttributeByName(f.launches[i], mlirStringRefCreateFromCString("kernel"),
+                                        ref);
+    }
+    mlirOperationRemoveFromParent(op);
+    mlirOperationDestroy(op);
+    op = next;
+  }
+  return prunerStatusOk();
+}
+
 /* After lowering, the launch passes the expanded parameters themselves: their number
  * must match the description, or the runner would build a wrong parameter buffer. */
-static PrunerStatus checkLoweredLaunch(const Found *f, const PrunerKernelLaunch *out) {
+static PrunerStatus checkLoweredLaunch(const Found *f, const PrunerCompileResult *out) {
   intptr_t start, length;
-  if (f->num_launches != 1 || !operandSegment(f->launches[0], SEG_KERNEL_OPERANDS, &start, &length))
+  if (f->num_launches != 1 + out->extras.num_next)
     return prunerStatusError("lowered module has %d gpu.launch_func ops", f->num_launches);
-  if (length != out->num_args)
-    return prunerStatusError("kernel %s takes %d parameters after lowering; the launch "
-                             "description has %d",
-                             out->kernel_name, (int)length, out->num_args);
+  for (int i = 0; i < f->num_launches; ++i) {
+    const PrunerKernelLaunch *l = i ? &out->extras.next[i - 1] : &out->launch;
+    if (!operandSegment(f->launches[i], SEG_KERNEL_OPERANDS, &start, &length))
+      return prunerStatusError("lowered launch of %s has no operand segments", l->kernel_name);
+    if (length != l->num_args)
+      return prunerStatusError("kernel %s takes %d parameters after lowering; the launch "
+                               "description has %d",
+                               l->kernel_name, (int)length, l->num_args);
+  }
   return prunerStatusOk();
 }
 
@@ -352,10 +468,14 @@ static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const cha
   if (status.ok)
     status = prunerScheduleAlignVectorAccesses(mlirModuleGetOperation(payload),
                                                PRUNER_ARG_ALIGNMENT, NULL);
+  if (status.ok) /* split-K's partials: device memory, as a user's pipeline gets them */
+    status = prunerScheduleDeviceWorkspaces(mlirModuleGetOperation(payload), NULL);
   if (status.ok)
     status = runPipeline(ctx, payload, PRE_LOWERING_PIPELINE, diag, "cleanup failed");
   if (status.ok)
-    status = describeLaunch(payload, num_operands, &out->launch);
+    status = mergeGpuModules(ctx, payload);
+  if (status.ok)
+    status = describeLaunches(payload, num_operands, out);
   char pipeline[2048];
   if (status.ok) {
     prunerCompileLoweringPipeline(t, PRUNER_BINARY_PTX, pipeline, sizeof(pipeline));
@@ -363,7 +483,7 @@ static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const cha
   }
   if (status.ok) {
     Found lowered = findGpuOps(payload);
-    status = checkLoweredLaunch(&lowered, &out->launch);
+    status = checkLoweredLaunch(&lowered, out);
     if (status.ok)
       status = extractPtx(&lowered, ptx);
   }

@@ -128,3 +128,43 @@ func.func @f32_width_8(%A: tensor<64x48xf32>, %B: tensor<48x96xf32>, %C: tensor<
   %r = linalg.matmul {pruner.config = {workgroup = [32, 32, 0], reduction = [0, 0, 16], thread = [4, 8, 0], promote_operands = [], vector_width = 8}} ins(%A, %B : tensor<64x48xf32>, tensor<48x96xf32>) outs(%C : tensor<64x96xf32>) -> tensor<64x96xf32>
   return %r : tensor<64x96xf32>
 }
+
+// -----
+
+func.func @split_k_not_dividing(%A: tensor<1x96xf32>, %B: tensor<96x64xf32>, %C: tensor<1x64xf32>) -> tensor<1x64xf32> {
+  // expected-error @+1 {{pruner.config on linalg.matmul: split_k = 64 does not divide the bound 96 of reduction loop 2}}
+  %r = linalg.matmul {pruner.config = {workgroup = [1, 32, 0], reduction = [0, 0, 1], thread = [1, 1, 0], promote_operands = [], vector_width = 1, split_k = 64}} ins(%A, %B : tensor<1x96xf32>, tensor<96x64xf32>) outs(%C : tensor<1x64xf32>) -> tensor<1x64xf32>
+  return %r : tensor<1x64xf32>
+}
+
+// -----
+
+func.func @split_k_step_over_slice(%A: tensor<1x256xf32>, %B: tensor<256x64xf32>, %C: tensor<1x64xf32>) -> tensor<1x64xf32> {
+  // expected-error @+1 {{pruner.config on linalg.matmul: reduction [0, 0, 64] does not divide the 32 elements of each of the 8 slices}}
+  %r = linalg.matmul {pruner.config = {workgroup = [1, 32, 0], reduction = [0, 0, 64], thread = [1, 1, 0], promote_operands = [], vector_width = 1, split_k = 8}} ins(%A, %B : tensor<1x256xf32>, tensor<256x64xf32>) outs(%C : tensor<1x64xf32>) -> tensor<1x64xf32>
+  return %r : tensor<1x64xf32>
+}
+
+// -----
+
+func.func @split_k_with_reduction_threads(%A: tensor<1x256xf32>, %B: tensor<256x64xf32>, %C: tensor<1x64xf32>) -> tensor<1x64xf32> {
+  // expected-error @+1 {{pruner.config on linalg.matmul: split_k = 2 combines with none of mma, promote_operands and reduction_threads (each slice runs the plain schedule)}}
+  %r = linalg.matmul {pruner.config = {workgroup = [1, 32, 0], reduction = [0, 0, 4], thread = [1, 32, 0], promote_operands = [], vector_width = 1, reduction_threads = 32, split_k = 2}} ins(%A, %B : tensor<1x256xf32>, tensor<256x64xf32>) outs(%C : tensor<1x64xf32>) -> tensor<1x64xf32>
+  return %r : tensor<1x64xf32>
+}
+
+// -----
+
+func.func @split_k_on_a_conv(%I: tensor<1x8x8x4xf32>, %F: tensor<3x3x4x8xf32>, %O: tensor<1x6x6x8xf32>) -> tensor<1x6x6x8xf32> {
+  // expected-error @+1 {{pruner.config on linalg.conv_2d_nhwc_hwcf: split_k = 2 applies to a reduction or a contraction with one output and one reduction loop, the innermost; linalg.conv_2d_nhwc_hwcf is not one}}
+  %r = linalg.conv_2d_nhwc_hwcf {pruner.config = {workgroup = [1, 1, 6, 8, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 4], thread = [1, 1, 1, 1, 0, 0, 0], promote_operands = [], vector_width = 1, split_k = 2}} ins(%I, %F : tensor<1x8x8x4xf32>, tensor<3x3x4x8xf32>) outs(%O : tensor<1x6x6x8xf32>) -> tensor<1x6x6x8xf32>
+  return %r : tensor<1x6x6x8xf32>
+}
+
+// -----
+
+func.func @split_k_too_many(%A: tensor<1x256xf32>, %B: tensor<256x64xf32>, %C: tensor<1x64xf32>) -> tensor<1x64xf32> {
+  // expected-error @+1 {{pruner.config on linalg.matmul: key 'split_k' must be 1 to 64 (slices of the reduction loop over blocks), got 128}}
+  %r = linalg.matmul {pruner.config = {workgroup = [1, 32, 0], reduction = [0, 0, 1], thread = [1, 1, 0], promote_operands = [], vector_width = 1, split_k = 128}} ins(%A, %B : tensor<1x256xf32>, tensor<256x64xf32>) outs(%C : tensor<1x64xf32>) -> tensor<1x64xf32>
+  return %r : tensor<1x64xf32>
+}

@@ -123,6 +123,58 @@ static void test_matmul_to_ptx(void **state) {
   prunerCompileResultRelease(&r);
 }
 
+/* Split-K (docs/schedule.md): two kernels in one PTX module (the outlined modules merged),
+ * the partial kernel first with the slices on grid y, the combining kernel after it, and
+ * the partials' workspace (split_k x the output, f32) as a buffer both take. */
+static void test_split_k_two_launches(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 1, 256, 1024, PRUNER_DTYPE_F16, PRUNER_DTYPE_F32);
+  PrunerConfig c;
+  memset(&c, 0, sizeof c);
+  c.workgroup[0] = c.thread[0] = 1;
+  c.workgroup[1] = 128;
+  c.thread[1] = 4;
+  c.reduction[2] = 16;
+  c.vector_width = 4;
+  c.split_k = 8;
+  PrunerStatus st = prunerConfigCheck(&w, &t, &c);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  PrunerCompileOptions opts = prunerCompileDefaultOptions();
+  opts.format = PRUNER_BINARY_PTX;
+  PrunerCompileResult r = prunerCompileOne(&w, &c, &t, &opts);
+  if (!r.status.ok)
+    fail_msg("compile failed: %s", r.status.message);
+  assert_int_equal(r.launch.grid[0], 2);
+  assert_int_equal(r.launch.grid[1], 8);
+  assert_int_equal(r.extras.num_next, 1);
+  const PrunerKernelLaunch *comb = &r.extras.next[0];
+  assert_int_equal(comb->grid[0], 2);
+  assert_int_equal(comb->grid[1], 1);
+  assert_int_equal(comb->block[0], 32);
+  assert_string_not_equal(comb->kernel_name, r.launch.kernel_name);
+  assert_non_null(strstr((const char *)r.binary, r.launch.kernel_name));
+  assert_non_null(strstr((const char *)r.binary, comb->kernel_name));
+  assert_int_equal(r.extras.num_workspaces, 1);
+  assert_int_equal(r.extras.workspace_bytes[0], prunerConfigWorkspaceBytes(&w, &c));
+  assert_int_equal(r.extras.workspace_bytes[0], 8 * 256 * 4);
+  /* Both kernels take the workspace (operand 3: past A, B, C); the partial kernel does
+   * not take C, the combine does not take A or B. */
+  bool main_ws = false, main_c = false, comb_ws = false, comb_a = false;
+  for (int a = 0; a < r.launch.num_args; ++a) {
+    main_ws |= r.launch.args[a].operand == 3;
+    main_c |= r.launch.args[a].operand == 2;
+  }
+  for (int a = 0; a < comb->num_args; ++a) {
+    comb_ws |= comb->args[a].operand == 3;
+    comb_a |= comb->args[a].operand == 0 || comb->args[a].operand == 1;
+  }
+  assert_true(main_ws && !main_c && comb_ws && !comb_a);
+  prunerCompileResultRelease(&r);
+}
+
 static void test_invalid_config_is_an_error(void **state) {
   (void)state;
   PrunerTargetDesc t = h200();
@@ -575,6 +627,7 @@ int main(void) {
       cmocka_unit_test(test_host_target_is_an_error),
       cmocka_unit_test(test_mlir_diagnostic_is_returned),
       cmocka_unit_test(test_matmul_to_ptx),
+      cmocka_unit_test(test_split_k_two_launches),
       cmocka_unit_test(test_context_reuse_is_invisible),
       cmocka_unit_test(test_same_ptx_as_gpu_pipeline),
       cmocka_unit_test(test_pool_stop_flag),

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -383,8 +384,9 @@ static void test_cross_thread_reduction(void **state) {
   size_t got = prunerDraftTopN(d, space, count, all);
   assert_int_equal(got, count);
   assert_true(prunerConfigReductionThreads(&all[0].config) > 1);
-  size_t one = 0;
-  while (one < got && prunerConfigReductionThreads(&all[one].config) > 1)
+  size_t one = 0; /* the best config with one thread per output and no split-K */
+  while (one < got && (prunerConfigReductionThreads(&all[one].config) > 1 ||
+                       prunerConfigSplitK(&all[one].config) > 1))
     ++one;
   assert_true(one < got);
   assert_true(all[0].predicted_us * 4.0 < all[one].predicted_us);
@@ -408,6 +410,44 @@ static void test_cross_thread_reduction(void **state) {
   prunerSpaceDestroy(space);
 }
 
+/* Split-K over blocks (docs/draft.md): on a GEMV whose output is tiny and whose K is
+ * long (1x128x16384 f32, an 8 MiB B: 128 outputs cannot fill 132 SMs, nor 108), the draft
+ * ranks a split-K config first on the H200 and the A100; its score carries the combining
+ * kernel's launch, and the slices multiply the blocks of its un-split twin. */
+static void test_split_k(void **state) {
+  (void)state;
+  static const char *const targets[] = {"sm_90", "a100-40gb"};
+  for (int i = 0; i < 2; ++i) {
+    PrunerTargetDesc t;
+    assert_true(prunerTargetLookup(targets[i], &t).ok);
+    PrunerWorkload w;
+    prunerWorkloadMatmul(&w, 1, 128, 16384, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+    PrunerSpace space;
+    assert_true(prunerSpaceCreate(&w, &t, NULL, &space).ok);
+    PrunerDraft d = makeDraft(&w, &t);
+    uint64_t count = prunerSpaceCount(space);
+    PrunerDraftCandidate *all = calloc(count, sizeof *all);
+    size_t got = prunerDraftTopN(d, space, count, all);
+    assert_int_equal(got, count);
+    const PrunerConfig *best = &all[0].config;
+    assert_true(prunerConfigSplitK(best) > 1);
+    PrunerDraftSymbols split, plain;
+    scoreOk(d, best, NULL, &split);
+    PrunerConfig twin = *best;
+    twin.split_k = 0;
+    scoreOk(d, &twin, NULL, &plain);
+    assert_int_equal(split.blocks, plain.blocks * prunerConfigSplitK(best));
+    assert_true(split.launch_us == 2.0 * plain.launch_us);
+    assert_true(split.predicted_us < plain.predicted_us);
+    printf("  %s: best %s split_k = %d, %.2f us (un-split %.2f us)\n", targets[i],
+           prunerOpKindName(w.kind), (int)prunerConfigSplitK(best), split.predicted_us,
+           plain.predicted_us);
+    free(all);
+    prunerDraftDestroy(d);
+    prunerSpaceDestroy(space);
+  }
+}
+
 /* The decode-time GEMV of GPT-2 (1x2304x768, f16 inputs, f32 accumulation): one thread
  * per output gives few, long-running threads; splitting K over a block's threads
  * (reduction_threads > 1) gives 144+ blocks of short loops, so on both the H200 and the
@@ -428,8 +468,9 @@ static void test_gemv_cross_thread(void **state) {
     size_t got = prunerDraftTopN(d, space, count, all);
     assert_int_equal(got, count);
     assert_true(prunerConfigReductionThreads(&all[0].config) > 1);
-    size_t one = 0;
-    while (one < got && prunerConfigReductionThreads(&all[one].config) > 1)
+    size_t one = 0; /* the best config with one thread per output and no split-K */
+    while (one < got && (prunerConfigReductionThreads(&all[one].config) > 1 ||
+                         prunerConfigSplitK(&all[one].config) > 1))
       ++one;
     assert_true(one < got);
     assert_true(all[0].predicted_us * 1.5 < all[one].predicted_us);
@@ -599,6 +640,7 @@ int main(void) {
       cmocka_unit_test(test_create_rejects_bad_target),
       cmocka_unit_test(test_cross_thread_reduction),
       cmocka_unit_test(test_gemv_cross_thread),
+      cmocka_unit_test(test_split_k),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -345,7 +345,7 @@ static void test_iree_cuda(void **state) {
   PrunerSpace gs = NULL, is = NULL;
   assert_true(prunerSpaceCreate(&w, &gpu, NULL, &gs).ok);
   assert_true(prunerSpaceCreate(&w, &t, NULL, &is).ok);
-  uint64_t gpu_xr = 0, gpu_mma = 0, gpu_staged = 0, gpu_wide = 0, iree_mma = 0;
+  uint64_t gpu_xr = 0, gpu_mma = 0, gpu_staged = 0, gpu_wide = 0, gpu_split = 0, iree_mma = 0;
   PrunerConfig staged;
   for (uint64_t i = 0; i < prunerSpaceCount(gs); ++i) {
     PrunerConfig c;
@@ -354,7 +354,8 @@ static void test_iree_cuda(void **state) {
     gpu_mma += c.mma != 0 && !c.promote_operands;
     if (c.mma && c.promote_operands) /* staged in shared memory by our schedule: ours only */
       staged = c, ++gpu_staged;
-    gpu_wide += c.vector_width == 8; /* 16-byte loads of f16: ours only */
+    gpu_wide += c.vector_width == 8 && prunerConfigSplitK(&c) == 1; /* 16-byte f16 loads: ours only */
+    gpu_split += prunerConfigSplitK(&c) > 1; /* two kernels and a workspace: ours only */
   }
   assert_true(gpu_xr > 0);
   assert_true(gpu_mma > 0);
@@ -365,9 +366,25 @@ static void test_iree_cuda(void **state) {
   assert_non_null(strstr(st.message, "stages tensor-core operands itself"));
   /* ...iree-cuda's holds the same global-memory tensor-core configs (IREE's mma_kind
    * states them; IREE promotes their operands itself), no cross-thread one and no vector
-   * width 8 (IREE chooses its own vector sizes); every config of it is a GPU config and
+   * width 8 (IREE chooses its own vector sizes), no split-K; every config of it is a GPU config and
    * the draft scores it. */
-  assert_int_equal(prunerSpaceCount(is), prunerSpaceCount(gs) - gpu_xr - gpu_wide - gpu_staged);
+  /* Split-K (listed on our GPU targets for long reductions only; none at K = 512): two
+   * kernels and a workspace, which IREE's lowering_config cannot state. */
+  PrunerConfig split = staged;
+  memset(&split, 0, sizeof split);
+  split.workgroup[0] = split.thread[0] = 1;
+  split.workgroup[1] = 64;
+  split.thread[1] = 2;
+  split.reduction[2] = 16;
+  split.vector_width = 1;
+  split.split_k = 4;
+  assert_true(prunerConfigCheck(&w, &gpu, &split).ok);
+  st = prunerConfigCheck(&w, &t, &split);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "split_k = 4 (two kernels and a workspace) is for the "
+                                     "project's GPU targets only"));
+  assert_int_equal(prunerSpaceCount(is),
+                   prunerSpaceCount(gs) - gpu_xr - gpu_wide - gpu_staged - gpu_split);
   PrunerDraft d = NULL;
   st = prunerDraftCreate(&w, &t, &d);
   if (!st.ok)

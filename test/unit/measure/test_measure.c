@@ -86,6 +86,21 @@ static void writeBundle(void) {
   fakeResult(&r, "conv_kernel");
   assert_true(prunerBundleAddCandidate(b, &conv, &cc, &r, 3.0, -1.5, &id).ok);
   assert_int_equal(id, 1);
+  /* Split-K: a combining kernel after the main one and a workspace (operand 3 of the
+   * matmul: past A, B and C). */
+  fakeResult(&r, "partial_kernel");
+  r.extras.num_next = 1;
+  r.extras.next[0] = r.launch;
+  snprintf(r.extras.next[0].kernel_name, sizeof r.extras.next[0].kernel_name, "combine_kernel");
+  r.extras.next[0].grid[0] = 3;
+  r.extras.next[0].args[0].operand = 3;
+  r.extras.num_workspaces = 1;
+  r.extras.workspace_bytes[0] = 65536;
+  PrunerConfig sk = c;
+  sk.promote_operands = 0;
+  sk.split_k = 4;
+  assert_true(prunerBundleAddCandidate(b, &mm, &sk, &r, 1.0, 0.0, &id).ok);
+  assert_int_equal(id, 2);
   /* a failed compile is refused */
   r.status = prunerStatusError("ptxas: too many resources");
   st = prunerBundleAddCandidate(b, &mm, &c, &r, 0, 0, NULL);
@@ -106,7 +121,7 @@ static void test_round_trip(void **state) {
   assert_string_equal(prunerBundleTargetArch(b), "sm_90");
   assert_string_equal(prunerBundleTargetName(b), "h200");
   assert_int_equal(prunerBundleNumWorkloads(b), 2);
-  assert_int_equal(prunerBundleNumCandidates(b), 2);
+  assert_int_equal(prunerBundleNumCandidates(b), 3);
   PrunerWorkload mm;
   prunerWorkloadMatmul(&mm, 128, 256, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   const PrunerBundleCandidate *c = prunerBundleGetCandidate(b, 0);
@@ -128,6 +143,17 @@ static void test_round_trip(void **state) {
   assert_int_equal(c->launch.resources.spill_store_bytes, 4);
   assert_true(c->draft_score_us == 12.5 && c->verifier_score == 0.75);
   assert_int_equal(c->output_init, PRUNER_OUTPUT_ZERO);
+  assert_int_equal(c->extras.num_next, 0);
+  assert_int_equal(c->extras.num_workspaces, 0);
+  const PrunerBundleCandidate *c2 = prunerBundleGetCandidate(b, 2);
+  assert_int_equal(c2->config.split_k, 4);
+  assert_int_equal(c2->extras.num_next, 1);
+  assert_string_equal(c2->extras.next[0].kernel_name, "combine_kernel");
+  assert_int_equal(c2->extras.next[0].grid[0], 3);
+  assert_int_equal(c2->extras.next[0].args[0].operand, 3);
+  assert_int_equal(c2->extras.next[0].num_args, c2->launch.num_args);
+  assert_int_equal(c2->extras.num_workspaces, 1);
+  assert_int_equal(c2->extras.workspace_bytes[0], 65536);
   const PrunerBundleCandidate *c1 = prunerBundleGetCandidate(b, 1);
   assert_int_equal(c1->workload, 1);
   assert_true(c1->verifier_score == -1.5);

@@ -144,6 +144,31 @@ static void test_mma_json(void **state) {
   assert_false(st.ok);
   assert_non_null(strstr(st.message, "stages"));
   cJSON_Delete(json);
+  /* split_k: likewise written only when > 1, read back, compared and hashed apart. */
+  PrunerConfig sk;
+  memset(&sk, 0, sizeof sk);
+  sk.workgroup[0] = sk.thread[0] = 1;
+  sk.workgroup[1] = 64;
+  sk.thread[1] = 2;
+  sk.reduction[2] = 16;
+  sk.vector_width = 2;
+  assert_null(cJSON_GetObjectItemCaseSensitive(json = parsedText(prunerConfigToJsonText(&sk, 3)),
+                                               "split_k"));
+  cJSON_Delete(json);
+  sk.split_k = 8;
+  json = parsedText(prunerConfigToJsonText(&sk, 3));
+  item = cJSON_GetObjectItemCaseSensitive(json, "split_k");
+  assert_non_null(item);
+  assert_int_equal((int)item->valuedouble, 8);
+  assert_true(configFromNode(json, &back).ok);
+  assert_int_equal(memcmp(&sk, &back, sizeof sk), 0);
+  back.split_k = 0;
+  assert_false(prunerConfigEqual(&sk, &back));
+  cJSON_ReplaceItemInObject(json, "split_k", cJSON_CreateNumber(128));
+  st = configFromNode(json, &back);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "split_k"));
+  cJSON_Delete(json);
 }
 
 static void makeRecord(PrunerRecord *r, const char *target, int64_t tile, double median) {

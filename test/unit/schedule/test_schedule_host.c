@@ -420,6 +420,7 @@ static void test_reduction(void **state) {
 }
 
 static bool isCrossThread(const PrunerConfig *c) { return prunerConfigReductionThreads(c) > 1; }
+static bool isSplitK(const PrunerConfig *c) { return prunerConfigSplitK(c) > 1; }
 static bool isImplicitGemm(const PrunerConfig *c) { return c->promote_operands != 0; }
 
 /* Every `stride`-th config of the op's space that `pick` selects (every one with
@@ -577,6 +578,98 @@ static void test_gemv_cross_thread(void **state) {
       NULL};
   checkKind(bmm, 2, bmm_cross);
   checkCrossThreadConfigs(bmm);
+}
+
+static bool isSplitK(const PrunerConfig *c);
+static void checkConfigsWhere(const char *tmpl, bool (*pick)(const PrunerConfig *), int stride,
+                              const char *what);
+
+/* Split-K over blocks (split_k > 1, docs/schedule.md): a partial kernel per slice into a
+ * workspace, then a combining kernel; with a fill (fused into the combine), accumulating
+ * into C (no fill), vectorized slices, one block per slice, a batch_matmul and a row
+ * reduction. */
+static void test_split_k(void **state) {
+  (void)state;
+  static const char *gemv =
+      "func.func @kernel(%A: tensor<1x256xf32>, %B: tensor<256x96xf32>, %C: tensor<1x96xf32>) -> tensor<1x96xf32> {\n"
+      "  %z = arith.constant 0.0 : f32\n"
+      "  %f = linalg.fill ins(%z : f32) outs(%C : tensor<1x96xf32>) -> tensor<1x96xf32>\n"
+      "  %r = linalg.matmul {pruner.config = CONFIG} ins(%A, %B : tensor<1x256xf32>, tensor<256x96xf32>)\n"
+      "      outs(%f : tensor<1x96xf32>) -> tensor<1x96xf32>\n"
+      "  return %r : tensor<1x96xf32>\n}\n";
+  static const char *const gemv_split[] = {
+      "{workgroup = [1, 32, 0], reduction = [0, 0, 8], thread = [1, 1, 0], promote_operands = [], "
+      "vector_width = 1, split_k = 4}",
+      "{workgroup = [1, 96, 0], reduction = [0, 0, 4], thread = [1, 2, 0], promote_operands = [], "
+      "vector_width = 2, split_k = 8}",
+      "{workgroup = [1, 32, 0], reduction = [0, 0, 32], thread = [1, 1, 0], promote_operands = [], "
+      "vector_width = 1, split_k = 8}",
+      "{workgroup = [1, 32, 0], reduction = [0, 0, 1], thread = [1, 1, 0], promote_operands = [], "
+      "vector_width = 1, split_k = 64}",
+      NULL};
+  checkKind(gemv, 0, gemv_split);
+  static const char *acc =
+      "func.func @kernel(%A: tensor<8x128xf32>, %B: tensor<128x32xf32>, %C: tensor<8x32xf32>) -> tensor<8x32xf32> {\n"
+      "  %r = linalg.matmul {pruner.config = CONFIG} ins(%A, %B : tensor<8x128xf32>, tensor<128x32xf32>)\n"
+      "      outs(%C : tensor<8x32xf32>) -> tensor<8x32xf32>\n"
+      "  return %r : tensor<8x32xf32>\n}\n";
+  static const char *const acc_split[] = {
+      "{workgroup = [8, 16, 0], reduction = [0, 0, 4], thread = [2, 2, 0], promote_operands = [], "
+      "vector_width = 2, split_k = 2}",
+      "{workgroup = [8, 32, 0], reduction = [0, 0, 16], thread = [1, 4, 0], promote_operands = [], "
+      "vector_width = 4, split_k = 4}",
+      NULL};
+  checkKind(acc, 0, acc_split);
+  static const char *bmm =
+      "func.func @kernel(%A: tensor<3x1x64xf32>, %B: tensor<3x64x32xf32>, %C: tensor<3x1x32xf32>) -> tensor<3x1x32xf32> {\n"
+      "  %z = arith.constant 0.0 : f32\n"
+      "  %f = linalg.fill ins(%z : f32) outs(%C : tensor<3x1x32xf32>) -> tensor<3x1x32xf32>\n"
+      "  %r = linalg.batch_matmul {pruner.config = CONFIG} ins(%A, %B : tensor<3x1x64xf32>, tensor<3x64x32xf32>)\n"
+      "      outs(%f : tensor<3x1x32xf32>) -> tensor<3x1x32xf32>\n"
+      "  return %r : tensor<3x1x32xf32>\n}\n";
+  static const char *const bmm_split[] = {
+      "{workgroup = [1, 1, 32, 0], reduction = [0, 0, 0, 4], thread = [1, 1, 1, 0], "
+      "promote_operands = [], vector_width = 1, split_k = 4}",
+      NULL};
+  checkKind(bmm, 0, bmm_split);
+  static const char *rowsum =
+      "func.func @kernel(%X: tensor<64x512xf32>, %Y: tensor<64xf32>) -> tensor<64xf32> {\n"
+      "  %z = arith.constant 0.0 : f32\n"
+      "  %f = linalg.fill ins(%z : f32) outs(%Y : tensor<64xf32>) -> tensor<64xf32>\n"
+      "  %r = linalg.generic {indexing_maps = [affine_map<(r, c) -> (r, c)>, affine_map<(r, c) -> (r)>],\n"
+      "      iterator_types = [\"parallel\", \"reduction\"], pruner.config = CONFIG}\n"
+      "      ins(%X : tensor<64x512xf32>) outs(%f : tensor<64xf32>) {\n"
+      "  ^bb0(%x: f32, %acc: f32):\n    %s = arith.addf %x, %acc : f32\n    linalg.yield %s : f32\n"
+      "  } -> tensor<64xf32>\n"
+      "  return %r : tensor<64xf32>\n}\n";
+  static const char *const rowsum_split[] = {
+      "{workgroup = [32, 0], reduction = [0, 8], thread = [1, 0], promote_operands = [], "
+      "vector_width = 1, split_k = 16}",
+      "{workgroup = [64, 0], reduction = [0, 64], thread = [2, 0], promote_operands = [], "
+      "vector_width = 2, split_k = 8}",
+      NULL};
+  checkKind(rowsum, 0, rowsum_split);
+  /* Every 40th split-K config the space lists for a GEMV with a long K (the listing needs
+   * K >= 1024; docs/space.md), and for a row sum of long rows. */
+  static const char *longk =
+      "func.func @kernel(%A: tensor<1x2048xf32>, %B: tensor<2048x64xf32>, %C: tensor<1x64xf32>) -> tensor<1x64xf32> {\n"
+      "  %z = arith.constant 0.0 : f32\n"
+      "  %f = linalg.fill ins(%z : f32) outs(%C : tensor<1x64xf32>) -> tensor<1x64xf32>\n"
+      "  %r = linalg.matmul {pruner.config = CONFIG} ins(%A, %B : tensor<1x2048xf32>, tensor<2048x64xf32>)\n"
+      "      outs(%f : tensor<1x64xf32>) -> tensor<1x64xf32>\n"
+      "  return %r : tensor<1x64xf32>\n}\n";
+  checkConfigsWhere(longk, isSplitK, 40, "split-K");
+  static const char *longrows =
+      "func.func @kernel(%X: tensor<32x2048xf32>, %Y: tensor<32xf32>) -> tensor<32xf32> {\n"
+      "  %z = arith.constant 0.0 : f32\n"
+      "  %f = linalg.fill ins(%z : f32) outs(%Y : tensor<32xf32>) -> tensor<32xf32>\n"
+      "  %r = linalg.generic {indexing_maps = [affine_map<(r, c) -> (r, c)>, affine_map<(r, c) -> (r)>],\n"
+      "      iterator_types = [\"parallel\", \"reduction\"], pruner.config = CONFIG}\n"
+      "      ins(%X : tensor<32x2048xf32>) outs(%f : tensor<32xf32>) {\n"
+      "  ^bb0(%x: f32, %acc: f32):\n    %s = arith.addf %x, %acc : f32\n    linalg.yield %s : f32\n"
+      "  } -> tensor<32xf32>\n"
+      "  return %r : tensor<32xf32>\n}\n";
+  checkConfigsWhere(longrows, isSplitK, 10, "split-K");
 }
 
 /* A reduction initialised by a fill (a softmax's row max starts at -inf): apply-config
@@ -843,6 +936,7 @@ int main(void) {
       cmocka_unit_test(test_reduction),
       cmocka_unit_test(test_reduction_fill),
       cmocka_unit_test(test_gemv_cross_thread),
+      cmocka_unit_test(test_split_k),
       cmocka_unit_test(test_matmul_bias),
       cmocka_unit_test(test_matmul_bias_fused),
       cmocka_unit_test(test_library_path),

@@ -94,6 +94,7 @@ typedef struct Brute {
   uint64_t valid, total, missing;
   uint64_t cost_dropped; /* valid but for the compile-cost rule */
   uint64_t igemm;        /* valid implicit-GEMM convs: the space's list, not its raw product */
+  uint64_t split_k;      /* listed split-K configs (docs/space.md), likewise */
   PrunerConfig config;
 } Brute;
 
@@ -170,6 +171,32 @@ static bool bruteIgemmGrid(const PrunerWorkload *w, const PrunerConfig *c) {
          (tf == 1 || tf == 2 || tf == 4 || tf == 8) && k_step;
 }
 
+/* Split-K (docs/space.md): the current plain config with each power-of-two slice count is
+ * listed iff valid, the output has at most 1024 elements per SM, the reduction loop at
+ * least 1024, the plain grid has fewer blocks than SMs and the sliced one at most 4 per
+ * SM. Written out independently. */
+static void bruteSplitK(Brute *b) {
+  const PrunerWorkload *w = b->w;
+  const PrunerOperand *out = &w->operands[w->num_inputs];
+  int64_t outputs = 1, blocks = 1;
+  for (int d = 0; d < out->rank; ++d)
+    outputs *= out->shape[d];
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL)
+      blocks *= w->bounds[l] / b->config.workgroup[l];
+  for (int32_t s = 2; s <= 64; s *= 2) {
+    b->config.split_k = s;
+    bool ok = prunerConfigIsValid(w, b->t, &b->config);
+    assert_int_equal(ok, prunerConfigCheck(w, b->t, &b->config).ok);
+    bool listed = ok && outputs <= 1024 * b->t->sm_count &&
+                  w->bounds[w->num_loops - 1] >= 1024 && blocks < b->t->sm_count &&
+                  blocks * s <= 4 * b->t->sm_count;
+    assert_int_equal(listed, prunerSpaceContains(b->space, &b->config));
+    b->split_k += listed;
+  }
+  b->config.split_k = 0;
+}
+
 static void bruteVisit(Brute *b) {
   /* 8 only when every input is 16-bit or narrower (16-byte loads; docs/config.md rule 1). */
   static const int widths[4] = {1, 2, 4, 8};
@@ -233,6 +260,8 @@ static void bruteVisit(Brute *b) {
         assert_int_equal(valid, prunerSpaceContains(b->space, &b->config));
         if (valid)
           ++b->valid;
+        if (xthreads[x] == 0 && b->promote[p] == 0)
+          bruteSplitK(b);
       }
     }
 }
@@ -294,6 +323,9 @@ static uint64_t bruteMma(Brute *b) {
 
 /* Count == brute force; the raw size is the cartesian product (plus the mma list); every
  * index round-trips and every enumerated config passes prunerConfigCheck. */
+/* Split-K configs the last checkAgainstBruteForce found listed. */
+static uint64_t g_split_k;
+
 static uint64_t checkAgainstBruteForce(const PrunerWorkload *w, int round_trip_all) {
   PrunerTargetDesc t = h200();
   Brute *b = calloc(1, sizeof(*b));
@@ -304,8 +336,9 @@ static uint64_t checkAgainstBruteForce(const PrunerWorkload *w, int round_trip_a
   bruteCandidates(b);
   bruteLoop(b, 0);
   uint64_t mma = bruteMma(b);
-  b->total += mma + b->igemm;
-  b->valid += mma + b->igemm;
+  g_split_k = b->split_k;
+  b->total += mma + b->igemm + b->split_k;
+  b->valid += mma + b->igemm + b->split_k;
   uint64_t count = prunerSpaceCount(b->space);
   printf("  %-60s raw %8llu valid %7llu (compile-cost rule dropped %llu)\n", w->key,
          (unsigned long long)b->total, (unsigned long long)count,
@@ -351,6 +384,10 @@ static void bruteMatmul(void **state) {
   assert_true(checkAgainstBruteForce(&w, 0) > 0); /* the rule bites here */
   prunerWorkloadMatmul(&w, 256, 256, 64, PRUNER_DTYPE_F16, PRUNER_DTYPE_F32);
   checkAgainstBruteForce(&w, 0);
+  /* Skinny with a long K: split-K configs listed (docs/space.md). */
+  prunerWorkloadMatmul(&w, 2, 64, 2048, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  checkAgainstBruteForce(&w, 0);
+  assert_true(g_split_k > 0);
 }
 
 /* The tensor-core list: present for f16 -> f32 matmuls on sm_80 and later, absent for
@@ -388,6 +425,7 @@ static void mmaSpace(void **state) {
   while (prunerSpaceNext(s, &raw, &c))
     assert_int_equal(c.mma, 0);
   prunerSpaceDestroy(s);
+  memset(&c, 0, sizeof c);
   c.workgroup[0] = 64;
   c.workgroup[1] = 64;
   c.thread[0] = 32;
@@ -587,6 +625,9 @@ static void bruteReduction(void **state) {
   PrunerWorkload w;
   rowReduction(&w, 12, 16, 128);
   checkAgainstBruteForce(&w, 1);
+  rowReduction(&w, 2, 8, 4096); /* 16 long rows: split-K listed */
+  checkAgainstBruteForce(&w, 0);
+  assert_true(g_split_k > 0);
 }
 
 /* prunerSpaceSample: distinct valid configs, reproducible from the seed, the filter
