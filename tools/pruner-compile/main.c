@@ -46,14 +46,17 @@ typedef struct Args {
   long random, jobs, op_index, memory_mb, min_reduction_threads, vector_width;
   uint64_t seed;
   double timeout;
-  int quiet, study_registers, mma, igemm;
+  int quiet, study_registers, mma, igemm, split_k;
 } Args;
 
-/* --mma and --implicit-gemm draws: the tensor-core configs and the implicit-GEMM convs
- * are the space's listed tail, too rare for the sampler's bounded redraws, so they are
- * listed (index order) and shuffled. Returns how many of them land in configs / indices
- * (at most n). */
-static size_t sampleListed(PrunerSpace space, int want_mma, size_t n, uint64_t *rng,
+/* The space's listed configs a --random draw may be restricted to. */
+typedef enum ListedKind { LISTED_IGEMM = 0, LISTED_MMA, LISTED_SPLIT_K } ListedKind;
+
+/* --mma, --implicit-gemm and --split-k draws: the tensor-core, implicit-GEMM and split-K
+ * configs are the space's listed tail, too rare for the sampler's bounded redraws, so they
+ * are listed (index order) and shuffled. Returns how many of them land in configs /
+ * indices (at most n). */
+static size_t sampleListed(PrunerSpace space, ListedKind kind, size_t n, uint64_t *rng,
                            PrunerConfig *configs, uint64_t *indices) {
   size_t cap = 256, count = 0;
   PrunerConfig *all = malloc(cap * sizeof *all);
@@ -63,7 +66,10 @@ static size_t sampleListed(PrunerSpace space, int want_mma, size_t n, uint64_t *
   /* Implicit GEMM: promote_operands on a conv_2d_nhwc_hwcf (on a matmul it is promotion). */
   bool conv = prunerSpaceGetWorkload(space)->kind == PRUNER_OP_CONV_2D_NHWC_HWCF;
   while (all && idx && prunerSpaceNext(space, &raw, &c)) {
-    if (want_mma ? c.mma != 0 : conv && c.promote_operands != 0) {
+    bool pick = kind == LISTED_MMA       ? c.mma != 0
+                : kind == LISTED_SPLIT_K ? prunerConfigSplitK(&c) > 1
+                                         : conv && c.promote_operands != 0;
+    if (pick) {
       if (count == cap) {
         cap *= 2;
         PrunerConfig *a2 = realloc(all, cap * sizeof *all);
@@ -105,7 +111,8 @@ static void usage(FILE *f) {
              "[--op-index=I])\n"
              "         [--dtype=f32] [--config='{...}' | --random=N [--seed=S]] [--target=sm_90]\n"
              "         [--jobs=N] [--timeout=SECONDS] [--memory-mb=MB] [--format=cubin|ptx]\n"
-             "         [--min-reduction-threads=R | --mma | --implicit-gemm | --vector-width=W]\n"
+             "         [--min-reduction-threads=R | --mma | --implicit-gemm | --split-k |\n"
+             "          --vector-width=W]\n"
              "         [--study-registers]\n"
              "         [--out=DIR] [--quiet]\n"
              "kinds: matmul (MxNxK), batch_matmul (BxMxNxK),\n"
@@ -176,6 +183,8 @@ static int parseArgs(int argc, char **argv, Args *a) {
       a->mma = 1;
     else if (strcmp(s, "--implicit-gemm") == 0)
       a->igemm = 1;
+    else if (strcmp(s, "--split-k") == 0)
+      a->split_k = 1;
     else if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
       usage(stdout);
       exit(0);
@@ -194,15 +203,17 @@ static int parseArgs(int argc, char **argv, Args *a) {
     usage(stderr);
     return 2;
   }
-  if ((a->min_reduction_threads || a->mma || a->igemm || a->vector_width) && !a->random) {
+  if ((a->min_reduction_threads || a->mma || a->igemm || a->split_k || a->vector_width) &&
+      !a->random) {
     fprintf(stderr, "pruner-compile: %s filters --random draws\n",
-            a->mma ? "--mma" : a->igemm ? "--implicit-gemm"
+            a->mma ? "--mma" : a->igemm ? "--implicit-gemm" : a->split_k ? "--split-k"
             : a->vector_width ? "--vector-width" : "--min-reduction-threads");
     return 2;
   }
-  if ((a->min_reduction_threads != 0) + a->mma + a->igemm + (a->vector_width != 0) > 1) {
-    fprintf(stderr, "pruner-compile: --min-reduction-threads, --mma, --implicit-gemm and "
-                    "--vector-width exclude each other\n");
+  if ((a->min_reduction_threads != 0) + a->mma + a->igemm + a->split_k + (a->vector_width != 0) >
+      1) {
+    fprintf(stderr, "pruner-compile: --min-reduction-threads, --mma, --implicit-gemm, "
+                    "--split-k and --vector-width exclude each other\n");
     return 2;
   }
   if (a->config && a->random) {
@@ -544,11 +555,12 @@ int main(int argc, char **argv) {
     printf("workload %s on %s: %llu valid configs\n", w.key, t.name,
            (unsigned long long)prunerSpaceCount(space));
     uint64_t rng = a.seed;
-    if (a.mma || a.igemm) {
-      n = sampleListed(space, a.mma, n, &rng, configs, indices);
+    if (a.mma || a.igemm || a.split_k) {
+      ListedKind kind = a.mma ? LISTED_MMA : a.split_k ? LISTED_SPLIT_K : LISTED_IGEMM;
+      n = sampleListed(space, kind, n, &rng, configs, indices);
       if (n == 0) {
         fprintf(stderr, "pruner-compile: the space of %s has no %s configs\n", w.key,
-                a.mma ? "tensor-core" : "implicit-GEMM");
+                a.mma ? "tensor-core" : a.split_k ? "split-K" : "implicit-GEMM");
         prunerSpaceDestroy(space);
         free(configs), free(indices);
         return 1;
