@@ -30,6 +30,9 @@
 #   check-gemv       test/gpu/Inputs/gemv.mlir (GPT-2 decode QKV GEMV 1x768 . 768x2304,
 #                    f16 in, f32 accumulation; cuBLAS baseline: GemmEx, f16 in, f32 compute)
 #   check-rowred     test/gpu/Inputs/row-reduction.mlir (row sum 128x4096 f32; no cuBLAS)
+#   check-splitk     test/gpu/Inputs/gemv-down.mlir (GPT-2 decode MLP down GEMV 1x3072 .
+#                    3072x768, f16 in, f32 accumulation), split-K and cross-thread configs
+#                    only (--schedules=split-k,cross-thread; cuBLAS GemmEx baseline)
 #   dataset-matmul   matmul.mlir, DATASET_SIZE picks, ε = DATASET_EPSILON, seed 2: about
 #                    (1-ε)·N of the draft's top configs and ε·N uniformly random valid ones.
 #                    NOT the complete space (39,166 valid configs).
@@ -38,7 +41,7 @@
 #
 # Environment: BUILD (default build-gpuprep), JOBS (compile workers, default 2),
 # CHECK_PER_OP (100), CHECK_EPSILON (0.2), DATASET_SIZE (3000), DATASET_EPSILON (0.3333),
-# FORCE=1 (recompile bundles that exist), BUNDLES (default: all ten), WORK (unpacked
+# FORCE=1 (recompile bundles that exist), BUNDLES (default: all eleven), WORK (unpacked
 # bundles and logs, default out/gpu-bundles; not carried).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -50,7 +53,7 @@ work=${WORK:-out/gpu-bundles}
 jobs=${JOBS:-2}
 carry_limit=$((64 * 1024 * 1024)) # the run tool's limit on carried paths, all together
 target=h200
-all_bundles=${BUNDLES:-check-matmul check-bmm check-conv check-igemm check-tc check-tcs check-gemv check-rowred dataset-matmul dataset-conv}
+all_bundles=${BUNDLES:-check-matmul check-bmm check-conv check-igemm check-tc check-tcs check-gemv check-rowred check-splitk dataset-matmul dataset-conv}
 
 die() { echo "gpu-session: $*" >&2; exit 1; }
 
@@ -135,6 +138,8 @@ prepare() {
         --schedules=tensor-core-staged ;;
       check-gemv) compile_bundle "$b" $in/gemv.mlir "$per_op" "$per_op" "$ce" 1 ;;
       check-rowred) compile_bundle "$b" $in/row-reduction.mlir "$per_op" "$per_op" "$ce" 1 ;;
+      check-splitk) compile_bundle "$b" $in/gemv-down.mlir "$per_op" "$per_op" "$ce" 1 \
+        --schedules=split-k,cross-thread ;;
       dataset-matmul) compile_bundle "$b" $in/matmul.mlir "$size" "$size" "$de" 2 ;;
       dataset-conv) compile_bundle "$b" $in/conv.mlir "$size" "$size" "$de" 3 ;;
       *) die "unknown bundle '$b'" ;;

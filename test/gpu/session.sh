@@ -10,7 +10,8 @@
 # was measured before a kill is not lost (lib/records fsyncs each line):
 #   session.log                  this script's output (env, tables at its end)
 #   check-records.jsonl          the check bundles (check-matmul, check-bmm, check-conv,
-#                                check-igemm, check-tc, check-tcs, check-gemv, check-rowred)
+#                                check-igemm, check-tc, check-tcs, check-gemv, check-rowred,
+#                                check-splitk)
 #                                + cuBLAS baselines
 #   dataset-<w>-records.jsonl    the dataset bundles (matmul, conv; no finals)
 #   summary.txt                  the tables from the records (test/gpu/summarize.sh)
