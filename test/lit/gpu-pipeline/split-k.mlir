@@ -35,7 +35,10 @@ func.func @gemv(%A: tensor<1x768xf16>, %B: tensor<768x2304xf16>, %C: tensor<1x23
 }
 
 // A row sum over 16 long rows (16 x 65536): 16 outputs cannot fill a GPU; 64 slices of 1024
-// elements give 64 blocks of 16 threads, one row each.
+// elements give 64 blocks of 16 threads, one row each. vector_width = 1 (a thread tile of 1
+// row allows no more), yet both kernels are vectorized: the partial reads 16-byte vectors
+// of its row and keeps its sum in a register, one store at the end (scalar, it stored the
+// partial back after every element: 17 stores for 16 adds).
 // CHECK-LABEL: llvm.func @rowsum(
 // CHECK: llvm.call @mgpuMemAlloc
 // CHECK: gpu.launch_func {{ *}}@rowsum_kernel::@rowsum_kernel
@@ -43,7 +46,10 @@ func.func @gemv(%A: tensor<1x768xf16>, %B: tensor<768x2304xf16>, %C: tensor<1x23
 // CHECK: llvm.call @mgpuMemFree
 // CHECK: gpu.binary @rowsum_kernel
 // CHECK-SAME: .maxntid 16, 1, 1
+// CHECK-SAME: ld.global.v4.b32
 // CHECK-SAME: add.rn.f32
+// CHECK-NOT: st.global
+// CHECK-SAME: bra
 // CHECK-SAME: st.global.b32
 // CHECK: gpu.binary @[[COMBINE]]
 // CHECK-SAME: .maxntid 16, 1, 1
