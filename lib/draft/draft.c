@@ -581,7 +581,9 @@ static double estimateRegisters(const struct PrunerDraftImpl *d, const PrunerCon
   if (g->xthreads > 1)
     return g->ithreads <= d->t.warp_size ? kCrossThreadOneWarpRegisters : kCrossThreadRegisters;
   double step_loads = dmin(frag_regs * g->red_points_step, kLoadWindow);
-  bool vectorized = config->vector_width > 1 || config->promote_operands != 0;
+  /* Split-K kernels are vectorized whatever vector_width says (docs/schedule.md). */
+  bool vectorized = config->vector_width > 1 || config->promote_operands != 0 ||
+                    prunerConfigSplitK(config) > 1;
   double regs =
       vectorized
           ? kBaseRegisters + g->acc_elems * d->acc_regs_per_elem + kLoadsInFlight * step_loads
@@ -589,6 +591,17 @@ static double estimateRegisters(const struct PrunerDraftImpl *d, const PrunerCon
                 kScalarLoadsInFlight * step_loads;
   if (g->ithreads <= d->t.warp_size)
     regs *= kOneWarpFactor;
+  /* ptxas unrolls a reduction loop while its registers still let the SM keep as many of
+   * the kernel's blocks as the block and thread limits allow: blocks of one warp go up to
+   * 64 registers on a 64K-register SM with 32 resident blocks, larger ones to 32
+   * (docs/draft.md, "Registers": the occupancy budget). Not with staged operands, whose
+   * barriers end each unrolled step (their counts stay below it). */
+  if (hasReductionLoop(&d->w) && config->promote_operands == 0) {
+    double resident_warps = dmin((double)d->t.max_blocks_per_sm * (double)g->warps,
+                                 (double)d->t.max_threads_per_sm / d->t.warp_size);
+    if (resident_warps > 0)
+      regs = dmax(regs, (double)d->t.regs_per_sm / (resident_warps * d->t.warp_size));
+  }
   return regs;
 }
 
