@@ -170,30 +170,16 @@ static PrunerStatus readMma(const PrunerWorkload *w, MlirAttribute a, int32_t *o
   return prunerStatusOk();
 }
 
-/* Optional; absent means one stage. 1..PRUNER_MAX_STAGES (0 reads as 1). */
-static PrunerStatus readStages(const PrunerWorkload *w, MlirAttribute a, int32_t *out) {
+/* An optional count from 1 to `max` where 0 reads as 1 (stored as 0, as configs without
+ * the key): `what` says what it counts, for the message. */
+static PrunerStatus readCount(const PrunerWorkload *w, MlirAttribute a, const char *key,
+                              int64_t max, const char *what, int32_t *out) {
   int64_t v = 0;
   char text[96];
-  if (!integerValue(a, &v) || v < 0 || v > PRUNER_MAX_STAGES) {
+  if (!integerValue(a, &v) || v < 0 || v > max) {
     prunerIrAttrToString(a, text, sizeof text);
-    return prunerStatusError("pruner.config on %s: key 'stages' must be 1 to %d (shared buffers "
-                             "of a staged tensor-core config), got %s",
-                             w->op_name, PRUNER_MAX_STAGES, text);
-  }
-  *out = v > 1 ? (int32_t)v : 0;
-  return prunerStatusOk();
-}
-
-/* Optional; absent means no split. 1..PRUNER_MAX_SPLIT_K (0 reads as 1); whether it
- * divides the reduction loop is prunerConfigCheck's. */
-static PrunerStatus readSplitK(const PrunerWorkload *w, MlirAttribute a, int32_t *out) {
-  int64_t v = 0;
-  char text[96];
-  if (!integerValue(a, &v) || v < 0 || v > PRUNER_MAX_SPLIT_K) {
-    prunerIrAttrToString(a, text, sizeof text);
-    return prunerStatusError("pruner.config on %s: key 'split_k' must be 1 to %d (slices of "
-                             "the reduction loop over blocks), got %s",
-                             w->op_name, PRUNER_MAX_SPLIT_K, text);
+    return prunerStatusError("pruner.config on %s: key '%s' must be 1 to %lld (%s), got %s",
+                             w->op_name, key, (long long)max, what, text);
   }
   *out = v > 1 ? (int32_t)v : 0;
   return prunerStatusOk();
@@ -232,9 +218,12 @@ PrunerStatus prunerConfigFromAttribute(const PrunerWorkload *w, MlirAttribute at
     else if (strcmp(key, "mma") == 0)
       s = readMma(w, e.attribute, &out->mma);
     else if (strcmp(key, "stages") == 0)
-      s = readStages(w, e.attribute, &out->stages);
+      s = readCount(w, e.attribute, key, PRUNER_MAX_STAGES,
+                    "shared buffers of a staged tensor-core config", &out->stages);
     else if (strcmp(key, "split_k") == 0)
-      s = readSplitK(w, e.attribute, &out->split_k);
+      /* Whether it divides the reduction loop is prunerConfigCheck's. */
+      s = readCount(w, e.attribute, key, PRUNER_MAX_SPLIT_K,
+                    "slices of the reduction loop over blocks", &out->split_k);
     else
       s = prunerStatusError("pruner.config on %s: unknown key '%s' (expected %s)", w->op_name, key,
                             kKeys);

@@ -26,6 +26,42 @@ static PrunerDraft makeDraft(const PrunerWorkload *w, const PrunerTargetDesc *t)
   return d;
 }
 
+/* The whole space of `w` on `t` ranked by the draft (best first): the space, the draft and
+ * the ranking, which the caller releases. */
+typedef struct Ranked {
+  PrunerSpace space;
+  PrunerDraft draft;
+  PrunerDraftCandidate *all;
+  size_t count;
+} Ranked;
+
+static Ranked rankSpace(const PrunerWorkload *w, const PrunerTargetDesc *t) {
+  Ranked r;
+  assert_true(prunerSpaceCreate(w, t, NULL, &r.space).ok);
+  r.draft = makeDraft(w, t);
+  uint64_t count = prunerSpaceCount(r.space);
+  r.all = calloc(count, sizeof *r.all);
+  r.count = prunerDraftTopN(r.draft, r.space, count, r.all);
+  assert_int_equal(r.count, count);
+  return r;
+}
+
+/* Rank of the best config with one thread per output and no split-K (asserted to exist). */
+static size_t bestOneThread(const Ranked *r) {
+  size_t one = 0;
+  while (one < r->count && (prunerConfigReductionThreads(&r->all[one].config) > 1 ||
+                            prunerConfigSplitK(&r->all[one].config) > 1))
+    ++one;
+  assert_true(one < r->count);
+  return one;
+}
+
+static void releaseRanked(Ranked *r) {
+  free(r->all);
+  prunerDraftDestroy(r->draft);
+  prunerSpaceDestroy(r->space);
+}
+
 /* A matmul config: block tile (m, n), K step, thread tile (tm, tn). */
 static PrunerConfig mm(int64_t wm, int64_t wn, int64_t k, int64_t tm, int64_t tn,
                        uint32_t promote, int vw) {
@@ -376,21 +412,12 @@ static void test_cross_thread_reduction(void **state) {
   PrunerWorkload w;
   int64_t dims[2] = {128, 4096};
   assert_true(prunerWorkloadBuild("reduction", dims, 2, PRUNER_DTYPE_F32, &w).ok);
-  PrunerSpace space;
-  assert_true(prunerSpaceCreate(&w, &t, NULL, &space).ok);
-  PrunerDraft d = makeDraft(&w, &t);
-  uint64_t count = prunerSpaceCount(space);
-  PrunerDraftCandidate *all = calloc(count, sizeof *all);
-  size_t got = prunerDraftTopN(d, space, count, all);
-  assert_int_equal(got, count);
+  Ranked r = rankSpace(&w, &t);
+  PrunerDraft d = r.draft;
+  PrunerDraftCandidate *all = r.all;
   assert_true(prunerConfigReductionThreads(&all[0].config) > 1);
-  size_t one = 0; /* the best config with one thread per output and no split-K */
-  while (one < got && (prunerConfigReductionThreads(&all[one].config) > 1 ||
-                       prunerConfigSplitK(&all[one].config) > 1))
-    ++one;
-  assert_true(one < got);
+  size_t one = bestOneThread(&r);
   assert_true(all[0].predicted_us * 4.0 < all[one].predicted_us);
-  free(all);
   PrunerConfig c;
   memset(&c, 0, sizeof c);
   c.workgroup[0] = c.thread[0] = 1;
@@ -406,8 +433,7 @@ static void test_cross_thread_reduction(void **state) {
   scoreOk(d, &c, NULL, &b);
   assert_int_equal(b.smem_per_block, 256 * 4);
   assert_true(b.shared_store_bytes == 2.0 * a.shared_store_bytes);
-  prunerDraftDestroy(d);
-  prunerSpaceDestroy(space);
+  releaseRanked(&r);
 }
 
 /* Split-K over blocks (docs/draft.md): on a GEMV whose output is tiny and whose K is
@@ -422,14 +448,9 @@ static void test_split_k(void **state) {
     assert_true(prunerTargetLookup(targets[i], &t).ok);
     PrunerWorkload w;
     prunerWorkloadMatmul(&w, 1, 128, 16384, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
-    PrunerSpace space;
-    assert_true(prunerSpaceCreate(&w, &t, NULL, &space).ok);
-    PrunerDraft d = makeDraft(&w, &t);
-    uint64_t count = prunerSpaceCount(space);
-    PrunerDraftCandidate *all = calloc(count, sizeof *all);
-    size_t got = prunerDraftTopN(d, space, count, all);
-    assert_int_equal(got, count);
-    const PrunerConfig *best = &all[0].config;
+    Ranked r = rankSpace(&w, &t);
+    PrunerDraft d = r.draft;
+    const PrunerConfig *best = &r.all[0].config;
     assert_true(prunerConfigSplitK(best) > 1);
     PrunerDraftSymbols split, plain;
     scoreOk(d, best, NULL, &split);
@@ -442,9 +463,7 @@ static void test_split_k(void **state) {
     printf("  %s: best %s split_k = %d, %.2f us (un-split %.2f us)\n", targets[i],
            prunerOpKindName(w.kind), (int)prunerConfigSplitK(best), split.predicted_us,
            plain.predicted_us);
-    free(all);
-    prunerDraftDestroy(d);
-    prunerSpaceDestroy(space);
+    releaseRanked(&r);
   }
 }
 
@@ -460,26 +479,15 @@ static void test_gemv_cross_thread(void **state) {
     assert_true(prunerTargetLookup(targets[i], &t).ok);
     PrunerWorkload w;
     prunerWorkloadMatmul(&w, 1, 2304, 768, PRUNER_DTYPE_F16, PRUNER_DTYPE_F32);
-    PrunerSpace space;
-    assert_true(prunerSpaceCreate(&w, &t, NULL, &space).ok);
-    PrunerDraft d = makeDraft(&w, &t);
-    uint64_t count = prunerSpaceCount(space);
-    PrunerDraftCandidate *all = calloc(count, sizeof *all);
-    size_t got = prunerDraftTopN(d, space, count, all);
-    assert_int_equal(got, count);
+    Ranked r = rankSpace(&w, &t);
+    PrunerDraftCandidate *all = r.all;
     assert_true(prunerConfigReductionThreads(&all[0].config) > 1);
-    size_t one = 0; /* the best config with one thread per output and no split-K */
-    while (one < got && (prunerConfigReductionThreads(&all[one].config) > 1 ||
-                         prunerConfigSplitK(&all[one].config) > 1))
-      ++one;
-    assert_true(one < got);
+    size_t one = bestOneThread(&r);
     assert_true(all[0].predicted_us * 1.5 < all[one].predicted_us);
     PrunerLaunchShape ls;
     prunerConfigLaunchShape(&w, &all[0].config, &ls);
     assert_true(ls.blocks >= t.sm_count);
-    free(all);
-    prunerDraftDestroy(d);
-    prunerSpaceDestroy(space);
+    releaseRanked(&r);
   }
 }
 
