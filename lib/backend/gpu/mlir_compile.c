@@ -5,7 +5,8 @@
  * Steps: one MLIRContext (threading off: workers fork, and a single kernel gains nothing
  * from MLIR's thread pool) with all dialects and LLVM translations registered; parse the
  * payload and the schedule; apply @__transform_main with the transform interpreter; run
- * cleanups and kernel outlining; read the gpu.launch_func (launch description); run the
+ * cleanups and kernel outlining; merge the outlined modules into one; read the
+ * gpu.launch_func ops (launch descriptions, workspaces); run the
  * shared NVVM lowering pipeline (prunerCompileLoweringPipeline) with format=isa; take
  * the PTX from the gpu.binary's #gpu.object. MLIR diagnostics are captured so that a
  * rejected config returns the compiler's own message. */
