@@ -111,6 +111,9 @@ typedef struct PrunerBackend {
   PrunerTuneMeasure device_measure;
   const char *baseline_name; /* what the winner is compared with: "cuBLAS", "OpenBLAS"  */
   bool fuses_consumers;      /* a contraction's kernel may absorb its elementwise user  */
+  /* Optional (NULL: every winner does): why a winner `config` of `w` cannot absorb its
+   * consumer ("tensor cores (mma)", "split-K", ...), NULL when it can. */
+  const char *(*consumerRefusal)(const PrunerWorkload *w, const PrunerConfig *config);
   /* measure takes one sink->nextSeed per batch (the GPU's bundle seed): a farm draws it
    * once on rank 0 and hands it to every rank, so that the tuner's generator advances as
    * in a plain run (pruner/farm.h). */

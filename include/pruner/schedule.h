@@ -46,6 +46,13 @@ typedef struct PrunerScheduleOptions {
 
 PrunerScheduleOptions prunerScheduleDefaultOptions(void);
 
+/* Whether the schedule of `config` can fuse an elementwise consumer into the op's kernel
+ * (fuse_consumer): the direct schedule of a contraction with one output only. Promoted
+ * operands, tensor cores, a cross-thread reduction and split-K build kernels the
+ * consumer's tiles do not fit; NULL when it can, else the kind that cannot, for messages
+ * ("tensor cores", "split-K", ...). */
+const char *prunerScheduleConsumerRefusal(const PrunerWorkload *w, const PrunerConfig *config);
+
 /* Transform module text (a module with transform.with_named_sequence holding
  * @__transform_main) applying `config` to the workload's op; malloc'ed, caller frees.
  * Checks `config` first (prunerConfigCheck: its message on failure), and fails with a

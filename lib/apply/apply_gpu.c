@@ -156,18 +156,28 @@ static void tagFill(MlirOperation op, const PrunerWorkload *w, const char *tag) 
 }
 
 /* Tags "<tag>.consumer" on the op's fusible consumer (prunerFusibleConsumer: its only
- * user, an elementwise generic of the same shape) when the config does not promote and
- * the consumer carries no pruner.config of its own: that consumer is then fused into the
- * op's kernel (docs/schedule.md). */
+ * user, an elementwise generic of the same shape) when the consumer carries no
+ * pruner.config of its own and the op's schedule can fuse it
+ * (prunerScheduleConsumerRefusal): that consumer is then fused into the op's kernel
+ * (docs/schedule.md). When the schedule cannot, the consumer gets a remark and is left
+ * as it is, like any op without a config. */
 static bool tagConsumer(MlirOperation op, const PrunerWorkload *w, const PrunerConfig *c,
                         const char *tag) {
-  if (c->promote_operands)
-    return false;
   MlirOperation user = prunerFusibleConsumer(op, w);
   if (mlirOperationIsNull(user) ||
       !mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(
           user, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR))))
     return false;
+  const char *refusal = prunerScheduleConsumerRefusal(w, c);
+  if (refusal) {
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "elementwise consumer of %s not fused into its kernel: the config uses %s, "
+             "whose schedule fuses no consumer; give it a pruner.config of its own",
+             w->op_name, refusal);
+    prunerEmitRemarkAt(mlirOperationGetLocation(user), msg);
+    return false;
+  }
   char consumer_tag[96];
   snprintf(consumer_tag, sizeof consumer_tag, "%s.consumer", tag);
   setUnit(user, consumer_tag);

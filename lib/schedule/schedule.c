@@ -1052,6 +1052,20 @@ static void appendMapSequence(PrunerText *t, const Plan *p, const char *forall_t
   prunerTextAppend(t, "    transform.yield\n  }\n");
 }
 
+const char *prunerScheduleConsumerRefusal(const PrunerWorkload *w, const PrunerConfig *config) {
+  if (!isContractionKind(w->kind) || w->num_outputs != 1)
+    return "a non-contraction";
+  if (config->mma)
+    return "tensor cores (mma)";
+  if (config->promote_operands)
+    return "promote_operands";
+  if (prunerConfigReductionThreads(config) > 1)
+    return "a cross-thread reduction";
+  if (prunerConfigSplitK(config) > 1)
+    return "split-K";
+  return NULL;
+}
+
 PrunerStatus prunerScheduleBuild(const PrunerWorkload *w, const PrunerConfig *config,
                                  const PrunerTargetDesc *target,
                                  const PrunerScheduleOptions *opts, char **text) {
@@ -1086,12 +1100,11 @@ PrunerStatus prunerScheduleBuildChecked(const PrunerWorkload *w, const PrunerCon
     p.gpu_shared = opts->gpu_mapping;
   }
   if (opts->fuse_consumer) {
-    if (!opts->match_attr || p.promote || p.igemm || p.mma || p.split_k ||
-        !isContractionKind(w->kind) ||
-        w->num_outputs != 1)
-      return prunerStatusError("schedule for %s: a consumer is fused only into a contraction "
-                               "without promotion or tensor cores (mma), matched by attribute",
-                               w->op_name);
+    const char *refusal = prunerScheduleConsumerRefusal(w, config);
+    if (!opts->match_attr || refusal || p.igemm)
+      return prunerStatusError("schedule for %s: a consumer is fused only into the direct "
+                               "schedule of a contraction, matched by attribute (not %s)",
+                               w->op_name, refusal ? refusal : "an unmatched op");
     p.consumer = true;
   }
   char forall_tag[160];

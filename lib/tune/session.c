@@ -21,7 +21,8 @@
 
 /* One tunable op: its task, or (task -1) a consumer fused into the contraction at
  * s->ops[fused_into] (prunerFusibleConsumer; backends with fuses_consumers), with its own
- * workload for the case that the contraction's winner promotes and cannot take it. */
+ * workload for the case that the contraction's winner cannot take it (its schedule fuses no
+ * consumer: PrunerBackend.consumerRefusal). */
 typedef struct TuneOpRef {
   MlirOperation op;
   int task;
@@ -379,21 +380,26 @@ static bool tuneWriteModule(FILE *f, void *user) {
 static bool tuneWriteText(FILE *f, void *user) { return fputs((const char *)user, f) != EOF; }
 
 /* What happens to the fused consumer s->ops[i]: true when it shares its contraction's
- * kernel (the contraction has a winner that does not promote). Otherwise it needs a
+ * kernel (the contraction has a winner whose schedule fuses a consumer). Otherwise (`why`:
+ * what the winner uses instead, NULL when there is no winner) it needs a
  * kernel of its own, and `own`/`predicted_us` get the draft's best config for it (it was
  * not tuned: which config the contraction wins is only known after tuning), or the
  * winner of the same workload where it is a task elsewhere in the module (`own_task`,
  * else -1). The same
  * holds when the contraction has no winner (it then stays unconfigured). */
 static bool tuneFusedDecision(PrunerTuneSession s, size_t i, bool *has_own, PrunerConfig *own,
-                              double *predicted_us, bool *producer_promotes, int *own_task) {
+                              double *predicted_us, const char **why, int *own_task) {
   *has_own = false;
   *own_task = -1;
   PrunerTuneTaskInfo info;
   tuneEngineTaskInfo(&s->engine, (size_t)s->ops[s->ops[i].fused_into].task, &info);
-  *producer_promotes = info.has_best && info.best.promote_operands;
-  if (info.has_best && !info.best.promote_operands)
-    return true;
+  const PrunerBackend *backend = s->engine.backend;
+  *why = NULL;
+  if (info.has_best) {
+    *why = backend->consumerRefusal ? backend->consumerRefusal(info.workload, &info.best) : NULL;
+    if (!*why)
+      return true;
+  }
   /* The same workload elsewhere in the module was tuned: its winner is measured. */
   for (size_t t = 0; t < s->engine.num_tasks; ++t) {
     tuneEngineTaskInfo(&s->engine, t, &info);
@@ -462,9 +468,9 @@ static PrunerStatus tuneWriteFused(PrunerTuneSession s, size_t i) {
   bool has_own;
   PrunerConfig own;
   double predicted_us = 0;
-  bool promotes;
+  const char *why;
   int own_task;
-  bool fused = tuneFusedDecision(s, i, &has_own, &own, &predicted_us, &promotes, &own_task);
+  bool fused = tuneFusedDecision(s, i, &has_own, &own, &predicted_us, &why, &own_task);
   /* A config from an earlier tuning would keep the consumer out of the fusion. */
   mlirOperationRemoveDiscardableAttributeByName(op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR));
   mlirOperationRemoveDiscardableAttributeByName(op, mlirStringRefCreateFromCString("pruner.tuning"));
@@ -485,10 +491,10 @@ static PrunerStatus tuneWriteFused(PrunerTuneSession s, size_t i) {
     PrunerText b = {0};
     prunerTextAppend(&b,
                   "{predicted_us = %.4f : f64, trials = 0 : i64, measured = false, "
-                  "note = \"own kernel: the contraction's %s, so this consumer is not "
+                  "note = \"own kernel: the contraction's %s%s, so this consumer is not "
                   "fused; chosen by the draft only\", target = \"%s\"}",
-                  predicted_us, promotes ? "winner promotes" : "tuning found no winner",
-                  s->engine.target_key);
+                  predicted_us, why ? "winner uses " : "tuning found no winner",
+                  why ? why : "", s->engine.target_key);
     tuning = b.data ? mlirAttributeParseGet(s->ctx, mlirStringRefCreateFromCString(b.data))
                     : (MlirAttribute){NULL};
     free(b.data);
@@ -538,10 +544,11 @@ char *prunerTuneSessionSpecText(PrunerTuneSession s) {
     for (size_t i = 0; i < s->num_ops; ++i) {
       if (s->ops[i].task >= 0)
         continue;
-      bool has_own, promotes;
+      bool has_own;
+      const char *why;
       double predicted_us;
       int own_task;
-      tuneFusedDecision(s, i, &has_own, &configs[k], &predicted_us, &promotes, &own_task);
+      tuneFusedDecision(s, i, &has_own, &configs[k], &predicted_us, &why, &own_task);
       consumers[k].w = s->ops[i].own;
       consumers[k].config = has_own ? &configs[k] : NULL;
       ++k;
@@ -682,20 +689,20 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
     bool has_own;
     PrunerConfig own;
     double predicted_us = 0;
-    bool promotes;
+    const char *why;
     int own_task;
     const PrunerWorkload *pw = &e->tasks[s->ops[s->ops[i].fused_into].task].w;
-    if (tuneFusedDecision(s, i, &has_own, &own, &predicted_us, &promotes, &own_task)) {
+    if (tuneFusedDecision(s, i, &has_own, &own, &predicted_us, &why, &own_task)) {
       snprintf(cfg, sizeof cfg, "fused into %s", pw->op_name);
     } else if (has_own) {
       char c[200];
       prunerConfigFormatShort(s->ops[i].own, &own, c, sizeof c);
-      snprintf(cfg, sizeof cfg, "own kernel (%.40s %s): %s %.160s", pw->op_name,
-               promotes ? "promotes" : "has no winner",
+      snprintf(cfg, sizeof cfg, "own kernel (%.40s %s%.30s): %s %.140s", pw->op_name,
+               why ? "uses " : "has no winner", why ? why : "",
                own_task >= 0 ? "its workload's winner" : "draft's", c);
     } else {
-      snprintf(cfg, sizeof cfg, "not fused (%.40s %s), no config: no valid config of its own",
-               pw->op_name, promotes ? "promotes" : "has no winner");
+      snprintf(cfg, sizeof cfg, "not fused (%.40s %s%.30s), no config: no valid config of its own",
+               pw->op_name, why ? "uses " : "has no winner", why ? why : "");
     }
     prunerTextAppend(&b, "%-25s %-22s %4d %11s %9s %11s %8s %7d %8.1f  %s\n",
                   s->ops[i].own->op_name, shape, 1, "-", "-", "-", "-", 0, 0.0, cfg);

@@ -13,6 +13,7 @@
 #include "pruner/file.h"
 #include "pruner/measure.h"
 #include "pruner/process.h"
+#include "pruner/schedule.h"
 
 struct PrunerBackendStateImpl {
   PrunerTargetDesc target;
@@ -482,6 +483,7 @@ static const PrunerBackend gpuBackend = {
     .device_measure = PRUNER_TUNE_MEASURE_GPU,
     .baseline_name = "cuBLAS",
     .fuses_consumers = true,
+    .consumerRefusal = prunerScheduleConsumerRefusal,
     .measure_draws_seed = true, /* the bundle's input seed, one per batch */
     .canMeasure = gpuCanMeasure,
     .describeTarget = gpuDescribeTarget,
