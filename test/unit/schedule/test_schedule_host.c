@@ -670,6 +670,24 @@ static void test_split_k(void **state) {
       "  } -> tensor<32xf32>\n"
       "  return %r : tensor<32xf32>\n}\n";
   checkConfigsWhere(longrows, isSplitK, 10, "split-K");
+  /* Two parallel loops and a long row: the slices on z when both loops have several
+   * blocks, a hand config forcing that (2 x 2 blocks of 64 threads, 8 slices). */
+  static const char *rows3 =
+      "func.func @kernel(%X: tensor<4x64x1024xf32>, %Y: tensor<4x64xf32>) -> tensor<4x64xf32> {\n"
+      "  %z = arith.constant 0.0 : f32\n"
+      "  %f = linalg.fill ins(%z : f32) outs(%Y : tensor<4x64xf32>) -> tensor<4x64xf32>\n"
+      "  %r = linalg.generic {indexing_maps = [affine_map<(b, r, c) -> (b, r, c)>, affine_map<(b, r, c) -> (b, r)>],\n"
+      "      iterator_types = [\"parallel\", \"parallel\", \"reduction\"], pruner.config = CONFIG}\n"
+      "      ins(%X : tensor<4x64x1024xf32>) outs(%f : tensor<4x64xf32>) {\n"
+      "  ^bb0(%x: f32, %acc: f32):\n    %s = arith.addf %x, %acc : f32\n    linalg.yield %s : f32\n"
+      "  } -> tensor<4x64xf32>\n"
+      "  return %r : tensor<4x64xf32>\n}\n";
+  static const char *const rows3_split[] = {
+      "{workgroup = [2, 32, 0], reduction = [0, 0, 16], thread = [1, 1, 0], promote_operands = [], "
+      "vector_width = 1, split_k = 8}",
+      NULL};
+  checkKind(rows3, 0, rows3_split);
+  checkConfigsWhere(rows3, isSplitK, 100, "split-K");
 }
 
 /* A reduction initialised by a fill (a softmax's row max starts at -inf): apply-config
