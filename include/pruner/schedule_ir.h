@@ -37,10 +37,12 @@ PrunerStatus prunerScheduleAlignVectorAccesses(MlirOperation module, int64_t arg
                                                int *num_aligned);
 
 /* Split-K's partials (docs/schedule.md): every static host-level memref.alloc of `module`
- * whose only uses are gpu.launch ops (directly or through views) becomes a gpu.alloc,
- * freed by a gpu.dealloc before its function returns; bufferization leaves it a host
- * allocation the kernels could not dereference. `num_moved` (may be NULL) receives how
- * many. */
+ * whose only uses are on the device (in gpu.launch bodies or gpu.launch_func operands,
+ * directly or through views) becomes an async gpu.alloc, freed by a gpu.dealloc before
+ * its block ends; bufferization leaves it a host allocation the kernels could not
+ * dereference. An error (nothing left half-done for that one) when such an allocation
+ * sits in a region with several blocks, where a use may lie past the block's end.
+ * `num_moved` (may be NULL) receives how many moved. */
 PrunerStatus prunerScheduleDeviceWorkspaces(MlirOperation module, int *num_moved);
 
 #ifdef __cplusplus

@@ -13,6 +13,7 @@
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 
+#include "ir_util.h"
 #include "pruner/schedule_ir.h"
 
 #define CAP 1024
@@ -24,10 +25,7 @@ typedef struct AlignCtx {
   int changed;
 } AlignCtx;
 
-static bool isOp(MlirOperation op, const char *name) {
-  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
-  return n.length == strlen(name) && memcmp(n.data, name, n.length) == 0;
-}
+static bool isOp(MlirOperation op, const char *name) { return prunerScheduleIrIsOp(op, name); }
 
 static MlirAttribute attr(MlirOperation op, const char *name) {
   return mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));

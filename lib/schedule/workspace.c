@@ -7,7 +7,7 @@
  * moves an allocation to the device, so this rewrite, over the MLIR C API, replaces each
  * static host-level `memref.alloc` whose uses are all on the device (inside gpu.launch
  * bodies or gpu.launch_func operands, directly or through host-level views) with
- * `gpu.alloc` and frees it with `gpu.dealloc` before the function returns (the GPU dialect
+ * `gpu.alloc` and frees it with `gpu.dealloc` before its block ends (the GPU dialect
  * reference, https://mlir.llvm.org/docs/Dialects/GPU/, "gpu.alloc": "it is an error to use
  * the buffer on the host"; gpu-to-llvm lowers both to the GPU runtime wrappers). */
 #include <string.h>
@@ -15,26 +15,25 @@
 #include <mlir-c/BuiltinTypes.h>
 #include <mlir-c/IR.h>
 
+#include "ir_util.h"
 #include "pruner/schedule_ir.h"
 
-static bool nameIs(MlirOperation op, const char *name) {
-  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
-  return strlen(name) == s.length && memcmp(s.data, name, s.length) == 0;
-}
-
 static bool isView(MlirOperation op) {
-  return nameIs(op, "memref.subview") || nameIs(op, "memref.expand_shape") ||
-         nameIs(op, "memref.collapse_shape") || nameIs(op, "memref.cast") ||
-         nameIs(op, "memref.reinterpret_cast");
+  return prunerScheduleIrIsOp(op, "memref.subview") ||
+         prunerScheduleIrIsOp(op, "memref.expand_shape") ||
+         prunerScheduleIrIsOp(op, "memref.collapse_shape") ||
+         prunerScheduleIrIsOp(op, "memref.cast") ||
+         prunerScheduleIrIsOp(op, "memref.reinterpret_cast");
 }
 
 /* Whether `op` runs on the device: inside a gpu.launch body, or a gpu.launch_func. */
 static bool onDevice(MlirOperation op) {
-  if (nameIs(op, "gpu.launch_func"))
+  if (prunerScheduleIrIsOp(op, "gpu.launch_func"))
     return true;
   for (MlirOperation p = mlirOperationGetParentOperation(op);
-       !mlirOperationIsNull(p) && !nameIs(p, "func.func"); p = mlirOperationGetParentOperation(p))
-    if (nameIs(p, "gpu.launch"))
+       !mlirOperationIsNull(p) && !prunerScheduleIrIsOp(p, "func.func");
+       p = mlirOperationGetParentOperation(p))
+    if (prunerScheduleIrIsOp(p, "gpu.launch"))
       return true;
   return false;
 }
@@ -59,18 +58,21 @@ static bool onlyDeviceUses(MlirValue v, int depth) {
   return any;
 }
 
+/* One walk's worth; the caller walks again while a walk fills it. */
+#define FOUND_PER_WALK 16
+
 typedef struct Found {
-  MlirOperation allocs[16];
+  MlirOperation allocs[FOUND_PER_WALK];
   int count;
 } Found;
 
 static MlirWalkResult collect(MlirOperation op, void *user) {
   Found *f = user;
-  if (!nameIs(op, "memref.alloc") || f->count == 16 || mlirOperationGetNumOperands(op) != 0)
+  if (!prunerScheduleIrIsOp(op, "memref.alloc") || f->count == FOUND_PER_WALK ||
+      mlirOperationGetNumOperands(op) != 0)
     return MlirWalkResultAdvance;
-  MlirOperation parent = mlirOperationGetParentOperation(op);
-  if (mlirOperationIsNull(parent) || !nameIs(parent, "func.func"))
-    return MlirWalkResultAdvance; /* host level only: not inside a kernel or a loop */
+  if (onDevice(op))
+    return MlirWalkResultAdvance; /* host level only: not inside a kernel */
   MlirValue v = mlirOperationGetResult(op, 0);
   MlirType t = mlirValueGetType(v);
   if (mlirTypeIsAMemRef(t) && mlirShapedTypeHasStaticShape(t) &&
@@ -95,7 +97,8 @@ static MlirOperation insertOp(const char *name, MlirLocation loc, intptr_t num_o
   return op;
 }
 
-/* Replaces `alloc` by a device allocation freed before the block's terminator. The async
+/* Replaces `alloc` by a device allocation freed before its block's terminator (the block
+ * is its region's only one: the caller checks). The async
  * forms with a wait after each, because gpu-to-llvm lowers only those (the synchronous
  * gpu.alloc and gpu.dealloc stay unconverted): `%t0 = gpu.wait async`,
  * `%m, %t1 = gpu.alloc async [%t0] ()`, `gpu.wait [%t1]`; before the return
@@ -135,23 +138,42 @@ static bool moveToDevice(MlirContext ctx, MlirOperation alloc, MlirType token,
 }
 
 PrunerStatus prunerScheduleDeviceWorkspaces(MlirOperation module, int *num_moved) {
-  Found f = {.count = 0};
-  mlirOperationWalk(module, collect, &f, MlirWalkPreOrder);
   if (num_moved)
     *num_moved = 0;
-  if (f.count == 0)
-    return prunerStatusOk();
   MlirContext ctx = mlirOperationGetContext(module);
-  MlirAttribute segments =
-      mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString("array<i32: 1, 0, 0>"));
-  MlirType token = mlirTypeParseGet(ctx, mlirStringRefCreateFromCString("!gpu.async.token"));
-  if (mlirAttributeIsNull(segments) || mlirTypeIsNull(token))
-    return prunerStatusError("device workspaces: the GPU dialect is not loaded");
-  for (int i = 0; i < f.count; ++i) {
-    if (!moveToDevice(ctx, f.allocs[i], token, segments))
-      return prunerStatusError("device workspaces: gpu.alloc / gpu.dealloc could not be built");
-    if (num_moved)
-      ++*num_moved;
+  MlirAttribute segments = {NULL};
+  MlirType token = {NULL};
+  for (;;) { /* rewritten allocs are gpu.alloc: a new walk finds only the rest */
+    Found f = {.count = 0};
+    mlirOperationWalk(module, collect, &f, MlirWalkPreOrder);
+    if (f.count == 0)
+      return prunerStatusOk();
+    if (mlirAttributeIsNull(segments)) {
+      segments = mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString("array<i32: 1, 0, 0>"));
+      token = mlirTypeParseGet(ctx, mlirStringRefCreateFromCString("!gpu.async.token"));
+      if (mlirAttributeIsNull(segments) || mlirTypeIsNull(token))
+        return prunerStatusError("device workspaces: the GPU dialect is not loaded");
+    }
+    for (int i = 0; i < f.count; ++i) {
+      /* The free goes before the block's terminator: after every use when the block is
+       * its region's only one (uses are dominated by the alloc, so they sit in this block
+       * or in regions nested in it); with successors a use may lie past it. */
+      MlirBlock block = mlirOperationGetBlock(f.allocs[i]);
+      MlirRegion region = mlirBlockGetParentRegion(block);
+      if (!mlirBlockIsNull(mlirBlockGetNextInRegion(mlirRegionGetFirstBlock(region)))) {
+        MlirStringRef name =
+            mlirIdentifierStr(mlirOperationGetName(mlirBlockGetParentOperation(block)));
+        return prunerStatusError("device workspaces: a buffer only kernels use (split-K's "
+                                 "partials) is allocated in a region of %.*s with several "
+                                 "blocks; control flow around such a buffer is not supported",
+                                 (int)name.length, name.data);
+      }
+      if (!moveToDevice(ctx, f.allocs[i], token, segments))
+        return prunerStatusError("device workspaces: gpu.alloc / gpu.dealloc could not be built");
+      if (num_moved)
+        ++*num_moved;
+    }
+    if (f.count < FOUND_PER_WALK)
+      return prunerStatusOk();
   }
-  return prunerStatusOk();
 }

@@ -28,6 +28,7 @@
 #include "pruner/ir.h"
 #include "pruner/ir_context.h"
 #include "pruner/schedule.h"
+#include "pruner/schedule_ir.h"
 #include "pruner/space.h"
 #include "pruner/target.h"
 
@@ -690,6 +691,59 @@ static void test_split_k(void **state) {
   checkConfigsWhere(rows3, isSplitK, 100, "split-K");
 }
 
+/* prunerScheduleDeviceWorkspaces on hand-written IR: every device-only host allocation
+ * moves, however many (a walk holds 16: 40 take three), one a host op reads stays, and one
+ * in a function with control flow is refused with a message, never left on the host. */
+static void test_device_workspaces(void **state) {
+  (void)state;
+  char text[16384];
+  size_t n = 0;
+  n += (size_t)snprintf(text + n, sizeof text - n, "func.func @many(%%x: memref<4xf32>) {\n"
+                                                   "  %%c1 = arith.constant 1 : index\n");
+  for (int i = 0; i < 40; ++i)
+    n += (size_t)snprintf(text + n, sizeof text - n,
+                          "  %%a%d = memref.alloc() : memref<%dxf32>\n"
+                          "  gpu.launch blocks(%%b0, %%b1, %%b2) in (%%g0 = %%c1, %%g1 = %%c1, "
+                          "%%g2 = %%c1) threads(%%t0, %%t1, %%t2) in (%%s0 = %%c1, %%s1 = %%c1, "
+                          "%%s2 = %%c1) {\n"
+                          "    %%v = memref.load %%a%d[%%t0] : memref<%dxf32>\n"
+                          "    gpu.terminator\n  }\n",
+                          i, i + 1, i, i + 1);
+  n += (size_t)snprintf(text + n, sizeof text - n,
+                        "  %%h = memref.alloc() : memref<4xf32>\n"
+                        "  memref.copy %%h, %%x : memref<4xf32> to memref<4xf32>\n"
+                        "  return\n}\n");
+  MlirModule m = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));
+  assert_false(mlirModuleIsNull(m));
+  int moved = -1;
+  PrunerStatus s = prunerScheduleDeviceWorkspaces(mlirModuleGetOperation(m), &moved);
+  if (!s.ok)
+    fail_msg("%s", s.message);
+  assert_int_equal(moved, 40);
+  assert_true(mlirOperationVerify(mlirModuleGetOperation(m)));
+  mlirModuleDestroy(m);
+
+  static const char *cf =
+      "func.func @branchy(%c: i1) {\n"
+      "  %c1 = arith.constant 1 : index\n"
+      "  %a = memref.alloc() : memref<4xf32>\n"
+      "  cf.cond_br %c, ^bb1, ^bb2\n"
+      "^bb1:\n"
+      "  gpu.launch blocks(%b0, %b1, %b2) in (%g0 = %c1, %g1 = %c1, %g2 = %c1) "
+      "threads(%t0, %t1, %t2) in (%s0 = %c1, %s1 = %c1, %s2 = %c1) {\n"
+      "    %v = memref.load %a[%t0] : memref<4xf32>\n"
+      "    gpu.terminator\n  }\n"
+      "  return\n"
+      "^bb2:\n"
+      "  return\n}\n";
+  m = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(cf));
+  assert_false(mlirModuleIsNull(m));
+  s = prunerScheduleDeviceWorkspaces(mlirModuleGetOperation(m), &moved);
+  assert_false(s.ok);
+  assert_non_null(strstr(s.message, "several blocks"));
+  mlirModuleDestroy(m);
+}
+
 /* A reduction initialised by a fill (a softmax's row max starts at -inf): apply-config
  * tags the fill, and the cross-thread schedule fuses it into the combining forall while
  * the partials get their own fill in the partial forall. */
@@ -955,6 +1009,7 @@ int main(void) {
       cmocka_unit_test(test_reduction_fill),
       cmocka_unit_test(test_gemv_cross_thread),
       cmocka_unit_test(test_split_k),
+      cmocka_unit_test(test_device_workspaces),
       cmocka_unit_test(test_matmul_bias),
       cmocka_unit_test(test_matmul_bias_fused),
       cmocka_unit_test(test_library_path),
