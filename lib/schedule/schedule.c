@@ -1054,7 +1054,7 @@ static void appendMapSequence(PrunerText *t, const Plan *p, const char *forall_t
 
 const char *prunerScheduleConsumerRefusal(const PrunerWorkload *w, const PrunerConfig *config) {
   if (!isContractionKind(w->kind) || w->num_outputs != 1)
-    return "a non-contraction";
+    return "no contraction with one output";
   if (config->mma)
     return "tensor cores (mma)";
   if (config->promote_operands)
@@ -1103,8 +1103,9 @@ PrunerStatus prunerScheduleBuildChecked(const PrunerWorkload *w, const PrunerCon
     const char *refusal = prunerScheduleConsumerRefusal(w, config);
     if (!opts->match_attr || refusal || p.igemm)
       return prunerStatusError("schedule for %s: a consumer is fused only into the direct "
-                               "schedule of a contraction, matched by attribute (not %s)",
-                               w->op_name, refusal ? refusal : "an unmatched op");
+                               "schedule of a contraction with one output, matched by "
+                               "attribute; this one has %s",
+                               w->op_name, refusal ? refusal : "no match attribute");
     p.consumer = true;
   }
   char forall_tag[160];

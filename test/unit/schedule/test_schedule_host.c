@@ -993,6 +993,33 @@ static void test_build_checked(void **state) {
   assert_null(text);
   assert_string_equal(got.message, want.message);
   prunerSpaceDestroy(space);
+  /* Consumer fusion: the direct schedule only; the refusal names the kind, and the
+   * schedule refuses a fusion request for it (pruner-apply-config asks first). */
+  PrunerConfig direct;
+  memset(&direct, 0, sizeof direct);
+  direct.workgroup[0] = direct.workgroup[1] = 32;
+  direct.thread[0] = direct.thread[1] = 4;
+  direct.reduction[2] = 16;
+  direct.vector_width = 4;
+  assert_null(prunerScheduleConsumerRefusal(&w, &direct));
+  PrunerConfig kinds[4] = {direct, direct, direct, direct};
+  kinds[0].promote_operands = 3u;
+  kinds[1].reduction_threads = 32;
+  kinds[2].split_k = 4;
+  kinds[3].mma = 1;
+  static const char *const names[4] = {"promote_operands", "a cross-thread reduction",
+                                       "split-K", "tensor cores (mma)"};
+  for (int i = 0; i < 4; ++i)
+    assert_string_equal(prunerScheduleConsumerRefusal(&w, &kinds[i]), names[i]);
+  PrunerScheduleOptions fuse = prunerScheduleDefaultOptions();
+  fuse.match_attr = "pruner.apply_0";
+  fuse.fuse_consumer = true;
+  kinds[2].reduction[2] = 8; /* 64 / 4 slices of 16: one step of 8 divides it */
+  text = NULL;
+  got = prunerScheduleBuildChecked(&w, &kinds[2], &fuse, &text);
+  assert_false(got.ok);
+  assert_null(text);
+  assert_non_null(strstr(got.message, "this one has split-K"));
 }
 
 int main(void) {
