@@ -211,6 +211,24 @@ static void badArgKind(cJSON *r) {
   cJSON *args = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "candidates"), 0), "args");
   cJSON_ReplaceItemInObject(cJSON_GetArrayItem(args, 0), "kind", cJSON_CreateString("pointer"));
 }
+/* The split-K candidate (2): its workspace and its combining kernel. */
+static cJSON *splitCandidate(cJSON *r) {
+  return cJSON_GetArrayItem(cJSON_GetObjectItem(r, "candidates"), 2);
+}
+static void badWorkspace(cJSON *r) {
+  cJSON_ReplaceItemInArray(cJSON_GetObjectItem(splitCandidate(r), "workspaces"), 0,
+                           cJSON_CreateNumber(-5));
+}
+static void workspaceOperandPastEnd(cJSON *r) {
+  cJSON *next = cJSON_GetArrayItem(cJSON_GetObjectItem(splitCandidate(r), "next"), 0);
+  /* A, B, C and one workspace: operands 0..3. */
+  cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(next, "args"), 0), "operand",
+                            cJSON_CreateNumber(4));
+}
+static void twoNext(cJSON *r) {
+  cJSON *next = cJSON_GetObjectItem(splitCandidate(r), "next");
+  cJSON_AddItemToArray(next, cJSON_Duplicate(cJSON_GetArrayItem(next, 0), 1));
+}
 static void escapingCubin(cJSON *r) {
   cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "candidates"), 0), "cubin",
                             cJSON_CreateString("../x.cubin"));
@@ -250,6 +268,11 @@ static void test_rejects_bad_bundles(void **state) {
   expectRejected(hugeRegisters, "resources: field 'registers' = 1e+300");
   expectRejected(hugeTile, "key 'workgroup': entry 0 is not an integer");
   expectRejected(zeroBound, "loop 0 has bound 0");
+  /* Split-K's fields. */
+  expectRejected(badWorkspace, "candidates[2]: workspaces[0] must be a positive byte count");
+  expectRejected(workspaceOperandPastEnd,
+                 "candidates[2]: next[0]: args[0]: field 'operand' = 4 is not an integer in [-1, 3]");
+  expectRejected(twoNext, "field 'next' must be an array of at most 1 launches");
 }
 
 static void test_missing_cubin_and_manifest(void **state) {
