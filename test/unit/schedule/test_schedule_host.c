@@ -504,6 +504,16 @@ static void test_conv_nhwc_implicit_gemm(void **state) {
     checkConfigsWhere(tmpls[i], isImplicitGemm, 23, "implicit-GEMM");
 }
 
+/* batch_matmul with M = 1 per batch (attention's decode-time q . K^T shape), with a fill:
+ * the cross-thread and the split-K checks run it. */
+static const char *kBmmDecode =
+    "func.func @kernel(%A: tensor<3x1x64xf32>, %B: tensor<3x64x32xf32>, %C: tensor<3x1x32xf32>) -> tensor<3x1x32xf32> {\n"
+    "  %z = arith.constant 0.0 : f32\n"
+    "  %f = linalg.fill ins(%z : f32) outs(%C : tensor<3x1x32xf32>) -> tensor<3x1x32xf32>\n"
+    "  %r = linalg.batch_matmul {pruner.config = CONFIG} ins(%A, %B : tensor<3x1x64xf32>, tensor<3x64x32xf32>)\n"
+    "      outs(%f : tensor<3x1x32xf32>) -> tensor<3x1x32xf32>\n"
+    "  return %r : tensor<3x1x32xf32>\n}\n";
+
 /* GEMV and skinny contractions with the cross-thread reduction (reduction_threads > 1,
  * docs/schedule.md): the threads split K, partials in shared memory, the fill fused into
  * the combine; the space's evenly spaced samples reach cross-thread configs too (its most
@@ -565,20 +575,12 @@ static void test_gemv_cross_thread(void **state) {
       NULL};
   checkKind(acc, 2, acc_cross);
   checkCrossThreadConfigs(acc);
-  /* batch_matmul with M = 1 per batch (attention's decode-time q . K^T shape). */
-  static const char *bmm =
-      "func.func @kernel(%A: tensor<3x1x64xf32>, %B: tensor<3x64x32xf32>, %C: tensor<3x1x32xf32>) -> tensor<3x1x32xf32> {\n"
-      "  %z = arith.constant 0.0 : f32\n"
-      "  %f = linalg.fill ins(%z : f32) outs(%C : tensor<3x1x32xf32>) -> tensor<3x1x32xf32>\n"
-      "  %r = linalg.batch_matmul {pruner.config = CONFIG} ins(%A, %B : tensor<3x1x64xf32>, tensor<3x64x32xf32>)\n"
-      "      outs(%f : tensor<3x1x32xf32>) -> tensor<3x1x32xf32>\n"
-      "  return %r : tensor<3x1x32xf32>\n}\n";
   static const char *const bmm_cross[] = {
       "{workgroup = [1, 1, 4, 0], reduction = [0, 0, 0, 1], thread = [1, 1, 4, 0], "
       "promote_operands = [], vector_width = 1, reduction_threads = 32}",
       NULL};
-  checkKind(bmm, 2, bmm_cross);
-  checkCrossThreadConfigs(bmm);
+  checkKind(kBmmDecode, 2, bmm_cross);
+  checkCrossThreadConfigs(kBmmDecode);
 }
 
 static bool isSplitK(const PrunerConfig *c);
@@ -621,18 +623,11 @@ static void test_split_k(void **state) {
       "vector_width = 4, split_k = 4}",
       NULL};
   checkKind(acc, 0, acc_split);
-  static const char *bmm =
-      "func.func @kernel(%A: tensor<3x1x64xf32>, %B: tensor<3x64x32xf32>, %C: tensor<3x1x32xf32>) -> tensor<3x1x32xf32> {\n"
-      "  %z = arith.constant 0.0 : f32\n"
-      "  %f = linalg.fill ins(%z : f32) outs(%C : tensor<3x1x32xf32>) -> tensor<3x1x32xf32>\n"
-      "  %r = linalg.batch_matmul {pruner.config = CONFIG} ins(%A, %B : tensor<3x1x64xf32>, tensor<3x64x32xf32>)\n"
-      "      outs(%f : tensor<3x1x32xf32>) -> tensor<3x1x32xf32>\n"
-      "  return %r : tensor<3x1x32xf32>\n}\n";
   static const char *const bmm_split[] = {
       "{workgroup = [1, 1, 32, 0], reduction = [0, 0, 0, 4], thread = [1, 1, 1, 0], "
       "promote_operands = [], vector_width = 1, split_k = 4}",
       NULL};
-  checkKind(bmm, 0, bmm_split);
+  checkKind(kBmmDecode, 0, bmm_split);
   static const char *rowsum =
       "func.func @kernel(%X: tensor<64x512xf32>, %Y: tensor<64xf32>) -> tensor<64xf32> {\n"
       "  %z = arith.constant 0.0 : f32\n"
