@@ -167,7 +167,7 @@ static const char *appendPackPanel(PrunerText *t, const PrunerWorkload *w, const
 
 /* 3. Register tile: the thread tile of the parallel loops, reduction loops by
  * registerReductionStep; 4. peel the register loops whose tile does not divide the task
- * tile (each once; docs/host.md), then canonicalize the function. */
+ * tile (each once, innermost first; docs/host.md), then canonicalize the function. */
 static void appendRegisterTile(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c,
                                const char *cur) {
   const int n = w->num_loops;
@@ -182,7 +182,10 @@ static void appendRegisterTile(PrunerText *t, const PrunerWorkload *w, const Pru
   prunerTextAppend(t, "    // Register tile.\n");
   int loops = appendTileFor(t, "t2", "lr", cur, reg, n);
 
-  for (int l = 0; l < n && loops > 0; ++l) {
+  /* Innermost first: peeling a loop clones its body, so a peeled outer loop would leave
+   * the handles of the loops inside it invalid (two peeled loops of a batch_matmul: batch
+   * 3 by 2 and m 64 by 7 failed that way). */
+  for (int l = n - 1; l >= 0 && loops > 0; --l) {
     if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL || c->workgroup[l] % c->thread[l] == 0)
       continue;
     prunerTextAppend(t,

@@ -3,19 +3,22 @@
  * A host config tiles the op three times: per task (workgroup: parallel loops, tasks are
  * spread over the cores by OpenMP), per cache block of the reduction loops (reduction),
  * and per register block (thread: parallel loops). The innermost loop of the output is
- * vectorized with the full SIMD width. Candidates are kept to a few per level so that a
- * whole space stays in the hundreds to a few thousand configs and can be measured
- * completely (data/). space.c builds its raw index from the candidates produced here and
- * calls prunerHostConfigCheck for validity. */
+ * vectorized with the full SIMD width. Tile candidates are the bound's divisors, as
+ * Ansor/TVM draw them, and register tiles whatever the register rule admits, so that a
+ * space is large enough for a search study to tell methods apart (docs/host.md, "Space").
+ * space.c builds its raw index from the candidates produced here and calls
+ * prunerHostConfigCheck for validity. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pruner/backend/host_rules.h"
 
-/* Register tiles of the non-vectorized loops: 1..8 rows (docs/host.md, H4: 6 rows x 4
- * vectors was best; 16-24 accumulators is the sweet spot). */
-static const int64_t kRegisterRows[] = {1, 2, 4, 6, 8};
+/* Register tiles of the non-vectorized loops, in rows: every count up to 8 and the even
+ * ones up to 14 (2 vectors x 14 rows = 28 accumulators fill AVX-512's 32 registers); the
+ * register rule drops what does not fit (docs/host.md, H4: 16-24 accumulators is the
+ * sweet spot, 6 rows x 4 vectors was best before). */
+static const int64_t kRegisterRows[] = {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14};
 /* Register tiles of the vectorized loop, in SIMD vectors. */
 static const int64_t kRegisterVectors[] = {1, 2, 4};
 /* Task tiles smaller than this (or the bound) make tasks too small to amortize the
@@ -79,27 +82,48 @@ static int sortUnique(int64_t *out, int n, int cap) {
   return m < cap ? m : cap;
 }
 
-/* Task tiles: divisors of the bound that are 2^k or 3 x 2^k (and the bound itself), at
- * least MIN_TASK_TILE unless the bound is smaller, at most max_workgroup_tile. Only those
- * forms are generated (O(log bound)): trying every value up to the limit cost as much as
- * the limit, and a limit or bound of 2^40 spun for hours. */
-static int taskTiles(int64_t bound, int64_t max_tile, int64_t min_tile, int64_t *out, int cap) {
-  int64_t forms[130];
+/* Divisor pairs (d, bound / d) are scanned for d up to sqrt(bound), at most this far: a
+ * bound up to 2^32 gets every divisor in at most 2^16 steps; trying every value up to a
+ * limit cost as much as the limit, and a bound of 2^40 spun for hours (docs/hardening.md,
+ * "Sizes"). */
+#define MAX_DIVISOR_SCAN 65536
+
+/* The divisors of `bound` in [lo, hi], ascending, at most `cap`. */
+static int divisorsBetween(int64_t bound, int64_t lo, int64_t hi, int64_t *out, int cap) {
+  int64_t found[256];
   int n = 0;
-  int64_t limit = bound < max_tile ? bound : max_tile;
-  for (int64_t p = 1; p <= limit; p *= 2) {
-    if (bound % p == 0 && p >= min_tile)
-      forms[n++] = p;
-    if (p <= limit / 3 && bound % (3 * p) == 0 && 3 * p >= min_tile)
-      forms[n++] = 3 * p;
-    if (p > limit / 2)
-      break; /* p * 2 would pass the limit (or overflow) */
+  if (bound < 1 || hi < lo)
+    return 0;
+  for (int64_t d = 1; d <= bound / d && d <= hi && d <= MAX_DIVISOR_SCAN && n < 250; ++d) {
+    if (bound % d != 0)
+      continue;
+    if (d >= lo)
+      found[n++] = d;
+    int64_t e = bound / d;
+    if (e != d && e >= lo && e <= hi)
+      found[n++] = e;
   }
-  if (bound <= max_tile)
-    forms[n++] = bound;
-  n = sortUnique(forms, n, cap);
-  memcpy(out, forms, (size_t)n * sizeof *out);
+  /* Past the scan (bounds above 2^32), powers of two and 3 x 2^k still count. */
+  for (int64_t p = 1; p <= hi && n < 254; p *= 2) {
+    if (bound % p == 0 && p >= lo)
+      found[n++] = p;
+    if (p <= hi / 3 && bound % (3 * p) == 0 && 3 * p >= lo)
+      found[n++] = 3 * p;
+    if (p > hi / 2)
+      break; /* p * 2 would pass hi (or overflow) */
+  }
+  n = sortUnique(found, n, cap);
+  memcpy(out, found, (size_t)n * sizeof *out);
   return n;
+}
+
+/* Task tiles: the divisors of the bound (Ansor's split factors), at least MIN_TASK_TILE
+ * unless the bound is smaller, at most max_workgroup_tile, and the bound itself when it
+ * fits. A bound with a large prime factor (56 = 7 x 8) gets 7, 14 and 28, which divide it
+ * exactly; powers of two and 3 x 2^k alone gave 8 and 56. */
+static int taskTiles(int64_t bound, int64_t max_tile, int64_t min_tile, int64_t *out, int cap) {
+  int64_t limit = bound < max_tile ? bound : max_tile;
+  return divisorsBetween(bound, min_tile, limit, out, cap);
 }
 
 /* Packing (docs/host.md, "Packing B"): operand 1 of a contraction whose rows run along
@@ -141,9 +165,11 @@ int prunerHostTileCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
   int vl = prunerHostVectorLoop(w), simd = lanes(w, t);
   bool contraction = w->kind == PRUNER_OP_MATMUL || w->kind == PRUNER_OP_BATCH_MATMUL ||
                      w->kind == PRUNER_OP_CONTRACTION;
-  /* Contractions: tasks of at least MIN_TASK_TILE rows; other ops (small spatial loops of
-   * convolutions) may split down to single rows. */
-  int64_t min_tile = loop == vl ? simd : contraction ? MIN_TASK_TILE : 1;
+  /* Contractions: tasks of at least MIN_TASK_TILE rows; a batch loop (one attention head
+   * per task) and other ops (small spatial loops of convolutions) may split down to one. */
+  int64_t min_tile = loop == vl ? simd
+                     : contraction && w->loop_roles[loop] != PRUNER_ROLE_BATCH ? MIN_TASK_TILE
+                                                                               : 1;
   if (min_tile > bound)
     min_tile = bound;
   int64_t tiles[64];
@@ -201,20 +227,9 @@ int prunerHostReductionCandidates(const PrunerWorkload *w, int loop, int64_t *st
       steps[n++] = bound;
     return n;
   }
-  /* Powers of two dividing the bound, and the bound (docs/host.md), generated directly:
-   * trying every divisor up to the bound ran for hours on a 2^40 reduction. */
+  /* The divisors of the bound from MIN_REDUCTION_STEP up, and the bound (docs/host.md). */
   int64_t min_step = bound < MIN_REDUCTION_STEP ? bound : MIN_REDUCTION_STEP;
-  int64_t forms[66];
-  int m = 0;
-  for (int64_t p = 1; p <= bound; p *= 2) {
-    if (bound % p == 0 && p >= min_step)
-      forms[m++] = p;
-    if (p > bound / 2)
-      break; /* p * 2 would pass the bound (or overflow) */
-  }
-  forms[m++] = bound;
-  m = sortUnique(forms, m, cap - n);
-  memcpy(steps + n, forms, (size_t)m * sizeof *steps);
+  int m = divisorsBetween(bound, min_step, bound, steps + n, cap - n);
   return n + m;
 }
 

@@ -1271,10 +1271,19 @@ static void restrictToSubset(void **state) {
   restrictCheck(&w, &host);
 }
 
-/* The host space's candidate lists are generated from their forms (2^k, 3 x 2^k, the
- * bound), not by trying every value up to the bound or the option: a 2^40 reduction spun
- * for hours. The lists equal the brute-force definition on small bounds. */
+/* The host space's candidate lists are the bound's divisors (Ansor's split factors),
+ * found in pairs up to sqrt(bound), at most 2^16 steps: trying every value up to the
+ * bound or the option spun for hours on a 2^40 reduction. Past the scan, 2^k and 3 x 2^k
+ * still count. The lists equal the brute-force definition on small bounds. */
 static bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+/* Ascending, each dividing `bound`, within [lo, hi]. */
+static void assertDivisorList(const int64_t *v, int n, int64_t bound, int64_t lo, int64_t hi) {
+  for (int i = 0; i < n; ++i) {
+    assert_true(v[i] >= lo && v[i] <= hi && bound % v[i] == 0);
+    assert_true(i == 0 || v[i] > v[i - 1]);
+  }
+}
 
 static void hostCandidatesHugeBounds(void **state) {
   (void)state;
@@ -1282,28 +1291,32 @@ static void hostCandidatesHugeBounds(void **state) {
   assert_true(prunerTargetLookup("host", &t).ok);
   PrunerWorkload w;
   int64_t steps[PRUNER_MAX_KNOB_VALUES * 4];
-  /* 16x16x2^40: steps 32, 64, ..., 2^40 (36 values), and 3 x 2^40: the same and the bound. */
+  /* 16x16x2^40: steps 32, 64, ..., 2^40 (36 values). */
   int64_t k = (int64_t)1 << 40;
   prunerWorkloadMatmul(&w, 16, 16, k, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   int n = prunerHostReductionCandidates(&w, 2, steps, PRUNER_MAX_KNOB_VALUES * 4);
   assert_int_equal(n, 36);
   for (int i = 0; i < n; ++i)
     assert_true(steps[i] == (int64_t)32 << i);
+  /* 3 x 2^40: every 2^k >= 32 (36) and 3 x 2^k >= 48 (37), the bound last. */
   prunerWorkloadMatmul(&w, 16, 16, 3 * k, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   n = prunerHostReductionCandidates(&w, 2, steps, PRUNER_MAX_KNOB_VALUES * 4);
-  assert_int_equal(n, 37);
-  assert_true(steps[35] == k && steps[36] == 3 * k);
-  /* The largest bound: INT64_MAX (odd): no power of two >= 32 divides it. */
+  assert_int_equal(n, 73);
+  assertDivisorList(steps, n, 3 * k, 32, 3 * k);
+  assert_true(steps[0] == 32 && steps[1] == 48 && steps[n - 1] == 3 * k);
+  /* The largest bound: INT64_MAX = 7^2 x 73 x 127 x 337 x 92737 x 649657 (odd): the
+   * divisors the scan finds (49, 73, 127, ... and their cofactors), the bound last. */
   prunerWorkloadMatmul(&w, 16, 16, INT64_MAX, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   n = prunerHostReductionCandidates(&w, 2, steps, PRUNER_MAX_KNOB_VALUES * 4);
-  assert_int_equal(n, 1);
-  assert_true(steps[0] == INT64_MAX);
+  assert_true(n > 3);
+  assertDivisorList(steps, n, INT64_MAX, 32, INT64_MAX);
+  assert_true(steps[0] == 49 && steps[1] == 73 && steps[n - 1] == INT64_MAX);
   /* A cap is honoured (smallest first). */
   prunerWorkloadMatmul(&w, 16, 16, k, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   assert_int_equal(prunerHostReductionCandidates(&w, 2, steps, 3), 3);
   assert_true(steps[2] == 128);
 
-  /* Task tiles with a 2^40 limit on a 2^40 x 3 bound: 2^k and 3 x 2^k, then the bound. */
+  /* Task tiles with a 2^40 limit on a 2^40 x 3 bound: its divisors 2^k and 3 x 2^k. */
   int64_t wg[PRUNER_MAX_KNOB_VALUES * 4], th[PRUNER_MAX_KNOB_VALUES * 4];
   PrunerSpaceOptions o = prunerHostSpaceDefaultOptions();
   o.max_workgroup_tile = k;
@@ -1330,7 +1343,7 @@ static void hostCandidatesHugeBounds(void **state) {
     int expect = 0;
     int64_t min_step = bound < 32 ? bound : 32;
     for (int64_t v = 1; v <= bound; ++v)
-      if (bound % v == 0 && v >= min_step && (isPow2(v) || v == bound)) {
+      if (bound % v == 0 && v >= min_step) {
         assert_true(expect < n && steps[expect] == v);
         ++expect;
       }
@@ -1341,8 +1354,7 @@ static void hostCandidatesHugeBounds(void **state) {
     int tiles = 0;
     int64_t min_tile = bound < 16 ? bound : 16;
     for (int64_t v = 1; v <= bound && v <= o.max_workgroup_tile; ++v)
-      if (bound % v == 0 && v >= min_tile &&
-          (isPow2(v) || (v % 3 == 0 && isPow2(v / 3)) || v == bound))
+      if (bound % v == 0 && v >= min_tile)
         ++tiles;
     for (int i = 0; i < n; ++i)
       if (wg[i] != prev) {
