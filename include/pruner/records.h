@@ -26,6 +26,7 @@ extern "C" {
 
 #define PRUNER_RECORDS_VERSION 1
 #define PRUNER_MAX_SAMPLES 64
+#define PRUNER_MAX_PASSES 16
 
 typedef enum PrunerRecordStatus {
   PRUNER_RECORD_OK = 0,
@@ -68,6 +69,11 @@ typedef struct PrunerRecord {
    * the whole measurement as the tuner waited for it (compile, check, warm-up, samples). */
   double compile_s;
   double measure_s;
+  /* A dataset's record merged from several passes over the space (pruner-host-tool
+   * --merge-faster keeps the fastest): each ok pass's median, in pass order, so that the
+   * pass-to-pass spread of this config is known (0 passes: one measurement; not written). */
+  int num_passes;
+  double passes_us[PRUNER_MAX_PASSES];
 } PrunerRecord;
 
 const char *prunerRecordStatusName(PrunerRecordStatus status);

@@ -300,9 +300,11 @@ const char *prunerTuneStudyMethodName(int method);
  * mask; fails naming the unknown name and listing the accepted ones. */
 PrunerStatus prunerTuneStudyParseMethods(const char *list, unsigned *mask);
 
-/* The study's goals: within `within`, within `within_tight`, and within noise: within
- * the median relative IQR of the workload's configs' samples (records keep one pass, so
- * this is the spread within a pass; pass-to-pass spread is not recorded). */
+/* The study's goals: within `within`, within `within_tight`, and within noise. Noise is
+ * pass-to-pass when the best record carries its passes (`passes_us`, a dataset merged
+ * from several passes): a config ties the best when it is no slower than the best's
+ * second fastest pass, i.e. inside what a second pass of the best measured. Otherwise it
+ * is the median relative IQR of the workload's configs' samples (spread within a pass). */
 enum {
   PRUNER_TUNE_GOAL_WITHIN = 0,
   PRUNER_TUNE_GOAL_TIGHT,
@@ -332,6 +334,7 @@ typedef struct PrunerTuneStudyRow {
   int64_t replay_configs;   /* ok records of the workload in the file                 */
   double best_us;
   double goal_us[PRUNER_TUNE_GOAL_COUNT];
+  bool noise_from_passes; /* the noise goal is the best's second fastest pass          */
   int64_t goal_configs[PRUNER_TUNE_GOAL_COUNT]; /* ok configs of the file within it  */
   bool ran[PRUNER_TUNE_STUDY_METHOD_COUNT];     /* the methods that ran (opts.methods)    */
   PrunerTuneStudyStats stats[PRUNER_TUNE_GOAL_COUNT][PRUNER_TUNE_STUDY_METHOD_COUNT];

@@ -611,6 +611,12 @@ char *prunerRecordToJson(const PrunerRecord *r) {
     cJSON_AddNumberToObject(json, "compile_s", r->compile_s);
   if (r->measure_s > 0)
     cJSON_AddNumberToObject(json, "measure_s", r->measure_s);
+  if (r->num_passes > 0) {
+    cJSON *passes = cJSON_CreateArray();
+    for (int i = 0; i < r->num_passes && i < PRUNER_MAX_PASSES; ++i)
+      cJSON_AddItemToArray(passes, cJSON_CreateNumber(r->passes_us[i]));
+    cJSON_AddItemToObject(json, "passes_us", passes);
+  }
   char *text = cJSON_PrintUnformatted(json);
   cJSON_Delete(json);
   return text;
@@ -684,6 +690,19 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
                                  "number",
                                  out->num_samples);
       out->samples_us[out->num_samples++] = item->valuedouble;
+    }
+  }
+  const cJSON *passes = cJSON_GetObjectItemCaseSensitive(json, "passes_us");
+  if (passes) {
+    if (!cJSON_IsArray(passes) || cJSON_GetArraySize(passes) > PRUNER_MAX_PASSES)
+      return prunerStatusError("key 'passes_us': expected at most %d numbers",
+                               PRUNER_MAX_PASSES);
+    const cJSON *item;
+    cJSON_ArrayForEach(item, passes) {
+      if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) || item->valuedouble <= 0)
+        return prunerStatusError("key 'passes_us': entry %d is not a finite, positive number",
+                                 out->num_passes);
+      out->passes_us[out->num_passes++] = item->valuedouble;
     }
   }
   out->median_us = readNumberOr(json, "median_us", NAN);

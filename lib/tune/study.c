@@ -270,9 +270,19 @@ static double relativeIqr(const PrunerRecord *r) {
   return (hi - lo) / r->median_us;
 }
 
-/* The workload's noise: the median over its ok configs of their samples' relative IQR.
- * Records keep one pass (the fastest of several), so this is run-to-run spread within a
- * pass; pass-to-pass spread is larger (data/README.md) and is not in the records. */
+/* A merged record's second fastest pass (>= its kept median), or 0 without two passes. */
+static double secondFastestPass(const PrunerRecord *r) {
+  if (r->num_passes < 2)
+    return 0;
+  double v[PRUNER_MAX_PASSES];
+  memcpy(v, r->passes_us, (size_t)r->num_passes * sizeof *v);
+  qsort(v, (size_t)r->num_passes, sizeof *v, compareDouble);
+  return v[1] > r->median_us ? v[1] : r->median_us;
+}
+
+/* The workload's noise without passes: the median over its ok configs of their samples'
+ * relative IQR, the run-to-run spread within one pass; pass-to-pass spread is larger
+ * (data/README.md). */
 static double workloadNoise(PrunerRecords replay, const char *workload_key, const char *key) {
   size_t n = 0, cap = prunerRecordsCount(replay);
   double *v = malloc((cap ? cap : 1) * sizeof *v);
@@ -395,8 +405,11 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
     row->best_us = best->median_us;
     row->goal_us[PRUNER_TUNE_GOAL_WITHIN] = row->best_us * (1.0 + so->within);
     row->goal_us[PRUNER_TUNE_GOAL_TIGHT] = row->best_us * (1.0 + so->within_tight);
-    double noise = workloadNoise(replay, row->workload_key, key);
-    row->goal_us[PRUNER_TUNE_GOAL_NOISE] = row->best_us * (1.0 + noise);
+    double second = secondFastestPass(best);
+    row->noise_from_passes = second > 0;
+    row->goal_us[PRUNER_TUNE_GOAL_NOISE] =
+        second > 0 ? second
+                   : row->best_us * (1.0 + workloadNoise(replay, row->workload_key, key));
     const PrunerWorkload *w = NULL;
     for (size_t i = 0; i < prunerRecordsCount(replay); ++i) {
       const PrunerRecord *r = prunerRecordsGet(replay, i);
@@ -488,8 +501,10 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
                      (unsigned long long)r->space_size, r->best_us);
     for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g) {
       if (g == PRUNER_TUNE_GOAL_NOISE)
-        prunerTextAppend(&b, "  goal noise (+%.1f%%, %lld configs):\n",
-                         100.0 * (r->goal_us[g] / r->best_us - 1.0), (long long)r->goal_configs[g]);
+        prunerTextAppend(&b, "  goal noise (+%.1f%%, %lld configs, %s):\n",
+                         100.0 * (r->goal_us[g] / r->best_us - 1.0), (long long)r->goal_configs[g],
+                         r->noise_from_passes ? "the best's second fastest pass"
+                                              : "within-pass IQR");
       else
         prunerTextAppend(&b, "  goal %s %.0f%% (%lld configs):\n", goal_name[g], goal_pct[g],
                          (long long)r->goal_configs[g]);

@@ -147,7 +147,8 @@ static int cmpDouble(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Per record of the first pass, the fastest ok measurement over all `n` passes. */
+/* Per record of the first pass, the fastest ok measurement over all `n` passes, with each
+ * ok pass's median (`passes_us`). */
 static int mergeFaster(char **paths, int n, const char *out_path) {
   PrunerRecords passes[16], out = NULL;
   PrunerStatus st = prunerStatusOk();
@@ -171,7 +172,7 @@ static int mergeFaster(char **paths, int n, const char *out_path) {
     st = prunerStatusError("out of memory");
   for (size_t i = 0; st.ok && i < total; ++i) {
     const PrunerRecord *first = prunerRecordsGet(passes[0], i), *pick = first;
-    double lo = 0, hi = 0, second = 0;
+    double lo = 0, hi = 0, second = 0, pass_us[PRUNER_MAX_PASSES];
     int ok_passes = 0;
     for (int p = 0; p < n; ++p) {
       const PrunerRecord *r =
@@ -182,6 +183,7 @@ static int mergeFaster(char **paths, int n, const char *out_path) {
                                   &first->config);
       if (!r || r->status != PRUNER_RECORD_OK)
         continue;
+      pass_us[ok_passes] = r->median_us;
       if (!ok_passes++ || r->median_us < lo) {
         second = ok_passes > 1 ? lo : 0;
         lo = r->median_us;
@@ -199,7 +201,11 @@ static int mergeFaster(char **paths, int n, const char *out_path) {
       ratios[compared++] = hi / lo;
       over_1_5 += hi / lo > 1.5;
     }
-    st = prunerRecordsAppend(out, pick);
+    /* The kept record carries every ok pass's median: its own pass-to-pass spread. */
+    PrunerRecord merged = *pick;
+    merged.num_passes = ok_passes > 1 ? ok_passes : 0;
+    memcpy(merged.passes_us, pass_us, (size_t)merged.num_passes * sizeof *pass_us);
+    st = prunerRecordsAppend(out, &merged);
   }
   if (st.ok && compared) {
     qsort(ratios, compared, sizeof *ratios, cmpDouble);

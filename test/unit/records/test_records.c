@@ -256,6 +256,21 @@ static void test_record_round_trip(void **state) {
   line = prunerRecordToJson(&a);
   assert_true(prunerRecordFromJson(line, &b).ok);
   assert_true(b.compile_s == 0.03125 && b.measure_s == 0.0859375);
+  assert_null(strstr(line, "passes_us")); /* one measurement: no passes written */
+  assert_int_equal(b.num_passes, 0);
+  free(line);
+
+  /* A record merged from passes keeps each pass's median, in order. */
+  a.num_passes = 3;
+  a.passes_us[0] = 44.5;
+  a.passes_us[1] = 42.125;
+  a.passes_us[2] = 51.25;
+  line = prunerRecordToJson(&a);
+  assert_non_null(strstr(line, "\"passes_us\":[44.5,42.125,51.25]"));
+  assert_true(prunerRecordFromJson(line, &b).ok);
+  assert_int_equal(b.num_passes, 3);
+  for (int i = 0; i < 3; ++i)
+    assert_true(b.passes_us[i] == a.passes_us[i]);
   free(line);
 
   /* A failed candidate: NaN latency (written as null) and the error text survive. */
@@ -754,6 +769,9 @@ static void test_record_values_checked(void **state) {
   a.spread_us = 0.25;
   a.compile_s = 0.5;
   a.measure_s = 0.75;
+  a.num_passes = 2;
+  a.passes_us[0] = 5.5;
+  a.passes_us[1] = 5;
   const struct {
     const char *from, *to, *reason;
   } cases[] = {
@@ -778,6 +796,11 @@ static void test_record_values_checked(void **state) {
       {"\"compile_s\":0.5", "\"compile_s\":-0.5", "compile_s"},
       {"\"measure_s\":0.75", "\"measure_s\":1e999", "measure_s"},
       {"\"status\":\"ok\"", "\"status\":\"great\"", "unknown status"},
+      {"\"passes_us\":[5.5,5]", "\"passes_us\":[5.5,-5]", "passes_us"},
+      {"\"passes_us\":[5.5,5]", "\"passes_us\":[5.5,0]", "passes_us"},
+      {"\"passes_us\":[5.5,5]", "\"passes_us\":5", "passes_us"},
+      {"\"passes_us\":[5.5,5]",
+       "\"passes_us\":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]", "at most 16"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
     char *line = editLine(&a, cases[i].from, cases[i].to);
