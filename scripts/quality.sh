@@ -71,6 +71,14 @@ for top in 1 32 128 512; do
   "$B/pruner-draft" --eval data/host-ffn-up.jsonl --dataset-target=records --top="$top"
 done
 "$B/pruner-tune" --study=data/host-ffn-up.jsonl --seeds="$SEEDS" --dataset-target=records
+# BERT attention scores again, in the wide space (Ansor-style candidates, docs/host.md):
+# 11,004 configs, a uniform sample of 10,000 of its 20,128 plus the draft's top 2,000
+# (data/README.md). The largest dataset: its study takes most of this script's time.
+echo "=== machine: amd, BERT attention scores, wide space (data/host-attn-scores-wide.jsonl)"
+for top in 1 32 128 512 2000; do
+  "$B/pruner-draft" --eval data/host-attn-scores-wide.jsonl --dataset-target=records --top="$top"
+done
+"$B/pruner-tune" --study=data/host-attn-scores-wide.jsonl --seeds="$SEEDS" --dataset-target=records
 # The three model shapes of issue 14 together (attention scores, ResNet-50 conv, FFN up):
 # the verifier judged leave-one-workload-out on them, as the tuner uses it (its first
 # batches' records, the draft's pool of 512).
@@ -79,6 +87,16 @@ echo "=== machine: amd, the three model shapes, verifier leave-one-workload-out"
 ALL=$(mktemp /tmp/pruner-quality-XXXXXX.jsonl)
 trap 'rm -f "$ALL"' EXIT
 cat "${MODELS[@]}" > "$ALL"
+for own in 0 16 48; do
+  echo "-- as tuned, $own own records"
+  "$B/pruner-eval" "$ALL" --folds=3 --dataset-target=records --as-tuned=512 --own="$own"
+done
+rm -f "$ALL"
+# The same with the wide attention dataset in place of the first one.
+MODELS_WIDE=(data/host-attn-scores-wide.jsonl data/host-resnet-conv.jsonl data/host-ffn-up.jsonl)
+echo "=== machine: amd, the model shapes with the wide attention space, verifier leave-one-workload-out"
+ALL=$(mktemp /tmp/pruner-quality-XXXXXX.jsonl)
+cat "${MODELS_WIDE[@]}" > "$ALL"
 for own in 0 16 48; do
   echo "-- as tuned, $own own records"
   "$B/pruner-eval" "$ALL" --folds=3 --dataset-target=records --as-tuned=512 --own="$own"
