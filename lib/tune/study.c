@@ -481,8 +481,9 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
     prunerTextAppend(&b, "verifier prior (pretrained methods): %s\n", so->prior_path);
   prunerTextAppend(&b, "ratio = random / method on the medians, vs_dv = draft+verifier / "
                        "method (higher is better); noise: "
-                       "the median relative IQR of the workload's configs' samples (within a "
-                       "pass; pass-to-pass spread is not recorded); run_s: recorded run "
+                       "the best config's second fastest pass when the records carry their "
+                       "passes (passes_us), else the median relative IQR of the workload's "
+                       "configs' samples (within a pass); run_s: recorded run "
                        "time of the configs measured until the goal (median); wall_s: "
                        "wall-clock tuning time until the goal (median): the tuner's own time "
                        "plus each measured config's recorded cost (compile, check, samples; "
