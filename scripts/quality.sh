@@ -52,53 +52,42 @@ for f in "${DATA[@]}"; do
 done
 rm -f "$ALL"
 done
-# Model-shape datasets on their own (no other workload of the set to fold with): BERT
-# attention scores, the first complete space with packing (data/README.md).
-echo "=== machine: amd, BERT attention scores (data/host-attn-scores.jsonl)"
-for top in 1 32 128 512; do
-  "$B/pruner-draft" --eval data/host-attn-scores.jsonl --dataset-target=records --top="$top"
-done
-"$B/pruner-tune" --study=data/host-attn-scores.jsonl --seeds="$SEEDS" --dataset-target=records
-# The ResNet-50 3x3 convolution, the same way (data/README.md).
-echo "=== machine: amd, ResNet-50 3x3 conv (data/host-resnet-conv.jsonl)"
-for top in 1 32 128 512; do
-  "$B/pruner-draft" --eval data/host-resnet-conv.jsonl --dataset-target=records --top="$top"
-done
-"$B/pruner-tune" --study=data/host-resnet-conv.jsonl --seeds="$SEEDS" --dataset-target=records
-# BERT's FFN up-projection, the same way (data/README.md).
-echo "=== machine: amd, BERT FFN up (data/host-ffn-up.jsonl)"
-for top in 1 32 128 512; do
-  "$B/pruner-draft" --eval data/host-ffn-up.jsonl --dataset-target=records --top="$top"
-done
-"$B/pruner-tune" --study=data/host-ffn-up.jsonl --seeds="$SEEDS" --dataset-target=records
-# BERT attention scores again, in the wide space (Ansor-style candidates, docs/host.md):
-# 11,004 configs, a uniform sample of 10,000 of its 20,128 plus the draft's top 2,000
-# (data/README.md). The largest dataset: its study takes most of this script's time.
-echo "=== machine: amd, BERT attention scores, wide space (data/host-attn-scores-wide.jsonl)"
-for top in 1 32 128 512 2000; do
-  "$B/pruner-draft" --eval data/host-attn-scores-wide.jsonl --dataset-target=records --top="$top"
-done
-"$B/pruner-tune" --study=data/host-attn-scores-wide.jsonl --seeds="$SEEDS" --dataset-target=records
-# The three model shapes of issue 14 together (attention scores, ResNet-50 conv, FFN up):
-# the verifier judged leave-one-workload-out on them, as the tuner uses it (its first
+# Model-shape datasets on their own (no other workload of the set to fold with): the
+# draft's rank order at several depths and the search study (data/README.md).
+modelShape() { # TITLE FILE TOPS...
+  local title=$1 file=$2
+  shift 2
+  echo "=== machine: amd, $title ($file)"
+  for top in "$@"; do
+    "$B/pruner-draft" --eval "$file" --dataset-target=records --top="$top"
+  done
+  "$B/pruner-tune" --study="$file" --seeds="$SEEDS" --dataset-target=records
+}
+# The verifier leave-one-workload-out over model shapes, as the tuner uses it (its first
 # batches' records, the draft's pool of 512).
-MODELS=(data/host-attn-scores.jsonl data/host-resnet-conv.jsonl data/host-ffn-up.jsonl)
-echo "=== machine: amd, the three model shapes, verifier leave-one-workload-out"
-ALL=$(mktemp /tmp/pruner-quality-XXXXXX.jsonl)
-trap 'rm -f "$ALL"' EXIT
-cat "${MODELS[@]}" > "$ALL"
-for own in 0 16 48; do
-  echo "-- as tuned, $own own records"
-  "$B/pruner-eval" "$ALL" --folds=3 --dataset-target=records --as-tuned=512 --own="$own"
-done
-rm -f "$ALL"
-# The same with the wide attention dataset in place of the first one.
-MODELS_WIDE=(data/host-attn-scores-wide.jsonl data/host-resnet-conv.jsonl data/host-ffn-up.jsonl)
-echo "=== machine: amd, the model shapes with the wide attention space, verifier leave-one-workload-out"
-ALL=$(mktemp /tmp/pruner-quality-XXXXXX.jsonl)
-cat "${MODELS_WIDE[@]}" > "$ALL"
-for own in 0 16 48; do
-  echo "-- as tuned, $own own records"
-  "$B/pruner-eval" "$ALL" --folds=3 --dataset-target=records --as-tuned=512 --own="$own"
-done
-rm -f "$ALL"
+modelLowo() { # TITLE FILES...
+  local title=$1
+  shift
+  echo "=== machine: amd, $title, verifier leave-one-workload-out"
+  ALL=$(mktemp /tmp/pruner-quality-XXXXXX.jsonl)
+  trap 'rm -f "$ALL"' EXIT
+  cat "$@" > "$ALL"
+  for own in 0 16 48; do
+    echo "-- as tuned, $own own records"
+    "$B/pruner-eval" "$ALL" --folds=3 --dataset-target=records --as-tuned=512 --own="$own"
+  done
+  rm -f "$ALL"
+}
+# BERT attention scores, the first complete space with packing.
+modelShape "BERT attention scores" data/host-attn-scores.jsonl 1 32 128 512
+modelShape "ResNet-50 3x3 conv" data/host-resnet-conv.jsonl 1 32 128 512
+modelShape "BERT FFN up" data/host-ffn-up.jsonl 1 32 128 512
+# BERT attention scores again, in the wide space (Ansor-style candidates, docs/host.md):
+# 11,004 configs, a uniform sample of 10,000 of its 20,128 plus the draft's top 2,000.
+modelShape "BERT attention scores, wide space" data/host-attn-scores-wide.jsonl 1 32 128 512 2000
+# Issue 14's three model shapes together, then with the wide attention dataset in place
+# of the first.
+modelLowo "the three model shapes" data/host-attn-scores.jsonl data/host-resnet-conv.jsonl \
+  data/host-ffn-up.jsonl
+modelLowo "the model shapes with the wide attention space" data/host-attn-scores-wide.jsonl \
+  data/host-resnet-conv.jsonl data/host-ffn-up.jsonl
