@@ -17,10 +17,12 @@
  *          of contention on a shared machine slows random configs instead of a whole
  *          block of similar ones; passes with different seeds are independent.
  *          --configs=LIST measures only the configs LIST names, one pruner.config
- *          attribute per line, in that order (how data/host-pack-pairs-amd.jsonl was
- *          made: docs/host.md, "Packing B").
+ *          attribute per line, in that order, or in the order --order-seed=S gives (a
+ *          sampled dataset's passes: data/host-attn-scores-wide.jsonl; how
+ *          data/host-pack-pairs-amd.jsonl was made: docs/host.md, "Packing B").
  *   pruner-host-tool --merge-faster A.jsonl B.jsonl [C.jsonl ...] OUT.jsonl
- *          per record of A, the fastest ok measurement of all passes (same workload,
+ *          per record of A, with every ok pass's median (passes_us), the fastest ok
+ *          measurement of all passes (same workload,
  *          target and config; or the baseline): contention from other users of a shared
  *          machine only slows a run down, so the fastest pass is the best estimate.
  *          Prints how much the passes disagreed (slowest / fastest pass per config).
@@ -60,18 +62,23 @@ static MlirWalkResult findOp(MlirOperation op, void *user) {
 /* The whole host space of `w` into a records file (resumable). */
 /* The valid configs of `space` in index order, or shuffled (Fisher-Yates) when seed > 0.
  * Returns a malloc'ed array of *count configs, NULL when out of memory. */
+/* Shuffles configs[0..n) in the order seed `seed` gives (0: left as they are). */
+static void shuffleConfigs(PrunerConfig *configs, size_t n, uint64_t seed) {
+  for (size_t i = n; seed && configs && i > 1; --i) {
+    size_t j = (size_t)(prunerRandomNext(&seed) % i);
+    PrunerConfig tmp = configs[i - 1];
+    configs[i - 1] = configs[j];
+    configs[j] = tmp;
+  }
+}
+
 static PrunerConfig *spaceConfigs(PrunerSpace space, uint64_t seed, size_t *count) {
   size_t n = (size_t)prunerSpaceCount(space), k = 0;
   PrunerConfig *all = malloc((n ? n : 1) * sizeof *all);
   uint64_t raw = 0;
   while (all && k < n && prunerSpaceNext(space, &raw, &all[k]))
     ++k;
-  for (size_t i = k; seed && all && i > 1; --i) {
-    size_t j = (size_t)(prunerRandomNext(&seed) % i);
-    PrunerConfig tmp = all[i - 1];
-    all[i - 1] = all[j];
-    all[j] = tmp;
-  }
+  shuffleConfigs(all, k, seed);
   *count = k;
   return all;
 }
@@ -106,6 +113,8 @@ static int measureSpace(const PrunerWorkload *w, const PrunerTargetDesc *t, cons
     if (order)
       memcpy(order, listed, num_listed * sizeof *order);
     count = num_listed;
+    /* A sampled dataset's passes visit the same list, each in its own order. */
+    shuffleConfigs(order, count, order_seed);
   } else {
     order = spaceConfigs(space, order_seed, &count);
   }
