@@ -127,6 +127,27 @@ static double readNumberOr(const cJSON *parent, const char *key, double fallback
   return fallback;
 }
 
+/* An optional array of at most `max` times under `key` into out[0..*n): finite only (an
+ * infinity would be written back as null and the line would no longer read: found by
+ * fuzzing the reader), non-negative, or positive when `positive`. Absent: *n stays 0. */
+static PrunerStatus readTimes(const cJSON *parent, const char *key, int max, bool positive,
+                              double *out, int *n) {
+  const cJSON *array = cJSON_GetObjectItemCaseSensitive(parent, key);
+  if (!array)
+    return prunerStatusOk();
+  if (!cJSON_IsArray(array) || cJSON_GetArraySize(array) > max)
+    return prunerStatusError("key '%s': expected at most %d numbers", key, max);
+  const cJSON *item;
+  cJSON_ArrayForEach(item, array) {
+    double v = cJSON_IsNumber(item) ? item->valuedouble : NAN;
+    if (!isfinite(v) || v < 0 || (positive && v == 0))
+      return prunerStatusError("key '%s': entry %d is not a finite, %s number", key, *n,
+                               positive ? "positive" : "non-negative");
+    out[(*n)++] = v;
+  }
+  return prunerStatusOk();
+}
+
 static PrunerStatus readString(const cJSON *parent, const char *key, char *out, size_t size,
                                bool required) {
   const cJSON *item = cJSON_GetObjectItemCaseSensitive(parent, key);
@@ -676,35 +697,9 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
   if (!prunerRecordStatusParse(status, &out->status))
     return prunerStatusError("key 'status': unknown status '%s'", status);
   TRY(readString(json, "error", out->error, sizeof(out->error), false));
-  const cJSON *samples = cJSON_GetObjectItemCaseSensitive(json, "samples_us");
-  if (samples) {
-    if (!cJSON_IsArray(samples) || cJSON_GetArraySize(samples) > PRUNER_MAX_SAMPLES)
-      return prunerStatusError("key 'samples_us': expected at most %d numbers",
-                               PRUNER_MAX_SAMPLES);
-    const cJSON *item;
-    cJSON_ArrayForEach(item, samples) {
-      /* Finite only: an infinity would be written back as null and the line would no
-       * longer read (found by fuzzing the reader). */
-      if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) || item->valuedouble < 0)
-        return prunerStatusError("key 'samples_us': entry %d is not a finite, non-negative "
-                                 "number",
-                                 out->num_samples);
-      out->samples_us[out->num_samples++] = item->valuedouble;
-    }
-  }
-  const cJSON *passes = cJSON_GetObjectItemCaseSensitive(json, "passes_us");
-  if (passes) {
-    if (!cJSON_IsArray(passes) || cJSON_GetArraySize(passes) > PRUNER_MAX_PASSES)
-      return prunerStatusError("key 'passes_us': expected at most %d numbers",
-                               PRUNER_MAX_PASSES);
-    const cJSON *item;
-    cJSON_ArrayForEach(item, passes) {
-      if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) || item->valuedouble <= 0)
-        return prunerStatusError("key 'passes_us': entry %d is not a finite, positive number",
-                                 out->num_passes);
-      out->passes_us[out->num_passes++] = item->valuedouble;
-    }
-  }
+  TRY(readTimes(json, "samples_us", PRUNER_MAX_SAMPLES, false, out->samples_us,
+                &out->num_samples));
+  TRY(readTimes(json, "passes_us", PRUNER_MAX_PASSES, true, out->passes_us, &out->num_passes));
   out->median_us = readNumberOr(json, "median_us", NAN);
   if (out->status == PRUNER_RECORD_OK && !(out->median_us > 0.0 && isfinite(out->median_us)))
     return prunerStatusError("key 'median_us': an ok record needs a positive, finite latency");

@@ -88,7 +88,9 @@ static int sortUnique(int64_t *out, int n, int cap) {
  * "Sizes"). */
 #define MAX_DIVISOR_SCAN 65536
 
-/* The divisors of `bound` in [lo, hi], ascending, at most `cap`. */
+/* The divisors of `bound` in [lo, hi], ascending, at most `cap`. A bound with more than
+ * about 250 of them in range keeps those found first: the smallest with their cofactors
+ * (the space's knobs hold at most PRUNER_MAX_KNOB_VALUES x 4 values anyway). */
 static int divisorsBetween(int64_t bound, int64_t lo, int64_t hi, int64_t *out, int cap) {
   int64_t found[256];
   int n = 0;

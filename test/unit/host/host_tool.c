@@ -59,10 +59,8 @@ static MlirWalkResult findOp(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
-/* The whole host space of `w` into a records file (resumable). */
-/* The valid configs of `space` in index order, or shuffled (Fisher-Yates) when seed > 0.
- * Returns a malloc'ed array of *count configs, NULL when out of memory. */
-/* Shuffles configs[0..n) in the order seed `seed` gives (0: left as they are). */
+/* Shuffles configs[0..n) (Fisher-Yates) in the order seed `seed` gives (0: left as they
+ * are). */
 static void shuffleConfigs(PrunerConfig *configs, size_t n, uint64_t seed) {
   for (size_t i = n; seed && configs && i > 1; --i) {
     size_t j = (size_t)(prunerRandomNext(&seed) % i);
@@ -72,6 +70,8 @@ static void shuffleConfigs(PrunerConfig *configs, size_t n, uint64_t seed) {
   }
 }
 
+/* The valid configs of `space` in index order, or shuffled when seed > 0. Returns a
+ * malloc'ed array of *count configs, NULL when out of memory. */
 static PrunerConfig *spaceConfigs(PrunerSpace space, uint64_t seed, size_t *count) {
   size_t n = (size_t)prunerSpaceCount(space), k = 0;
   PrunerConfig *all = malloc((n ? n : 1) * sizeof *all);
@@ -83,6 +83,7 @@ static PrunerConfig *spaceConfigs(PrunerSpace space, uint64_t seed, size_t *coun
   return all;
 }
 
+/* The whole host space of `w` (or the listed configs) into a records file (resumable). */
 static int measureSpace(const PrunerWorkload *w, const PrunerTargetDesc *t, const char *target,
                         const char *path, int threads, uint64_t order_seed,
                         const PrunerConfig *listed, size_t num_listed) {
