@@ -2,8 +2,8 @@
 # scripts/quality.sh [BUILD_DIR] [SEEDS]: reruns the tables of docs/quality.md on the
 # complete-space host datasets in data/ (draft recall and Spearman, verifier
 # cross-validation, search study) on any x86-64 machine: every tool studies the records
-# as their own target (--dataset-target=records: the key's cores and ISA, this machine's
-# caches and clock; each tool's first line says what it assumed). Nothing is measured,
+# as their own target (--dataset-target=records: the key's cores and ISA, the caches and
+# clock the records carry; each tool's first line says what it assumed). Nothing is measured,
 # so no core pinning is needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -47,6 +47,10 @@ typedef struct PrunerRecord {
   char device_name[96];
   char driver_version[32];
   char toolchain_version[32];
+  /* Host records: the measuring machine's caches, L1d and L2 per core and L3 in all
+   * (bytes; 0: not recorded), so that a study elsewhere models them (the clock is
+   * sm_clock_mhz). JSON: the target's "caches", three numbers or absent. */
+  int64_t cache_bytes[3];
   bool is_baseline;          /* a cuBLAS / OpenBLAS measurement, no config      */
   char baseline_name[32];    /* "cublas", "openblas"                            */
   PrunerConfig config;
@@ -145,6 +149,17 @@ const PrunerRecord *prunerRecordsBest(PrunerRecords records, const char *workloa
  * dataset's own target; ties: the first in the file), or NULL when there is none. The
  * string lives in `records`. */
 const char *prunerRecordsBusiestTarget(PrunerRecords records);
+/* The machine the records of `target_key` were measured on, as far as they say: the
+ * caches of the first such record that carries them and the clock (sm_clock_mhz) of the
+ * first with one; fields 0 where none does. */
+void prunerRecordsMeasuredMachine(PrunerRecords records, const char *target_key,
+                                  PrunerMeasuredMachine *out);
+/* The dataset target of `records` (pruner-tune --study, pruner-eval, pruner-draft --eval
+ * with --dataset-target=KEY): KEY ("records": prunerRecordsBusiestTarget) described by
+ * prunerTargetFromKey with the machine prunerRecordsMeasuredMachine finds; `what` gets
+ * its line. Fails, naming the file's problem or the key's, when there is no such key. */
+PrunerStatus prunerRecordsDatasetTarget(PrunerRecords records, const char *key,
+                                        PrunerTargetDesc *out, char *what, size_t what_size);
 /* Baseline record (cuBLAS/OpenBLAS) for the workload on the target, or NULL. */
 const PrunerRecord *prunerRecordsBaseline(PrunerRecords records, const char *workload_key,
                                           const char *target_key);

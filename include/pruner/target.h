@@ -86,15 +86,27 @@ void prunerTargetKey(const PrunerTargetDesc *desc, char *buf, size_t size);
  * Writes "" when size is too small. */
 void prunerTargetFamily(const PrunerTargetDesc *target, char *buf, size_t size);
 
+/* What a host dataset's records say of the machine they were measured on (docs/records.md,
+ * the target's "caches"; the records' clock): fields are 0 where the records do not carry
+ * them. */
+typedef struct PrunerMeasuredMachine {
+  int64_t l1d_bytes; /* per core */
+  int64_t l2_bytes;  /* per core */
+  int64_t l3_bytes;  /* total    */
+  double clock_mhz;
+} PrunerMeasuredMachine;
+
 /* The description of the machine a records key names, so that records measured elsewhere
  * can be studied here ("dataset target"): a GPU key "arch:name:NNsm" is the table entry
  * with NN SMs; a host key "host:<cpu>-<N>c-<isa>" is this machine's host description with
- * N cores and that ISA (caches and clock stay this machine's; docs/quality.md); an
- * "iree-cuda:" key is the GPU key after the prefix, of kind PRUNER_TARGET_IREE_CUDA. The
- * result's key is `key`. `what` (may be NULL) gets one line saying what was assumed and
- * what differs from this machine. Fails, naming the key, when it names no known target. */
-PrunerStatus prunerTargetFromKey(const char *key, PrunerTargetDesc *out, char *what,
-                                 size_t what_size);
+ * N cores and that ISA, and the caches and clock of `measured` where it gives them (NULL
+ * or 0: this machine's; docs/quality.md); an "iree-cuda:" key is the GPU key after the
+ * prefix, of kind PRUNER_TARGET_IREE_CUDA. The result's key is `key`. `what` (may be
+ * NULL) gets one line saying what was assumed and what came from where. Fails, naming
+ * the key, when it names no known target. prunerRecordsDatasetTarget (records.h) finds
+ * `measured` in a records file. */
+PrunerStatus prunerTargetFromKey(const char *key, const PrunerMeasuredMachine *measured,
+                                 PrunerTargetDesc *out, char *what, size_t what_size);
 
 #ifdef __cplusplus
 }

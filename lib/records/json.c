@@ -596,6 +596,8 @@ char *prunerRecordToJson(const PrunerRecord *r) {
   cJSON_AddStringToObject(target, "device", r->device_name);
   cJSON_AddStringToObject(target, "driver", r->driver_version);
   cJSON_AddStringToObject(target, "toolchain", r->toolchain_version);
+  if (r->cache_bytes[0] > 0)
+    cJSON_AddItemToObject(target, "caches", intArray(r->cache_bytes, 3));
   cJSON_AddItemToObject(json, "target", target);
   if (r->is_baseline) {
     cJSON_AddStringToObject(json, "baseline", r->baseline_name);
@@ -678,6 +680,15 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
                                   sizeof(out->driver_version), false)));
   TRY(within("target", readString(target, "toolchain", out->toolchain_version,
                                   sizeof(out->toolchain_version), false)));
+  if (cJSON_GetObjectItemCaseSensitive(target, "caches")) {
+    int n = 0;
+    TRY(within("target", readIntArray(target, "caches", out->cache_bytes, 3, &n)));
+    /* Up to 1 TiB each: a byte count, not a typo's 2^53. */
+    for (int i = 0; i < 3; ++i)
+      if (n != 3 || out->cache_bytes[i] < 1 || out->cache_bytes[i] > ((int64_t)1 << 40))
+        return prunerStatusError("target: key 'caches': expected 3 byte counts (L1d, L2, "
+                                 "L3) in [1, 2^40]");
+  }
   const cJSON *baseline = cJSON_GetObjectItemCaseSensitive(json, "baseline");
   if (baseline) {
     TRY(readString(json, "baseline", out->baseline_name, sizeof(out->baseline_name), true));

@@ -9,6 +9,7 @@
 #include "pruner/records.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -654,4 +655,32 @@ const char *prunerRecordsBusiestTarget(PrunerRecords records) {
     }
   }
   return best;
+}
+
+void prunerRecordsMeasuredMachine(PrunerRecords records, const char *target_key,
+                                  PrunerMeasuredMachine *out) {
+  memset(out, 0, sizeof *out);
+  size_t n = prunerRecordsCount(records);
+  for (size_t i = 0; i < n && (!out->l1d_bytes || !(out->clock_mhz > 0)); ++i) {
+    const PrunerRecord *r = prunerRecordsGet(records, i);
+    if (strcmp(r->target_key, target_key) != 0)
+      continue;
+    if (!out->l1d_bytes && r->cache_bytes[0] > 0) {
+      out->l1d_bytes = r->cache_bytes[0];
+      out->l2_bytes = r->cache_bytes[1];
+      out->l3_bytes = r->cache_bytes[2];
+    }
+    if (!(out->clock_mhz > 0) && r->sm_clock_mhz > 0 && isfinite(r->sm_clock_mhz))
+      out->clock_mhz = r->sm_clock_mhz;
+  }
+}
+
+PrunerStatus prunerRecordsDatasetTarget(PrunerRecords records, const char *key,
+                                        PrunerTargetDesc *out, char *what, size_t what_size) {
+  if (key && strcmp(key, "records") == 0 && !(key = prunerRecordsBusiestTarget(records)))
+    return prunerStatusError("--dataset-target=records: no ok record with a workload "
+                             "description");
+  PrunerMeasuredMachine measured;
+  prunerRecordsMeasuredMachine(records, key ? key : "", &measured);
+  return prunerTargetFromKey(key, &measured, out, what, what_size);
 }

@@ -205,8 +205,8 @@ static bool parseHostName(const char *name, int *cores, char *isa, size_t isa_si
   return *cores > 0;
 }
 
-PrunerStatus prunerTargetFromKey(const char *key, PrunerTargetDesc *out, char *what,
-                                 size_t what_size) {
+PrunerStatus prunerTargetFromKey(const char *key, const PrunerMeasuredMachine *measured,
+                                 PrunerTargetDesc *out, char *what, size_t what_size) {
   if (what && what_size)
     what[0] = '\0';
   if (!key || !*key)
@@ -226,7 +226,7 @@ PrunerStatus prunerTargetFromKey(const char *key, PrunerTargetDesc *out, char *w
     prunerHostDescribe(&here);
     PrunerHostInfo info = here;
     bool amd = strncmp(name, "amd-", 4) == 0;
-    PrunerStatus st = prunerHostInfoAssume(&info, cores, isa, amd);
+    PrunerStatus st = prunerHostInfoAssume(&info, cores, isa, amd, measured);
     if (!st.ok)
       return prunerStatusError("dataset target '%.96s': %s", key, st.message);
     prunerHostTargetDesc(&info, out);
@@ -241,13 +241,19 @@ PrunerStatus prunerTargetFromKey(const char *key, PrunerTargetDesc *out, char *w
         prunerHostTargetDesc(&here, &native);
       char here_key[96];
       prunerTargetKey(&native, here_key, sizeof here_key);
+      bool caches = measured && measured->l1d_bytes > 0 && measured->l2_bytes > 0 &&
+                    measured->l3_bytes > 0;
+      bool clock = measured && measured->clock_mhz > 0;
+      char here[192];
+      snprintf(here, sizeof here, " (this machine's, %s: the records do not carry theirs)",
+               here_key);
       snprintf(what, what_size,
                "dataset target %s: modelled as %d core(s), %s, %d FMA pipe(s)%s; caches "
-               "(L1d %lld KiB, L2 %lld KiB, L3 %lld MiB) and clock (%.0f MHz) are this "
-               "machine's (%s), records keys do not carry them",
+               "L1d %lld KiB, L2 %lld KiB, L3 %lld MiB%s; clock %.0f MHz%s",
                key, cores, isa, info.fma_pipes, amd ? " (AMD)" : "",
                (long long)(info.l1d_bytes >> 10), (long long)(info.l2_bytes >> 10),
-               (long long)(info.l3_bytes >> 20), info.clock_mhz, here_key);
+               (long long)(info.l3_bytes >> 20), caches ? " (the records')" : here,
+               info.clock_mhz, clock ? " (the records')" : here);
     }
     return prunerStatusOk();
   }

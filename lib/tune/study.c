@@ -334,17 +334,9 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
   PrunerTargetDesc target;
   char key[96], note[512] = "";
   if (so->dataset_target) {
-    const char *want = so->dataset_target;
-    if (strcmp(want, "records") == 0) {
-      want = prunerRecordsBusiestTarget(replay);
-      if (!want) {
-        prunerRecordsDestroy(replay);
-        return prunerStatusError("--study %s: --dataset-target=records: no record with a "
-                                 "workload description",
-                                 so->replay_path);
-      }
-    }
-    st = prunerTargetFromKey(want, &target, note, sizeof note);
+    st = prunerRecordsDatasetTarget(replay, so->dataset_target, &target, note, sizeof note);
+    if (!st.ok)
+      st = prunerStatusError("--study %s: %s", so->replay_path, st.message);
   } else {
     st = prunerTargetLookup(so->target, &target);
   }

@@ -40,8 +40,9 @@ static void usage(FILE *f) {
              "--eval: per workload, Spearman of predicted vs measured latency and whether\n"
              "the measured best is in the draft's top N (default 512).\n"
              "--dataset-target=KEY evaluates records measured elsewhere: KEY is their target\n"
-             "key (host keys: that CPU's cores and ISA, this machine's caches and clock) or\n"
-             "'records' for the file's own key; the first line says what was assumed.\n");
+             "key (host keys: that CPU's cores and ISA, the records' caches and clock, else\n"
+             "this machine's) or 'records' for the file's own key; the first line says what\n"
+             "was assumed.\n");
 }
 
 static int parseArgs(int argc, char **argv, Options *o) {
@@ -256,17 +257,10 @@ static int runEval(const Options *o, const PrunerTargetDesc *named) {
   PrunerTargetDesc dataset;
   const PrunerTargetDesc *t = named;
   if (o->dataset_target) {
-    const char *key = o->dataset_target;
-    if (strcmp(key, "records") == 0 && !(key = prunerRecordsBusiestTarget(records))) {
-      fprintf(stderr, "pruner-draft: --dataset-target=records: %s has no ok record with a "
-                      "workload description\n", o->eval);
-      prunerRecordsDestroy(records);
-      return 1;
-    }
     char what[512];
-    st = prunerTargetFromKey(key, &dataset, what, sizeof what);
+    st = prunerRecordsDatasetTarget(records, o->dataset_target, &dataset, what, sizeof what);
     if (!st.ok) {
-      fprintf(stderr, "pruner-draft: %s\n", st.message);
+      fprintf(stderr, "pruner-draft: %s: %s\n", o->eval, st.message);
       prunerRecordsDestroy(records);
       return 2;
     }

@@ -32,8 +32,9 @@ static void usage(FILE *out) {
                "accuracy and TenSet's top-1/top-5 scores for the verifier and the draft alone.\n"
                "--target KEY (or --dataset-target=KEY) picks the records' target key (default or\n"
                "'records': the key with the most ok records); the draft and verifier model that\n"
-               "key's machine (host keys: its cores and ISA, this machine's caches and clock;\n"
-               "the first line of the output says what was assumed).\n"
+               "key's machine (host keys: its cores and ISA, and the caches and clock the\n"
+               "records carry, else this machine's; the first line of the output says what\n"
+               "was assumed).\n"
                "--blend-records/--blend-floor set the verifier's draft blend (docs/verifier.md;\n"
                "defaults 64 and 0; --blend-records=0 ranks by the model alone).\n"
                "--own=M also trains on M records of each held-out workload (spread over the\n"
@@ -122,7 +123,7 @@ static int trainModel(const char *const *paths, int num_paths, const char *model
   PrunerTargetDesc target;
   char what[512] = "";
   if (s.ok)
-    s = key ? prunerTargetFromKey(key, &target, what, sizeof what)
+    s = key ? prunerRecordsDatasetTarget(all, key, &target, what, sizeof what)
             : prunerStatusError("no ok record to train on");
   size_t used = 0, workloads = 0;
   if (s.ok)
@@ -244,7 +245,7 @@ int main(int argc, char **argv) {
                                                                     : busiestTarget(records);
   PrunerTargetDesc target;
   char what[512] = "";
-  PrunerStatus ts = key ? prunerTargetFromKey(key, &target, what, sizeof what)
+  PrunerStatus ts = key ? prunerRecordsDatasetTarget(records, key, &target, what, sizeof what)
                         : prunerStatusError("no ok records to evaluate");
   if (!ts.ok) {
     fprintf(stderr, "pruner-eval: %s: %s\n", path, ts.message);

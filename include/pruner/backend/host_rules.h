@@ -69,9 +69,11 @@ PrunerStatus prunerHostInfoNarrow(PrunerHostInfo *h, const char *isa);
 /* The description `h` (read from this machine) recast as the machine a records key
  * names: `cores` cores, SIMD ISA `isa` (wider than this CPU's allowed: the result models
  * a machine, nothing is compiled for it), FMA pipes per vendor (`amd`: Zen 4 runs 512-bit
- * FMAs on one pipe). Caches, clock and memory stay this machine's: records keys do not
- * carry them (docs/quality.md, "Datasets from another machine"). */
-PrunerStatus prunerHostInfoAssume(PrunerHostInfo *h, int cores, const char *isa, bool amd);
+ * FMAs on one pipe), and the caches and clock of `measured` where it gives them (NULL or
+ * 0: this machine's). Memory stays this machine's (docs/quality.md, "Datasets from
+ * another machine"). */
+PrunerStatus prunerHostInfoAssume(PrunerHostInfo *h, int cores, const char *isa, bool amd,
+                                  const PrunerMeasuredMachine *measured);
 /* LLVM target features that keep generated code within the ISA `t` describes on this
  * CPU: "" when `t` is at the CPU's widest ISA, "-avx512f" for AVX2 on an AVX-512 CPU,
  * "-avx,-avx512f" for SSE on an AVX CPU. Static storage. */
@@ -82,6 +84,9 @@ void prunerHostTargetDesc(const PrunerHostInfo *info, PrunerTargetDesc *out);
  * quantities (the table above): host code reads them through these names. */
 int prunerHostTargetCores(const PrunerTargetDesc *t);     /* sm_count: cores to run on */
 int prunerHostTargetSimdLanes(const PrunerTargetDesc *t); /* warp_size: f32 SIMD lanes */
+/* The caches and clock a host target describes (smem_per_sm: L1d, l2_bytes, smem_per_block:
+ * L3, boost_clock_mhz), as records carry them. */
+void prunerHostTargetMachine(const PrunerTargetDesc *t, PrunerMeasuredMachine *out);
 
 /* ---- space rules (space_host.c) -------------------------------------------------- */
 

@@ -879,6 +879,11 @@ void prunerHostFillRecord(PrunerHost host, const PrunerWorkload *w, const Pruner
   if (config)
     r->config = *config;
   r->sm_clock_mhz = host->target.boost_clock_mhz;
+  PrunerMeasuredMachine m;
+  prunerHostTargetMachine(&host->target, &m);
+  r->cache_bytes[0] = m.l1d_bytes;
+  r->cache_bytes[1] = m.l2_bytes;
+  r->cache_bytes[2] = m.l3_bytes;
   r->timestamp = (double)time(NULL);
 }
 

@@ -234,7 +234,8 @@ PrunerStatus prunerHostInfoNarrow(PrunerHostInfo *h, const char *isa) {
   return prunerStatusOk();
 }
 
-PrunerStatus prunerHostInfoAssume(PrunerHostInfo *h, int cores, const char *isa, bool amd) {
+PrunerStatus prunerHostInfoAssume(PrunerHostInfo *h, int cores, const char *isa, bool amd,
+                                  const PrunerMeasuredMachine *measured) {
   int rank = isa ? isaRank(isa) : -1;
   if (rank < 0)
     return prunerStatusError("unknown host ISA '%.32s'; accepted: avx512, avx2, sse",
@@ -242,6 +243,14 @@ PrunerStatus prunerHostInfoAssume(PrunerHostInfo *h, int cores, const char *isa,
   if (cores < 1 || cores > 4096)
     return prunerStatusError("host core count %d is out of range [1, 4096]", cores);
   h->cores = cores;
+  /* The caches all three or none: a records file's reader keeps them together. */
+  if (measured && measured->l1d_bytes > 0 && measured->l2_bytes > 0 && measured->l3_bytes > 0) {
+    h->l1d_bytes = measured->l1d_bytes;
+    h->l2_bytes = measured->l2_bytes;
+    h->l3_bytes = measured->l3_bytes;
+  }
+  if (measured && measured->clock_mhz > 0)
+    h->clock_mhz = measured->clock_mhz;
   setIsa(h, rank);
   if (rank == ISA_AVX512) /* setIsa asked this CPU; the key's vendor decides here */
     h->fma_pipes = amd ? 1 : 2;
@@ -323,3 +332,10 @@ void prunerHostTargetDesc(const PrunerHostInfo *h, PrunerTargetDesc *t) {
 int prunerHostTargetCores(const PrunerTargetDesc *t) { return t->sm_count; }
 
 int prunerHostTargetSimdLanes(const PrunerTargetDesc *t) { return t->warp_size; }
+
+void prunerHostTargetMachine(const PrunerTargetDesc *t, PrunerMeasuredMachine *out) {
+  out->l1d_bytes = t->smem_per_sm;
+  out->l2_bytes = t->l2_bytes;
+  out->l3_bytes = t->smem_per_block;
+  out->clock_mhz = t->boost_clock_mhz;
+}

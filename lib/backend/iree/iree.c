@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "pruner/backend/iree.h"
+#include "pruner/backend/host_rules.h"
 #include "pruner/clock.h"
 #include "pruner/file.h"
 #include "pruner/process.h"
@@ -944,9 +945,17 @@ static void fillRecord(PrunerIree s, const PrunerWorkload *w, const PrunerConfig
   if (isCuda(s))
     textf(out->toolchain_version, sizeof out->toolchain_version, "iree cuda %s",
           s->cuda_flag + strlen("--iree-cuda-target="));
-  else
+  else {
     textf(out->toolchain_version, sizeof out->toolchain_version, "iree llvm-cpu %d thread(s)",
           s->o.threads);
+    /* As host records: the machine's caches and clock, for a study elsewhere. */
+    PrunerMeasuredMachine m;
+    prunerHostTargetMachine(&s->t, &m);
+    out->cache_bytes[0] = m.l1d_bytes;
+    out->cache_bytes[1] = m.l2_bytes;
+    out->cache_bytes[2] = m.l3_bytes;
+    out->sm_clock_mhz = m.clock_mhz;
+  }
   out->timestamp = (double)time(NULL);
   if (config)
     out->config = *config;

@@ -326,7 +326,7 @@ static void test_iree_cuda(void **state) {
   prunerTargetFamily(&t, family, sizeof family);
   assert_string_equal(family, "iree-cuda-sm_80");
   PrunerTargetDesc back;
-  assert_true(prunerTargetFromKey(key, &back, NULL, 0).ok);
+  assert_true(prunerTargetFromKey(key, NULL, &back, NULL, 0).ok);
   assert_int_equal(back.kind, PRUNER_TARGET_IREE_CUDA);
   assert_string_equal(prunerIreeCudaArch(&t), "sm_80");
   PrunerTargetDesc h200;

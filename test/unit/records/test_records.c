@@ -273,6 +273,19 @@ static void test_record_round_trip(void **state) {
     assert_true(b.passes_us[i] == a.passes_us[i]);
   free(line);
 
+  /* A host record carries its machine's caches; without them none are written. */
+  assert_null(strstr(line = prunerRecordToJson(&a), "caches"));
+  free(line);
+  a.cache_bytes[0] = 32 << 10;
+  a.cache_bytes[1] = 1 << 20;
+  a.cache_bytes[2] = (int64_t)260 << 20;
+  line = prunerRecordToJson(&a);
+  assert_non_null(strstr(line, "\"caches\":[32768,1048576,272629760]"));
+  assert_true(prunerRecordFromJson(line, &b).ok);
+  for (int i = 0; i < 3; ++i)
+    assert_true(b.cache_bytes[i] == a.cache_bytes[i]);
+  free(line);
+
   /* A failed candidate: NaN latency (written as null) and the error text survive. */
   makeRecord(&a, kTargetA, 64, 1.0);
   a.status = PRUNER_RECORD_COMPILE_ERROR;
@@ -772,6 +785,9 @@ static void test_record_values_checked(void **state) {
   a.num_passes = 2;
   a.passes_us[0] = 5.5;
   a.passes_us[1] = 5;
+  a.cache_bytes[0] = 32768;
+  a.cache_bytes[1] = 524288;
+  a.cache_bytes[2] = 33554432;
   const struct {
     const char *from, *to, *reason;
   } cases[] = {
@@ -801,6 +817,11 @@ static void test_record_values_checked(void **state) {
       {"\"passes_us\":[5.5,5]", "\"passes_us\":5", "passes_us"},
       {"\"passes_us\":[5.5,5]",
        "\"passes_us\":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]", "at most 16"},
+      {"\"caches\":[32768,524288,33554432]", "\"caches\":[32768,524288]", "3 byte counts"},
+      {"\"caches\":[32768,524288,33554432]", "\"caches\":[32768,0,33554432]", "caches"},
+      {"\"caches\":[32768,524288,33554432]", "\"caches\":[32768,524288,1e15]", "caches"},
+      {"\"caches\":[32768,524288,33554432]", "\"caches\":\"32K\"", "caches"},
+      {"\"caches\":[32768,524288,33554432]", "\"caches\":[1,2,3,4]", "caches"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
     char *line = editLine(&a, cases[i].from, cases[i].to);
@@ -1001,6 +1022,60 @@ static void test_filter(void **state) {
   unlink(path);
 }
 
+/* A host dataset's machine: the first record's caches and clock that carry them, and the
+ * dataset target built from them (--dataset-target=records); records of another key and
+ * records without caches do not count. */
+static void test_measured_machine(void **state) {
+  (void)state;
+  PrunerRecords log = prunerRecordsCreateInMemory();
+  assert_non_null(log);
+  PrunerRecord r;
+  makeRecord(&r, "host:amd-epyc-1c-avx512", 16, 10.0);
+  r.sm_clock_mhz = 0; /* no clock on the first */
+  assert_true(prunerRecordsAppend(log, &r).ok);
+  makeRecord(&r, kTargetA, 32, 9.0); /* another key's caches are not these */
+  r.cache_bytes[0] = 1;
+  r.cache_bytes[1] = 2;
+  r.cache_bytes[2] = 3;
+  assert_true(prunerRecordsAppend(log, &r).ok);
+  makeRecord(&r, "host:amd-epyc-1c-avx512", 32, 11.0);
+  r.sm_clock_mhz = 2596.136;
+  r.cache_bytes[0] = 32 << 10;
+  r.cache_bytes[1] = 1 << 20;
+  r.cache_bytes[2] = 32 << 20;
+  assert_true(prunerRecordsAppend(log, &r).ok);
+  makeRecord(&r, "host:amd-epyc-1c-avx512", 64, 12.0);
+  assert_true(prunerRecordsAppend(log, &r).ok);
+
+  PrunerMeasuredMachine m;
+  prunerRecordsMeasuredMachine(log, "host:amd-epyc-1c-avx512", &m);
+  assert_int_equal(m.l1d_bytes, 32 << 10);
+  assert_int_equal(m.l2_bytes, 1 << 20);
+  assert_int_equal(m.l3_bytes, 32 << 20);
+  assert_true(m.clock_mhz == 2596.136);
+  prunerRecordsMeasuredMachine(log, "host:none-1c-avx2", &m);
+  assert_true(m.l1d_bytes == 0 && m.clock_mhz == 0);
+
+  PrunerTargetDesc t;
+  char what[512];
+  assert_true(prunerRecordsDatasetTarget(log, "records", &t, what, sizeof what).ok);
+  assert_int_equal(t.l2_bytes, 1 << 20);
+  assert_true(t.boost_clock_mhz == 2596.136);
+  assert_non_null(strstr(what, "dataset target host:amd-epyc-1c-avx512"));
+  assert_non_null(strstr(what, "L2 1024 KiB, L3 32 MiB (the records')"));
+  assert_non_null(strstr(what, "clock 2596 MHz (the records')"));
+  PrunerStatus st = prunerRecordsDatasetTarget(log, "host:bad", &t, what, sizeof what);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "host:bad"));
+  prunerRecordsDestroy(log);
+
+  PrunerRecords empty = prunerRecordsCreateInMemory();
+  st = prunerRecordsDatasetTarget(empty, "records", &t, what, sizeof what);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "no ok record"));
+  prunerRecordsDestroy(empty);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_status_names),
@@ -1022,6 +1097,7 @@ int main(void) {
       cmocka_unit_test(test_long_line_skipped),
       cmocka_unit_test(test_one_writer),
       cmocka_unit_test(test_filter),
+      cmocka_unit_test(test_measured_machine),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

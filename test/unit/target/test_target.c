@@ -232,14 +232,14 @@ static void fromKey(void **state) {
   (void)state;
   PrunerTargetDesc t;
   char key[96], what[512];
-  assert_true(prunerTargetFromKey("sm_90:h200:132sm", &t, what, sizeof what).ok);
+  assert_true(prunerTargetFromKey("sm_90:h200:132sm", NULL, &t, what, sizeof what).ok);
   prunerTargetKey(&t, key, sizeof key);
   assert_string_equal(key, "sm_90:h200:132sm");
   assert_non_null(strstr(what, "132 SMs"));
-  assert_true(prunerTargetFromKey("sm_90:h200:100sm", &t, NULL, 0).ok);
+  assert_true(prunerTargetFromKey("sm_90:h200:100sm", NULL, &t, NULL, 0).ok);
   assert_int_equal(t.sm_count, 100);
 
-  assert_true(prunerTargetFromKey("host:amd-epyc-1c-avx512", &t, what, sizeof what).ok);
+  assert_true(prunerTargetFromKey("host:amd-epyc-1c-avx512", NULL, &t, what, sizeof what).ok);
   prunerTargetKey(&t, key, sizeof key);
   assert_string_equal(key, "host:amd-epyc-1c-avx512");
   assert_int_equal(t.kind, PRUNER_TARGET_HOST);
@@ -247,12 +247,31 @@ static void fromKey(void **state) {
   assert_int_equal(t.warp_size, 16);   /* f32 lanes */
   assert_int_equal(t.regs_per_sm, 32); /* vector registers */
   assert_non_null(strstr(what, "1 core(s), avx512, 1 FMA pipe(s) (AMD)"));
-  assert_true(prunerTargetFromKey("host:intel-xeon-gold-4c-avx2", &t, what, sizeof what).ok);
+  assert_non_null(strstr(what, "the records do not carry theirs"));
+  /* The caches and clock the records carry replace this machine's: a Zen 4's 1 MiB L2
+   * and 2596 MHz modelled on any machine (peak = 1 core x 1 pipe x 2 x 16 lanes x clock). */
+  PrunerMeasuredMachine zen4 = {32 << 10, 1 << 20, 32 << 20, 2596.0};
+  assert_true(prunerTargetFromKey("host:amd-epyc-1c-avx512", &zen4, &t, what, sizeof what).ok);
+  PrunerMeasuredMachine got;
+  prunerHostTargetMachine(&t, &got);
+  assert_int_equal(got.l1d_bytes, 32 << 10);
+  assert_int_equal(got.l2_bytes, 1 << 20);
+  assert_int_equal(got.l3_bytes, 32 << 20);
+  assert_true(fabs(got.clock_mhz - 2596.0) < 1e-9);
+  assert_true(fabs(t.peak_fp32_gflops - 2 * 16 * 2.596) < 1e-9);
+  assert_non_null(strstr(what, "L2 1024 KiB"));
+  assert_null(strstr(what, "do not carry"));
+  /* Caches come all three or not at all; a clock alone still applies. */
+  PrunerMeasuredMachine partial = {32 << 10, 0, 32 << 20, 3000.0};
+  assert_true(prunerTargetFromKey("host:amd-epyc-1c-avx512", &partial, &t, what, sizeof what).ok);
+  assert_non_null(strstr(what, "clock 3000 MHz (the records')"));
+  assert_non_null(strstr(what, "do not carry"));
+  assert_true(prunerTargetFromKey("host:intel-xeon-gold-4c-avx2", NULL, &t, what, sizeof what).ok);
   assert_int_equal(t.sm_count, 4);
   assert_int_equal(t.warp_size, 8);
   assert_non_null(strstr(what, "4 core(s), avx2, 2 FMA pipe(s);"));
   /* IREE's CPU backend: the host's description under its own kind and arch. */
-  assert_true(prunerTargetFromKey("iree-cpu:intel-r-xeon-2c-avx512", &t, what, sizeof what).ok);
+  assert_true(prunerTargetFromKey("iree-cpu:intel-r-xeon-2c-avx512", NULL, &t, what, sizeof what).ok);
   prunerTargetKey(&t, key, sizeof key);
   assert_string_equal(key, "iree-cpu:intel-r-xeon-2c-avx512");
   assert_int_equal(t.kind, PRUNER_TARGET_IREE_CPU);
@@ -271,7 +290,7 @@ static void fromKey(void **state) {
                        "sm_90:nosuchgpu:132sm",
                        "nonsense"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
-    PrunerStatus st = prunerTargetFromKey(bad[i], &t, what, sizeof what);
+    PrunerStatus st = prunerTargetFromKey(bad[i], NULL, &t, what, sizeof what);
     assert_false(st.ok);
     if (bad[i][0])
       assert_non_null(strstr(st.message, bad[i]));
