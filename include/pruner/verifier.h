@@ -82,6 +82,13 @@ typedef struct PrunerVerifierOptions {
    * runs the draft: draft features are missing, no blend, and without a model every
    * score is 0 (no order; the caller keeps its own). Default false.                  */
   bool draft_free;
+  /* The model learns a correction to the draft (docs/verifier.md, "The draft as the
+   * model's margin"): each training row's base margin is c x (-log draft µs), c the
+   * draft's maximum-likelihood scale under the pairwise loss on the training records
+   * (fitted, not chosen), and predictions add the same. Default true; ignored when
+   * draft_free. A model file keeps its c ("pruner_draft_scale"); one without it (older
+   * files) predicts by its trees alone. */
+  bool draft_margin;
 } PrunerVerifierOptions;
 
 typedef struct PrunerVerifierImpl *PrunerVerifier;
@@ -118,6 +125,9 @@ bool prunerVerifierUsesDraft(PrunerVerifier verifier);
 size_t prunerVerifierDraftRuns(PrunerVerifier verifier);
 /* Number of records the current online model was trained on (0 if none). */
 size_t prunerVerifierTrainedRecords(PrunerVerifier verifier);
+/* The draft's fitted scale in the online model's margin (PrunerVerifierOptions.
+ * draft_margin): 0 when there is no online model or it has no margin. */
+double prunerVerifierDraftScale(PrunerVerifier verifier);
 /* Current weight of the prior in the blend with the online model (0 when there is no
  * prior, 1 while there is no online model or the prior is frozen). */
 double prunerVerifierPriorWeight(PrunerVerifier verifier);

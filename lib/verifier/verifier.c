@@ -15,6 +15,7 @@
 #include <xgboost/c_api.h>
 
 #include "pruner/file.h"
+#include "pruner/random.h"
 #include "pruner/text.h"
 
 struct PrunerVerifierImpl {
@@ -39,6 +40,9 @@ struct PrunerVerifierImpl {
   PrunerDraft draft;
   char draft_key[PRUNER_WORKLOAD_KEY_SIZE];
   size_t draft_runs; /* prunerVerifierDraftRuns */
+  /* The draft's scale in each model's margin (0: none; see draft_margin). */
+  double online_draft_scale;
+  double prior_draft_scale;
 };
 
 /* ---- helpers ------------------------------------------------------------------------ */
@@ -100,7 +104,9 @@ static bool maskResources(const PrunerRecord *r) {
   return (configHash(r->workload_key, &r->config) >> 17) & 1u;
 }
 
-static void fillRecordFeatures(PrunerDraft draft, const PrunerRecord *r, float *out) {
+/* Fills the features of record `r` and returns -log of the draft's predicted µs for its
+ * config (NaN when the draft cannot score it), the draft's side of the model's margin. */
+static double fillRecordFeatures(PrunerDraft draft, const PrunerRecord *r, float *out) {
   PrunerKernelResources resources;
   memset(&resources, 0, sizeof(resources));
   bool compiled = r->registers > 0 && !maskResources(r);
@@ -117,6 +123,72 @@ static void fillRecordFeatures(PrunerDraft draft, const PrunerRecord *r, float *
     scored = prunerDraftScore(draft, &r->config, NULL, &symbols);
   prunerVerifierFillFeatures(&r->workload, &r->config, scored ? &symbols : NULL,
                              compiled ? &resources : NULL, out);
+  /* The margin is what prediction sees: the estimate-based latency (no ptxas figures). */
+  if (draft && compiled)
+    scored = prunerDraftScore(draft, &r->config, NULL, &symbols);
+  return scored && isfinite(symbols.predicted_us) && symbols.predicted_us > 0
+             ? -log(symbols.predicted_us)
+             : NAN;
+}
+
+/* The draft's scale c in the pairwise logistic model P(i faster than j) =
+ * sigmoid(c (d_i - d_j)), d = -log draft µs, by maximum likelihood (Newton's method) over
+ * 8 partners per record drawn in its group (a fixed seed, so training is repeatable),
+ * each group weighted equally. 0 when no pair disagrees in label; capped at 256 when the
+ * draft orders every sampled pair right. */
+static double fitDraftScale(const float *d, const float *labels, const unsigned *groups,
+                            size_t num_groups) {
+  double c = 1.0;
+  for (int iter = 0; iter < 50; ++iter) {
+    double grad = 0, hess = 0;
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    size_t begin = 0;
+    for (size_t g = 0; g < num_groups; begin += groups[g++]) {
+      size_t m = groups[g];
+      for (size_t i = 0; i < m; ++i) {
+        for (int k = 0; k < 8; ++k) {
+          size_t j = (size_t)(prunerRandomNext(&seed) % m);
+          float li = labels[begin + i], lj = labels[begin + j];
+          if (li == lj)
+            continue;
+          /* x > 0 when the draft agrees with the measurement on this pair. */
+          double x = ((double)d[begin + i] - d[begin + j]) * (li > lj ? 1.0 : -1.0);
+          double p = 1.0 / (1.0 + exp(-c * x));
+          grad += (1.0 - p) * x / (double)m;
+          hess += p * (1.0 - p) * x * x / (double)m;
+        }
+      }
+    }
+    if (!(hess > 0))
+      return grad > 0 ? 256.0 : 0.0;
+    double next = fmin(fmax(c + grad / hess, 0.0), 256.0);
+    bool done = fabs(next - c) < 1e-6 * (1.0 + c);
+    c = next;
+    if (done)
+      break;
+  }
+  return c;
+}
+
+/* margin[i] = scale x d[i], NaN (configs the draft cannot score) at the lowest d minus one,
+ * so they stay last on the draft's side. */
+static void draftMargins(const float *d, size_t n, double scale, float *margin) {
+  float lowest = INFINITY;
+  for (size_t i = 0; i < n; ++i)
+    if (!isnan(d[i]))
+      lowest = fminf(lowest, d[i]);
+  for (size_t i = 0; i < n; ++i)
+    margin[i] = (float)(scale * (isnan(d[i]) ? (isfinite(lowest) ? lowest - 1.0f : 0.0f) : d[i]));
+}
+
+/* The "pruner_draft_scale" a model file keeps (0 when absent or unreadable). */
+static double boosterDraftScale(BoosterHandle b) {
+  const char *value = NULL;
+  int found = 0;
+  if (XGBoosterGetAttr(b, "pruner_draft_scale", &value, &found) != 0 || !found || !value)
+    return 0.0;
+  double c = strtod(value, NULL);
+  return isfinite(c) && c > 0 ? c : 0.0;
 }
 
 /* ---- lifecycle ---------------------------------------------------------------------- */
@@ -125,6 +197,7 @@ PrunerVerifierOptions prunerVerifierDefaultOptions(void) {
   PrunerVerifierOptions o;
   o.min_records = 8;
   o.draft_free = false;
+  o.draft_margin = true;
   o.num_rounds = 60;
   o.max_depth = 6;
   o.eta = 0.3;
@@ -233,6 +306,10 @@ bool prunerVerifierUsesDraft(PrunerVerifier v) {
 }
 
 size_t prunerVerifierDraftRuns(PrunerVerifier v) { return v->draft_runs; }
+
+double prunerVerifierDraftScale(PrunerVerifier v) {
+  return v->online ? v->online_draft_scale : 0.0;
+}
 
 size_t prunerVerifierTrainedRecords(PrunerVerifier v) {
   return v->online ? v->trained_records : 0;
@@ -344,7 +421,7 @@ static PrunerStatus setParams(PrunerVerifier v, BoosterHandle b) {
 /* Trains a booster on rows grouped by workload. */
 static PrunerStatus trainBooster(PrunerVerifier v, const float *x, const float *labels,
                                  const unsigned *groups, size_t num_groups, size_t n,
-                                 BoosterHandle *out) {
+                                 const float *margins, BoosterHandle *out) {
   *out = NULL;
   int nf = prunerVerifierNumFeatures();
   DMatrixHandle dm = NULL;
@@ -356,6 +433,8 @@ static PrunerStatus trainBooster(PrunerVerifier v, const float *x, const float *
     status = xgbError("setting labels");
   else if (XGDMatrixSetUIntInfo(dm, "group", groups, (bst_ulong)num_groups) != 0)
     status = xgbError("setting groups");
+  else if (margins && XGDMatrixSetFloatInfo(dm, "base_margin", margins, (bst_ulong)n) != 0)
+    status = xgbError("setting the draft's margins");
   else if (XGBoosterCreate(&dm, 1, &b) != 0)
     status = xgbError("booster creation");
   if (status.ok)
@@ -439,10 +518,14 @@ PrunerStatus prunerVerifierTrain(PrunerVerifier v, PrunerRecords records,
   float *x = malloc(n * (size_t)nf * sizeof(float));
   float *labels = malloc(n * sizeof(float));
   unsigned *groups = malloc(num_groups * sizeof(unsigned));
-  if (!x || !labels || !groups) {
+  /* -log draft µs per row, then the margins (the draft's side of the model). */
+  bool margin = v->opts.draft_margin && !v->opts.draft_free;
+  float *drafted = margin ? malloc(n * sizeof(float)) : NULL;
+  if (!x || !labels || !groups || (margin && !drafted)) {
     free(x);
     free(labels);
     free(groups);
+    free(drafted);
     free(items);
     return prunerStatusError("verifier: out of memory for %zu training rows", n);
   }
@@ -462,17 +545,34 @@ PrunerStatus prunerVerifierTrain(PrunerVerifier v, PrunerRecords records,
     }
     for (size_t k = i; k < j; ++k) {
       const PrunerRecord *r = items[k].record;
-      fillRecordFeatures(draft, r, x + k * (size_t)nf);
+      double d = fillRecordFeatures(draft, r, x + k * (size_t)nf);
+      if (drafted)
+        drafted[k] = (float)d;
       /* Normalized throughput (Pruner, TenSet): 1 for the best config of the workload. */
       labels[k] = (float)(best / r->median_us);
     }
     if (draft)
       prunerDraftDestroy(draft);
+    if (drafted) /* the group's unscorable configs last on the draft's side */
+      draftMargins(drafted + i, j - i, 1.0, drafted + i);
     groups[g++] = (unsigned)(j - i);
     i = j;
   }
+  double scale = drafted ? fitDraftScale(drafted, labels, groups, num_groups) : 0.0;
+  if (drafted)
+    draftMargins(drafted, n, scale, drafted);
   BoosterHandle booster = NULL;
-  PrunerStatus status = trainBooster(v, x, labels, groups, num_groups, n, &booster);
+  PrunerStatus status =
+      trainBooster(v, x, labels, groups, num_groups, n, scale > 0 ? drafted : NULL, &booster);
+  if (status.ok && scale > 0) {
+    char value[32];
+    snprintf(value, sizeof value, "%.17g", scale);
+    if (XGBoosterSetAttr(booster, "pruner_draft_scale", value) != 0) {
+      status = xgbError("setting the draft's scale");
+      freeBooster(&booster);
+    }
+  }
+  free(drafted);
   free(x);
   free(labels);
   free(groups);
@@ -481,6 +581,7 @@ PrunerStatus prunerVerifierTrain(PrunerVerifier v, PrunerRecords records,
     return status;
   freeBooster(&v->online);
   v->online = booster;
+  v->online_draft_scale = scale;
   v->trained_records = n;
   return prunerStatusOk();
 }
@@ -511,6 +612,20 @@ static PrunerStatus boosterPredict(BoosterHandle b, const float *x, size_t n, fl
     return xgbError("prediction");
   memcpy(out, result, n * sizeof(float));
   return prunerStatusOk();
+}
+
+/* A model's scores: its trees plus, for a model trained on the draft's margin, the same
+ * margin (scale x -log draft µs; `margin` is scratch of n floats). */
+static PrunerStatus modelPredict(BoosterHandle b, double scale, const float *x,
+                                 const float *draft_score, float *margin, size_t n,
+                                 float *out) {
+  PrunerStatus status = boosterPredict(b, x, n, out);
+  if (status.ok && scale > 0) {
+    draftMargins(draft_score, n, scale, margin);
+    for (size_t i = 0; i < n; ++i)
+      out[i] += margin[i];
+  }
+  return status;
 }
 
 /* Scores of one model rescaled to zero mean and unit deviation over the batch, so that
@@ -619,8 +734,15 @@ PrunerStatus prunerVerifierPredict(PrunerVerifier v, const PrunerWorkload *w,
     free(valid);
     return prunerStatusError("verifier: out of memory for %zu candidates", n);
   }
-  /* -log of the draft's latency per candidate (NaN: invalid), for the blend. */
-  float *draft_score = a < 1.0 ? malloc(n * sizeof *draft_score) : NULL;
+  /* a > 0 here: a prior that does not apply to this workload leaves the online model. */
+  bool prior_here = prunerVerifierPriorApplies(v, w->key);
+  double online_scale = v->online ? v->online_draft_scale : 0.0;
+  double prior_scale = prior_here ? v->prior_draft_scale : 0.0;
+  /* -log of the draft's latency per candidate (NaN: invalid), for the models' margins
+   * and the blend. */
+  bool margins = online_scale > 0 || prior_scale > 0;
+  float *draft_score = a < 1.0 || margins ? malloc(n * sizeof *draft_score) : NULL;
+  float *margin = margins ? malloc(n * sizeof *margin) : NULL;
   if (!symbols)
     prunerDraftScoreBatch(draft, configs, n, scored, valid);
   for (size_t i = 0; i < n; ++i) {
@@ -633,18 +755,18 @@ PrunerStatus prunerVerifierPredict(PrunerVerifier v, const PrunerWorkload *w,
   }
   free(scored);
   free(valid);
-  if (a < 1.0 && !draft_score) {
+  if ((a < 1.0 || margins) && (!draft_score || (margins && !margin))) {
     free(x);
     free(prior);
+    free(draft_score);
+    free(margin);
     return prunerStatusError("verifier: out of memory for %zu candidates", n);
   }
   PrunerStatus status;
-  /* a > 0 here: a prior that does not apply to this workload leaves the online model. */
-  bool prior_here = prunerVerifierPriorApplies(v, w->key);
   if (v->online && prior_here) {
-    status = boosterPredict(v->online, x, n, scores);
+    status = modelPredict(v->online, online_scale, x, draft_score, margin, n, scores);
     if (status.ok)
-      status = boosterPredict(v->prior, x, n, prior);
+      status = modelPredict(v->prior, prior_scale, x, draft_score, margin, n, prior);
     if (status.ok) {
       standardize(scores, n);
       standardize(prior, n);
@@ -652,14 +774,17 @@ PrunerStatus prunerVerifierPredict(PrunerVerifier v, const PrunerWorkload *w,
       for (size_t i = 0; i < n; ++i)
         scores[i] = (float)(wp * prior[i] + (1.0 - wp) * scores[i]);
     }
+  } else if (prior_here && !v->online) {
+    status = modelPredict(v->prior, prior_scale, x, draft_score, margin, n, scores);
   } else {
-    status = boosterPredict(prior_here && !v->online ? v->prior : v->online, x, n, scores);
+    status = modelPredict(v->online, online_scale, x, draft_score, margin, n, scores);
   }
-  if (status.ok && draft_score)
+  if (status.ok && a < 1.0)
     blendWithDraft(scores, draft_score, n, a);
   free(x);
   free(prior);
   free(draft_score);
+  free(margin);
   return status;
 }
 
@@ -761,6 +886,7 @@ PrunerStatus prunerVerifierLoad(PrunerVerifier v, const char *path) {
     return status;
   freeBooster(&v->online);
   v->online = b;
+  v->online_draft_scale = boosterDraftScale(b);
   v->trained_records = 0;
   return status;
 }
@@ -772,6 +898,7 @@ PrunerStatus prunerVerifierSetPriorFile(PrunerVerifier v, const char *path) {
     return status;
   freeBooster(&v->prior);
   v->prior = b;
+  v->prior_draft_scale = boosterDraftScale(b);
   /* What the file says of its training (absent in models saved by the tuner itself). */
   free(v->prior_workloads);
   v->prior_workloads = NULL;

@@ -21,7 +21,8 @@
 
 static void usage(FILE *out) {
   fprintf(out, "usage: pruner-eval RECORDS [--target KEY] [--folds=K] [--blend-records=N] "
-               "[--blend-floor=F] [--own=M] [--as-tuned=P] [--draft-free] [--quiet]\n"
+               "[--blend-floor=F] [--own=M] [--as-tuned=P] [--draft-free]\n"
+               "                   [--no-draft-margin] [--quiet]\n"
                "       pruner-eval --synthetic=OUT [--workloads=N] [--per-workload=M] "
                "[--target NAME] [--seed=S]\n"
                "       pruner-eval --train RECORDS... -o MODEL [--dataset-target=KEY] "
@@ -43,6 +44,8 @@ static void usage(FILE *out) {
                "records are its own (the first batches) and both rank the rest of the draft's\n"
                "top P (the pool the tuner's verifier ranks; 0: all records).\n"
                "--draft-free: the verifier column is the draft-free model (model-only).\n"
+               "--no-draft-margin: the model learns from its features alone, without the\n"
+               "draft as its margin (the verifier before 2026-12-03; docs/verifier.md).\n"
                "--synthetic writes synthetic records (a known latency law, not measurements).\n"
                "--train trains the verifier on every ok record of one target key in the files\n"
                "(default: the key with the most ok records) and writes the model to MODEL: a\n"
@@ -190,6 +193,8 @@ int main(int argc, char **argv) {
       fs = prunerPriorUnseenParse("--prior-unseen", a + 15, &opts.prior_unseen);
     } else if (!strcmp(a, "--draft-free")) {
       opts.draft_free = true;
+    } else if (!strcmp(a, "--no-draft-margin")) {
+      opts.draft_margin = false;
     } else if (!strcmp(a, "--quiet")) {
       quiet = 1;
     } else if (!strcmp(a, "--train")) {

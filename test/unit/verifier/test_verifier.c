@@ -244,6 +244,77 @@ static void test_save_load_identical(void **state) {
   prunerRecordsDestroy(records);
 }
 
+/* The draft as the model's margin: training fits its scale (> 0 where the draft ranks
+ * the records better than chance), the scale travels in the model file, a model whose
+ * trees learned nothing ranks exactly as the draft, and neither the option off nor the
+ * draft-free baseline has one. */
+static void test_draft_margin(void **state) {
+  Fixture *f = *state;
+  PrunerRecords records = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->h100, 4, 100, 3, records).ok);
+  const PrunerWorkload *w = &prunerRecordsGet(records, 0)->workload;
+  PrunerConfig configs[100];
+  size_t m = 0;
+  for (size_t i = 0; i < prunerRecordsCount(records) && m < 100; ++i)
+    if (strcmp(prunerRecordsGet(records, i)->workload_key, w->key) == 0)
+      configs[m++] = prunerRecordsGet(records, i)->config;
+
+  PrunerVerifierOptions o = prunerVerifierDefaultOptions();
+  o.blend_records = 0; /* the model's own scores */
+  o.eta = 1e-6;        /* trees that move nothing: the margin alone ranks */
+  PrunerVerifier v, draft;
+  assert_true(prunerVerifierCreate(&f->h100, &o, &v).ok);
+  assert_true(prunerVerifierCreate(&f->h100, NULL, &draft).ok); /* no records: the draft */
+  assert_true(prunerVerifierDraftScale(v) == 0.0);
+  assert_true(prunerVerifierTrain(v, records, NULL).ok);
+  double scale = prunerVerifierDraftScale(v);
+  printf("fitted draft scale %.3f\n", scale);
+  assert_true(scale > 0 && scale < 256);
+  float sv[100], sd[100];
+  assert_true(prunerVerifierPredict(v, w, configs, NULL, m, sv).ok);
+  assert_true(prunerVerifierPredict(draft, w, configs, NULL, m, sd).ok);
+  /* Same order: every pair the draft tells apart by more than float rounding (0.01%)
+   * is ordered alike. */
+  size_t pairs = 0, agree = 0;
+  for (size_t i = 0; i < m; ++i)
+    for (size_t j = i + 1; j < m; ++j)
+      if (fabsf(sd[i] - sd[j]) > 1e-4f * fabsf(sd[i])) {
+        ++pairs;
+        agree += (sv[i] > sv[j]) == (sd[i] > sd[j]);
+      }
+  assert_true(pairs > 1000);
+  assert_int_equal(agree, pairs);
+
+  /* The scale is saved with the model and read back. */
+  char path[] = "/tmp/pruner-verifier-margin-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  assert_true(prunerVerifierSave(v, path).ok);
+  PrunerVerifier loaded;
+  assert_true(prunerVerifierCreate(&f->h100, &o, &loaded).ok);
+  assert_true(prunerVerifierLoad(loaded, path).ok);
+  assert_true(prunerVerifierDraftScale(loaded) == scale);
+  unlink(path);
+  prunerVerifierDestroy(loaded);
+  prunerVerifierDestroy(v);
+  prunerVerifierDestroy(draft);
+
+  for (int mode = 0; mode < 2; ++mode) {
+    PrunerVerifierOptions off = prunerVerifierDefaultOptions();
+    if (mode == 0)
+      off.draft_margin = false;
+    else
+      off.draft_free = true;
+    assert_true(prunerVerifierCreate(&f->h100, &off, &v).ok);
+    assert_true(prunerVerifierTrain(v, records, NULL).ok);
+    assert_int_equal(prunerVerifierTrainedRecords(v), 400);
+    assert_true(prunerVerifierDraftScale(v) == 0.0);
+    prunerVerifierDestroy(v);
+  }
+  prunerRecordsDestroy(records);
+}
+
 /* Zero or one record: the draft's order, flagged. */
 static void test_fallback_to_draft(void **state) {
   Fixture *f = *state;
@@ -703,6 +774,7 @@ int main(void) {
       cmocka_unit_test(test_cross_validate),
       cmocka_unit_test(test_draft_blend),
       cmocka_unit_test(test_draft_free),
+      cmocka_unit_test(test_draft_margin),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
