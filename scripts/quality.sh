@@ -85,6 +85,10 @@ modelShape "BERT FFN up" data/host-ffn-up.jsonl 1 32 128 512
 # BERT attention scores again, in the wide space (Ansor-style candidates, docs/host.md):
 # 11,004 configs, a uniform sample of 10,000 of its 20,128 plus the draft's top 2,000.
 modelShape "BERT attention scores, wide space" data/host-attn-scores-wide.jsonl 1 32 128 512 2000
+# ResNet-50's 3x3 conv in the wide space, the complete space (11,552 configs) on a Zen 3
+# EPYC as an AVX2 machine (data/README.md).
+modelShape "ResNet-50 3x3 conv, wide space, Zen 3 AVX2" data/host-resnet-conv-wide-zen3.jsonl \
+  1 32 128 512 2000
 # Issue 14's three model shapes together, then with the wide attention dataset in place
 # of the first.
 modelLowo "the three model shapes" data/host-attn-scores.jsonl data/host-resnet-conv.jsonl \
