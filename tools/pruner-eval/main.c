@@ -27,6 +27,7 @@ static void usage(FILE *out) {
                "[--target NAME] [--seed=S]\n"
                "       pruner-eval --train RECORDS... -o MODEL [--dataset-target=KEY] "
                "[--prior-unseen=skip]\n"
+               "                   [--no-draft-margin]\n"
                "\n"
                "Cross-validates the verifier by workload (leave-workload-out, K folds, default 5)\n"
                "on the ok records of one target and prints, per workload and overall, pairwise\n"
