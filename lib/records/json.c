@@ -596,7 +596,8 @@ char *prunerRecordToJson(const PrunerRecord *r) {
   cJSON_AddStringToObject(target, "device", r->device_name);
   cJSON_AddStringToObject(target, "driver", r->driver_version);
   cJSON_AddStringToObject(target, "toolchain", r->toolchain_version);
-  if (r->cache_bytes[0] > 0)
+  /* All three or none: the reader refuses a partial list. */
+  if (r->cache_bytes[0] > 0 && r->cache_bytes[1] > 0 && r->cache_bytes[2] > 0)
     cJSON_AddItemToObject(target, "caches", intArray(r->cache_bytes, 3));
   cJSON_AddItemToObject(json, "target", target);
   if (r->is_baseline) {

@@ -682,5 +682,21 @@ PrunerStatus prunerRecordsDatasetTarget(PrunerRecords records, const char *key,
                              "description");
   PrunerMeasuredMachine measured;
   prunerRecordsMeasuredMachine(records, key ? key : "", &measured);
-  return prunerTargetFromKey(key, &measured, out, what, what_size);
+  PrunerStatus st = prunerTargetFromKey(key, &measured, out, what, what_size);
+  /* One key, two machines (a Zen 3 and a Zen 4 are both amd-epyc): the first is modelled,
+   * and the line says the file disagrees with itself. */
+  size_t others = 0, n = prunerRecordsCount(records);
+  for (size_t i = 0; st.ok && i < n; ++i) {
+    const PrunerRecord *r = prunerRecordsGet(records, i);
+    others += r->cache_bytes[0] > 0 && strcmp(r->target_key, key) == 0 &&
+              (r->cache_bytes[0] != measured.l1d_bytes || r->cache_bytes[1] != measured.l2_bytes ||
+               r->cache_bytes[2] != measured.l3_bytes);
+  }
+  size_t len = what ? strnlen(what, what_size) : 0;
+  if (others && what && len + 1 < what_size)
+    snprintf(what + len, what_size - len,
+             "; warning: %zu records of this key carry other caches (measured on another "
+             "machine): the first record's are modelled",
+             others);
+  return st;
 }

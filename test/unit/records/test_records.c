@@ -285,6 +285,10 @@ static void test_record_round_trip(void **state) {
   for (int i = 0; i < 3; ++i)
     assert_true(b.cache_bytes[i] == a.cache_bytes[i]);
   free(line);
+  /* A partial list is never written (the reader would refuse the line). */
+  a.cache_bytes[1] = 0;
+  assert_null(strstr(line = prunerRecordToJson(&a), "caches"));
+  free(line);
 
   /* A failed candidate: NaN latency (written as null) and the error text survive. */
   makeRecord(&a, kTargetA, 64, 1.0);
@@ -1064,6 +1068,16 @@ static void test_measured_machine(void **state) {
   assert_non_null(strstr(what, "dataset target host:amd-epyc-1c-avx512"));
   assert_non_null(strstr(what, "L2 1024 KiB, L3 32 MiB (the records')"));
   assert_non_null(strstr(what, "clock 2596 MHz (the records')"));
+  assert_null(strstr(what, "warning"));
+  /* A record of the same key from a machine with other caches: flagged, not merged. */
+  makeRecord(&r, "host:amd-epyc-1c-avx512", 128, 13.0);
+  r.cache_bytes[0] = 32 << 10;
+  r.cache_bytes[1] = 512 << 10;
+  r.cache_bytes[2] = 32 << 20;
+  assert_true(prunerRecordsAppend(log, &r).ok);
+  assert_true(prunerRecordsDatasetTarget(log, "records", &t, what, sizeof what).ok);
+  assert_int_equal(t.l2_bytes, 1 << 20);
+  assert_non_null(strstr(what, "warning: 1 records of this key carry other caches"));
   PrunerStatus st = prunerRecordsDatasetTarget(log, "host:bad", &t, what, sizeof what);
   assert_false(st.ok);
   assert_non_null(strstr(st.message, "host:bad"));
