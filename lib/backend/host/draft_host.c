@@ -20,13 +20,17 @@
 /* FMA latency in cycles: 4 on Skylake-SP .. Sapphire Rapids (Intel optimization manual,
  * appendix "instruction latency") and on Zen 4 (AMD 56665, FP pipe latencies). */
 #define FMA_LATENCY 4.0
-/* Accumulators (SIMD registers) a register tile of a 2-D conv, whose accumulators make
- * memory round trips every step (CONV2D_ACC_ROUND_TRIPS), needs for full FMA throughput:
- * 16, measured on data/host-conv-nhwc.jsonl (the best time per accumulator count falls
- * until 16 and is flat after: 1.78x at 4, 1.15-1.30x at 8, 1.03x at 12). Hoisted
- * accumulators need only FMA latency x pipes (4 on Zen 4, 8 with two 512-bit pipes):
- * data/host-bmm.jsonl reaches its best time with 4. */
-#define UNHOISTED_ACCUMULATORS 16.0
+/* Share of the SIMD register file a register tile of a 2-D conv, whose accumulators make
+ * memory round trips every step (CONV2D_ACC_ROUND_TRIPS), needs as accumulators for full
+ * FMA throughput: one half. Measured where the knee can be seen: 16 of 32 registers on
+ * the Zen 4 (data/host-conv-nhwc.jsonl: the best time per accumulator count falls until
+ * 16 and is flat after: 1.78x at 4, 1.15-1.30x at 8, 1.03x at 12) and 8 of 16 under AVX2
+ * on the Xeon (data/host-conv-nhwc-intel-avx2.jsonl: 1.46x at 4, 1.20x at 6, best at 8,
+ * 1.02x at 12). A fixed count of 16 instead made the draft prefer 14-row tiles under
+ * AVX2, which fill the register file and measure 1.7x the best (docs/host.md, "Draft").
+ * Hoisted accumulators need only FMA latency x pipes (4 on Zen 4, 8 with two 512-bit
+ * pipes): data/host-bmm.jsonl reaches its best time with 4. */
+#define UNHOISTED_ACCUMULATOR_SHARE 0.5
 /* Fixed cost of one run of the innermost loop in cycles: its mispredicted exit (11-18
  * cycles on current x86 cores, Agner Fog, "The microarchitecture of Intel, AMD and VIA
  * CPUs": 15); when it is a reduction loop (one register tile in one cache block), also
@@ -414,8 +418,9 @@ static void hostDraftRegisterEfficiency(HostDraft *h) {
    * latency: FMA latency x pipes for accumulators held in registers (BLIS' analytical
    * model, Low et al. 2016: m_r n_r / lanes >= pipes x FMA latency). Without the hoist
    * the chain runs through memory every step (store forwarded to the next load), and the
-   * measured knee applies instead (UNHOISTED_ACCUMULATORS). */
-  double needed_acc = acc_trips > 0 ? UNHOISTED_ACCUMULATORS : FMA_LATENCY * h->pipes;
+   * measured knee applies instead (UNHOISTED_ACCUMULATOR_SHARE of the registers). */
+  double needed_acc = acc_trips > 0 ? UNHOISTED_ACCUMULATOR_SHARE * h->t->regs_per_sm
+                                    : FMA_LATENCY * h->pipes;
   h->latency_cover = dmin(1.0, h->acc / needed_acc);
   h->port_balance =
       dmin(1.0, fma_cycles / dmax(dmax(load_cycles, store_cycles), issue_cycles));
