@@ -90,6 +90,8 @@ typedef struct PrunerTuneEvent {
 
 typedef void (*PrunerTuneEventFn)(const PrunerTuneEvent *event, void *user);
 
+#define PRUNER_TUNE_NEIGHBOURS 256
+#define PRUNER_TUNE_NEIGHBOURS_MAX 65536
 #define PRUNER_TUNE_FINAL_MAX 8 /* final_candidates at most (host: one child request) */
 
 typedef struct PrunerTuneOptions {
@@ -97,6 +99,10 @@ typedef struct PrunerTuneOptions {
   int64_t trials;            /* budget over all workloads, counting resumed records;
                                 default 200                                            */
   int draft_size;            /* N: draft survivors per round; default 512             */
+  int neighbours;            /* draft+verifier: mutations of the task's best measured
+                                configs ranked beside the draft's N each round, so the
+                                search can leave the draft's top (docs/tune.md); 0:
+                                the draft's N only. Default PRUNER_TUNE_NEIGHBOURS    */
   int batch;                 /* K: candidates measured per round; default 16          */
   double epsilon;            /* share of K drawn at random; default 0.1               */
   double time_limit_s;       /* stop after this many seconds; 0: no limit             */
@@ -267,6 +273,7 @@ typedef struct PrunerTuneStudyOptions {
   double within_tight;      /* the second goal; default 0.02                          */
   int64_t max_trials;       /* per run; 0: the workload's space size                  */
   int draft_size;
+  int neighbours;
   int batch;
   double epsilon;
   /* Transfer study (docs/transfer.md): a verifier model of another machine's records.

@@ -110,6 +110,9 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
   if (e->opts.draft_size < 1 || e->opts.batch < 1)
     return prunerStatusError("--draft-size and --batch must be at least 1 (got %d, %d)",
                              e->opts.draft_size, e->opts.batch);
+  if (e->opts.neighbours < 0 || e->opts.neighbours > PRUNER_TUNE_NEIGHBOURS_MAX)
+    return prunerStatusError("--neighbours must be in [0, %d] (got %d)",
+                             PRUNER_TUNE_NEIGHBOURS_MAX, e->opts.neighbours);
   if (!(e->opts.epsilon >= 0.0 && e->opts.epsilon <= 1.0)) /* NaN fails too */
     return prunerStatusError("--epsilon must be in [0, 1] (got %g)", e->opts.epsilon);
   if (!(e->opts.time_limit_s >= 0.0 && e->opts.time_limit_s <= 1e9))
@@ -476,7 +479,10 @@ static TuneCandidate *tuneRankedCandidates(TuneEngine *e, TuneTask *t, size_t wa
   if (s == PRUNER_TUNE_DRAFT_VERIFIER || s == PRUNER_TUNE_DRAFT_ONLY) {
     if (!tuneEnsurePool(e, t, want))
       return NULL;
-    list = malloc((t->pool_len ? t->pool_len : 1) * sizeof *list);
+    /* draft+verifier: mutations of the best measured configs beside the pool, so that
+     * the verifier can follow the measurements out of the draft's top N. */
+    size_t extra = s == PRUNER_TUNE_DRAFT_VERIFIER ? (size_t)e->opts.neighbours : 0;
+    list = malloc((t->pool_len + extra + 1) * sizeof *list);
     if (!list)
       return NULL;
     for (size_t i = 0; i < t->pool_len; ++i) {
@@ -487,6 +493,20 @@ static TuneCandidate *tuneRankedCandidates(TuneEngine *e, TuneTask *t, size_t wa
       list[n].score = -t->pool[i].predicted_us;
       ++n;
     }
+    PrunerConfig *children = extra ? malloc(extra * sizeof *children) : NULL;
+    size_t n_children = children ? tuneMutateBest(e, t, extra, children) : 0;
+    for (size_t i = 0; i < n_children; ++i) {
+      bool in_pool = false;
+      for (size_t j = 0; j < t->pool_len && !in_pool; ++j)
+        in_pool = prunerConfigEqual(&t->pool[j].config, &children[i]);
+      if (in_pool)
+        continue;
+      list[n].config = children[i];
+      list[n].draft_us = prunerDraftPredictUs(t->draft, &children[i]);
+      list[n].score = -list[n].draft_us;
+      ++n;
+    }
+    free(children);
   } else {
     /* A random sample of the space (all of it when small); model-only adds mutations of
      * its best measured configs (evolve.c). */

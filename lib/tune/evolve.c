@@ -1,7 +1,9 @@
 /* lib/tune/evolve.c: the candidates of the draft-free baseline (--strategy=model-only,
  * docs/tune.md "Strategies"): as Ansor/TVM's auto_scheduler, a random sample of the
  * whole space plus mutations of the best measured configs, ranked by a model of the
- * configs' own features. Nothing here knows the draft. */
+ * configs' own features. Nothing here knows the draft. draft+verifier adds the same
+ * mutations to the draft's pool (PrunerTuneOptions.neighbours), so that what the
+ * measurements found can lead the search out of the draft's top N. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,8 +75,8 @@ static bool mutate(PrunerSpace space, const PrunerConfig *parent, uint64_t *rng,
   return prunerSpaceContains(space, out);
 }
 
-size_t tuneModelOnlyPool(TuneEngine *e, TuneTask *t, size_t cap, PrunerConfig *out) {
-  if (cap == 0)
+size_t tuneMutateBest(TuneEngine *e, TuneTask *t, size_t want, PrunerConfig *out) {
+  if (want == 0)
     return 0;
   /* The best measured configs are the parents (Ansor seeds its evolution with them). */
   size_t n_parents = 0;
@@ -97,11 +99,9 @@ size_t tuneModelOnlyPool(TuneEngine *e, TuneTask *t, size_t cap, PrunerConfig *o
     qsort(parents, n_parents, sizeof *parents, compareParents);
   if (n_parents > TUNE_EVOLVE_PARENTS)
     n_parents = TUNE_EVOLVE_PARENTS;
-  /* Half the pool from mutations once there are parents, the rest uniform samples. */
   size_t n = 0;
-  size_t want_children = n_parents ? cap / 2 : 0;
   EvolveFilter f = {e, t, out, 0};
-  for (size_t tries = 0; n < want_children && tries < want_children * 16; ++tries) {
+  for (size_t tries = 0; n_parents && n < want && tries < want * 16; ++tries) {
     const PrunerConfig *p = &parents[tries % n_parents].config;
     PrunerConfig child;
     f.n_taken = n;
@@ -109,7 +109,15 @@ size_t tuneModelOnlyPool(TuneEngine *e, TuneTask *t, size_t cap, PrunerConfig *o
       out[n++] = child;
   }
   free(parents);
-  f.n_taken = n;
+  return n;
+}
+
+size_t tuneModelOnlyPool(TuneEngine *e, TuneTask *t, size_t cap, PrunerConfig *out) {
+  if (cap == 0)
+    return 0;
+  /* Half the pool from mutations once there are parents, the rest uniform samples. */
+  size_t n = tuneMutateBest(e, t, cap / 2, out);
+  EvolveFilter f = {e, t, out, n};
   n += prunerSpaceSample(t->space, cap - n, &e->rng, evolveKeep, &f, out + n, NULL);
   return n;
 }

@@ -18,6 +18,7 @@ PrunerTuneStudyOptions prunerTuneStudyDefaultOptions(void) {
   o.within = 0.05;
   o.within_tight = 0.02;
   o.draft_size = 512;
+  o.neighbours = PRUNER_TUNE_NEIGHBOURS;
   o.batch = 16;
   o.epsilon = 0.1;
   o.prior_momentum = -1;
@@ -136,6 +137,7 @@ static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords
   }
   o.seed = seed;
   o.draft_size = so->draft_size;
+  o.neighbours = so->neighbours;
   o.batch = so->batch;
   o.epsilon = so->epsilon;
   o.stop = so->stop;
@@ -466,9 +468,10 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
     prunerTextAppend(&b, "%s\n", rows[0].target_note);
   prunerTextAppend(&b,
                    "search study: trials (over %d seeds) to come within %.0f%% / %.0f%% / the "
-                   "noise of the best config; batch %d, epsilon %.2f, draft size %d\n",
+                   "noise of the best config; batch %d, epsilon %.2f, draft size %d, "
+                   "neighbours %d\n",
                    so->seeds, so->within * 100, so->within_tight * 100, so->batch, so->epsilon,
-                   so->draft_size);
+                   so->draft_size, so->neighbours);
   if (so->prior_path)
     prunerTextAppend(&b, "verifier prior (pretrained methods): %s\n", so->prior_path);
   prunerTextAppend(&b, "ratio = random / method on the medians, vs_dv = draft+verifier / "

@@ -125,6 +125,9 @@ bool tuneStopRequested(const TuneEngine *e);
  * first measurement), the rest uniformly random. Never runs the draft. */
 #define TUNE_EVOLVE_PARENTS 8
 size_t tuneModelOnlyPool(TuneEngine *e, TuneTask *t, size_t cap, PrunerConfig *out);
+/* Up to `want` distinct unmeasured mutations of `t`'s TUNE_EVOLVE_PARENTS best measured
+ * configs (one or two knobs changed; none before the first ok measurement). */
+size_t tuneMutateBest(TuneEngine *e, TuneTask *t, size_t want, PrunerConfig *out);
 /* The backend's state, started on first use (backend->create). */
 PrunerStatus tuneBackendState(TuneEngine *e);
 /* On a backend with a final check, measuring on its device: re-measures the best few

@@ -90,6 +90,8 @@ static void usage(FILE *f) {
           "      --trials=N           measurement budget over all workloads, counting records\n"
           "                           already in --records (default 200)\n"
           "      --draft-size=N       draft survivors per round (default 512)\n"
+          "      --neighbours=M       draft+verifier: mutations of the best measured configs\n"
+          "                           ranked beside the draft's N per round (default %d)\n"
           "      --batch=K            candidates measured per round (default 16)\n"
           "      --epsilon=E          share of each batch drawn at random (default 0.1)\n"
           "      --time=SECONDS       start no tuning round after this wall time (default:\n"
@@ -174,7 +176,7 @@ static void usage(FILE *f) {
           "killed (and not recorded), the records are kept, the best-so-far output is written\n"
           "and the exit status is 130 (SIGINT) or 143 (SIGTERM). A second Ctrl-C exits at\n"
           "once.\n",
-          targets);
+          targets, PRUNER_TUNE_NEIGHBOURS);
 }
 
 /* Flag ranges: large enough for any real run, small enough that no count overflows the
@@ -493,6 +495,7 @@ int main(int argc, char **argv) {
     O_TARGET,
     O_TRIALS,
     O_DRAFT,
+    O_NEIGHBOURS,
     O_BATCH,
     O_EPS,
     O_TIME,
@@ -533,6 +536,7 @@ int main(int argc, char **argv) {
       {"target", required_argument, 0, O_TARGET},
       {"trials", required_argument, 0, O_TRIALS},
       {"draft-size", required_argument, 0, O_DRAFT},
+      {"neighbours", required_argument, 0, O_NEIGHBOURS},
       {"batch", required_argument, 0, O_BATCH},
       {"epsilon", required_argument, 0, O_EPS},
       {"time", required_argument, 0, O_TIME},
@@ -585,6 +589,10 @@ int main(int argc, char **argv) {
     case O_DRAFT:
       fs = prunerParseInt("--draft-size", optarg, 1, MAX_DRAFT, &v);
       o.draft_size = so.draft_size = (int)v;
+      break;
+    case O_NEIGHBOURS:
+      fs = prunerParseInt("--neighbours", optarg, 0, PRUNER_TUNE_NEIGHBOURS_MAX, &v);
+      o.neighbours = so.neighbours = (int)v;
       break;
     case O_BATCH:
       fs = prunerParseInt("--batch", optarg, 1, MAX_BATCH, &v);

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "pruner/draft.h"
 #include "pruner/file.h"
 #include "pruner/records.h"
 #include "pruner/space.h"
@@ -253,6 +254,101 @@ static void test_model_only(void **state) {
   free(rows);
 }
 
+/* draft+verifier's neighbours (PrunerTuneOptions.neighbours) lead the search out of the
+ * draft's pool. The replay is built against the draft (latency rises with the draft's
+ * rank: its top configs are the slowest), so the pool of the draft's top N can hold no
+ * fast config. Without neighbours every measured config is among the draft's top 64 (the
+ * pool grows 16 -> 32 -> 64 over four rounds, epsilon 0); with them the search measures
+ * mutations of its best configs from outside it and finds faster ones. */
+static void test_neighbours(void **state) {
+  (void)state;
+  PrunerTargetDesc t;
+  assert_true(prunerTargetLookup("sm_90", &t).ok);
+  char key[96];
+  prunerTargetKey(&t, key, sizeof key);
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 16, 16, 8, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerSpace space;
+  PrunerDraft draft;
+  assert_true(prunerSpaceCreate(&w, &t, NULL, &space).ok);
+  assert_true(prunerDraftCreate(&w, &t, &draft).ok);
+  uint64_t size = prunerSpaceCount(space);
+  assert_true(size > 256);
+  PrunerDraftCandidate *ranked = malloc(size * sizeof *ranked);
+  assert_non_null(ranked);
+  size_t n = prunerDraftTopN(draft, space, size, ranked);
+  assert_true(n > 256);
+  PrunerRecords r;
+  remove(path("replay-nb.jsonl"));
+  assert_true(prunerRecordsCreate(path("replay-nb.jsonl"), &r).ok);
+  for (size_t i = 0; i < n; ++i) {
+    PrunerRecord rec;
+    prunerRecordInit(&rec);
+    snprintf(rec.workload_key, sizeof rec.workload_key, "%s", w.key);
+    rec.workload = w;
+    rec.has_workload = true;
+    snprintf(rec.target_key, sizeof rec.target_key, "%s", key);
+    rec.config = ranked[i].config;
+    rec.status = PRUNER_RECORD_OK;
+    rec.num_samples = 1;
+    rec.samples_us[0] = rec.median_us = 1000.0 - (double)i * (900.0 / (double)n);
+    assert_true(prunerRecordsAppend(r, &rec).ok);
+  }
+  prunerRecordsDestroy(r);
+  writeFile(path("mm.mlir"), kMatmul);
+  double best[2];
+  size_t outside[2];
+  for (int with = 0; with < 2; ++with) {
+    remove(path("log-nb.jsonl"));
+    PrunerTuneOptions o = prunerTuneDefaultOptions();
+    o.measure = PRUNER_TUNE_MEASURE_REPLAY;
+    o.measure_path = path("replay-nb.jsonl");
+    o.records_path = path("log-nb.jsonl");
+    o.draft_size = 16;
+    o.batch = 16;
+    o.epsilon = 0;
+    o.neighbours = with ? 64 : 0;
+    o.trials = 64;
+    PrunerTuneSession s;
+    assert_true(prunerTuneSessionCreate(path("mm.mlir"), &o, &s).ok);
+    assert_true(prunerTuneSessionRun(s).ok);
+    prunerTuneSessionDestroy(s);
+    assert_true(prunerRecordsCreate(path("log-nb.jsonl"), &r).ok);
+    assert_int_equal(prunerRecordsCount(r), 64);
+    best[with] = 1e30;
+    outside[with] = 0;
+    for (size_t i = 0; i < prunerRecordsCount(r); ++i) {
+      const PrunerRecord *a = prunerRecordsGet(r, i);
+      size_t rank = 0;
+      while (rank < n && !prunerConfigEqual(&ranked[rank].config, &a->config))
+        ++rank;
+      assert_true(rank < n);
+      outside[with] += rank >= 64;
+      if (a->median_us < best[with])
+        best[with] = a->median_us;
+    }
+    prunerRecordsDestroy(r);
+  }
+  assert_int_equal(outside[0], 0);
+  assert_true(outside[1] > 0);
+  assert_true(best[1] < best[0]);
+
+  /* A negative count is refused by name. */
+  PrunerTuneOptions o = prunerTuneDefaultOptions();
+  o.measure = PRUNER_TUNE_MEASURE_REPLAY;
+  o.measure_path = path("replay-nb.jsonl");
+  o.neighbours = -1;
+  PrunerTuneSession s = NULL;
+  PrunerStatus st = prunerTuneSessionCreate(path("mm.mlir"), &o, &s);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "--neighbours"));
+  free(ranked);
+  prunerDraftDestroy(draft);
+  prunerSpaceDestroy(space);
+  remove(path("replay-nb.jsonl"));
+  remove(path("log-nb.jsonl"));
+}
+
 int main(void) {
   snprintf(g_dir, sizeof g_dir, "/tmp/pruner-tune-test-XXXXXX");
   if (!mkdtemp(g_dir))
@@ -263,6 +359,7 @@ int main(void) {
       cmocka_unit_test(test_replay_search),
       cmocka_unit_test(test_study),
       cmocka_unit_test(test_model_only),
+      cmocka_unit_test(test_neighbours),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   const char *files[] = {"empty.mlir", "empty.out.mlir", "bad.mlir", "mm.mlir",
