@@ -53,16 +53,41 @@ static double latency(const PrunerConfig *c, uint64_t index) {
   return 5.0 * d + 1e-6 * (double)(index % 101);
 }
 
+/* The replay files' workload (kMatmul's), target (sm_90) and space. */
+typedef struct ReplaySpace {
+  PrunerTargetDesc t;
+  char key[96];
+  PrunerWorkload w;
+  PrunerSpace space;
+} ReplaySpace;
+
+static void replaySpaceCreate(ReplaySpace *rs) {
+  assert_true(prunerTargetLookup("sm_90", &rs->t).ok);
+  prunerTargetKey(&rs->t, rs->key, sizeof rs->key);
+  prunerWorkloadMatmul(&rs->w, 16, 16, 8, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_true(prunerSpaceCreate(&rs->w, &rs->t, NULL, &rs->space).ok);
+}
+
+static void appendReplayRecord(PrunerRecords r, const ReplaySpace *rs, const PrunerConfig *c,
+                               double us) {
+  PrunerRecord rec;
+  prunerRecordInit(&rec);
+  snprintf(rec.workload_key, sizeof rec.workload_key, "%s", rs->w.key);
+  rec.workload = rs->w;
+  rec.has_workload = true;
+  snprintf(rec.target_key, sizeof rec.target_key, "%s", rs->key);
+  rec.config = *c;
+  rec.status = PRUNER_RECORD_OK;
+  rec.num_samples = 1;
+  rec.samples_us[0] = rec.median_us = us;
+  assert_true(prunerRecordsAppend(r, &rec).ok);
+}
+
 /* Writes the complete-space replay file; returns the space size and the minimum. */
 static uint64_t writeReplay(const char *file, double *min_us) {
-  PrunerTargetDesc t;
-  assert_true(prunerTargetLookup("sm_90", &t).ok);
-  char key[96];
-  prunerTargetKey(&t, key, sizeof key);
-  PrunerWorkload w;
-  prunerWorkloadMatmul(&w, 16, 16, 8, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
-  PrunerSpace s;
-  assert_true(prunerSpaceCreate(&w, &t, NULL, &s).ok);
+  ReplaySpace rs;
+  replaySpaceCreate(&rs);
+  PrunerSpace s = rs.space;
   PrunerRecords r;
   remove(file);
   assert_true(prunerRecordsCreate(file, &r).ok);
@@ -70,24 +95,24 @@ static uint64_t writeReplay(const char *file, double *min_us) {
   PrunerConfig c;
   *min_us = 1e30;
   while (prunerSpaceNext(s, &raw, &c)) {
-    PrunerRecord rec;
-    prunerRecordInit(&rec);
-    snprintf(rec.workload_key, sizeof rec.workload_key, "%s", w.key);
-    rec.workload = w;
-    rec.has_workload = true;
-    snprintf(rec.target_key, sizeof rec.target_key, "%s", key);
-    rec.config = c;
-    rec.status = PRUNER_RECORD_OK;
-    rec.num_samples = 1;
-    rec.samples_us[0] = rec.median_us = latency(&c, n);
-    if (rec.median_us < *min_us)
-      *min_us = rec.median_us;
-    assert_true(prunerRecordsAppend(r, &rec).ok);
+    double us = latency(&c, n);
+    if (us < *min_us)
+      *min_us = us;
+    appendReplayRecord(r, &rs, &c, us);
     ++n;
   }
   prunerRecordsDestroy(r);
   prunerSpaceDestroy(s);
   return n;
+}
+
+/* Tuning options that measure by replaying `replay` into the log `log`. */
+static PrunerTuneOptions replayOptions(const char *replay, const char *log) {
+  PrunerTuneOptions o = prunerTuneDefaultOptions();
+  o.measure = PRUNER_TUNE_MEASURE_REPLAY;
+  o.measure_path = replay;
+  o.records_path = log;
+  return o;
 }
 
 static void test_no_tunable_op_copies_input(void **state) {
@@ -130,10 +155,7 @@ static void test_replay_search(void **state) {
   assert_true(size > 40);
   writeFile(path("mm.mlir"), kMatmul);
   remove(path("log.jsonl"));
-  PrunerTuneOptions o = prunerTuneDefaultOptions();
-  o.measure = PRUNER_TUNE_MEASURE_REPLAY;
-  o.measure_path = path("replay.jsonl");
-  o.records_path = path("log.jsonl");
+  PrunerTuneOptions o = replayOptions(path("replay.jsonl"), path("log.jsonl"));
   o.trials = 40;
   o.batch = 8;
   PrunerTuneSession s;
@@ -214,10 +236,7 @@ static void test_model_only(void **state) {
   writeFile(path("mm.mlir"), kMatmul);
   for (int with_draft = 0; with_draft < 2; ++with_draft) {
     remove(path("log-mo.jsonl"));
-    PrunerTuneOptions o = prunerTuneDefaultOptions();
-    o.measure = PRUNER_TUNE_MEASURE_REPLAY;
-    o.measure_path = path("replay-mo.jsonl");
-    o.records_path = path("log-mo.jsonl");
+    PrunerTuneOptions o = replayOptions(path("replay-mo.jsonl"), path("log-mo.jsonl"));
     o.strategy = with_draft ? PRUNER_TUNE_DRAFT_VERIFIER : PRUNER_TUNE_MODEL_ONLY;
     o.trials = 64; /* 4 rounds: the model is trained after the first */
     PrunerTuneSession s;
@@ -262,48 +281,28 @@ static void test_model_only(void **state) {
  * mutations of its best configs from outside it and finds faster ones. */
 static void test_neighbours(void **state) {
   (void)state;
-  PrunerTargetDesc t;
-  assert_true(prunerTargetLookup("sm_90", &t).ok);
-  char key[96];
-  prunerTargetKey(&t, key, sizeof key);
-  PrunerWorkload w;
-  prunerWorkloadMatmul(&w, 16, 16, 8, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
-  PrunerSpace space;
+  ReplaySpace rs;
+  replaySpaceCreate(&rs);
   PrunerDraft draft;
-  assert_true(prunerSpaceCreate(&w, &t, NULL, &space).ok);
-  assert_true(prunerDraftCreate(&w, &t, &draft).ok);
-  uint64_t size = prunerSpaceCount(space);
+  assert_true(prunerDraftCreate(&rs.w, &rs.t, &draft).ok);
+  uint64_t size = prunerSpaceCount(rs.space);
   assert_true(size > 256);
   PrunerDraftCandidate *ranked = malloc(size * sizeof *ranked);
   assert_non_null(ranked);
-  size_t n = prunerDraftTopN(draft, space, size, ranked);
+  size_t n = prunerDraftTopN(draft, rs.space, size, ranked);
   assert_true(n > 256);
   PrunerRecords r;
   remove(path("replay-nb.jsonl"));
   assert_true(prunerRecordsCreate(path("replay-nb.jsonl"), &r).ok);
-  for (size_t i = 0; i < n; ++i) {
-    PrunerRecord rec;
-    prunerRecordInit(&rec);
-    snprintf(rec.workload_key, sizeof rec.workload_key, "%s", w.key);
-    rec.workload = w;
-    rec.has_workload = true;
-    snprintf(rec.target_key, sizeof rec.target_key, "%s", key);
-    rec.config = ranked[i].config;
-    rec.status = PRUNER_RECORD_OK;
-    rec.num_samples = 1;
-    rec.samples_us[0] = rec.median_us = 1000.0 - (double)i * (900.0 / (double)n);
-    assert_true(prunerRecordsAppend(r, &rec).ok);
-  }
+  for (size_t i = 0; i < n; ++i)
+    appendReplayRecord(r, &rs, &ranked[i].config, 1000.0 - (double)i * (900.0 / (double)n));
   prunerRecordsDestroy(r);
   writeFile(path("mm.mlir"), kMatmul);
   double best[2];
   size_t outside[2];
   for (int with = 0; with < 2; ++with) {
     remove(path("log-nb.jsonl"));
-    PrunerTuneOptions o = prunerTuneDefaultOptions();
-    o.measure = PRUNER_TUNE_MEASURE_REPLAY;
-    o.measure_path = path("replay-nb.jsonl");
-    o.records_path = path("log-nb.jsonl");
+    PrunerTuneOptions o = replayOptions(path("replay-nb.jsonl"), path("log-nb.jsonl"));
     o.draft_size = 16;
     o.batch = 16;
     o.epsilon = 0;
@@ -344,7 +343,7 @@ static void test_neighbours(void **state) {
   assert_non_null(strstr(st.message, "--neighbours"));
   free(ranked);
   prunerDraftDestroy(draft);
-  prunerSpaceDestroy(space);
+  prunerSpaceDestroy(rs.space);
   remove(path("replay-nb.jsonl"));
   remove(path("log-nb.jsonl"));
 }
