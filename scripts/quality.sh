@@ -89,6 +89,9 @@ modelShape "BERT attention scores, wide space" data/host-attn-scores-wide.jsonl 
 # EPYC as an AVX2 machine (data/README.md).
 modelShape "ResNet-50 3x3 conv, wide space, Zen 3 AVX2" data/host-resnet-conv-wide-zen3.jsonl \
   1 32 128 512 2000
+# BERT's FFN up in the wide space, the complete space (14,976 configs), same Zen 3.
+modelShape "BERT FFN up, wide space, Zen 3 AVX2" data/host-ffn-up-wide-zen3.jsonl \
+  1 32 128 512 2000
 # Issue 14's three model shapes together, then with the wide attention dataset in place
 # of the first.
 modelLowo "the three model shapes" data/host-attn-scores.jsonl data/host-resnet-conv.jsonl \
