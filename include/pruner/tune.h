@@ -90,6 +90,8 @@ typedef struct PrunerTuneEvent {
 
 typedef void (*PrunerTuneEventFn)(const PrunerTuneEvent *event, void *user);
 
+/* PrunerTuneOptions.neighbours: default (chosen on the wide attention dataset and the
+ * twelve small host sets, docs/quality.md) and the largest accepted. */
 #define PRUNER_TUNE_NEIGHBOURS 256
 #define PRUNER_TUNE_NEIGHBOURS_MAX 65536
 #define PRUNER_TUNE_FINAL_MAX 8 /* final_candidates at most (host: one child request) */
@@ -273,7 +275,7 @@ typedef struct PrunerTuneStudyOptions {
   double within_tight;      /* the second goal; default 0.02                          */
   int64_t max_trials;       /* per run; 0: the workload's space size                  */
   int draft_size;
-  int neighbours;
+  int neighbours;           /* as PrunerTuneOptions.neighbours (draft+verifier only)   */
   int batch;
   double epsilon;
   /* Transfer study (docs/transfer.md): a verifier model of another machine's records.

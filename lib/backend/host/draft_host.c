@@ -123,6 +123,7 @@ PrunerStatus prunerHostDraftCheckTarget(const PrunerWorkload *w, const PrunerTar
       {"l2_bytes", (double)t->l2_bytes},
       {"smem_per_sm (L1d)", t->smem_per_sm},
       {"warp_size (SIMD lanes)", prunerHostTargetSimdLanes(t)},
+      {"regs_per_sm (SIMD registers)", t->regs_per_sm}, /* the 2-D conv's knee */
   };
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i)
     if (!(fields[i].value > 0))

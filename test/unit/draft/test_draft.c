@@ -630,6 +630,14 @@ static void test_create_rejects_bad_target(void **state) {
   st = prunerDraftCreate(&w, &t, &d);
   assert_false(st.ok);
   assert_non_null(strstr(st.message, "warp_size"));
+  /* ... and one without SIMD registers (a 2-D conv's accumulator knee is a share of them). */
+  t = h100();
+  t.kind = PRUNER_TARGET_HOST;
+  t.warp_size = 16;
+  t.regs_per_sm = 0;
+  st = prunerDraftCreate(&w, &t, &d);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "regs_per_sm"));
 }
 
 int main(void) {
