@@ -23,7 +23,15 @@ declare -A SOURCES=(
 declare -A UNSEEN=(
   [host-avx2]=skip
 )
+# Families whose prior is trained without the draft as its margin (--no-draft-margin:
+# the trees learn the source's whole ranking, not what the draft misses there). Chosen
+# on the Intel AVX-512 set and judged on the AMD CPU's two-core set (docs/transfer.md,
+# "Training the shipped priors"); the model file says which (no "pruner_draft_scale").
+declare -A NO_MARGIN=(
+  [host-avx512]=1
+)
 for family in "${!SOURCES[@]}"; do
   "$B/pruner-eval" --train ${SOURCES[$family]} -o "data/models/$family.json" \
-    ${UNSEEN[$family]:+--prior-unseen=${UNSEEN[$family]}} | tail -1
+    ${UNSEEN[$family]:+--prior-unseen=${UNSEEN[$family]}} \
+    ${NO_MARGIN[$family]:+--no-draft-margin} | tail -1
 done

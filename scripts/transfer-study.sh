@@ -68,16 +68,21 @@ files_of() { local e; for e in ${FILES[$1]}; do echo "${e#*:}"; done; }
 names_of() { local e; for e in ${FILES[$1]}; do echo "${e%%:*}"; done; }
 file_of() { for e in ${FILES[$1]}; do [ "${e%%:*}" = "$2" ] && echo "${e#*:}"; done; }
 
-# Priors: $TMP/<set>.same.json (every dataset of the set), $TMP/<set>.no-<name>.json (all
+# Priors: DIR/<set>.same.json (every dataset of the set), DIR/<set>.no-<name>.json (all
 # but the dataset of that name, where the set has one and others).
-for s in "${SETS[@]}"; do
-  "$B/pruner-eval" --train $(files_of "$s") -o "$TMP/$s.same.json" | tail -1
+train_priors() { # SET DIR [pruner-eval options...]
+  local s=$1 dir=$2 n e
+  shift 2
+  "$B/pruner-eval" --train $(files_of "$s") -o "$dir/$s.same.json" "$@" | tail -1
   for n in $(names_of "$s"); do
-    others=()
+    local others=()
     for e in ${FILES[$s]}; do [ "${e%%:*}" = "$n" ] || others+=("${e#*:}"); done
-    [ ${#others[@]} -gt 0 ] && "$B/pruner-eval" --train "${others[@]}" -o "$TMP/$s.no-$n.json" > /dev/null
+    if [ ${#others[@]} -gt 0 ]; then
+      "$B/pruner-eval" --train "${others[@]}" -o "$dir/$s.no-$n.json" "$@" > /dev/null
+    fi
   done
-done
+}
+for s in "${SETS[@]}"; do train_priors "$s" "$TMP"; done
 # priors SOURCE NAME: the priors to try for a target workload of NAME: "same" and "new"
 # where the source has a dataset of that kind, else "all" (every dataset of the source,
 # none of them of the target's kind: the prior has not seen the shape, as with "new").
@@ -90,7 +95,10 @@ priors() {
   fi
   return 0
 }
-prior_file() { if [ "$3" = new ]; then echo "$TMP/$1.no-$2.json"; else echo "$TMP/$1.same.json"; fi; }
+prior_file() { # SOURCE NAME KIND [DIR]
+  local dir=${4:-$TMP}
+  if [ "$3" = new ]; then echo "$dir/$1.no-$2.json"; else echo "$dir/$1.same.json"; fi
+}
 # The floor a prior kind is scored and run with: F where the prior knows the shape.
 kind_of() { if [ "$1" = same ]; then echo same; else echo new; fi; }
 
@@ -125,7 +133,7 @@ declare -A FAMILY=([intel]=host-avx512 [intel-avx2]=host-avx2 [iree-intel]=iree-
 shipped() {
   echo "== shipped policy: source amd, default constants, $SEEDS seeds; trials to 5% / 2% (median), 2% IQR, run_s"
   printf "%-21s %-7s %-6s %-6s  %-26s %-26s\n" pair workload prior unseen cold pretrained
-  local t n prior model flag e ok
+  local t n prior model flag e ok dir
   local targets=("${SETS[@]}")
   ok=1
   for e in ${FILES[amd-2c]}; do [ -f "${e#*:}" ] || ok=0; done
@@ -136,11 +144,19 @@ shipped() {
     [ -f "$model" ] || continue
     flag=use
     grep -q '"pruner_unseen":"skip"' "$model" && flag=skip
+    # Priors trained as the family's model was: a model without the draft's scale was
+    # trained without the draft as its margin (scripts/build-models.sh).
+    dir=$TMP
+    if ! grep -q '"pruner_draft_scale"' "$model"; then
+      dir=$TMP/no-margin
+      mkdir -p "$dir"
+      train_priors amd "$dir" --no-draft-margin
+    fi
     for n in $(names_of "$t"); do
       study "$TMP/cold" "$(file_of "$t" "$n")" draft+verifier "$SEEDS"
       for prior in $(priors amd "$n"); do
         study "$TMP/pre" "$(file_of "$t" "$n")" pretrained "$SEEDS" \
-          --pretrained="$(prior_file amd "$n" $prior)" --prior-unseen=$flag
+          --pretrained="$(prior_file amd "$n" $prior "$dir")" --prior-unseen=$flag
         printf "%-21s %-7s %-6s %-6s  %-26s %-26s\n" "amd>$t" "$n" "$prior" "$flag" \
           "$(cell "$TMP/cold" draft+verifier)" "$(cell "$TMP/pre" pretrained)"
       done
