@@ -149,8 +149,10 @@ shipped() {
     dir=$TMP
     if ! grep -q '"pruner_draft_scale"' "$model"; then
       dir=$TMP/no-margin
-      mkdir -p "$dir"
-      train_priors amd "$dir" --no-draft-margin
+      if [ ! -d "$dir" ]; then # once for every target of such a family
+        mkdir -p "$dir"
+        train_priors amd "$dir" --no-draft-margin
+      fi
     fi
     for n in $(names_of "$t"); do
       study "$TMP/cold" "$(file_of "$t" "$n")" draft+verifier "$SEEDS"
