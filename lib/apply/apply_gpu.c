@@ -59,6 +59,18 @@ static void opName(MlirOperation op, char *buf, size_t size) {
   snprintf(buf, size, "%.*s", (int)name.length, name.data);
 }
 
+static bool isFuncFunc(MlirOperation op) {
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  return n.length == 9 && memcmp(n.data, "func.func", 9) == 0;
+}
+
+static MlirOperation enclosingFunc(MlirOperation op) {
+  MlirOperation p = mlirOperationGetParentOperation(op);
+  while (!mlirOperationIsNull(p) && !isFuncFunc(p))
+    p = mlirOperationGetParentOperation(p);
+  return p;
+}
+
 static bool hasConfig(MlirOperation op) {
   return !mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(
       op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR)));
@@ -224,6 +236,10 @@ static MlirWalkResult removeTags(MlirOperation op, void *user) {
 /* Before any transform: op c's workload, config and check (an invalid config is an
  * error on the op, and nothing is transformed), then its tags. */
 static PrunerStatus check(Configured *c, const PrunerTargetDesc *target) {
+  /* Each op's schedule cleans up the function that holds it (lib/schedule). */
+  if (mlirOperationIsNull(enclosingFunc(c->op)))
+    return failOn(c, prunerStatusError("not inside a func.func: pruner-apply-config schedules "
+                                       "the linalg ops of func.func functions"));
   PrunerStatus s = prunerWorkloadFromOperation(c->op, &c->w);
   if (!s.ok)
     return failOn(c, s);
@@ -286,6 +302,56 @@ static PrunerStatus build(MlirOperation module, Configured *c, bool gpu_mapping,
   return prunerStatusOk();
 }
 
+/* The module's functions that hold no configured op. Each op's schedule canonicalizes
+ * only its own function (lib/schedule: doing every function for every op was quadratic);
+ * these get one canonicalization, so an untuned op that folds away (an identity
+ * linalg.generic) does not become a kernel of its own. */
+#define REST_TAG TAG_PREFIX "rest"
+
+static const char kRestSchedule[] =
+    "module attributes {transform.with_named_sequence} {\n"
+    "  transform.named_sequence @pruner_rest(%root: !transform.any_op {transform.readonly}) {\n"
+    "    %f = transform.structured.match ops{[\"func.func\"]} attributes{" REST_TAG "} in %root"
+    " : (!transform.any_op) -> !transform.any_op\n"
+    "    transform.apply_patterns to %f { transform.apply_patterns.canonicalization } "
+    ": !transform.any_op\n"
+    "    transform.yield\n"
+    "  }\n"
+    "}\n";
+
+static PrunerStatus canonicalizeRest(MlirOperation module, const OpList *list,
+                                     MlirTransformOptions options) {
+  int rest = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(
+           mlirOperationGetRegion(module, 0)));
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+    if (isFuncFunc(op)) {
+      setUnit(op, REST_TAG);
+      ++rest;
+    }
+  for (int i = 0; i < list->count; ++i) {
+    MlirOperation f = enclosingFunc(list->ops[i].op);
+    if (!mlirOperationIsNull(f) &&
+        mlirOperationRemoveDiscardableAttributeByName(f, mlirStringRefCreateFromCString(REST_TAG)))
+      --rest;
+  }
+  if (rest == 0)
+    return prunerStatusOk();
+  MlirModule schedule = mlirModuleCreateParse(mlirOperationGetContext(module),
+                                              mlirStringRefCreateFromCString(kRestSchedule));
+  if (mlirModuleIsNull(schedule))
+    return failOnModule(module, prunerStatusError("pruner-apply-config: internal schedule does not parse"));
+  PrunerStatus s = prunerStatusOk();
+  MlirOperation seq = findSequence(schedule, "pruner_rest");
+  if (mlirOperationIsNull(seq) ||
+      mlirLogicalResultIsFailure(mlirTransformApplyNamedSequence(
+          module, seq, mlirModuleGetOperation(schedule), options)))
+    s = failOnModule(module, prunerStatusError("pruner-apply-config: canonicalizing the functions "
+                                               "without configs failed (see the errors above)"));
+  mlirModuleDestroy(schedule);
+  return s;
+}
+
 PrunerStatus prunerApplyGpu(MlirOperation module, const PrunerTargetDesc *target,
                             bool gpu_mapping) {
   PrunerStatus s = prunerStatusOk();
@@ -317,6 +383,7 @@ PrunerStatus prunerApplyGpu(MlirOperation module, const PrunerTargetDesc *target
   }
 
   MlirTransformOptions options = mlirTransformOptionsCreate();
+  s = canonicalizeRest(module, &list, options);
   /* Tile every op before bufferizing: the op handles are gone after bufferization. */
   const Configured *any = NULL; /* an op whose schedule holds the module-wide sequences */
   MlirModule shared = {NULL};

@@ -262,9 +262,7 @@ void prunerScheduleAppendMmaStagedPromote(PrunerText *t, const PrunerWorkload *w
                      "%suse_alloca, alignment = 16 } : (" ANY ") -> " ANY "\n",
                      gpu_mapping ? "memory_space = #gpu.address_space<workgroup>, " : "");
   prunerTextAppend(
-      t, "    %%func = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
-         ") -> " ANY "\n"
-         "    transform.apply_patterns to %%func { transform.apply_patterns.canonicalization } : " ANY
+      t, "    transform.apply_patterns to %%func { transform.apply_patterns.canonicalization } : " ANY
          "\n"
          "    transform.apply_cse to %%func : " ANY "\n"
          "    %%fa = transform.structured.match ops{[\"scf.forall\"]} attributes{%s} in %%root : (" ANY

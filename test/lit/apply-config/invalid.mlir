@@ -168,3 +168,17 @@ func.func @split_k_too_many(%A: tensor<1x256xf32>, %B: tensor<256x64xf32>, %C: t
   %r = linalg.matmul {pruner.config = {workgroup = [1, 32, 0], reduction = [0, 0, 1], thread = [1, 1, 0], promote_operands = [], vector_width = 1, split_k = 128}} ins(%A, %B : tensor<1x256xf32>, tensor<256x64xf32>) outs(%C : tensor<1x64xf32>) -> tensor<1x64xf32>
   return %r : tensor<1x64xf32>
 }
+
+// -----
+
+// Each op's schedule cleans up the func.func that holds it: an op elsewhere is refused
+// before anything changes, by name.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @mm_in_gpu_func(%A: tensor<64x48xf32>, %B: tensor<48x96xf32>, %C: tensor<64x96xf32>) {
+      // expected-error @+1 {{pruner.config on linalg.matmul: not inside a func.func: pruner-apply-config schedules the linalg ops of func.func functions}}
+      %r = linalg.matmul {pruner.config = {workgroup = [32, 32, 0], reduction = [0, 0, 16], thread = [4, 4, 0], promote_operands = [0, 1], vector_width = 4}} ins(%A, %B : tensor<64x48xf32>, tensor<48x96xf32>) outs(%C : tensor<64x96xf32>) -> tensor<64x96xf32>
+      gpu.return
+    }
+  }
+}
