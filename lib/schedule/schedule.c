@@ -367,6 +367,11 @@ void prunerScheduleAppendVectorLowering(PrunerText *t, const char *f) {
   appendVectorLowering(t, f);
 }
 
+/* The outlined function keeps func-to-llvm's external linkage, so the PTX carries an
+ * uncalled copy that ptxas leaves out of the cubin (same size either way). Internal
+ * linkage would drop it from the PTX, but LLVM then inlines it earlier and the pipelined
+ * tensor-core kernel of lit gpu-pipeline/mma-staged.mlir loses 32 of its 48 32-bit shared
+ * loads to pairs of 16-bit ones (tried 2026-12-04, docs/schedule.md). */
 void prunerScheduleAppendOutline(PrunerText *t, const char *in, const char *tag, const char *loop,
                                  const char *func_name) {
   if (in) {
@@ -383,7 +388,7 @@ void prunerScheduleAppendOutline(PrunerText *t, const char *in, const char *tag,
   prunerTextAppend(t,
                    "    %%kf, %%kcall = transform.loop.outline %s {func_name = \"%s\"} : (" ANY
                    ") -> (" ANY ", " ANY ")\n"
-                   "    // Private: LLVM drops it once inlined into the kernel.\n"
+                   "    // Private; LLVM inlines it into the kernel.\n"
                    "    %%private = transform.param.constant \"private\" -> !transform.any_param\n"
                    "    transform.annotate %%kf \"sym_visibility\" = %%private : " ANY
                    ", !transform.any_param\n",
