@@ -41,6 +41,10 @@ typedef struct AlignCtx {
   MlirOperation scopes[MAX_SCOPES];
   MlirSymbolTable tables[MAX_SCOPES];
   int num_scopes;
+  /* scf.for iter_args being followed (a pipelined K loop rotates its stage buffers
+   * through them). */
+  MlirValue following[MAX_DEPTH + 1];
+  int num_following;
 } AlignCtx;
 
 static bool isOp(MlirOperation op, const char *name) { return prunerScheduleIrIsOp(op, name); }
@@ -252,6 +256,34 @@ static int64_t termDivisor(MlirValue index, bool index_is_static, int64_t static
   return mulCap(di, pow2Divisor(stride));
 }
 
+static int64_t startAlignment(MlirValue m, AlignCtx *c, int depth);
+
+/* An scf.for iter_arg holds its init value, then whatever the body yields for it: its
+ * alignment is the least of the two. The yield may lead back to an iter_arg being
+ * followed (the pipeliner rotates stage buffers: yield %b1, %b2, new view of stage k);
+ * such a revisit adds no source of its own, so it counts as CAP (neutral for the min) and
+ * the result is the least over every init and new view the rotation reaches. Sound
+ * because every rule here is a min over its sources' alignments. */
+static int64_t iterArgAlignment(MlirValue arg, MlirOperation loop, AlignCtx *c, int depth) {
+  int64_t elem = elementBytes(mlirValueGetType(arg));
+  intptr_t n = mlirBlockArgumentGetArgNumber(arg);
+  MlirOperation yield = mlirBlockGetTerminator(mlirBlockArgumentGetOwner(arg));
+  /* Operands of scf.for: lb, ub, step, then the inits; argument 0 is the induction var. */
+  if (n < 1 || mlirOperationIsNull(yield) || 3 + n - 1 >= mlirOperationGetNumOperands(loop) ||
+      n - 1 >= mlirOperationGetNumOperands(yield))
+    return elem;
+  for (int k = 0; k < c->num_following; ++k)
+    if (mlirValueEqual(c->following[k], arg))
+      return CAP;
+  if (c->num_following > MAX_DEPTH)
+    return elem;
+  c->following[c->num_following++] = arg;
+  int64_t a = minI(startAlignment(mlirOperationGetOperand(loop, 3 + n - 1), c, depth + 1),
+                   startAlignment(mlirOperationGetOperand(yield, n - 1), c, depth + 1));
+  c->num_following--;
+  return a;
+}
+
 /* Byte alignment of the first element of memref value m. */
 static int64_t startAlignment(MlirValue m, AlignCtx *c, int depth) {
   MlirType type = mlirValueGetType(m);
@@ -268,6 +300,8 @@ static int64_t startAlignment(MlirValue m, AlignCtx *c, int depth) {
     MlirValue passed = callSiteOperand(m, c);
     if (!mlirValueIsNull(passed))
       return startAlignment(passed, c, depth + 1);
+    if (!mlirOperationIsNull(parent) && isOp(parent, "scf.for"))
+      return iterArgAlignment(m, parent, c, depth);
     return elem;
   }
   MlirOperation op = mlirOpResultGetOwner(m);
