@@ -45,6 +45,14 @@ PrunerStatus prunerScheduleAlignVectorAccesses(MlirOperation module, int64_t arg
  * `num_moved` (may be NULL) receives how many moved. */
 PrunerStatus prunerScheduleDeviceWorkspaces(MlirOperation module, int *num_moved);
 
+/* Pipelined tensor-core K loops (stages > 1) commit one cp.async group per staged
+ * operand and K step; MLIR's pipeliner counts its waits' `numGroups` in steps. Scales each
+ * counted `nvgpu.device_async_wait` of a function by the groups its one pipelined loop
+ * commits per iteration, so that `stages - 1` steps of copies stay in flight (before, one
+ * step fewer). Functions with several pipelined loops are left alone (a larger count is
+ * only slower). Idempotent. `num_scaled` (may be NULL) receives how many waits changed. */
+PrunerStatus prunerSchedulePipelineWaits(MlirOperation module, int *num_scaled);
+
 #ifdef __cplusplus
 }
 #endif

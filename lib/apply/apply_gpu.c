@@ -413,6 +413,8 @@ PrunerStatus prunerApplyGpu(MlirOperation module, const PrunerTargetDesc *target
      * become device memory (schedule_ir.h). */
     if (s.ok)
       s = prunerScheduleDeviceWorkspaces(module, NULL);
+    if (s.ok) /* pipelined K loops wait for groups, not steps */
+      s = prunerSchedulePipelineWaits(module, NULL);
     if (!s.ok)
       failOnModule(module, s);
   }

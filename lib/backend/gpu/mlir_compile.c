@@ -471,6 +471,8 @@ static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const cha
                                                PRUNER_ARG_ALIGNMENT, NULL);
   if (status.ok) /* split-K's partials: device memory, as a user's pipeline gets them */
     status = prunerScheduleDeviceWorkspaces(mlirModuleGetOperation(payload), NULL);
+  if (status.ok) /* pipelined K loops wait for groups, not steps */
+    status = prunerSchedulePipelineWaits(mlirModuleGetOperation(payload), NULL);
   if (status.ok)
     status = runPipeline(ctx, payload, PRE_LOWERING_PIPELINE, diag, "cleanup failed");
   if (status.ok)

@@ -28,19 +28,24 @@
 // CHECK-SAME: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // A 3-stage pipeline (stages = 3; docs/schedule.md): three buffers per operand (3 x 6 KiB),
-// the prologue's copies, then per step a wait for all but the two newest groups
-// (the next step's A and B) before the barrier; fragments read with plain shared loads.
+// the prologue's copies, then per step a wait for all but the four newest groups
+// (the next two steps' A and B) before the barrier; fragments read with plain shared
+// loads.
 // CHECK: gpu.binary @piped_kernel
 // CHECK-SAME: .shared .align 16 .b8 {{[a-z_0-9]+}}[12288]
 // CHECK-SAME: .shared .align 16 .b8 {{[a-z_0-9]+}}[6144]
 // CHECK-SAME: cp.async.cg.shared.global
 // CHECK-SAME: cp.async.commit_group;
-// CHECK-SAME: cp.async.wait_group \092;
+// Each K step commits two cp.async groups (A, then B after a barrier): the waits count
+// groups, so that two steps of copies stay in flight (4 groups pending in the loop), then
+// the peeled last steps drain with 2 and 0 (docs/schedule.md).
+// CHECK-SAME: cp.async.wait_group \094;
 // CHECK-SAME: bar.sync \090;
 // CHECK-SAME: ld.shared.b32
 // CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// CHECK-SAME: cp.async.wait_group \091;
+// CHECK-SAME: cp.async.wait_group \092;
 // CHECK-SAME: cp.async.wait_group \090;
+// CHECK-NOT: cp.async.wait_group \091;
 // BIN: gpu.binary @mm_kernel {{.*}}bin = "\7FELF
 // BIN: gpu.binary @bmm_kernel {{.*}}bin = "\7FELF
 // BIN: gpu.binary @piped_kernel {{.*}}bin = "\7FELF

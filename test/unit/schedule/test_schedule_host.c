@@ -1017,6 +1017,86 @@ static void test_build_checked(void **state) {
   assert_non_null(strstr(got.message, "this one has split-K"));
 }
 
+
+/* The pipeliner counts a wait's numGroups in K steps; a step of ours commits one group per
+ * staged operand. prunerSchedulePipelineWaits scales every counted wait of a function by
+ * the groups its one pipelined loop commits per iteration (the loop's and the peeled
+ * epilogue's), once; a function with two pipelined loops, or one group per step, keeps
+ * the pipeliner's counts. */
+static const char *kPipelinedLoop =
+    "  scf.for %i = %c0 to %c4 step %c1 {\n"
+    "    nvgpu.device_async_wait %g {numGroups = 2 : i32}\n"
+    "    %t0 = nvgpu.device_async_copy %src[%c0], %dst[%c0, %c0], 8 : memref<64xf16> to "
+    "memref<3x64xf16, 3>\n"
+    "    %g0 = nvgpu.device_async_create_group %t0\n"
+    "    %t1 = nvgpu.device_async_copy %src[%c0], %dst[%c1, %c0], 8 : memref<64xf16> to "
+    "memref<3x64xf16, 3>\n"
+    "    %g1 = nvgpu.device_async_create_group %t1\n"
+    "  }\n";
+
+static MlirModule parsePipelined(int loops) {
+  char text[4096];
+  int n = snprintf(text, sizeof text,
+                   "func.func @piped(%%src: memref<64xf16>, %%dst: memref<3x64xf16, 3>) {\n"
+                   "  %%c0 = arith.constant 0 : index\n"
+                   "  %%c1 = arith.constant 1 : index\n"
+                   "  %%c4 = arith.constant 4 : index\n"
+                   "  %%t = nvgpu.device_async_copy %%src[%%c0], %%dst[%%c0, %%c0], 8 : "
+                   "memref<64xf16> to memref<3x64xf16, 3>\n"
+                   "  %%g = nvgpu.device_async_create_group %%t\n");
+  for (int i = 0; i < loops; ++i)
+    n += snprintf(text + n, sizeof text - (size_t)n, "%s", kPipelinedLoop);
+  snprintf(text + n, sizeof text - (size_t)n,
+           "  nvgpu.device_async_wait %%g {numGroups = 1 : i32}\n"
+           "  nvgpu.device_async_wait %%g {numGroups = 0 : i32}\n"
+           "  nvgpu.device_async_wait %%g\n"
+           "  return\n}\n");
+  MlirModule m = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));
+  assert_false(mlirModuleIsNull(m));
+  return m;
+}
+
+static MlirWalkResult collectWaitCounts(MlirOperation op, void *user) {
+  int *counts = user; /* counts[0]: how many; then each numGroups, -1 when absent */
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (name.length != strlen("nvgpu.device_async_wait") ||
+      memcmp(name.data, "nvgpu.device_async_wait", name.length) != 0)
+    return MlirWalkResultAdvance;
+  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("numGroups"));
+  counts[1 + counts[0]++] = mlirAttributeIsNull(a) ? -1 : (int)mlirIntegerAttrGetValueInt(a);
+  return MlirWalkResultAdvance;
+}
+
+static void test_pipeline_waits(void **state) {
+  (void)state;
+  MlirModule m = parsePipelined(1);
+  int scaled = -1;
+  PrunerStatus s = prunerSchedulePipelineWaits(mlirModuleGetOperation(m), &scaled);
+  assert_true(s.ok);
+  assert_int_equal(scaled, 3); /* the loop's wait and the epilogue's counted two */
+  int counts[8] = {0};
+  mlirOperationWalk(mlirModuleGetOperation(m), collectWaitCounts, counts, MlirWalkPreOrder);
+  assert_int_equal(counts[0], 4);
+  assert_int_equal(counts[1], 4);  /* 2 steps x 2 groups */
+  assert_int_equal(counts[2], 2);  /* 1 step */
+  assert_int_equal(counts[3], 0);
+  assert_int_equal(counts[4], -1); /* an uncounted wait (wait for all) stays so */
+  /* A second run changes nothing. */
+  s = prunerSchedulePipelineWaits(mlirModuleGetOperation(m), &scaled);
+  assert_true(s.ok);
+  assert_int_equal(scaled, 0);
+  assert_true(mlirOperationVerify(mlirModuleGetOperation(m)));
+  mlirModuleDestroy(m);
+
+  /* Two pipelined loops in one function: whose epilogue is whose cannot be told, so the
+   * counts stay (waiting for more is slower, never wrong). */
+  m = parsePipelined(2);
+  s = prunerSchedulePipelineWaits(mlirModuleGetOperation(m), &scaled);
+  assert_true(s.ok);
+  assert_int_equal(scaled, 0);
+  mlirModuleDestroy(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_matmul),
@@ -1032,6 +1112,7 @@ int main(void) {
       cmocka_unit_test(test_gemv_cross_thread),
       cmocka_unit_test(test_split_k),
       cmocka_unit_test(test_device_workspaces),
+      cmocka_unit_test(test_pipeline_waits),
       cmocka_unit_test(test_matmul_bias),
       cmocka_unit_test(test_matmul_bias_fused),
       cmocka_unit_test(test_library_path),
