@@ -262,9 +262,9 @@ void prunerScheduleAppendMmaStagedPromote(PrunerText *t, const PrunerWorkload *w
                      "%suse_alloca, alignment = 16 } : (" ANY ") -> " ANY "\n",
                      gpu_mapping ? "memory_space = #gpu.address_space<workgroup>, " : "");
   prunerTextAppend(
-      t, "    transform.apply_patterns to %%func { transform.apply_patterns.canonicalization } : " ANY
+      t, "    transform.apply_patterns to %%opfa { transform.apply_patterns.canonicalization } : " ANY
          "\n"
-         "    transform.apply_cse to %%func : " ANY "\n"
+         "    transform.apply_cse to %%opfa : " ANY "\n"
          "    %%fa = transform.structured.match ops{[\"scf.forall\"]} attributes{%s} in %%root : (" ANY
          ") -> " ANY "\n",
       forall_tag);
