@@ -528,6 +528,42 @@ static char *printedAssembly(const char *ir) {
 /* The tuner compiles what the plugin's pruner-gpu-pipeline produces: the same payload
  * with the config as a `pruner.config` attribute, run through mlir-opt with the plugin,
  * gives byte-identical PTX. Skipped when the plugin is not built. */
+
+/* A pipelined tensor-core config (stages = 3) in the tuner's compile path: each K step
+ * commits two cp.async groups (A, B), so the steady-state wait lets four stay pending
+ * (two steps in flight) and the epilogue drains with 4, 2, 0; the pipeliner alone wrote
+ * 2, 1, 0 (prunerSchedulePipelineWaits, docs/schedule.md). */
+static void test_pipelined_waits_count_groups(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 128, 128, 256, PRUNER_DTYPE_F16, PRUNER_DTYPE_F32);
+  PrunerConfig c;
+  memset(&c, 0, sizeof c);
+  c.workgroup[0] = 64;
+  c.workgroup[1] = 32;
+  c.reduction[2] = 32;
+  c.thread[0] = 32;
+  c.thread[1] = 16;
+  c.promote_operands = 3;
+  c.vector_width = 1;
+  c.mma = 1;
+  c.stages = 3;
+  PrunerStatus st = prunerConfigCheck(&w, &t, &c);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  PrunerCompileOptions opts = prunerCompileDefaultOptions();
+  opts.format = PRUNER_BINARY_PTX;
+  PrunerCompileResult r = prunerCompileOne(&w, &c, &t, &opts);
+  if (!r.status.ok)
+    fail_msg("compile failed: %s", r.status.message);
+  const char *ptx = (const char *)r.binary;
+  assert_non_null(strstr(ptx, "cp.async.wait_group \t4;"));
+  assert_non_null(strstr(ptx, "cp.async.wait_group \t2;"));
+  assert_null(strstr(ptx, "cp.async.wait_group \t1;"));
+  prunerCompileResultRelease(&r);
+}
+
 static void test_same_ptx_as_gpu_pipeline(void **state) {
   (void)state;
   const char *binaryDir = getenv("PRUNER_BINARY_DIR");
@@ -628,6 +664,7 @@ int main(void) {
       cmocka_unit_test(test_mlir_diagnostic_is_returned),
       cmocka_unit_test(test_matmul_to_ptx),
       cmocka_unit_test(test_split_k_two_launches),
+      cmocka_unit_test(test_pipelined_waits_count_groups),
       cmocka_unit_test(test_context_reuse_is_invisible),
       cmocka_unit_test(test_same_ptx_as_gpu_pipeline),
       cmocka_unit_test(test_pool_stop_flag),
