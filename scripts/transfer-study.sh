@@ -2,7 +2,7 @@
 # scripts/transfer-study.sh [BUILD_DIR]: does a verifier pretrained on one machine's
 # records speed up tuning on another (Pruner's MoA; docs/transfer.md)? Nothing is
 # measured: every run replays the complete-space datasets in data/, so this runs on any
-# machine in a few minutes.
+# machine (about 90 minutes on 2 shared Zen 3 cores; PARTS=shipped about 10).
 #
 # Machine sets (data/README.md): amd (AMD Zen 4, AVX-512), intel (Intel Emerald Rapids,
 # AVX-512), intel-avx2 (the same Intel CPU under the AVX2 description), each with the same
