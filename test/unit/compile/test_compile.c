@@ -123,6 +123,20 @@ static void test_matmul_to_ptx(void **state) {
   prunerCompileResultRelease(&r);
 }
 
+/* Checks `c` on `w` and compiles it to PTX, failing the test on either error. */
+static PrunerCompileResult compileCheckedToPtx(const PrunerWorkload *w, const PrunerConfig *c,
+                                               const PrunerTargetDesc *t) {
+  PrunerStatus st = prunerConfigCheck(w, t, c);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  PrunerCompileOptions opts = prunerCompileDefaultOptions();
+  opts.format = PRUNER_BINARY_PTX;
+  PrunerCompileResult r = prunerCompileOne(w, c, t, &opts);
+  if (!r.status.ok)
+    fail_msg("compile failed: %s", r.status.message);
+  return r;
+}
+
 /* Split-K (docs/schedule.md): two kernels in one PTX module (the outlined modules merged),
  * the partial kernel first with the slices on grid y, the combining kernel after it, and
  * the partials' workspace (split_k x the output, f32) as a buffer both take. */
@@ -139,14 +153,7 @@ static void test_split_k_two_launches(void **state) {
   c.reduction[2] = 16;
   c.vector_width = 4;
   c.split_k = 8;
-  PrunerStatus st = prunerConfigCheck(&w, &t, &c);
-  if (!st.ok)
-    fail_msg("%s", st.message);
-  PrunerCompileOptions opts = prunerCompileDefaultOptions();
-  opts.format = PRUNER_BINARY_PTX;
-  PrunerCompileResult r = prunerCompileOne(&w, &c, &t, &opts);
-  if (!r.status.ok)
-    fail_msg("compile failed: %s", r.status.message);
+  PrunerCompileResult r = compileCheckedToPtx(&w, &c, &t);
   assert_int_equal(r.launch.grid[0], 2);
   assert_int_equal(r.launch.grid[1], 8);
   assert_int_equal(r.extras.num_next, 1);
@@ -525,10 +532,6 @@ static char *printedAssembly(const char *ir) {
   return out;
 }
 
-/* The tuner compiles what the plugin's pruner-gpu-pipeline produces: the same payload
- * with the config as a `pruner.config` attribute, run through mlir-opt with the plugin,
- * gives byte-identical PTX. Skipped when the plugin is not built. */
-
 /* A pipelined tensor-core config (stages = 3) in the tuner's compile path: each K step
  * commits two cp.async groups (A, B), so the steady-state wait lets four stay pending
  * (two steps in flight) and the epilogue drains with 4, 2, 0; the pipeliner alone wrote
@@ -549,14 +552,7 @@ static void test_pipelined_waits_count_groups(void **state) {
   c.vector_width = 1;
   c.mma = 1;
   c.stages = 3;
-  PrunerStatus st = prunerConfigCheck(&w, &t, &c);
-  if (!st.ok)
-    fail_msg("%s", st.message);
-  PrunerCompileOptions opts = prunerCompileDefaultOptions();
-  opts.format = PRUNER_BINARY_PTX;
-  PrunerCompileResult r = prunerCompileOne(&w, &c, &t, &opts);
-  if (!r.status.ok)
-    fail_msg("compile failed: %s", r.status.message);
+  PrunerCompileResult r = compileCheckedToPtx(&w, &c, &t);
   const char *ptx = (const char *)r.binary;
   assert_non_null(strstr(ptx, "cp.async.wait_group \t4;"));
   assert_non_null(strstr(ptx, "cp.async.wait_group \t2;"));
@@ -564,6 +560,9 @@ static void test_pipelined_waits_count_groups(void **state) {
   prunerCompileResultRelease(&r);
 }
 
+/* The tuner compiles what the plugin's pruner-gpu-pipeline produces: the same payload
+ * with the config as a `pruner.config` attribute, run through mlir-opt with the plugin,
+ * gives byte-identical PTX. Skipped when the plugin is not built. */
 static void test_same_ptx_as_gpu_pipeline(void **state) {
   (void)state;
   const char *binaryDir = getenv("PRUNER_BINARY_DIR");
