@@ -873,7 +873,8 @@ static void appendDirectTiles(PrunerText *t, const PrunerWorkload *w, const Plan
   prunerTextAppend(t, "    %%loops = transform.structured.match ops{[\"scf.for\"]} in %%fa : (" ANY
                       ") -> " ANY "\n"
                       "    transform.loop.hoist_loop_invariant_subsets %%loops : " ANY "\n");
-  prunerTextAppend(t, "    transform.apply_patterns to %%func {\n"
+  /* What the hoist leaves is inside the op's block forall: clean up there only. */
+  prunerTextAppend(t, "    transform.apply_patterns to %%fa {\n"
                       "      transform.apply_patterns.canonicalization\n"
                       "      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers\n"
                       "    } : " ANY "\n");
