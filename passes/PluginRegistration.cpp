@@ -21,6 +21,7 @@
 
 #include "passes.h"
 #include "pruner/apply.h"
+#include "pruner/ir.h"
 #include "schedule_passes.h"
 
 namespace {
@@ -72,6 +73,26 @@ struct StripPass : public mlir::PassWrapper<StripPass, mlir::OperationPass<>> {
   }
 
   void runOnOperation() override { prunerStripRun(wrap(getOperation())); }
+};
+
+// pruner-conv1x1-to-matmul: prunerIrConv1x1ToMatmul (pruner/ir.h).
+struct Conv1x1ToMatmulPass
+    : public mlir::PassWrapper<Conv1x1ToMatmulPass, mlir::OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(Conv1x1ToMatmulPass)
+
+  llvm::StringRef getArgument() const final { return "pruner-conv1x1-to-matmul"; }
+  llvm::StringRef getDescription() const final {
+    return "Rewrite 1x1 stride-1 linalg.conv_2d_nhwc_hwcf ops as the linalg.matmul they are "
+           "(reshapes, no copy), so they tile like GEMMs (tensor cores included)";
+  }
+
+  void runOnOperation() override {
+    PrunerStatus s = prunerIrConv1x1ToMatmul(wrap(getOperation()), nullptr);
+    if (!s.ok) {
+      getOperation()->emitError(s.message);
+      signalPassFailure();
+    }
+  }
 };
 
 // pruner-apply-config{target=... gpu-mapping=...}: prunerApplyConfig (pruner/apply.h).
@@ -227,6 +248,7 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &options
 void registerPrunerPasses() {
   mlir::PassRegistration<ExposeSpacePass>();
   mlir::PassRegistration<StripPass>();
+  mlir::PassRegistration<Conv1x1ToMatmulPass>();
 
   // ---- Registrations owned by "schedule" (added by them; keep this block last) ----
   // pruner-apply-config and the pipeline pruner-gpu-pipeline{chip=... format=...}.

@@ -49,6 +49,18 @@ typedef MlirWalkResult (*PrunerTunableOpCallback)(MlirOperation op, const Pruner
  * tunable and in which order they are numbered. */
 void prunerWalkTunableOps(MlirOperation root, PrunerTunableOpCallback fn, void *user);
 
+/* Rewrites every linalg.conv_2d_nhwc_hwcf under `root` whose filter is 1x1, whose strides
+ * are 1 and whose input has the output's height and width (static tensors) into the GEMM
+ * it is: tensor.collapse_shape of the input to (N*H*W) x C, of the filter to C x F and of
+ * the output (or of a linalg.fill's destination, with the fill moved past the reshape) to
+ * (N*H*W) x F, a linalg.matmul at the conv's location, and a tensor.expand_shape of its
+ * result to the conv's type (docs/plugin.md, "pruner-conv1x1-to-matmul"). Every other
+ * conv_2d_nhwc_hwcf gets a remark saying why it stays a conv, e.g. a filter other than
+ * 1x1 or a pruner.config of its own (whose tiles are the conv's loops). Other ops are
+ * untouched. *rewritten (may be NULL) counts the rewritten convs. Fails only when out of
+ * memory, before changing anything. */
+PrunerStatus prunerIrConv1x1ToMatmul(MlirOperation root, int *rewritten);
+
 /* The op whose kernel a contraction `op` (workload `w`) shares when configured without
  * promotion: its only user, when that is an elementwise linalg.generic reading the
  * result and writing its output with identity maps over the contraction's output shape

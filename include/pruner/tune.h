@@ -133,6 +133,11 @@ typedef struct PrunerTuneOptions {
    * 0: all. Each workload's space is restricted to them (prunerSpaceRestrict); a workload
    * with none of them is skipped with a warning. */
   uint32_t schedule_kinds;
+  /* Before tuning, rewrite each 1x1 stride-1 conv_2d_nhwc_hwcf as the linalg.matmul it is
+   * (prunerIrConv1x1ToMatmul, pruner/ir.h), so it is tuned, written and compiled as a
+   * GEMM: tensor-core tiles of any M (docs/tune.md). prunerTuneSessionCreate only: a
+   * caller's module (CreateForModule) is the caller's to rewrite first. Default false. */
+  bool conv1x1_as_matmul;
   PrunerTuneMeasure measure;
   const char *measure_path;  /* bundle: folder; replay: records file                   */
   const char *records_path;  /* the tuning log (append + resume); NULL: in memory     */

@@ -39,6 +39,7 @@ struct PrunerTuneSessionImpl {
   MlirContext ctx;
   MlirModule module;
   bool owns_module; /* parsed here (Create); false: the caller's (CreateForModule) */
+  bool rewritten;   /* conv1x1_as_matmul changed the module: never copy the input out */
   TuneOpRef *ops;
   size_t num_ops;
   size_t cap_ops;
@@ -255,6 +256,20 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
     prunerTuneSessionDestroy(s);
     return st;
   }
+  if (opts && opts->conv1x1_as_matmul) {
+    int rewritten = 0;
+    st = prunerIrConv1x1ToMatmul(mlirModuleGetOperation(s->module), &rewritten);
+    if (!st.ok) {
+      prunerTuneSessionDestroy(s);
+      return st;
+    }
+    s->rewritten = rewritten > 0;
+    if (rewritten > 0)
+      tuneNote(&s->engine, -1,
+               "remark: --conv1x1-as-matmul: %d 1x1 stride-1 conv_2d_nhwc_hwcf op(s) "
+               "rewritten as linalg.matmul (tuned and written as GEMMs)",
+               rewritten);
+  }
   st = tuneSessionStart(s, opts, input_path);
   if (!st.ok) {
     prunerTuneSessionDestroy(s);
@@ -273,6 +288,11 @@ PrunerStatus prunerTuneSessionCreateForModule(MlirModule module, const PrunerTun
   if (!s)
     return prunerStatusError("out of memory");
   PrunerStatus st = tuneEngineInit(&s->engine, opts);
+  if (st.ok && opts && opts->conv1x1_as_matmul)
+    st = prunerStatusError(
+        "conv1x1_as_matmul rewrites the module, and a session leaves the caller's module "
+        "unchanged until it annotates it: call prunerIrConv1x1ToMatmul (pruner/ir.h) on "
+        "the module before creating the session");
   if (st.ok) {
     s->module = module; /* borrowed: never destroyed here, nor its context */
     s->ctx = mlirModuleGetContext(module);
@@ -525,7 +545,7 @@ PrunerStatus prunerTuneSessionAnnotateModule(PrunerTuneSession s) {
 
 PrunerStatus prunerTuneSessionWriteOutput(PrunerTuneSession s, const char *path) {
   /* A file with nothing to tune is copied byte for byte (comments and all). */
-  if (s->engine.num_tasks == 0 && s->input_text)
+  if (s->engine.num_tasks == 0 && s->input_text && !s->rewritten)
     return prunerWriteFileAtomic(path, tuneWriteInput, s);
   PrunerStatus st = prunerTuneSessionAnnotateModule(s);
   if (!st.ok)

@@ -117,6 +117,9 @@ static void usage(FILE *f) {
           "      --schedules=K[,K..]  search only these schedule kinds: direct, promoted,\n"
           "                           cross-thread, tensor-core, tensor-core-staged,\n"
           "                           implicit-gemm, split-k (default: all; docs/tune.md)\n"
+          "      --conv1x1-as-matmul  tune each 1x1 stride-1 conv_2d_nhwc_hwcf as the\n"
+          "                           linalg.matmul it is (reshapes, no copy; the output holds\n"
+          "                           the matmul): GEMM tiles, tensor cores for f16/bf16\n"
           "Measurement:\n"
           "      --measure=MODE       where latencies come from; default: the target's device\n"
           "                           gpu (GPU targets' default): compile, run pruner-run on the\n"
@@ -528,7 +531,8 @@ int main(int argc, char **argv) {
     O_PRIOR_FLOOR_UNSEEN,
     O_PRIOR_UNSEEN,
     O_STUDY_METHODS,
-    O_SCHEDULES
+    O_SCHEDULES,
+    O_CONV1X1
   };
   static const struct option longs[] = {
       {"output", required_argument, 0, 'o'},
@@ -546,6 +550,7 @@ int main(int argc, char **argv) {
       {"strategy", required_argument, 0, O_STRATEGY},
       {"seed", required_argument, 0, O_SEED},
       {"schedules", required_argument, 0, O_SCHEDULES},
+      {"conv1x1-as-matmul", no_argument, 0, O_CONV1X1},
       {"measure", required_argument, 0, O_MEASURE},
       {"records", required_argument, 0, O_RECORDS},
       {"ingest", required_argument, 0, O_INGEST},
@@ -628,6 +633,7 @@ int main(int argc, char **argv) {
     case O_SCHEDULES:
       fs = prunerScheduleKindsParse(optarg, &o.schedule_kinds);
       break;
+    case O_CONV1X1: o.conv1x1_as_matmul = true; break;
     case O_MEASURE:
       measure_set = true;
       if (strcmp(optarg, "gpu") == 0) o.measure = PRUNER_TUNE_MEASURE_GPU;

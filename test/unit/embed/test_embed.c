@@ -232,6 +232,14 @@ static void test_bad_calls(void **state) {
   st = prunerTuneSessionCreateForModule((MlirModule){NULL}, &o, &s);
   assert_false(st.ok);
   assert_null(s);
+  /* The conv rewrite would change the caller's module before the session annotates it:
+   * refused, naming the function to call first. */
+  o.conv1x1_as_matmul = true;
+  s = (PrunerTuneSession)(uintptr_t)1;
+  st = prunerTuneSessionCreateForModule(f->module, &o, &s);
+  assert_false(st.ok);
+  assert_null(s);
+  assert_non_null(strstr(st.message, "prunerIrConv1x1ToMatmul"));
 }
 
 int main(void) {

@@ -148,8 +148,24 @@ static void randomData(const PrunerWorkload *w, Data *d) {
     d->c[i] = (float)((int)(rand_r(&seed) % 17) - 8);
 }
 
-/* max |diff| of the tiled program of `text` (its op configured) against the untiled op. */
-static double checkModule(const char *text, const char *label) {
+/* The one linalg.matmul under `m`. */
+static MlirOperation findMatmul(MlirModule m) {
+  MlirOperation f = prunerIrLookupSymbol(m, "kernel");
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(f, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+    if (name.length == 13 && strncmp(name.data, "linalg.matmul", 13) == 0)
+      return op;
+  }
+  fail_msg("no linalg.matmul after the rewrite");
+  return (MlirOperation){NULL};
+}
+
+/* max |diff| of the tiled program of `text` against the untiled op: its op configured in
+ * `text`, or (matmul_config non-NULL) its 1x1 conv rewritten as a matmul
+ * (prunerIrConv1x1ToMatmul) that then gets `matmul_config`. */
+static double checkModuleAs(const char *text, const char *matmul_config, const char *label) {
   MlirModule ref = parseWithCInterface(text);
   PrunerWorkload w;
   opWorkload(ref, &w);
@@ -163,6 +179,16 @@ static double checkModule(const char *text, const char *label) {
   mlirModuleDestroy(ref);
 
   MlirModule m = parseWithCInterface(text);
+  if (matmul_config) {
+    int rewritten = 0;
+    assert_true(prunerIrConv1x1ToMatmul(mlirModuleGetOperation(m), &rewritten).ok);
+    assert_int_equal(rewritten, 1);
+    MlirAttribute attr =
+        mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString(matmul_config));
+    assert_false(mlirAttributeIsNull(attr));
+    mlirOperationSetDiscardableAttributeByName(
+        findMatmul(m), mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR), attr);
+  }
   PrunerStatus s = prunerApplyConfig(mlirModuleGetOperation(m), "sm_90", &kNoMapping);
   if (!s.ok)
     fail_msg("%s: %s", label, s.message);
@@ -182,6 +208,10 @@ static double checkModule(const char *text, const char *label) {
   free(want);
   free(got);
   return worst;
+}
+
+static double checkModule(const char *text, const char *label) {
+  return checkModuleAs(text, NULL, label);
 }
 
 static char *withConfig(const char *tmpl, const char *config) {
@@ -314,11 +344,61 @@ static void test_batch_matmul(void **state) {
   assert_true(checkKind(tmpl, 7, extra) > 1);
 }
 
+/* A 1x1 stride-1 conv over two images rewritten as the GEMM it is: M = 2 * 6 * 8 = 96
+ * rows cross image rows and images, which no conv tile may (docs/config.md rule 12); the
+ * GEMM's tensor-core tiles must still compute the conv exactly. */
+static void test_conv1x1_as_matmul(void **state) {
+  (void)state;
+  static const char *text =
+      "func.func @kernel(%I: tensor<2x6x8x64xf16>, %W: tensor<1x1x64x48xf16>, %O: "
+      "tensor<2x6x8x48xf32>) -> tensor<2x6x8x48xf32> {\n"
+      "  %z = arith.constant 0.0 : f32\n"
+      "  %f = linalg.fill ins(%z : f32) outs(%O : tensor<2x6x8x48xf32>) -> "
+      "tensor<2x6x8x48xf32>\n"
+      "  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = "
+      "dense<1> : tensor<2xi64>} ins(%I, %W : tensor<2x6x8x64xf16>, tensor<1x1x64x48xf16>)\n"
+      "      outs(%f : tensor<2x6x8x48xf32>) -> tensor<2x6x8x48xf32>\n"
+      "  return %r : tensor<2x6x8x48xf32>\n}\n";
+  /* The GEMM's space: rewrite once and read the matmul's workload. */
+  MlirModule m = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));
+  assert_false(mlirModuleIsNull(m));
+  assert_true(prunerIrConv1x1ToMatmul(mlirModuleGetOperation(m), NULL).ok);
+  PrunerWorkload w;
+  assert_true(prunerWorkloadFromOperation(findMatmul(m), &w).ok);
+  mlirModuleDestroy(m);
+  assert_int_equal(w.bounds[0], 96);
+  PrunerSpace space;
+  assert_true(prunerSpaceCreate(&w, &target, NULL, &space).ok);
+  uint64_t raw = 0, seen = 0;
+  int checked = 0;
+  PrunerConfig c;
+  while (prunerSpaceNext(space, &raw, &c)) {
+    if (!c.mma || seen++ % 5)
+      continue;
+    char config[512], label[600];
+    prunerConfigFormat(&w, &c, config, sizeof config);
+    snprintf(label, sizeof label, "conv 1x1 as matmul %s", config);
+    double diff = checkModuleAs(text, config, label);
+    if (diff != 0)
+      fail_msg("%s: max|diff| = %g", label, diff);
+    ++checked;
+  }
+  prunerSpaceDestroy(space);
+  /* Pipelined, M tiles of 32 rows: rows 0-31 of image 0 span its output rows 0-3. */
+  const char *extra = "{workgroup = [32, 16, 0], reduction = [0, 0, 32], thread = [32, 8, 0], "
+                      "promote_operands = [0, 1], vector_width = 1, mma = 1, stages = 2}";
+  double diff = checkModuleAs(text, extra, "conv 1x1 as matmul, pipelined 32x16 blocks");
+  if (diff != 0)
+    fail_msg("pipelined: max|diff| = %g", diff);
+  assert_true(checked > 3);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_matmul),
       cmocka_unit_test(test_matmul_no_fill),
       cmocka_unit_test(test_batch_matmul),
+      cmocka_unit_test(test_conv1x1_as_matmul),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,215 @@
+/* lib/ir/conv_to_matmul.c: a 1x1, stride-1 linalg.conv_2d_nhwc_hwcf rewritten as the GEMM
+ * it is (docs/plugin.md, "pruner-conv1x1-to-matmul").
+ *
+ * With a 1x1 filter and unit strides, output pixel (n, oh, ow) reads input pixel
+ * (n, oh, ow) only, and NHWC keeps the channels of one pixel contiguous, so the input is
+ * the row-major matrix (N*H*W) x C, the filter (1 x 1 x C x F) is C x F and the output is
+ * (N*H*W) x F: three tensor.collapse_shape ops (pure reshapes, no copy), a linalg.matmul,
+ * and a tensor.expand_shape back to the conv's result type. The conv's M = N*H*W then
+ * tiles freely (a conv's M tile must stay inside one output row, docs/config.md rule 12),
+ * which is what tensor-core tiles of 16 rows need on ResNet's widths (7, 14, 28, 56). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Dialect/Linalg.h>
+
+#include "ir_internal.h"
+#include "pruner/ir.h"
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+typedef struct ConvList {
+  MlirOperation *ops;
+  int count, cap;
+  bool out_of_memory;
+} ConvList;
+
+static MlirWalkResult collectConv(MlirOperation op, void *user) {
+  ConvList *list = user;
+  char name[64];
+  prunerIrOpName(op, name, sizeof name);
+  if (strcmp(name, "linalg.conv_2d_nhwc_hwcf") != 0)
+    return MlirWalkResultAdvance;
+  if (list->count == list->cap) {
+    int cap = list->cap ? 2 * list->cap : 16;
+    MlirOperation *grown = realloc(list->ops, (size_t)cap * sizeof *grown);
+    if (!grown) {
+      list->out_of_memory = true;
+      return MlirWalkResultInterrupt;
+    }
+    list->ops = grown;
+    list->cap = cap;
+  }
+  list->ops[list->count++] = op;
+  return MlirWalkResultAdvance;
+}
+
+/* Why `conv` is not rewritten (a remark's text), or NULL when it is a 1x1 stride-1 conv
+ * on static tensors whose input and output have the same spatial size. */
+static const char *whyNot(MlirOperation conv, const PrunerWorkload *w,
+                          const PrunerStatus *workload, char *buf, size_t size) {
+  if (!workload->ok) {
+    snprintf(buf, size, "%s", workload->message);
+    return buf;
+  }
+  if (!mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(conv, str(PRUNER_CONFIG_ATTR))))
+    return "it carries a pruner.config, whose tiles are the conv's loops";
+  if (mlirOperationGetNumResults(conv) != 1)
+    return "it writes a memref (the rewrite reshapes tensors)";
+  const PrunerOperand *in = &w->operands[0], *f = &w->operands[1], *out = &w->operands[2];
+  if (f->shape[0] != 1 || f->shape[1] != 1) {
+    snprintf(buf, size, "its filter is %lldx%lld, not 1x1", (long long)f->shape[0],
+             (long long)f->shape[1]);
+    return buf;
+  }
+  if (w->strides[0] != 1 || w->strides[1] != 1) {
+    snprintf(buf, size, "its strides are [%lld, %lld], not [1, 1]", (long long)w->strides[0],
+             (long long)w->strides[1]);
+    return buf;
+  }
+  if (in->shape[1] != out->shape[1] || in->shape[2] != out->shape[2]) {
+    snprintf(buf, size,
+             "its input is %lldx%lld pixels and its output %lldx%lld: only equal sizes "
+             "make the input the matrix (N*H*W) x C",
+             (long long)in->shape[1], (long long)in->shape[2], (long long)out->shape[1],
+             (long long)out->shape[2]);
+    return buf;
+  }
+  return NULL;
+}
+
+static MlirAttribute reassociation4to2(MlirContext ctx) {
+  MlirAttribute first[3] = {prunerIrI64(ctx, 0), prunerIrI64(ctx, 1), prunerIrI64(ctx, 2)};
+  MlirAttribute last[1] = {prunerIrI64(ctx, 3)};
+  MlirAttribute groups[2] = {mlirArrayAttrGet(ctx, 3, first), mlirArrayAttrGet(ctx, 1, last)};
+  return mlirArrayAttrGet(ctx, 2, groups);
+}
+
+/* `value` (a rank-4 tensor) collapsed to rows x cols, inserted before `before`. */
+static MlirValue collapse(MlirValue value, int64_t rows, int64_t cols, MlirLocation loc,
+                          MlirOperation before) {
+  MlirContext ctx = mlirLocationGetContext(loc);
+  MlirType type = mlirValueGetType(value);
+  int64_t shape[2] = {rows, cols};
+  MlirType result = mlirRankedTensorTypeGet(2, shape, mlirShapedTypeGetElementType(type),
+                                            mlirRankedTensorTypeGetEncoding(type));
+  MlirNamedAttribute reassoc = prunerIrNamed(ctx, "reassociation", reassociation4to2(ctx));
+  MlirOperationState st = mlirOperationStateGet(str("tensor.collapse_shape"), loc);
+  mlirOperationStateAddOperands(&st, 1, &value);
+  mlirOperationStateAddResults(&st, 1, &result);
+  mlirOperationStateAddAttributes(&st, 1, &reassoc);
+  MlirOperation op = mlirOperationCreate(&st);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, op);
+  return mlirOperationGetResult(op, 0);
+}
+
+/* A named linalg op (`name`: linalg.matmul, linalg.fill) over `ins` and one init, with the
+ * body MLIR's own region builder gives it, inserted before `before`. */
+static MlirOperation namedLinalg(const char *name, const MlirValue *ins, int num_ins,
+                                 MlirValue init, MlirLocation loc, MlirOperation before) {
+  MlirContext ctx = mlirLocationGetContext(loc);
+  MlirValue operands[3];
+  for (int i = 0; i < num_ins; ++i)
+    operands[i] = ins[i];
+  operands[num_ins] = init;
+  MlirType result = mlirValueGetType(init);
+  int32_t segments[2] = {num_ins, 1};
+  MlirNamedAttribute seg =
+      prunerIrNamed(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, segments));
+  MlirRegion body = mlirRegionCreate();
+  MlirOperationState st = mlirOperationStateGet(str(name), loc);
+  mlirOperationStateAddOperands(&st, num_ins + 1, operands);
+  mlirOperationStateAddResults(&st, 1, &result);
+  mlirOperationStateAddAttributes(&st, 1, &seg);
+  mlirOperationStateAddOwnedRegions(&st, 1, &body);
+  MlirOperation op = mlirOperationCreate(&st);
+  mlirLinalgFillBuiltinNamedOpRegion(op);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, op);
+  return op;
+}
+
+/* The linalg.fill defining `value` when it is one on tensors, else a null op. */
+static MlirOperation definingFill(MlirValue value) {
+  if (!mlirValueIsAOpResult(value))
+    return (MlirOperation){NULL};
+  MlirOperation def = mlirOpResultGetOwner(value);
+  char name[32];
+  prunerIrOpName(def, name, sizeof name);
+  if (strcmp(name, "linalg.fill") != 0 || mlirOperationGetNumResults(def) != 1)
+    return (MlirOperation){NULL};
+  return def;
+}
+
+static void rewriteOne(MlirOperation conv, const PrunerWorkload *w) {
+  MlirContext ctx = mlirOperationGetContext(conv);
+  MlirLocation loc = mlirOperationGetLocation(conv);
+  const int64_t *in = w->operands[0].shape, *out = w->operands[2].shape;
+  int64_t m = out[0] * out[1] * out[2], c = in[3], f = out[3];
+  MlirValue a = collapse(mlirOperationGetOperand(conv, 0), m, c, loc, conv);
+  MlirValue b = collapse(mlirOperationGetOperand(conv, 1), c, f, loc, conv);
+  /* A fill of the output moves past the reshape (a fill's producer-consumer fusion into
+   * the GEMM's blocks needs the fill to be the matmul's init itself). */
+  MlirValue init = mlirOperationGetOperand(conv, 2);
+  MlirOperation fill = definingFill(init);
+  MlirValue acc;
+  if (!mlirOperationIsNull(fill)) {
+    MlirValue value = mlirOperationGetOperand(fill, 0);
+    MlirValue dest = collapse(mlirOperationGetOperand(fill, 1), m, f, loc, conv);
+    acc = mlirOperationGetResult(
+        namedLinalg("linalg.fill", &value, 1, dest, mlirOperationGetLocation(fill), conv), 0);
+  } else {
+    acc = collapse(init, m, f, loc, conv);
+  }
+  MlirValue ab[2] = {a, b};
+  MlirOperation matmul = namedLinalg("linalg.matmul", ab, 2, acc, loc, conv);
+
+  MlirValue product = mlirOperationGetResult(matmul, 0);
+  MlirType result = mlirValueGetType(mlirOperationGetResult(conv, 0));
+  MlirNamedAttribute attrs[2] = {
+      prunerIrNamed(ctx, "reassociation", reassociation4to2(ctx)),
+      prunerIrNamed(ctx, "static_output_shape", mlirDenseI64ArrayGet(ctx, 4, out)),
+  };
+  MlirOperationState st = mlirOperationStateGet(str("tensor.expand_shape"), loc);
+  mlirOperationStateAddOperands(&st, 1, &product);
+  mlirOperationStateAddResults(&st, 1, &result);
+  mlirOperationStateAddAttributes(&st, 2, attrs);
+  MlirOperation expand = mlirOperationCreate(&st);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(conv), conv, expand);
+
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(conv, 0),
+                                mlirOperationGetResult(expand, 0));
+  mlirOperationDestroy(conv);
+  if (!mlirOperationIsNull(fill) && mlirOpOperandIsNull(mlirValueGetFirstUse(init)))
+    mlirOperationDestroy(fill);
+}
+
+PrunerStatus prunerIrConv1x1ToMatmul(MlirOperation root, int *rewritten) {
+  if (rewritten)
+    *rewritten = 0;
+  ConvList list = {0};
+  mlirOperationWalk(root, collectConv, &list, MlirWalkPreOrder);
+  if (list.out_of_memory) {
+    free(list.ops);
+    return prunerStatusError("pruner-conv1x1-to-matmul: out of memory listing the convs");
+  }
+  for (int i = 0; i < list.count; ++i) {
+    MlirOperation conv = list.ops[i];
+    PrunerWorkload w;
+    PrunerStatus ws = prunerWorkloadFromOperation(conv, &w);
+    char buf[sizeof ws.message], msg[sizeof ws.message + 64];
+    const char *why = whyNot(conv, &w, &ws, buf, sizeof buf);
+    if (why) {
+      snprintf(msg, sizeof msg, "pruner: conv kept as a conv, not a GEMM: %s", why);
+      prunerEmitRemark(conv, msg);
+      continue;
+    }
+    rewriteOne(conv, &w);
+    if (rewritten)
+      ++*rewritten;
+  }
+  free(list.ops);
+  return prunerStatusOk();
+}
