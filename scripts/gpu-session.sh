@@ -33,6 +33,9 @@
 #   check-splitk     test/gpu/Inputs/gemv-down.mlir (GPT-2 decode MLP down GEMV 1x3072 .
 #                    3072x768, f16 in, f32 accumulation), split-K and cross-thread configs
 #                    only (--schedules=split-k,cross-thread; cuBLAS GemmEx baseline)
+#   check-conv1x1    test/gpu/Inputs/conv1x1.mlir (ResNet-50 1x1 64 -> 256 over 56x56, f16 in,
+#                    f32 out) compiled with --conv1x1-as-matmul: the GEMM 3136x256x64 it is,
+#                    tensor-core configs from the draft; cuBLAS GemmEx baseline of that GEMM
 #   dataset-matmul   matmul.mlir, DATASET_SIZE picks, ε = DATASET_EPSILON, seed 2: about
 #                    (1-ε)·N of the draft's top configs and ε·N uniformly random valid ones.
 #                    NOT the complete space (39,166 valid configs).
@@ -41,7 +44,7 @@
 #
 # Environment: BUILD (default build-gpuprep), JOBS (compile workers, default 2),
 # CHECK_PER_OP (100), CHECK_EPSILON (0.2), DATASET_SIZE (3000), DATASET_EPSILON (0.3333),
-# FORCE=1 (recompile bundles that exist), BUNDLES (default: all eleven), WORK (unpacked
+# FORCE=1 (recompile bundles that exist), BUNDLES (default: all twelve), WORK (unpacked
 # bundles and logs, default out/gpu-bundles; not carried).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -53,7 +56,7 @@ work=${WORK:-out/gpu-bundles}
 jobs=${JOBS:-2}
 carry_limit=$((64 * 1024 * 1024)) # the run tool's limit on carried paths, all together
 target=h200
-all_bundles=${BUNDLES:-check-matmul check-bmm check-conv check-igemm check-tc check-tcs check-gemv check-rowred check-splitk dataset-matmul dataset-conv}
+all_bundles=${BUNDLES:-check-matmul check-bmm check-conv check-igemm check-tc check-tcs check-gemv check-rowred check-splitk check-conv1x1 dataset-matmul dataset-conv}
 
 die() { echo "gpu-session: $*" >&2; exit 1; }
 
@@ -140,6 +143,8 @@ prepare() {
       check-rowred) compile_bundle "$b" $in/row-reduction.mlir "$per_op" "$per_op" "$ce" 1 ;;
       check-splitk) compile_bundle "$b" $in/gemv-down.mlir "$per_op" "$per_op" "$ce" 1 \
         --schedules=split-k,cross-thread ;;
+      check-conv1x1) compile_bundle "$b" $in/conv1x1.mlir "$per_op" "$per_op" "$ce" 1 \
+        --conv1x1-as-matmul ;;
       dataset-matmul) compile_bundle "$b" $in/matmul.mlir "$size" "$size" "$de" 2 ;;
       dataset-conv) compile_bundle "$b" $in/conv.mlir "$size" "$size" "$de" 3 ;;
       *) die "unknown bundle '$b'" ;;

@@ -11,7 +11,7 @@
 #   session.log                  this script's output (env, tables at its end)
 #   check-records.jsonl          the check bundles (check-matmul, check-bmm, check-conv,
 #                                check-igemm, check-tc, check-tcs, check-gemv, check-rowred,
-#                                check-splitk)
+#                                check-splitk, check-conv1x1)
 #                                + cuBLAS baselines
 #   dataset-<w>-records.jsonl    the dataset bundles (matmul, conv; no finals)
 #   summary.txt                  the tables from the records (test/gpu/summarize.sh)
