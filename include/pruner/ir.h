@@ -61,6 +61,11 @@ void prunerWalkTunableOps(MlirOperation root, PrunerTunableOpCallback fn, void *
  * memory, before changing anything. */
 PrunerStatus prunerIrConv1x1ToMatmul(MlirOperation root, int *rewritten);
 
+/* How many convs under `root` prunerIrConv1x1ToMatmul would rewrite; changes nothing and
+ * emits nothing (pruner-tune's hint when the rewrite is off). A list it cannot allocate
+ * counts what it could collect. */
+int prunerIrCountConv1x1AsMatmul(MlirOperation root);
+
 /* The op whose kernel a contraction `op` (workload `w`) shares when configured without
  * promotion: its only user, when that is an elementwise linalg.generic reading the
  * result and writing its output with identity maps over the contraction's output shape

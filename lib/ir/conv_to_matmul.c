@@ -186,6 +186,20 @@ static void rewriteOne(MlirOperation conv, const PrunerWorkload *w) {
     mlirOperationDestroy(fill);
 }
 
+int prunerIrCountConv1x1AsMatmul(MlirOperation root) {
+  ConvList list = {0};
+  mlirOperationWalk(root, collectConv, &list, MlirWalkPreOrder);
+  int count = 0;
+  for (int i = 0; i < list.count; ++i) {
+    PrunerWorkload w;
+    PrunerStatus ws = prunerWorkloadFromOperation(list.ops[i], &w);
+    char buf[sizeof ws.message];
+    count += whyNot(list.ops[i], &w, &ws, buf, sizeof buf) == NULL;
+  }
+  free(list.ops);
+  return count;
+}
+
 PrunerStatus prunerIrConv1x1ToMatmul(MlirOperation root, int *rewritten) {
   if (rewritten)
     *rewritten = 0;

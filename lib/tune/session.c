@@ -256,7 +256,15 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
     prunerTuneSessionDestroy(s);
     return st;
   }
-  if (opts && opts->conv1x1_as_matmul) {
+  if (!opts || !opts->conv1x1_as_matmul) {
+    int convs = prunerIrCountConv1x1AsMatmul(mlirModuleGetOperation(s->module));
+    if (convs > 0)
+      tuneNote(&s->engine, -1,
+               "remark: %d 1x1 stride-1 conv_2d_nhwc_hwcf op(s) are GEMMs: "
+               "--conv1x1-as-matmul tunes them as linalg.matmul (tensor cores for f16/bf16 "
+               "on GPUs; docs/tune.md)",
+               convs);
+  } else {
     int rewritten = 0;
     st = prunerIrConv1x1ToMatmul(mlirModuleGetOperation(s->module), &rewritten);
     if (!st.ok) {
