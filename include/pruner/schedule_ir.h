@@ -53,6 +53,15 @@ PrunerStatus prunerScheduleDeviceWorkspaces(MlirOperation module, int *num_moved
  * only slower). Idempotent. `num_scaled` (may be NULL) receives how many waits changed. */
 PrunerStatus prunerSchedulePipelineWaits(MlirOperation module, int *num_scaled);
 
+/* Gives every arith.addf under `op` (a configured linalg op: its body) that adds the
+ * result of an arith.mulf, and that mulf, `#arith.fastmath<contract>`, so that the lowering
+ * fuses them into one FMA (`fma.rn.f32`), as nvcc does by default; without it the NVPTX
+ * backend writes `mul.rn` + `add.rn`, which ptxas may not fuse. Tiling and the loop
+ * lowering clone the body with its flags. Lone adds and multiplies, and ops with fastmath
+ * flags of their own, are left alone. `num_marked` (may be NULL) receives how many ops
+ * changed. */
+PrunerStatus prunerScheduleContractMulAdd(MlirOperation op, int *num_marked);
+
 #ifdef __cplusplus
 }
 #endif

@@ -373,8 +373,16 @@ PrunerStatus prunerApplyGpu(MlirOperation module, const PrunerTargetDesc *target
     free(list.ops);
     return first;
   }
-  for (int i = 0; i < list.count; ++i)
+  for (int i = 0; i < list.count; ++i) {
     tag(&list.ops[i]);
+    /* Scalar multiply-adds become FMAs, as the draft counts them (schedule_ir.h). */
+    s = prunerScheduleContractMulAdd(list.ops[i].op, NULL);
+    if (!s.ok) {
+      free(list.ops);
+      mlirOperationWalk(module, removeTags, NULL, MlirWalkPostOrder);
+      return failOnModule(module, s);
+    }
+  }
   MlirModule *schedules = calloc((size_t)list.count, sizeof *schedules);
   if (!schedules) {
     free(list.ops);

@@ -451,11 +451,13 @@ static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const cha
     mlirModuleDestroy(payload);
     return diagError(diag, "schedule does not parse");
   }
-  PrunerStatus status = prunerStatusOk();
+  /* Scalar multiply-adds become FMAs, as pruner-apply-config makes them (schedule_ir.h);
+   * the payload is the candidate's alone. */
+  PrunerStatus status = prunerScheduleContractMulAdd(mlirModuleGetOperation(payload), NULL);
   MlirOperation entry = prunerIrLookupSymbol(schedule, "__transform_main");
-  if (mlirOperationIsNull(entry)) {
+  if (status.ok && mlirOperationIsNull(entry)) {
     status = prunerStatusError("schedule has no @__transform_main");
-  } else {
+  } else if (status.ok) {
     MlirTransformOptions options = mlirTransformOptionsCreate();
     MlirLogicalResult applied = mlirTransformApplyNamedSequence(
         mlirModuleGetOperation(payload), entry, mlirModuleGetOperation(schedule), options);

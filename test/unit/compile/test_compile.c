@@ -560,6 +560,27 @@ static void test_pipelined_waits_count_groups(void **state) {
   prunerCompileResultRelease(&r);
 }
 
+/* The tuner's compile path fuses a scalar config's multiply-adds into FMAs
+ * (prunerScheduleContractMulAdd), as pruner-apply-config does: no mul.rn + add.rn pair. */
+static void test_scalar_multiply_adds_are_fma(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 256, 256, 256, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerConfig c;
+  memset(&c, 0, sizeof c);
+  c.workgroup[0] = c.workgroup[1] = 32;
+  c.thread[0] = c.thread[1] = 4;
+  c.reduction[2] = 8;
+  c.vector_width = 1;
+  PrunerCompileResult r = compileCheckedToPtx(&w, &c, &t);
+  const char *ptx = (const char *)r.binary;
+  assert_non_null(strstr(ptx, "fma.rn.f32"));
+  assert_null(strstr(ptx, "mul.rn.f32"));
+  assert_null(strstr(ptx, "add.rn.f32"));
+  prunerCompileResultRelease(&r);
+}
+
 /* The tuner compiles what the plugin's pruner-gpu-pipeline produces: the same payload
  * with the config as a `pruner.config` attribute, run through mlir-opt with the plugin,
  * gives byte-identical PTX. Skipped when the plugin is not built. */
@@ -664,6 +685,7 @@ int main(void) {
       cmocka_unit_test(test_matmul_to_ptx),
       cmocka_unit_test(test_split_k_two_launches),
       cmocka_unit_test(test_pipelined_waits_count_groups),
+      cmocka_unit_test(test_scalar_multiply_adds_are_fma),
       cmocka_unit_test(test_context_reuse_is_invisible),
       cmocka_unit_test(test_same_ptx_as_gpu_pipeline),
       cmocka_unit_test(test_pool_stop_flag),
