@@ -39,7 +39,8 @@ struct PrunerTuneSessionImpl {
   MlirContext ctx;
   MlirModule module;
   bool owns_module; /* parsed here (Create); false: the caller's (CreateForModule) */
-  bool rewritten;   /* conv1x1_as_matmul changed the module: never copy the input out */
+  int convs_rewritten; /* conv1x1_as_matmul's count: the module changed, never copy the
+                          input out; the spec says so */
   TuneOpRef *ops;
   size_t num_ops;
   size_t cap_ops;
@@ -260,9 +261,10 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
     int convs = prunerIrCountConv1x1AsMatmul(mlirModuleGetOperation(s->module));
     if (convs > 0)
       tuneNote(&s->engine, -1,
-               "remark: %d 1x1 stride-1 conv_2d_nhwc_hwcf op(s) are GEMMs: "
-               "--conv1x1-as-matmul tunes them as linalg.matmul (tensor cores for f16/bf16 "
-               "on GPUs; docs/tune.md)",
+               "remark: %d 1x1 stride-1 conv_2d_nhwc_hwcf op(s) are GEMMs but are tuned "
+               "here as convs: rewritten as linalg.matmul first (pruner-tune's default; "
+               "prunerIrConv1x1ToMatmul) they get GEMM tiles, tensor cores for f16/bf16 on "
+               "GPUs (docs/tune.md)",
                convs);
   } else {
     int rewritten = 0;
@@ -271,7 +273,7 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
       prunerTuneSessionDestroy(s);
       return st;
     }
-    s->rewritten = rewritten > 0;
+    s->convs_rewritten = rewritten;
     if (rewritten > 0)
       tuneNote(&s->engine, -1,
                "remark: --conv1x1-as-matmul: %d 1x1 stride-1 conv_2d_nhwc_hwcf op(s) "
@@ -553,7 +555,7 @@ PrunerStatus prunerTuneSessionAnnotateModule(PrunerTuneSession s) {
 
 PrunerStatus prunerTuneSessionWriteOutput(PrunerTuneSession s, const char *path) {
   /* A file with nothing to tune is copied byte for byte (comments and all). */
-  if (s->engine.num_tasks == 0 && s->input_text && !s->rewritten)
+  if (s->engine.num_tasks == 0 && s->input_text && s->convs_rewritten == 0)
     return prunerWriteFileAtomic(path, tuneWriteInput, s);
   PrunerStatus st = prunerTuneSessionAnnotateModule(s);
   if (!st.ok)
@@ -583,6 +585,18 @@ char *prunerTuneSessionSpecText(PrunerTuneSession s) {
       ++k;
     }
     text = tuneSpecText(&s->engine, s->ctx, consumers, n);
+  }
+  if (text && s->convs_rewritten > 0) {
+    /* The spec matches the matmuls, not the convs of the input (docs/tuning-spec.md). */
+    PrunerText b = {0};
+    prunerTextAppend(&b,
+                     "// %d 1x1 stride-1 conv_2d_nhwc_hwcf op(s) of the input were tuned as "
+                     "the linalg.matmul they are (pruner-conv1x1-to-matmul) and are matched "
+                     "as such: run that pass on the original IR before this spec (IREE "
+                     "rewrites such convs itself when the batch is 1).\n%s",
+                     s->convs_rewritten, text);
+    free(text);
+    text = b.data;
   }
   free(consumers);
   free(configs);

@@ -117,9 +117,10 @@ static void usage(FILE *f) {
           "      --schedules=K[,K..]  search only these schedule kinds: direct, promoted,\n"
           "                           cross-thread, tensor-core, tensor-core-staged,\n"
           "                           implicit-gemm, split-k (default: all; docs/tune.md)\n"
-          "      --conv1x1-as-matmul  tune each 1x1 stride-1 conv_2d_nhwc_hwcf as the\n"
-          "                           linalg.matmul it is (reshapes, no copy; the output holds\n"
-          "                           the matmul): GEMM tiles, tensor cores for f16/bf16\n"
+          "      --no-conv1x1-as-matmul  tune 1x1 stride-1 conv_2d_nhwc_hwcf ops as convs;\n"
+          "                           by default each is tuned as the linalg.matmul it is\n"
+          "                           (reshapes, no copy; -o and the spec hold the matmul):\n"
+          "                           GEMM tiles, tensor cores for f16/bf16 on GPUs\n"
           "Measurement:\n"
           "      --measure=MODE       where latencies come from; default: the target's device\n"
           "                           gpu (GPU targets' default): compile, run pruner-run on the\n"
@@ -491,6 +492,9 @@ static int tuneMain(Cli *cli_, PrunerTuneOptions *o_, PrunerTuneStudyOptions *so
 int main(int argc, char **argv) {
   Cli cli = {.top = 10, .tty = isatty(STDERR_FILENO) != 0};
   PrunerTuneOptions o = prunerTuneDefaultOptions();
+  /* The tool rewrites 1x1 convs as GEMMs unless told not to (docs/tune.md); the library
+   * leaves that to its caller. */
+  o.conv1x1_as_matmul = true;
   PrunerTuneStudyOptions so = prunerTuneStudyDefaultOptions();
   PrunerFarmOptions fo = prunerFarmDefaultOptions();
   enum {
@@ -532,7 +536,8 @@ int main(int argc, char **argv) {
     O_PRIOR_UNSEEN,
     O_STUDY_METHODS,
     O_SCHEDULES,
-    O_CONV1X1
+    O_CONV1X1,
+    O_NO_CONV1X1
   };
   static const struct option longs[] = {
       {"output", required_argument, 0, 'o'},
@@ -551,6 +556,7 @@ int main(int argc, char **argv) {
       {"seed", required_argument, 0, O_SEED},
       {"schedules", required_argument, 0, O_SCHEDULES},
       {"conv1x1-as-matmul", no_argument, 0, O_CONV1X1},
+      {"no-conv1x1-as-matmul", no_argument, 0, O_NO_CONV1X1},
       {"measure", required_argument, 0, O_MEASURE},
       {"records", required_argument, 0, O_RECORDS},
       {"ingest", required_argument, 0, O_INGEST},
@@ -634,6 +640,7 @@ int main(int argc, char **argv) {
       fs = prunerScheduleKindsParse(optarg, &o.schedule_kinds);
       break;
     case O_CONV1X1: o.conv1x1_as_matmul = true; break;
+    case O_NO_CONV1X1: o.conv1x1_as_matmul = false; break;
     case O_MEASURE:
       measure_set = true;
       if (strcmp(optarg, "gpu") == 0) o.measure = PRUNER_TUNE_MEASURE_GPU;
