@@ -715,6 +715,9 @@ static void appendPromotedPost(PrunerText *t, const char *promote_tag) {
                    "(!transform.op<\"memref.alloca\">) -> (" ANY ", " ANY ")\n");
 }
 
+/* Partials a combining thread folds per vector load (cross-thread reductions). */
+enum { kCombineChunk = 16 };
+
 /* Cross-thread reduction (docs/schedule.md, "Cross-thread reductions"): blocks as usual,
  * then split_reduction {inner_parallel} splits the reduction loop k into (kk, r) with
  * k = kk * R + r and r a new, innermost parallel loop of R: thread r (x) reduces the
@@ -783,6 +786,43 @@ static void appendTileSequenceCrossThread(PrunerText *t, const PrunerWorkload *w
   if (p->fill)
     prunerTextAppend(t, "    %%of3, %%cf3 = transform.structured.fuse_into_containing_op %%ofill "
                         "into %%cf : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
+  /* The thread's partials as vectors, hoisted out of its K loop: scalar, each K step
+   * loaded them from shared memory and stored them back (a shared-memory round trip on
+   * the loop-carried chain); vectorized and hoisted they stay in registers and are stored
+   * once, before the barrier (as split-K's partials, docs/schedule.md). */
+  /* The combining thread reads its R partials in chunks of (at most) 16: one vector load
+   * and a fold in registers each, the output element loop-carried (hoisted below); a
+   * whole row of R = 1024 partials as one vector would not fit the registers. */
+  int64_t chunk[PRUNER_MAX_RANK + 1] = {0};
+  chunk[p->out_rank] = p->xthreads < kCombineChunk ? p->xthreads : kCombineChunk;
+  prunerTextAppend(t, "    %%ctk, %%lck = transform.structured.tile_using_for %%ct tile_sizes ");
+  prunerTextAppendI64List(t, chunk, p->out_rank + 1);
+  prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+  if (p->fill)
+    prunerTextAppend(t, "    transform.structured.vectorize %%of3 : " ANY "\n");
+  prunerTextAppend(t,
+                   "    transform.structured.vectorize %%sk : " ANY "\n"
+                   "    transform.structured.vectorize %%pf3 : " ANY "\n"
+                   "    transform.structured.vectorize %%ctk : " ANY "\n"
+                   "    transform.apply_patterns to %%func {\n"
+                   "      transform.apply_patterns.vector.reduction_to_contract\n"
+                   "      transform.apply_patterns.vector.sink_ops\n"
+                   "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+                   "      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers\n"
+                   "      transform.apply_patterns.canonicalization\n"
+                   "      transform.apply_patterns.linalg.tiling_canonicalization\n"
+                   "    } : " ANY "\n"
+                   "    transform.apply_cse to %%func : " ANY "\n"
+                   "    %%xfa = transform.structured.match ops{[\"scf.forall\"]} attributes{%s} "
+                   "in %%root : (" ANY ") -> " ANY "\n"
+                   "    %%xloops = transform.structured.match ops{[\"scf.for\"]} in %%xfa : (" ANY
+                   ") -> " ANY "\n"
+                   "    transform.loop.hoist_loop_invariant_subsets %%xloops : " ANY "\n"
+                   "    transform.apply_patterns to %%xfa {\n"
+                   "      transform.apply_patterns.canonicalization\n"
+                   "      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers\n"
+                   "    } : " ANY "\n",
+                   forall_tag);
   prunerScheduleAppendTileCleanup(t);
 }
 

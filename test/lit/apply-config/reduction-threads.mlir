@@ -3,21 +3,25 @@
 // A cross-thread reduction reads its input interleaved (docs/schedule.md, "Cross-thread
 // reductions"): the reduction loop of 128 is viewed as 4 x 32 and lane x of the block's 32
 // threads reads column x, so neighbouring lanes load neighbouring elements. Each thread
-// keeps its 4 rows' partials in its column of the shared buffer (4 x 32 f32); after a
-// barrier, one thread per row folds the 32 partials into the output.
+// carries its 4 rows' partials through its K loop in registers (a vector iter_arg that
+// starts at the neutral element), and stores them once into its column of the shared
+// buffer (4 x 32 f32); after a barrier, one thread per row folds the 32 partials into the
+// output, 16 per vector load, the output element carried in registers.
 // CHECK-LABEL: func.func @rowmax
 // CHECK: gpu.launch
-// CHECK: %[[IN:.+]] = memref.subview %arg0[%{{.+}}, %{{.+}}, 0] [1, 4, 128] [1, 1, 1]
-// CHECK: %[[SPLIT:.+]] = memref.expand_shape %[[IN]] {{\[\[}}0], [1], [2, 3]] output_shape [1, 4, 4, 32]
 // CHECK: %[[PART:.+]] = memref.get_global @{{.+}} : memref<1x4x32xf32, 3>
 // CHECK: %[[TX:.+]] = gpu.thread_id x
-// CHECK: memref.subview %[[PART]][0, 0, %[[TX]]] [1, 4, 1]
-// CHECK: scf.for %[[KK:.+]] =
-// CHECK: memref.subview %[[SPLIT]][0, 0, %[[KK]], %[[TX]]] [1, 4, 1, 1]
-// CHECK: arith.maximumf
+// CHECK: scf.for %[[KK:.+]] = {{.*}} iter_args(%{{.+}} = %{{.+}}) -> (vector<1x4x1xf32>)
+// CHECK: affine.linearize_index [%[[KK]], %[[TX]]] by (4, 32)
+// CHECK: vector.load %arg0
+// CHECK-NOT: memref.store
+// CHECK: arith.maximumf {{.*}} : vector<1x4x1xf32>
+// CHECK: scf.yield
+// CHECK-COUNT-4: vector.store %{{.+}}, %[[PART]][%{{.+}}, %{{.+}}, %[[TX]]]
 // CHECK: gpu.barrier
 // CHECK: arith.cmpi ult, %[[TX]]
-// CHECK: memref.subview %[[PART]][0, %[[TX]], 0] [1, 1, 32]
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: vector.load %[[PART]][%{{.+}}, %[[TX]], %{{.+}}] {{.*}} vector<16xf32>
 // CHECK: arith.maximumf
 // CHECK: memref.global "private" @{{.+}} : memref<1x4x32xf32, 3>
 func.func @rowmax(%X: tensor<12x128x128xf32>, %Y: tensor<12x128xf32>) -> tensor<12x128xf32> {

@@ -50,15 +50,24 @@ func.func @rowmax_fill(%X: tensor<12x128x128xf32>, %Y: tensor<12x128xf32>) -> te
 
 // A GEMV (matmul with M = 1, f16 inputs, f32 accumulation; GPT-2's decode-time QKV
 // projection): 64 threads split K = 768, each block owns 16 columns, so the grid has
-// 2304 / 16 = 144 blocks. The partials: 16 columns x 64 threads x 4 bytes.
+// 2304 / 16 = 144 blocks. The partials: 16 columns x 64 threads x 4 bytes. Each thread's
+// K loop reads its row of B's 16 columns as two 16-byte loads and keeps its 16 partials
+// in registers (FMAs, no shared memory before the barrier); after the barrier the
+// combining threads read the partials 16 at a time (ld.shared.v4).
 // CHECK: gpu.binary @gemv_kernel
 // CHECK-SAME: .maxntid 64, 1, 1
 // CHECK-SAME: .shared .align {{[0-9]+}} .b8 {{[a-z_0-9]+}}[4096]
+// CHECK-NOT: ld.shared
+// CHECK-SAME: ld.global.v4.b32
+// CHECK-NOT: ld.shared
 // CHECK-SAME: ld.global.b16
 // CHECK-SAME: cvt.f32.f16
+// CHECK-NOT: ld.shared
+// CHECK-SAME: fma.rn.f32
+// CHECK-NOT: ld.shared
 // CHECK-SAME: st.shared
 // CHECK-SAME: bar.sync
-// CHECK-SAME: ld.shared
+// CHECK-SAME: ld.shared.v4.b32
 // CHECK-SAME: st.global
 func.func @gemv(%A: tensor<1x768xf16>, %B: tensor<768x2304xf16>, %C: tensor<1x2304xf32>) -> tensor<1x2304xf32> {
   %z = arith.constant 0.0 : f32
