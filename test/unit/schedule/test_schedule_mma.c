@@ -223,6 +223,41 @@ static char *withConfig(const char *tmpl, const char *config) {
   return text;
 }
 
+/* Checks one config (its text) of the space; returns max|diff|. */
+typedef double (*ConfigCheck)(const char *config, const char *label, const void *user);
+
+/* `check` on every `stride`-th mma config of `w`'s space; fails on any difference. Returns
+ * how many were checked. */
+static int checkSpaceMma(const PrunerWorkload *w, uint64_t stride, const char *what,
+                         ConfigCheck check, const void *user) {
+  PrunerSpace space;
+  assert_true(prunerSpaceCreate(w, &target, NULL, &space).ok);
+  uint64_t raw = 0, seen = 0;
+  int checked = 0;
+  PrunerConfig c;
+  while (prunerSpaceNext(space, &raw, &c)) {
+    if (!c.mma || seen++ % stride)
+      continue;
+    char config[512], label[600];
+    prunerConfigFormat(w, &c, config, sizeof config);
+    snprintf(label, sizeof label, "%s %s", what, config);
+    double diff = check(config, label, user);
+    if (diff != 0)
+      fail_msg("%s: max|diff| = %g", label, diff);
+    ++checked;
+  }
+  prunerSpaceDestroy(space);
+  return checked;
+}
+
+/* The template's op configured with `config`. */
+static double checkTemplate(const char *config, const char *label, const void *tmpl) {
+  char *text = withConfig(tmpl, config);
+  double diff = checkModule(text, label);
+  free(text);
+  return diff;
+}
+
 /* Every `stride`-th mma config of the op's space, then the `extra` configs. Returns how
  * many mma configs were checked. */
 static int checkKind(const char *tmpl, uint64_t stride, const char *const *extra) {
@@ -233,31 +268,11 @@ static int checkKind(const char *tmpl, uint64_t stride, const char *const *extra
   opWorkload(m, &w);
   mlirModuleDestroy(m);
   free(plain);
-  PrunerSpace space;
-  assert_true(prunerSpaceCreate(&w, &target, NULL, &space).ok);
-  uint64_t raw = 0, seen = 0;
-  int checked = 0;
-  PrunerConfig c;
-  while (prunerSpaceNext(space, &raw, &c)) {
-    if (!c.mma || seen++ % stride)
-      continue;
-    char config[512], label[600];
-    prunerConfigFormat(&w, &c, config, sizeof config);
-    char *text = withConfig(tmpl, config);
-    snprintf(label, sizeof label, "%s %s", prunerOpKindName(w.kind), config);
-    double diff = checkModule(text, label);
-    free(text);
-    if (diff != 0)
-      fail_msg("%s: max|diff| = %g", label, diff);
-    ++checked;
-  }
-  prunerSpaceDestroy(space);
+  int checked = checkSpaceMma(&w, stride, prunerOpKindName(w.kind), checkTemplate, tmpl);
   for (int i = 0; extra && extra[i]; ++i) {
-    char *text = withConfig(tmpl, extra[i]);
     char label[600];
     snprintf(label, sizeof label, "%s %s", prunerOpKindName(w.kind), extra[i]);
-    double diff = checkModule(text, label);
-    free(text);
+    double diff = checkTemplate(extra[i], label, tmpl);
     if (diff != 0)
       fail_msg("%s: max|diff| = %g", label, diff);
     ++checked;
@@ -344,6 +359,11 @@ static void test_batch_matmul(void **state) {
   assert_true(checkKind(tmpl, 7, extra) > 1);
 }
 
+/* The module's 1x1 conv rewritten as a matmul that gets `config`. */
+static double checkRewritten(const char *config, const char *label, const void *text) {
+  return checkModuleAs(text, config, label);
+}
+
 /* A 1x1 stride-1 conv over two images rewritten as the GEMM it is: M = 2 * 6 * 8 = 96
  * rows cross image rows and images, which no conv tile may (docs/config.md rule 12); the
  * GEMM's tensor-core tiles must still compute the conv exactly. */
@@ -367,23 +387,7 @@ static void test_conv1x1_as_matmul(void **state) {
   assert_true(prunerWorkloadFromOperation(findMatmul(m), &w).ok);
   mlirModuleDestroy(m);
   assert_int_equal(w.bounds[0], 96);
-  PrunerSpace space;
-  assert_true(prunerSpaceCreate(&w, &target, NULL, &space).ok);
-  uint64_t raw = 0, seen = 0;
-  int checked = 0;
-  PrunerConfig c;
-  while (prunerSpaceNext(space, &raw, &c)) {
-    if (!c.mma || seen++ % 5)
-      continue;
-    char config[512], label[600];
-    prunerConfigFormat(&w, &c, config, sizeof config);
-    snprintf(label, sizeof label, "conv 1x1 as matmul %s", config);
-    double diff = checkModuleAs(text, config, label);
-    if (diff != 0)
-      fail_msg("%s: max|diff| = %g", label, diff);
-    ++checked;
-  }
-  prunerSpaceDestroy(space);
+  int checked = checkSpaceMma(&w, 5, "conv 1x1 as matmul", checkRewritten, text);
   /* Pipelined, M tiles of 32 rows: rows 0-31 of image 0 span its output rows 0-3. */
   const char *extra = "{workgroup = [32, 16, 0], reduction = [0, 0, 32], thread = [32, 8, 0], "
                       "promote_operands = [0, 1], vector_width = 1, mma = 1, stages = 2}";
