@@ -57,8 +57,9 @@ void prunerWalkTunableOps(MlirOperation root, PrunerTunableOpCallback fn, void *
  * result to the conv's type (docs/plugin.md, "pruner-conv1x1-to-matmul"). Every other
  * conv_2d_nhwc_hwcf gets a remark saying why it stays a conv, e.g. a filter other than
  * 1x1 or a pruner.config of its own (whose tiles are the conv's loops). Other ops are
- * untouched. *rewritten (may be NULL) counts the rewritten convs. Fails only when out of
- * memory, before changing anything. */
+ * untouched. *rewritten (may be NULL) counts the rewritten convs. Fails, before changing
+ * anything, only when out of memory or when the context lacks an op the rewrite creates
+ * (tensor.collapse_shape, tensor.expand_shape, linalg.matmul, linalg.fill). */
 PrunerStatus prunerIrConv1x1ToMatmul(MlirOperation root, int *rewritten);
 
 /* How many convs under `root` prunerIrConv1x1ToMatmul would rewrite; changes nothing and

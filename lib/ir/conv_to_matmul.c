@@ -209,6 +209,18 @@ PrunerStatus prunerIrConv1x1ToMatmul(MlirOperation root, int *rewritten) {
     free(list.ops);
     return prunerStatusError("pruner-conv1x1-to-matmul: out of memory listing the convs");
   }
+  /* The ops the rewrite creates must exist in the context (linalg loads tensor), or a
+   * creation would fail halfway through a conv. */
+  static const char *const kCreated[] = {"tensor.collapse_shape", "tensor.expand_shape",
+                                         "linalg.matmul", "linalg.fill"};
+  MlirContext ctx = mlirOperationGetContext(root);
+  for (size_t i = 0; list.count > 0 && i < sizeof kCreated / sizeof *kCreated; ++i)
+    if (!mlirContextIsRegisteredOperation(ctx, str(kCreated[i]))) {
+      free(list.ops);
+      return prunerStatusError("pruner-conv1x1-to-matmul: %s is not registered in the "
+                               "context; nothing was rewritten",
+                               kCreated[i]);
+    }
   for (int i = 0; i < list.count; ++i) {
     MlirOperation conv = list.ops[i];
     PrunerWorkload w;
