@@ -30,9 +30,10 @@ static const double kScalarNoReductionRegisters = 16.0;
 static const double kLoadsInFlight = 0.15, kScalarLoadsInFlight = 0.05;
 static const double kLoadWindow = 128.0;
 static const double kOneWarpFactor = 1.2;
-/* Cross-thread schedules (partials in shared memory, nothing loop-carried in registers):
- * ptxas used 28-32 registers for every GEMV config with R >= 64 and 57-64 with R = 32,
- * whatever the tiles (register study, 27 configs). */
+/* Cross-thread schedules: ptxas used 28-32 registers for every GEMV config with R >= 64
+ * and 57-64 with R = 32, whatever the tiles (register study, 27 configs), the occupancy
+ * budget. Fitted when the partials were loop-carried in shared memory; in registers now,
+ * GEMVs with 8-16 columns per thread use 40-72 (docs/draft.md, "Registers"). */
 static const double kCrossThreadRegisters = 31.0, kCrossThreadOneWarpRegisters = 58.0;
 /* Dependent FP32 FMA latency, 4 cycles on Volta through Hopper (Jia et al., "Dissecting
  * the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018; Luo et al., "Benchmarking
