@@ -17,6 +17,7 @@
 #include <mlir-c/Dialect/Linalg.h>
 
 #include "ir_internal.h"
+#include "pruner/checked.h"
 #include "pruner/ir.h"
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
@@ -68,6 +69,12 @@ static const char *whyNot(MlirOperation conv, const PrunerWorkload *w,
   if (w->strides[0] != 1 || w->strides[1] != 1) {
     snprintf(buf, size, "its strides are [%lld, %lld], not [1, 1]", (long long)w->strides[0],
              (long long)w->strides[1]);
+    return buf;
+  }
+  int64_t rows;
+  if (!prunerCheckedProduct(out->shape, 3, &rows)) {
+    snprintf(buf, size, "its N*H*W = %lld*%lld*%lld does not fit in 64 bits",
+             (long long)out->shape[0], (long long)out->shape[1], (long long)out->shape[2]);
     return buf;
   }
   if (in->shape[1] != out->shape[1] || in->shape[2] != out->shape[2]) {

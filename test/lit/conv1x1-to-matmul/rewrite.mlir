@@ -90,3 +90,16 @@ func.func @not_tensors(%i: memref<1x8x8x8xf32>, %w: memref<1x1x8x4xf32>, %o: mem
      ins(%t, %tw : tensor<?x8x8x8xf32>, tensor<1x1x8x4xf32>) outs(%to : tensor<?x8x8x4xf32>) -> tensor<?x8x8x4xf32>
   return %r : tensor<?x8x8x4xf32>
 }
+
+// -----
+
+// Rows past 64 bits: N*H*W is not a shape; the conv stays (a remark, no overflow).
+// CHECK-LABEL: func.func @huge
+// CHECK: linalg.conv_2d_nhwc_hwcf
+// CHECK-NOT: linalg.matmul
+func.func @huge(%in: tensor<4294967296x4294967296x4x8xf32>, %w: tensor<1x1x8x4xf32>, %o: tensor<4294967296x4294967296x4x4xf32>) -> tensor<4294967296x4294967296x4x4xf32> {
+  // expected-remark @below {{pruner: conv kept as a conv, not a GEMM: its N*H*W = 4294967296*4294967296*4 does not fit in 64 bits}}
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%in, %w : tensor<4294967296x4294967296x4x8xf32>, tensor<1x1x8x4xf32>) outs(%o : tensor<4294967296x4294967296x4x4xf32>) -> tensor<4294967296x4294967296x4x4xf32>
+  return %r : tensor<4294967296x4294967296x4x4xf32>
+}
