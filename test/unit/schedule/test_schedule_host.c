@@ -1097,6 +1097,58 @@ static void test_pipeline_waits(void **state) {
   mlirModuleDestroy(m);
 }
 
+static MlirWalkResult countContract(MlirOperation op, void *user) {
+  int *n = user; /* [mulf with contract, addf with contract, ops with other flags set] */
+  MlirAttribute fm = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("fastmath"));
+  if (mlirAttributeIsNull(fm))
+    return MlirWalkResultAdvance;
+  MlirContext c = mlirOperationGetContext(op);
+  MlirAttribute contract =
+      mlirAttributeParseGet(c, mlirStringRefCreateFromCString("#arith.fastmath<contract>"));
+  MlirAttribute none =
+      mlirAttributeParseGet(c, mlirStringRefCreateFromCString("#arith.fastmath<none>"));
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (mlirAttributeEqual(fm, none))
+    return MlirWalkResultAdvance;
+  if (!mlirAttributeEqual(fm, contract))
+    n[2]++;
+  else if (name.length == 10 && strncmp(name.data, "arith.mulf", 10) == 0)
+    n[0]++;
+  else if (name.length == 10 && strncmp(name.data, "arith.addf", 10) == 0)
+    n[1]++;
+  return MlirWalkResultAdvance;
+}
+
+/* FMA contraction (prunerScheduleContractMulAdd): an add of a product and that product
+ * get `contract`; a lone add, a lone multiply and ops with flags of their own do not; a
+ * second run changes nothing. */
+static void test_contract_mul_add(void **state) {
+  (void)state;
+  MlirModule m = mlirModuleCreateParse(
+      ctx, mlirStringRefCreateFromCString(
+               "func.func @f(%a: f32, %b: f32, %c: f32) -> (f32, f32, f32, f32) {\n"
+               "  %p = arith.mulf %a, %b : f32\n"
+               "  %s = arith.addf %c, %p : f32\n"          /* fused with %p */
+               "  %l = arith.addf %a, %b : f32\n"          /* lone add */
+               "  %q = arith.mulf %a, %c : f32\n"          /* lone multiply */
+               "  %u = arith.mulf %b, %c fastmath<nnan> : f32\n"
+               "  %v = arith.addf %u, %a : f32\n"          /* its product has flags */
+               "  return %s, %l, %q, %v : f32, f32, f32, f32\n}\n"));
+  assert_false(mlirModuleIsNull(m));
+  int marked = -1;
+  assert_true(prunerScheduleContractMulAdd(mlirModuleGetOperation(m), &marked).ok);
+  assert_int_equal(marked, 2);
+  int n[3] = {0};
+  mlirOperationWalk(mlirModuleGetOperation(m), countContract, n, MlirWalkPreOrder);
+  assert_int_equal(n[0], 1);
+  assert_int_equal(n[1], 1);
+  assert_int_equal(n[2], 1); /* the user's nnan stays */
+  assert_true(prunerScheduleContractMulAdd(mlirModuleGetOperation(m), &marked).ok);
+  assert_int_equal(marked, 0);
+  assert_true(mlirOperationVerify(mlirModuleGetOperation(m)));
+  mlirModuleDestroy(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_matmul),
@@ -1113,6 +1165,7 @@ int main(void) {
       cmocka_unit_test(test_split_k),
       cmocka_unit_test(test_device_workspaces),
       cmocka_unit_test(test_pipeline_waits),
+      cmocka_unit_test(test_contract_mul_add),
       cmocka_unit_test(test_matmul_bias),
       cmocka_unit_test(test_matmul_bias_fused),
       cmocka_unit_test(test_library_path),
