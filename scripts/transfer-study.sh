@@ -34,7 +34,9 @@
 # ("pruner_unseen": "skip", scripts/build-models.sh): those rows must equal cold start.
 #
 # Environment: SEEDS (default 50), CV_SEEDS (default 20), GRID_M, GRID_F (space-separated),
-# PARTS (default "grid shipped"; "shipped" alone runs only the last section, a few minutes).
+# PARTS (default "grid shipped"; "shipped" alone runs only the last section, a few minutes);
+# SHIPPED_M, SHIPPED_F, SHIPPED_FU: constants for the last section instead of the library's
+# defaults (to judge a change of defaults before making it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}/bin
@@ -131,7 +133,7 @@ study() {
 declare -A FAMILY=([intel]=host-avx512 [intel-avx2]=host-avx2 [iree-intel]=iree-cpu-avx512
                    [amd-2c]=host-avx512)
 shipped() {
-  echo "== shipped policy: source amd, default constants, $SEEDS seeds; trials to 5% / 2% (median), 2% IQR, run_s"
+  echo "== shipped policy: source amd, constants ${SHIPPED_M:+M=$SHIPPED_M }${SHIPPED_F:+F=$SHIPPED_F }${SHIPPED_FU:+Fu=$SHIPPED_FU }(the rest the library's defaults), $SEEDS seeds; trials to 5% / 2% (median), 2% IQR, run_s"
   printf "%-21s %-7s %-6s %-6s  %-26s %-26s\n" pair workload prior unseen cold pretrained
   local t n prior model flag e ok dir
   local targets=("${SETS[@]}")
@@ -158,7 +160,9 @@ shipped() {
       study "$TMP/cold" "$(file_of "$t" "$n")" draft+verifier "$SEEDS"
       for prior in $(priors amd "$n"); do
         study "$TMP/pre" "$(file_of "$t" "$n")" pretrained "$SEEDS" \
-          --pretrained="$(prior_file amd "$n" $prior "$dir")" --prior-unseen=$flag
+          --pretrained="$(prior_file amd "$n" $prior "$dir")" --prior-unseen=$flag \
+          ${SHIPPED_M:+--prior-momentum=$SHIPPED_M} ${SHIPPED_F:+--prior-floor=$SHIPPED_F} \
+          ${SHIPPED_FU:+--prior-floor-unseen=$SHIPPED_FU}
         printf "%-21s %-7s %-6s %-6s  %-26s %-26s\n" "amd>$t" "$n" "$prior" "$flag" \
           "$(cell "$TMP/cold" draft+verifier)" "$(cell "$TMP/pre" pretrained)"
       done
