@@ -22,13 +22,22 @@
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
+/* The module's conv_2d_nhwc_hwcf ops as the shared walk sees them (prunerWalkTunableOps:
+ * the one walk the tuner and the passes agree on, so a conv of a nested module, which the
+ * tuner leaves alone, is left alone here too), each with its workload's status. */
+typedef struct Conv {
+  MlirOperation op;
+  PrunerStatus workload; /* ok, or why the conv is not tunable at all */
+} Conv;
+
 typedef struct ConvList {
-  MlirOperation *ops;
+  Conv *convs;
   int count, cap;
   bool out_of_memory;
 } ConvList;
 
-static MlirWalkResult collectConv(MlirOperation op, void *user) {
+static MlirWalkResult collectConv(MlirOperation op, const PrunerWorkload *w,
+                                  const PrunerStatus *why, void *user) {
   ConvList *list = user;
   char name[64];
   prunerIrOpName(op, name, sizeof name);
@@ -36,15 +45,17 @@ static MlirWalkResult collectConv(MlirOperation op, void *user) {
     return MlirWalkResultAdvance;
   if (list->count == list->cap) {
     int cap = list->cap ? 2 * list->cap : 16;
-    MlirOperation *grown = realloc(list->ops, (size_t)cap * sizeof *grown);
+    Conv *grown = realloc(list->convs, (size_t)cap * sizeof *grown);
     if (!grown) {
       list->out_of_memory = true;
       return MlirWalkResultInterrupt;
     }
-    list->ops = grown;
+    list->convs = grown;
     list->cap = cap;
   }
-  list->ops[list->count++] = op;
+  Conv *c = &list->convs[list->count++];
+  c->op = op;
+  c->workload = w ? prunerStatusOk() : *why;
   return MlirWalkResultAdvance;
 }
 
@@ -193,17 +204,22 @@ static void rewriteOne(MlirOperation conv, const PrunerWorkload *w) {
     mlirOperationDestroy(fill);
 }
 
+/* Why list entry `c` stays a conv (NULL: it is rewritten); `w` receives its workload. */
+static const char *convWhyNot(const Conv *c, PrunerWorkload *w, char *buf, size_t size) {
+  PrunerStatus ws = c->workload.ok ? prunerWorkloadFromOperation(c->op, w) : c->workload;
+  return whyNot(c->op, w, &ws, buf, size);
+}
+
 int prunerIrCountConv1x1AsMatmul(MlirOperation root) {
   ConvList list = {0};
-  mlirOperationWalk(root, collectConv, &list, MlirWalkPreOrder);
+  prunerWalkTunableOps(root, collectConv, &list);
   int count = 0;
   for (int i = 0; i < list.count; ++i) {
     PrunerWorkload w;
-    PrunerStatus ws = prunerWorkloadFromOperation(list.ops[i], &w);
-    char buf[sizeof ws.message];
-    count += whyNot(list.ops[i], &w, &ws, buf, sizeof buf) == NULL;
+    char buf[PRUNER_STATUS_MESSAGE_SIZE];
+    count += convWhyNot(&list.convs[i], &w, buf, sizeof buf) == NULL;
   }
-  free(list.ops);
+  free(list.convs);
   return count;
 }
 
@@ -211,9 +227,9 @@ PrunerStatus prunerIrConv1x1ToMatmul(MlirOperation root, int *rewritten) {
   if (rewritten)
     *rewritten = 0;
   ConvList list = {0};
-  mlirOperationWalk(root, collectConv, &list, MlirWalkPreOrder);
+  prunerWalkTunableOps(root, collectConv, &list);
   if (list.out_of_memory) {
-    free(list.ops);
+    free(list.convs);
     return prunerStatusError("pruner-conv1x1-to-matmul: out of memory listing the convs");
   }
   /* The ops the rewrite creates must exist in the context (linalg loads tensor), or a
@@ -223,26 +239,24 @@ PrunerStatus prunerIrConv1x1ToMatmul(MlirOperation root, int *rewritten) {
   MlirContext ctx = mlirOperationGetContext(root);
   for (size_t i = 0; list.count > 0 && i < sizeof kCreated / sizeof *kCreated; ++i)
     if (!mlirContextIsRegisteredOperation(ctx, str(kCreated[i]))) {
-      free(list.ops);
+      free(list.convs);
       return prunerStatusError("pruner-conv1x1-to-matmul: %s is not registered in the "
                                "context; nothing was rewritten",
                                kCreated[i]);
     }
   for (int i = 0; i < list.count; ++i) {
-    MlirOperation conv = list.ops[i];
     PrunerWorkload w;
-    PrunerStatus ws = prunerWorkloadFromOperation(conv, &w);
-    char buf[sizeof ws.message], msg[sizeof ws.message + 64];
-    const char *why = whyNot(conv, &w, &ws, buf, sizeof buf);
+    char buf[PRUNER_STATUS_MESSAGE_SIZE], msg[PRUNER_STATUS_MESSAGE_SIZE + 64];
+    const char *why = convWhyNot(&list.convs[i], &w, buf, sizeof buf);
     if (why) {
       snprintf(msg, sizeof msg, "pruner: conv kept as a conv, not a GEMM: %s", why);
-      prunerEmitRemark(conv, msg);
+      prunerEmitRemark(list.convs[i].op, msg);
       continue;
     }
-    rewriteOne(conv, &w);
+    rewriteOne(list.convs[i].op, &w);
     if (rewritten)
       ++*rewritten;
   }
-  free(list.ops);
+  free(list.convs);
   return prunerStatusOk();
 }

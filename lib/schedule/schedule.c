@@ -786,13 +786,13 @@ static void appendTileSequenceCrossThread(PrunerText *t, const PrunerWorkload *w
   if (p->fill)
     prunerTextAppend(t, "    %%of3, %%cf3 = transform.structured.fuse_into_containing_op %%ofill "
                         "into %%cf : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
-  /* The thread's partials as vectors, hoisted out of its K loop: scalar, each K step
-   * loaded them from shared memory and stored them back (a shared-memory round trip on
-   * the loop-carried chain); vectorized and hoisted they stay in registers and are stored
-   * once, before the barrier (as split-K's partials, docs/schedule.md). */
-  /* The combining thread reads its R partials in chunks of (at most) 16: one vector load
-   * and a fold in registers each, the output element loop-carried (hoisted below); a
-   * whole row of R = 1024 partials as one vector would not fit the registers. */
+  /* Partials and combine as vectors, hoisted out of their loops. Scalar, each K step
+   * loaded the thread's partials from shared memory and stored them back (a round trip
+   * on the loop-carried chain); vectorized and hoisted they stay in registers and are
+   * stored once, before the barrier (as split-K's partials, docs/schedule.md). The
+   * combining thread reads its R partials in chunks of (at most) 16, one vector load and
+   * a fold in registers each, the output element loop-carried: a whole row of R = 1024
+   * partials as one vector would not fit the registers. */
   int64_t chunk[PRUNER_MAX_RANK + 1] = {0};
   chunk[p->out_rank] = p->xthreads < kCombineChunk ? p->xthreads : kCombineChunk;
   prunerTextAppend(t, "    %%ctk, %%lck = transform.structured.tile_using_for %%ct tile_sizes ");

@@ -276,8 +276,8 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
     s->convs_rewritten = rewritten;
     if (rewritten > 0)
       tuneNote(&s->engine, -1,
-               "remark: --conv1x1-as-matmul: %d 1x1 stride-1 conv_2d_nhwc_hwcf op(s) "
-               "rewritten as linalg.matmul (tuned and written as GEMMs)",
+               "remark: %d 1x1 stride-1 conv_2d_nhwc_hwcf op(s) rewritten as "
+               "linalg.matmul (conv1x1_as_matmul): tuned and written as GEMMs (docs/tune.md)",
                rewritten);
   }
   st = tuneSessionStart(s, opts, input_path);

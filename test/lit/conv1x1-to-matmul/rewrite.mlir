@@ -103,3 +103,21 @@ func.func @huge(%in: tensor<4294967296x4294967296x4x8xf32>, %w: tensor<1x1x8x4xf
      ins(%in, %w : tensor<4294967296x4294967296x4x8xf32>, tensor<1x1x8x4xf32>) outs(%o : tensor<4294967296x4294967296x4x4xf32>) -> tensor<4294967296x4294967296x4x4xf32>
   return %r : tensor<4294967296x4294967296x4x4xf32>
 }
+
+// -----
+
+// A conv of a nested module is that module's (the shared walk, prunerWalkTunableOps): the
+// tuner leaves it alone, and so does the rewrite.
+// CHECK-LABEL: module @inner
+// CHECK: linalg.conv_2d_nhwc_hwcf
+// CHECK-NOT: linalg.matmul
+module {
+  module @inner {
+    func.func @nested(%in: tensor<1x8x8x8xf32>, %w: tensor<1x1x8x4xf32>, %o: tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32> {
+      // expected-remark @below {{pruner: conv kept as a conv, not a GEMM: linalg.conv_2d_nhwc_hwcf is inside nested module @inner}}
+      %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+         ins(%in, %w : tensor<1x8x8x8xf32>, tensor<1x1x8x4xf32>) outs(%o : tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
+      return %r : tensor<1x8x8x4xf32>
+    }
+  }
+}
