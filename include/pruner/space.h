@@ -85,8 +85,18 @@ static inline int32_t prunerConfigReductionThreads(const PrunerConfig *c) {
   return c->reduction_threads > 1 ? c->reduction_threads : 1;
 }
 /* Shared-memory bytes of a cross-thread reduction's partials (0 when reduction_threads is
- * 1): reduction_threads partials per output element of the block. */
+ * 1): reduction_threads partials per output element of the block, and the combine's first
+ * level (PRUNER_COMBINE_LANES per element) when it has one. */
 int64_t prunerConfigPartialBytes(const PrunerWorkload *w, const PrunerConfig *c);
+/* Lanes of the cross-thread combine's first level: a warp. */
+#define PRUNER_COMBINE_LANES 32
+/* The cross-thread combine's first level (docs/schedule.md, "Cross-thread reductions"):
+ * with reduction_threads R >= 2 x PRUNER_COMBINE_LANES the block first folds each output
+ * element's R partials into PRUNER_COMBINE_LANES (lane s of a warp folds partials s,
+ * s + 32, ...: 32 consecutive partials per warp load), every thread taking this many
+ * consecutive elements of the output's last dim, before one thread per element folds
+ * those 32. 0: the combine is one level (R <= 32, or no cross-thread reduction). */
+int64_t prunerConfigCombineFirstTile(const PrunerWorkload *w, const PrunerConfig *c);
 /* Whether reduction_threads > 1 can apply to `w` at all: a reduction or a contraction
  * (matmul, batch_matmul, contraction: GEMV and other skinny shapes) with one output and
  * exactly one reduction loop, the innermost. */

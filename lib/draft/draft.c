@@ -954,8 +954,12 @@ static void draftCompute(const struct PrunerDraftImpl *d, const PrunerConfig *co
 /* Cross-thread reductions (docs/draft.md, "Cross-thread reductions"): every thread stores
  * its partial of each of the block's outputs to shared memory, and after a barrier one
  * thread per element of the output's last dim folds the xthreads partials of its outputs
- * in a dependent chain while the block's other threads wait. Adds the shared-memory bytes
- * and cycles, and the chain (once per wave: resident blocks overlap theirs) to compute. */
+ * in a dependent chain while the block's other threads wait. From 64 threads the combine
+ * has two levels (prunerConfigCombineFirstTile): the block's lanes first fold each
+ * element's partials into 32 (a chain of xthreads / 32 per element, `tile` elements per
+ * thread), and after a second barrier one thread per element folds those 32. Adds the
+ * shared-memory bytes and cycles, and the chains (once per wave: resident blocks overlap
+ * theirs) to compute. */
 static void draftCombine(const struct PrunerDraftImpl *d, const PrunerConfig *config,
                          const DraftGeometry *g, const DraftWaves *v, DraftTraffic *x,
                          DraftCompute *c) {
@@ -973,8 +977,18 @@ static void draftCombine(const struct PrunerDraftImpl *d, const PrunerConfig *co
     if (w->operands[w->num_inputs].index_coeff[o->rank - 1][l])
       last = l;
   double per_thread = last >= 0 ? outs / (double)config->workgroup[last] : outs;
-  double chain = kBarrierCycles + kSharedLatencyCycles +
-                 per_thread * (double)g->xthreads * d->instr_per_point * kFmaLatencyCycles;
+  double step = d->instr_per_point * kFmaLatencyCycles; /* one dependent fold */
+  double level = kBarrierCycles + kSharedLatencyCycles;
+  double chain = level + per_thread * (double)g->xthreads * step;
+  int64_t tile = prunerConfigCombineFirstTile(w, config);
+  if (tile) {
+    double firsts = g->blocks * outs * (double)PRUNER_COMBINE_LANES * o->bytes;
+    x->smem_store += firsts;
+    x->smem_load += firsts;
+    x->total_smem_cycles += 2.0 * firsts / kSharedBytesPerClock;
+    chain = level + per_thread * (double)tile * (double)(g->xthreads / PRUNER_COMBINE_LANES) * step +
+            level + per_thread * (double)PRUNER_COMBINE_LANES * step;
+  }
   c->seconds += v->waves * chain / d->clock_hz;
 }
 

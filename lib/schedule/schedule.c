@@ -69,6 +69,9 @@ typedef struct Plan {
   int64_t xthreads;
   int red_loop;
   int64_t red_step;
+  /* The combine's first level (prunerConfigCombineFirstTile): elements of the output's
+   * last dim per thread; 0: one level. */
+  int64_t combine_tile;
   bool gpu_shared; /* partials in NVVM shared memory (address space 3); off for host checks */
   /* Split-K over blocks (split_k > 1): the slices' grid dimension, and the grid of the
    * combining kernel (the op's own grid, without the slices). */
@@ -240,6 +243,7 @@ static PrunerStatus makePlan(const PrunerWorkload *w, const PrunerConfig *c,
     p->xthreads = prunerConfigReductionThreads(c);
     p->red_loop = p->n - 1;
     p->red_step = c->reduction[p->red_loop];
+    p->combine_tile = prunerConfigCombineFirstTile(w, c);
     p->gpu_shared = opts->gpu_mapping;
   }
   bool any_block = false, any_thread = false;
@@ -774,6 +778,50 @@ static void appendTileSequenceCrossThread(PrunerText *t, const PrunerWorkload *w
   prunerTextAppend(t, "    %%sk, %%lk = transform.structured.tile_using_for %%st tile_sizes ");
   prunerTextAppendI64List(t, steps, p->n + 1);
   prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
+  /* Two levels from R = 64 (prunerConfigCombineFirstTile): split_reduction again, by the
+   * 32 lanes of a warp, interleaved, so lane s folds partials s, s + 32, ... of its
+   * elements: a warp reads 32 consecutive partials of one output element (one row of the
+   * partial buffer), which no two lanes share a bank of. The 32 per element go to a second
+   * shared buffer, and the second level below folds those instead of R: a chain of
+   * R / 32 + 32 dependent steps in place of R. */
+  const char *comb_op = "%comb";
+  if (p->combine_tile) {
+    int64_t per_lane = p->xthreads / PRUNER_COMBINE_LANES;
+    prunerTextAppend(t,
+                     "    // Combine, first level: each element's %lld partials into %d, lane s "
+                     "folding s, s + %d, ...\n"
+                     "    %%cinit, %%cfill, %%csplit, %%comb2 = transform.structured.split_reduction "
+                     "%%comb {split_factor = %d, insert_split_dimension = %d, inner_parallel} : (" ANY
+                     ") -> (" ANY ", " ANY ", " ANY ", " ANY ")\n"
+                     "    %%cbuf, %%cnew = transform.structured.bufferize_to_allocation %%cfill "
+                     "{%salloc_op = \"memref.alloca\", bufferize_destination_only} : " ANY "\n",
+                     (long long)p->xthreads, PRUNER_COMBINE_LANES, PRUNER_COMBINE_LANES,
+                     PRUNER_COMBINE_LANES, p->out_rank, p->gpu_shared ? "memory_space = 3, " : "");
+    /* Its loops: the output's, then kk (reduction), then the lane s: threads linearized
+     * with s fastest, so a warp's lanes share one element. */
+    int64_t first[PRUNER_MAX_RANK + 2] = {0};
+    int first_dim[PRUNER_MAX_RANK + 2];
+    for (int d = 0; d < PRUNER_MAX_RANK + 2; ++d)
+      first_dim[d] = -1;
+    first[p->out_rank - 1] = p->combine_tile;
+    first_dim[p->out_rank - 1] = 1;
+    first[p->out_rank + 1] = 1;
+    first_dim[p->out_rank + 1] = 0;
+    appendTileUsingForall(t, "%c1t", "%c1f", "%csplit", p->out_rank + 2, first, first_dim,
+                          "linear");
+    prunerTextAppend(t,
+                     "    %%c1fill, %%c1f2 = transform.structured.fuse_into_containing_op %%cfill "
+                     "into %%c1f : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
+    int64_t first_chunk[PRUNER_MAX_RANK + 2] = {0};
+    first_chunk[p->out_rank] = per_lane < kCombineChunk ? per_lane : kCombineChunk;
+    prunerTextAppend(t, "    %%c1k, %%l1k = transform.structured.tile_using_for %%c1t tile_sizes ");
+    prunerTextAppendI64List(t, first_chunk, p->out_rank + 2);
+    prunerTextAppend(t,
+                     " : (" ANY ") -> (" ANY ", " ANY ")\n"
+                     "    transform.structured.vectorize %%c1fill : " ANY "\n"
+                     "    transform.structured.vectorize %%c1k : " ANY "\n");
+    comb_op = "%comb2";
+  }
   /* The combine writes the output tile: one thread per element of its last dim. */
   int64_t comb[PRUNER_MAX_RANK] = {0};
   int comb_dim[PRUNER_MAX_RANK];
@@ -782,7 +830,7 @@ static void appendTileSequenceCrossThread(PrunerText *t, const PrunerWorkload *w
   comb[p->out_rank - 1] = 1;
   comb_dim[p->out_rank - 1] = 0;
   prunerTextAppend(t, "    // Combine: one thread per element of the output's last dim.\n");
-  appendTileUsingForall(t, "%ct", "%cf", "%comb", p->out_rank, comb, comb_dim, "thread");
+  appendTileUsingForall(t, "%ct", "%cf", comb_op, p->out_rank, comb, comb_dim, "thread");
   if (p->fill)
     prunerTextAppend(t, "    %%of3, %%cf3 = transform.structured.fuse_into_containing_op %%ofill "
                         "into %%cf : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n");
@@ -794,7 +842,8 @@ static void appendTileSequenceCrossThread(PrunerText *t, const PrunerWorkload *w
    * a fold in registers each, the output element loop-carried: a whole row of R = 1024
    * partials as one vector would not fit the registers. */
   int64_t chunk[PRUNER_MAX_RANK + 1] = {0};
-  chunk[p->out_rank] = p->xthreads < kCombineChunk ? p->xthreads : kCombineChunk;
+  int64_t folded = p->combine_tile ? PRUNER_COMBINE_LANES : p->xthreads;
+  chunk[p->out_rank] = folded < kCombineChunk ? folded : kCombineChunk;
   prunerTextAppend(t, "    %%ctk, %%lck = transform.structured.tile_using_for %%ct tile_sizes ");
   prunerTextAppendI64List(t, chunk, p->out_rank + 1);
   prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");

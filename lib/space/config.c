@@ -125,15 +125,32 @@ int64_t prunerConfigSharedBytes(const PrunerWorkload *w, const PrunerConfig *c) 
   return bytes;
 }
 
+static int lastOutputLoop(const PrunerWorkload *w);
+
 int64_t prunerConfigPartialBytes(const PrunerWorkload *w, const PrunerConfig *c) {
   int32_t r = prunerConfigReductionThreads(c);
   if (r <= 1 || w->num_outputs < 1)
     return 0;
-  int64_t elems = r;
+  int64_t outs = 1;
   for (int l = 0; l < w->num_loops; ++l)
     if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL)
-      elems = satMul(elems, c->workgroup[l]);
-  return satMul(elems, prunerDTypeBytes(w->operands[w->num_inputs].dtype));
+      outs = satMul(outs, c->workgroup[l]);
+  int64_t per_out = r + (prunerConfigCombineFirstTile(w, c) ? PRUNER_COMBINE_LANES : 0);
+  return satMul(satMul(outs, per_out), prunerDTypeBytes(w->operands[w->num_inputs].dtype));
+}
+
+int64_t prunerConfigCombineFirstTile(const PrunerWorkload *w, const PrunerConfig *c) {
+  int64_t r = prunerConfigReductionThreads(c);
+  int last = lastOutputLoop(w);
+  if (r < 2 * PRUNER_COMBINE_LANES || last < 0 || c->workgroup[last] < 1)
+    return 0;
+  /* The first level's threads: (elements / tile) x 32 lanes, at most the block's R; the
+   * tile divides the elements (no partial tiles, no predicated lanes within a warp). */
+  int64_t elems = c->workgroup[last];
+  int64_t tile = (elems * PRUNER_COMBINE_LANES + r - 1) / r;
+  while (elems % tile)
+    ++tile;
+  return tile;
 }
 
 int64_t prunerConfigWorkspaceBytes(const PrunerWorkload *w, const PrunerConfig *c) {
@@ -352,9 +369,9 @@ static int lastOutputLoop(const PrunerWorkload *w) {
 }
 
 /* reduction_threads > 1: the cross-thread form of docs/schedule.md. R threads of the block
- * each reduce a contiguous 1/R of the last (only) reduction loop for every output element
- * of the block, partials in shared memory, then one thread per element of the output's
- * last dim combines them. */
+ * each reduce every R-th element of the last (only) reduction loop for every output element
+ * of the block, partials in shared memory, then the block combines them (in two levels
+ * from R = 64: prunerConfigCombineFirstTile). */
 static bool checkReductionThreads(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                   const PrunerConfig *c, PrunerStatus *status) {
   char a1[160], a2[160];

@@ -23,7 +23,6 @@
 // CHECK: scf.for {{.*}} iter_args
 // CHECK: vector.load %[[PART]][%{{.+}}, %[[TX]], %{{.+}}] {{.*}} vector<16xf32>
 // CHECK: arith.maximumf
-// CHECK: memref.global "private" @{{.+}} : memref<1x4x32xf32, 3>
 func.func @rowmax(%X: tensor<12x128x128xf32>, %Y: tensor<12x128xf32>) -> tensor<12x128xf32> {
   %r = linalg.generic {indexing_maps = [affine_map<(b, r, c) -> (b, r, c)>, affine_map<(b, r, c) -> (b, r)>],
       iterator_types = ["parallel", "parallel", "reduction"],
@@ -32,6 +31,46 @@ func.func @rowmax(%X: tensor<12x128x128xf32>, %Y: tensor<12x128xf32>) -> tensor<
   ^bb0(%x: f32, %acc: f32):
     %m = arith.maximumf %x, %acc : f32
     linalg.yield %m : f32
+  } -> tensor<12x128xf32>
+  return %r : tensor<12x128xf32>
+}
+
+// From 64 threads the combine has two levels (docs/schedule.md): here 256 threads, 4 rows.
+// After the partials' barrier, 4 rows x 32 lanes = 128 threads (the rest predicated off)
+// each fold 8 of their row's 256 partials, lane s reading partials s, s + 32, ... (so a
+// warp reads 32 neighbouring ones), into a second shared buffer of 4 x 32; after a second
+// barrier one thread per row folds those 32, 16 per vector load, into the output.
+// CHECK-LABEL: func.func @rowsum_two_level
+// CHECK: gpu.launch
+// CHECK: %[[PART:.+]] = memref.get_global @{{.+}} : memref<1x4x256xf32, 3>
+// CHECK: %[[TX:.+]] = gpu.thread_id x
+// CHECK: scf.for
+// CHECK: affine.linearize_index [%{{.+}}, %[[TX]]] by (4, 256)
+// CHECK: scf.yield
+// CHECK-COUNT-4: vector.store %{{.+}}, %[[PART]][%{{.+}}, %{{.+}}, %[[TX]]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: %[[FIRST:.+]] = memref.get_global @{{.+}} : memref<1x4x32xf32, 3>
+// CHECK: arith.cmpi ult, %[[TX]], %c128
+// CHECK-COUNT-8: vector.load %[[PART]]
+// CHECK-COUNT-8: arith.addf
+// CHECK-NEXT: vector.store %{{.+}}, %[[FIRST]]
+// CHECK: gpu.barrier
+// CHECK: arith.cmpi ult, %[[TX]], %c4
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: vector.load %[[FIRST]][%{{.+}}, %[[TX]], %{{.+}}] {{.*}} vector<16xf32>
+// CHECK: arith.addf
+// The buffers, the module's: @rowmax's partials, then @rowsum_two_level's two.
+// CHECK: memref.global "private" @{{.+}} : memref<1x4x32xf32, 3>
+// CHECK: memref.global "private" @{{.+}} : memref<1x4x256xf32, 3>
+// CHECK: memref.global "private" @{{.+}} : memref<1x4x32xf32, 3>
+func.func @rowsum_two_level(%X: tensor<12x128x1024xf32>, %Y: tensor<12x128xf32>) -> tensor<12x128xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(b, r, c) -> (b, r, c)>, affine_map<(b, r, c) -> (b, r)>],
+      iterator_types = ["parallel", "parallel", "reduction"],
+      pruner.config = {workgroup = [1, 4, 0], reduction = [0, 0, 1], thread = [1, 4, 0], promote_operands = [], vector_width = 1, reduction_threads = 256}}
+      ins(%X : tensor<12x128x1024xf32>) outs(%Y : tensor<12x128xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
   } -> tensor<12x128xf32>
   return %r : tensor<12x128xf32>
 }

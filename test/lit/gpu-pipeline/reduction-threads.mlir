@@ -1,6 +1,6 @@
 // A cross-thread reduction (reduction_threads = 32, docs/schedule.md): the PTX keeps the
 // partials in shared memory (st.shared by the 32 partial reducers, a barrier, ld.shared by
-// the combining threads). PTX needs no toolkit: this runs everywhere.
+// the combining threads): one level, one buffer. PTX needs no toolkit: this runs everywhere.
 // RUN: %pruner_opt -p 'builtin.module(pruner-gpu-pipeline{format=isa})' %s | FileCheck %s
 
 // CHECK: gpu.launch_func {{ *}}@rowmax_kernel::@rowmax_kernel
@@ -27,12 +27,21 @@ func.func @rowmax(%X: tensor<12x128x128xf32>, %Y: tensor<12x128xf32>) -> tensor<
 
 // With the init from a fill (a softmax's row max starts at -inf): the fill is fused into
 // the combining threads' loop, the partials get their own -inf fill before the barrier.
+// From 64 threads the combine has two levels (docs/schedule.md): the 64 partials of each
+// row are first folded into 32 by the block's lanes (scalar loads, lane s reading partials
+// s and s + 32 of its row), written to a second buffer (8 rows x 32 x 4 bytes), and after
+// a second barrier one thread per row folds those 32 (ld.shared.v4).
 // CHECK: gpu.binary @rowmax_fill_kernel
 // CHECK-SAME: .maxntid 64, 1, 1
 // CHECK-SAME: .shared .align {{[0-9]+}} .b8 {{[a-z_0-9]+}}[2048]
+// CHECK-SAME: .shared .align {{[0-9]+}} .b8 {{[a-z_0-9]+}}[1024]
 // CHECK-SAME: st.shared
 // CHECK-SAME: bar.sync
-// CHECK-SAME: ld.shared
+// CHECK-SAME: ld.shared.b32
+// CHECK-SAME: max.NaN.f32
+// CHECK-SAME: st.shared
+// CHECK-SAME: bar.sync
+// CHECK-SAME: ld.shared.v4.b32
 // CHECK-SAME: st.global
 func.func @rowmax_fill(%X: tensor<12x128x128xf32>, %Y: tensor<12x128xf32>) -> tensor<12x128xf32> {
   %ninf = arith.constant 0xFF800000 : f32
@@ -52,11 +61,14 @@ func.func @rowmax_fill(%X: tensor<12x128x128xf32>, %Y: tensor<12x128xf32>) -> te
 // projection): 64 threads split K = 768, each block owns 16 columns, so the grid has
 // 2304 / 16 = 144 blocks. The partials: 16 columns x 64 threads x 4 bytes. Each thread's
 // K loop reads its row of B's 16 columns as two 16-byte loads and keeps its 16 partials
-// in registers (FMAs, no shared memory before the barrier); after the barrier the
-// combining threads read the partials 16 at a time (ld.shared.v4).
+// in registers (FMAs, no shared memory before the barrier); after the barrier each warp
+// folds 8 columns' 64 partials into 32 (two-level combine: a second buffer of 16 columns
+// x 32 x 4 bytes, a second barrier), then the combining threads read those 16 at a time
+// (ld.shared.v4).
 // CHECK: gpu.binary @gemv_kernel
 // CHECK-SAME: .maxntid 64, 1, 1
 // CHECK-SAME: .shared .align {{[0-9]+}} .b8 {{[a-z_0-9]+}}[4096]
+// CHECK-SAME: .shared .align {{[0-9]+}} .b8 {{[a-z_0-9]+}}[2048]
 // CHECK-NOT: ld.shared
 // CHECK-SAME: ld.global.v4.b32
 // CHECK-NOT: ld.shared
@@ -65,6 +77,10 @@ func.func @rowmax_fill(%X: tensor<12x128x128xf32>, %Y: tensor<12x128xf32>) -> te
 // CHECK-NOT: ld.shared
 // CHECK-SAME: fma.rn.f32
 // CHECK-NOT: ld.shared
+// CHECK-SAME: st.shared
+// CHECK-SAME: bar.sync
+// CHECK-SAME: ld.shared.b32
+// CHECK-SAME: add.rn.f32
 // CHECK-SAME: st.shared
 // CHECK-SAME: bar.sync
 // CHECK-SAME: ld.shared.v4.b32

@@ -428,11 +428,12 @@ static void test_cross_thread_reduction(void **state) {
   scoreOk(d, &c, NULL, &a);
   assert_int_equal(a.threads_per_block, 128);
   assert_int_equal(a.blocks, 128);
-  assert_int_equal(a.smem_per_block, 128 * 4);
+  /* The partials and the combine's 32 first-level sums (docs/draft.md). */
+  assert_int_equal(a.smem_per_block, (128 + 32) * 4);
   c.reduction_threads = 256;
   scoreOk(d, &c, NULL, &b);
-  assert_int_equal(b.smem_per_block, 256 * 4);
-  assert_true(b.shared_store_bytes == 2.0 * a.shared_store_bytes);
+  assert_int_equal(b.smem_per_block, (256 + 32) * 4);
+  assert_true(b.shared_store_bytes > a.shared_store_bytes);
   releaseRanked(&r);
 }
 

@@ -416,6 +416,12 @@ static void test_reduction(void **state) {
       "vector_width = 1, reduction_threads = 32}",
       "{workgroup = [1, 32, 0], reduction = [0, 0, 1], thread = [1, 32, 0], promote_operands = [], "
       "vector_width = 1, reduction_threads = 64}",
+      /* The two-level combine (R >= 64): 2 elements per first-level thread, and rows of
+       * an outer output dim walked by each thread. */
+      "{workgroup = [1, 4, 0], reduction = [0, 0, 1], thread = [1, 4, 0], promote_operands = [], "
+      "vector_width = 1, reduction_threads = 64}",
+      "{workgroup = [2, 16, 0], reduction = [0, 0, 1], thread = [2, 16, 0], promote_operands = [], "
+      "vector_width = 1, reduction_threads = 64}",
       NULL};
   checkKind(tmpl, 6, cross);
 }
@@ -534,6 +540,12 @@ static void test_gemv_cross_thread(void **state) {
       "vector_width = 1, reduction_threads = 128}",
       "{workgroup = [1, 32, 0], reduction = [0, 0, 2], thread = [1, 32, 0], promote_operands = [], "
       "vector_width = 1, reduction_threads = 64}",
+      /* Two-level combines whose first-level tile is not a power of two: 6 columns on 64
+       * threads (3 per thread, 2 x 32 lanes), 12 on 128 (3 per thread, 4 x 32 lanes). */
+      "{workgroup = [1, 6, 0], reduction = [0, 0, 2], thread = [1, 6, 0], promote_operands = [], "
+      "vector_width = 1, reduction_threads = 64}",
+      "{workgroup = [1, 12, 0], reduction = [0, 0, 1], thread = [1, 12, 0], promote_operands = [], "
+      "vector_width = 1, reduction_threads = 128}",
       NULL};
   checkKind(tmpl, 6, cross);
   checkCrossThreadConfigs(tmpl);

@@ -827,10 +827,24 @@ static void reductionThreadsRules(void **state) {
               "thread tile [4, 32, 0] gives 128 elements per thread");
   PrunerWorkload big;
   rowReduction(&big, 1, 64, 4096);
-  /* 32 outputs x 1024 threads x 4 bytes = 128 KiB of partials. */
+  /* 32 outputs x (1024 threads + the combine's 32 first-level sums) x 4 bytes. */
   expectError(&big, &t, rowConfig(1, 32, 1, 1024),
-              "reduction_threads = 1024 keeps 131072 bytes of partials in shared memory; h200 "
+              "reduction_threads = 1024 keeps 135168 bytes of partials in shared memory; h200 "
               "allows 49152");
+  /* The combine's first level (from R = 64): each first-level thread takes the fewest
+   * elements of the output's last dim that keep 32 lanes per element within the block's R
+   * threads and divide the elements. */
+  assert_int_equal(prunerConfigCombineFirstTile(&big, &ok), 0); /* R = 32: one level */
+  assert_int_equal(prunerConfigCombineFirstTile(&big, &(PrunerConfig){0}), 0);
+  static const struct { int64_t elems, threads, tile; } tiles[] = {
+      {1, 64, 1}, {2, 64, 1}, {4, 64, 2}, {16, 64, 8}, {6, 64, 3}, {5, 64, 5},
+      {32, 1024, 1}, {32, 128, 8}, {64, 64, 32}, {7, 128, 7}};
+  for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; ++i) {
+    PrunerConfig x = rowConfig(1, tiles[i].elems, 1, (int32_t)tiles[i].threads);
+    assert_int_equal(prunerConfigCombineFirstTile(&big, &x), tiles[i].tile);
+  }
+  PrunerConfig two = rowConfig(1, 4, 1, 64);
+  assert_int_equal(prunerConfigPartialBytes(&big, &two), 4 * (64 + 32) * 4);
   PrunerConfig fits = rowConfig(1, 8, 4, 256);
   st = prunerConfigCheck(&big, &t, &fits);
   if (!st.ok)
