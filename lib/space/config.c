@@ -575,6 +575,55 @@ static bool checkVectorWidthFit(const PrunerWorkload *w, const PrunerConfig *c,
   return true;
 }
 
+/* The widest vector_width up to `widest` that rule 9 allows for `c` (its thread tiles and
+ * promoted tiles; 1 when none above 1 does). */
+static int32_t widestFittingWidth(const PrunerWorkload *w, const PrunerConfig *c,
+                                  int32_t widest) {
+  for (int32_t width = widest; width > 1; width /= 2) {
+    PrunerConfig at = *c;
+    at.vector_width = width;
+    if (checkVectorWidthFit(w, &at, NULL))
+      return width;
+  }
+  return 1;
+}
+
+/* One config per kernel (docs/space.md, "VECTOR_WIDTH"). The direct GPU schedule
+ * vectorizes the whole thread tile whatever vector_width > 1 says (the vector lowering then
+ * issues loads as wide as the tile and the alignment allow), and split-K vectorizes its
+ * partials whatever the width: configs that differ only there build byte-identical
+ * cubins. iree-cuda's lowering_config carries no width at all. The width that says what
+ * the kernel does is the one allowed: 1 (scalar) or the widest that fits for a direct GPU
+ * config, the widest that fits for split-K and for iree-cuda. Promoted GPU configs (the
+ * copies' width), tensor cores and cross-thread reductions (width 1) have rules of their
+ * own. */
+static bool checkVectorWidthCanonical(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                      const PrunerConfig *c, PrunerStatus *status) {
+  bool iree = t->kind == PRUNER_TARGET_IREE_CUDA;
+  if ((t->kind != PRUNER_TARGET_GPU && !iree) || c->mma ||
+      prunerConfigReductionThreads(c) > 1 || !prunerWorkloadVectorizable(w) ||
+      (c->promote_operands && !iree))
+    return true;
+  /* iree-cuda lists no 8 (IREE chooses its own vector sizes: 8 would repeat 4). */
+  int32_t widest = widestFittingWidth(w, c, iree ? 4 : prunerWorkloadMaxVectorWidth(w));
+  bool split = prunerConfigSplitK(c) > 1;
+  if (c->vector_width == widest || (!split && !iree && c->vector_width == 1))
+    return true;
+  if (iree)
+    FAIL("vector_width = %d on iree-cuda: IREE's lowering_config carries no width, so the "
+         "config is the one with the widest width that fits; use %d",
+         (int)c->vector_width, (int)widest);
+  if (split)
+    FAIL("vector_width = %d with split_k = %d builds the same kernel as vector_width = %d: "
+         "split-K vectorizes its partials whatever the width, as wide as the thread tile "
+         "allows; use %d",
+         (int)c->vector_width, (int)c->split_k, (int)widest, (int)widest);
+  FAIL("vector_width = %d builds the same kernel as vector_width = %d: the direct schedule "
+       "vectorizes the whole thread tile, with loads as wide as the tile allows; use %d (or "
+       "1 for scalar code)",
+       (int)c->vector_width, (int)widest, (int)widest);
+}
+
 static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
                         const PrunerSpaceOptions *opts, const PrunerConfig *c,
                         PrunerStatus *status);
@@ -675,7 +724,8 @@ static bool checkConfig(const PrunerWorkload *w, const PrunerTargetDesc *t,
   if (prunerConfigReductionThreads(c) > 1)
     threads = prunerConfigReductionThreads(c); /* every parallel thread tile is the block's */
   return checkBudgets(w, t, opts, c, threads, elements, status) &&
-         checkPromotion(w, t, c, status) && checkVectorWidthFit(w, c, status);
+         checkPromotion(w, t, c, status) && checkVectorWidthFit(w, c, status) &&
+         checkVectorWidthCanonical(w, t, c, status);
 }
 
 PrunerStatus prunerConfigCheckWithOptions(const PrunerWorkload *w, const PrunerTargetDesc *t,

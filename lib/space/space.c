@@ -620,8 +620,9 @@ static bool smemValid(const PrunerSpaceImpl *s, const int *digits) {
   return bytes <= s->t.smem_per_block_static;
 }
 
-static bool vectorValid(const PrunerSpaceImpl *s, const int *digits) {
-  int64_t vw = s->knobs[s->vector_knob].values[digits[s->vector_knob]];
+/* Rule 9 for width `vw`: it divides the output's contiguous thread tiles and every
+ * promoted tile's contiguous extent. */
+static bool widthFits(const PrunerSpaceImpl *s, const int *digits, int64_t vw) {
   if (vw == 1)
     return true;
   for (int i = 0; i < s->num_out_contig; ++i) {
@@ -636,6 +637,23 @@ static bool vectorValid(const PrunerSpaceImpl *s, const int *digits) {
     if (dimExtent(s, digits, i, s->rank[i] - 1) % vw)
       return false;
   }
+  return true;
+}
+
+static bool vectorValid(const PrunerSpaceImpl *s, const int *digits) {
+  const PrunerKnob *vk = &s->knobs[s->vector_knob];
+  int64_t vw = vk->values[digits[s->vector_knob]], widest = vk->values[vk->num_values - 1];
+  if (!widthFits(s, digits, vw))
+    return false;
+  /* One config per kernel (prunerConfigCheck, "vector_width"): a direct GPU config
+   * vectorizes its whole thread tile, so beside 1 only the widest width that fits is
+   * listed; iree-cuda's configs carry no width at all, so only the widest that fits. */
+  uint32_t mask = (uint32_t)s->knobs[s->promote_knob].values[digits[s->promote_knob]];
+  bool direct = s->t.kind == PRUNER_TARGET_GPU && !mask && vw > 1;
+  if (direct || s->t.kind == PRUNER_TARGET_IREE_CUDA)
+    for (int64_t wider = vw * 2; wider <= widest; wider *= 2)
+      if (widthFits(s, digits, wider))
+        return false;
   return true;
 }
 

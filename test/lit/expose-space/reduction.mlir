@@ -9,7 +9,7 @@
 // CHECK-SAME{LITERAL}: reduction_threads = [1, 32, 64, 128],
 // CHECK-SAME{LITERAL}: thread = [[1, 2, 3, 4, 6, 12], [1, 2, 4, 8, 16], []], tile_pairs = [18, 30, 0], vector_width = [1, 2, 4],
 // CHECK-SAME{LITERAL}: workgroup = [[1, 2, 3, 4, 6, 12], [1, 2, 4, 8, 16, 32, 64, 128], []]},
-// CHECK-SAME: raw_size = 45360 : i64, target = {arch = "sm_90", {{.*}}}, valid_configs = 2660 : i64,
+// CHECK-SAME: raw_size = 45360 : i64, target = {arch = "sm_90", {{.*}}}, valid_configs = 2245 : i64,
 // CHECK-SAME: workload = {bounds = [12, 128, 128], dtypes = ["f32", "f32"], flops = 196608 : i64,
 // CHECK-SAME: iterators = ["parallel", "parallel", "reduction"], key = "reduction:12x128x128:f32->f32:{{[0-9a-f]+}}",
 // CHECK-SAME: kind = "reduction", loops = ["p", "p", "r"], op = "linalg.generic"}}}

@@ -310,6 +310,10 @@ static void test_gpu_refuses_reduction_threads(void **state) {
  * the GPU space without what IREE's GPU lowering_config cannot state (no reduction_threads
  * knob), its tensor-core configs are IREE's mma_kind configs, its rules refuse what IREE
  * cannot state by name, and the GPU draft scores its configs. */
+static int compareConfigBytes(const void *a, const void *b) {
+  return memcmp(a, b, sizeof(PrunerConfig));
+}
+
 static void test_iree_cuda(void **state) {
   (void)state;
   PrunerTargetDesc gpu, t;
@@ -376,15 +380,41 @@ static void test_iree_cuda(void **state) {
   split.workgroup[1] = 64;
   split.thread[1] = 2;
   split.reduction[2] = 16;
-  split.vector_width = 1;
+  split.vector_width = 2; /* split-K's width is the widest its thread tile fits */
   split.split_k = 4;
   assert_true(prunerConfigCheck(&w, &gpu, &split).ok);
   st = prunerConfigCheck(&w, &t, &split);
   assert_false(st.ok);
   assert_non_null(strstr(st.message, "split_k = 4 (two kernels and a workspace) is for the "
                                      "project's GPU targets only"));
-  assert_int_equal(prunerSpaceCount(is),
-                   prunerSpaceCount(gs) - gpu_xr - gpu_wide - gpu_staged - gpu_split);
+  /* One iree-cuda config per set of tiles (its lowering_config has no width) for each GPU
+   * config IREE can state: the GPU lists a direct config's tiles with width 1 and its
+   * widest, a promoted one's with every width that fits. */
+  PrunerConfig *tiles = calloc(prunerSpaceCount(gs), sizeof *tiles);
+  assert_non_null(tiles);
+  size_t num_tiles = 0;
+  for (uint64_t i = 0; i < prunerSpaceCount(gs); ++i) {
+    PrunerConfig c;
+    assert_true(prunerSpaceGetConfig(gs, i, &c).ok);
+    if (prunerConfigReductionThreads(&c) > 1 || (c.mma && c.promote_operands) ||
+        prunerConfigSplitK(&c) > 1)
+      continue;
+    PrunerConfig key;
+    memset(&key, 0, sizeof key);
+    memcpy(key.workgroup, c.workgroup, sizeof key.workgroup);
+    memcpy(key.thread, c.thread, sizeof key.thread);
+    memcpy(key.reduction, c.reduction, sizeof key.reduction);
+    key.promote_operands = c.promote_operands;
+    key.mma = c.mma;
+    tiles[num_tiles++] = key;
+  }
+  qsort(tiles, num_tiles, sizeof *tiles, compareConfigBytes);
+  size_t distinct = 0;
+  for (size_t i = 0; i < num_tiles; ++i)
+    distinct += i == 0 || memcmp(&tiles[i], &tiles[i - 1], sizeof *tiles) != 0;
+  free(tiles);
+  assert_int_equal(prunerSpaceCount(is), distinct);
+  (void)gpu_wide;
   PrunerDraft d = NULL;
   st = prunerDraftCreate(&w, &t, &d);
   if (!st.ok)
@@ -393,9 +423,14 @@ static void test_iree_cuda(void **state) {
     PrunerConfig c;
     assert_true(prunerSpaceGetConfig(is, i, &c).ok);
     assert_true(prunerConfigReductionThreads(&c) <= 1);
-    assert_true(prunerConfigCheck(&w, &gpu, &c).ok);
+    /* The GPU's twin: the same config, or, for a direct f16 one at iree-cuda's widest (4),
+     * the GPU's widest (8). */
+    PrunerConfig twin = c;
+    if (!prunerConfigCheck(&w, &gpu, &twin).ok && !c.promote_operands && c.vector_width == 4)
+      twin.vector_width = 8;
+    assert_true(prunerConfigCheck(&w, &gpu, &twin).ok);
     uint64_t index;
-    assert_true(prunerSpaceGetIndex(gs, &c, &index).ok);
+    assert_true(prunerSpaceGetIndex(gs, &twin, &index).ok);
     PrunerDraftSymbols sym;
     assert_true(prunerDraftScore(d, &c, NULL, &sym));
     assert_true(sym.predicted_us > 0);

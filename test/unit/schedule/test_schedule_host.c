@@ -278,7 +278,7 @@ static void test_matmul(void **state) {
   static const char *extra[] = {
       "{workgroup = [32, 32, 0], reduction = [0, 0, 16], thread = [4, 4, 0], promote_operands = [], vector_width = 4}",
       "{workgroup = [64, 96, 0], reduction = [0, 0, 48], thread = [8, 3, 0], promote_operands = [], vector_width = 1}",
-      "{workgroup = [16, 32, 0], reduction = [0, 0, 8], thread = [2, 4, 0], promote_operands = [], vector_width = 2}",
+      "{workgroup = [16, 32, 0], reduction = [0, 0, 8], thread = [2, 4, 0], promote_operands = [], vector_width = 4}",
       /* Shared-memory promotion: both, A only, B only; scalar; K not tiled (one stage). */
       "{workgroup = [32, 32, 0], reduction = [0, 0, 16], thread = [4, 4, 0], promote_operands = [0, 1], vector_width = 4}",
       "{workgroup = [16, 32, 0], reduction = [0, 0, 8], thread = [2, 4, 0], promote_operands = [0], vector_width = 2}",

@@ -788,6 +788,76 @@ static PrunerConfig rowConfig(int64_t b, int64_t m, int64_t step, int32_t thread
   return c;
 }
 
+/* One config per kernel (docs/config.md rule 9b): a direct GPU config takes width 1 or
+ * the widest that fits its thread tile, split-K the widest, promoted configs any width that
+ * fits; iree-cuda the widest up to 4. The space lists exactly those. */
+static void vectorWidthOneConfigPerKernel(void **state) {
+  (void)state;
+  PrunerTargetDesc t = h200();
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 256, 512, 128, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  /* thread tile 4 x 4: widths 1 and 4 direct; 2 repeats 4. */
+  PrunerStatus st;
+  PrunerConfig direct1 = matmulConfig(32, 64, 8, 4, 4, 0, 1);
+  PrunerConfig direct4 = matmulConfig(32, 64, 8, 4, 4, 0, 4);
+  assert_true(prunerConfigCheck(&w, &t, &direct1).ok);
+  assert_true(prunerConfigCheck(&w, &t, &direct4).ok);
+  expectError(&w, &t, matmulConfig(32, 64, 8, 4, 4, 0, 2),
+              "vector_width = 2 builds the same kernel as vector_width = 4: the direct "
+              "schedule vectorizes the whole thread tile");
+  /* thread tile 4 x 2: 2 is the widest. */
+  PrunerConfig six = matmulConfig(32, 64, 8, 4, 2, 0, 2); /* thread tile 4 x 2 */
+  assert_true(prunerConfigCheck(&w, &t, &six).ok);
+  /* Promoted: the copies use the width, every fitting one stays. */
+  PrunerConfig promoted = matmulConfig(32, 64, 8, 4, 4, 3u, 2);
+  st = prunerConfigCheck(&w, &t, &promoted);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  /* f16 inputs: 8 is the widest for a thread tile of 8. */
+  PrunerWorkload h;
+  prunerWorkloadMatmul(&h, 128, 3072, 768, PRUNER_DTYPE_F16, PRUNER_DTYPE_F32);
+  assert_true(prunerConfigCheck(&h, &t, &(PrunerConfig){.workgroup = {32, 64}, .thread = {4, 8},
+                                                        .reduction = {0, 0, 16},
+                                                        .vector_width = 8})
+                  .ok);
+  expectError(&h, &t,
+              (PrunerConfig){.workgroup = {32, 64}, .thread = {4, 8}, .reduction = {0, 0, 16},
+                             .vector_width = 4},
+              "use 8 (or 1 for scalar code)");
+  /* Split-K: the widest only (its partials are vectorized whatever the width). */
+  PrunerWorkload gemv;
+  prunerWorkloadMatmul(&gemv, 1, 768, 3072, PRUNER_DTYPE_F16, PRUNER_DTYPE_F32);
+  PrunerConfig split = {.workgroup = {1, 64}, .thread = {1, 2}, .reduction = {0, 0, 48},
+                        .vector_width = 2, .split_k = 32};
+  st = prunerConfigCheck(&gemv, &t, &split);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  split.vector_width = 1;
+  expectError(&gemv, &t, split,
+              "vector_width = 1 with split_k = 32 builds the same kernel as vector_width = 2");
+  /* iree-cuda: no width in its lowering_config, so one config per set of tiles. */
+  PrunerTargetDesc iree;
+  assert_true(prunerTargetLookup("iree-cuda:h200", &iree).ok);
+  assert_true(prunerConfigCheck(&w, &iree, &direct4).ok);
+  expectError(&w, &iree, direct1, "vector_width = 1 on iree-cuda: IREE's lowering_config "
+                                  "carries no width");
+  /* The spaces list exactly what the check accepts (the brute-force tests cover every
+   * config; here the three widths of one tile set). */
+  PrunerSpace space;
+  assert_true(prunerSpaceCreate(&w, &t, NULL, &space).ok);
+  assert_true(prunerSpaceContains(space, &direct1));
+  assert_true(prunerSpaceContains(space, &direct4));
+  PrunerConfig direct2 = matmulConfig(32, 64, 8, 4, 4, 0, 2);
+  assert_false(prunerSpaceContains(space, &direct2));
+  assert_true(prunerSpaceContains(space, &promoted));
+  prunerSpaceDestroy(space);
+  assert_true(prunerSpaceCreate(&w, &iree, NULL, &space).ok);
+  assert_true(prunerSpaceContains(space, &direct4));
+  assert_false(prunerSpaceContains(space, &direct1));
+  assert_false(prunerSpaceContains(space, &direct2));
+  prunerSpaceDestroy(space);
+}
+
 /* The rules of reduction_threads > 1 (docs/config.md), each with its message, and the
  * launch shape: R threads in x, the partials in shared memory. */
 static void reductionThreadsRules(void **state) {
@@ -1439,6 +1509,7 @@ int main(void) {
       cmocka_unit_test(knobCandidates),
       cmocka_unit_test(diagnostics),
       cmocka_unit_test(reductionThreadsRules),
+      cmocka_unit_test(vectorWidthOneConfigPerKernel),
       cmocka_unit_test(launchShape),
       cmocka_unit_test(formats),
       cmocka_unit_test(errors),
