@@ -582,9 +582,11 @@ static double estimateRegisters(const struct PrunerDraftImpl *d, const PrunerCon
   if (g->xthreads > 1)
     return g->ithreads <= d->t.warp_size ? kCrossThreadOneWarpRegisters : kCrossThreadRegisters;
   double step_loads = dmin(frag_regs * g->red_points_step, kLoadWindow);
-  /* Split-K kernels are vectorized whatever vector_width says (docs/schedule.md). */
-  bool vectorized = config->vector_width > 1 || config->promote_operands != 0 ||
-                    prunerConfigSplitK(config) > 1;
+  /* Split-K kernels are vectorized whatever vector_width says (docs/schedule.md); staged
+   * (promoted) ones only with vector_width > 1, like direct ones: with 1 their compute is
+   * scalar loops and the accumulator is not carried in registers (ptxas: about 32
+   * registers whatever the thread tile; docs/draft.md, "Registers"). */
+  bool vectorized = config->vector_width > 1 || prunerConfigSplitK(config) > 1;
   double regs =
       vectorized
           ? kBaseRegisters + g->acc_elems * d->acc_regs_per_elem + kLoadsInFlight * step_loads
