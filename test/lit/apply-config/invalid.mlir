@@ -16,6 +16,16 @@ func.func @bad_vector_width(%A: tensor<64x48xf32>, %B: tensor<48x96xf32>, %C: te
 
 // -----
 
+// One config per kernel (docs/config.md rule 9b): the direct schedule vectorizes the whole
+// 4 x 4 thread tile whatever width > 1 says, so 2 would build the kernel of 4.
+func.func @duplicate_vector_width(%A: tensor<64x48xf32>, %B: tensor<48x96xf32>, %C: tensor<64x96xf32>) -> tensor<64x96xf32> {
+  // expected-error @+1 {{pruner.config on linalg.matmul: vector_width = 2 builds the same kernel as vector_width = 4: the direct schedule vectorizes the whole thread tile, with loads as wide as the tile allows; use 4 (or 1 for scalar code)}}
+  %r = linalg.matmul {pruner.config = {workgroup = [32, 32, 0], reduction = [0, 0, 16], thread = [4, 4, 0], promote_operands = [], vector_width = 2}} ins(%A, %B : tensor<64x48xf32>, tensor<48x96xf32>) outs(%C : tensor<64x96xf32>) -> tensor<64x96xf32>
+  return %r : tensor<64x96xf32>
+}
+
+// -----
+
 func.func @unknown_key(%A: tensor<64x48xf32>, %B: tensor<48x96xf32>, %C: tensor<64x96xf32>) -> tensor<64x96xf32> {
   // expected-error @+1 {{pruner.config on linalg.matmul: unknown key 'bogus'}}
   %r = linalg.matmul {pruner.config = {workgroup = [32, 32, 0], reduction = [0, 0, 16], thread = [4, 4, 0], bogus = 1}} ins(%A, %B : tensor<64x48xf32>, tensor<48x96xf32>) outs(%C : tensor<64x96xf32>) -> tensor<64x96xf32>
