@@ -35,6 +35,10 @@ static const double kOneWarpFactor = 1.2;
  * budget. Fitted when the partials were loop-carried in shared memory; in registers now,
  * GEMVs with 8-16 columns per thread use 40-72 (docs/draft.md, "Registers"). */
 static const double kCrossThreadRegisters = 31.0, kCrossThreadOneWarpRegisters = 58.0;
+/* ...and at least 16 + 1.25 per partial a thread carries in registers (its outputs): GEMVs
+ * with 16-64 columns per thread held 40-96 (chosen leave-one-workload-out over four
+ * cross-thread studies; docs/draft.md, "Registers"). */
+static const double kCrossThreadPartialBase = 16.0, kCrossThreadPerPartial = 1.25;
 /* Dependent FP32 FMA latency, 4 cycles on Volta through Hopper (Jia et al., "Dissecting
  * the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018; Luo et al., "Benchmarking
  * and Dissecting the Nvidia Hopper GPU Architecture", IPDPS 2024). */
@@ -580,7 +584,8 @@ static bool hasReductionLoop(const PrunerWorkload *w) {
 static double estimateRegisters(const struct PrunerDraftImpl *d, const PrunerConfig *config,
                                 const DraftGeometry *g, double frag_regs) {
   if (g->xthreads > 1)
-    return g->ithreads <= d->t.warp_size ? kCrossThreadOneWarpRegisters : kCrossThreadRegisters;
+    return dmax(g->ithreads <= d->t.warp_size ? kCrossThreadOneWarpRegisters : kCrossThreadRegisters,
+                kCrossThreadPartialBase + kCrossThreadPerPartial * g->acc_elems);
   double step_loads = dmin(frag_regs * g->red_points_step, kLoadWindow);
   /* Split-K kernels are vectorized whatever vector_width says (docs/schedule.md); staged
    * (promoted) ones only with vector_width > 1, like direct ones: with 1 their compute is
