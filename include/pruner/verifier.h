@@ -193,6 +193,24 @@ typedef struct PrunerRankMetrics {
 
 PrunerRankMetrics prunerRankMetrics(const float *scores, const double *latency_us, size_t n);
 
+/* A paired bootstrap over the configs of one workload (Efron and Tibshirani, "An
+ * Introduction to the Bootstrap", 1993, percentile interval): the 2.5% and 97.5%
+ * quantiles of (metric of ranking a) - (metric of ranking b) over `resamples` resamples
+ * with replacement of the n configs, both rankings on the same resample. Where the
+ * interval holds 0 the two rankings differ by less than the choice of configs explains:
+ * a tie. resamples = 0 when not computed. */
+typedef struct PrunerRankDifference {
+  int resamples;
+  double pairwise_low, pairwise_high;
+  double top1_low, top1_high;
+} PrunerRankDifference;
+
+/* Fills `out` for scores a and b of the same n configs (latencies `latency_us`); seeded, so
+ * reproducible. Costs resamples x n^2 / 2 pair comparisons. False when out of memory. */
+bool prunerRankDifferenceInterval(const float *a, const float *b, const double *latency_us,
+                                  size_t n, int resamples, uint64_t seed,
+                                  PrunerRankDifference *out);
+
 /* Per-workload result of a leave-workload-out cross validation. */
 typedef struct PrunerEvalWorkload {
   char workload_key[PRUNER_WORKLOAD_KEY_SIZE];
@@ -200,6 +218,9 @@ typedef struct PrunerEvalWorkload {
   PrunerRankMetrics verifier; /* model trained on the other folds' workloads */
   PrunerRankMetrics draft;    /* the draft's order alone                     */
   bool verifier_fell_back;    /* too few training records: verifier = draft  */
+  /* verifier - draft on the scored configs (prunerRankDifferenceInterval, 200 resamples);
+   * computed for workloads of at most 4,096 scored configs, else resamples = 0. */
+  PrunerRankDifference difference;
 } PrunerEvalWorkload;
 
 /* Splits the workloads with ok records of `target_key` on `target` into `folds` folds

@@ -1,6 +1,8 @@
 /* Ranking metrics and leave-workload-out cross validation (pruner-eval). */
 #include "verifier_internal.h"
 
+#include "pruner/random.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,27 +58,108 @@ PrunerRankMetrics prunerRankMetrics(const float *scores, const double *latency_u
 }
 
 
-/* Scores one held-out workload [begin, end) of `items` with `v`. */
+static int compareDoubleAsc(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The q-quantile of sorted v[0..n) (nearest rank). */
+static double quantileSorted(const double *v, int n, double q) {
+  int i = (int)floor(q * (double)(n - 1) + 0.5);
+  return v[i < 0 ? 0 : i >= n ? n - 1 : i];
+}
+
+bool prunerRankDifferenceInterval(const float *a, const float *b, const double *latency_us,
+                                  size_t n, int resamples, uint64_t seed,
+                                  PrunerRankDifference *out) {
+  memset(out, 0, sizeof *out);
+  if (n < 2 || resamples < 1)
+    return true;
+  float *ra = malloc(n * sizeof *ra), *rb = malloc(n * sizeof *rb);
+  double *rl = malloc(n * sizeof *rl);
+  double *dp = malloc((size_t)resamples * sizeof *dp), *dt = malloc((size_t)resamples * sizeof *dt);
+  bool ok = ra && rb && rl && dp && dt;
+  int kept = 0;
+  for (int r = 0; ok && r < resamples; ++r) {
+    for (size_t i = 0; i < n; ++i) {
+      size_t pick = (size_t)(prunerRandomUniform(&seed) * (double)n);
+      if (pick >= n)
+        pick = n - 1;
+      ra[i] = a[pick];
+      rb[i] = b[pick];
+      rl[i] = latency_us[pick];
+    }
+    PrunerRankMetrics ma = prunerRankMetrics(ra, rl, n), mb = prunerRankMetrics(rb, rl, n);
+    if (!ma.pairs) /* every resampled latency equal: no pairwise figure */
+      continue;
+    dp[kept] = ma.pairwise_accuracy - mb.pairwise_accuracy;
+    dt[kept] = ma.top1 - mb.top1;
+    ++kept;
+  }
+  if (ok && kept > 0) {
+    qsort(dp, (size_t)kept, sizeof *dp, compareDoubleAsc);
+    qsort(dt, (size_t)kept, sizeof *dt, compareDoubleAsc);
+    out->resamples = kept;
+    out->pairwise_low = quantileSorted(dp, kept, 0.025);
+    out->pairwise_high = quantileSorted(dp, kept, 0.975);
+    out->top1_low = quantileSorted(dt, kept, 0.025);
+    out->top1_high = quantileSorted(dt, kept, 0.975);
+  }
+  free(ra);
+  free(rb);
+  free(rl);
+  free(dp);
+  free(dt);
+  return ok;
+}
+
+/* Scores one held-out workload's `count` items with `v` into scores[] (count entries) and
+ * its metrics. */
 static PrunerStatus scoreWorkload(PrunerVerifier v, const VerifierItem *items, size_t count,
-                                  PrunerRankMetrics *out) {
+                                  const double *latency, float *scores, PrunerRankMetrics *out) {
   PrunerConfig *configs = malloc(count * sizeof(*configs));
-  double *latency = malloc(count * sizeof(*latency));
-  float *scores = malloc(count * sizeof(*scores));
   PrunerStatus status = prunerStatusOk();
-  if (!configs || !latency || !scores) {
+  if (!configs) {
     status = prunerStatusError("verifier: out of memory evaluating %zu records", count);
   } else {
-    for (size_t i = 0; i < count; ++i) {
+    for (size_t i = 0; i < count; ++i)
       configs[i] = items[i].record->config;
-      latency[i] = items[i].record->median_us;
-    }
     status = prunerVerifierPredict(v, &items[0].record->workload, configs, NULL, count, scores);
     if (status.ok)
       *out = prunerRankMetrics(scores, latency, count);
   }
   free(configs);
+  return status;
+}
+
+/* Resamples of the verifier-minus-draft interval, and the largest workload it is
+ * computed for (the bootstrap costs resamples x n^2 / 2 comparisons). */
+enum { kIntervalResamples = 200, kIntervalMaxConfigs = 4096 };
+
+/* Scores the held-out `items` with the verifier and the draft, and their difference. */
+static PrunerStatus scoreBoth(PrunerVerifier v, PrunerVerifier draft_only,
+                              const VerifierItem *items, size_t count, PrunerEvalWorkload *e) {
+  double *latency = malloc(count * sizeof *latency);
+  float *vs = malloc(count * sizeof *vs), *ds = malloc(count * sizeof *ds);
+  PrunerStatus status = prunerStatusOk();
+  if (!latency || !vs || !ds)
+    status = prunerStatusError("verifier: out of memory evaluating %zu records", count);
+  for (size_t i = 0; status.ok && i < count; ++i)
+    latency[i] = items[i].record->median_us;
+  if (status.ok)
+    status = scoreWorkload(v, items, count, latency, vs, &e->verifier);
+  if (status.ok)
+    status = scoreWorkload(draft_only, items, count, latency, ds, &e->draft);
+  /* Seeded by the workload's records count and fold: the same run, the same interval. */
+  if (status.ok && count <= kIntervalMaxConfigs &&
+      !prunerRankDifferenceInterval(vs, ds, latency, count, kIntervalResamples,
+                                    0x9e3779b97f4a7c15ull ^ (uint64_t)count ^
+                                        ((uint64_t)e->fold << 32),
+                                    &e->difference))
+    status = prunerStatusError("verifier: out of memory for the bootstrap of %zu records", count);
   free(latency);
-  free(scores);
+  free(vs);
+  free(ds);
   return status;
 }
 
@@ -252,9 +335,7 @@ static PrunerStatus crossValidate(PrunerRecords records, const PrunerTargetDesc 
       memcpy(e->workload_key, items[begin].record->workload_key, sizeof(e->workload_key));
       e->fold = f;
       e->verifier_fell_back = prunerVerifierUsesDraft(v);
-      status = scoreWorkload(v, scored, m, &e->verifier);
-      if (status.ok)
-        status = scoreWorkload(draft_only, scored, m, &e->draft);
+      status = scoreBoth(v, draft_only, scored, m, e);
       if (status.ok)
         produced++;
     }

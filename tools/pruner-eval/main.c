@@ -22,7 +22,7 @@
 static void usage(FILE *out) {
   fprintf(out, "usage: pruner-eval RECORDS [--target KEY] [--folds=K] [--blend-records=N] "
                "[--blend-floor=F] [--own=M] [--as-tuned=P] [--draft-free]\n"
-               "                   [--no-draft-margin] [--quiet]\n"
+               "                   [--no-draft-margin] [--interval] [--quiet]\n"
                "       pruner-eval --synthetic=OUT [--workloads=N] [--per-workload=M] "
                "[--target NAME] [--seed=S]\n"
                "       pruner-eval --train RECORDS... -o MODEL [--dataset-target=KEY] "
@@ -47,6 +47,9 @@ static void usage(FILE *out) {
                "--draft-free: the verifier column is the draft-free model (model-only).\n"
                "--no-draft-margin: the model learns from its features alone, without the\n"
                "draft as its margin (the verifier before 2026-12-03; docs/verifier.md).\n"
+               "--interval: under each workload, the 95%% paired-bootstrap interval of verifier\n"
+               "minus draft (200 resamples of its scored configs; up to 4,096 of them) for\n"
+               "pairwise and top-1, and whether it holds 0 (a tie).\n"
                "--synthetic writes synthetic records (a known latency law, not measurements).\n"
                "--train trains the verifier on every ok record of one target key in the files\n"
                "(default: the key with the most ok records) and writes the model to MODEL: a\n"
@@ -149,12 +152,29 @@ static void printRow(const char *name, const PrunerRankMetrics *v, const PrunerR
          v->pairwise_accuracy, v->top1, v->top5, d->pairwise_accuracy, d->top1, d->top5, note);
 }
 
+static const char *verdict(double low, double high) {
+  return low > 0 ? "verifier ahead" : high < 0 ? "draft ahead" : "tie";
+}
+
+/* The --interval line under a workload's row (one line, two leading spaces: the row
+ * parsers of scripts/ read rows of 8 fields). */
+static void printInterval(const PrunerRankDifference *d) {
+  if (!d->resamples) {
+    printf("  verifier - draft: no interval (more than 4,096 configs or one latency)\n");
+    return;
+  }
+  printf("  verifier - draft, 95%% bootstrap (%d resamples): pair [%+.3f, %+.3f] %s; top1 "
+         "[%+.3f, %+.3f] %s\n",
+         d->resamples, d->pairwise_low, d->pairwise_high, verdict(d->pairwise_low, d->pairwise_high),
+         d->top1_low, d->top1_high, verdict(d->top1_low, d->top1_high));
+}
+
 int main(int argc, char **argv) {
   const char *path = NULL, *target_arg = NULL, *synthetic = NULL, *model = NULL;
   const char *train_paths[64];
   int num_train = 0;
   bool train = false;
-  int folds = 5, workloads = 8, per_workload = 200, quiet = 0;
+  int folds = 5, workloads = 8, per_workload = 200, quiet = 0, interval = 0;
   uint64_t seed = 1;
   PrunerVerifierOptions opts = prunerVerifierDefaultOptions();
   long own = 0, as_tuned = -1;
@@ -198,6 +218,8 @@ int main(int argc, char **argv) {
       opts.draft_margin = false;
     } else if (!strcmp(a, "--quiet")) {
       quiet = 1;
+    } else if (!strcmp(a, "--interval")) {
+      interval = 1;
     } else if (!strcmp(a, "--train")) {
       train = true;
     } else if (!strcmp(a, "-o") && i + 1 < argc) {
@@ -295,6 +317,8 @@ int main(int argc, char **argv) {
     if (!quiet)
       printRow(e->workload_key, &e->verifier, &e->draft, e->verifier.n,
                e->verifier_fell_back ? "  (verifier = draft: too few records)" : "");
+    if (!quiet && interval)
+      printInterval(&e->difference);
     n += e->verifier.n;
     vsum.top1 += e->verifier.top1 / (double)count;
     vsum.top5 += e->verifier.top5 / (double)count;

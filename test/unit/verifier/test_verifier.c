@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "pruner/draft.h"
+#include "pruner/random.h"
 #include "pruner/verifier.h"
 #include "synthetic.h"
 
@@ -78,6 +79,38 @@ static void test_metrics(void **state) {
   float flat[4] = {0, 0, 0, 0};
   m = prunerRankMetrics(flat, lat, 4);
   assert_true(m.pairwise_accuracy == 0.5);
+}
+
+/* The paired bootstrap of verifier - draft (pruner-eval --interval): a ranking against
+ * itself is a tie at exactly 0; a perfect ranking against a reversed one is ahead on
+ * both metrics; a noisy copy of the perfect one ties or trails it, never leads; the
+ * interval is reproducible from the seed; 0 resamples computes nothing. */
+static void test_rank_difference_interval(void **state) {
+  (void)state;
+  enum { N = 64 };
+  double lat[N];
+  float perfect[N], reversed[N], noisy[N];
+  uint64_t rng = 7;
+  for (int i = 0; i < N; ++i) {
+    lat[i] = 1.0 + i;
+    perfect[i] = (float)(N - i);
+    reversed[i] = (float)i;
+    noisy[i] = perfect[i] + (float)(8.0 * prunerRandomUniform(&rng));
+  }
+  PrunerRankDifference d;
+  assert_true(prunerRankDifferenceInterval(perfect, perfect, lat, N, 100, 1, &d));
+  assert_int_equal(d.resamples, 100);
+  assert_true(d.pairwise_low == 0.0 && d.pairwise_high == 0.0);
+  assert_true(d.top1_low == 0.0 && d.top1_high == 0.0);
+  assert_true(prunerRankDifferenceInterval(perfect, reversed, lat, N, 100, 1, &d));
+  assert_true(d.pairwise_low > 0.9 && d.top1_low > 0.0);
+  assert_true(prunerRankDifferenceInterval(noisy, perfect, lat, N, 100, 1, &d));
+  assert_true(d.pairwise_high <= 0.0 && d.pairwise_low < 0.0);
+  PrunerRankDifference again;
+  assert_true(prunerRankDifferenceInterval(noisy, perfect, lat, N, 100, 1, &again));
+  assert_memory_equal(&d, &again, sizeof d);
+  assert_true(prunerRankDifferenceInterval(noisy, perfect, lat, N, 0, 1, &d));
+  assert_int_equal(d.resamples, 0);
 }
 
 static void test_feature_names(void **state) {
@@ -763,6 +796,7 @@ static void test_draft_blend(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_metrics),
+      cmocka_unit_test(test_rank_difference_interval),
       cmocka_unit_test(test_feature_names),
       cmocka_unit_test(test_recovers_known_ranking),
       cmocka_unit_test(test_save_load_identical),
