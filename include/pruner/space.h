@@ -95,7 +95,8 @@ int64_t prunerConfigPartialBytes(const PrunerWorkload *w, const PrunerConfig *c)
  * element's R partials into PRUNER_COMBINE_LANES (lane s of a warp folds partials s,
  * s + 32, ...: 32 consecutive partials per warp load), every thread taking this many
  * consecutive elements of the output's last dim, before one thread per element folds
- * those 32. 0: the combine is one level (R <= 32, or no cross-thread reduction). */
+ * those 32. 0: the combine is one level (R <= 32, no cross-thread reduction, or two levels
+ * would fold no fewer partials in a row: tile x R / 32 + 32 >= R). */
 int64_t prunerConfigCombineFirstTile(const PrunerWorkload *w, const PrunerConfig *c);
 /* Whether reduction_threads > 1 can apply to `w` at all: a reduction or a contraction
  * (matmul, batch_matmul, contraction: GEMV and other skinny shapes) with one output and

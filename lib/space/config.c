@@ -150,6 +150,10 @@ int64_t prunerConfigCombineFirstTile(const PrunerWorkload *w, const PrunerConfig
   int64_t tile = (elems * PRUNER_COMBINE_LANES + r - 1) / r;
   while (elems % tile)
     ++tile;
+  /* Two levels only when their chains are shorter than the one level's R folds: with as
+   * many elements as threads (tile 32 on R = 64), the first level alone would be as long. */
+  if (tile * (r / PRUNER_COMBINE_LANES) + PRUNER_COMBINE_LANES >= r)
+    return 0;
   return tile;
 }
 

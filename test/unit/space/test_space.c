@@ -908,7 +908,10 @@ static void reductionThreadsRules(void **state) {
   assert_int_equal(prunerConfigCombineFirstTile(&big, &(PrunerConfig){0}), 0);
   static const struct { int64_t elems, threads, tile; } tiles[] = {
       {1, 64, 1}, {2, 64, 1}, {4, 64, 2}, {16, 64, 8}, {6, 64, 3}, {5, 64, 5},
-      {32, 1024, 1}, {32, 128, 8}, {64, 64, 32}, {7, 128, 7}};
+      {32, 1024, 1}, {32, 128, 8}, {7, 128, 7}, {64, 128, 16},
+      /* one level where two would be no shorter: 64 elements on 64 threads (32 x 2 + 32
+       * folds against 64), 32 on 64 (16 x 2 + 32 = 64), 63 on 64 (63 x 2 + 32) */
+      {64, 64, 0}, {32, 64, 0}, {63, 64, 0}};
   for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; ++i) {
     PrunerConfig x = rowConfig(1, tiles[i].elems, 1, (int32_t)tiles[i].threads);
     assert_int_equal(prunerConfigCombineFirstTile(&big, &x), tiles[i].tile);
