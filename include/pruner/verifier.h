@@ -89,6 +89,11 @@ typedef struct PrunerVerifierOptions {
    * draft_free. A model file keeps its c ("pruner_draft_scale"); one without it (older
    * files) predicts by its trees alone. */
   bool draft_margin;
+  /* Cross-validation only (prunerVerifierCrossValidate*, pruner-eval --interval): the
+   * resamples of each held-out workload's verifier-minus-draft interval
+   * (PrunerEvalWorkload.difference); 0, the default, computes none (it costs resamples x
+   * n^2 comparisons per workload). The verifier itself ignores it. */
+  int eval_interval_resamples;
 } PrunerVerifierOptions;
 
 typedef struct PrunerVerifierImpl *PrunerVerifier;
@@ -218,8 +223,9 @@ typedef struct PrunerEvalWorkload {
   PrunerRankMetrics verifier; /* model trained on the other folds' workloads */
   PrunerRankMetrics draft;    /* the draft's order alone                     */
   bool verifier_fell_back;    /* too few training records: verifier = draft  */
-  /* verifier - draft on the scored configs (prunerRankDifferenceInterval, 200 resamples);
-   * computed for workloads of at most 4,096 scored configs, else resamples = 0. */
+  /* verifier - draft on the scored configs (prunerRankDifferenceInterval with the
+   * options' eval_interval_resamples); computed for workloads of at most 4,096 scored
+   * configs when asked, else resamples = 0. */
   PrunerRankDifference difference;
 } PrunerEvalWorkload;
 

@@ -961,8 +961,9 @@ static void draftCompute(const struct PrunerDraftImpl *d, const PrunerConfig *co
 /* Cross-thread reductions (docs/draft.md, "Cross-thread reductions"): every thread stores
  * its partial of each of the block's outputs to shared memory, and after a barrier one
  * thread per element of the output's last dim folds the xthreads partials of its outputs
- * in a dependent chain while the block's other threads wait. From 64 threads the combine
- * has two levels (prunerConfigCombineFirstTile): the block's lanes first fold each
+ * in a dependent chain while the block's other threads wait. From 64 threads, where it
+ * shortens that chain, the combine has two levels (prunerConfigCombineFirstTile): the
+ * block's lanes first fold each
  * element's partials into 32 (a chain of xthreads / 32 per element, `tile` elements per
  * thread), and after a second barrier one thread per element folds those 32. Adds the
  * shared-memory bytes and cycles, and the chains (once per wave: resident blocks overlap

@@ -778,9 +778,9 @@ static void appendTileSequenceCrossThread(PrunerText *t, const PrunerWorkload *w
   prunerTextAppend(t, "    %%sk, %%lk = transform.structured.tile_using_for %%st tile_sizes ");
   prunerTextAppendI64List(t, steps, p->n + 1);
   prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
-  /* Two levels from R = 64 (prunerConfigCombineFirstTile): split_reduction again, by the
-   * 32 lanes of a warp, interleaved, so lane s folds partials s, s + 32, ... of its
-   * elements: a warp reads 32 consecutive partials of one output element (one row of the
+  /* Two levels from R = 64 where they shorten the chain (prunerConfigCombineFirstTile):
+   * split_reduction again, by the 32 lanes of a warp, interleaved, so lane s folds
+   * partials s, s + 32, ... of its elements: a warp reads 32 consecutive partials of one output element (one row of the
    * partial buffer), which no two lanes share a bank of. The 32 per element go to a second
    * shared buffer, and the second level below folds those instead of R: a chain of
    * R / 32 + 32 dependent steps in place of R. */

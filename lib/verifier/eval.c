@@ -132,13 +132,15 @@ static PrunerStatus scoreWorkload(PrunerVerifier v, const VerifierItem *items, s
   return status;
 }
 
-/* Resamples of the verifier-minus-draft interval, and the largest workload it is
- * computed for (the bootstrap costs resamples x n^2 / 2 comparisons). */
-enum { kIntervalResamples = 200, kIntervalMaxConfigs = 4096 };
+/* The largest workload the verifier-minus-draft interval is computed for (the bootstrap
+ * costs resamples x n^2 / 2 comparisons). */
+enum { kIntervalMaxConfigs = 4096 };
 
-/* Scores the held-out `items` with the verifier and the draft, and their difference. */
+/* Scores the held-out `items` with the verifier and the draft, and, with `resamples` > 0,
+ * their difference (seeded by `seed`). */
 static PrunerStatus scoreBoth(PrunerVerifier v, PrunerVerifier draft_only,
-                              const VerifierItem *items, size_t count, PrunerEvalWorkload *e) {
+                              const VerifierItem *items, size_t count, int resamples,
+                              uint64_t seed, PrunerEvalWorkload *e) {
   double *latency = malloc(count * sizeof *latency);
   float *vs = malloc(count * sizeof *vs), *ds = malloc(count * sizeof *ds);
   PrunerStatus status = prunerStatusOk();
@@ -150,12 +152,8 @@ static PrunerStatus scoreBoth(PrunerVerifier v, PrunerVerifier draft_only,
     status = scoreWorkload(v, items, count, latency, vs, &e->verifier);
   if (status.ok)
     status = scoreWorkload(draft_only, items, count, latency, ds, &e->draft);
-  /* Seeded by the workload's records count and fold: the same run, the same interval. */
-  if (status.ok && count <= kIntervalMaxConfigs &&
-      !prunerRankDifferenceInterval(vs, ds, latency, count, kIntervalResamples,
-                                    0x9e3779b97f4a7c15ull ^ (uint64_t)count ^
-                                        ((uint64_t)e->fold << 32),
-                                    &e->difference))
+  if (status.ok && resamples > 0 && count <= kIntervalMaxConfigs &&
+      !prunerRankDifferenceInterval(vs, ds, latency, count, resamples, seed, &e->difference))
     status = prunerStatusError("verifier: out of memory for the bootstrap of %zu records", count);
   free(latency);
   free(vs);
@@ -335,7 +333,9 @@ static PrunerStatus crossValidate(PrunerRecords records, const PrunerTargetDesc 
       memcpy(e->workload_key, items[begin].record->workload_key, sizeof(e->workload_key));
       e->fold = f;
       e->verifier_fell_back = prunerVerifierUsesDraft(v);
-      status = scoreBoth(v, draft_only, scored, m, e);
+      /* Seeded by the workload's position: the same run, the same intervals. */
+      status = scoreBoth(v, draft_only, scored, m, opts ? opts->eval_interval_resamples : 0,
+                         0x9e3779b97f4a7c15ull ^ (uint64_t)g, e);
       if (status.ok)
         produced++;
     }

@@ -48,7 +48,7 @@ static void usage(FILE *out) {
                "--no-draft-margin: the model learns from its features alone, without the\n"
                "draft as its margin (the verifier before 2026-12-03; docs/verifier.md).\n"
                "--interval: under each workload, the 95%% paired-bootstrap interval of verifier\n"
-               "minus draft (200 resamples of its scored configs; up to 4,096 of them) for\n"
+               "minus draft (1,000 resamples of its scored configs; up to 4,096 of them) for\n"
                "pairwise and top-1, and whether it holds 0 (a tie).\n"
                "--synthetic writes synthetic records (a known latency law, not measurements).\n"
                "--train trains the verifier on every ok record of one target key in the files\n"
@@ -220,6 +220,7 @@ int main(int argc, char **argv) {
       quiet = 1;
     } else if (!strcmp(a, "--interval")) {
       interval = 1;
+      opts.eval_interval_resamples = 1000;
     } else if (!strcmp(a, "--train")) {
       train = true;
     } else if (!strcmp(a, "-o") && i + 1 < argc) {
