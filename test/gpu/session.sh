@@ -14,7 +14,8 @@
 #                                check-splitk, check-conv1x1)
 #                                + cuBLAS baselines
 #   dataset-<w>-records.jsonl    the dataset bundles (matmul, conv; no finals)
-#   summary.txt                  the tables from the records (test/gpu/summarize.sh)
+#   summary.txt                  the tables from the records (test/gpu/summarize.sh) and
+#                                the check cubins' SASS census (test/gpu/sass_census.py)
 #   logs.tar.gz                  env.txt (date, nvidia-smi, nvcc, cmake, the bundles'
 #                                origin), build and ctest logs, pruner-run logs with one
 #                                line per candidate and the interleaved finals
@@ -172,6 +173,18 @@ if ! run_group check "$lim" check-records.jsonl; then
   exit 3
 fi
 
+# 4b. The check bundles' machine code: the build host has no cuobjdump, so its checks stop
+# at the PTX; here the SASS of each cubin is checked for what its config kind needs (HMMA,
+# LDSM, LDGSTS, two kernels for split-K; test/gpu/sass_census.py). Reported, not fatal.
+say "sass census (check bundles)"
+if command -v python3 > /dev/null 2>&1; then
+  timeout 45 python3 test/gpu/sass_census.py "$prep"/bundles/check-*/ > "$logs/sass-census.txt" 2>&1
+  say "sass census exit $?"
+  head -n 60 "$logs/sass-census.txt"
+else
+  echo "(no python3: skipped)" > "$logs/sass-census.txt"
+fi
+
 # 5. The dataset bundles, sharing what is left; no interleaved finals (a dataset run
 # wants one measurement per config, and the time goes to more configs).
 if ! run_group dataset $(( $(left) - reserve )) "" --no-final; then
@@ -194,6 +207,9 @@ say "summary"
     echo "== $name ($name-records.jsonl)"
     test/gpu/summarize.sh --bundle="$d" "$OUT/$name-records.jsonl"
   done
+  echo
+  echo "== machine code of the check bundles (test/gpu/sass_census.py)"
+  cat "$logs/sass-census.txt" 2>/dev/null
 } > "$OUT/summary.txt" 2>&1
 cat "$OUT/summary.txt"
 say "done; results in $OUT"

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""The machine code of the bundles' cubins, per config kind (docs/gpu-session.md).
+
+The build host has ptxas but no cuobjdump, so its checks stop at the PTX (mma.sync,
+ldmatrix, cp.async). The GPU host has cuobjdump: this reads the SASS that ptxas made of
+every cubin of the given bundles and counts the cubins holding each instruction family,
+per config kind, and names the candidates whose machine code lacks what their kind needs:
+
+  HMMA    tensor-core multiply-accumulate   needed by every "mma" config
+  LDSM    ldmatrix (shared -> fragments)    needed by one-stage staged mma configs
+  LDGSTS  cp.async (global -> shared)       needed by pipelined mma configs (stages >= 2;
+                                            their fragments are plain shared loads)
+  BAR     barrier                           needed by promoted and cross-thread configs
+  SHFL    warp shuffle                      (none expected: docs/schedule.md)
+  RED/ATOM  atomics                         (none expected: split-K uses a second kernel)
+  LDL/STL local memory (spills, stack)      reported, not an error
+  and the kernels in the cubin: two for split-K (the partial sums, then their sum), else one
+
+Usage: sass_census.py [--cuobjdump=PATH] [--jobs=N] BUNDLE_DIR...
+Exit status 0 when every cubin was read and none lacks what its kind needs, 1 otherwise.
+"""
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+FAMILIES = {
+    "HMMA": re.compile(r"\bHMMA\b"),
+    "LDSM": re.compile(r"\bLDSM\b"),
+    "LDGSTS": re.compile(r"\bLDGSTS\b"),
+    "BAR": re.compile(r"\bBAR\b"),
+    "SHFL": re.compile(r"\bSHFL\b"),
+    "RED/ATOM": re.compile(r"\b(RED|ATOM|ATOMG)\b"),
+    "LDL/STL": re.compile(r"\b(LDL|STL)\b"),
+}
+
+
+def kind_of(config):
+    """The schedule kind of a config, as docs/config.md names its knobs."""
+    if config.get("mma"):
+        if not config.get("promote_operands"):
+            return "mma-global"
+        return "mma-pipelined" if config.get("stages", 0) > 1 else "mma-staged"
+    if config.get("split_k", 0) > 1:
+        return "split-k"
+    if config.get("reduction_threads", 0) > 1:
+        return "cross-thread"
+    return "fma-promoted" if config.get("promote_operands") else "fma"
+
+
+def needs(kind):
+    return {
+        "mma-global": ["HMMA"],
+        "mma-staged": ["HMMA", "LDSM", "BAR"],
+        "mma-pipelined": ["HMMA", "LDGSTS", "BAR"],
+        "fma-promoted": ["BAR"],
+        "cross-thread": ["BAR"],
+    }.get(kind, [])
+
+
+def forbids(kind):
+    return ["HMMA"] if not kind.startswith("mma") else []
+
+
+def census(cuobjdump, path):
+    try:
+        sass = subprocess.run([cuobjdump, "--dump-sass", path], capture_output=True,
+                              text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return None, str(err)
+    if "Function" not in sass:
+        return None, "no SASS in the cuobjdump output"
+    found = {f: len(rx.findall(sass)) for f, rx in FAMILIES.items()}
+    found["kernels"] = len(re.findall(r"^\s*Function : ", sass, re.M))
+    return found, None
+
+
+def main(argv):
+    cuobjdump = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
+    jobs = os.cpu_count() or 4
+    dirs = []
+    for a in argv:
+        if a.startswith("--cuobjdump="):
+            cuobjdump = a.split("=", 1)[1]
+        elif a.startswith("--jobs="):
+            jobs = int(a.split("=", 1)[1])
+        else:
+            dirs.append(a)
+    if not os.access(cuobjdump, os.X_OK):
+        print(f"sass census: no cuobjdump ({cuobjdump})")
+        return 1
+    work = []
+    for d in dirs:
+        with open(os.path.join(d, "manifest.json")) as f:
+            manifest = json.load(f)
+        for c in manifest["candidates"]:
+            work.append((os.path.basename(d.rstrip("/")), c["id"], kind_of(c["config"]),
+                         os.path.join(d, c["cubin"])))
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        results = list(pool.map(lambda w: census(cuobjdump, w[3]), work))
+    rows = {}
+    problems = []
+    for (bundle, cid, kind, path), (found, err) in zip(work, results):
+        row = rows.setdefault((bundle, kind), {"n": 0, **{f: 0 for f in FAMILIES}})
+        row["n"] += 1
+        if found is None:
+            problems.append(f"{bundle} #{cid} ({kind}): unreadable: {err}")
+            continue
+        for f in FAMILIES:
+            row[f] += found[f] > 0
+        missing = [f for f in needs(kind) if not found[f]]
+        kernels = 2 if kind == "split-k" else 1
+        if found["kernels"] != kernels:
+            missing.append(f"{kernels} kernel(s), found {found['kernels']}")
+        extra = [f for f in forbids(kind) if found[f]]
+        if missing or extra:
+            problems.append(f"{bundle} #{cid} ({kind}): lacks {missing or '-'}, has {extra or '-'}")
+    print(f"{'bundle':14} {'kind':14} {'cubins':>6} " + " ".join(f"{f:>8}" for f in FAMILIES))
+    for (bundle, kind), row in sorted(rows.items()):
+        print(f"{bundle:14} {kind:14} {row['n']:6} " + " ".join(f"{row[f]:8}" for f in FAMILIES))
+    print("(cubins whose SASS holds at least one instruction of the family)")
+    for p in problems[:40]:
+        print("MISMATCH", p)
+    print(f"sass census: {len(work)} cubins, {len(problems)} mismatch(es)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
