@@ -114,7 +114,15 @@ check_dir() {
   bytes=$(du -sb "$dir" | cut -f1)
   tree=$(git ls-files -co --exclude-standard -z | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
   echo "$dir: $((bytes / 1024)) KiB carried + $((tree / 1024)) KiB working tree = $(((bytes + tree) / 1024)) KiB of the $((carry_limit / 1024)) KiB limit"
-  ((bytes + tree < carry_limit)) || die "too large to travel ($((bytes + tree)) >= $carry_limit bytes)"
+  if ((bytes + tree >= carry_limit)); then
+    # The committed host datasets (data/*.jsonl, about 100 MB since the wide spaces) are
+    # the usual cause; the GPU host needs none of them (docs/gpu-session.md, "The tree").
+    echo "largest tracked folders:"
+    git ls-files -z | du -cb --files0-from=- 2>/dev/null | grep -v 'total$' |
+      awk -F'\t' '{ d = $2; sub(/\/[^\/]*$/, "", d); s[d] += $1 } END { for (d in s) printf "%8d KiB  %s\n", s[d] / 1024, d }' |
+      sort -rn | head -5
+    die "too large to travel ($((bytes + tree)) >= $carry_limit bytes): run the session from a branch without data/*.jsonl (docs/gpu-session.md, \"The tree\")"
+  fi
   case $dir in /*|../*) die "$dir must be a path inside the repository (the run tool's carry list)";; esac
   if git check-ignore -q "$dir"; then :; else die "$dir is not git-ignored: it would travel as untracked files and could be committed"; fi
 }
