@@ -16,7 +16,10 @@ per config kind, and names the candidates whose machine code lacks what their ki
   LDL/STL local memory (spills, stack)      reported, not an error
   and the kernels in the cubin: two for split-K (the partial sums, then their sum), else one
 
-Usage: sass_census.py [--cuobjdump=PATH] [--jobs=N] BUNDLE_DIR...
+Usage: sass_census.py [--cuobjdump=PATH] [--jobs=N] [--per-kind=N] [--dump=DIR] BUNDLE_DIR...
+  --per-kind=N  at most N cubins per bundle and kind (the first in pick order)
+  --dump=DIR    also write each read cubin's SASS to DIR/<bundle>-<id>.sass
+One line per cubin is printed as it is read (a run cut short keeps what it read).
 Exit status 0 when every cubin was read and none lacks what its kind needs, 1 otherwise.
 """
 import concurrent.futures
@@ -65,7 +68,7 @@ def forbids(kind):
     return ["HMMA"] if not kind.startswith("mma") else []
 
 
-def census(cuobjdump, path):
+def census(cuobjdump, path, dump=None):
     try:
         sass = subprocess.run([cuobjdump, "--dump-sass", path], capture_output=True,
                               text=True, timeout=60).stdout
@@ -73,6 +76,9 @@ def census(cuobjdump, path):
         return None, str(err)
     if "Function" not in sass:
         return None, "no SASS in the cuobjdump output"
+    if dump:
+        with open(dump, "w") as f:
+            f.write(sass)
     found = {f: len(rx.findall(sass)) for f, rx in FAMILIES.items()}
     found["kernels"] = len(re.findall(r"^\s*Function : ", sass, re.M))
     return found, None
@@ -81,26 +87,46 @@ def census(cuobjdump, path):
 def main(argv):
     cuobjdump = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
     jobs = os.cpu_count() or 4
+    per_kind = 0
+    dump_dir = None
     dirs = []
     for a in argv:
         if a.startswith("--cuobjdump="):
             cuobjdump = a.split("=", 1)[1]
         elif a.startswith("--jobs="):
             jobs = int(a.split("=", 1)[1])
+        elif a.startswith("--per-kind="):
+            per_kind = int(a.split("=", 1)[1])
+        elif a.startswith("--dump="):
+            dump_dir = a.split("=", 1)[1]
+            os.makedirs(dump_dir, exist_ok=True)
         else:
             dirs.append(a)
     if not os.access(cuobjdump, os.X_OK):
         print(f"sass census: no cuobjdump ({cuobjdump})")
         return 1
     work = []
+    taken = {}
     for d in dirs:
         with open(os.path.join(d, "manifest.json")) as f:
             manifest = json.load(f)
+        bundle = os.path.basename(d.rstrip("/"))
         for c in manifest["candidates"]:
-            work.append((os.path.basename(d.rstrip("/")), c["id"], kind_of(c["config"]),
-                         os.path.join(d, c["cubin"])))
+            kind = kind_of(c["config"])
+            taken[(bundle, kind)] = taken.get((bundle, kind), 0) + 1
+            if per_kind and taken[(bundle, kind)] > per_kind:
+                continue
+            work.append((bundle, c["id"], kind, os.path.join(d, c["cubin"])))
+
+    def one(w):
+        dump = os.path.join(dump_dir, f"{w[0]}-{w[1]}.sass") if dump_dir else None
+        found, err = census(cuobjdump, w[3], dump)
+        have = " ".join(f"{f}={n}" for f, n in found.items() if n) if found else err
+        print(f"{w[0]} #{w[1]} {w[2]}: {have}", flush=True)
+        return found, err
+
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        results = list(pool.map(lambda w: census(cuobjdump, w[3]), work))
+        results = list(pool.map(one, work))
     rows = {}
     problems = []
     for (bundle, cid, kind, path), (found, err) in zip(work, results):
