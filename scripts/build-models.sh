@@ -16,6 +16,9 @@ declare -A SOURCES=(
   [host-avx512]="data/host-matmul-512.jsonl data/host-conv-nhwc.jsonl data/host-bmm.jsonl"
   [host-avx2]="data/host-matmul-512.jsonl data/host-conv-nhwc.jsonl data/host-bmm.jsonl"
   [iree-cpu-avx512]="data/host-matmul-512.jsonl data/host-conv-nhwc.jsonl data/host-bmm.jsonl"
+  # Hopper (sm_90): the H200 session's eight workloads (data/README.md "H200"; judged
+  # leave-one-workload-out at the tuner's cold-start blend in docs/transfer.md).
+  [gpu-sm_90]="data/h200-2026-12-04-check.jsonl data/h200-2026-12-04-matmul-1024.jsonl data/h200-2026-12-04-conv-resnet3x3.jsonl"
 )
 # Families the source does not transfer to on shapes it has not seen (the transfer
 # study's "new" priors were worse than cold start there): the model is marked so, and the
