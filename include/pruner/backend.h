@@ -118,6 +118,10 @@ typedef struct PrunerBackend {
    * once on rank 0 and hands it to every rank, so that the tuner's generator advances as
    * in a plain run (pruner/farm.h). */
   bool measure_draws_seed;
+  /* Optional (NULL: draft+verifier for every op): the strategy --strategy=auto (the
+   * default) tunes `w` with on this backend's targets, never AUTO itself; a rule chosen
+   * on the backend's own datasets (docs/tune.md, "auto"). */
+  PrunerTuneStrategy (*autoStrategy)(const PrunerWorkload *w);
   /* Optional (NULL: yes): whether this machine can measure for target `t` (a GPU with
    * its driver, IREE's tools); `t` may be NULL. A farm rank that cannot only compiles. */
   bool (*canMeasure)(const PrunerTargetDesc *t);

@@ -47,7 +47,7 @@ typedef enum PrunerTuneMeasure {
                                   host target means this: the target's own device.     */
 } PrunerTuneMeasure;
 
-/* How candidates are chosen (the study compares them; tuning uses DRAFT_VERIFIER). */
+/* How candidates are chosen (the study compares them; tuning uses AUTO by default). */
 typedef enum PrunerTuneStrategy {
   PRUNER_TUNE_DRAFT_VERIFIER = 0, /* draft top N, verifier ranks, epsilon-greedy       */
   PRUNER_TUNE_DRAFT_ONLY,         /* draft top N in draft order, epsilon-greedy        */
@@ -59,10 +59,23 @@ typedef enum PrunerTuneStrategy {
                                      of the configs' own features trained online;
                                      epsilon-greedy; the draft is never run             */
   PRUNER_TUNE_RANDOM,             /* uniformly random unmeasured configs               */
+  PRUNER_TUNE_AUTO,               /* per op, by the backend (prunerTuneStrategyFor): on
+                                     host targets verifier-only for matmuls and
+                                     batch_matmuls, draft+verifier everywhere else
+                                     (docs/tune.md)                                    */
   PRUNER_TUNE_STRATEGY_COUNT
 } PrunerTuneStrategy;
 
 const char *prunerTuneStrategyName(PrunerTuneStrategy strategy);
+struct PrunerBackend;
+/* The strategy `strategy` uses for workload `w` on `backend`'s targets: itself, except
+ * AUTO, which is the backend's choice per op (PrunerBackend.autoStrategy, chosen on that
+ * backend's datasets; draft+verifier where it has none). The host backend's rule, chosen
+ * leave-one-dataset-out on the 18 host datasets (docs/quality.md, "A per-kind choice"):
+ * matmuls and batch_matmuls verifier-only (the verifier over random samples of the
+ * space), every other op draft+verifier. */
+PrunerTuneStrategy prunerTuneStrategyFor(PrunerTuneStrategy strategy, const PrunerWorkload *w,
+                                         const struct PrunerBackend *backend);
 const char *prunerTuneMeasureName(PrunerTuneMeasure measure);
 
 typedef enum PrunerTuneEventKind {

@@ -213,11 +213,18 @@ int tuneEngineAddWorkload(TuneEngine *e, const PrunerWorkload *w) {
   return (int)e->num_tasks++;
 }
 
+PrunerTuneStrategy prunerTuneStrategyFor(PrunerTuneStrategy strategy, const PrunerWorkload *w,
+                                         const PrunerBackend *backend) {
+  if (strategy != PRUNER_TUNE_AUTO)
+    return strategy;
+  return backend && backend->autoStrategy ? backend->autoStrategy(w) : PRUNER_TUNE_DRAFT_VERIFIER;
+}
+
 /* Whether the strategy ranks with the learned model (trained after every round). */
 static bool tuneUsesVerifier(const TuneEngine *e) {
   PrunerTuneStrategy s = e->opts.strategy;
   return s == PRUNER_TUNE_DRAFT_VERIFIER || s == PRUNER_TUNE_VERIFIER_ONLY ||
-         s == PRUNER_TUNE_MODEL_ONLY;
+         s == PRUNER_TUNE_MODEL_ONLY || s == PRUNER_TUNE_AUTO;
 }
 
 /* Trials and best of a task from the records (resume, ingest, after each round). */
@@ -271,10 +278,11 @@ static void tuneNotePrior(TuneEngine *e, const char *path, const char *family) {
  * target's family when the log has nothing of this target (docs/transfer.md). */
 static PrunerStatus tuneAttachPrior(TuneEngine *e) {
   PrunerTuneStrategy s = e->opts.strategy;
-  bool uses_prior = s == PRUNER_TUNE_DRAFT_VERIFIER || s == PRUNER_TUNE_VERIFIER_ONLY;
+  bool uses_prior = s == PRUNER_TUNE_DRAFT_VERIFIER || s == PRUNER_TUNE_VERIFIER_ONLY ||
+                    s == PRUNER_TUNE_AUTO;
   if (e->opts.prior_path) {
     if (!uses_prior)
-      return prunerStatusError("--pretrained needs --strategy=draft+verifier or verifier-only, "
+      return prunerStatusError("--pretrained needs --strategy=draft+verifier, verifier-only or auto, "
                                "the strategies that rank with the verifier a prior was trained "
                                "as (got %s)",
                                prunerTuneStrategyName(s));
@@ -329,6 +337,7 @@ static void formatKinds(uint32_t mask, char *buf, size_t size) {
 PrunerStatus tuneEnginePrepare(TuneEngine *e) {
   for (size_t i = 0; i < e->num_tasks; ++i) {
     TuneTask *t = &e->tasks[i];
+    t->strategy = prunerTuneStrategyFor(e->opts.strategy, &t->w, e->backend);
     PrunerStatus st = e->backend->spaceCreate(&t->w, &e->target, &t->space);
     if (!st.ok) {
       tuneNote(e, (int)i, "warning: %s %s: no tuning space: %s", t->w.op_name, t->w.key,
@@ -366,6 +375,20 @@ PrunerStatus tuneEnginePrepare(TuneEngine *e) {
     if (t->trials > 0)
       tuneNote(e, (int)i, "resuming %s: %lld record(s) of this workload on %s", t->w.key,
                (long long)t->trials, e->target_key);
+  }
+  if (e->opts.strategy == PRUNER_TUNE_AUTO) {
+    int vo = 0, dv = 0;
+    for (size_t i = 0; i < e->num_tasks; ++i)
+      if (e->tasks[i].done)
+        continue;
+      else if (e->tasks[i].strategy == PRUNER_TUNE_VERIFIER_ONLY)
+        ++vo;
+      else
+        ++dv;
+    if (vo > 0) /* say where auto leaves the draft's pool; silent where it is draft+verifier */
+      tuneNote(e, -1, "strategy auto: verifier-only for %d op(s) (matmuls and batch_matmuls "
+               "on a host target), draft+verifier for %d (--strategy=draft+verifier: all of "
+               "them)", vo, dv);
   }
   PrunerStatus prior = tuneAttachPrior(e);
   if (!prior.ok)
@@ -472,7 +495,7 @@ static int tuneCompareScore(const void *a, const void *b) {
 /* The ranked list of unmeasured candidates for one round (malloc'ed). */
 static TuneCandidate *tuneRankedCandidates(TuneEngine *e, TuneTask *t, size_t want,
                                            size_t *n_out) {
-  PrunerTuneStrategy s = e->opts.strategy;
+  PrunerTuneStrategy s = t->strategy;
   size_t cap = (size_t)e->opts.draft_size;
   TuneCandidate *list = NULL;
   size_t n = 0;

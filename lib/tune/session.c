@@ -54,6 +54,7 @@ const char *prunerTuneStrategyName(PrunerTuneStrategy strategy) {
   case PRUNER_TUNE_VERIFIER_ONLY: return "verifier-only";
   case PRUNER_TUNE_MODEL_ONLY: return "model-only";
   case PRUNER_TUNE_RANDOM: return "random";
+  case PRUNER_TUNE_AUTO: return "auto";
   default: return "?";
   }
 }
@@ -80,7 +81,9 @@ PrunerTuneOptions prunerTuneDefaultOptions(void) {
   o.epsilon = 0.1;    /* Pruner measures 9 best + 1 random per round */
   o.gradient_scheduler = true;
   o.warmup_rounds = 1;
-  o.strategy = PRUNER_TUNE_DRAFT_VERIFIER;
+  /* Per op (prunerTuneStrategyFor): draft+verifier except on host matmuls and
+   * batch_matmuls, chosen leave-one-dataset-out (docs/tune.md, "auto"). */
+  o.strategy = PRUNER_TUNE_AUTO;
   o.measure = PRUNER_TUNE_MEASURE_GPU;
   o.seed = 1;
   o.final_candidates = 4; /* docs/measurement.md, "Host: the final check" */

@@ -315,7 +315,8 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
   unsigned prior_methods = (1u << PRUNER_TUNE_STUDY_FROZEN) | (1u << PRUNER_TUNE_STUDY_ADAPTED);
   unsigned methods = so->methods;
   if (methods == 0)
-    methods = ((1u << PRUNER_TUNE_STRATEGY_COUNT) - 1) | (so->prior_path ? prior_methods : 0);
+    /* auto only when asked for: per workload it is one of the strategies before it. */
+    methods = ((1u << PRUNER_TUNE_AUTO) - 1) | (so->prior_path ? prior_methods : 0);
   if ((methods & prior_methods) && !so->prior_path)
     return prunerStatusError("the study methods pretrained and pretrained-frozen need "
                              "--pretrained=MODEL");

@@ -23,6 +23,8 @@
 typedef struct TuneTask {
   PrunerWorkload w;
   int occurrences;
+  /* The session's strategy for this op, auto resolved (prunerTuneStrategyFor). */
+  PrunerTuneStrategy strategy;
   PrunerSpace space;
   PrunerDraft draft;
   uint64_t space_size;

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "pruner/backend.h"
 #include "pruner/draft.h"
 #include "pruner/file.h"
 #include "pruner/records.h"
@@ -202,6 +203,33 @@ static void test_replay_search(void **state) {
   prunerTuneSessionDestroy(s);
 }
 
+/* --strategy=auto resolves per op through the backend: on the host, matmuls and
+ * batch_matmuls verifier-only, the rest draft+verifier; on a GPU, draft+verifier. */
+static void test_strategy_auto(void **state) {
+  (void)state;
+  PrunerWorkload mm, bmm, conv;
+  int64_t mm_dims[] = {64, 64, 64}, bmm_dims[] = {2, 64, 64, 64};
+  int64_t conv_dims[] = {1, 16, 16, 8, 3, 3, 8};
+  assert_true(prunerWorkloadBuild("matmul", mm_dims, 3, PRUNER_DTYPE_F32, &mm).ok);
+  assert_true(prunerWorkloadBuild("batch_matmul", bmm_dims, 4, PRUNER_DTYPE_F32, &bmm).ok);
+  assert_true(prunerWorkloadBuild("conv_2d_nhwc_hwcf", conv_dims, 7, PRUNER_DTYPE_F32, &conv).ok);
+  const PrunerBackend *host = NULL, *gpu = NULL;
+  PrunerTargetDesc t;
+  assert_true(prunerBackendLookup("host", &host, &t).ok);
+  assert_true(prunerBackendLookup("h200", &gpu, &t).ok);
+  assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_AUTO, &mm, host), PRUNER_TUNE_VERIFIER_ONLY);
+  assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_AUTO, &bmm, host), PRUNER_TUNE_VERIFIER_ONLY);
+  assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_AUTO, &conv, host), PRUNER_TUNE_DRAFT_VERIFIER);
+  assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_AUTO, &mm, gpu), PRUNER_TUNE_DRAFT_VERIFIER);
+  assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_AUTO, &mm, NULL), PRUNER_TUNE_DRAFT_VERIFIER);
+  /* An explicit strategy is kept as it is. */
+  assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_DRAFT_ONLY, &mm, host), PRUNER_TUNE_DRAFT_ONLY);
+  assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_DRAFT_VERIFIER, &mm, host),
+                   PRUNER_TUNE_DRAFT_VERIFIER);
+  /* The session's default is auto. */
+  assert_int_equal(prunerTuneDefaultOptions().strategy, PRUNER_TUNE_AUTO);
+}
+
 static void test_study(void **state) {
   (void)state;
   double min_us;
@@ -215,11 +243,12 @@ static void test_study(void **state) {
   assert_true(st.ok);
   assert_int_equal(n, 1);
   assert_true(fabs(rows[0].best_us - min_us) < 1e-6 * min_us);
-  for (int s = 0; s < PRUNER_TUNE_STRATEGY_COUNT; ++s) {
+  for (int s = 0; s < PRUNER_TUNE_AUTO; ++s) { /* the default methods: auto only when asked */
     /* Every strategy reaches the target within the space (exhaustion at worst). */
     assert_true(rows[0].mean_trials[s] >= 1);
     assert_true(rows[0].worst_trials[s] <= (int64_t)rows[0].space_size);
   }
+  assert_true(rows[0].mean_trials[PRUNER_TUNE_AUTO] == 0); /* not run unless asked for */
   char *table = prunerTuneStudyFormat(rows, n, &so);
   assert_non_null(strstr(table, "draft+verifier"));
   free(table);
@@ -356,6 +385,7 @@ int main(void) {
       cmocka_unit_test(test_no_tunable_op_copies_input),
       cmocka_unit_test(test_malformed_module_names_location),
       cmocka_unit_test(test_replay_search),
+      cmocka_unit_test(test_strategy_auto),
       cmocka_unit_test(test_study),
       cmocka_unit_test(test_model_only),
       cmocka_unit_test(test_neighbours),
