@@ -153,8 +153,10 @@ prepare() {
         --schedules=split-k,cross-thread ;;
       check-conv1x1) compile_bundle "$b" $in/conv1x1.mlir "$per_op" "$per_op" "$ce" 1 \
         --conv1x1-as-matmul ;;
-      dataset-matmul) compile_bundle "$b" $in/matmul.mlir "$size" "$size" "$de" 2 ;;
-      dataset-conv) compile_bundle "$b" $in/conv.mlir "$size" "$size" "$de" 3 ;;
+      # Datasets rank by the draft alone (--pretrained=none: no shipped prior), so that they
+      # stay the draft's top plus uniform picks whatever models ship (docs/gpu-session.md).
+      dataset-matmul) compile_bundle "$b" $in/matmul.mlir "$size" "$size" "$de" 2 --pretrained=none ;;
+      dataset-conv) compile_bundle "$b" $in/conv.mlir "$size" "$size" "$de" 3 --pretrained=none ;;
       *) die "unknown bundle '$b'" ;;
     esac
   done
