@@ -55,7 +55,7 @@ void prunerScheduleAppendStructuredMatch(PrunerText *b, const char *op, const Pr
                      "      %%bits%d = transform.match.structured.elemental_bitwidth %%operand%d : "
                      "(!transform.any_value) -> !transform.param<i64>\n",
                      o, init ? "init" : "input", pos, o, o);
-    char name[16];
+    char name[24]; /* "%bits" and any int: no truncation for the compiler to warn of */
     snprintf(name, sizeof name, "%%bits%d", o);
     appendParamEq(b, name, 8LL * prunerDTypeBytes(w->operands[o].dtype), &counter);
   }
