@@ -282,9 +282,9 @@ static PrunerStatus tuneAttachPrior(TuneEngine *e) {
                     s == PRUNER_TUNE_AUTO;
   if (e->opts.prior_path) {
     if (!uses_prior)
-      return prunerStatusError("--pretrained needs --strategy=draft+verifier, verifier-only or auto, "
-                               "the strategies that rank with the verifier a prior was trained "
-                               "as (got %s)",
+      return prunerStatusError("--pretrained needs --strategy=draft+verifier, verifier-only or "
+                               "auto, the strategies that rank with the verifier a prior was "
+                               "trained as (got %s)",
                                prunerTuneStrategyName(s));
     PrunerStatus st = prunerVerifierSetPriorFile(e->verifier, e->opts.prior_path);
     if (!st.ok)
@@ -378,17 +378,21 @@ PrunerStatus tuneEnginePrepare(TuneEngine *e) {
   }
   if (e->opts.strategy == PRUNER_TUNE_AUTO) {
     int vo = 0, dv = 0;
-    for (size_t i = 0; i < e->num_tasks; ++i)
-      if (e->tasks[i].done)
+    for (size_t i = 0; i < e->num_tasks; ++i) {
+      const TuneTask *t = &e->tasks[i];
+      if (t->done)
         continue;
-      else if (e->tasks[i].strategy == PRUNER_TUNE_VERIFIER_ONLY)
+      if (t->strategy == PRUNER_TUNE_VERIFIER_ONLY)
         ++vo;
       else
         ++dv;
-    if (vo > 0) /* say where auto leaves the draft's pool; silent where it is draft+verifier */
-      tuneNote(e, -1, "strategy auto: verifier-only for %d op(s) (matmuls and batch_matmuls "
-               "on a host target), draft+verifier for %d (--strategy=draft+verifier: all of "
-               "them)", vo, dv);
+    }
+    /* Said where auto leaves the draft's pool; silent where it is draft+verifier. */
+    if (vo > 0)
+      tuneNote(e, -1,
+               "strategy auto: verifier-only for %d op(s), draft+verifier for %d, as the "
+               "%s backend chooses per op (docs/tune.md; --strategy=draft+verifier: all of them)",
+               vo, dv, e->backend->name);
   }
   PrunerStatus prior = tuneAttachPrior(e);
   if (!prior.ok)

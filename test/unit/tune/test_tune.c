@@ -219,11 +219,13 @@ static void test_strategy_auto(void **state) {
   assert_true(prunerBackendLookup("h200", &gpu, &t).ok);
   assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_AUTO, &mm, host), PRUNER_TUNE_VERIFIER_ONLY);
   assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_AUTO, &bmm, host), PRUNER_TUNE_VERIFIER_ONLY);
-  assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_AUTO, &conv, host), PRUNER_TUNE_DRAFT_VERIFIER);
+  assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_AUTO, &conv, host),
+                   PRUNER_TUNE_DRAFT_VERIFIER);
   assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_AUTO, &mm, gpu), PRUNER_TUNE_DRAFT_VERIFIER);
   assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_AUTO, &mm, NULL), PRUNER_TUNE_DRAFT_VERIFIER);
   /* An explicit strategy is kept as it is. */
-  assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_DRAFT_ONLY, &mm, host), PRUNER_TUNE_DRAFT_ONLY);
+  assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_DRAFT_ONLY, &mm, host),
+                   PRUNER_TUNE_DRAFT_ONLY);
   assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_DRAFT_VERIFIER, &mm, host),
                    PRUNER_TUNE_DRAFT_VERIFIER);
   /* The session's default is auto. */
