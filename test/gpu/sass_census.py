@@ -20,7 +20,8 @@ Usage: sass_census.py [--cuobjdump=PATH] [--jobs=N] [--per-kind=N] [--dump=DIR] 
   --per-kind=N  at most N cubins per bundle and kind (the first in pick order)
   --dump=DIR    also write each read cubin's SASS to DIR/<bundle>-<id>.sass
 One line per cubin is printed as it is read (a run cut short keeps what it read).
-Exit status 0 when every cubin was read and none lacks what its kind needs, 1 otherwise.
+Exit status 0 when every cubin was read and none lacks what its kind needs, 1 otherwise,
+2 for bad usage or a bundle whose manifest cannot be read (the message names it).
 """
 import concurrent.futures
 import json
@@ -84,7 +85,41 @@ def census(cuobjdump, path, dump=None):
     return found, None
 
 
+def positive(option, value):
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ValueError(f"{option}: '{value}' is not a positive integer")
+    return n
+
+
+def read_candidates(d):
+    """The manifest's candidates of bundle `d`, or ValueError naming what is wrong."""
+    path = os.path.join(d, "manifest.json")
+    try:
+        with open(path) as f:
+            manifest = json.load(f)
+        cands = manifest["candidates"]
+        return [(c["id"], c["config"], c["cubin"]) for c in cands]
+    except OSError as err:
+        raise ValueError(f"{path}: cannot read: {err.strerror}")
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path}: not JSON: {err.msg} at line {err.lineno}")
+    except (KeyError, TypeError) as err:
+        raise ValueError(f"{path}: not a bundle manifest (missing {err})")
+
+
 def main(argv):
+    try:
+        return run(argv)
+    except ValueError as err:
+        print(f"sass census: error: {err}", file=sys.stderr)
+        return 2
+
+
+def run(argv):
     cuobjdump = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
     jobs = os.cpu_count() or 4
     per_kind = 0
@@ -94,29 +129,31 @@ def main(argv):
         if a.startswith("--cuobjdump="):
             cuobjdump = a.split("=", 1)[1]
         elif a.startswith("--jobs="):
-            jobs = int(a.split("=", 1)[1])
+            jobs = positive("--jobs", a.split("=", 1)[1])
         elif a.startswith("--per-kind="):
-            per_kind = int(a.split("=", 1)[1])
+            per_kind = positive("--per-kind", a.split("=", 1)[1])
         elif a.startswith("--dump="):
             dump_dir = a.split("=", 1)[1]
             os.makedirs(dump_dir, exist_ok=True)
+        elif a.startswith("-"):
+            raise ValueError(f"unknown option '{a}' (see the usage at the top of {sys.argv[0]})")
         else:
             dirs.append(a)
+    if not dirs:
+        raise ValueError("no bundle folder given")
     if not os.access(cuobjdump, os.X_OK):
         print(f"sass census: no cuobjdump ({cuobjdump})")
         return 1
     work = []
     taken = {}
     for d in dirs:
-        with open(os.path.join(d, "manifest.json")) as f:
-            manifest = json.load(f)
         bundle = os.path.basename(d.rstrip("/"))
-        for c in manifest["candidates"]:
-            kind = kind_of(c["config"])
+        for cid, config, cubin in read_candidates(d):
+            kind = kind_of(config)
             taken[(bundle, kind)] = taken.get((bundle, kind), 0) + 1
             if per_kind and taken[(bundle, kind)] > per_kind:
                 continue
-            work.append((bundle, c["id"], kind, os.path.join(d, c["cubin"])))
+            work.append((bundle, cid, kind, os.path.join(d, cubin)))
 
     def one(w):
         dump = os.path.join(dump_dir, f"{w[0]}-{w[1]}.sass") if dump_dir else None
