@@ -53,6 +53,23 @@ PrunerStatus prunerScheduleDeviceWorkspaces(MlirOperation module, int *num_moved
  * only slower). Idempotent. `num_scaled` (may be NULL) receives how many waits changed. */
 PrunerStatus prunerSchedulePipelineWaits(MlirOperation module, int *num_scaled);
 
+/* Every `#gpu.address_space<workgroup>` memref type of `module` (values, function
+ * signatures, globals) becomes NVVM's shared space, the integer 3, which the NVVM lowering
+ * maps the attribute to anyway. The staged tensor-core schedules need the attribute until
+ * convert-vector-to-gpu has made their fragment reads ldmatrix; after that it only hurts:
+ * the pipelined schedule passes its stage buffers to the outlined K-step function, and
+ * the lowering's convert-func-to-llvm cannot map the attribute in a signature.
+ * Idempotent. `num_retyped` (may be NULL) receives how many values and attributes
+ * changed. */
+PrunerStatus prunerScheduleSharedSpaceAsNumber(MlirOperation module, int *num_retyped);
+
+/* The rewrites above that every GPU-mapped module gets after its schedules ran, in the
+ * order they need: vector alignment (which reads the buffers' alignment), split-K's
+ * device workspaces, pipelined waits in groups, shared space as a number. Both the
+ * tuner's compile and pruner-apply-config call this, so that what is measured is what a
+ * user's pipeline gets. */
+PrunerStatus prunerScheduleFinishGpuModule(MlirOperation module);
+
 /* Gives every arith.addf under `op` (a configured linalg op: its body) that adds the
  * result of an arith.mulf, and that mulf, `#arith.fastmath<contract>`, so that the lowering
  * fuses them into one FMA (`fma.rn.f32`), as nvcc does by default; without it the NVPTX

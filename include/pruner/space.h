@@ -50,9 +50,9 @@ typedef struct PrunerConfig {
    * WARP's tile (M a multiple of 16, N of 8) instead of a thread's. */
   int32_t mma;
   /* Staged tensor cores only (mma with promote_operands = [0, 1]; docs/config.md): shared
-   * buffers per operand, the depth of the cp.async pipeline. 0 and 1 both mean one buffer
-   * (fragments read with ldmatrix); 2 and 3 pipeline the copies of the next steps behind
-   * the current step's mma (docs/schedule.md). */
+   * buffers per operand, the depth of the cp.async pipeline. 0 and 1 both mean one buffer;
+   * 2 and 3 pipeline the copies of the next steps behind the current step's mma
+   * (docs/schedule.md). Fragments are read with ldmatrix at any depth. */
   int32_t stages;
   /* Split-K over blocks (docs/config.md, "split_k"): the reduction loop cut into split_k
    * slices on as many blocks, each writing its partial result to a device workspace, and

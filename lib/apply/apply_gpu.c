@@ -413,16 +413,10 @@ PrunerStatus prunerApplyGpu(MlirOperation module, const PrunerTargetDesc *target
       s = applySequence(module, schedules[i], "pruner_map", options, &list.ops[i]);
   if (s.ok && any)
     s = applySequence(module, shared, "pruner_cleanup", options, any);
-  /* Vector loads/stores default to element alignment (32-bit PTX accesses); give them
-   * what their addresses provably have (schedule_ir.h). */
+  /* The rewrites the transform dialect cannot express (schedule_ir.h): vector alignment,
+   * split-K's device workspaces, pipelined waits, the shared space as a number. */
   if (s.ok && any && gpu_mapping) {
-    s = prunerScheduleAlignVectorAccesses(module, PRUNER_ARG_ALIGNMENT, NULL);
-    /* After the alignment walk, which reads memref.alloc's alignment: split-K's partials
-     * become device memory (schedule_ir.h). */
-    if (s.ok)
-      s = prunerScheduleDeviceWorkspaces(module, NULL);
-    if (s.ok) /* pipelined K loops wait for groups, not steps */
-      s = prunerSchedulePipelineWaits(module, NULL);
+    s = prunerScheduleFinishGpuModule(module);
     if (!s.ok)
       failOnModule(module, s);
   }

@@ -18,8 +18,8 @@
  * Staged configs (promote_operands = [0, 1], docs/schedule.md "Tensor cores staged in
  * shared memory") read fragments with ldmatrix (fewer issue slots), take their tiles' shared
  * memory from occupancy, and wait per K step for two cp.async round trips (the chain
- * the resident blocks must cover). Pipelined ones (stages 2, 3) read fragments with plain
- * shared loads, take stages x the tiles, and wait only for what their own S - 1 steps of
+ * the resident blocks must cover). Pipelined ones (stages 2, 3) read fragments with
+ * ldmatrix too, take stages x the tiles, and wait only for what their own S - 1 steps of
  * work leave of one round trip.
  * The register estimate is 4 per 16x8 accumulator fragment + 24 (fitted to ptxas). */
 #include <math.h>
@@ -38,10 +38,13 @@
  * draftMmaRegisters). */
 #define BASE_REGISTERS 24
 /* Pipelined staged configs (stages 2, 3) hold more: the stages' buffer views carried
- * through the loop and fragments built from scalar shared loads. The median of ptxas
- * minus the estimate over the compile study's 218 pipelined configs (docs/compile.md);
- * leave-one-workload-out (the offset fitted on two workloads, judged on the third) it
- * raised the share within 25% of ptxas from 48% to 62% on average over the three. */
+ * through the loop and the prologue's and epilogue's fragments. The median of ptxas
+ * minus the estimate over the compile study's 218 pipelined configs (docs/compile.md),
+ * fitted when their fragments were scalar shared loads; leave-one-workload-out it raised
+ * the share within 25% of ptxas from 48% to 62% on average over the three workloads. On
+ * the same 218 configs read with ldmatrix (2026-12-04) the median is still 18 and the
+ * share within 25% 78% (85 / 78 / 70%); refitted leave-one-workload-out on those it
+ * would be 14 / 14 / 24 and only 64% (74 / 74 / 44%), so it stays. */
 #define PIPELINE_REGISTERS 18
 /* Staged configs (promote_operands = [0, 1]): per K step the block waits twice for its
  * cp.async groups (A, then B: the barrier after each copy splits them) before the warps
@@ -134,14 +137,12 @@ bool draftMmaScore(const struct PrunerDraftImpl *d, const PrunerConfig *c,
   double loads_step = (double)(ks / 16) * (4.0 * (double)(wm / 16) + 4.0 * (double)(wn / 8));
   int stages = prunerConfigStages(c);
   if (staged) {
-    /* Staged: one ldmatrix.x4 per 16x16 A piece and one ldmatrix.x2.trans per 16x8 B
-     * piece (a pipelined config reads shared memory with the global kernel's four loads
-     * per piece instead: the pipeliner needs NVVM's integer memory space, ldmatrix the
-     * GPU dialect's), plus the warp's share of the block's 16-byte cp.async copies (an
-     * address computation and a copy each), the two waits and three barriers. */
+    /* Staged (any number of stages): one ldmatrix.x4 per 16x16 A piece and one
+     * ldmatrix.x2.trans per 16x8 B piece, plus the warp's share of the block's 16-byte
+     * cp.async copies (an address computation and a copy each), the two waits and three
+     * barriers. */
     double copies = (double)((bm + bn) * ks) / (double)(ls.threads_per_block * 8);
-    double frag = stages > 1 ? loads_step
-                             : (double)(ks / 16) * ((double)(wm / 16) + (double)(wn / 8));
+    double frag = (double)(ks / 16) * ((double)(wm / 16) + (double)(wn / 8));
     loads_step = frag + 2.0 * copies + 5.0;
   }
   double instr_step = mma_step + loads_step + 12.0;

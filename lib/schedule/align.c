@@ -387,34 +387,14 @@ static void alignAccess(MlirOperation op, intptr_t memref_pos, AlignCtx *c) {
   c->changed++;
 }
 
-typedef struct PrintBuf {
-  char text[64];
-  size_t len;
-  bool overflow;
-} PrintBuf;
-
-static void appendPrinted(MlirStringRef s, void *user) {
-  PrintBuf *b = user;
-  if (b->len + s.length >= sizeof b->text) {
-    b->overflow = true;
-    return;
-  }
-  memcpy(b->text + b->len, s.data, s.length);
-  b->len += s.length;
-  b->text[b->len] = '\0';
-}
-
 /* NVVM's shared address space: 3, or the GPU dialect's workgroup space (the staged
- * tensor-core tiles use it so that convert-vector-to-gpu emits ldmatrix; the MLIR C API
- * has no accessor for that attribute, so it is compared in its printed form). */
+ * tensor-core tiles use it so that convert-vector-to-gpu emits ldmatrix). */
 static bool isSharedMemorySpace(MlirAttribute space) {
   if (mlirAttributeIsNull(space))
     return false;
   if (mlirAttributeIsAInteger(space))
     return mlirIntegerAttrGetValueInt(space) == 3;
-  PrintBuf b = {{0}, 0, false};
-  mlirAttributePrint(space, appendPrinted, &b);
-  return !b.overflow && strcmp(b.text, "#gpu.address_space<workgroup>") == 0;
+  return prunerScheduleIrIsWorkgroupSpace(space);
 }
 
 static MlirWalkResult alignGlobal(MlirOperation op, void *user) {

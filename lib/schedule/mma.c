@@ -150,9 +150,10 @@ void prunerScheduleAppendMmaTile(PrunerText *t, const PrunerWorkload *w, const P
       /* Pipelined: the step's A and B slices become tensors of their own (alloc_tensor +
        * materialize_in_destination), which bufferize to typed allocations that
        * memref.multibuffer can expand (structured.promote's i8 buffer + memref.view it
-       * cannot). NVVM's shared space as the number 3: nvgpu's pipeliner reads memory
-       * spaces as integers. */
-      const char *space = gpu_mapping ? "to 3 : i64 " : "";
+       * cannot). In the GPU dialect's workgroup space, as the one-stage tiles, so that
+       * convert-vector-to-gpu reads the fragments with ldmatrix; after the schedule the
+       * space becomes NVVM's number (prunerScheduleSharedSpaceAsNumber). */
+      const char *space = gpu_mapping ? "to #gpu.address_space<workgroup> " : "";
       prunerTextAppend(t,
                        "    %%va = transform.get_operand %%tk[0] : (" ANY ") -> !transform.any_value\n"
                        "    %%vb = transform.get_operand %%tk[1] : (" ANY ") -> !transform.any_value\n"
@@ -255,7 +256,7 @@ void prunerScheduleAppendMmaStagedPromote(PrunerText *t, const PrunerWorkload *w
   const int stages = prunerConfigStages(c);
   /* The GPU dialect's workgroup address space, not the number 3: convert-vector-to-gpu
    * reads fragments with ldmatrix only from memrefs it knows are shared memory. (A
-   * pipelined config promoted its tensors in @pruner_tile instead.) */
+   * pipelined config promoted its tensors, in the same space, in @pruner_tile.) */
   if (stages == 1)
     prunerTextAppend(t,
                      "    %%p = transform.structured.promote %%mm { operands_to_promote = [0, 1], "
@@ -373,8 +374,14 @@ void prunerScheduleAppendMmaStagedPost(PrunerText *t, const PrunerConfig *c, con
      * issues the copies `stages` steps ahead into the buffer it just freed; the epilogue
      * is peeled (no predication). The stage buffers became globals in @pruner_promote. */
     if (gpu_mapping)
-      /* The outlined function holds the K loop and no other (outlining drops its tag). */
+      /* The outlined function holds the K loop and no other (outlining drops its tag).
+       * Canonicalization first: the conversion leaves the fragments' dead
+       * vector.transfer_reads of the workgroup buffers behind, and the pipeliner reads
+       * every transfer_read's memory space as an integer (getMemorySpaceAsInt), which
+       * crashed mlir-opt on the attribute. */
       prunerTextAppend(t,
+                       "    transform.apply_patterns to %%ag { "
+                       "transform.apply_patterns.canonicalization } : " ANY "\n"
                        "    %%loop = transform.structured.match ops{[\"scf.for\"]} in %%ag : (" ANY
                        ") -> " ANY "\n"
                        "    %%piped = transform.nvgpu.pipeline_shared_memory_copies failures(propagate) "

@@ -316,8 +316,8 @@ long prunerMmaCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
             c.reduction[L.k] = ksv[k];
             if (prunerConfigIsValidWithOptions(w, t, opts, &c))
               list[n++] = c;
-            /* The same tiles with both operands staged in shared memory: one buffer
-             * (ldmatrix), or a pipeline of 2 or 3. */
+            /* The same tiles with both operands staged in shared memory (fragments by
+             * ldmatrix): one buffer, or a pipeline of 2 or 3. */
             c.promote_operands = PRUNER_MMA_STAGED_OPERANDS;
             for (int s = 1; s <= PRUNER_MAX_STAGES && t->kind == PRUNER_TARGET_GPU; ++s) {
               c.stages = s > 1 ? s : 0;

@@ -7,9 +7,10 @@ every cubin of the given bundles and counts the cubins holding each instruction 
 per config kind, and names the candidates whose machine code lacks what their kind needs:
 
   HMMA    tensor-core multiply-accumulate   needed by every "mma" config
-  LDSM    ldmatrix (shared -> fragments)    needed by one-stage staged mma configs
-  LDGSTS  cp.async (global -> shared)       needed by pipelined mma configs (stages >= 2;
-                                            their fragments are plain shared loads)
+  LDSM    ldmatrix (shared -> fragments)    needed by staged mma configs (any stages; the
+                                            pipelined ones' since 2026-12-04, before which
+                                            their fragments were plain shared loads)
+  LDGSTS  cp.async (global -> shared)       needed by pipelined mma configs (stages >= 2)
   BAR     barrier                           needed by promoted and cross-thread configs
   SHFL    warp shuffle                      (none expected: docs/schedule.md)
   RED/ATOM  atomics                         (none expected: split-K uses a second kernel)
@@ -59,7 +60,7 @@ def needs(kind):
     return {
         "mma-global": ["HMMA"],
         "mma-staged": ["HMMA", "LDSM", "BAR"],
-        "mma-pipelined": ["HMMA", "LDGSTS", "BAR"],
+        "mma-pipelined": ["HMMA", "LDGSTS", "LDSM", "BAR"],
         "fma-promoted": ["BAR"],
         "cross-thread": ["BAR"],
     }.get(kind, [])

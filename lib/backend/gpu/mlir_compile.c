@@ -466,15 +466,11 @@ static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const cha
       status = diagError(diag, "schedule failed");
   }
   mlirModuleDestroy(schedule);
-  /* Vector accesses get the alignment their addresses provably have (ld.global.v4
-   * instead of 32-bit accesses; pruner/schedule_ir.h). Bundles' buffers are cudaMalloc'd. */
+  /* What pruner-apply-config does after the schedule (pruner/schedule_ir.h): aligned
+   * vector accesses (ld.global.v4), split-K's device workspaces, pipelined waits counted
+   * in groups, the shared space as a number. */
   if (status.ok)
-    status = prunerScheduleAlignVectorAccesses(mlirModuleGetOperation(payload),
-                                               PRUNER_ARG_ALIGNMENT, NULL);
-  if (status.ok) /* split-K's partials: device memory, as a user's pipeline gets them */
-    status = prunerScheduleDeviceWorkspaces(mlirModuleGetOperation(payload), NULL);
-  if (status.ok) /* pipelined K loops wait for groups, not steps */
-    status = prunerSchedulePipelineWaits(mlirModuleGetOperation(payload), NULL);
+    status = prunerScheduleFinishGpuModule(mlirModuleGetOperation(payload));
   if (status.ok)
     status = runPipeline(ctx, payload, PRE_LOWERING_PIPELINE, diag, "cleanup failed");
   if (status.ok)

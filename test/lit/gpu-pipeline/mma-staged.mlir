@@ -29,8 +29,9 @@
 // CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // A 3-stage pipeline (stages = 3; docs/schedule.md): three buffers per operand (3 x 6 KiB),
 // the prologue's copies, then per step a wait for all but the four newest groups
-// (the next two steps' A and B) before the barrier; fragments read with plain shared
-// loads.
+// (the next two steps' A and B) before the barrier; fragments read with ldmatrix, as in
+// the one-stage kernels, and no scalar shared loads at all (before 2026-12-04 the
+// pipelined fragments were 64 ld.shared.b16 + 64 ld.shared.b32 here).
 // CHECK: gpu.binary @piped_kernel
 // CHECK-SAME: .shared .align 16 .b8 {{[a-z_0-9]+}}[12288]
 // CHECK-SAME: .shared .align 16 .b8 {{[a-z_0-9]+}}[6144]
@@ -41,7 +42,11 @@
 // the peeled last steps drain with 2 and 0 (docs/schedule.md).
 // CHECK-SAME: cp.async.wait_group \094;
 // CHECK-SAME: bar.sync \090;
-// CHECK-SAME: ld.shared.b32
+// CHECK-NOT: ld.shared
+// CHECK-SAME: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK-NOT: ld.shared
+// CHECK-SAME: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+// CHECK-NOT: ld.shared
 // CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK-SAME: cp.async.wait_group \092;
 // CHECK-SAME: cp.async.wait_group \090;

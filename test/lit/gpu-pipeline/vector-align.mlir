@@ -52,30 +52,3 @@ func.func @ew_v2(%X: tensor<64x98xf32>, %O: tensor<64x98xf32>) -> tensor<64x98xf
   } -> tensor<64x98xf32>
   return %r : tensor<64x98xf32>
 }
-
-// -----
-
-// A pipelined tensor-core K loop (stages = 3) rotates its stage buffers through scf.for
-// iter_args. An iter_arg is aligned as the least of its init and what the body yields
-// for it (the rotation reaches the three stage views of a 16-byte aligned global), so the
-// A fragments' vector<2xf16> loads inside the loop are 4-byte aligned: one ld.shared.b32
-// each. Before, the iter_arg counted as element aligned and every such load in the
-// steady-state loop became two ld.shared.b16 (only the peeled last steps had b32).
-// IR-LABEL: func.func private @pruner_mma_steps
-// IR: scf.for
-// IR-NOT: ] : memref<32x32xf16, strided<[32, 1], offset: ?>, 3>, vector<2xf16>
-// IR: vector.load {{.*}} {alignment = 4 : i64} : memref<32x32xf16, strided<[32, 1], offset: ?>, 3>, vector<2xf16>
-// IR: scf.yield
-// IR-LABEL: func.func @piped_a4
-// CHECK-LABEL: gpu.binary @piped_a4_kernel
-// CHECK-SAME: cp.async.wait_group \092;
-// CHECK-SAME: ld.shared.b32
-// CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// BIN: gpu.binary @piped_a4_kernel
-func.func @piped_a4(%A: tensor<128x256xf16>, %B: tensor<256x128xf16>, %C: tensor<128x128xf32>) -> tensor<128x128xf32> {
-  %z = arith.constant 0.0 : f32
-  %f = linalg.fill ins(%z : f32) outs(%C : tensor<128x128xf32>) -> tensor<128x128xf32>
-  %0 = linalg.matmul {pruner.config = {workgroup = [64, 32, 0], reduction = [0, 0, 32], thread = [32, 16, 0], promote_operands = [0, 1], vector_width = 1, mma = 1, stages = 3}}
-      ins(%A, %B : tensor<128x256xf16>, tensor<256x128xf16>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
-  return %0 : tensor<128x128xf32>
-}

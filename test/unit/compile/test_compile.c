@@ -535,7 +535,8 @@ static char *printedAssembly(const char *ir) {
 /* A pipelined tensor-core config (stages = 3) in the tuner's compile path: each K step
  * commits two cp.async groups (A, B), so the steady-state wait lets four stay pending
  * (two steps in flight) and the epilogue drains with 4, 2, 0; the pipeliner alone wrote
- * 2, 1, 0 (prunerSchedulePipelineWaits, docs/schedule.md). */
+ * 2, 1, 0 (prunerSchedulePipelineWaits, docs/schedule.md). The fragments are read with
+ * ldmatrix, no scalar shared load left (prunerScheduleSharedSpaceAsNumber). */
 static void test_pipelined_waits_count_groups(void **state) {
   (void)state;
   PrunerTargetDesc t = h200();
@@ -557,6 +558,9 @@ static void test_pipelined_waits_count_groups(void **state) {
   assert_non_null(strstr(ptx, "cp.async.wait_group \t4;"));
   assert_non_null(strstr(ptx, "cp.async.wait_group \t2;"));
   assert_null(strstr(ptx, "cp.async.wait_group \t1;"));
+  assert_non_null(strstr(ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
+  assert_non_null(strstr(ptx, "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16"));
+  assert_null(strstr(ptx, "ld.shared"));
   prunerCompileResultRelease(&r);
 }
 
