@@ -393,9 +393,14 @@ void prunerScheduleAppendOutline(PrunerText *t, const char *in, const char *tag,
   prunerTextAppend(t,
                    "    %%kf, %%kcall = transform.loop.outline %s {func_name = \"%s\"} : (" ANY
                    ") -> (" ANY ", " ANY ")\n"
-                   "    // Private; LLVM inlines it into the kernel.\n"
+                   "    // Private, and internal to LLVM: LLVM inlines it into the kernel and then\n"
+                   "    // drops it (an external one stayed in the PTX, compiled twice by ptxas).\n"
                    "    %%private = transform.param.constant \"private\" -> !transform.any_param\n"
                    "    transform.annotate %%kf \"sym_visibility\" = %%private : " ANY
+                   ", !transform.any_param\n"
+                   "    %%internal = transform.param.constant #llvm.linkage<internal> -> "
+                   "!transform.any_param\n"
+                   "    transform.annotate %%kf \"llvm.linkage\" = %%internal : " ANY
                    ", !transform.any_param\n",
                    loop, func_name);
 }

@@ -9,11 +9,13 @@
 // RUN: %pruner_opt -p 'builtin.module(pruner-gpu-pipeline{chip=sm_90 format=bin})' %s | FileCheck %s --check-prefix=BIN
 // RUN: %pruner_opt -p 'builtin.module(pruner-gpu-pipeline{chip=sm_80 format=bin})' %s | FileCheck %s --check-prefix=BIN
 
+// The tiles are the kernel's own .shared arrays (LLVM demotes a global only the kernel
+// uses into it), 16-byte aligned.
 // CHECK: gpu.binary @mm_kernel
-// CHECK-SAME: .shared .align 16 .b8 {{[a-z_0-9]+}}[4096]
-// CHECK-SAME: .shared .align 16 .b8 {{[a-z_0-9]+}}[2048]
 // CHECK-SAME: .entry mm_kernel
 // CHECK-SAME: .maxntid 128, 1, 1
+// CHECK-SAME: .shared .align 16 .b8 {{[a-z_0-9]+}}[4096]
+// CHECK-SAME: .shared .align 16 .b8 {{[a-z_0-9]+}}[2048]
 // CHECK-SAME: cp.async.cg.shared.global [{{[^]]*}}], [{{[^]]*}}], 16;
 // CHECK-SAME: cp.async.commit_group;
 // CHECK-SAME: cp.async.wait_group \090;
