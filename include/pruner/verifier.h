@@ -94,6 +94,12 @@ typedef struct PrunerVerifierOptions {
    * (PrunerEvalWorkload.difference); 0, the default, computes none (it costs resamples x
    * n^2 comparisons per workload). The verifier itself ignores it. */
   int eval_interval_resamples;
+  /* Cross-validation only (pruner-eval --ties-within): pairs of held-out configs whose
+   * latencies differ by at most this fraction of the faster one are ties and do not count
+   * towards pairwise accuracy (prunerRankMetricsWithin), so an order inside the
+   * measurement noise is neither right nor wrong. 0, the default, counts every pair of
+   * different latencies. */
+  double eval_tie_within;
 } PrunerVerifierOptions;
 
 typedef struct PrunerVerifierImpl *PrunerVerifier;
@@ -198,6 +204,12 @@ typedef struct PrunerRankMetrics {
 
 PrunerRankMetrics prunerRankMetrics(const float *scores, const double *latency_us, size_t n);
 
+/* prunerRankMetrics with pairs whose latencies differ by at most `tie_within` (a fraction,
+ * >= 0) of the faster one left out as ties: the pairs a measurement of that resolution
+ * cannot order. tie_within = 0 is prunerRankMetrics. Top-k is unchanged (a ratio). */
+PrunerRankMetrics prunerRankMetricsWithin(const float *scores, const double *latency_us,
+                                          size_t n, double tie_within);
+
 /* A paired bootstrap over the configs of one workload (Efron and Tibshirani, "An
  * Introduction to the Bootstrap", 1993, percentile interval): the 2.5% and 97.5%
  * quantiles of (metric of ranking a) - (metric of ranking b) over `resamples` resamples
@@ -211,9 +223,10 @@ typedef struct PrunerRankDifference {
 } PrunerRankDifference;
 
 /* Fills `out` for scores a and b of the same n configs (latencies `latency_us`); seeded, so
- * reproducible. Costs resamples x n^2 / 2 pair comparisons. False when out of memory. */
+ * reproducible; pairwise accuracy with ties as prunerRankMetricsWithin(tie_within). Costs
+ * resamples x n^2 / 2 pair comparisons. False when out of memory. */
 bool prunerRankDifferenceInterval(const float *a, const float *b, const double *latency_us,
-                                  size_t n, int resamples, uint64_t seed,
+                                  size_t n, int resamples, uint64_t seed, double tie_within,
                                   PrunerRankDifference *out);
 
 /* Per-workload result of a leave-workload-out cross validation. */

@@ -8,13 +8,19 @@
 #include <string.h>
 
 PrunerRankMetrics prunerRankMetrics(const float *scores, const double *latency_us, size_t n) {
+  return prunerRankMetricsWithin(scores, latency_us, n, 0.0);
+}
+
+PrunerRankMetrics prunerRankMetricsWithin(const float *scores, const double *latency_us,
+                                          size_t n, double tie_within) {
   PrunerRankMetrics m = {n, 0, NAN, NAN, NAN};
   if (n == 0)
     return m;
   double correct = 0;
   for (size_t i = 0; i < n; ++i) {
     for (size_t j = i + 1; j < n; ++j) {
-      if (latency_us[i] == latency_us[j])
+      /* A pair no further apart than the measurement resolves is a tie, not an order. */
+      if (fabs(latency_us[i] - latency_us[j]) <= tie_within * fmin(latency_us[i], latency_us[j]))
         continue;
       m.pairs++;
       bool i_faster = latency_us[i] < latency_us[j];
@@ -70,7 +76,7 @@ static double quantileSorted(const double *v, int n, double q) {
 }
 
 bool prunerRankDifferenceInterval(const float *a, const float *b, const double *latency_us,
-                                  size_t n, int resamples, uint64_t seed,
+                                  size_t n, int resamples, uint64_t seed, double tie_within,
                                   PrunerRankDifference *out) {
   memset(out, 0, sizeof *out);
   if (n < 2 || resamples < 1)
@@ -89,7 +95,8 @@ bool prunerRankDifferenceInterval(const float *a, const float *b, const double *
       rb[i] = b[pick];
       rl[i] = latency_us[pick];
     }
-    PrunerRankMetrics ma = prunerRankMetrics(ra, rl, n), mb = prunerRankMetrics(rb, rl, n);
+    PrunerRankMetrics ma = prunerRankMetricsWithin(ra, rl, n, tie_within),
+                      mb = prunerRankMetricsWithin(rb, rl, n, tie_within);
     if (!ma.pairs) /* every resampled latency equal: no pairwise figure */
       continue;
     dp[kept] = ma.pairwise_accuracy - mb.pairwise_accuracy;
@@ -116,7 +123,8 @@ bool prunerRankDifferenceInterval(const float *a, const float *b, const double *
 /* Scores one held-out workload's `count` items with `v` into scores[] (count entries) and
  * its metrics. */
 static PrunerStatus scoreWorkload(PrunerVerifier v, const VerifierItem *items, size_t count,
-                                  const double *latency, float *scores, PrunerRankMetrics *out) {
+                                  const double *latency, double tie_within, float *scores,
+                                  PrunerRankMetrics *out) {
   PrunerConfig *configs = malloc(count * sizeof(*configs));
   PrunerStatus status = prunerStatusOk();
   if (!configs) {
@@ -126,7 +134,7 @@ static PrunerStatus scoreWorkload(PrunerVerifier v, const VerifierItem *items, s
       configs[i] = items[i].record->config;
     status = prunerVerifierPredict(v, &items[0].record->workload, configs, NULL, count, scores);
     if (status.ok)
-      *out = prunerRankMetrics(scores, latency, count);
+      *out = prunerRankMetricsWithin(scores, latency, count, tie_within);
   }
   free(configs);
   return status;
@@ -140,7 +148,7 @@ enum { kIntervalMaxConfigs = 4096 };
  * their difference (seeded by `seed`). */
 static PrunerStatus scoreBoth(PrunerVerifier v, PrunerVerifier draft_only,
                               const VerifierItem *items, size_t count, int resamples,
-                              uint64_t seed, PrunerEvalWorkload *e) {
+                              double tie_within, uint64_t seed, PrunerEvalWorkload *e) {
   double *latency = malloc(count * sizeof *latency);
   float *vs = malloc(count * sizeof *vs), *ds = malloc(count * sizeof *ds);
   PrunerStatus status = prunerStatusOk();
@@ -149,11 +157,12 @@ static PrunerStatus scoreBoth(PrunerVerifier v, PrunerVerifier draft_only,
   for (size_t i = 0; status.ok && i < count; ++i)
     latency[i] = items[i].record->median_us;
   if (status.ok)
-    status = scoreWorkload(v, items, count, latency, vs, &e->verifier);
+    status = scoreWorkload(v, items, count, latency, tie_within, vs, &e->verifier);
   if (status.ok)
-    status = scoreWorkload(draft_only, items, count, latency, ds, &e->draft);
+    status = scoreWorkload(draft_only, items, count, latency, tie_within, ds, &e->draft);
   if (status.ok && resamples > 0 && count <= kIntervalMaxConfigs &&
-      !prunerRankDifferenceInterval(vs, ds, latency, count, resamples, seed, &e->difference))
+      !prunerRankDifferenceInterval(vs, ds, latency, count, resamples, seed, tie_within,
+                                    &e->difference))
     status = prunerStatusError("verifier: out of memory for the bootstrap of %zu records", count);
   free(latency);
   free(vs);
@@ -335,7 +344,8 @@ static PrunerStatus crossValidate(PrunerRecords records, const PrunerTargetDesc 
       e->verifier_fell_back = prunerVerifierUsesDraft(v);
       /* Seeded by the workload's position: the same run, the same intervals. */
       status = scoreBoth(v, draft_only, scored, m, opts ? opts->eval_interval_resamples : 0,
-                         0x9e3779b97f4a7c15ull ^ (uint64_t)g, e);
+                         opts ? opts->eval_tie_within : 0.0, 0x9e3779b97f4a7c15ull ^ (uint64_t)g,
+                         e);
       if (status.ok)
         produced++;
     }

@@ -199,6 +199,7 @@ PrunerVerifierOptions prunerVerifierDefaultOptions(void) {
   o.draft_free = false;
   o.draft_margin = true;
   o.eval_interval_resamples = 0;
+  o.eval_tie_within = 0.0;
   o.num_rounds = 60;
   o.max_depth = 6;
   o.eta = 0.3;

@@ -22,7 +22,7 @@
 static void usage(FILE *out) {
   fprintf(out, "usage: pruner-eval RECORDS [--target KEY] [--folds=K] [--blend-records=N] "
                "[--blend-floor=F] [--own=M] [--as-tuned=P] [--draft-free]\n"
-               "                   [--no-draft-margin] [--interval] [--quiet]\n"
+               "                   [--no-draft-margin] [--interval] [--ties-within=F] [--quiet]\n"
                "       pruner-eval --synthetic=OUT [--workloads=N] [--per-workload=M] "
                "[--target NAME] [--seed=S]\n"
                "       pruner-eval --train RECORDS... -o MODEL [--dataset-target=KEY] "
@@ -50,6 +50,9 @@ static void usage(FILE *out) {
                "--interval: under each workload, the 95%% paired-bootstrap interval of verifier\n"
                "minus draft (1,000 resamples of its scored configs; up to 4,096 of them) for\n"
                "pairwise and top-1, and whether it holds 0 (a tie).\n"
+               "--ties-within=F: pairs whose latencies differ by at most F (a fraction, e.g.\n"
+               "0.02) of the faster one are ties and left out of pairwise accuracy (the order\n"
+               "of configs inside the measurement noise is neither right nor wrong; default 0).\n"
                "--synthetic writes synthetic records (a known latency law, not measurements).\n"
                "--train trains the verifier on every ok record of one target key in the files\n"
                "(default: the key with the most ok records) and writes the model to MODEL: a\n"
@@ -221,6 +224,8 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "--interval")) {
       interval = 1;
       opts.eval_interval_resamples = 1000;
+    } else if (!strncmp(a, "--ties-within=", 14)) {
+      fs = prunerParseDouble("--ties-within", a + 14, 0, 0.99, &opts.eval_tie_within);
     } else if (!strcmp(a, "--train")) {
       train = true;
     } else if (!strcmp(a, "-o") && i + 1 < argc) {
@@ -307,6 +312,9 @@ int main(int argc, char **argv) {
            as_tuned ? "" : "all but ", as_tuned ? as_tuned - own : own);
   if (opts.draft_free)
     printf("verifier: draft-free (model-only: the configs' own features, no blend)\n");
+  if (opts.eval_tie_within > 0)
+    printf("pairwise: pairs within %.4g%% of each other are ties, not counted\n",
+           100.0 * opts.eval_tie_within);
   printf("%-48s %6s  %-20s   %-20s\n", "", "", "verifier", "draft alone");
   printf("%-48s %6s  %6s %6s %6s   %6s %6s %6s\n", "workload", "n", "pair", "top1", "top5",
          "pair", "top1", "top5");

@@ -81,6 +81,29 @@ static void test_metrics(void **state) {
   assert_true(m.pairwise_accuracy == 0.5);
 }
 
+/* Ties within the measurement noise (pruner-eval --ties-within): latencies 100, 101, 110
+ * and 120 with 101 ranked above 100. Counting every pair, that swap is one wrong pair of
+ * six; with ties within 2% the 100/101 pair is left out and the rest are right; within
+ * 25% every pair is a tie (120 is 1.2x 100): no pairwise figure. Top-1 is the same
+ * either way (a ratio of latencies). */
+static void test_metrics_ties_within(void **state) {
+  (void)state;
+  double lat[4] = {100.0, 101.0, 110.0, 120.0};
+  float swapped[4] = {3, 4, 2, 1};
+  PrunerRankMetrics all = prunerRankMetricsWithin(swapped, lat, 4, 0.0);
+  assert_int_equal(all.pairs, 6);
+  assert_true(fabs(all.pairwise_accuracy - 5.0 / 6.0) < 1e-12);
+  PrunerRankMetrics two = prunerRankMetricsWithin(swapped, lat, 4, 0.02);
+  assert_int_equal(two.pairs, 5);
+  assert_true(two.pairwise_accuracy == 1.0);
+  assert_true(two.top1 == all.top1 && fabs(two.top1 - 100.0 / 101.0) < 1e-12);
+  PrunerRankMetrics wide = prunerRankMetricsWithin(swapped, lat, 4, 0.25);
+  assert_int_equal(wide.pairs, 0);
+  assert_true(isnan(wide.pairwise_accuracy));
+  PrunerRankMetrics plain = prunerRankMetrics(swapped, lat, 4);
+  assert_memory_equal(&plain, &all, sizeof plain);
+}
+
 /* The paired bootstrap of verifier - draft (pruner-eval --interval): a ranking against
  * itself is a tie at exactly 0; a perfect ranking against a reversed one is ahead on
  * both metrics; a noisy copy of the perfect one ties or trails it, never leads; the
@@ -98,18 +121,18 @@ static void test_rank_difference_interval(void **state) {
     noisy[i] = perfect[i] + (float)(8.0 * prunerRandomUniform(&rng));
   }
   PrunerRankDifference d;
-  assert_true(prunerRankDifferenceInterval(perfect, perfect, lat, N, 100, 1, &d));
+  assert_true(prunerRankDifferenceInterval(perfect, perfect, lat, N, 100, 1, 0.0, &d));
   assert_int_equal(d.resamples, 100);
   assert_true(d.pairwise_low == 0.0 && d.pairwise_high == 0.0);
   assert_true(d.top1_low == 0.0 && d.top1_high == 0.0);
-  assert_true(prunerRankDifferenceInterval(perfect, reversed, lat, N, 100, 1, &d));
+  assert_true(prunerRankDifferenceInterval(perfect, reversed, lat, N, 100, 1, 0.0, &d));
   assert_true(d.pairwise_low > 0.9 && d.top1_low > 0.0);
-  assert_true(prunerRankDifferenceInterval(noisy, perfect, lat, N, 100, 1, &d));
+  assert_true(prunerRankDifferenceInterval(noisy, perfect, lat, N, 100, 1, 0.0, &d));
   assert_true(d.pairwise_high <= 0.0 && d.pairwise_low < 0.0);
   PrunerRankDifference again;
-  assert_true(prunerRankDifferenceInterval(noisy, perfect, lat, N, 100, 1, &again));
+  assert_true(prunerRankDifferenceInterval(noisy, perfect, lat, N, 100, 1, 0.0, &again));
   assert_memory_equal(&d, &again, sizeof d);
-  assert_true(prunerRankDifferenceInterval(noisy, perfect, lat, N, 0, 1, &d));
+  assert_true(prunerRankDifferenceInterval(noisy, perfect, lat, N, 0, 1, 0.0, &d));
   assert_int_equal(d.resamples, 0);
 }
 
@@ -796,6 +819,7 @@ static void test_draft_blend(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_metrics),
+      cmocka_unit_test(test_metrics_ties_within),
       cmocka_unit_test(test_rank_difference_interval),
       cmocka_unit_test(test_feature_names),
       cmocka_unit_test(test_recovers_known_ranking),
