@@ -25,8 +25,9 @@
 #   check-tc         test/gpu/Inputs/tc-gemm.mlir (GPT-2 QKV, f16 1024x768 * 768x2304 -> f32):
 #                    tensor-core (mma) configs from the draft, FMA ones from the ε picks
 #   check-tcs        the same GEMM, staged tensor-core configs only (pruner-tune
-#                    --schedules=tensor-core-staged: one stage with ldmatrix, or a 2-3 stage
-#                    cp.async pipeline), so that a session compares them with check-tc's
+#                    --schedules=tensor-core-staged: one stage, or a 2-3 stage cp.async
+#                    pipeline; fragments by ldmatrix in both), so that a session compares
+#                    them with check-tc's
 #   check-gemv       test/gpu/Inputs/gemv.mlir (GPT-2 decode QKV GEMV 1x768 . 768x2304,
 #                    f16 in, f32 accumulation; cuBLAS baseline: GemmEx, f16 in, f32 compute)
 #   check-rowred     test/gpu/Inputs/row-reduction.mlir (row sum 128x4096 f32; no cuBLAS)
