@@ -1,5 +1,7 @@
-/* lib/schedule/shared_space.c: shared-memory buffers in function signatures get NVVM's
- * number for the shared space (prunerScheduleSharedSpaceAsNumber, pruner/schedule_ir.h).
+/* lib/schedule/shared_space.c: the module's workgroup memrefs get NVVM's number for the
+ * shared space (prunerScheduleSharedSpaceAsNumber, pruner/schedule_ir.h); and the one
+ * sequence of post-schedule rewrites every GPU module gets (prunerScheduleFinishGpuModule),
+ * which ends with it.
  *
  * The pipelined tensor-core schedule allocates its stage buffers in the GPU dialect's
  * workgroup space, because convert-vector-to-gpu reads mma fragments with ldmatrix only
