@@ -53,6 +53,18 @@ PrunerStatus prunerScheduleDeviceWorkspaces(MlirOperation module, int *num_moved
  * only slower). Idempotent. `num_scaled` (may be NULL) receives how many waits changed. */
 PrunerStatus prunerSchedulePipelineWaits(MlirOperation module, int *num_scaled);
 
+/* The pipelined staged tensor-core tiles get rows padded against ldmatrix bank conflicts
+ * (prunerStagedRowElems, pruner/space.h; docs/schedule.md "Padded rows"). Run after
+ * @pruner_bufferize and before @pruner_promote: each operand 0 and 1 of the op tagged
+ * `step_tag` (the K-step op, "<match_attr>.promote") that is a `memref.alloc` in the op's
+ * own block (the tiles promote_tensor made) becomes a subview of an allocation with
+ * longer rows; other operands are left (nothing staged yet, staged later by
+ * structured.promote, or a buffer from outside the K loop). No op tagged: nothing to do. An error when several ops carry the
+ * tag or an allocation is not a static identity-layout float buffer. `num_padded` (may
+ * be NULL) receives how many buffers were padded. */
+PrunerStatus prunerSchedulePadStagedRows(MlirOperation root, const char *step_tag,
+                                         int *num_padded);
+
 /* Every `#gpu.address_space<workgroup>` memref type of `module` (values, function
  * signatures, globals) becomes NVVM's shared space, the integer 3, which the NVVM lowering
  * maps the attribute to anyway. The staged tensor-core schedules need the attribute until

@@ -80,6 +80,19 @@ static inline int32_t prunerConfigStages(const PrunerConfig *c) {
   return c->stages > 1 ? c->stages : 1;
 }
 
+/* Elements per row of a pipelined staged tensor-core tile in shared memory, for a tile row
+ * of `row_elems` elements of `elem_bytes` each: the row plus 16 bytes when its length in
+ * 16-byte units is even, so that the 8 rows of 16 bytes an ldmatrix reads fall in 8
+ * distinct groups of 4 banks (32 banks of 4 bytes) instead of sharing them (docs/schedule.md,
+ * "Padded rows"). prunerSchedulePadStagedRows pads the buffers so, and the config's
+ * shared memory counts it. */
+static inline int64_t prunerStagedRowElems(int64_t row_elems, int64_t elem_bytes) {
+  int64_t bytes = row_elems * elem_bytes;
+  if (elem_bytes <= 0 || 16 % elem_bytes != 0 || bytes % 16 != 0 || (bytes / 16) % 2 != 0)
+    return row_elems;
+  return row_elems + 16 / elem_bytes;
+}
+
 /* reduction_threads as used: 1 when the field is 0 (configs written before the knob). */
 static inline int32_t prunerConfigReductionThreads(const PrunerConfig *c) {
   return c->reduction_threads > 1 ? c->reduction_threads : 1;

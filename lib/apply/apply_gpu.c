@@ -405,6 +405,17 @@ PrunerStatus prunerApplyGpu(MlirOperation module, const PrunerTargetDesc *target
   }
   if (s.ok && any)
     s = applySequence(module, shared, "pruner_bufferize", options, any);
+  /* The pipelined tiles' rows padded against ldmatrix bank conflicts (schedule_ir.h),
+   * before @pruner_promote multi-buffers them. */
+  for (int i = 0; i < list.count && s.ok && any; ++i) {
+    if (!list.ops[i].alive)
+      continue;
+    char step_tag[sizeof list.ops[i].tag + 16];
+    snprintf(step_tag, sizeof step_tag, "%s.promote", list.ops[i].tag);
+    s = prunerSchedulePadStagedRows(module, step_tag, NULL);
+    if (!s.ok)
+      s = failOn(&list.ops[i], s);
+  }
   for (int i = 0; i < list.count && s.ok && any; ++i)
     if (list.ops[i].alive)
       s = applySequence(module, schedules[i], "pruner_promote", options, &list.ops[i]);

@@ -42,9 +42,10 @@
  * minus the estimate over the compile study's 218 pipelined configs (docs/compile.md),
  * fitted when their fragments were scalar shared loads; leave-one-workload-out it raised
  * the share within 25% of ptxas from 48% to 62% on average over the three workloads. On
- * the same 218 configs read with ldmatrix (2026-12-04) the median is still 18 and the
- * share within 25% 78% (85 / 78 / 70%); refitted leave-one-workload-out on those it
- * would be 14 / 14 / 24 and only 64% (74 / 74 / 44%), so it stays. */
+ * the kernels of 2026-12-04 (fragments by ldmatrix, rows padded; 204 pipelined configs
+ * of the rerun study) the median is still 18 and the share within 25% 81% (86 / 85 /
+ * 72%); refitted leave-one-workload-out it would be 14 / 16 / 24 and 70% (78 / 80 / 51%),
+ * so it stays. */
 #define PIPELINE_REGISTERS 18
 /* Staged configs (promote_operands = [0, 1]): per K step the block waits twice for its
  * cp.async groups (A, then B: the barrier after each copy splits them) before the warps

@@ -264,7 +264,11 @@ int64_t prunerMmaStagedBytes(const PrunerWorkload *w, const PrunerConfig *c) {
   if (L.m < 0 || L.n < 0 || L.k < 0)
     return 0;
   int64_t bm = c->workgroup[L.m], bn = c->workgroup[L.n], ks = c->reduction[L.k];
-  return (bm * ks + ks * bn) * 2 * prunerConfigStages(c); /* f16, one set per stage */
+  int stages = prunerConfigStages(c);
+  if (stages == 1)
+    return (bm * ks + ks * bn) * 2; /* f16 */
+  /* Pipelined: the rows padded against ldmatrix bank conflicts, one set per stage. */
+  return (bm * prunerStagedRowElems(ks, 2) + ks * prunerStagedRowElems(bn, 2)) * 2 * stages;
 }
 
 /* Candidate values: block tiles are powers of two from the mma shape up to

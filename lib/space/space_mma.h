@@ -25,7 +25,7 @@ bool prunerMmaConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
 #define PRUNER_MMA_STAGED_OPERANDS 3u
 
 /* Shared-memory bytes a staged mma config allocates: its A and B tiles of one K step,
- * times its stages. */
+ * times its stages; a pipelined config's rows padded (prunerStagedRowElems). */
 int64_t prunerMmaStagedBytes(const PrunerWorkload *w, const PrunerConfig *c);
 
 /* Grid and block of an mma config (assumed valid): blocks as for FMA configs, threads

@@ -454,17 +454,33 @@ static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const cha
   /* Scalar multiply-adds become FMAs, as pruner-apply-config makes them (schedule_ir.h);
    * the payload is the candidate's alone. */
   PrunerStatus status = prunerScheduleContractMulAdd(mlirModuleGetOperation(payload), NULL);
-  MlirOperation entry = prunerIrLookupSymbol(schedule, "__transform_main");
-  if (status.ok && mlirOperationIsNull(entry)) {
-    status = prunerStatusError("schedule has no @__transform_main");
-  } else if (status.ok) {
-    MlirTransformOptions options = mlirTransformOptionsCreate();
-    MlirLogicalResult applied = mlirTransformApplyNamedSequence(
-        mlirModuleGetOperation(payload), entry, mlirModuleGetOperation(schedule), options);
-    mlirTransformOptionsDestroy(options);
-    if (mlirLogicalResultIsFailure(applied))
-      status = diagError(diag, "schedule failed");
+  /* lib/schedule's sequences, which @__transform_main runs in order, one at a time as
+   * pruner-apply-config applies them, so that the pipelined tiles' rows are padded between
+   * @pruner_bufferize and @pruner_promote as there (pruner/schedule_ir.h). A schedule
+   * without them (a caller's own) runs through its @__transform_main. */
+  static const char *const kSequences[] = {"pruner_tile", "pruner_bufferize", "pruner_promote",
+                                           "pruner_map", "pruner_cleanup"};
+  enum { kNumSequences = sizeof kSequences / sizeof *kSequences };
+  MlirOperation seqs[kNumSequences];
+  bool ours = true; /* lib/schedule's five sequences; else only @__transform_main */
+  for (int i = 0; i < kNumSequences; ++i) {
+    seqs[i] = prunerIrLookupSymbol(schedule, kSequences[i]);
+    ours = ours && !mlirOperationIsNull(seqs[i]);
   }
+  MlirOperation entry = prunerIrLookupSymbol(schedule, "__transform_main");
+  MlirTransformOptions options = mlirTransformOptionsCreate();
+  if (status.ok && !ours && mlirOperationIsNull(entry))
+    status = prunerStatusError("schedule has no @__transform_main");
+  for (int i = 0; status.ok && i < (ours ? kNumSequences : 1); ++i) {
+    if (mlirLogicalResultIsFailure(mlirTransformApplyNamedSequence(
+            mlirModuleGetOperation(payload), ours ? seqs[i] : entry,
+            mlirModuleGetOperation(schedule), options)))
+      status = diagError(diag, "schedule failed");
+    else if (ours && !strcmp(kSequences[i], "pruner_bufferize"))
+      status = prunerSchedulePadStagedRows(mlirModuleGetOperation(payload), "pruner.promote",
+                                           NULL);
+  }
+  mlirTransformOptionsDestroy(options);
   mlirModuleDestroy(schedule);
   /* What pruner-apply-config does after the schedule (pruner/schedule_ir.h): aligned
    * vector accesses (ld.global.v4), split-K's device workspaces, pipelined waits counted

@@ -44,20 +44,22 @@ func.func @mma(%A: tensor<128x256xf16>, %B: tensor<256x128xf16>, %C: tensor<128x
 }
 
 // A 3-stage pipeline (stages = 3): three buffers per operand, rotated through the K
-// loop's iter_args; the fragments are ldmatrix here too (before 2026-12-04 the pipelined
+// loop's iter_args, their rows padded from 32 to 40 f16 (64 to 80 bytes: the 8 rows an
+// ldmatrix reads fall in distinct banks; prunerSchedulePadStagedRows), each step's tile a
+// [64, 32] or [32, 32] view with row stride 40; the fragments are ldmatrix here too (before 2026-12-04 the pipelined
 // tiles were allocated as the number 3, which convert-vector-to-gpu does not know as
 // shared memory, so every fragment was scalar shared loads). The buffers reach the
 // outlined function as arguments, in space 3. Each step waits until two steps of copies
 // (four groups: A and B each) are pending at most, then reads with ldmatrix, and no
 // fragment load is a plain vector.load of shared memory.
-// CHECK-LABEL: func.func private @pruner_mma_steps_0(%{{.+}}: memref<3x32x32xf16, 3>, %{{.+}}: memref<3x64x32xf16, 3>
+// CHECK-LABEL: func.func private @pruner_mma_steps_0(%{{.+}}: memref<3x32x40xf16, 3>, %{{.+}}: memref<3x64x40xf16, 3>
 // CHECK: scf.for {{.*}} iter_args
 // CHECK: nvgpu.device_async_wait {{.*}} {numGroups = 4 : i32, pruner.groups_per_step = 2 : i64}
 // CHECK: gpu.barrier
 // CHECK-NOT: vector.load {{.*}}, 3>
-// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<32x32xf16, strided<[32, 1], offset: ?>, 3>
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<32x32xf16, strided<[40, 1], offset: ?>, 3>
 // CHECK-NOT: vector.load {{.*}}, 3>
-// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true} : memref<32x16xf16, strided<[32, 1], offset: ?>, 3>
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true} : memref<32x16xf16, strided<[40, 1], offset: ?>, 3>
 // CHECK: nvgpu.mma.sync
 // CHECK-NOT: vector.load {{.*}}, 3>
 // CHECK: scf.yield

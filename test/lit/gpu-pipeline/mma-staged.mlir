@@ -36,14 +36,15 @@
 // CHECK-SAME: cp.async.cg.shared.global
 // CHECK-SAME: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// A 3-stage pipeline (stages = 3; docs/schedule.md): three buffers per operand (3 x 6 KiB),
+// A 3-stage pipeline (stages = 3; docs/schedule.md): three buffers per operand, rows
+// padded from 64 to 80 bytes against ldmatrix bank conflicts (3 x 7.5 KiB: 15360 and 7680),
 // the prologue's copies, then per step a wait for all but the four newest groups
 // (the next two steps' A and B) before the barrier; fragments read with ldmatrix, as in
 // the one-stage kernels, and no scalar shared loads at all (before 2026-12-04 the
 // pipelined fragments were 64 ld.shared.b16 + 64 ld.shared.b32 here).
 // CHECK: gpu.binary @piped_kernel
-// CHECK-SAME: .shared .align 16 .b8 {{[a-z_0-9]+}}[12288]
-// CHECK-SAME: .shared .align 16 .b8 {{[a-z_0-9]+}}[6144]
+// CHECK-SAME: .shared .align 16 .b8 {{[a-z_0-9]+}}[15360]
+// CHECK-SAME: .shared .align 16 .b8 {{[a-z_0-9]+}}[7680]
 // CHECK-SAME: cp.async.cg.shared.global
 // CHECK-SAME: cp.async.commit_group;
 // Each K step commits two cp.async groups (A, then B after a barrier): the waits count

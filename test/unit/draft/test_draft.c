@@ -593,12 +593,13 @@ static void test_staged_tensor_cores(void **state) {
   assert_true(prunerDraftScore(dd, &big_staged, NULL, &b));
   assert_int_equal(b.blocks_per_sm, 1);
   assert_true(b.predicted_us > a.predicted_us);
-  /* Pipelined (3 stages, a 128 x 128 block, K step 32): the block's own two steps of work
+  /* Pipelined (3 stages, a 128 x 64 block, K step 32): the block's own two steps of work
    * cover the copies' round trip, the single-stage twin waits for both copies every step;
-   * its stage buffers count three times. */
+   * its stage buffers count three times, with their rows padded (32 -> 40 and 64 -> 72
+   * f16, prunerStagedRowElems). */
   PrunerConfig one = big_staged, three = big_staged;
-  one.workgroup[1] = three.workgroup[1] = 128; /* 512 threads: room for the pipeline's registers */
-  one.reduction[2] = three.reduction[2] = 32; /* 48 KiB at three stages */
+  one.workgroup[1] = three.workgroup[1] = 64; /* 256 threads: room for the pipeline's registers */
+  one.reduction[2] = three.reduction[2] = 32; /* 43.5 KiB at three stages */
   three.stages = 3;
   st = prunerConfigCheck(&deep, &t, &three);
   if (!st.ok)
@@ -606,7 +607,8 @@ static void test_staged_tensor_cores(void **state) {
   PrunerDraftSymbols s1, s3;
   assert_true(prunerDraftScore(dd, &one, NULL, &s1));
   assert_true(prunerDraftScore(dd, &three, NULL, &s3));
-  assert_int_equal(s3.smem_per_block, 3 * s1.smem_per_block);
+  assert_int_equal(s1.smem_per_block, (128 * 32 + 32 * 64) * 2);
+  assert_int_equal(s3.smem_per_block, 3 * (128 * 40 + 32 * 72) * 2);
   assert_true(s3.predicted_us < s1.predicted_us);
   prunerDraftDestroy(dd);
   prunerDraftDestroy(d);
