@@ -91,6 +91,11 @@ MlirAttribute prunerConfigToAttribute(MlirContext ctx, const PrunerWorkload *w,
  * for tools that report an op outside MLIR's diagnostics. */
 void prunerOperationLocationString(MlirOperation op, char *buf, size_t size);
 
+/* How many ops under `root` (itself included) carry the discardable attribute `tag`; the
+ * last one in walk order in `*found` (may be NULL; a null op when none). The schedules
+ * and pruner-apply-config find their ops by such tags. */
+int prunerIrCountTagged(MlirOperation root, const char *tag, MlirOperation *found);
+
 /* The `pruner.space` dictionary: workload, knobs, target limits, valid count. */
 MlirAttribute prunerSpaceToAttribute(MlirContext ctx, PrunerSpace space);
 

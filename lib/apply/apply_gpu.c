@@ -121,30 +121,6 @@ static PrunerStatus failOnModule(MlirOperation module, PrunerStatus s) {
   return s;
 }
 
-typedef struct TagSearch {
-  MlirStringRef tag;
-  MlirOperation found;
-  int count;
-} TagSearch;
-
-static MlirWalkResult findTag(MlirOperation op, void *user) {
-  TagSearch *t = user;
-  if (!mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(op, t->tag))) {
-    t->found = op;
-    t->count++;
-  }
-  return MlirWalkResultAdvance;
-}
-
-/* How many ops of `root` carry the unit attribute `tag` (the last one in `found`). */
-static int countTagged(MlirOperation root, const char *tag, MlirOperation *found) {
-  TagSearch t = {mlirStringRefCreateFromCString(tag), {NULL}, 0};
-  mlirOperationWalk(root, findTag, &t, MlirWalkPreOrder);
-  if (found)
-    *found = t.found;
-  return t.count;
-}
-
 static void setUnit(MlirOperation op, const char *name) {
   mlirOperationSetDiscardableAttributeByName(op, mlirStringRefCreateFromCString(name),
                                              mlirUnitAttrGet(mlirOperationGetContext(op)));
@@ -267,7 +243,7 @@ static void tag(Configured *c) {
  * config passed check() already. */
 static PrunerStatus build(MlirOperation module, Configured *c, bool gpu_mapping, MlirModule *out) {
   *out = (MlirModule){NULL};
-  int n = countTagged(module, c->tag, NULL);
+  int n = prunerIrCountTagged(module, c->tag, NULL);
   if (n == 0) {
     char msg[256];
     snprintf(msg, sizeof msg,
@@ -287,9 +263,9 @@ static PrunerStatus build(MlirOperation module, Configured *c, bool gpu_mapping,
   opts.gpu_mapping = gpu_mapping;
   snprintf(sub, sizeof sub, "%s.fill", c->tag);
   opts.fill =
-      countTagged(module, sub, NULL) > 0 ? PRUNER_SCHEDULE_FILL_TAGGED : PRUNER_SCHEDULE_FILL_NONE;
+      prunerIrCountTagged(module, sub, NULL) > 0 ? PRUNER_SCHEDULE_FILL_TAGGED : PRUNER_SCHEDULE_FILL_NONE;
   snprintf(sub, sizeof sub, "%s.consumer", c->tag);
-  opts.fuse_consumer = c->consumer && countTagged(module, sub, NULL) == 1;
+  opts.fuse_consumer = c->consumer && prunerIrCountTagged(module, sub, NULL) == 1;
   char *text = NULL;
   PrunerStatus s = prunerScheduleBuildChecked(&c->w, &c->config, &opts, &text); /* check() */
   if (!s.ok)

@@ -86,3 +86,26 @@ MlirAttribute prunerIrString(MlirContext ctx, const char *s) {
 MlirNamedAttribute prunerIrNamed(MlirContext ctx, const char *name, MlirAttribute attr) {
   return mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString(name)), attr);
 }
+
+typedef struct TagSearch {
+  MlirStringRef tag;
+  MlirOperation found;
+  int count;
+} TagSearch;
+
+static MlirWalkResult findTag(MlirOperation op, void *user) {
+  TagSearch *t = user;
+  if (!mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(op, t->tag))) {
+    t->found = op;
+    t->count++;
+  }
+  return MlirWalkResultAdvance;
+}
+
+int prunerIrCountTagged(MlirOperation root, const char *tag, MlirOperation *found) {
+  TagSearch t = {mlirStringRefCreateFromCString(tag), {NULL}, 0};
+  mlirOperationWalk(root, findTag, &t, MlirWalkPreOrder);
+  if (found)
+    *found = t.found;
+  return t.count;
+}

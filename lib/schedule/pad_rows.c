@@ -21,25 +21,11 @@
 #include <mlir-c/IR.h>
 
 #include "ir_util.h"
+#include "pruner/ir.h"
 #include "pruner/schedule_ir.h"
 #include "pruner/space.h"
 
 #define MAX_RANK 8
-
-typedef struct Search {
-  MlirStringRef tag;
-  MlirOperation found;
-  int count;
-} Search;
-
-static MlirWalkResult findTagged(MlirOperation op, void *user) {
-  Search *s = user;
-  if (!mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(op, s->tag))) {
-    if (s->count++ == 0)
-      s->found = op;
-  }
-  return MlirWalkResultAdvance;
-}
 
 static MlirNamedAttribute named(MlirContext ctx, const char *name, MlirAttribute a) {
   return mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString(name)), a);
@@ -124,24 +110,24 @@ PrunerStatus prunerSchedulePadStagedRows(MlirOperation root, const char *step_ta
                                          int *num_padded) {
   if (num_padded)
     *num_padded = 0;
-  Search s = {mlirStringRefCreateFromCString(step_tag), {NULL}, 0};
-  mlirOperationWalk(root, findTagged, &s, MlirWalkPreOrder);
-  if (s.count == 0) /* no promoted K step: nothing staged */
+  MlirOperation step;
+  int count = prunerIrCountTagged(root, step_tag, &step);
+  if (count == 0) /* no promoted K step: nothing staged */
     return prunerStatusOk();
-  if (s.count > 1)
-    return prunerStatusError("padding staged rows: %d ops tagged %s, expected one", s.count,
+  if (count > 1)
+    return prunerStatusError("padding staged rows: %d ops tagged %s, expected one", count,
                              step_tag);
   int padded = 0;
-  for (intptr_t i = 0; i < 2 && i < mlirOperationGetNumOperands(s.found); ++i) {
+  for (intptr_t i = 0; i < 2 && i < mlirOperationGetNumOperands(step); ++i) {
     /* Only the tiles promoted as tensors (the pipelined schedule's) are allocations here;
      * the others are promoted later, by structured.promote, unpadded. */
-    MlirValue v = mlirOperationGetOperand(s.found, i);
+    MlirValue v = mlirOperationGetOperand(step, i);
     if (!mlirValueIsAOpResult(v) || !prunerScheduleIrIsOp(mlirOpResultGetOwner(v), "memref.alloc"))
       continue;
     /* The step's own tile is allocated beside it, in the K loop; a buffer from further out
      * (an intermediate tensor between two ops, its view folded away) is not a tile. */
     if (!mlirBlockEqual(mlirOperationGetBlock(mlirOpResultGetOwner(v)),
-                        mlirOperationGetBlock(s.found)))
+                        mlirOperationGetBlock(step)))
       continue;
     int r = padAlloc(mlirOpResultGetOwner(v));
     if (r < 0)
