@@ -53,15 +53,17 @@ PrunerStatus prunerScheduleDeviceWorkspaces(MlirOperation module, int *num_moved
  * only slower). Idempotent. `num_scaled` (may be NULL) receives how many waits changed. */
 PrunerStatus prunerSchedulePipelineWaits(MlirOperation module, int *num_scaled);
 
-/* The pipelined staged tensor-core tiles get rows padded against ldmatrix bank conflicts
- * (prunerStagedRowElems, pruner/space.h; docs/schedule.md "Padded rows"). Run after
- * @pruner_bufferize and before @pruner_promote: each operand 0 and 1 of the op tagged
- * `step_tag` (the K-step op, "<match_attr>.promote") that is a `memref.alloc` in the op's
- * own block (the tiles promote_tensor made) becomes a subview of an allocation with
- * longer rows; other operands are left (nothing staged yet, staged later by
- * structured.promote, or a buffer from outside the K loop). No op tagged: nothing to do. An error when several ops carry the
- * tag or an allocation is not a static identity-layout float buffer. `num_padded` (may
- * be NULL) receives how many buffers were padded. */
+/* The tiles of a pipelined staged tensor-core config (prunerConfigIsPipelinedMma) get rows
+ * padded against ldmatrix bank conflicts (prunerStagedRowElems, pruner/space.h;
+ * docs/schedule.md "Padded rows"). Call it for such configs only, after @pruner_bufferize
+ * and before @pruner_promote: operands 0 and 1 of the op tagged `step_tag` (the K-step
+ * op, "<match_attr>.promote") are the `memref.allocs` promote_tensor made beside it, and
+ * each becomes a subview of an allocation with longer rows (rows already of an odd
+ * number of 16-byte units stay). An error, with nothing changed, when not exactly one op
+ * carries the tag, or an operand is not such an allocation (a static, identity-layout
+ * float buffer in the op's block): the config's shared memory counts the padding, so a
+ * tile left unpadded would not be the kernel it describes. `num_padded` (may be NULL)
+ * receives how many buffers were padded. */
 PrunerStatus prunerSchedulePadStagedRows(MlirOperation root, const char *step_tag,
                                          int *num_padded);
 

@@ -80,6 +80,12 @@ static inline int32_t prunerConfigStages(const PrunerConfig *c) {
   return c->stages > 1 ? c->stages : 1;
 }
 
+/* Whether `c` is a pipelined staged tensor-core config (mma with both operands staged and
+ * more than one stage): the one kind whose tiles get padded rows (below). */
+static inline bool prunerConfigIsPipelinedMma(const PrunerConfig *c) {
+  return c->mma && c->promote_operands && prunerConfigStages(c) > 1;
+}
+
 /* Elements per row of a pipelined staged tensor-core tile in shared memory, for a tile row
  * of `row_elems` elements of `elem_bytes` each: the row plus 16 bytes when its length in
  * 16-byte units is even, so that the 8 rows of 16 bytes an ldmatrix reads fall in 8

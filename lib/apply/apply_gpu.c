@@ -262,8 +262,8 @@ static PrunerStatus build(MlirOperation module, Configured *c, bool gpu_mapping,
   opts.match_attr = c->tag;
   opts.gpu_mapping = gpu_mapping;
   snprintf(sub, sizeof sub, "%s.fill", c->tag);
-  opts.fill =
-      prunerIrCountTagged(module, sub, NULL) > 0 ? PRUNER_SCHEDULE_FILL_TAGGED : PRUNER_SCHEDULE_FILL_NONE;
+  opts.fill = prunerIrCountTagged(module, sub, NULL) > 0 ? PRUNER_SCHEDULE_FILL_TAGGED
+                                                         : PRUNER_SCHEDULE_FILL_NONE;
   snprintf(sub, sizeof sub, "%s.consumer", c->tag);
   opts.fuse_consumer = c->consumer && prunerIrCountTagged(module, sub, NULL) == 1;
   char *text = NULL;
@@ -384,7 +384,7 @@ PrunerStatus prunerApplyGpu(MlirOperation module, const PrunerTargetDesc *target
   /* The pipelined tiles' rows padded against ldmatrix bank conflicts (schedule_ir.h),
    * before @pruner_promote multi-buffers them. */
   for (int i = 0; i < list.count && s.ok && any; ++i) {
-    if (!list.ops[i].alive)
+    if (!list.ops[i].alive || !prunerConfigIsPipelinedMma(&list.ops[i].config))
       continue;
     char step_tag[sizeof list.ops[i].tag + 16];
     snprintf(step_tag, sizeof step_tag, "%s.promote", list.ops[i].tag);

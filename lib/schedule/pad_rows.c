@@ -31,22 +31,26 @@ static MlirNamedAttribute named(MlirContext ctx, const char *name, MlirAttribute
   return mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString(name)), a);
 }
 
-/* Pads the rows of the buffer `alloc` (a memref.alloc with a static shape) if its rows
- * want it; 1 when padded, 0 when left, -1 when it cannot be (not an alloc we know). */
-static int padAlloc(MlirOperation alloc) {
-  MlirValue old = mlirOperationGetResult(alloc, 0);
-  MlirType type = mlirValueGetType(old);
+/* Whether `alloc` (a memref.alloc) is a buffer padAlloc can pad: static, identity layout,
+ * a float element type, rank 2 to MAX_RANK. */
+static bool paddable(MlirOperation alloc) {
+  MlirType type = mlirValueGetType(mlirOperationGetResult(alloc, 0));
   if (!mlirTypeIsAMemRef(type) || !mlirShapedTypeHasStaticShape(type) ||
       mlirOperationGetNumOperands(alloc) != 0 ||
       !mlirAttributeIsAAffineMap(mlirMemRefTypeGetLayout(type)) ||
       !mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(mlirMemRefTypeGetLayout(type))))
-    return -1;
+    return false;
   int64_t rank = mlirShapedTypeGetRank(type);
-  if (rank < 2 || rank > MAX_RANK)
-    return -1;
+  return rank >= 2 && rank <= MAX_RANK && mlirTypeIsAFloat(mlirShapedTypeGetElementType(type));
+}
+
+/* Pads the rows of `alloc` (paddable) where they want it: 1 when padded, 0 when its rows
+ * are already conflict-free. */
+static int padAlloc(MlirOperation alloc) {
+  MlirValue old = mlirOperationGetResult(alloc, 0);
+  MlirType type = mlirValueGetType(old);
+  int64_t rank = mlirShapedTypeGetRank(type);
   MlirType elem = mlirShapedTypeGetElementType(type);
-  if (!mlirTypeIsAFloat(elem))
-    return -1;
   int64_t elem_bytes = (int64_t)mlirFloatTypeGetWidth(elem) / 8;
   int64_t shape[MAX_RANK], padded[MAX_RANK], strides[MAX_RANK], zeros[MAX_RANK], ones[MAX_RANK];
   for (int64_t d = 0; d < rank; ++d) {
@@ -106,36 +110,44 @@ static int padAlloc(MlirOperation alloc) {
   return 1;
 }
 
+/* The tile allocation behind operand `i` of `step`, or a null op when it is not one (an
+ * allocation of the step's own block, where promote_tensor's tiles are). */
+static MlirOperation tileAlloc(MlirOperation step, intptr_t i) {
+  MlirValue v = mlirOperationGetOperand(step, i);
+  if (!mlirValueIsAOpResult(v))
+    return (MlirOperation){NULL};
+  MlirOperation owner = mlirOpResultGetOwner(v);
+  if (!prunerScheduleIrIsOp(owner, "memref.alloc") ||
+      !mlirBlockEqual(mlirOperationGetBlock(owner), mlirOperationGetBlock(step)))
+    return (MlirOperation){NULL};
+  return owner;
+}
+
 PrunerStatus prunerSchedulePadStagedRows(MlirOperation root, const char *step_tag,
                                          int *num_padded) {
   if (num_padded)
     *num_padded = 0;
   MlirOperation step;
   int count = prunerIrCountTagged(root, step_tag, &step);
-  if (count == 0) /* no promoted K step: nothing staged */
-    return prunerStatusOk();
-  if (count > 1)
+  if (count != 1)
     return prunerStatusError("padding staged rows: %d ops tagged %s, expected one", count,
                              step_tag);
-  int padded = 0;
-  for (intptr_t i = 0; i < 2 && i < mlirOperationGetNumOperands(step); ++i) {
-    /* Only the tiles promoted as tensors (the pipelined schedule's) are allocations here;
-     * the others are promoted later, by structured.promote, unpadded. */
-    MlirValue v = mlirOperationGetOperand(step, i);
-    if (!mlirValueIsAOpResult(v) || !prunerScheduleIrIsOp(mlirOpResultGetOwner(v), "memref.alloc"))
-      continue;
-    /* The step's own tile is allocated beside it, in the K loop; a buffer from further out
-     * (an intermediate tensor between two ops, its view folded away) is not a tile. */
-    if (!mlirBlockEqual(mlirOperationGetBlock(mlirOpResultGetOwner(v)),
-                        mlirOperationGetBlock(step)))
-      continue;
-    int r = padAlloc(mlirOpResultGetOwner(v));
-    if (r < 0)
+  if (mlirOperationGetNumOperands(step) < 2)
+    return prunerStatusError("padding staged rows: the op tagged %s has no A and B operands",
+                             step_tag);
+  /* Both checked before either changes. */
+  MlirOperation allocs[2];
+  for (intptr_t i = 0; i < 2; ++i) {
+    allocs[i] = tileAlloc(step, i);
+    if (mlirOperationIsNull(allocs[i]) || !paddable(allocs[i]))
       return prunerStatusError("padding staged rows: operand %d of the op tagged %s is not a "
-                               "static f16 or f32 buffer with an identity layout",
+                               "tile allocation beside it (a static float memref.alloc with "
+                               "an identity layout)",
                                (int)i, step_tag);
-    padded += r;
   }
+  int padded = 0;
+  for (int i = 0; i < 2; ++i)
+    padded += padAlloc(allocs[i]);
   if (num_padded)
     *num_padded = padded;
   return prunerStatusOk();

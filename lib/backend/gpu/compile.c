@@ -93,8 +93,10 @@ PrunerCompileResult prunerCompileOneInContext(MlirContext ctx, const PrunerWorkl
     r.status = prunerScheduleBuildChecked(w, config, &sopts, &schedule); /* checked above */
   }
   if (r.status.ok)
-    r.status =
-        prunerCompileMlirToPtx(ctx, payload, schedule, w->num_inputs + w->num_outputs, t, &r, &ptx);
+    /* The default schedule options tag the K-step op "pruner.promote". */
+    r.status = prunerCompileMlirToPtx(ctx, payload, schedule, w->num_inputs + w->num_outputs, t,
+                                      prunerConfigIsPipelinedMma(config) ? "pruner.promote" : NULL,
+                                      &r, &ptx);
   free(payload);
   free(schedule);
   if (r.status.ok && opts->format == PRUNER_BINARY_PTX) {

@@ -19,14 +19,19 @@ PrunerCompileResult prunerCompileOneInContext(MlirContext ctx, const PrunerWorkl
                                               const PrunerCompileOptions *opts);
 
 /* Runs the MLIR half on text that is already built, in `ctx` (NULL: a fresh context,
- * destroyed afterwards): parses `payload` and `schedule`,
- * applies @__transform_main, lowers to PTX and fills the launch fields of `out` (kernel
- * name, grid, block, dynamic smem, args) and out->mlir_seconds. On success *ptx is the
- * malloc'ed NUL-terminated PTX. On failure the status carries the compiler's messages.
- * `num_operands` is the number of payload function arguments (workload operands). */
+ * destroyed afterwards): parses `payload` and `schedule`, applies the schedule (lib/schedule's
+ * five named sequences one at a time, else the schedule's @__transform_main), lowers to PTX
+ * and fills the launch fields of `out` (kernel name, grid, block, dynamic smem, args) and
+ * out->mlir_seconds. On success *ptx is the malloc'ed NUL-terminated PTX. On failure the
+ * status carries the compiler's messages. `num_operands` is the number of payload
+ * function arguments (workload operands). `pad_step_tag`: for a pipelined tensor-core
+ * config (prunerConfigIsPipelinedMma), the K-step op's tag, whose tiles get padded rows
+ * after @pruner_bufferize (prunerSchedulePadStagedRows; the schedule must be
+ * lib/schedule's); NULL for every other config. */
 PrunerStatus prunerCompileMlirToPtx(MlirContext ctx, const char *payload, const char *schedule,
                                     int num_operands, const PrunerTargetDesc *t,
-                                    PrunerCompileResult *out, char **ptx);
+                                    const char *pad_step_tag, PrunerCompileResult *out,
+                                    char **ptx);
 
 /* Runs ptxas -v on `ptx` for t->arch under `timeout_seconds`: fills out->launch.resources,
  * out->ptxas_seconds and (if want_cubin) out->binary / binary_size. */

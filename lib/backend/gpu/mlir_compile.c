@@ -441,8 +441,8 @@ static PrunerStatus runPipeline(MlirContext ctx, MlirModule module, const char *
 
 static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const char *payloadText,
                                    const char *scheduleText, int num_operands,
-                                   const PrunerTargetDesc *t, PrunerCompileResult *out,
-                                   char **ptx) {
+                                   const PrunerTargetDesc *t, const char *pad_step_tag,
+                                   PrunerCompileResult *out, char **ptx) {
   MlirModule payload = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(payloadText));
   if (mlirModuleIsNull(payload))
     return diagError(diag, "payload does not parse");
@@ -455,9 +455,9 @@ static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const cha
    * the payload is the candidate's alone. */
   PrunerStatus status = prunerScheduleContractMulAdd(mlirModuleGetOperation(payload), NULL);
   /* lib/schedule's sequences, which @__transform_main runs in order, one at a time as
-   * pruner-apply-config applies them, so that the pipelined tiles' rows are padded between
-   * @pruner_bufferize and @pruner_promote as there (pruner/schedule_ir.h). A schedule
-   * without them (a caller's own) runs through its @__transform_main. */
+   * pruner-apply-config applies them, so that a pipelined config's tiles get padded rows
+   * between @pruner_bufferize and @pruner_promote as there (pruner/schedule_ir.h). A
+   * schedule without them (a caller's own) runs through its @__transform_main. */
   static const char *const kSequences[] = {"pruner_tile", "pruner_bufferize", "pruner_promote",
                                            "pruner_map", "pruner_cleanup"};
   enum { kNumSequences = sizeof kSequences / sizeof *kSequences };
@@ -471,14 +471,15 @@ static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const cha
   MlirTransformOptions options = mlirTransformOptionsCreate();
   if (status.ok && !ours && mlirOperationIsNull(entry))
     status = prunerStatusError("schedule has no @__transform_main");
+  if (status.ok && !ours && pad_step_tag)
+    status = prunerStatusError("padded staged rows need lib/schedule's named sequences");
   for (int i = 0; status.ok && i < (ours ? kNumSequences : 1); ++i) {
     if (mlirLogicalResultIsFailure(mlirTransformApplyNamedSequence(
             mlirModuleGetOperation(payload), ours ? seqs[i] : entry,
             mlirModuleGetOperation(schedule), options)))
       status = diagError(diag, "schedule failed");
-    else if (ours && !strcmp(kSequences[i], "pruner_bufferize"))
-      status = prunerSchedulePadStagedRows(mlirModuleGetOperation(payload), "pruner.promote",
-                                           NULL);
+    else if (ours && pad_step_tag && !strcmp(kSequences[i], "pruner_bufferize"))
+      status = prunerSchedulePadStagedRows(mlirModuleGetOperation(payload), pad_step_tag, NULL);
   }
   mlirTransformOptionsDestroy(options);
   mlirModuleDestroy(schedule);
@@ -510,7 +511,8 @@ static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const cha
 
 PrunerStatus prunerCompileMlirToPtx(MlirContext ctx, const char *payload, const char *schedule,
                                     int num_operands, const PrunerTargetDesc *t,
-                                    PrunerCompileResult *out, char **ptx) {
+                                    const char *pad_step_tag, PrunerCompileResult *out,
+                                    char **ptx) {
   double start = prunerNowSeconds();
   *ptx = NULL;
   bool own = mlirContextIsNull(ctx);
@@ -519,7 +521,8 @@ PrunerStatus prunerCompileMlirToPtx(MlirContext ctx, const char *payload, const 
   Diagnostics diag = {.len = 0, .errors = 0};
   MlirDiagnosticHandlerID handler =
       mlirContextAttachDiagnosticHandler(ctx, onDiagnostic, &diag, NULL);
-  PrunerStatus status = lowerInContext(ctx, &diag, payload, schedule, num_operands, t, out, ptx);
+  PrunerStatus status =
+      lowerInContext(ctx, &diag, payload, schedule, num_operands, t, pad_step_tag, out, ptx);
   mlirContextDetachDiagnosticHandler(ctx, handler);
   if (own)
     mlirContextDestroy(ctx);

@@ -233,20 +233,26 @@ static void test_mlir_diagnostic_is_returned(void **state) {
   PrunerCompileResult r;
   memset(&r, 0, sizeof(r));
   char *ptx = NULL;
-  PrunerStatus s = prunerCompileMlirToPtx((MlirContext){NULL}, payload, schedule, 3, &t, &r, &ptx);
+  PrunerStatus s = prunerCompileMlirToPtx((MlirContext){NULL}, payload, schedule, 3, &t, NULL, &r, &ptx);
   assert_false(s.ok);
   assert_null(ptx);
   assert_non_null(strstr(s.message, "schedule failed"));
   assert_non_null(strstr(s.message, "too many tiles provided, expected at most 3 found 4"));
 
   /* A schedule that maps nothing to the GPU: no kernel to describe. */
-  s = prunerCompileMlirToPtx((MlirContext){NULL}, payload, noop, 3, &t, &r, &ptx);
+  s = prunerCompileMlirToPtx((MlirContext){NULL}, payload, noop, 3, &t, NULL, &r, &ptx);
   assert_false(s.ok);
   assert_non_null(strstr(s.message, "0 gpu.launch_func"));
 
+  /* Padded rows asked of a schedule that is not lib/schedule's: refused, not ignored. */
+  s = prunerCompileMlirToPtx((MlirContext){NULL}, payload, noop, 3, &t, "pruner.promote", &r,
+                             &ptx);
+  assert_false(s.ok);
+  assert_non_null(strstr(s.message, "padded staged rows need lib/schedule's named sequences"));
+
   /* A syntax error in the schedule: the parser's message is returned. */
   s = prunerCompileMlirToPtx((MlirContext){NULL}, payload, "module { transform.bogus_op }", 3, &t,
-                             &r, &ptx);
+                             NULL, &r, &ptx);
   assert_false(s.ok);
   assert_non_null(strstr(s.message, "schedule does not parse"));
   assert_non_null(strstr(s.message, "transform.bogus_op"));
