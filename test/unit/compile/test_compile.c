@@ -4,7 +4,6 @@
  * it is absent. */
 #include <setjmp.h>
 #include <signal.h>
-#include <sys/time.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -233,7 +233,8 @@ static void test_mlir_diagnostic_is_returned(void **state) {
   PrunerCompileResult r;
   memset(&r, 0, sizeof(r));
   char *ptx = NULL;
-  PrunerStatus s = prunerCompileMlirToPtx((MlirContext){NULL}, payload, schedule, 3, &t, NULL, &r, &ptx);
+  PrunerStatus s =
+      prunerCompileMlirToPtx((MlirContext){NULL}, payload, schedule, 3, &t, NULL, &r, &ptx);
   assert_false(s.ok);
   assert_null(ptx);
   assert_non_null(strstr(s.message, "schedule failed"));
@@ -245,8 +246,7 @@ static void test_mlir_diagnostic_is_returned(void **state) {
   assert_non_null(strstr(s.message, "0 gpu.launch_func"));
 
   /* Padded rows asked of a schedule that is not lib/schedule's: refused, not ignored. */
-  s = prunerCompileMlirToPtx((MlirContext){NULL}, payload, noop, 3, &t, "pruner.promote", &r,
-                             &ptx);
+  s = prunerCompileMlirToPtx((MlirContext){NULL}, payload, noop, 3, &t, "pruner.promote", &r, &ptx);
   assert_false(s.ok);
   assert_non_null(strstr(s.message, "padded staged rows need lib/schedule's named sequences"));
 
