@@ -13,7 +13,9 @@
 #                                check-igemm, check-tc, check-tcs, check-gemv, check-rowred,
 #                                check-splitk, check-conv1x1)
 #                                + cuBLAS baselines
-#   dataset-<w>-records.jsonl    the dataset bundles (matmul, conv; no finals)
+#   dataset-<w>-records.jsonl    the dataset bundles (by default the four complete
+#                                tensor-core spaces dataset-tc-*; at most four, for the
+#                                run tool's 8 files)
 #   summary.txt                  the tables from the records (test/gpu/summarize.sh) and
 #                                the check cubins' SASS census (test/gpu/sass_census.py)
 #   logs.tar.gz                  env.txt (date, nvidia-smi, nvcc, cmake, the bundles'
@@ -187,9 +189,11 @@ else
   echo "(no python3: skipped)" > "$logs/sass-census.txt"
 fi
 
-# 5. The dataset bundles, sharing what is left; no interleaved finals (a dataset run
-# wants one measurement per config, and the time goes to more configs).
-if ! run_group dataset $(( $(left) - reserve )) "" --no-final; then
+# 5. The dataset bundles, sharing what is left. With the interleaved finals (the best 3
+# re-timed back to back with cuBLAS; they write no records, so each config keeps its one
+# measurement): a few seconds per dataset, and the complete tensor-core spaces' best
+# against cuBLAS is what they are for.
+if ! run_group dataset $(( $(left) - reserve )) ""; then
   say "no CUDA device: nothing was measured (results: $OUT)"
   exit 3
 fi
