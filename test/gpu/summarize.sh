@@ -7,7 +7,8 @@
 #
 # Per workload key: candidates by status, best median us and GFLOP/s, the cuBLAS record's
 # median and ratio (cuBLAS us / best us; > 1: the candidate is faster). With --bundle (one
-# or more), also how many of the bundles' candidates have no record yet ("left": not reached).
+# or more), also how many of the bundles' distinct configs have no record yet ("left": not
+# reached; a config two bundles share is measured once, pruner-run skips it the second time).
 # GFLOP/s counts 2 * prod(bounds) (one multiply-add per point of the iteration space),
 # right for the contractions and convolutions measured here; other kinds print "-".
 # Needs only bash and awk (POSIX awk: mawk or gawk): the GPU host has no MLIR, no Python
@@ -31,9 +32,11 @@ if [[ ${#bundles[@]} -gt 0 ]]; then
   trap 'rm -f "$planned"' EXIT
   for b in "${bundles[@]}"; do
     [[ -f $b/manifest.json ]] || { echo "summarize.sh: no $b/manifest.json" >&2; exit 2; }
-    # One "workload_key" per candidate in a manifest (workloads carry "key" instead).
-    grep -o '"workload_key":[[:space:]]*"[^"]*"' "$b/manifest.json"
-  done | sed 's/.*"\([^"]*\)"$/\1/' | sort | uniq -c > "$planned"
+    # One "workload_key" and "config" per candidate in a manifest (workloads carry "key"
+    # instead), whitespace removed so that the config reads as the records write it.
+    tr -d ' \t\n\r' < "$b/manifest.json" |
+      grep -o '"workload_key":"[^"]*","config":{[^}]*}'
+  done | sort -u > "$planned" # a config in two bundles of one records file is measured once
 fi
 
 existing=()
@@ -71,11 +74,15 @@ function flops(line,    m, n, i, parts, p) {
 BEGIN {
   split("ok wrong_result launch_error timeout invalid compile_error", names, " ")
   while ((getline l < planned) > 0) {
-    split(l, f, " "); plan[f[2]] = f[1]; order[++nk] = f[2]; seen[f[2]] = 1
+    w = field(l, "workload_key")
+    match(l, /"config":\{[^}]*\}/); pc[++np] = w SUBSEP substr(l, RSTART, RLENGTH)
+    plan[w]++
+    if (!(w in seen)) { order[++nk] = w; seen[w] = 1 }
   }
 }
 {
   wk = field($0, "workload_key"); if (wk == "") next
+  if (match($0, /"config":\{[^}]*\}/)) measured[wk, substr($0, RSTART, RLENGTH)] = 1
   if (!(wk in seen)) { seen[wk] = 1; order[++nk] = wk }
   kind = field($0, "kind")
   st = field($0, "status")
@@ -89,11 +96,12 @@ BEGIN {
   if (st == "ok" && med > 0 && (!(wk in best) || med < best[wk])) best[wk] = med
 }
 END {
+  for (i = 1; i <= np; i++) if (!(pc[i] in measured)) { split(pc[i], f, SUBSEP); miss[f[1]]++ }
   printf "%-58s %5s %5s %6s %5s %5s %5s %5s %10s %9s %10s %7s\n", "workload", "ok", "wrong",
          "launch", "tmout", "inval", "comp", "left", "best_us", "GFLOP/s", "cublas_us", "ratio"
   for (i = 1; i <= nk; i++) {
     wk = order[i]
-    left = (wk in plan) ? plan[wk] - total[wk] : "-"
+    left = (wk in plan) ? miss[wk] + 0 : "-"
     b = (wk in best) ? sprintf("%.2f", best[wk]) : "-"
     g = ((wk in best) && fl[wk] > 0) ? sprintf("%.0f", fl[wk] / (best[wk] * 1e3)) : "-"
     c = (wk in base) ? sprintf("%.2f", base[wk]) : "-"
@@ -102,5 +110,5 @@ END {
            cnt[wk, "wrong_result"], cnt[wk, "launch_error"], cnt[wk, "timeout"],
            cnt[wk, "invalid"], cnt[wk, "compile_error"], left, b, g, c, r
   }
-  print "(ratio = cuBLAS us / best us, > 1: the candidate is faster; left = bundle candidates without a record)"
+  print "(ratio = cuBLAS us / best us, > 1: the candidate is faster; left = bundle configs without a record)"
 }' "${existing[@]}"
