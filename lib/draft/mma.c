@@ -5,7 +5,7 @@
  * and issuing (wm/16)(wn/8)(ks/16) mma.sync m16n8k16 per step; C is read once and
  * written once.
  *
- * Time = launch + max(tensor, L2, DRAM) + a residual of the smaller ones, where
+ * Time = launch + max(tensor, L2, DRAM, L1) + a residual of the smaller ones, where
  *  tensor: the target's dense f16 tensor rate (lib/target, peak_tensor_gflops) per SM,
  *          scaled by 2/3 on sm_90 (mma.sync reaches about 2/3 of Hopper's tensor peak; only
  *          wgmma reaches it: Shah et al., "FlashAttention-3", 2024, section 3), by how well
@@ -14,7 +14,9 @@
  *  L2:     each block reads its A and B tiles once per K step (warps of a block share rows
  *          through L1), plus C in and out;
  *  DRAM:   operands once when the inputs fit L2, else A re-read per block column and B per
- *          block row.
+ *          block row;
+ *  L1:     the wavefronts of every warp's fragment loads (and a staged block's copies),
+ *          with the staged tiles' bank conflicts, at one per cycle and SM.
  * Staged configs (promote_operands = [0, 1], docs/schedule.md "Tensor cores staged in
  * shared memory") read fragments with ldmatrix (fewer issue slots), take their tiles' shared
  * memory from occupancy, and wait per K step for two cp.async round trips (the chain
@@ -53,6 +55,11 @@
  * microbenchmarks of Ampere and Hopper report; assumed, not measured here, to be fitted on
  * the GPU session's records as MMA_LATENCY_CYCLES. */
 #define STAGE_LATENCY_CYCLES 300.0
+/* L1 / shared-memory pipe of an SM: one wavefront (one 128-byte access of a warp's
+ * request) per cycle, the figure NVIDIA's Nsight Compute documents for its
+ * l1tex__data_pipe_lsu_wavefronts metrics. Not fitted: the GPU session's complete
+ * tensor-core spaces (docs/draft.md) judged it as is. */
+#define L1_WAVEFRONTS_PER_CYCLE 1.0
 #define BARRIER_CYCLES 40.0 /* as the FMA term (draft.c, kBarrierCycles) */
 #define LAUNCH_US 3.0 /* as the FMA term (draft.c, kLaunchUs) */
 #define OVERLAP_RESIDUAL 0.1
@@ -60,6 +67,42 @@
 
 static double dmin(double a, double b) { return a < b ? a : b; }
 static double dmax(double a, double b) { return a > b ? a : b; }
+
+/* How many ways an 8-row ldmatrix read of 16-byte rows conflicts when consecutive rows
+ * are `row_bytes` apart: 32 banks of 4 bytes hold 8 groups of 16 bytes, so rows r and
+ * r + 8 / g share a group when g = gcd(row_bytes / 16, 8) > 1. A row of an odd number of
+ * 16-byte units (the padded pipelined tiles) has none. */
+static int ldmatrixConflictWays(int64_t row_bytes) {
+  if (row_bytes <= 0 || row_bytes % 16 != 0)
+    return 1;
+  int64_t units = row_bytes / 16;
+  int ways = 1;
+  while (ways < 8 && units % (2 * ways) == 0)
+    ways *= 2;
+  return ways;
+}
+
+/* L1 / shared-memory wavefronts one warp issues per K step (docs/draft.md, "Tensor cores":
+ * the L1 term). From global memory (the fragments' loads go through L1): an A load
+ * (vector<2xf16> per lane) touches 8 rows, 8 lines; a B load (a scalar per lane, read
+ * transposed) 4 rows. Staged: an ldmatrix.x4 (A) is 4 wavefronts, an .x2.trans (B) 2,
+ * each times its tile's bank-conflict ways, plus the warp's share of the block's cp.async
+ * stores (128 bytes a wavefront). */
+static double mmaWavefrontsPerStep(const PrunerConfig *c, int64_t bm, int64_t bn, int64_t wm,
+                                   int64_t wn, int64_t ks, int64_t warps, int64_t elem_bytes) {
+  double pieces_a = (double)(wm / 16) * (double)(ks / 16);
+  double pieces_b = (double)(wn / 8) * (double)(ks / 16);
+  if (!c->promote_operands)
+    return pieces_a * 4.0 * 8.0 + pieces_b * 4.0 * 4.0;
+  /* A tile rows hold ks elements, B tile rows bn (B is read transposed); the pipelined
+   * tiles' rows are padded (prunerStagedRowElems). */
+  bool padded = prunerConfigIsPipelinedMma(c);
+  int64_t a_row = padded ? prunerStagedRowElems(ks, elem_bytes) : ks;
+  int64_t b_row = padded ? prunerStagedRowElems(bn, elem_bytes) : bn;
+  double stores = (double)((bm + bn) * ks * elem_bytes) / 128.0 / (double)warps;
+  return pieces_a * 4.0 * ldmatrixConflictWays(a_row * elem_bytes) +
+         pieces_b * 2.0 * ldmatrixConflictWays(b_row * elem_bytes) + stores;
+}
 
 int draftMmaRegisters(const PrunerWorkload *w, const PrunerConfig *c) {
   int64_t wm = 0, wn = 0;
@@ -196,7 +239,14 @@ bool draftMmaScore(const struct PrunerDraftImpl *d, const PrunerConfig *c,
                     : a_bytes * (double)(N / bn) + b_bytes * (double)(M / bm) + c_bytes;
   dram = dmin(dram, l2);
   double dram_s = dram / (t->dram_gbps * 1e9 * DRAM_EFFICIENCY * dmax(1e-3, busy));
-  double mem_s = dmax(l2_s, dram_s);
+  /* The SM's L1 / shared pipe: every resident warp's fragment loads (and copies) per K
+   * step. Without it the draft ranked the fragments-from-global and the unpadded one-stage
+   * kernels far too high (measured 4-7x its prediction, the pipelined ones 2x). */
+  double wavefronts = blocks * (double)warps * (double)(K / ks) *
+                      mmaWavefrontsPerStep(c, bm, bn, wm, wn, ks, warps,
+                                           prunerDTypeBytes(w->operands[0].dtype));
+  double l1_s = wavefronts / ((double)t->sm_count * busy * d->clock_hz * L1_WAVEFRONTS_PER_CYCLE);
+  double mem_s = dmax(dmax(l2_s, dram_s), l1_s);
   double body_s = dmax(compute_s, mem_s) + OVERLAP_RESIDUAL * dmin(compute_s, mem_s);
 
   if (!out)
@@ -205,6 +255,7 @@ bool draftMmaScore(const struct PrunerDraftImpl *d, const PrunerConfig *c,
   out->compute_us = compute_s * 1e6;
   out->memory_us = dram_s * 1e6;
   out->l2_us = l2_s * 1e6;
+  out->shared_us = l1_s * 1e6;
   out->launch_us = LAUNCH_US;
   out->predicted_us = LAUNCH_US + body_s * 1e6;
   out->bound = LAUNCH_US > body_s * 1e6 ? PRUNER_DRAFT_BOUND_LAUNCH

@@ -572,8 +572,13 @@ static void test_staged_tensor_cores(void **state) {
   assert_int_equal(a.smem_per_block, 0);
   assert_true(b.shared_store_bytes > 0 && b.shared_load_bytes > 0);
   assert_true(b.blocks_per_sm <= a.blocks_per_sm);
-  /* Same traffic model: on this memory-bound shape the two tie within 1%. */
-  assert_true(b.predicted_us <= a.predicted_us * 1.01 && a.predicted_us <= b.predicted_us * 1.01);
+  /* Both are bound by the SM's L1 pipe: the global twin's fragment loads touch 8 (A) and
+   * 4 (B) lines each, the staged twin's unpadded 128- and 256-byte rows make every
+   * ldmatrix 8-way conflicted. On the H200 the two measured 135.7 and 138.7 us
+   * (data/h200-2026-12-04-tc-qkv.jsonl); the draft ties them within 5%, the global one
+   * first, as measured. */
+  assert_true(b.shared_us > 0 && a.shared_us > 0);
+  assert_true(a.predicted_us <= b.predicted_us && b.predicted_us <= a.predicted_us * 1.05);
   /* One 1024-thread block per SM with a 256-step K loop: the staged chain dominates. */
   PrunerWorkload deep;
   prunerWorkloadMatmul(&deep, 256, 256, 16384, PRUNER_DTYPE_F16, PRUNER_DTYPE_F32);
@@ -610,6 +615,12 @@ static void test_staged_tensor_cores(void **state) {
   assert_int_equal(s1.smem_per_block, (128 * 32 + 32 * 64) * 2);
   assert_int_equal(s3.smem_per_block, 3 * (128 * 40 + 32 * 72) * 2);
   assert_true(s3.predicted_us < s1.predicted_us);
+  /* The L1 term: per warp and K step the one-stage tiles' 64- and 128-byte rows make its
+   * 4 ldmatrix.x4 4-way and its 8 .x2.trans 8-way conflicted (16 x 4 + 16 x 8 = 192
+   * wavefronts), the padded rows none (16 + 16 = 32); both add the warp's 12 of the
+   * block's copies. */
+  assert_true(s3.shared_us > 0);
+  assert_true(fabs(s1.shared_us / s3.shared_us - (192.0 + 12.0) / (32.0 + 12.0)) < 1e-6);
   prunerDraftDestroy(dd);
   prunerDraftDestroy(d);
 }
