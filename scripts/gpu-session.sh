@@ -67,7 +67,10 @@ work=${WORK:-out/gpu-bundles}
 jobs=${JOBS:-2}
 carry_limit=$((64 * 1024 * 1024)) # the run tool's limit on carried paths, all together
 target=h200
-all_bundles=${BUNDLES:-check-matmul check-bmm check-conv check-igemm check-tc check-tcs check-gemv check-rowred check-splitk check-conv1x1 dataset-tc-qkv dataset-tc-mlpup dataset-tc-qkv128 dataset-tc-conv1x1}
+default_bundles="check-matmul check-bmm check-conv check-igemm check-tc check-tcs check-gemv
+  check-rowred check-splitk check-conv1x1 dataset-tc-qkv dataset-tc-mlpup dataset-tc-qkv128
+  dataset-tc-conv1x1"
+all_bundles=${BUNDLES:-$default_bundles}
 
 die() { echo "gpu-session: $*" >&2; exit 1; }
 

@@ -110,5 +110,6 @@ END {
            cnt[wk, "wrong_result"], cnt[wk, "launch_error"], cnt[wk, "timeout"],
            cnt[wk, "invalid"], cnt[wk, "compile_error"], left, b, g, c, r
   }
-  print "(ratio = cuBLAS us / best us, > 1: the candidate is faster; left = bundle configs without a record)"
+  print "(ratio = cuBLAS us / best us, > 1: the candidate is faster;" \
+        " left = bundle configs without a record)"
 }' "${existing[@]}"

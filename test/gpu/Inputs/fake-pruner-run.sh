@@ -26,11 +26,12 @@ while read -r line; do
     echo "{\"workload_key\":\"$wk\",\"workload\":{\"kind\":\"$kind\",\"bounds\":[64,64,64]},\"baseline\":\"cublas\",\"status\":\"ok\",\"median_us\":50}" >> "$out"
   fi
   # As pruner-run: a config the records file already holds for this workload is skipped.
-  if [[ -f $out ]] && grep -qF "\"workload_key\":\"$wk\",\"workload\":{\"kind\":\"$kind\",\"bounds\":[64,64,64]},\"config\":$cfg" "$out"; then
+  head="\"workload_key\":\"$wk\",\"workload\":{\"kind\":\"$kind\",\"bounds\":[64,64,64]}"
+  if [[ -f $out ]] && grep -qF "$head,\"config\":$cfg" "$out"; then
     continue
   fi
   status=ok; (( i % 10 == 9 )) && status=timeout
-  echo "{\"workload_key\":\"$wk\",\"workload\":{\"kind\":\"$kind\",\"bounds\":[64,64,64]},\"config\":$cfg,\"status\":\"$status\",\"median_us\":$((100 + i % 37))}" >> "$out"
+  echo "{$head,\"config\":$cfg,\"status\":\"$status\",\"median_us\":$((100 + i % 37))}" >> "$out"
   i=$((i + 1))
   sleep "${FAKE_SLEEP:-0.01}"
 done
