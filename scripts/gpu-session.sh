@@ -50,6 +50,9 @@
 #                    (conv1x1.mlir as its GEMM 3136x256x64, 495). Used by default instead
 #                    of dataset-matmul and dataset-conv, which were measured on 2026-12-04
 #                    and are kept by name (BUNDLES=...).
+#   dataset-all-*    the COMPLETE spaces, all kinds, of the decode GEMVs (gemv: 1x2304x768,
+#                    gemvdown: 1x768x3072, both f16 -> f32) and the row sum 128x4096
+#                    (rowred), in the draft's order; by name only (BUNDLES=...).
 # Configs that fail to compile are left out of a bundle (PREPARED says how many made it).
 #
 # Environment: BUILD (default build-gpuprep), JOBS (compile workers, default 2),
@@ -111,6 +114,11 @@ tc_dataset() { # NAME MODULE [pruner-tune options...]: a complete tensor-core sp
   shift 2
   compile_bundle "$name" "$module" "${TC_DATASET_TRIALS:-2000}" "${TC_DATASET_TRIALS:-2000}" 0 4 \
     --pretrained=none --schedules=tensor-core,tensor-core-staged "$@"
+}
+
+all_dataset() { # NAME MODULE: every valid config of the module's one op, in the draft's order
+  compile_bundle "$1" "$2" "${ALL_DATASET_TRIALS:-6000}" "${ALL_DATASET_TRIALS:-6000}" 0 4 \
+    --pretrained=none
 }
 
 # One line per bundle for PREPARED: candidates, compile time, size; then per workload.
@@ -184,6 +192,11 @@ prepare() {
       dataset-tc-mlpup) tc_dataset "$b" $in/unseen/mlp-up-f16.mlir ;;
       dataset-tc-qkv128) tc_dataset "$b" $in/unseen/qkv-128-f16.mlir ;;
       dataset-tc-conv1x1) tc_dataset "$b" $in/conv1x1.mlir --conv1x1-as-matmul ;;
+      # Complete spaces of every kind (FMA, cross-thread, split-K) of the bandwidth-bound
+      # shapes, where the draft ranks worst (docs/quality.md): by name only.
+      dataset-all-gemv) all_dataset "$b" $in/gemv.mlir ;;
+      dataset-all-gemvdown) all_dataset "$b" $in/gemv-down.mlir ;;
+      dataset-all-rowred) all_dataset "$b" $in/row-reduction.mlir ;;
       *) die "unknown bundle '$b'" ;;
     esac
   done
