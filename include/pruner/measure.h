@@ -64,6 +64,7 @@ typedef struct PrunerBundleCandidate {
   double draft_score_us;                       /* 0 if none */
   double verifier_score;                       /* 0 if none */
   PrunerOutputInit output_init;                /* prunerOutputInitDefault unless set */
+  double compile_s; /* its compile (MLIR + ptxas) in seconds; 0 if unknown (older bundles) */
 } PrunerBundleCandidate;
 
 /* The strings, workloads and candidates the getters below return live in the bundle

@@ -206,6 +206,7 @@ PrunerStatus prunerBundleAddCandidate(PrunerBundle b, const PrunerWorkload *w,
   c.draft_score_us = draft_score_us;
   c.verifier_score = verifier_score;
   c.output_init = prunerOutputInitDefault(w);
+  c.compile_s = result->mlir_seconds + result->ptxas_seconds;
 
   char path[4200];
   snprintf(path, sizeof(path), "%s/%s", b->dir, c.cubin_file);
@@ -290,6 +291,8 @@ static cJSON *candidateToJson(const PrunerBundle b, const PrunerBundleCandidate 
   cJSON_AddNumberToObject(o, "draft_score_us", c->draft_score_us);
   cJSON_AddNumberToObject(o, "verifier_score", c->verifier_score);
   cJSON_AddStringToObject(o, "output_init", prunerOutputInitName(c->output_init));
+  if (c->compile_s > 0)
+    cJSON_AddNumberToObject(o, "compile_s", c->compile_s);
   return o;
 }
 
@@ -576,6 +579,13 @@ static PrunerStatus parseCandidate(PrunerBundle b, const cJSON *o, int index,
     return st;
   if ((st = getNumber(o, "verifier_score", where, &c->verifier_score)).ok == false)
     return st;
+  /* Optional (bundles before 2026-12-04 have none): the records' compile_s. */
+  if (cJSON_GetObjectItemCaseSensitive(o, "compile_s")) {
+    if ((st = getNumber(o, "compile_s", where, &c->compile_s)).ok == false)
+      return st;
+    if (!(c->compile_s >= 0 && c->compile_s < 1e6))
+      return prunerStatusError("%s: compile_s %g is not a time in seconds", where, c->compile_s);
+  }
   char init[16];
   if ((st = getString(o, "output_init", where, init, sizeof(init))).ok == false)
     return st;

@@ -197,7 +197,12 @@ static void runCandidate(Runner *r, size_t index, WorkloadSummary *sum) {
   r->req->samples = r->opts->samples;
   r->req->budget_seconds = 0.5 * r->opts->timeout_seconds;
   r->req->seed = r->seed;
+  /* What the config cost, for the study's wall-clock figures (docs/records.md): its
+   * compile on the build host plus this measurement (load, check, warm-up, samples). */
+  double t0 = prunerNowSeconds();
   callMeasure(r, &rec);
+  rec.compile_s = c->compile_s;
+  rec.measure_s = c->compile_s + (prunerNowSeconds() - t0);
   if (!append(r, &rec))
     return;
   sum->by_status[rec.status]++;

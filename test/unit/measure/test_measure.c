@@ -72,6 +72,8 @@ static void writeBundle(void) {
   fakeResult(&r, "matmul_kernel");
   PrunerConfig c = matmulConfig();
   int id = -1;
+  r.mlir_seconds = 0.25; /* the candidate's compile_s: 0.25 + 0.125 */
+  r.ptxas_seconds = 0.125;
   assert_true(prunerBundleAddCandidate(b, &mm, &c, &r, 12.5, 0.75, &id).ok);
   assert_int_equal(id, 0);
   PrunerConfig cc;
@@ -142,6 +144,8 @@ static void test_round_trip(void **state) {
   assert_int_equal(c->launch.resources.registers, 40);
   assert_int_equal(c->launch.resources.spill_store_bytes, 4);
   assert_true(c->draft_score_us == 12.5 && c->verifier_score == 0.75);
+  assert_true(c->compile_s == 0.375);
+  assert_true(prunerBundleGetCandidate(b, 1)->compile_s == 0);
   assert_int_equal(c->output_init, PRUNER_OUTPUT_ZERO);
   assert_int_equal(c->extras.num_next, 0);
   assert_int_equal(c->extras.num_workspaces, 0);
@@ -247,6 +251,9 @@ static void hugeTile(cJSON *r) {
   cJSON *wg = cJSON_GetObjectItem(cJSON_GetObjectItem(candidate0(r), "config"), "workgroup");
   cJSON_ReplaceItemInArray(wg, 0, cJSON_CreateNumber(1e300));
 }
+static void negativeCompileTime(cJSON *r) {
+  cJSON_ReplaceItemInObject(candidate0(r), "compile_s", cJSON_CreateNumber(-1));
+}
 static void zeroBound(cJSON *r) {
   cJSON *bounds = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "workloads"), 0),
                                       "bounds");
@@ -268,6 +275,7 @@ static void test_rejects_bad_bundles(void **state) {
   expectRejected(hugeRegisters, "resources: field 'registers' = 1e+300");
   expectRejected(hugeTile, "key 'workgroup': entry 0 is not an integer");
   expectRejected(zeroBound, "loop 0 has bound 0");
+  expectRejected(negativeCompileTime, "candidates[0]: compile_s -1 is not a time in seconds");
   /* Split-K's fields. */
   expectRejected(badWorkspace, "candidates[2]: workspaces[0] must be a positive byte count");
   expectRejected(workspaceOperandPastEnd,

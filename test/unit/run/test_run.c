@@ -43,6 +43,7 @@ static void writeBundle(int n) {
     r.launch.block[0] = r.launch.block[1] = r.launch.block[2] = 1;
     r.binary = elf;
     r.binary_size = sizeof(elf);
+    r.mlir_seconds = 0.5; /* each candidate's compile_s: 0.5 s */
     PrunerConfig c;
     memset(&c, 0, sizeof(c));
     c.workgroup[0] = c.workgroup[1] = 32;
@@ -153,6 +154,9 @@ static void test_hang_and_crash_are_recorded(void **state) {
       continue;
     }
     by_status[r->status]++;
+    /* Its cost: the compile the bundle carries, plus this run's time for it. */
+    assert_true(r->compile_s == 0.5);
+    assert_true(r->measure_s > 0.5);
     if (r->status == PRUNER_RECORD_TIMEOUT)
       assert_non_null(strstr(r->error, "no reply within"));
     if (r->status == PRUNER_RECORD_LAUNCH_ERROR)
