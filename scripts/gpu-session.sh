@@ -109,16 +109,27 @@ compile_bundle() { # NAME MODULE TRIALS BATCH EPSILON SEED [pruner-tune options.
   bundle_stats "$name"
 }
 
+# A bundle meant to hold a complete space is complete only if the trials outnumbered the
+# configs (the tuner ran out of configs, not of trials) and none failed to compile.
+check_complete() { # NAME TRIALS
+  local n; n=$(grep -o '"cubin":[[:space:]]*"' "$work/$1/manifest.json" | wc -l)
+  ((n < $2)) || die "$1: $n configs for $2 trials: the space may hold more; raise the trials"
+  local bad; bad=$(grep -c '"status":"compile_error"' "$work/$1.compile.jsonl" 2> /dev/null || true)
+  ((${bad:-0} == 0)) || die "$1: $bad configs failed to compile: the bundle is not the complete space"
+}
+
 tc_dataset() { # NAME MODULE [pruner-tune options...]: a complete tensor-core space
-  local name=$1 module=$2
+  local name=$1 module=$2 trials=${TC_DATASET_TRIALS:-2000}
   shift 2
-  compile_bundle "$name" "$module" "${TC_DATASET_TRIALS:-2000}" "${TC_DATASET_TRIALS:-2000}" 0 4 \
+  compile_bundle "$name" "$module" "$trials" "$trials" 0 4 \
     --pretrained=none --schedules=tensor-core,tensor-core-staged "$@"
+  check_complete "$name" "$trials"
 }
 
 all_dataset() { # NAME MODULE: every valid config of the module's one op, in the draft's order
-  compile_bundle "$1" "$2" "${ALL_DATASET_TRIALS:-6000}" "${ALL_DATASET_TRIALS:-6000}" 0 4 \
-    --pretrained=none
+  local trials=${ALL_DATASET_TRIALS:-6000}
+  compile_bundle "$1" "$2" "$trials" "$trials" 0 4 --pretrained=none
+  check_complete "$1" "$trials"
 }
 
 # One line per bundle for PREPARED: candidates, compile time, size; then per workload.
