@@ -110,6 +110,10 @@ typedef struct PrunerBackend {
   /* The --measure mode that means "on this target's device" (the default). */
   PrunerTuneMeasure device_measure;
   const char *baseline_name; /* what the winner is compared with: "cuBLAS", "OpenBLAS"  */
+  /* The version of the kernels it builds from a config (>= 1), stamped on its records;
+   * the tuner never reuses a record of another version (docs/records.md). Raised with
+   * any change that alters an existing config's kernel. */
+  int codegen_version;
   bool fuses_consumers;      /* a contraction's kernel may absorb its elementwise user  */
   /* Optional (NULL: every winner does): why a winner `config` of `w` cannot absorb its
    * consumer ("tensor cores (mma)", "split-K", ...), NULL when it can. */

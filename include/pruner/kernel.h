@@ -19,6 +19,14 @@ extern "C" {
 
 #define PRUNER_MAX_KERNEL_ARGS 64
 
+/* The version of the GPU kernels lib/schedule and lib/compile generate from a config.
+ * Bundles and records carry it (docs/records.md, "Code-generator version") so that a
+ * measurement of an older kernel is never reused as one of today's. Raise it with any
+ * change that alters the kernel an existing config compiles to (its schedule, lowering
+ * or launch): 2 since the pipelined tensor-core tiles load with ldmatrix from padded rows
+ * (2026-12-04). */
+#define PRUNER_GPU_CODEGEN_VERSION 2
+
 typedef enum PrunerKernelArgKind {
   PRUNER_ARG_BUFFER_ALLOCATED = 0, /* pointer: memref allocated pointer          */
   PRUNER_ARG_BUFFER_ALIGNED,       /* pointer: memref aligned pointer            */

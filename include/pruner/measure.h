@@ -106,6 +106,10 @@ uint64_t prunerBundleSeed(PrunerBundle bundle);
 const char *prunerBundleTargetName(PrunerBundle bundle);
 const char *prunerBundleTargetArch(PrunerBundle bundle);
 const char *prunerBundleTargetKey(PrunerBundle bundle);
+/* The version of the code generator that built its cubins (PRUNER_GPU_CODEGEN_VERSION of
+ * the build that created it; the manifest's target "codegen"), which the runner stamps on
+ * its records; 0 for a manifest written before the field existed. */
+int prunerBundleCodegenVersion(PrunerBundle bundle);
 
 size_t prunerBundleNumWorkloads(PrunerBundle bundle);
 const PrunerWorkload *prunerBundleGetWorkload(PrunerBundle bundle, size_t i);

@@ -27,6 +27,7 @@ extern "C" {
 #define PRUNER_RECORDS_VERSION 1
 #define PRUNER_MAX_SAMPLES 64
 #define PRUNER_MAX_PASSES 16
+#define PRUNER_MAX_CODEGEN_VERSION 1000000
 
 typedef enum PrunerRecordStatus {
   PRUNER_RECORD_OK = 0,
@@ -47,6 +48,12 @@ typedef struct PrunerRecord {
   char device_name[96];
   char driver_version[32];
   char toolchain_version[32];
+  /* The version of the code generator that built the measured kernel from its config
+   * (PrunerBackend.codegen_version; JSON: the target's "codegen"), so that a log written
+   * before a change to the generated kernels is not reused as if it measured today's
+   * (docs/records.md, "Code-generator version"). 0: not recorded (records written before
+   * 2026-12-05, baselines). */
+  int codegen_version;
   /* Host records: the measuring machine's caches, L1d and L2 per core and L3 in all
    * (bytes; 0: not recorded), so that a study elsewhere models them (the clock is
    * sm_clock_mhz). JSON: the target's "caches", three numbers or absent. */
@@ -128,6 +135,14 @@ typedef PrunerStatus (*PrunerRecordCheck)(const PrunerRecord *record, void *user
  * dropped). Returns how many were dropped. Pointers returned earlier by
  * Get/Find/Best/Baseline are invalid afterwards. */
 size_t prunerRecordsFilter(PrunerRecords records, PrunerRecordCheck check, void *user);
+
+/* The check of a record's code-generator version against the kernels a build makes
+ * (`version`; 0: none known, no check): ok for a baseline and for a record that carries
+ * no version (written before the field existed: kept as it was), else ok only when equal; the message says
+ * which version measured it. The callers (the tuner, pruner-run) apply it to their own
+ * target's records, through prunerRecordsFilter, so that an older kernel's time is
+ * measured again instead of reused. */
+PrunerStatus prunerRecordCheckCodegen(const PrunerRecord *record, int version);
 
 /* Appends every record of `from` to `to` (in `from`'s order): several files read as
  * one log, e.g. in memory for training. */

@@ -25,6 +25,7 @@ struct PrunerBundleImpl {
   char target_arch[16];
   char target_device[64];
   char target_key[96];
+  int codegen_version; /* the kernels' generator (kernel.h); 0: an older manifest */
   PrunerWorkload *workloads;
   size_t num_workloads, cap_workloads;
   PrunerBundleCandidate *candidates;
@@ -128,6 +129,7 @@ PrunerStatus prunerBundleCreate(const char *dir, const PrunerTargetDesc *target,
   copyString(b->target_arch, sizeof(b->target_arch), target->arch);
   copyString(b->target_device, sizeof(b->target_device), target->device);
   prunerTargetKey(target, b->target_key, sizeof(b->target_key));
+  b->codegen_version = PRUNER_GPU_CODEGEN_VERSION; /* its cubins are this build's */
   *out = b;
   return prunerStatusOk();
 }
@@ -305,6 +307,7 @@ PrunerStatus prunerBundleWrite(PrunerBundle b) {
   cJSON_AddStringToObject(t, "arch", b->target_arch);
   cJSON_AddStringToObject(t, "device", b->target_device);
   cJSON_AddStringToObject(t, "key", b->target_key);
+  cJSON_AddNumberToObject(t, "codegen", b->codegen_version);
   cJSON_AddNumberToObject(root, "seed", (double)b->seed);
   cJSON *ws = cJSON_AddArrayToObject(root, "workloads");
   bool complete = ws != NULL;
@@ -624,6 +627,11 @@ static PrunerStatus parseTarget(PrunerBundle b, const cJSON *root, const char *w
     st = getString(t, "device", at, b->target_device, sizeof(b->target_device));
   if (st.ok)
     st = getString(t, "key", at, b->target_key, sizeof(b->target_key));
+  /* Optional: manifests written before 2026-12-05 lack it (their records then say 0). */
+  int64_t codegen = 0;
+  if (st.ok && cJSON_GetObjectItemCaseSensitive(t, "codegen"))
+    st = getInt(t, "codegen", at, 1, PRUNER_MAX_CODEGEN_VERSION, &codegen);
+  b->codegen_version = (int)codegen;
   return st;
 }
 
@@ -763,6 +771,7 @@ uint64_t prunerBundleSeed(PrunerBundle b) { return b->seed; }
 const char *prunerBundleTargetName(PrunerBundle b) { return b->target_name; }
 const char *prunerBundleTargetArch(PrunerBundle b) { return b->target_arch; }
 const char *prunerBundleTargetKey(PrunerBundle b) { return b->target_key; }
+int prunerBundleCodegenVersion(PrunerBundle b) { return b->codegen_version; }
 size_t prunerBundleNumWorkloads(PrunerBundle b) { return b->num_workloads; }
 const PrunerWorkload *prunerBundleGetWorkload(PrunerBundle b, size_t i) {
   return i < b->num_workloads ? &b->workloads[i] : NULL;

@@ -596,6 +596,8 @@ char *prunerRecordToJson(const PrunerRecord *r) {
   cJSON_AddStringToObject(target, "device", r->device_name);
   cJSON_AddStringToObject(target, "driver", r->driver_version);
   cJSON_AddStringToObject(target, "toolchain", r->toolchain_version);
+  if (r->codegen_version > 0) /* only then, so that lines without it read as before */
+    cJSON_AddNumberToObject(target, "codegen", r->codegen_version);
   /* All three or none: the reader refuses a partial list. */
   if (r->cache_bytes[0] > 0 && r->cache_bytes[1] > 0 && r->cache_bytes[2] > 0)
     cJSON_AddItemToObject(target, "caches", intArray(r->cache_bytes, 3));
@@ -681,6 +683,8 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
                                   sizeof(out->driver_version), false)));
   TRY(within("target", readString(target, "toolchain", out->toolchain_version,
                                   sizeof(out->toolchain_version), false)));
+  TRY(within("target", readIntOr(target, "codegen", 1, PRUNER_MAX_CODEGEN_VERSION, 0,
+                                 &out->codegen_version)));
   if (cJSON_GetObjectItemCaseSensitive(target, "caches")) {
     int n = 0;
     TRY(within("target", readIntArray(target, "caches", out->cache_bytes, 3, &n)));

@@ -550,6 +550,15 @@ PrunerStatus prunerRecordsAppendAll(PrunerRecords to, PrunerRecords from) {
   return prunerStatusOk();
 }
 
+PrunerStatus prunerRecordCheckCodegen(const PrunerRecord *r, int version) {
+  if (version <= 0 || r->is_baseline || r->codegen_version == 0 ||
+      r->codegen_version == version)
+    return prunerStatusOk();
+  return prunerStatusError("measured with code-generator version %d; this build generates "
+                           "version %d (measured again, not reused)",
+                           r->codegen_version, version);
+}
+
 size_t prunerRecordsFilter(PrunerRecords r, PrunerRecordCheck check, void *user) {
   r->warnings[0] = '\0';
   size_t kept = 0, dropped = 0;

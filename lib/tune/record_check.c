@@ -22,6 +22,12 @@ static PrunerStatus tuneRecordFits(const PrunerRecord *r, void *user) {
   for (size_t i = 0; i < e->num_tasks; ++i)
     if (strcmp(e->tasks[i].w.key, r->workload_key) == 0)
       w = &e->tasks[i].w; /* the workload it will be matched to */
+  /* A replay reads measurements, whatever built them; the device measures this build's. */
+  if (e->opts.measure != PRUNER_TUNE_MEASURE_REPLAY) {
+    PrunerStatus same = prunerRecordCheckCodegen(r, e->backend->codegen_version);
+    if (!same.ok)
+      return same;
+  }
   if (!w)
     return prunerStatusOk(); /* no description and no task: never looked up here */
   PrunerStatus fit = prunerConfigCheck(w, &e->target, &r->config);

@@ -180,6 +180,7 @@ static void runCandidate(Runner *r, size_t index, WorkloadSummary *sum) {
   }
   PrunerRecord rec;
   baseRecord(r, w, &rec);
+  rec.codegen_version = prunerBundleCodegenVersion(r->bundle);
   rec.config = c->config;
   rec.draft_score_us = c->draft_score_us;
   rec.verifier_score = c->verifier_score;
@@ -389,6 +390,15 @@ static int hello(Runner *r) {
   return PRUNER_RUN_EXIT_OK;
 }
 
+/* A resumed record of this device's key from an older code generator than the bundle's
+ * is not this bundle's kernel: dropped (in memory) so that its config runs again. */
+static PrunerStatus sameKernels(const PrunerRecord *rec, void *user) {
+  Runner *r = user;
+  if (strcmp(rec->target_key, r->target_key) != 0)
+    return prunerStatusOk();
+  return prunerRecordCheckCodegen(rec, prunerBundleCodegenVersion(r->bundle));
+}
+
 int runnerExecute(PrunerBundle bundle, const RunnerOptions *opts, PrunerWorkerHandler handler,
                   void *handler_context) {
   Runner r;
@@ -425,6 +435,8 @@ int runnerExecute(PrunerBundle bundle, const RunnerOptions *opts, PrunerWorkerHa
     goto done;
   }
   if (prunerRecordsSkippedLines(r.records))
+    logf_(&r, "warning: %s\n", prunerRecordsWarnings(r.records));
+  if (prunerRecordsFilter(r.records, sameKernels, &r) > 0)
     logf_(&r, "warning: %s\n", prunerRecordsWarnings(r.records));
 
   for (size_t wi = 0; wi < nw; wi++) {

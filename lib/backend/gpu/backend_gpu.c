@@ -482,6 +482,7 @@ static const PrunerBackend gpuBackend = {
     .kind = PRUNER_TARGET_GPU,
     .device_measure = PRUNER_TUNE_MEASURE_GPU,
     .baseline_name = "cuBLAS",
+    .codegen_version = PRUNER_GPU_CODEGEN_VERSION,
     .fuses_consumers = true,
     .consumerRefusal = prunerScheduleConsumerRefusal,
     .measure_draws_seed = true, /* the bundle's input seed, one per batch */

@@ -161,6 +161,7 @@ static const PrunerBackend hostBackend = {
     .kind = PRUNER_TARGET_HOST,
     .device_measure = PRUNER_TUNE_MEASURE_HOST,
     .baseline_name = "OpenBLAS",
+    .codegen_version = PRUNER_HOST_CODEGEN_VERSION,
     .fuses_consumers = false, /* the host schedule has no consumer fusion */
     .describeTarget = hostDescribeTarget,
     .refuseMeasure = hostRefuseMeasure,

@@ -876,8 +876,10 @@ void prunerHostFillRecord(PrunerHost host, const PrunerWorkload *w, const Pruner
   snprintf(r->device_name, sizeof r->device_name, "%.95s", host->target.device);
   snprintf(r->toolchain_version, sizeof r->toolchain_version, "mlir-22 jit O%d",
            hostOptLevel(&host->opts, config));
-  if (config)
+  if (config) {
     r->config = *config;
+    r->codegen_version = PRUNER_HOST_CODEGEN_VERSION;
+  }
   r->sm_clock_mhz = host->target.boost_clock_mhz;
   PrunerMeasuredMachine m;
   prunerHostTargetMachine(&host->target, &m);

@@ -957,9 +957,10 @@ static void fillRecord(PrunerIree s, const PrunerWorkload *w, const PrunerConfig
     out->sm_clock_mhz = m.clock_mhz;
   }
   out->timestamp = (double)time(NULL);
-  if (config)
+  if (config) {
     out->config = *config;
-  else {
+    out->codegen_version = PRUNER_IREE_CODEGEN_VERSION;
+  } else {
     out->is_baseline = true;
     textf(out->baseline_name, sizeof out->baseline_name, "iree-default");
   }

@@ -122,6 +122,8 @@ static void test_round_trip(void **state) {
   assert_int_equal(prunerBundleSeed(b), 1234);
   assert_string_equal(prunerBundleTargetArch(b), "sm_90");
   assert_string_equal(prunerBundleTargetName(b), "h200");
+  /* Its cubins are this build's: the runner stamps that version on its records. */
+  assert_int_equal(prunerBundleCodegenVersion(b), PRUNER_GPU_CODEGEN_VERSION);
   assert_int_equal(prunerBundleNumWorkloads(b), 2);
   assert_int_equal(prunerBundleNumCandidates(b), 3);
   PrunerWorkload mm;
@@ -173,7 +175,8 @@ static void test_round_trip(void **state) {
 /* Edits the manifest through cJSON, then expects prunerBundleRead to fail with `needle`. */
 typedef void (*Edit)(cJSON *root);
 
-static void expectRejected(Edit edit, const char *needle) {
+/* Writes the test bundle and applies `edit` (NULL: none) to its manifest. */
+static void writeEditedBundle(Edit edit) {
   writeBundle();
   char path[300];
   snprintf(path, sizeof(path), "%s/manifest.json", g_dir);
@@ -191,6 +194,10 @@ static void expectRejected(Edit edit, const char *needle) {
     cJSON_free(out);
     cJSON_Delete(root);
   }
+}
+
+static void expectRejected(Edit edit, const char *needle) {
+  writeEditedBundle(edit);
   PrunerBundle b;
   PrunerStatus st = prunerBundleRead(g_dir, &b);
   assert_false(st.ok);
@@ -254,10 +261,27 @@ static void hugeTile(cJSON *r) {
 static void negativeCompileTime(cJSON *r) {
   cJSON_ReplaceItemInObject(candidate0(r), "compile_s", cJSON_CreateNumber(-1));
 }
+static void badCodegen(cJSON *r) {
+  cJSON_ReplaceItemInObject(cJSON_GetObjectItem(r, "target"), "codegen", cJSON_CreateNumber(0));
+}
+static void noCodegen(cJSON *r) { cJSON_DeleteItemFromObject(cJSON_GetObjectItem(r, "target"), "codegen"); }
 static void zeroBound(cJSON *r) {
   cJSON *bounds = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "workloads"), 0),
                                       "bounds");
   cJSON_ReplaceItemInArray(bounds, 0, cJSON_CreateNumber(0));
+}
+
+/* A manifest written before bundles carried the code generator's version still reads;
+ * its version is 0 (unknown), which the records then carry. */
+static void test_manifest_without_codegen(void **state) {
+  (void)state;
+  writeEditedBundle(noCodegen);
+  PrunerBundle b;
+  PrunerStatus st = prunerBundleRead(g_dir, &b);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  assert_int_equal(prunerBundleCodegenVersion(b), 0);
+  prunerBundleDestroy(b);
 }
 
 static void test_rejects_bad_bundles(void **state) {
@@ -276,6 +300,7 @@ static void test_rejects_bad_bundles(void **state) {
   expectRejected(hugeTile, "key 'workgroup': entry 0 is not an integer");
   expectRejected(zeroBound, "loop 0 has bound 0");
   expectRejected(negativeCompileTime, "candidates[0]: compile_s -1 is not a time in seconds");
+  expectRejected(badCodegen, "target: field 'codegen' = 0 is not an integer in [1,");
   /* Split-K's fields. */
   expectRejected(badWorkspace, "candidates[2]: workspaces[0] must be a positive byte count");
   expectRejected(workspaceOperandPastEnd,
@@ -336,6 +361,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_rejects_bad_bundles),
+      cmocka_unit_test(test_manifest_without_codegen),
       cmocka_unit_test(test_missing_cubin_and_manifest),
       cmocka_unit_test(test_truncated_manifest),
       cmocka_unit_test(test_run_bundle_missing_runner),

@@ -290,6 +290,19 @@ static void test_record_round_trip(void **state) {
   assert_null(strstr(line = prunerRecordToJson(&a), "caches"));
   free(line);
 
+  /* The code generator's version: written when known, read back; absent reads as 0. */
+  assert_null(strstr(line = prunerRecordToJson(&a), "codegen"));
+  assert_true(prunerRecordFromJson(line, &b).ok);
+  assert_int_equal(b.codegen_version, 0);
+  free(line);
+  a.codegen_version = 3;
+  line = prunerRecordToJson(&a);
+  assert_non_null(strstr(line, "\"codegen\":3"));
+  assert_true(prunerRecordFromJson(line, &b).ok);
+  assert_int_equal(b.codegen_version, 3);
+  free(line);
+  a.codegen_version = 0;
+
   /* A failed candidate: NaN latency (written as null) and the error text survive. */
   makeRecord(&a, kTargetA, 64, 1.0);
   a.status = PRUNER_RECORD_COMPILE_ERROR;
@@ -792,6 +805,7 @@ static void test_record_values_checked(void **state) {
   a.cache_bytes[0] = 32768;
   a.cache_bytes[1] = 524288;
   a.cache_bytes[2] = 33554432;
+  a.codegen_version = 2;
   const struct {
     const char *from, *to, *reason;
   } cases[] = {
@@ -826,6 +840,11 @@ static void test_record_values_checked(void **state) {
       {"\"caches\":[32768,524288,33554432]", "\"caches\":[32768,524288,1e15]", "caches"},
       {"\"caches\":[32768,524288,33554432]", "\"caches\":\"32K\"", "caches"},
       {"\"caches\":[32768,524288,33554432]", "\"caches\":[1,2,3,4]", "caches"},
+      {"\"codegen\":2", "\"codegen\":0", "codegen"},
+      {"\"codegen\":2", "\"codegen\":-2", "codegen"},
+      {"\"codegen\":2", "\"codegen\":2.5", "codegen"},
+      {"\"codegen\":2", "\"codegen\":1e7", "codegen"},
+      {"\"codegen\":2", "\"codegen\":\"2\"", "codegen"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
     char *line = editLine(&a, cases[i].from, cases[i].to);
@@ -981,6 +1000,26 @@ static PrunerStatus dropTile(const PrunerRecord *r, void *user) {
 }
 
 /* Filter drops records, reports their lines, and rebuilds the lookups. */
+/* Which code generator timed a record: another version than the build's is refused with
+ * both numbers; no version (an old line), a baseline, or no known version passes. */
+static void test_check_codegen(void **state) {
+  (void)state;
+  PrunerRecord r;
+  makeRecord(&r, kTargetA, 64, 5.0);
+  assert_true(prunerRecordCheckCodegen(&r, 2).ok); /* written before the field: kept */
+  r.codegen_version = 2;
+  assert_true(prunerRecordCheckCodegen(&r, 2).ok);
+  assert_true(prunerRecordCheckCodegen(&r, 0).ok); /* a caller with no version checks nothing */
+  r.codegen_version = 1;
+  PrunerStatus st = prunerRecordCheckCodegen(&r, 2);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "code-generator version 1; this build generates version 2"));
+  r.codegen_version = 3; /* newer than the build (a log from a later version): not reused */
+  assert_false(prunerRecordCheckCodegen(&r, 2).ok);
+  r.is_baseline = true; /* cuBLAS / OpenBLAS: not our kernel */
+  assert_true(prunerRecordCheckCodegen(&r, 2).ok);
+}
+
 static void test_filter(void **state) {
   (void)state;
   char path[64];
@@ -1110,6 +1149,7 @@ int main(void) {
       cmocka_unit_test(test_not_a_records_file),
       cmocka_unit_test(test_long_line_skipped),
       cmocka_unit_test(test_one_writer),
+      cmocka_unit_test(test_check_codegen),
       cmocka_unit_test(test_filter),
       cmocka_unit_test(test_measured_machine),
   };

@@ -154,6 +154,8 @@ static void test_hang_and_crash_are_recorded(void **state) {
       continue;
     }
     by_status[r->status]++;
+    /* The kernel's generator, from the bundle: what a later build checks before reuse. */
+    assert_int_equal(r->codegen_version, PRUNER_GPU_CODEGEN_VERSION);
     /* Its cost: the compile the bundle carries, plus this run's time for it. */
     assert_true(r->compile_s == 0.5);
     assert_true(r->measure_s > 0.5);
@@ -191,6 +193,37 @@ static void test_hang_and_crash_are_recorded(void **state) {
   fclose(log);
   assert_true(prunerRecordsCreate(g_records, &recs).ok);
   assert_int_equal(prunerRecordsCount(recs), 6);
+  prunerRecordsDestroy(recs);
+
+  /* A record of candidate 0 from another code generator (as after a kernel change) is not
+   * this bundle's kernel: the rerun says so and measures that candidate again. */
+  PrunerRecords old;
+  assert_true(prunerRecordsCreateReadOnly(g_records, &old).ok);
+  FILE *f = fopen(g_records, "w");
+  assert_non_null(f);
+  for (size_t i = 0; i < prunerRecordsCount(old); i++) {
+    PrunerRecord r = *prunerRecordsGet(old, i);
+    if (!r.is_baseline && r.config.reduction[2] == 1)
+      r.codegen_version = PRUNER_GPU_CODEGEN_VERSION + 1;
+    char *line = prunerRecordToJson(&r);
+    fprintf(f, "%s\n", line);
+    free(line);
+  }
+  fclose(f);
+  prunerRecordsDestroy(old);
+  log = tmpfile();
+  o = options(log);
+  assert_int_equal(runnerExecute(b, &o, fakeHandler, &fake), PRUNER_RUN_EXIT_OK);
+  rewind(log);
+  n = fread(text, 1, sizeof(text) - 1, log);
+  text[n] = 0;
+  fclose(log);
+  assert_non_null(strstr(text, ":2: skipped: measured with code-generator version"));
+  assert_true(prunerRecordsCreate(g_records, &recs).ok);
+  assert_int_equal(prunerRecordsCount(recs), 7); /* the file keeps the old line */
+  const PrunerRecord *again = prunerRecordsGet(recs, 6);
+  assert_int_equal(again->config.reduction[2], 1);
+  assert_int_equal(again->codegen_version, PRUNER_GPU_CODEGEN_VERSION);
   prunerRecordsDestroy(recs);
   prunerBundleDestroy(b);
 }
