@@ -47,9 +47,14 @@
 #                    (--pretrained=none, ε = 0): qkv (tc-gemm.mlir, GPT-2 QKV 1024x2304x768,
 #                    1,316 configs), mlpup (unseen/mlp-up-f16.mlir, 1024x3072x768, 1,316),
 #                    qkv128 (unseen/qkv-128-f16.mlir, 128x2304x768, 1,135), conv1x1
-#                    (conv1x1.mlir as its GEMM 3136x256x64, 495). Used by default instead
-#                    of dataset-matmul and dataset-conv, which were measured on 2026-12-04
-#                    and are kept by name (BUNDLES=...).
+#                    (conv1x1.mlir as its GEMM 3136x256x64, 495). Measured on 2026-12-04
+#                    (twice); kept by name (BUNDLES=...), as are dataset-matmul and
+#                    dataset-conv.
+#   dataset-tc-mlpdown, dataset-tc-proj4096
+#                    the same for two f16 GEMMs HELD OUT from the draft's L1 term and the
+#                    prior (heldout/: GPT-2 MLP down 1024x768x3072, a 512x4096x4096
+#                    projection): the test of a model whose form was written on the four
+#                    above. In the default set.
 #   dataset-all-*    the COMPLETE spaces, all kinds, of the decode GEMVs (gemv: 1x2304x768,
 #                    gemvdown: 1x768x3072, both f16 -> f32) and the row sum 128x4096
 #                    (rowred), in the draft's order; by name only (BUNDLES=...).
@@ -58,7 +63,7 @@
 # Environment: BUILD (default build-gpuprep), JOBS (compile workers, default 2),
 # CHECK_PER_OP (100), CHECK_EPSILON (0.2), DATASET_SIZE (3000), DATASET_EPSILON (0.3333),
 # FORCE=1 (recompile bundles that exist), BUNDLES (default: the ten check bundles and the
-# four dataset-tc-*), WORK (unpacked
+# two held-out tensor-core spaces), WORK (unpacked
 # bundles and logs, default out/gpu-bundles; not carried).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -71,8 +76,7 @@ jobs=${JOBS:-2}
 carry_limit=$((64 * 1024 * 1024)) # the run tool's limit on carried paths, all together
 target=h200
 default_bundles="check-matmul check-bmm check-conv check-igemm check-tc check-tcs check-gemv
-  check-rowred check-splitk check-conv1x1 dataset-tc-qkv dataset-tc-mlpup dataset-tc-qkv128
-  dataset-tc-conv1x1"
+  check-rowred check-splitk check-conv1x1 dataset-tc-mlpdown dataset-tc-proj4096"
 all_bundles=${BUNDLES:-$default_bundles}
 
 die() { echo "gpu-session: $*" >&2; exit 1; }
@@ -203,6 +207,8 @@ prepare() {
       dataset-tc-mlpup) tc_dataset "$b" $in/unseen/mlp-up-f16.mlir ;;
       dataset-tc-qkv128) tc_dataset "$b" $in/unseen/qkv-128-f16.mlir ;;
       dataset-tc-conv1x1) tc_dataset "$b" $in/conv1x1.mlir --conv1x1-as-matmul ;;
+      dataset-tc-mlpdown) tc_dataset "$b" $in/heldout/mlp-down-f16.mlir ;;
+      dataset-tc-proj4096) tc_dataset "$b" $in/heldout/proj-512x4096-f16.mlir ;;
       # Complete spaces of every kind (FMA, cross-thread, split-K) of the bandwidth-bound
       # shapes, where the draft ranks worst (docs/quality.md): by name only.
       dataset-all-gemv) all_dataset "$b" $in/gemv.mlir ;;

@@ -13,7 +13,7 @@
 #                                check-igemm, check-tc, check-tcs, check-gemv, check-rowred,
 #                                check-splitk, check-conv1x1)
 #                                + cuBLAS baselines
-#   dataset-<w>-records.jsonl    the dataset bundles (by default the four complete
+#   dataset-<w>-records.jsonl    the dataset bundles (by default the two held-out complete
 #                                tensor-core spaces dataset-tc-*; at most four, for the
 #                                run tool's 8 files)
 #   summary.txt                  the tables from the records (test/gpu/summarize.sh) and
