@@ -147,6 +147,8 @@ bundle_stats() {
   manifest_counts "$out/manifest.json"
 }
 
+# The prepared folder is whole and fits the run tool; "tree-warns": a working tree too
+# large to travel is a note, not a failure (prepare, on a branch with data/).
 check_dir() {
   [[ -f $dir/PREPARED ]] || die "$dir/PREPARED missing (run: scripts/gpu-session.sh prepare $dir)"
   [[ -f $dir/bundles.tar.xz ]] || die "$dir/bundles.tar.xz missing"
@@ -165,7 +167,10 @@ check_dir() {
     git ls-files -z | du -cb --files0-from=- 2>/dev/null | grep -v 'total$' |
       awk -F'\t' '{ d = $2; sub(/\/[^\/]*$/, "", d); s[d] += $1 } END { for (d in s) printf "%8d KiB  %s\n", s[d] / 1024, d }' |
       sort -rn | head -5
-    die "too large to travel ($((bytes + tree)) >= $carry_limit bytes): run the session from a branch without data/*.jsonl (docs/gpu-session.md, \"The tree\")"
+    local why="too large to travel ($((bytes + tree)) >= $carry_limit bytes): run the session from a branch without data/*.jsonl (docs/gpu-session.md, \"The tree\")"
+    # prepare: the folder is ready, only this tree is not; check and simulate refuse.
+    [[ ${1:-fatal} == fatal ]] && die "$why"
+    echo "gpu-session: note: the folder is prepared, but this working tree is $why"
   fi
   case $dir in /*|../*) die "$dir must be a path inside the repository (the run tool's carry list)";; esac
   if git check-ignore -q "$dir"; then :; else die "$dir is not git-ignored: it would travel as untracked files and could be committed"; fi
@@ -246,7 +251,7 @@ prepare() {
   } > "$dir/PREPARED"
   rm -rf "$dir/bundles" # a stale unpacked copy must not travel
   cat "$dir/PREPARED"
-  check_dir
+  check_dir tree-warns
 }
 
 simulate() {
