@@ -137,11 +137,11 @@ typedef PrunerStatus (*PrunerRecordCheck)(const PrunerRecord *record, void *user
 size_t prunerRecordsFilter(PrunerRecords records, PrunerRecordCheck check, void *user);
 
 /* The check of a record's code-generator version against the kernels a build makes
- * (`version`; 0: none known, no check): ok for a baseline and for a record that carries
- * no version (written before the field existed: kept as it was), else ok only when equal; the message says
- * which version measured it. The callers (the tuner, pruner-run) apply it to their own
- * target's records, through prunerRecordsFilter, so that an older kernel's time is
- * measured again instead of reused. */
+ * (`version`; 0: none known, no check). Ok for a baseline and for a record that carries
+ * no version (written before the field existed: kept as it was), else only when equal;
+ * the message says which version measured it. The callers (the tuner, pruner-run) apply
+ * it to their own target's records through prunerRecordsFilter, so that an older
+ * kernel's time is measured again instead of reused. */
 PrunerStatus prunerRecordCheckCodegen(const PrunerRecord *record, int version);
 
 /* Appends every record of `from` to `to` (in `from`'s order): several files read as

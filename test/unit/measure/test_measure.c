@@ -264,7 +264,9 @@ static void negativeCompileTime(cJSON *r) {
 static void badCodegen(cJSON *r) {
   cJSON_ReplaceItemInObject(cJSON_GetObjectItem(r, "target"), "codegen", cJSON_CreateNumber(0));
 }
-static void noCodegen(cJSON *r) { cJSON_DeleteItemFromObject(cJSON_GetObjectItem(r, "target"), "codegen"); }
+static void noCodegen(cJSON *r) {
+  cJSON_DeleteItemFromObject(cJSON_GetObjectItem(r, "target"), "codegen");
+}
 static void zeroBound(cJSON *r) {
   cJSON *bounds = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "workloads"), 0),
                                       "bounds");
