@@ -80,6 +80,12 @@ void prunerTargetOverride(PrunerTargetDesc *desc, const PrunerTargetDesc *measur
  * backend on that GPU "iree-cuda:sm_90:h200:132sm"). */
 void prunerTargetKey(const PrunerTargetDesc *desc, char *buf, size_t size);
 
+/* The version of the code generator whose kernels records of `desc` time today
+ * (PRUNER_GPU_CODEGEN_VERSION, _HOST_, _IREE_; the backend of its kind stamps the same
+ * on its records as PrunerBackend.codegen_version), for tools that read records without
+ * a backend (pruner-eval --train; docs/records.md, "Code-generator version"). */
+int prunerTargetCodegenVersion(const PrunerTargetDesc *desc);
+
 /* The family a shipped verifier prior is named by (docs/transfer.md): "host-avx512",
  * "host-avx2", "host-sse" (the host's vector ISA), "iree-cpu-<isa>", "gpu-<arch>",
  * "iree-cuda-<arch>".

@@ -555,7 +555,7 @@ PrunerStatus prunerRecordCheckCodegen(const PrunerRecord *r, int version) {
       r->codegen_version == version)
     return prunerStatusOk();
   return prunerStatusError("measured with code-generator version %d; this build generates "
-                           "version %d (measured again, not reused)",
+                           "version %d",
                            r->codegen_version, version);
 }
 

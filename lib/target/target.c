@@ -3,6 +3,7 @@
 
 #include "pruner/backend/host_rules.h"
 #include "pruner/backend/iree_rules.h"
+#include "pruner/kernel.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -169,6 +170,19 @@ void prunerTargetOverride(PrunerTargetDesc *desc, const PrunerTargetDesc *measur
   OVERRIDE(l1_line_bytes);
   OVERRIDE(dram_sector_bytes);
 #undef OVERRIDE
+}
+
+int prunerTargetCodegenVersion(const PrunerTargetDesc *desc) {
+  switch (desc->kind) {
+  case PRUNER_TARGET_GPU:
+    return PRUNER_GPU_CODEGEN_VERSION;
+  case PRUNER_TARGET_HOST:
+    return PRUNER_HOST_CODEGEN_VERSION;
+  case PRUNER_TARGET_IREE_CPU:
+  case PRUNER_TARGET_IREE_CUDA:
+    return PRUNER_IREE_CODEGEN_VERSION;
+  }
+  return 0;
 }
 
 void prunerTargetKey(const PrunerTargetDesc *desc, char *buf, size_t size) {

@@ -104,28 +104,39 @@ static int writeSynthetic(const char *path, const char *target_name, int workloa
   return 0;
 }
 
+typedef struct TrainScope {
+  const char *key;
+  int version;
+} TrainScope;
+
+/* Records of the key being trained on must have timed this build's kernels. */
+static PrunerStatus sameKernels(const PrunerRecord *r, void *user) {
+  const TrainScope *scope = user;
+  return strcmp(r->target_key, scope->key) != 0 ? prunerStatusOk()
+                                                 : prunerRecordCheckCodegen(r, scope->version);
+}
+
 /* --train: the records of `paths` read as one log, the model saved to `model`. */
 static int trainModel(const char *const *paths, int num_paths, const char *model,
                       const char *target_arg, const PrunerVerifierOptions *opts) {
   PrunerRecords all = prunerRecordsCreateInMemory();
+  PrunerRecords files[64] = {NULL}; /* kept open: filtered below with their paths and lines */
   if (!all) {
     fprintf(stderr, "pruner-eval: out of memory\n");
     return 1;
   }
   PrunerStatus s = prunerStatusOk();
   for (int i = 0; s.ok && i < num_paths; ++i) {
-    PrunerRecords one = NULL;
-    s = prunerRecordsCreateReadOnly(paths[i], &one);
-    if (s.ok && prunerRecordsCount(one) == 0)
+    s = prunerRecordsCreateReadOnly(paths[i], &files[i]);
+    if (s.ok && prunerRecordsCount(files[i]) == 0)
       s = prunerStatusError("%s: no record in it (%zu line(s) skipped: not a records file?)",
-                            paths[i], prunerRecordsSkippedLines(one));
-    else if (s.ok && prunerRecordsSkippedLines(one))
-      fprintf(stderr, "pruner-eval: warning: %s\n", prunerRecordsWarnings(one));
+                            paths[i], prunerRecordsSkippedLines(files[i]));
+    else if (s.ok && prunerRecordsSkippedLines(files[i]))
+      fprintf(stderr, "pruner-eval: warning: %s\n", prunerRecordsWarnings(files[i]));
     if (s.ok)
-      s = prunerRecordsAppendAll(all, one);
-    prunerRecordsDestroy(one);
+      s = prunerRecordsAppendAll(all, files[i]);
   }
-  /* Copied: the busiest key points into `all`, which is gone before the last line. */
+  /* Copied: the busiest key points into `all`, which is rebuilt below. */
   char key_copy[96] = "";
   const char *busiest =
       target_arg && strcmp(target_arg, "records") != 0 ? target_arg : busiestTarget(all);
@@ -135,6 +146,28 @@ static int trainModel(const char *const *paths, int num_paths, const char *model
   if (s.ok)
     s = key ? prunerRecordsDatasetTarget(all, key, &target, what, sizeof what)
             : prunerStatusError("no ok record to train on");
+  /* A prior ranks today's kernels: records of the key that timed another version of them
+   * are left out, each named by file and line (docs/records.md, "Code-generator
+   * version"); the log is then read again from what is left. */
+  if (s.ok) {
+    TrainScope scope = {key, prunerTargetCodegenVersion(&target)};
+    size_t dropped = 0;
+    for (int i = 0; i < num_paths; ++i) {
+      size_t d = prunerRecordsFilter(files[i], sameKernels, &scope);
+      if (d > 0)
+        fprintf(stderr, "pruner-eval: warning: %s\n", prunerRecordsWarnings(files[i]));
+      dropped += d;
+    }
+    if (dropped > 0) {
+      prunerRecordsDestroy(all);
+      all = prunerRecordsCreateInMemory();
+      s = all ? prunerStatusOk() : prunerStatusError("out of memory");
+      for (int i = 0; s.ok && i < num_paths; ++i)
+        s = prunerRecordsAppendAll(all, files[i]);
+    }
+  }
+  for (int i = 0; i < num_paths; ++i)
+    prunerRecordsDestroy(files[i]);
   size_t used = 0, workloads = 0;
   if (s.ok)
     s = prunerVerifierTrainAndSave(all, &target, key, opts, model, &used, &workloads);

@@ -108,11 +108,6 @@ void prunerHostMeasure(PrunerHost host, const PrunerWorkload *w, const PrunerCon
  * the record is a baseline ("openblas"). Other workloads get status INVALID. */
 void prunerHostMeasureBaseline(PrunerHost host, const PrunerWorkload *w, PrunerHostResult *out);
 
-/* The version of the host kernels this backend builds from a config (the host schedule
- * and its lowering to the JIT), on its records as PrunerRecord.codegen_version: raise it
- * with any change that alters an existing config's kernel (docs/records.md). */
-#define PRUNER_HOST_CODEGEN_VERSION 1
-
 /* True if `w` maps onto sgemm calls (plain or batched f32 matmul). */
 bool prunerHostHasBlasBaseline(const PrunerWorkload *w);
 

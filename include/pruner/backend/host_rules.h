@@ -33,6 +33,11 @@
 #include "pruner/target.h"
 #include "pruner/workload.h"
 
+/* The version of the host kernels this backend builds from a config (the host schedule
+ * and its lowering to the JIT), on its records as PrunerRecord.codegen_version: raise it
+ * with any change that alters an existing config's kernel (docs/records.md). */
+#define PRUNER_HOST_CODEGEN_VERSION 1
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -15,6 +15,12 @@
 #include "pruner/target.h"
 #include "pruner/workload.h"
 
+/* The version of what this backend gives IREE for a config (the lowering configuration
+ * and the tuning spec), on its records as PrunerRecord.codegen_version; IREE's own
+ * version is in the records' toolchain. Raise it with any change that alters what an
+ * existing config compiles to (docs/records.md). */
+#define PRUNER_IREE_CODEGEN_VERSION 1
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -444,6 +444,10 @@ static void test_backend_table(void **state) {
     assert_non_null(b->measure);
     assert_true(!b->exportOpen == !b->exportAdd && !b->exportOpen == !b->exportClose);
     assert_ptr_equal(prunerBackendForTarget(&(PrunerTargetDesc){.kind = b->kind}), b);
+    /* The version its records carry is the one tools without a backend check against. */
+    assert_true(b->codegen_version >= 1);
+    assert_int_equal(b->codegen_version,
+                     prunerTargetCodegenVersion(&(PrunerTargetDesc){.kind = b->kind}));
   }
   const PrunerBackend *b;
   PrunerTargetDesc t;
