@@ -143,6 +143,9 @@ size_t prunerRecordsFilter(PrunerRecords records, PrunerRecordCheck check, void 
  * it to their own target's records through prunerRecordsFilter, so that an older
  * kernel's time is measured again instead of reused. */
 PrunerStatus prunerRecordCheckCodegen(const PrunerRecord *record, int version);
+/* prunerRecordsFilter with that check on the records of `target_key` (others are kept):
+ * returns how many were dropped; prunerRecordsWarnings names them. */
+size_t prunerRecordsFilterCodegen(PrunerRecords records, const char *target_key, int version);
 
 /* Appends every record of `from` to `to` (in `from`'s order): several files read as
  * one log, e.g. in memory for training. */

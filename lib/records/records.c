@@ -559,6 +559,23 @@ PrunerStatus prunerRecordCheckCodegen(const PrunerRecord *r, int version) {
                            r->codegen_version, version);
 }
 
+typedef struct CodegenScope {
+  const char *target_key;
+  int version;
+} CodegenScope;
+
+static PrunerStatus codegenInScope(const PrunerRecord *r, void *user) {
+  const CodegenScope *scope = user;
+  return strcmp(r->target_key, scope->target_key) != 0
+             ? prunerStatusOk()
+             : prunerRecordCheckCodegen(r, scope->version);
+}
+
+size_t prunerRecordsFilterCodegen(PrunerRecords records, const char *target_key, int version) {
+  CodegenScope scope = {target_key, version};
+  return prunerRecordsFilter(records, codegenInScope, &scope);
+}
+
 size_t prunerRecordsFilter(PrunerRecords r, PrunerRecordCheck check, void *user) {
   r->warnings[0] = '\0';
   size_t kept = 0, dropped = 0;

@@ -104,18 +104,6 @@ static int writeSynthetic(const char *path, const char *target_name, int workloa
   return 0;
 }
 
-typedef struct TrainScope {
-  const char *key;
-  int version;
-} TrainScope;
-
-/* Records of the key being trained on must have timed this build's kernels. */
-static PrunerStatus sameKernels(const PrunerRecord *r, void *user) {
-  const TrainScope *scope = user;
-  return strcmp(r->target_key, scope->key) != 0 ? prunerStatusOk()
-                                                 : prunerRecordCheckCodegen(r, scope->version);
-}
-
 /* --train: the records of `paths` read as one log, the model saved to `model`. */
 static int trainModel(const char *const *paths, int num_paths, const char *model,
                       const char *target_arg, const PrunerVerifierOptions *opts) {
@@ -150,10 +138,10 @@ static int trainModel(const char *const *paths, int num_paths, const char *model
    * are left out, each named by file and line (docs/records.md, "Code-generator
    * version"); the log is then read again from what is left. */
   if (s.ok) {
-    TrainScope scope = {key, prunerTargetCodegenVersion(&target)};
+    int version = prunerTargetCodegenVersion(&target);
     size_t dropped = 0;
     for (int i = 0; i < num_paths; ++i) {
-      size_t d = prunerRecordsFilter(files[i], sameKernels, &scope);
+      size_t d = prunerRecordsFilterCodegen(files[i], key, version);
       if (d > 0)
         fprintf(stderr, "pruner-eval: warning: %s\n", prunerRecordsWarnings(files[i]));
       dropped += d;

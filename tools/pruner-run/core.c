@@ -390,15 +390,6 @@ static int hello(Runner *r) {
   return PRUNER_RUN_EXIT_OK;
 }
 
-/* A resumed record of this device's key from an older code generator than the bundle's
- * is not this bundle's kernel: dropped (in memory) so that its config runs again. */
-static PrunerStatus sameKernels(const PrunerRecord *rec, void *user) {
-  Runner *r = user;
-  if (strcmp(rec->target_key, r->target_key) != 0)
-    return prunerStatusOk();
-  return prunerRecordCheckCodegen(rec, prunerBundleCodegenVersion(r->bundle));
-}
-
 int runnerExecute(PrunerBundle bundle, const RunnerOptions *opts, PrunerWorkerHandler handler,
                   void *handler_context) {
   Runner r;
@@ -436,7 +427,9 @@ int runnerExecute(PrunerBundle bundle, const RunnerOptions *opts, PrunerWorkerHa
   }
   if (prunerRecordsSkippedLines(r.records))
     logf_(&r, "warning: %s\n", prunerRecordsWarnings(r.records));
-  if (prunerRecordsFilter(r.records, sameKernels, &r) > 0)
+  /* A resumed record of this device's key from another code generator than the bundle's
+   * did not time this bundle's kernel: dropped (in memory) so that its config runs again. */
+  if (prunerRecordsFilterCodegen(r.records, r.target_key, prunerBundleCodegenVersion(bundle)) > 0)
     logf_(&r, "warning: %s\n", prunerRecordsWarnings(r.records));
 
   for (size_t wi = 0; wi < nw; wi++) {

@@ -1018,6 +1018,23 @@ static void test_check_codegen(void **state) {
   assert_false(prunerRecordCheckCodegen(&r, 2).ok);
   r.is_baseline = true; /* cuBLAS / OpenBLAS: not our kernel */
   assert_true(prunerRecordCheckCodegen(&r, 2).ok);
+
+  /* The filter applies it to one target's records: another target's version is its own. */
+  PrunerRecords log = prunerRecordsCreateInMemory();
+  assert_non_null(log);
+  const int versions[] = {2, 1, 0, 1};
+  const char *targets[] = {kTargetA, kTargetA, kTargetA, kTargetB};
+  for (int i = 0; i < 4; ++i) {
+    makeRecord(&r, targets[i], 16 << i, 5.0);
+    r.codegen_version = versions[i];
+    assert_true(prunerRecordsAppend(log, &r).ok);
+  }
+  assert_int_equal(prunerRecordsFilterCodegen(log, kTargetA, 2), 1);
+  assert_int_equal(prunerRecordsCount(log), 3);
+  assert_non_null(strstr(prunerRecordsWarnings(log), "code-generator version 1"));
+  assert_int_equal(prunerRecordsGet(log, 1)->codegen_version, 0);
+  assert_string_equal(prunerRecordsGet(log, 2)->target_key, kTargetB);
+  prunerRecordsDestroy(log);
 }
 
 static void test_filter(void **state) {
