@@ -680,6 +680,10 @@ typedef struct TuneSinkContext {
 static PrunerStatus tuneSinkCandidate(void *user, size_t i, PrunerRecord *r) {
   TuneSinkContext *c = user;
   tuneFillRecord(c->e, c->t, &c->cs[i], r);
+  /* The backend built it with this build's generator: a compile error or a missing
+   * result it reports itself is versioned too, so that a later generator retries it. */
+  if (r->codegen_version == 0)
+    r->codegen_version = c->e->backend->codegen_version;
   return tuneAppend(c->e, c->t, &c->cs[i], r, c->round_trials);
 }
 

@@ -221,6 +221,7 @@ static const PrunerBackend testBackend = {
     .kind = PRUNER_TARGET_GPU,
     .device_measure = PRUNER_TUNE_MEASURE_GPU,
     .baseline_name = "Closed",
+    .codegen_version = 7,
     .fuses_consumers = false,
     .describeTarget = testDescribeTarget,
     .refuseMeasure = testRefuseMeasure,
@@ -304,10 +305,14 @@ static void test_engine_runs_through_the_interface(void **state) {
     const PrunerRecord *r = prunerRecordsGet(e.records, i);
     assert_string_equal(r->target_key, e.target_key);
     assert_string_equal(r->workload_key, key);
-    if (r->is_baseline)
+    if (r->is_baseline) {
+      assert_int_equal(r->codegen_version, 0); /* not our kernel */
       continue;
-    /* The engine filled the bookkeeping: the draft's prediction and the config. */
+    }
+    /* The engine filled the bookkeeping: the draft's prediction, the config, and the
+     * version of the backend's kernels (testRun leaves it 0). */
     assert_true(r->draft_score_us > 0);
+    assert_int_equal(r->codegen_version, 7);
     double truth = truthUs(&e.tasks[0].w, &r->config);
     assert_true(r->median_us >= truth * 0.98 && r->median_us <= truth * 1.02);
     for (size_t j = 0; j < i; ++j) { /* never the same config twice */
