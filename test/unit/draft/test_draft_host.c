@@ -2,6 +2,7 @@
  * cache-level traffic of the loop nest and the 2-D conv's unhoisted accumulator, on a
  * fixed description of the dataset machine (data/README.md), so that results do not
  * depend on the machine the tests run on. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -129,12 +130,54 @@ static void test_conv_whole_kw_beats_one_tap(void **state) {
   assert_true(s1.predicted_us > 1.5 * s3.predicted_us);
 }
 
+/* A batch_matmul's register tile over the batch loop shares no B vector between its rows
+ * (B[b, k, n] differs per b), unlike a tile over m (B[k, n] serves every row). On a core
+ * with two FMA pipes (Intel Xeon SP) the loads then bind: per step a 4x1x16 tile (b x m x
+ * n) issues 4 FMAs (2 cycles), 4 broadcasts + 4 B vectors (4 cycles on 2 load ports) and
+ * 15 uops with the loop's 3 (3.75 cycles at 4 a cycle): port balance 2 / 4. A 1x4x16
+ * tile loads B once: 5 loads (2.5 cycles), 12 uops (3 cycles): balance 2 / 3. */
+static void test_batch_tile_loads_b_per_batch(void **state) {
+  (void)state;
+  PrunerTargetDesc xeon = zen4Core();
+  xeon.peak_fp32_gflops *= 2; /* two 512-bit FMA pipes */
+  PrunerWorkload w;
+  prunerWorkloadBatchMatmul(&w, 4, 96, 128, 384, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  /* loops: b, m, n, k */
+  PrunerConfig batch;
+  memset(&batch, 0, sizeof batch);
+  int64_t wg[3] = {4, 4, 16};
+  for (int l = 0; l < 3; ++l)
+    batch.workgroup[l] = wg[l];
+  batch.reduction[3] = 384;
+  batch.vector_width = 16;
+  PrunerConfig rows = batch;
+  int64_t tb[3] = {4, 1, 16}, tm[3] = {1, 4, 16};
+  for (int l = 0; l < 3; ++l) {
+    batch.thread[l] = tb[l];
+    rows.thread[l] = tm[l];
+  }
+  PrunerDraft d;
+  PrunerStatus st = prunerDraftCreate(&w, &xeon, &d);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  PrunerDraftSymbols sb, sm;
+  assert_true(prunerDraftScore(d, &batch, NULL, &sb));
+  assert_true(prunerDraftScore(d, &rows, NULL, &sm));
+  prunerDraftDestroy(d);
+  assert_true(fabs(sb.vector_efficiency - 0.5) < 1e-9);
+  assert_true(fabs(sm.vector_efficiency - 2.0 / 3.0) < 1e-9);
+  assert_true(sb.predicted_us > sm.predicted_us);
+  /* One FMA pipe (Zen 4): the FMAs bind either way. */
+  assert_true(score(&w, &batch).vector_efficiency == 1.0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_llc_rereads_of_b_per_row_task),
       cmocka_unit_test(test_fitting_problem_is_compulsory_traffic),
       cmocka_unit_test(test_l1_fills_of_a_spilling_block),
       cmocka_unit_test(test_conv_whole_kw_beats_one_tap),
+      cmocka_unit_test(test_batch_tile_loads_b_per_batch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
