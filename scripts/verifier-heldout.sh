@@ -1,0 +1,44 @@
+#!/bin/bash
+# scripts/verifier-heldout.sh [BUILD_DIR]: the verifier against the draft in the tuner's
+# view on the seven held-out sets of docs/quality.md ("All six conv datasets", "Batch
+# tiles in the host draft"): per set, pruner-eval leave-one-workload-out with 16 and 48
+# own records (the draft's best: the first batches) ranking the rest of the draft's top 512,
+# with the 95% paired-bootstrap interval of verifier minus draft. One line per held-out
+# workload: verifier pair/top-1, draft pair/top-1, and which side the intervals favour
+# ("tie" when they hold 0). Nothing is measured; runs on any machine in about a minute.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=${1:-build}/bin
+D=data
+SETS=(zen4 xeon avx2 2c shapes shapes-wide zen3-wide)
+FILES_zen4="$D/host-matmul-512.jsonl $D/host-conv-nhwc.jsonl $D/host-bmm.jsonl"
+FILES_xeon="$D/host-matmul-512-intel.jsonl $D/host-conv-nhwc-intel.jsonl $D/host-bmm-intel.jsonl"
+FILES_avx2="$D/host-matmul-512-intel-avx2.jsonl $D/host-conv-nhwc-intel-avx2.jsonl"
+FILES_avx2+=" $D/host-bmm-intel-avx2.jsonl"
+FILES_2c="$D/host-matmul-512-2c.jsonl $D/host-conv-nhwc-2c.jsonl $D/host-bmm-2c.jsonl"
+FILES_shapes="$D/host-resnet-conv.jsonl $D/host-attn-scores.jsonl $D/host-ffn-up.jsonl"
+FILES_shapes_wide="$D/host-resnet-conv.jsonl $D/host-attn-scores-wide.jsonl $D/host-ffn-up.jsonl"
+FILES_zen3_wide="$D/host-resnet-conv-wide-zen3.jsonl $D/host-ffn-up-wide-zen3.jsonl"
+TMP=$(mktemp -d /tmp/pruner-heldout-XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+printf '%-11s %-40s %3s  %-13s %-13s %-16s %s\n' set workload M "verifier" "draft" \
+  "pair" "top-1"
+for s in "${SETS[@]}"; do
+  var="FILES_${s//-/_}"
+  files=(${!var})
+  for f in "${files[@]}"; do
+    [ -f "$f" ] || { echo "verifier-heldout.sh: $f missing" >&2; exit 1; }
+  done
+  cat "${files[@]}" > "$TMP/set.jsonl"
+  for m in 16 48; do
+    "$B/pruner-eval" "$TMP/set.jsonl" --folds=${#files[@]} --dataset-target=records \
+        --as-tuned=512 --own=$m --interval 2>/dev/null |
+      awk -v s="$s" -v m=$m '
+        NF == 8 && $2 ~ /^[0-9]+$/ && $1 != "overall" {
+          split($1, k, ":"); w = k[1] ":" k[2]; v = $3 "/" $4; d = $6 "/" $7; next }
+        /bootstrap/ {
+          p = $0; sub(/.*pair \[[^]]*\] /, "", p); sub(/;.*/, "", p)
+          t = $0; sub(/.*top1 \[[^]]*\] /, "", t)
+          printf "%-11s %-40s %3d  %-13s %-13s %-16s %s\n", s, w, m, v, d, p, t }'
+  done
+done
