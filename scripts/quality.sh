@@ -92,9 +92,15 @@ modelShape "ResNet-50 3x3 conv, wide space, Zen 3 AVX2" data/host-resnet-conv-wi
 # BERT's FFN up in the wide space, the complete space (14,976 configs), same Zen 3.
 modelShape "BERT FFN up, wide space, Zen 3 AVX2" data/host-ffn-up-wide-zen3.jsonl \
   1 32 128 512 2000
+# ResNet-50's 3x3 conv in the wide space on this project's Zen 4 (AVX-512): the complete
+# space (9,984 configs), 2026-12-05 (data/README.md).
+modelShape "ResNet-50 3x3 conv, wide space, Zen 4" data/host-resnet-conv-wide.jsonl \
+  1 32 128 512 2000
 # Issue 14's three model shapes together, then with the wide attention dataset in place
 # of the first.
 modelLowo "the three model shapes" data/host-attn-scores.jsonl data/host-resnet-conv.jsonl \
   data/host-ffn-up.jsonl
 modelLowo "the model shapes with the wide attention space" data/host-attn-scores-wide.jsonl \
   data/host-resnet-conv.jsonl data/host-ffn-up.jsonl
+modelLowo "the wide Zen 4 conv with the wide attention and the FFN up" \
+  data/host-resnet-conv-wide.jsonl data/host-attn-scores-wide.jsonl data/host-ffn-up.jsonl

@@ -1,16 +1,16 @@
 #!/bin/bash
 # scripts/verifier-heldout.sh [BUILD_DIR]: the verifier against the draft in the tuner's
-# view on the seven held-out sets of docs/quality.md ("All six conv datasets", "Batch
-# tiles in the host draft"): per set, pruner-eval leave-one-workload-out with 16 and 48
-# own records (the draft's best: the first batches) ranking the rest of the draft's top 512,
-# with the 95% paired-bootstrap interval of verifier minus draft. One line per held-out
-# workload: verifier pair/top-1, draft pair/top-1, and which side the intervals favour
-# ("tie" when they hold 0). Nothing is measured; runs on any machine in about a minute.
+# view on the eight held-out sets of docs/quality.md ("All six conv datasets", "Batch
+# tiles in the host draft", the wide Zen 4 conv): per set, pruner-eval leave-one-workload-
+# out with 16 and 48 own records (the draft's best: the first batches) ranking the rest of
+# the draft's top 512, with the 95% paired-bootstrap interval of verifier minus draft. One
+# line per held-out workload: verifier pair/top-1, draft pair/top-1, and which side the
+# intervals favour ("tie" when they hold 0). Nothing is measured; any machine, 1-2 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}/bin
 D=data
-SETS=(zen4 xeon avx2 2c shapes shapes-wide zen3-wide)
+SETS=(zen4 xeon avx2 2c shapes shapes-wide zen3-wide zen4-wide)
 FILES_zen4="$D/host-matmul-512.jsonl $D/host-conv-nhwc.jsonl $D/host-bmm.jsonl"
 FILES_xeon="$D/host-matmul-512-intel.jsonl $D/host-conv-nhwc-intel.jsonl $D/host-bmm-intel.jsonl"
 FILES_avx2="$D/host-matmul-512-intel-avx2.jsonl $D/host-conv-nhwc-intel-avx2.jsonl"
@@ -19,6 +19,7 @@ FILES_2c="$D/host-matmul-512-2c.jsonl $D/host-conv-nhwc-2c.jsonl $D/host-bmm-2c.
 FILES_shapes="$D/host-resnet-conv.jsonl $D/host-attn-scores.jsonl $D/host-ffn-up.jsonl"
 FILES_shapes_wide="$D/host-resnet-conv.jsonl $D/host-attn-scores-wide.jsonl $D/host-ffn-up.jsonl"
 FILES_zen3_wide="$D/host-resnet-conv-wide-zen3.jsonl $D/host-ffn-up-wide-zen3.jsonl"
+FILES_zen4_wide="$D/host-resnet-conv-wide.jsonl $D/host-attn-scores-wide.jsonl $D/host-ffn-up.jsonl"
 TMP=$(mktemp -d /tmp/pruner-heldout-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 printf '%-11s %-40s %3s  %-13s %-13s %-16s %s\n' set workload M "verifier" "draft" \
