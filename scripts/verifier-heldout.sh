@@ -33,7 +33,7 @@ for s in "${SETS[@]}"; do
   cat "${files[@]}" > "$TMP/set.jsonl"
   for m in 16 48; do
     "$B/pruner-eval" "$TMP/set.jsonl" --folds=${#files[@]} --dataset-target=records \
-        --as-tuned=512 --own=$m --interval 2>/dev/null |
+        --as-tuned=512 --own=$m --interval |
       awk -v s="$s" -v m=$m '
         NF == 8 && $2 ~ /^[0-9]+$/ && $1 != "overall" {
           split($1, k, ":"); w = k[1] ":" k[2]; v = $3 "/" $4; d = $6 "/" $7; next }

@@ -388,36 +388,37 @@ static void hostDraftExtents(HostDraft *h) {
   }
 }
 
-/* Vector loads per register step of a contraction: each input the vector loop indexes is
- * loaded once for every combination of the register tile's other parallel loops that also
- * index it. A matmul's B[k, n] is loaded once per step (its m rows share it), a conv's
- * filter too, but a batch_matmul's B[b, k, n] once per batch row b of the tile: batches
- * share no operand, so a tile over b adds loads as well as FMAs. Elementwise ops (no
- * reduction) and scalar tiles keep one load per tile vector. */
-static double hostDraftVectorLoads(const HostDraft *h) {
+/* Loads per register step of a vectorized contraction, per input: one for every
+ * combination of the register tile's parallel loops that index it, the vector loop aside;
+ * times the tile's vectors if the vector loop indexes it (vector loads), one each if not
+ * (broadcasts). A matmul loads A[m, k] as the tile's m broadcasts and B[k, n] as its
+ * vectors once (its rows share them); an NHWC conv its input as one broadcast per output
+ * pixel of the tile and its filter once; a batch_matmul B[b, k, n] once per batch row of
+ * the tile (batches share no operand). Where the vector loop indexes every input (a
+ * depthwise conv, a reduction along the output) nothing is broadcast. Elementwise ops and
+ * scalar tiles keep rows + vectors. */
+static double hostDraftStepLoads(const HostDraft *h) {
   const PrunerWorkload *w = h->w;
   int vl = prunerHostVectorLoop(w);
   bool contraction = false;
-  if (h->c->vector_width <= 1)
-    return h->vectors;
   for (int l = 0; l < h->n; ++l)
     contraction = contraction || w->loop_kinds[l] == PRUNER_LOOP_REDUCTION;
+  if (h->c->vector_width <= 1 || !contraction || vl < 0)
+    return h->rows + h->vectors;
   double loads = 0;
-  for (int o = 0; o < w->num_inputs && contraction && vl >= 0; ++o) {
-    if (!indexes(w, o, vl))
-      continue;
+  for (int o = 0; o < w->num_inputs; ++o) {
     double copies = 1;
     for (int l = 0; l < h->n; ++l)
       if (l != vl && w->loop_kinds[l] == PRUNER_LOOP_PARALLEL && indexes(w, o, l))
         copies *= (double)h->reg[l];
-    loads += h->vectors * copies;
+    loads += indexes(w, o, vl) ? h->vectors * copies : copies;
   }
-  return loads > 0 ? loads : h->vectors;
+  return loads;
 }
 
 /* Register efficiency = accumulator cover x port balance x peel loss. One innermost
  * iteration: the register tile times the register-level reduction extent (a conv's kw
- * taps): rows x vectors FMAs per step against rows broadcasts + the vector loads, plus the
+ * taps): rows x vectors FMAs per step against its loads (hostDraftStepLoads), plus the
  * loop's own instructions. Its cycles are bounded by the FMA pipes, the load ports, the
  * issue width and the accumulators' dependency chains. */
 static void hostDraftRegisterEfficiency(HostDraft *h) {
@@ -429,8 +430,7 @@ static void hostDraftRegisterEfficiency(HostDraft *h) {
   for (int l = 0; l < h->n; ++l)
     if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
       red_ext *= (double)h->reg[l];
-  double fmas = h->acc * red_ext,
-         loads = (h->rows + hostDraftVectorLoads(h)) * red_ext, stores = 0;
+  double fmas = h->acc * red_ext, loads = hostDraftStepLoads(h) * red_ext, stores = 0;
   /* Without the hoist (vectorized 2-D convs) the accumulators make their round trips
    * every step. Scalar configs are left to LLVM at opt level 2, whose LICM promotes such
    * accumulators to registers (not checked in their IR: no round trips charged). The
