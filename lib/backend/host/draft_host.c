@@ -31,6 +31,20 @@
  * Hoisted accumulators need only FMA latency x pipes (4 on Zen 4, 8 with two 512-bit
  * pipes): data/host-bmm.jsonl reaches its best time with 4. */
 #define UNHOISTED_ACCUMULATOR_SHARE 0.5
+/* Register demand of a vectorized 2-D conv's register step: its accumulators, one
+ * broadcast per tile row (each input pixel feeds up to kw taps of the unrolled step, so
+ * LLVM keeps them live) and one filter vector per tile vector. The compiled inner loops
+ * spill where the demand passes the SIMD register file by more than CONV2D_REGISTER_SLACK:
+ * the 3x3 convs' tiles in llvm-objdump (scripts/conv-spill-census.sh) show no stack
+ * access per step up to 2 over (AVX-512 6 x 4, 10 x 2; AVX2 5 x 2, 8 x 1) and 8-52 from 4
+ * over (AVX-512 12 x 2, 14 x 2; AVX2 6 x 2, 10 x 1, 12 x 1, 14 x 1). Each register over
+ * the slack divides the register efficiency by 1 + CONV2D_SPILL_COST_PER_REGISTER,
+ * chosen leave-one-dataset-out over the seven conv datasets (docs/quality.md, "Spills in
+ * the host draft"): 0.04 in five folds, 0.02 and 0.08 in the others, which rank the top
+ * alike. Measured: the Zen 4's 14 x 2 (10 over the slack) 1.36x its best tile, 12 x 2 (4
+ * over) 1.18x; the Zen 3's 6 x 2 (2 over) 1.35x, the Xeon's under AVX2 1.02x. */
+#define CONV2D_REGISTER_SLACK 2.0
+#define CONV2D_SPILL_COST_PER_REGISTER 0.04
 /* Fixed cost of one run of the innermost loop in cycles: its mispredicted exit (11-18
  * cycles on current x86 cores, Agner Fog, "The microarchitecture of Intel, AMD and VIA
  * CPUs": 15); when it is a reduction loop (one register tile in one cache block), also
@@ -123,7 +137,7 @@ PrunerStatus prunerHostDraftCheckTarget(const PrunerWorkload *w, const PrunerTar
       {"l2_bytes", (double)t->l2_bytes},
       {"smem_per_sm (L1d)", t->smem_per_sm},
       {"warp_size (SIMD lanes)", prunerHostTargetSimdLanes(t)},
-      {"regs_per_sm (SIMD registers)", t->regs_per_sm}, /* the 2-D conv's knee */
+      {"regs_per_sm (SIMD registers)", t->regs_per_sm}, /* the 2-D conv's knee, spills */
   };
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i)
     if (!(fields[i].value > 0))
@@ -454,6 +468,11 @@ static void hostDraftRegisterEfficiency(HostDraft *h) {
   h->port_balance =
       dmin(1.0, fma_cycles / dmax(dmax(load_cycles, store_cycles), issue_cycles));
   h->reg_eff = h->latency_cover * h->port_balance * (1.0 - dmin(0.9, h->peel_loss));
+  if (acc_trips > 0) {
+    double over = h->acc + h->rows + h->vectors - h->t->regs_per_sm - CONV2D_REGISTER_SLACK;
+    if (over > 0)
+      h->reg_eff /= 1.0 + CONV2D_SPILL_COST_PER_REGISTER * over;
+  }
 }
 
 /* Busy cores: tasks run in waves of `cores`; the average number busy is tasks / waves. */
