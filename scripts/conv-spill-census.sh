@@ -43,8 +43,9 @@ obj = os.path.join(tempfile.mkdtemp(), 'tile.o')
 for (rows, vectors) in sorted(best):
     t, c = best[(rows, vectors)]
     lst = lambda v: '[' + ','.join(map(str, v)) + ']'
-    cfg = '{workgroup = %s, reduction = %s, thread = %s, promote_operands = [], vector_width = %d}' % (
-        lst(c['workgroup']), lst(c['reduction']), lst(c['thread']), c['vector_width'])
+    cfg = ('{workgroup = %s, reduction = %s, thread = %s, promote_operands = [], '
+           'vector_width = %d}') % (lst(c['workgroup']), lst(c['reduction']),
+                                    lst(c['thread']), c['vector_width'])
     subprocess.run([tool, workload, '--target=host:' + isa, '--print=object', '-o', obj,
                     '--config=' + cfg], check=True, stdout=subprocess.DEVNULL)
     asm = subprocess.run([objdump, '-d', '--no-show-raw-insn', obj], check=True,

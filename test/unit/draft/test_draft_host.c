@@ -46,6 +46,26 @@ static PrunerConfig matmulConfig(int64_t wm, int64_t wn, int64_t k, int64_t tm, 
   return c;
 }
 
+/* An NHWC conv's config (loops n, oh, ow, f, kh, kw, c): a task of one output row of
+ * `wow` columns and `wf` filters, register tile 1 x `tow` columns x `tf` filters, reduction
+ * steps kh 1, kw `kw`, c `kc`, 16 lanes. */
+static PrunerConfig convConfig(int64_t wow, int64_t wf, int64_t tow, int64_t tf, int64_t kw,
+                               int64_t kc) {
+  PrunerConfig c;
+  memset(&c, 0, sizeof c);
+  c.workgroup[0] = c.workgroup[1] = 1;
+  c.workgroup[2] = wow;
+  c.workgroup[3] = wf;
+  c.thread[0] = c.thread[1] = 1;
+  c.thread[2] = tow;
+  c.thread[3] = tf;
+  c.reduction[4] = 1;
+  c.reduction[5] = kw;
+  c.reduction[6] = kc;
+  c.vector_width = 16;
+  return c;
+}
+
 static PrunerDraftSymbols score(const PrunerWorkload *w, const PrunerConfig *c) {
   PrunerTargetDesc t = zen4Core();
   PrunerDraft d;
@@ -112,20 +132,7 @@ static void test_conv_whole_kw_beats_one_tap(void **state) {
   (void)state;
   PrunerWorkload w;
   prunerWorkloadConv2dNhwcHwcf(&w, 1, 30, 30, 32, 3, 3, 64, 1, 1, PRUNER_DTYPE_F32);
-  /* loops: n, oh, ow, f, kh, kw, c */
-  PrunerConfig c;
-  memset(&c, 0, sizeof c);
-  int64_t wg[4] = {1, 1, 28, 64}, th[4] = {1, 1, 4, 64};
-  for (int l = 0; l < 4; ++l) {
-    c.workgroup[l] = wg[l];
-    c.thread[l] = th[l];
-  }
-  c.reduction[4] = 1;
-  c.reduction[6] = 32;
-  c.vector_width = 16;
-  PrunerConfig one = c, whole = c;
-  one.reduction[5] = 1;
-  whole.reduction[5] = 3;
+  PrunerConfig one = convConfig(28, 64, 4, 64, 1, 32), whole = convConfig(28, 64, 4, 64, 3, 32);
   PrunerDraftSymbols s1 = score(&w, &one), s3 = score(&w, &whole);
   assert_true(s1.predicted_us > 1.5 * s3.predicted_us);
 }
@@ -182,21 +189,8 @@ static void test_conv_tile_over_the_register_file_spills(void **state) {
   (void)state;
   PrunerWorkload w;
   prunerWorkloadConv2dNhwcHwcf(&w, 1, 50, 50, 64, 3, 3, 64, 1, 1, PRUNER_DTYPE_F32);
-  /* loops: n, oh, ow, f, kh, kw, c */
-  PrunerConfig c;
-  memset(&c, 0, sizeof c);
-  int64_t wg[4] = {1, 1, 48, 64};
-  for (int l = 0; l < 4; ++l)
-    c.workgroup[l] = wg[l];
-  c.thread[0] = c.thread[1] = 1;
-  c.reduction[4] = 1;
-  c.reduction[5] = 3;
-  c.reduction[6] = 32;
-  c.vector_width = 16;
-  PrunerConfig t12x2 = c, t8x2 = c, t6x4 = c;
-  t12x2.thread[2] = 12, t12x2.thread[3] = 32;
-  t8x2.thread[2] = 8, t8x2.thread[3] = 32;
-  t6x4.thread[2] = 6, t6x4.thread[3] = 64;
+  PrunerConfig t12x2 = convConfig(48, 64, 12, 32, 3, 32), t8x2 = convConfig(48, 64, 8, 32, 3, 32),
+               t6x4 = convConfig(48, 64, 6, 64, 3, 32);
   PrunerDraftSymbols s12 = score(&w, &t12x2), s8 = score(&w, &t8x2), s6 = score(&w, &t6x4);
   /* All three cover the knee and are store-bound alike: only the spills differ. */
   assert_true(fabs(s6.register_penalty - s8.register_penalty) < 1e-9);
