@@ -35,9 +35,10 @@
  * broadcast per tile row (each input pixel feeds up to kw taps of the unrolled step, so
  * LLVM keeps them live) and one filter vector per tile vector. The compiled inner loops
  * spill where the demand passes the SIMD register file by more than CONV2D_REGISTER_SLACK:
- * the 3x3 convs' tiles in llvm-objdump (scripts/conv-spill-census.sh) show no stack
- * access per step up to 2 over (AVX-512 6 x 4, 10 x 2; AVX2 5 x 2, 8 x 1) and 8-52 from 4
- * over (AVX-512 12 x 2, 14 x 2; AVX2 6 x 2, 10 x 1, 12 x 1, 14 x 1). Each register over
+ * the 3x3 convs' tiles in llvm-objdump (scripts/conv-spill-census.sh) show 0-2 stack
+ * accesses per step up to 2 over (AVX-512 6 x 4: 2, 10 x 2; AVX2 5 x 2, 8 x 1) and 8-52
+ * from 4 over (AVX-512 12 x 2, 14 x 2; AVX2 6 x 2, 10 x 1, 12 x 1, 14 x 1; lit tests
+ * test/lit/host/conv-spill*.test). Each register over
  * the slack divides the register efficiency by 1 + CONV2D_SPILL_COST_PER_REGISTER,
  * chosen leave-one-dataset-out over the seven conv datasets (docs/quality.md, "Spills in
  * the host draft"): 0.04 in five folds, 0.02 and 0.08 in the others, which rank the top
