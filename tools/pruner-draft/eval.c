@@ -11,6 +11,43 @@ static bool usable(const PrunerRecord *r, const char *target_key) {
          r->median_us > 0 && strcmp(r->target_key, target_key) == 0;
 }
 
+typedef struct PredMeas {
+  double pred, meas;
+} PredMeas;
+
+static int comparePred(const void *a, const void *b) {
+  const PredMeas *x = a, *y = b;
+  if (x->pred != y->pred)
+    return x->pred < y->pred ? -1 : 1;
+  return (x->meas > y->meas) - (x->meas < y->meas); /* ties: the slower first, no luck */
+}
+
+/* The regrets of taking the measured configs in predicted order (DraftEvalRow). */
+static void orderRegret(const double *pred, const double *meas, size_t m, DraftEvalRow *row) {
+  row->regret16 = row->regret64 = NAN;
+  row->first_within_2pct = -1;
+  PredMeas *pm = m ? malloc(m * sizeof *pm) : NULL;
+  if (!pm)
+    return;
+  double best = INFINITY;
+  for (size_t i = 0; i < m; ++i) {
+    pm[i] = (PredMeas){pred[i], meas[i]};
+    best = fmin(best, meas[i]);
+  }
+  qsort(pm, m, sizeof *pm, comparePred);
+  double seen = INFINITY;
+  for (size_t i = 0; i < m; ++i) {
+    seen = fmin(seen, pm[i].meas);
+    if (i == 15 || (i < 15 && i + 1 == m))
+      row->regret16 = seen / best;
+    if (i == 63 || (i < 63 && i + 1 == m))
+      row->regret64 = seen / best;
+    if (row->first_within_2pct < 0 && pm[i].meas <= 1.02 * best)
+      row->first_within_2pct = (long)i;
+  }
+  free(pm);
+}
+
 static PrunerStatus evalOne(PrunerRecords records, const PrunerTargetDesc *t,
                             const char *target_key, const PrunerRecord *first, size_t top,
                             DraftEvalRow *row) {
@@ -41,6 +78,7 @@ static PrunerStatus evalOne(PrunerRecords records, const PrunerTargetDesc *t,
   }
   row->measured = m;
   row->spearman = prunerDraftSpearman(pred, meas, m);
+  orderRegret(pred, meas, m, row);
   row->best_rank = -1;
   if (best) {
     row->best_us = best->median_us;

@@ -15,6 +15,12 @@ typedef struct DraftEvalRow {
   double best_us;       /* best measured median                             */
   long best_rank;       /* 0-based rank of the measured best in the draft's top-N, -1 if out */
   int recall;           /* 1 if the measured best is in the draft's top-N   */
+  /* The measured configs in the draft's predicted order (on a complete space, the
+   * draft's own order): the best measured median among the first 16 and 64 over the
+   * best (the regret of one and four tuning batches taken in draft order), and the
+   * 0-based position of the first config within 2% of the best. */
+  double regret16, regret64;
+  long first_within_2pct;
 } DraftEvalRow;
 
 /* Evaluates every workload of `records` measured on `target` (target key equality);

@@ -38,7 +38,9 @@ static void usage(FILE *f) {
              "Prints, per tunable linalg op, the space size and the draft's best configs\n"
              "(predicted µs, GFLOP/s, occupancy, waves, DRAM MB, registers, bound).\n"
              "--eval: per workload, Spearman of predicted vs measured latency and whether\n"
-             "the measured best is in the draft's top N (default 512).\n"
+             "the measured best is in the draft's top N (default 512); regret@16 / @64: the\n"
+             "best measured config among the first 16 / 64 in predicted order over the best;\n"
+             "first_2%%: the position in that order of the first config within 2%%.\n"
              "--dataset-target=KEY evaluates records measured elsewhere: KEY is their target\n"
              "key (host keys: that CPU's cores and ISA, the records' caches and clock, else\n"
              "this machine's) or 'records' for the file's own key; the first line says what\n"
@@ -287,14 +289,16 @@ static int runEval(const Options *o, const PrunerTargetDesc *named) {
   if (n == 0 && skipped > 0)
     fprintf(stderr, "pruner-draft: no records of target %s; records measured on another "
                     "machine: --dataset-target=records (or =KEY)\n", key);
-  printf("%-60s %8s %9s %10s %9s %s\n", "workload", "measured", "spearman", "best_us",
-         "best_rank", "recall@N");
+  printf("%-60s %8s %9s %10s %9s %8s %9s %9s %s\n", "workload", "measured", "spearman",
+         "best_us", "best_rank", "recall@N", "regret@16", "regret@64", "first_2%");
   double sum_rho = 0, sum_recall = 0;
   size_t n_rho = 0;
   for (size_t i = 0; i < n; ++i) {
     const DraftEvalRow *r = &rows[i];
-    printf("%-60s %8zu %9.3f %10.2f %9ld %d\n", r->workload_key, r->measured, r->spearman,
-           r->best_us, r->best_rank >= 0 ? r->best_rank + 1 : -1, r->recall);
+    printf("%-60s %8zu %9.3f %10.2f %9ld %8d %9.3f %9.3f %ld\n", r->workload_key, r->measured,
+           r->spearman, r->best_us, r->best_rank >= 0 ? r->best_rank + 1 : -1, r->recall,
+           r->regret16, r->regret64,
+           r->first_within_2pct >= 0 ? r->first_within_2pct + 1 : -1);
     if (!isnan(r->spearman)) sum_rho += r->spearman, ++n_rho;
     sum_recall += r->recall;
   }

@@ -1,6 +1,7 @@
 /* pruner-draft --eval on records generated here from a known ranking: measured latency
  * equal to the draft's prediction must give Spearman 1 and recall 1; measured latency
- * reversed must give Spearman -1 and lose the best. No real measurements exist yet. */
+ * reversed must give Spearman -1 and lose the best; the regrets of taking configs in
+ * predicted order follow. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -92,6 +93,10 @@ static void test_eval_known_ranking(void **state) {
   assert_float_equal(row.spearman, 1.0, 1e-9);
   assert_int_equal(row.recall, 1);
   assert_int_equal(row.best_rank, 0);
+  /* Predicted order is measured order: the first config is the best. */
+  assert_float_equal(row.regret16, 1.0, 1e-12);
+  assert_float_equal(row.regret64, 1.0, 1e-12);
+  assert_int_equal(row.first_within_2pct, 0);
 
   writeRecords(path, 1);
   evalFile(path, &row, &skipped);
@@ -99,6 +104,12 @@ static void test_eval_known_ranking(void **state) {
   /* The measured best is now the draft's slowest sampled config: outside the top 512. */
   assert_int_equal(row.recall, 0);
   assert_int_equal(row.best_rank, -1);
+  /* Reversed: the draft's first picks are the slowest measured, and more picks only help;
+   * the first config within 2% lies beyond 16 exactly when regret@16 is above 1.02. */
+  assert_true(row.regret16 > 1.0);
+  assert_true(row.regret64 <= row.regret16);
+  assert_true(row.first_within_2pct > 0);
+  assert_int_equal(row.regret16 > 1.02, row.first_within_2pct >= 16);
   unlink(path);
 }
 
