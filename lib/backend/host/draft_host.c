@@ -30,7 +30,9 @@
  * AVX2, which fill the register file and measure 1.7x the best (docs/host.md, "Draft").
  * Hoisted accumulators need only FMA latency x pipes (4 on Zen 4, 8 with two 512-bit
  * pipes): data/host-bmm.jsonl reaches its best time with 4. */
+#ifndef UNHOISTED_ACCUMULATOR_SHARE /* a study build may set it: PRUNER_HOST_DRAFT_STUDY */
 #define UNHOISTED_ACCUMULATOR_SHARE 0.5
+#endif
 /* Register demand of a vectorized 2-D conv's register step: its accumulators, one
  * broadcast per tile row (each input pixel feeds up to kw taps of the unrolled step, so
  * LLVM keeps them live) and one filter vector per tile vector. The compiled inner loops
@@ -40,12 +42,17 @@
  * from 4 over (AVX-512 12 x 2, 14 x 2; AVX2 6 x 2, 10 x 1, 12 x 1, 14 x 1; lit tests
  * test/lit/host/conv-spill*.test). Each register over
  * the slack divides the register efficiency by 1 + CONV2D_SPILL_COST_PER_REGISTER,
- * chosen leave-one-dataset-out over the seven conv datasets (docs/quality.md, "Spills in
- * the host draft"): 0.04 in five folds, 0.02 and 0.08 in the others, which rank the top
- * alike. Measured: the Zen 4's 14 x 2 (10 over the slack) 1.36x its best tile, 12 x 2 (4
+ * chosen leave-one-dataset-out over the seven conv datasets (scripts/draft-lowo-conv.sh,
+ * docs/quality.md "Spills in the host draft"): 0.04 in five folds, 0.02 and 0.08 in the
+ * others, which rank the top alike; fitted on the timings too, the slack is 2 in every
+ * fold. Measured: the Zen 4's 14 x 2 (10 over the slack) 1.36x its best tile, 12 x 2 (4
  * over) 1.18x; the Zen 3's 6 x 2 (2 over) 1.35x, the Xeon's under AVX2 1.02x. */
+#ifndef CONV2D_REGISTER_SLACK /* a study build may set these: PRUNER_HOST_DRAFT_STUDY */
 #define CONV2D_REGISTER_SLACK 2.0
+#endif
+#ifndef CONV2D_SPILL_COST_PER_REGISTER
 #define CONV2D_SPILL_COST_PER_REGISTER 0.04
+#endif
 /* Fixed cost of one run of the innermost loop in cycles: its mispredicted exit (11-18
  * cycles on current x86 cores, Agner Fog, "The microarchitecture of Intel, AMD and VIA
  * CPUs": 15); when it is a reduction loop (one register tile in one cache block), also
