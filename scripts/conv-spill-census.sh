@@ -22,19 +22,33 @@ python3 - "$dataset" "$workload" "$build/bin/pruner-host-tool" "$objdump" <<'PY'
 import json, statistics, subprocess, sys, tempfile, os
 dataset, workload, tool, objdump = sys.argv[1:5]
 best, target_key = {}, None
-for line in open(dataset):
-    r = json.loads(line)
+for n, line in enumerate(open(dataset), 1):
+    try:
+        r = json.loads(line)
+    except ValueError as e:
+        sys.exit('%s:%d: not a JSON record: %s' % (dataset, n, e))
     c = r.get('config')
-    if r.get('status') != 'ok' or not c or c['vector_width'] <= 1:
+    if r.get('status') != 'ok' or not c or c.get('vector_width', 1) <= 1:
         continue
-    target_key = r['target']['key']
+    kind = r.get('workload', {}).get('kind')
+    if kind != 'conv_2d_nhwc_hwcf':
+        sys.exit('%s:%d: workload kind %r; the census reads conv_2d_nhwc_hwcf register '
+                 'tiles (ow x f)' % (dataset, n, kind))
+    key = r.get('target', {}).get('key', '')
+    if target_key is not None and key != target_key:
+        sys.exit('%s:%d: target %r after %r; one machine per census' % (dataset, n, key,
+                                                                         target_key))
+    target_key = key
     t = statistics.median(r['samples_us'])
     tile = (c['thread'][2], c['thread'][3] // c['vector_width'])
     if tile not in best or t < best[tile][0]:
         best[tile] = (t, c)
 if not best:
     sys.exit('no vectorized ok records in %s' % dataset)
-isa = 'avx512' if target_key.endswith('avx512') else 'avx2'
+isa = target_key.rsplit('-', 1)[-1]
+if isa not in ('avx512', 'avx2'):
+    sys.exit('target %r: the census knows host:avx512 (32 registers) and host:avx2 (16)'
+             % target_key)
 registers = 32 if isa == 'avx512' else 16
 fastest = min(t for t, _ in best.values())
 print('# %s at host:%s (%d SIMD registers)' % (target_key, isa, registers))
@@ -46,8 +60,12 @@ for (rows, vectors) in sorted(best):
     cfg = ('{workgroup = %s, reduction = %s, thread = %s, promote_operands = [], '
            'vector_width = %d}') % (lst(c['workgroup']), lst(c['reduction']),
                                     lst(c['thread']), c['vector_width'])
-    subprocess.run([tool, workload, '--target=host:' + isa, '--print=object', '-o', obj,
-                    '--config=' + cfg], check=True, stdout=subprocess.DEVNULL)
+    built = subprocess.run([tool, workload, '--target=host:' + isa, '--print=object', '-o',
+                            obj, '--config=' + cfg], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+    if built.returncode != 0:
+        sys.exit('tile %d x %d: pruner-host-tool failed on %s:\n%s' % (rows, vectors, cfg,
+                                                                       built.stderr))
     asm = subprocess.run([objdump, '-d', '--no-show-raw-insn', obj], check=True,
                          capture_output=True, text=True).stdout.splitlines()
     fma = [i for i, l in enumerate(asm) if 'vfmadd' in l]

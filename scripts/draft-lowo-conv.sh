@@ -23,7 +23,11 @@ build=${1:-$root/out/draft-study-build}
 sets=(host-conv-nhwc host-conv-nhwc-intel host-conv-nhwc-intel-avx2 host-conv-nhwc-2c
       host-resnet-conv host-resnet-conv-wide-zen3 host-resnet-conv-wide)
 table=$(mktemp /tmp/pruner-draft-lowo-XXXXXX.tsv)
-trap 'rm -f "$table"' EXIT
+log=$(mktemp /tmp/pruner-draft-lowo-XXXXXX.log)
+trap 'rm -f "$table" "$log"' EXIT
+for s in "${sets[@]}"; do
+  [ -f "$root/data/$s.jsonl" ] || { echo "draft-lowo-conv.sh: data/$s.jsonl missing" >&2; exit 1; }
+done
 for share in 0.375 0.4375 0.5; do
   for slack in 0 2 4; do
     for cost in 0 0.01 0.02 0.04 0.08 0.16; do
@@ -31,13 +35,19 @@ for share in 0.375 0.4375 0.5; do
       [ "$cost" = 0 ] && [ "$slack" != 2 ] && continue
       defs="UNHOISTED_ACCUMULATOR_SHARE=$share;CONV2D_REGISTER_SLACK=$slack"
       defs+=";CONV2D_SPILL_COST_PER_REGISTER=$cost"
-      cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-        "-DPRUNER_HOST_DRAFT_STUDY=$defs" > /dev/null 2>&1
-      cmake --build "$build" --target pruner-draft -j "$(nproc)" > /dev/null
+      if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+               "-DPRUNER_HOST_DRAFT_STUDY=$defs" &&
+             cmake --build "$build" --target pruner-draft -j "$(nproc)"; } > "$log" 2>&1; then
+        tail -30 "$log" >&2
+        echo "draft-lowo-conv.sh: study build failed for $defs" >&2
+        exit 1
+      fi
       for s in "${sets[@]}"; do
-        "$build/bin/pruner-draft" --eval "$root/data/$s.jsonl" --dataset-target=records \
-            --top=1 | awk -v c="$share $slack $cost $s" \
-          'NF == 9 && $2 ~ /^[0-9]+$/ { print c, $3, $7, $8, $9 }' >> "$table"
+        row=$("$build/bin/pruner-draft" --eval "$root/data/$s.jsonl" --dataset-target=records \
+            --top=1 | awk 'NF == 9 && $2 ~ /^[0-9]+$/ { print $3, $7, $8, $9 }')
+        [ "$(wc -l <<< "$row")" = 1 ] && [ -n "$row" ] ||
+          { echo "draft-lowo-conv.sh: no single eval row for $s ($defs)" >&2; exit 1; }
+        echo "$share $slack $cost $s $row" >> "$table"
       done
     done
   done

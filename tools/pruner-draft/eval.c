@@ -22,13 +22,16 @@ static int comparePred(const void *a, const void *b) {
   return (x->meas > y->meas) - (x->meas < y->meas); /* ties: the slower first, no luck */
 }
 
-/* The regrets of taking the measured configs in predicted order (DraftEvalRow). */
-static void orderRegret(const double *pred, const double *meas, size_t m, DraftEvalRow *row) {
+/* The regrets of taking the measured configs in predicted order (DraftEvalRow); NaN and
+ * -1 without configs. False only when out of memory. */
+static bool orderRegret(const double *pred, const double *meas, size_t m, DraftEvalRow *row) {
   row->regret16 = row->regret64 = NAN;
   row->first_within_2pct = -1;
-  PredMeas *pm = m ? malloc(m * sizeof *pm) : NULL;
+  if (m == 0)
+    return true;
+  PredMeas *pm = malloc(m * sizeof *pm);
   if (!pm)
-    return;
+    return false;
   double best = INFINITY;
   for (size_t i = 0; i < m; ++i) {
     pm[i] = (PredMeas){pred[i], meas[i]};
@@ -46,6 +49,7 @@ static void orderRegret(const double *pred, const double *meas, size_t m, DraftE
       row->first_within_2pct = (long)i;
   }
   free(pm);
+  return true;
 }
 
 static PrunerStatus evalOne(PrunerRecords records, const PrunerTargetDesc *t,
@@ -78,7 +82,11 @@ static PrunerStatus evalOne(PrunerRecords records, const PrunerTargetDesc *t,
   }
   row->measured = m;
   row->spearman = prunerDraftSpearman(pred, meas, m);
-  orderRegret(pred, meas, m, row);
+  if (!orderRegret(pred, meas, m, row)) {
+    free(pred), free(meas), free(cand);
+    prunerDraftDestroy(draft);
+    return prunerStatusError("%s: out of memory", first->workload_key);
+  }
   row->best_rank = -1;
   if (best) {
     row->best_us = best->median_us;
