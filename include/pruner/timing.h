@@ -67,6 +67,19 @@ void prunerTimingSummarize(PrunerTiming *t);
 /* (Q3 - Q1) / median of the samples (0 when the median is 0; num_samples >= 1). */
 double prunerTimingRelativeIqr(const PrunerTiming *t);
 
+/* Operand buffers of a timed host kernel start on a cache line, as a runtime's buffers do
+ * (TVM's and PyTorch's CPU allocators align to 64 bytes). With malloc's 16-byte alignment
+ * the same kernel's time depended on where the heap happened to put its buffers: on an
+ * Intel Xeon the ResNet conv's best config measured 1.87-1.91 ms or 2.59-3.00 ms per
+ * process, by its output's address mod 64 (docs/host.md, "Buffer alignment"). */
+#define PRUNER_TIMING_BUFFER_ALIGNMENT 64
+
+/* A buffer of at least `bytes` starting at a multiple of PRUNER_TIMING_BUFFER_ALIGNMENT;
+ * NULL when memory runs out or `bytes` is too large. The caller owns it and releases it
+ * with prunerTimingBufferDestroy (NULL is allowed there). */
+void *prunerTimingBufferCreate(size_t bytes);
+void prunerTimingBufferDestroy(void *buffer);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,8 +3,20 @@
 
 #include "pruner/clock.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+void *prunerTimingBufferCreate(size_t bytes) {
+  const size_t align = PRUNER_TIMING_BUFFER_ALIGNMENT;
+  if (bytes > SIZE_MAX - align)
+    return NULL;
+  /* C11 aligned_alloc wants a non-zero multiple of the alignment. */
+  size_t rounded = bytes == 0 ? align : (bytes + align - 1) / align * align;
+  return aligned_alloc(align, rounded);
+}
+
+void prunerTimingBufferDestroy(void *buffer) { free(buffer); }
 
 static int compareDouble(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;

@@ -192,9 +192,9 @@ static void setThreads(HostChild *ch, int threads) {
 
 static void freeData(HostChild *ch) {
   for (int o = 0; o < PRUNER_MAX_OPERANDS; ++o) {
-    free(ch->data[o]);
-    free(ch->init[o]);
-    free(ch->ref[o]);
+    prunerTimingBufferDestroy(ch->data[o]);
+    prunerTimingBufferDestroy(ch->init[o]);
+    prunerTimingBufferDestroy(ch->ref[o]);
     ch->data[o] = ch->init[o] = ch->ref[o] = NULL;
   }
   ch->key[0] = '\0';
@@ -365,15 +365,15 @@ static bool prepareData(HostChild *ch, const PrunerWorkload *w, uint64_t seed, c
   for (int o = 0; o < ch->nops; ++o) {
     int64_t n = elems[o];
     ch->elems[o] = n;
-    ch->data[o] = malloc((size_t)n * sizeof(float));
+    ch->data[o] = prunerTimingBufferCreate((size_t)n * sizeof(float));
     if (!ch->data[o])
       return outOfMemory(ch, w, o, why, why_size);
     if (o < w->num_inputs) {
       fillRandom(ch->data[o], n, &state);
       continue;
     }
-    ch->init[o] = malloc((size_t)n * sizeof(float));
-    ch->ref[o] = malloc((size_t)n * sizeof(float));
+    ch->init[o] = prunerTimingBufferCreate((size_t)n * sizeof(float));
+    ch->ref[o] = prunerTimingBufferCreate((size_t)n * sizeof(float));
     if (!ch->init[o] || !ch->ref[o])
       return outOfMemory(ch, w, o, why, why_size);
     if (init == PRUNER_OUTPUT_RANDOM)

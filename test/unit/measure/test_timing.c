@@ -1,7 +1,7 @@
 /* The timing protocol (pruner/timing.h) with scripted runs: warm-up counts, the stop
  * rules of the host (min samples, max samples) and of pruner-run (relative IQR), the
- * summary (median, spread, clock), failures. No wall-clock time is asserted: every
- * time-based option is 0 or out of reach. */
+ * summary (median, spread, clock), failures, and the operand buffers' alignment. No
+ * wall-clock time is asserted: every time-based option is 0 or out of reach. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -163,6 +163,32 @@ static void test_quantiles(void **state) {
   assert_true(prunerTimingQuantile(sorted, 1, 0.75) == 1.0);
 }
 
+/* Every buffer starts on a cache line, whatever the heap did before: malloc's 16-byte
+ * alignment would give 16, 32 or 48 mod 64 for most of these, as the host's operand
+ * buffers had before (pruner/timing.h). */
+static void test_buffers_start_on_a_cache_line(void **state) {
+  (void)state;
+  assert_int_equal(PRUNER_TIMING_BUFFER_ALIGNMENT % 64, 0);
+  const size_t sizes[] = {0, 1, 4, 20, 64, 100, 4100, 200000, 861184, 3 * 1024 * 1024 + 4};
+  void *kept[2 * (sizeof sizes / sizeof sizes[0])];
+  int n = 0;
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
+    for (int twice = 0; twice < 2; ++twice) {
+      unsigned char *b = prunerTimingBufferCreate(sizes[i]);
+      assert_non_null(b);
+      assert_int_equal((uintptr_t)b % PRUNER_TIMING_BUFFER_ALIGNMENT, 0);
+      if (sizes[i] > 0) {
+        b[0] = 1; /* the whole requested size is usable */
+        b[sizes[i] - 1] = 2;
+      }
+      kept[n++] = b;
+    }
+  assert_null(prunerTimingBufferCreate(SIZE_MAX - 8)); /* no wrapped rounding */
+  for (int i = 0; i < n; ++i)
+    prunerTimingBufferDestroy(kept[i]);
+  prunerTimingBufferDestroy(NULL);
+}
+
 static void test_clock_is_monotonic(void **state) {
   (void)state;
   double a = prunerNowSeconds(), b = prunerNowSeconds();
@@ -178,6 +204,7 @@ int main(void) {
       cmocka_unit_test(test_warmup_cap_and_failures),
       cmocka_unit_test(test_min_clamped_to_max),
       cmocka_unit_test(test_quantiles),
+      cmocka_unit_test(test_buffers_start_on_a_cache_line),
       cmocka_unit_test(test_clock_is_monotonic),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
