@@ -57,7 +57,7 @@ done
 modelShape() { # TITLE FILE TOPS...
   local title=$1 file=$2
   shift 2
-  echo "=== machine: amd, $title ($file)"
+  echo "=== $title ($file)"
   for top in "$@"; do
     "$B/pruner-draft" --eval "$file" --dataset-target=records --top="$top"
   done
@@ -68,7 +68,7 @@ modelShape() { # TITLE FILE TOPS...
 modelLowo() { # TITLE FILES...
   local title=$1
   shift
-  echo "=== machine: amd, $title, verifier leave-one-workload-out"
+  echo "=== $title, verifier leave-one-workload-out"
   ALL=$(mktemp /tmp/pruner-quality-XXXXXX.jsonl)
   trap 'rm -f "$ALL"' EXIT
   cat "$@" > "$ALL"
@@ -95,6 +95,10 @@ modelShape "BERT FFN up, wide space, Zen 3 AVX2" data/host-ffn-up-wide-zen3.json
 # ResNet-50's 3x3 conv in the wide space on this project's Zen 4 (AVX-512): the complete
 # space (9,984 configs), 2026-12-05 (data/README.md).
 modelShape "ResNet-50 3x3 conv, wide space, Zen 4" data/host-resnet-conv-wide.jsonl \
+  1 32 128 512 2000
+# The same wide-space sample of the attention scores on an Intel Xeon (Emerald Rapids,
+# AVX-512), measured with aligned buffers (host version 2), 2026-12-05.
+modelShape "BERT attention scores, wide space, Xeon" data/host-attn-scores-wide-intel.jsonl \
   1 32 128 512 2000
 # Issue 14's three model shapes together, then with the wide attention dataset in place
 # of the first.
