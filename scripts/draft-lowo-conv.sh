@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The host draft's conv register constants chosen leave-one-dataset-out over the seven
+# The host draft's conv register constants chosen leave-one-dataset-out over the eight
 # conv datasets (docs/quality.md, "Spills in the host draft"; lib/backend/host/draft_host.c).
 #
 #   scripts/draft-lowo-conv.sh [STUDY_BUILD]
@@ -13,7 +13,7 @@
 # conv dataset gives the draft's regret@16 and regret@64 (the best measured config among
 # its first 16 / 64 over the best), the first config within 2% and the Spearman. For each
 # held-out dataset, the candidate with the lowest mean log(regret@16) + log(regret@64) on
-# the other six is chosen (ties: the higher mean Spearman) and judged on the held-out
+# the others is chosen (ties: the higher mean Spearman) and judged on the held-out
 # one. Three choices are printed: the cost alone (knee 0.5, slack 2: what the draft
 # ships), the knee with the cost (slack 2), and the slack with the cost (knee 0.5).
 # About 5 minutes; needs python3. Nothing is measured.
@@ -21,7 +21,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/out/draft-study-build}
 sets=(host-conv-nhwc host-conv-nhwc-intel host-conv-nhwc-intel-avx2 host-conv-nhwc-2c
-      host-resnet-conv host-resnet-conv-wide-zen3 host-resnet-conv-wide)
+      host-resnet-conv host-resnet-conv-wide-zen3 host-resnet-conv-wide
+      host-resnet-conv-wide-intel)
 table=$(mktemp /tmp/pruner-draft-lowo-XXXXXX.tsv)
 log=$(mktemp /tmp/pruner-draft-lowo-XXXXXX.log)
 trap 'rm -f "$table" "$log"' EXIT

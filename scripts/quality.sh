@@ -100,6 +100,9 @@ modelShape "ResNet-50 3x3 conv, wide space, Zen 4" data/host-resnet-conv-wide.js
 # AVX-512), measured with aligned buffers (host version 2), 2026-12-05.
 modelShape "BERT attention scores, wide space, Xeon" data/host-attn-scores-wide-intel.jsonl \
   1 32 128 512 2000
+# The ResNet conv's complete wide space (9,984 configs) on the same Xeon, host version 2.
+modelShape "ResNet-50 3x3 conv, wide space, Xeon" data/host-resnet-conv-wide-intel.jsonl \
+  1 32 128 512 2000
 # Issue 14's three model shapes together, then with the wide attention dataset in place
 # of the first.
 modelLowo "the three model shapes" data/host-attn-scores.jsonl data/host-resnet-conv.jsonl \
