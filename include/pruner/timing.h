@@ -70,7 +70,7 @@ double prunerTimingRelativeIqr(const PrunerTiming *t);
 /* Operand buffers of a timed host kernel start on a cache line, as a runtime's buffers do
  * (TVM's and PyTorch's CPU allocators align to 64 bytes). With malloc's 16-byte alignment
  * the same kernel's time depended on where the heap happened to put its buffers: on an
- * Intel Xeon the ResNet conv's best config measured 1.87-1.91 ms or 2.59-3.00 ms per
+ * Intel Xeon the ResNet conv's best config measured 1.86-1.91 ms or 2.59-3.00 ms per
  * process, by its output's address mod 64 (docs/host.md, "Buffer alignment"). */
 #define PRUNER_TIMING_BUFFER_ALIGNMENT 64
 
