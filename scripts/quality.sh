@@ -103,6 +103,10 @@ modelShape "BERT attention scores, wide space, Xeon" data/host-attn-scores-wide-
 # The ResNet conv's complete wide space (9,984 configs) on the same Xeon, host version 2.
 modelShape "ResNet-50 3x3 conv, wide space, Xeon" data/host-resnet-conv-wide-intel.jsonl \
   1 32 128 512 2000
+# BERT's FFN up's complete wide AVX-512 space (16,848 configs) on the same Xeon, host
+# version 2: with the two above, the three model shapes on one machine.
+modelShape "BERT FFN up, wide space, Xeon" data/host-ffn-up-wide-intel.jsonl \
+  1 32 128 512 2000
 # Issue 14's three model shapes together, then with the wide attention dataset in place
 # of the first.
 modelLowo "the three model shapes" data/host-attn-scores.jsonl data/host-resnet-conv.jsonl \
@@ -111,3 +115,5 @@ modelLowo "the model shapes with the wide attention space" data/host-attn-scores
   data/host-resnet-conv.jsonl data/host-ffn-up.jsonl
 modelLowo "the wide Zen 4 conv with the wide attention and the FFN up" \
   data/host-resnet-conv-wide.jsonl data/host-attn-scores-wide.jsonl data/host-ffn-up.jsonl
+modelLowo "the three wide model shapes on the Xeon" data/host-attn-scores-wide-intel.jsonl \
+  data/host-resnet-conv-wide-intel.jsonl data/host-ffn-up-wide-intel.jsonl

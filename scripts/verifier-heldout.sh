@@ -1,17 +1,17 @@
 #!/bin/bash
 # scripts/verifier-heldout.sh [BUILD_DIR]: the verifier against the draft in the tuner's
-# view on the nine held-out sets of docs/quality.md ("All six conv datasets", "Batch tiles
-# in the host draft", the wide Zen 4 conv, the wide Xeon attention): per set, pruner-eval
-# leave-one-workload-out with 16 and 48 own records (the draft's best: the first batches)
-# ranking the rest of the draft's top 512, with the 95% paired-bootstrap interval of
-# verifier minus draft. One line per held-out workload: verifier pair/top-1, draft
-# pair/top-1, and which side the intervals favour ("tie" when they hold 0). Nothing is
-# measured; any machine, 1-2 minutes.
+# view on the ten held-out sets of docs/quality.md ("All six conv datasets", "Batch tiles
+# in the host draft", the wide Zen 4 conv, the wide Xeon attention, the Xeon's three wide
+# model shapes): per set, pruner-eval leave-one-workload-out with 16 and 48 own records
+# (the draft's best: the first batches) ranking the rest of the draft's top 512, with the
+# 95% paired-bootstrap interval of verifier minus draft. One line per held-out workload:
+# verifier pair/top-1, draft pair/top-1, and which side the intervals favour ("tie" when
+# they hold 0). Nothing is measured; any machine, 2-3 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}/bin
 D=data
-SETS=(zen4 xeon avx2 2c shapes shapes-wide zen3-wide zen4-wide xeon-wide)
+SETS=(zen4 xeon avx2 2c shapes shapes-wide zen3-wide zen4-wide xeon-wide xeon-shapes)
 FILES_zen4="$D/host-matmul-512.jsonl $D/host-conv-nhwc.jsonl $D/host-bmm.jsonl"
 FILES_xeon="$D/host-matmul-512-intel.jsonl $D/host-conv-nhwc-intel.jsonl $D/host-bmm-intel.jsonl"
 FILES_avx2="$D/host-matmul-512-intel-avx2.jsonl $D/host-conv-nhwc-intel-avx2.jsonl"
@@ -23,6 +23,9 @@ FILES_zen3_wide="$D/host-resnet-conv-wide-zen3.jsonl $D/host-ffn-up-wide-zen3.js
 FILES_zen4_wide="$D/host-resnet-conv-wide.jsonl $D/host-attn-scores-wide.jsonl $D/host-ffn-up.jsonl"
 FILES_xeon_wide="$D/host-attn-scores-wide-intel.jsonl $D/host-conv-nhwc-intel.jsonl"
 FILES_xeon_wide+=" $D/host-matmul-512-intel.jsonl"
+# Issue 14's three model shapes in wide spaces, all on the Xeon with host version 2.
+FILES_xeon_shapes="$D/host-attn-scores-wide-intel.jsonl $D/host-resnet-conv-wide-intel.jsonl"
+FILES_xeon_shapes+=" $D/host-ffn-up-wide-intel.jsonl"
 TMP=$(mktemp -d /tmp/pruner-heldout-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 printf '%-11s %-40s %3s  %-13s %-13s %-16s %s\n' set workload M "verifier" "draft" \
