@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 static bool usable(const PrunerRecord *r, const char *target_key) {
   return r->status == PRUNER_RECORD_OK && !r->is_baseline && r->has_workload &&
          r->median_us > 0 && strcmp(r->target_key, target_key) == 0;
@@ -52,9 +54,51 @@ static bool orderRegret(const double *pred, const double *meas, size_t m, DraftE
   return true;
 }
 
+/* One line of --per-config: the record's config and measured median beside the draft's
+ * prediction, its terms (the symbols' names: on a host target shared_us is the L1 term,
+ * l2_us the L1's fills from L2, memory_us the last-level cache or DRAM; docs/draft.md)
+ * and its features, so that where the draft is wrong can be read per knob
+ * (scripts/draft-residuals.py). */
+static bool writeConfigLine(FILE *out, PrunerDraft draft, const PrunerRecord *r) {
+  PrunerDraftSymbols s;
+  if (!prunerDraftScore(draft, &r->config, NULL, &s))
+    return true; /* not rankable: the caller skips it too */
+  char buf[512];
+  cJSON *o = cJSON_CreateObject();
+  if (!o)
+    return false;
+  cJSON_AddStringToObject(o, "workload_key", r->workload_key);
+  prunerConfigFormat(&r->workload, &r->config, buf, sizeof buf);
+  cJSON_AddStringToObject(o, "config", buf);
+  cJSON_AddNumberToObject(o, "measured_us", r->median_us);
+  cJSON_AddNumberToObject(o, "predicted_us", s.predicted_us);
+  cJSON_AddStringToObject(o, "bound", prunerDraftBoundName(s.bound));
+  cJSON *terms = cJSON_AddObjectToObject(o, "terms");
+  cJSON_AddNumberToObject(terms, "compute_us", s.compute_us);
+  cJSON_AddNumberToObject(terms, "shared_us", s.shared_us);
+  cJSON_AddNumberToObject(terms, "l2_us", s.l2_us);
+  cJSON_AddNumberToObject(terms, "memory_us", s.memory_us);
+  cJSON_AddNumberToObject(terms, "launch_us", s.launch_us);
+  cJSON *f = cJSON_AddObjectToObject(o, "symbols");
+  float feats[128];
+  int nf = prunerDraftNumFeatures();
+  if (nf <= 128) {
+    prunerDraftSymbolsToFeatures(&s, feats);
+    for (int i = 0; i < nf; ++i)
+      cJSON_AddNumberToObject(f, prunerDraftFeatureName(i), feats[i]);
+  }
+  char *line = cJSON_PrintUnformatted(o);
+  cJSON_Delete(o);
+  if (!line)
+    return false;
+  bool ok = fprintf(out, "%s\n", line) >= 0;
+  cJSON_free(line);
+  return ok;
+}
+
 static PrunerStatus evalOne(PrunerRecords records, const PrunerTargetDesc *t,
                             const char *target_key, const PrunerRecord *first, size_t top,
-                            DraftEvalRow *row) {
+                            FILE *per_config, DraftEvalRow *row) {
   memset(row, 0, sizeof *row);
   snprintf(row->workload_key, sizeof row->workload_key, "%s", first->workload_key);
   PrunerDraft draft;
@@ -75,6 +119,11 @@ static PrunerStatus evalOne(PrunerRecords records, const PrunerTargetDesc *t,
     if (!usable(r, target_key) || strcmp(r->workload_key, first->workload_key) != 0) continue;
     double us = prunerDraftPredictUs(draft, &r->config);
     if (us < 0) continue; /* measured, but invalid for the model: not rankable */
+    if (per_config && !writeConfigLine(per_config, draft, r)) {
+      free(pred), free(meas), free(cand);
+      prunerDraftDestroy(draft);
+      return prunerStatusError("%s: --per-config: cannot write a line", first->workload_key);
+    }
     pred[m] = us;
     meas[m] = r->median_us;
     ++m;
@@ -109,8 +158,8 @@ static PrunerStatus evalOne(PrunerRecords records, const PrunerTargetDesc *t,
 }
 
 PrunerStatus draftEvalRecords(PrunerRecords records, const PrunerTargetDesc *target,
-                              size_t top, DraftEvalRow *rows, size_t max_rows,
-                              size_t *num_rows, size_t *skipped) {
+                              size_t top, FILE *per_config, DraftEvalRow *rows,
+                              size_t max_rows, size_t *num_rows, size_t *skipped) {
   char target_key[96];
   prunerTargetKey(target, target_key, sizeof target_key);
   size_t n = prunerRecordsCount(records);
@@ -129,7 +178,7 @@ PrunerStatus draftEvalRecords(PrunerRecords records, const PrunerTargetDesc *tar
     if (seen) continue;
     if (*num_rows == max_rows)
       return prunerStatusError("records hold more than %zu workloads", max_rows);
-    PrunerStatus st = evalOne(records, target, target_key, r, top, &rows[*num_rows]);
+    PrunerStatus st = evalOne(records, target, target_key, r, top, per_config, &rows[*num_rows]);
     if (!st.ok) return st;
     ++*num_rows;
   }

@@ -2,7 +2,7 @@
  * against measured records (docs/draft.md).
  *
  *   pruner-draft model.mlir [--target=sm_90] [--top=10] [--json]
- *   pruner-draft --eval RECORDS [--target=sm_90] [--top=512] */
+ *   pruner-draft --eval RECORDS [--target=sm_90] [--top=512] [--per-config=OUT.jsonl] */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,6 +27,7 @@ typedef struct Options {
   const char *eval;
   const char *target;
   const char *dataset_target; /* --eval: records key or "records" (docs/quality.md) */
+  const char *per_config;     /* --eval: one JSON line per ranked record to this file */
   long top;
   int json;
 } Options;
@@ -34,7 +35,7 @@ typedef struct Options {
 static void usage(FILE *f) {
   fprintf(f, "usage: pruner-draft MODEL.mlir [--target=NAME] [--top=N] [--json]\n"
              "       pruner-draft --eval RECORDS [--target=NAME | --dataset-target=KEY] "
-             "[--top=N]\n"
+             "[--top=N] [--per-config=OUT]\n"
              "Prints, per tunable linalg op, the space size and the draft's best configs\n"
              "(predicted µs, GFLOP/s, occupancy, waves, DRAM MB, registers, bound).\n"
              "--eval: per workload, Spearman of predicted vs measured latency and whether\n"
@@ -44,15 +45,19 @@ static void usage(FILE *f) {
              "--dataset-target=KEY evaluates records measured elsewhere: KEY is their target\n"
              "key (host keys: that CPU's cores and ISA, the records' caches and clock, else\n"
              "this machine's) or 'records' for the file's own key; the first line says what\n"
-             "was assumed.\n");
+             "was assumed.\n"
+             "--per-config=OUT writes one JSON line per ranked record: its config, the\n"
+             "measured and predicted microseconds, the draft's terms and its symbols\n"
+             "(scripts/draft-residuals.py reads it).\n");
 }
 
 static int parseArgs(int argc, char **argv, Options *o) {
-  *o = (Options){NULL, NULL, "sm_90", NULL, -1, 0};
+  *o = (Options){NULL, NULL, "sm_90", NULL, NULL, -1, 0};
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (strncmp(a, "--target=", 9) == 0) o->target = a + 9;
     else if (strncmp(a, "--dataset-target=", 17) == 0) o->dataset_target = a + 17;
+    else if (strncmp(a, "--per-config=", 13) == 0 && a[13]) o->per_config = a + 13;
     else if (strncmp(a, "--top=", 6) == 0) {
       int64_t top = 0;
       PrunerStatus st = prunerParseInt("--top", a + 6, 1, 1000000, &top);
@@ -79,6 +84,10 @@ static int parseArgs(int argc, char **argv, Options *o) {
   }
   if (!o->input && !o->eval) {
     usage(stderr);
+    return 2;
+  }
+  if (o->per_config && !o->eval) {
+    fprintf(stderr, "pruner-draft: --per-config needs --eval RECORDS\n");
     return 2;
   }
   return 0;
@@ -271,13 +280,24 @@ static int runEval(const Options *o, const PrunerTargetDesc *named) {
   }
   if (prunerRecordsSkippedLines(records))
     fprintf(stderr, "pruner-draft: warning: %s\n", prunerRecordsWarnings(records));
+  FILE *per_config = NULL;
+  if (o->per_config) {
+    per_config = fopen(o->per_config, "w");
+    if (!per_config) {
+      fprintf(stderr, "pruner-draft: --per-config=%s: %s\n", o->per_config, strerror(errno));
+      prunerRecordsDestroy(records);
+      return 2;
+    }
+  }
   enum { kMaxRows = 4096 };
   DraftEvalRow *rows = calloc(kMaxRows, sizeof *rows);
   size_t n = 0, skipped = 0;
   size_t top = o->top > 0 ? (size_t)o->top : PRUNER_DRAFT_DEFAULT_TOP;
-  st = rows ? draftEvalRecords(records, t, top, rows, kMaxRows, &n, &skipped)
+  st = rows ? draftEvalRecords(records, t, top, per_config, rows, kMaxRows, &n, &skipped)
             : prunerStatusError("out of memory");
   prunerRecordsDestroy(records);
+  if (per_config && fclose(per_config) != 0 && st.ok)
+    st = prunerStatusError("--per-config=%s: %s", o->per_config, strerror(errno));
   if (!st.ok) {
     fprintf(stderr, "pruner-draft: %s\n", st.message);
     free(rows);

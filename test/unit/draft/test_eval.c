@@ -72,7 +72,7 @@ static void evalFile(const char *path, DraftEvalRow *row, size_t *skipped) {
   PrunerRecords rec;
   assert_true(prunerRecordsCreate(path, &rec).ok);
   size_t n = 0;
-  PrunerStatus st = draftEvalRecords(rec, &t, 512, row, 1, &n, skipped);
+  PrunerStatus st = draftEvalRecords(rec, &t, 512, NULL, row, 1, &n, skipped);
   prunerRecordsDestroy(rec);
   if (!st.ok) fail_msg("%s", st.message);
   assert_int_equal(n, 1);
