@@ -85,11 +85,10 @@
  * remains: 0.1, the GPU draft's overlap residual (docs/draft.md). A chosen value, not a
  * fit; 0.25, 0.1 and 0 were compared on the three datasets (docs/quality.md). */
 #define OVERLAP_LOSS 0.1
-/* Sustained bytes per cycle per core: L1 64 (one full 64-byte line per cycle is what
- * both Zen 4 and Golden Cove sustain for 512-bit loads), L2 32 (both manuals' L2->L1
- * fill bandwidth), last-level cache 16 (measured LLC read bandwidth per core on server
- * parts is 15-20 B/cycle; Intel manual "memory subsystem"). */
-#define L1_BYTES_PER_CYCLE 64.0
+/* Sustained bytes per cycle per core: L1 LOADS_PER_CYCLE loads of one vector each
+ * (l1BytesPerCycle below), L2 32 (both manuals' L2->L1 fill bandwidth), last-level cache
+ * 16 (measured LLC read bandwidth per core on server parts is 15-20 B/cycle; Intel manual
+ * "memory subsystem"). */
 #define L2_BYTES_PER_CYCLE 32.0
 #define LLC_BYTES_PER_CYCLE 16.0
 /* Share of a cache a loop's working set may fill and still be fully reused: one half. Caches
@@ -634,12 +633,25 @@ static void hostDraftTraffic(HostDraft *h) {
   h->dram = resident <= CACHE_USABLE * llc ? 0.0 : cacheFills(w, &h->nest, llc / h->used, -1);
 }
 
+/* L1 load bandwidth, bytes per cycle: LOADS_PER_CYCLE loads of one vector each. Intel's
+ * AVX-512 cores load two full 64-byte vectors per cycle (Skylake-SP to Sapphire Rapids:
+ * "2x64B loads", Intel optimization manual, the L1 data cache's peak bandwidth in each
+ * core's cache table); AVX2 code loads two 32-byte vectors on both vendors, SSE two of 16.
+ * A core with one 512-bit FMA pipe (Zen 4) runs 512-bit ops as two 256-bit halves, and
+ * its loads too: two 32-byte loads per cycle (AMD's Zen 4 software optimization guide,
+ * "Load-Store Unit"), 64 bytes. A single 64 for every core made the Xeon's 2 x 4 register tiles L1-bound in the model;
+ * they measure among its fastest (docs/quality.md, "The draft's errors near the top"). */
+static double l1BytesPerCycle(const HostDraft *h) {
+  bool split = h->lanes >= 16 && h->pipes < 2;
+  return LOADS_PER_CYCLE * h->lanes * 4.0 * (split ? 0.5 : 1.0);
+}
+
 /* Level times from the traffic, and the prediction: the slowest term plus a share
  * OVERLAP_LOSS of the others (loads and FMAs share issue slots, so the memory levels do
  * not hide completely behind the compute or each other), plus the call. */
 static void hostDraftCombine(HostDraft *h, PrunerDraftSymbols *s) {
   double per_core = h->clock * h->used;
-  s->shared_us = h->l1 / (L1_BYTES_PER_CYCLE * per_core) * 1e6;
+  s->shared_us = h->l1 / (l1BytesPerCycle(h) * per_core) * 1e6;
   s->l2_us = h->l2 / (L2_BYTES_PER_CYCLE * per_core) * 1e6;
   h->llc_us = h->llc_bytes / (LLC_BYTES_PER_CYCLE * per_core) * 1e6;
   h->dram_us = h->dram / (h->t->dram_gbps * 1e9) * 1e6;
