@@ -6,11 +6,15 @@
 # model of the target's family (data/models/<family>.json, copied beside the tools by
 # CMake) when its log has no record of the target. Which source feeds which family is
 # what the transfer study measured (scripts/transfer-study.sh): a family gets a model
-# only from a source that transferred to it.
+# only from a source that transferred to it. The models read the draft's symbols, so a
+# change to a draft changes them: rerun this after one (test/lit/tune/models-current.test
+# fails until the committed files are what the code builds). MODELS_DIR writes elsewhere
+# (default data/models).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}/bin
-mkdir -p data/models
+OUT=${MODELS_DIR:-data/models}
+mkdir -p "$OUT"
 # family: the source datasets.
 declare -A SOURCES=(
   [host-avx512]="data/host-matmul-512.jsonl data/host-conv-nhwc.jsonl data/host-bmm.jsonl"
@@ -36,7 +40,7 @@ declare -A NO_MARGIN=(
   [host-avx512]=1
 )
 for family in "${!SOURCES[@]}"; do
-  "$B/pruner-eval" --train ${SOURCES[$family]} -o "data/models/$family.json" \
+  "$B/pruner-eval" --train ${SOURCES[$family]} -o "$OUT/$family.json" \
     ${UNSEEN[$family]:+--prior-unseen=${UNSEEN[$family]}} \
     ${NO_MARGIN[$family]:+--no-draft-margin} | tail -1
 done
