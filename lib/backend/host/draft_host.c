@@ -639,8 +639,9 @@ static void hostDraftTraffic(HostDraft *h) {
  * core's cache table); AVX2 code loads two 32-byte vectors on both vendors, SSE two of 16.
  * A core with one 512-bit FMA pipe (Zen 4) runs 512-bit ops as two 256-bit halves, and
  * its loads too: two 32-byte loads per cycle (AMD's Zen 4 software optimization guide,
- * "Load-Store Unit"), 64 bytes. A single 64 for every core made the Xeon's 2 x 4 register tiles L1-bound in the model;
- * they measure among its fastest (docs/quality.md, "The draft's errors near the top"). */
+ * "Load-Store Unit"), 64 bytes. A single 64 for every core made the Xeon's 2 x 4 register
+ * tiles L1-bound in the model; they measure among its fastest (docs/quality.md, "The
+ * draft's errors near the top"). */
 static double l1BytesPerCycle(const HostDraft *h) {
   bool split = h->lanes >= 16 && h->pipes < 2;
   return LOADS_PER_CYCLE * h->lanes * 4.0 * (split ? 0.5 : 1.0);
