@@ -31,12 +31,15 @@ def ints(text):
 
 
 def knobs(config):
-    m = CONFIG.fullmatch(config)
+    m = CONFIG.fullmatch(config) if isinstance(config, str) else None
     if not m:
+        return None  # not a host config (a GPU one, or malformed): not grouped
+    try:
+        reduction, thread = ints(m[2]), ints(m[3])
+    except ValueError:
         return None
-    workgroup, reduction, thread = ints(m[1]), ints(m[2]), ints(m[3])
     width = int(m[5])
-    if width <= 1:
+    if width <= 1 or len(reduction) != len(thread):
         return None
     parallel = [i for i, r in enumerate(reduction) if r == 0 and thread[i] > 0]
     if not parallel:
@@ -51,15 +54,26 @@ def knobs(config):
 
 def report(path, within):
     rows = []
-    with open(path) as f:
+    try:
+        f = open(path)
+    except OSError as e:
+        sys.exit('draft-residuals: %s: %s' % (path, e.strerror))
+    with f:
         for n, line in enumerate(f, 1):
             try:
                 r = json.loads(line)
             except json.JSONDecodeError as e:
                 sys.exit('draft-residuals: %s:%d: not a JSON line (%s)' % (path, n, e))
-            k = knobs(r.get('config', ''))
-            if k and r.get('measured_us', 0) > 0 and r.get('predicted_us', 0) > 0:
-                rows.append((r['measured_us'], r['predicted_us'], k))
+            if not isinstance(r, dict):
+                sys.exit('draft-residuals: %s:%d: not a JSON object (pruner-draft --eval '
+                         '--per-config writes one per line)' % (path, n))
+            times = [r.get('measured_us'), r.get('predicted_us')]
+            if not all(isinstance(t, (int, float)) and not isinstance(t, bool) for t in times):
+                sys.exit('draft-residuals: %s:%d: measured_us and predicted_us must be '
+                         'numbers' % (path, n))
+            k = knobs(r.get('config'))
+            if k and times[0] > 0 and times[1] > 0:
+                rows.append((times[0], times[1], k))
     if not rows:
         print('== %s: no vectorized configs' % path)
         return

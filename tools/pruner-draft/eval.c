@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 static bool usable(const PrunerRecord *r, const char *target_key) {
   return r->status == PRUNER_RECORD_OK && !r->is_baseline && r->has_workload &&
          r->median_us > 0 && strcmp(r->target_key, target_key) == 0;
@@ -54,15 +52,23 @@ static bool orderRegret(const double *pred, const double *meas, size_t m, DraftE
   return true;
 }
 
+void draftAddFeaturesJson(cJSON *parent, const PrunerDraftSymbols *s) {
+  cJSON *f = cJSON_AddObjectToObject(parent, "symbols");
+  float feats[128];
+  int nf = prunerDraftNumFeatures();
+  if (!f || nf > 128)
+    return;
+  prunerDraftSymbolsToFeatures(s, feats);
+  for (int i = 0; i < nf; ++i)
+    cJSON_AddNumberToObject(f, prunerDraftFeatureName(i), feats[i]);
+}
+
 /* One line of --per-config: the record's config and measured median beside the draft's
  * prediction, its terms (the symbols' names: on a host target shared_us is the L1 term,
  * l2_us the L1's fills from L2, memory_us the last-level cache or DRAM; docs/draft.md)
  * and its features, so that where the draft is wrong can be read per knob
  * (scripts/draft-residuals.py). */
-static bool writeConfigLine(FILE *out, PrunerDraft draft, const PrunerRecord *r) {
-  PrunerDraftSymbols s;
-  if (!prunerDraftScore(draft, &r->config, NULL, &s))
-    return true; /* not rankable: the caller skips it too */
+static bool writeConfigLine(FILE *out, const PrunerRecord *r, const PrunerDraftSymbols *s) {
   char buf[512];
   cJSON *o = cJSON_CreateObject();
   if (!o)
@@ -71,22 +77,15 @@ static bool writeConfigLine(FILE *out, PrunerDraft draft, const PrunerRecord *r)
   prunerConfigFormat(&r->workload, &r->config, buf, sizeof buf);
   cJSON_AddStringToObject(o, "config", buf);
   cJSON_AddNumberToObject(o, "measured_us", r->median_us);
-  cJSON_AddNumberToObject(o, "predicted_us", s.predicted_us);
-  cJSON_AddStringToObject(o, "bound", prunerDraftBoundName(s.bound));
+  cJSON_AddNumberToObject(o, "predicted_us", s->predicted_us);
+  cJSON_AddStringToObject(o, "bound", prunerDraftBoundName(s->bound));
   cJSON *terms = cJSON_AddObjectToObject(o, "terms");
-  cJSON_AddNumberToObject(terms, "compute_us", s.compute_us);
-  cJSON_AddNumberToObject(terms, "shared_us", s.shared_us);
-  cJSON_AddNumberToObject(terms, "l2_us", s.l2_us);
-  cJSON_AddNumberToObject(terms, "memory_us", s.memory_us);
-  cJSON_AddNumberToObject(terms, "launch_us", s.launch_us);
-  cJSON *f = cJSON_AddObjectToObject(o, "symbols");
-  float feats[128];
-  int nf = prunerDraftNumFeatures();
-  if (nf <= 128) {
-    prunerDraftSymbolsToFeatures(&s, feats);
-    for (int i = 0; i < nf; ++i)
-      cJSON_AddNumberToObject(f, prunerDraftFeatureName(i), feats[i]);
-  }
+  cJSON_AddNumberToObject(terms, "compute_us", s->compute_us);
+  cJSON_AddNumberToObject(terms, "shared_us", s->shared_us);
+  cJSON_AddNumberToObject(terms, "l2_us", s->l2_us);
+  cJSON_AddNumberToObject(terms, "memory_us", s->memory_us);
+  cJSON_AddNumberToObject(terms, "launch_us", s->launch_us);
+  draftAddFeaturesJson(o, s);
   char *line = cJSON_PrintUnformatted(o);
   cJSON_Delete(o);
   if (!line)
@@ -117,9 +116,11 @@ static PrunerStatus evalOne(PrunerRecords records, const PrunerTargetDesc *t,
   for (size_t i = 0; i < n; ++i) {
     const PrunerRecord *r = prunerRecordsGet(records, i);
     if (!usable(r, target_key) || strcmp(r->workload_key, first->workload_key) != 0) continue;
-    double us = prunerDraftPredictUs(draft, &r->config);
-    if (us < 0) continue; /* measured, but invalid for the model: not rankable */
-    if (per_config && !writeConfigLine(per_config, draft, r)) {
+    PrunerDraftSymbols sym;
+    if (!prunerDraftScore(draft, &r->config, NULL, &sym))
+      continue; /* measured, but invalid for the model: not rankable */
+    double us = sym.predicted_us;
+    if (per_config && !writeConfigLine(per_config, r, &sym)) {
       free(pred), free(meas), free(cand);
       prunerDraftDestroy(draft);
       return prunerStatusError("%s: --per-config: cannot write a line", first->workload_key);

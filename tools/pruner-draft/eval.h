@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 
+#include <cjson/cJSON.h>
+
 #include "pruner/draft.h"
 #include "pruner/records.h"
 
@@ -26,10 +28,14 @@ typedef struct DraftEvalRow {
 /* Evaluates every workload of `records` measured on `target` (target key equality);
  * rows[] receives at most max_rows entries; *num_rows the count written. `top` is N
  * (512 by default). Records of other targets are counted in *skipped. When `per_config`
- * is not NULL, one JSON line per ranked record is written to it (writeConfigLine in
- * eval.c: config, measured and predicted us, the draft's terms and features). */
+ * is not NULL, one JSON line per ranked record is written to it (config, measured and
+ * predicted us, the draft's terms and features). */
 PrunerStatus draftEvalRecords(PrunerRecords records, const PrunerTargetDesc *target,
                               size_t top, FILE *per_config, DraftEvalRow *rows,
                               size_t max_rows, size_t *num_rows, size_t *skipped);
+
+/* Adds "symbols": {feature name: value} (prunerDraftSymbolsToFeatures) to `parent`: the
+ * verifier's view of one config, in --json and --per-config output alike. */
+void draftAddFeaturesJson(cJSON *parent, const PrunerDraftSymbols *s);
 
 #endif

@@ -57,7 +57,13 @@ static int parseArgs(int argc, char **argv, Options *o) {
     const char *a = argv[i];
     if (strncmp(a, "--target=", 9) == 0) o->target = a + 9;
     else if (strncmp(a, "--dataset-target=", 17) == 0) o->dataset_target = a + 17;
-    else if (strncmp(a, "--per-config=", 13) == 0 && a[13]) o->per_config = a + 13;
+    else if (strncmp(a, "--per-config=", 13) == 0) {
+      if (!a[13]) {
+        fprintf(stderr, "pruner-draft: --per-config= needs a file name\n");
+        return 2;
+      }
+      o->per_config = a + 13;
+    }
     else if (strncmp(a, "--top=", 6) == 0) {
       int64_t top = 0;
       PrunerStatus st = prunerParseInt("--top", a + 6, 1, 1000000, &top);
@@ -119,13 +125,7 @@ static cJSON *candidateJson(const PrunerWorkload *w, const PrunerDraftCandidate 
   cJSON_AddNumberToObject(o, "registers", s->registers);
   cJSON_AddNumberToObject(o, "smem_bytes", (double)s->smem_per_block);
   cJSON_AddStringToObject(o, "bound", prunerDraftBoundName(s->bound));
-  cJSON *f = cJSON_AddObjectToObject(o, "symbols");
-  int nf = prunerDraftNumFeatures();
-  float feats[128];
-  if (nf <= 128) {
-    prunerDraftSymbolsToFeatures(s, feats);
-    for (int i = 0; i < nf; ++i) cJSON_AddNumberToObject(f, prunerDraftFeatureName(i), feats[i]);
-  }
+  draftAddFeaturesJson(o, s);
   return o;
 }
 
