@@ -107,6 +107,10 @@ modelShape "ResNet-50 3x3 conv, wide space, Xeon" data/host-resnet-conv-wide-int
 # version 2: with the two above, the three model shapes on one machine.
 modelShape "BERT FFN up, wide space, Xeon" data/host-ffn-up-wide-intel.jsonl \
   1 32 128 512 2000
+# The same FFN's complete wide AVX2 space (14,976 configs) on the same Xeon under the AVX2
+# description, host version 2: the Zen 3 FFN's space on another core with today's harness.
+modelShape "BERT FFN up, wide space, Xeon under AVX2" data/host-ffn-up-wide-intel-avx2.jsonl \
+  1 32 128 512 2000
 # Issue 14's three model shapes together, then with the wide attention dataset in place
 # of the first.
 modelLowo "the three model shapes" data/host-attn-scores.jsonl data/host-resnet-conv.jsonl \
