@@ -159,6 +159,17 @@ static int cmpDouble(const void *a, const void *b) {
 
 /* Per record of the first pass, the fastest ok measurement over all `n` passes, with each
  * ok pass's median (`passes_us`). */
+/* A merge's output, which must not exist yet: a records file appends, so merging into an
+ * existing one would add a second copy of every record. */
+static PrunerStatus createMergeOutput(const char *flag, const char *path, PrunerRecords *out) {
+  FILE *existing = fopen(path, "r");
+  if (existing) {
+    fclose(existing);
+    return prunerStatusError("%s: %s exists (records append to it); remove it first", flag, path);
+  }
+  return prunerRecordsCreate(path, out);
+}
+
 static int mergeFaster(char **paths, int n, const char *out_path) {
   PrunerRecords passes[16], out = NULL;
   PrunerStatus st = prunerStatusOk();
@@ -171,7 +182,7 @@ static int mergeFaster(char **paths, int n, const char *out_path) {
       break;
   }
   if (st.ok)
-    st = prunerRecordsCreate(out_path, &out);
+    st = createMergeOutput("--merge-faster", out_path, &out);
   size_t total = st.ok ? prunerRecordsCount(passes[0]) : 0, compared = 0;
   size_t from_later = 0, over_1_5 = 0;
   /* slowest / fastest pass, and second fastest / fastest: how far contention spread the
@@ -244,7 +255,7 @@ static int mergeCosts(const char *costs_path, const char *dataset_path, const ch
   if (st.ok)
     st = prunerRecordsCreateReadOnly(dataset_path, &dataset);
   if (st.ok)
-    st = prunerRecordsCreate(out_path, &out);
+    st = createMergeOutput("--merge-costs", out_path, &out);
   size_t total = st.ok ? prunerRecordsCount(dataset) : 0, found = 0;
   for (size_t i = 0; st.ok && i < total; ++i) {
     PrunerRecord r = *prunerRecordsGet(dataset, i);
