@@ -60,9 +60,8 @@ typedef enum PrunerTuneStrategy {
                                      epsilon-greedy; the draft is never run             */
   PRUNER_TUNE_RANDOM,             /* uniformly random unmeasured configs               */
   PRUNER_TUNE_AUTO,               /* per op, by the backend (prunerTuneStrategyFor): on
-                                     host targets verifier-only for matmuls and
-                                     batch_matmuls, draft+verifier everywhere else
-                                     (docs/tune.md)                                    */
+                                     host targets verifier-only for matmuls,
+                                     draft+verifier everywhere else (docs/tune.md)     */
   PRUNER_TUNE_STRATEGY_COUNT
 } PrunerTuneStrategy;
 
@@ -71,9 +70,9 @@ struct PrunerBackend;
 /* The strategy `strategy` uses for workload `w` on `backend`'s targets: itself, except
  * AUTO, which is the backend's choice per op (PrunerBackend.autoStrategy, chosen on that
  * backend's datasets; draft+verifier where it has none). The host backend's rule, chosen
- * leave-one-dataset-out on the 18 host datasets (docs/quality.md, "A per-kind choice"):
- * matmuls and batch_matmuls verifier-only (the verifier over random samples of the
- * space), every other op draft+verifier. */
+ * leave-one-dataset-out on the 22 host datasets (docs/quality.md, "The runs' fixed
+ * cost"): matmuls verifier-only (the verifier over random samples of the space), every
+ * other op draft+verifier. */
 PrunerTuneStrategy prunerTuneStrategyFor(PrunerTuneStrategy strategy, const PrunerWorkload *w,
                                          const struct PrunerBackend *backend);
 const char *prunerTuneMeasureName(PrunerTuneMeasure measure);

@@ -148,12 +148,12 @@ static void hostRecheck(PrunerBackendState s, const PrunerWorkload *w,
 }
 
 /* --strategy=auto on the host (docs/tune.md, "auto"): chosen leave-one-dataset-out on the
- * 18 host datasets, where in every fold the matmuls and batch_matmuls needed fewer trials
- * with the verifier over random samples of the space than over the draft's top 512 (the
- * draft's pool misses their wide spaces' best), and the convs the other way round. */
+ * 22 host datasets, together with the draft's run cost (docs/quality.md, "The runs' fixed
+ * cost"): in every fold the matmuls needed fewer trials with the verifier over random
+ * samples of the space than over the draft's top 512 (the draft's pool misses their wide
+ * spaces' best), and the batch_matmuls and convs the other way round. */
 static PrunerTuneStrategy hostAutoStrategy(const PrunerWorkload *w) {
-  bool contraction = w->kind == PRUNER_OP_MATMUL || w->kind == PRUNER_OP_BATCH_MATMUL;
-  return contraction ? PRUNER_TUNE_VERIFIER_ONLY : PRUNER_TUNE_DRAFT_VERIFIER;
+  return w->kind == PRUNER_OP_MATMUL ? PRUNER_TUNE_VERIFIER_ONLY : PRUNER_TUNE_DRAFT_VERIFIER;
 }
 
 static const PrunerBackend hostBackend = {

@@ -53,15 +53,17 @@
 #ifndef CONV2D_SPILL_COST_PER_REGISTER
 #define CONV2D_SPILL_COST_PER_REGISTER 0.04
 #endif
-/* Fixed cost of one run of the innermost loop in cycles: its mispredicted exit (11-18
- * cycles on current x86 cores, Agner Fog, "The microarchitecture of Intel, AMD and VIA
- * CPUs": 15); when it is a reduction loop (one register tile in one cache block), also
- * the accumulators' first load to use (vector L1 latency 7 on Zen 4, 5-7 on Intel; AMD
- * 56665, Intel optimization manual) and the last FMA's latency before the store. The data agrees in
- * size: on the 512^3 matmul the best time falls by ~15% from a 32 to a 512 k step at the same
- * register tile (data/README.md), 50-80 cycles per run. */
+/* Fixed cost of one run of an innermost loop that is not a reduction (elementwise): its
+ * mispredicted exit, 11-18 cycles on current x86 cores (Agner Fog, "The microarchitecture
+ * of Intel, AMD and VIA CPUs": 15). A reduction loop's run (one register tile in one cache
+ * block) is charged only the port time of its accumulators' load and store: its exit and
+ * the latencies at its ends (the accumulators' first load to use, the last FMA before the
+ * store) overlap with the FMAs queued in the out-of-order window, because the exit branch
+ * and the next tile's loads depend on nothing the FMA chains compute. Until 2026-12-05
+ * they were charged too (15 + 7 + 4 cycles), which predicted the Xeon's 512^3 matmul 12%
+ * faster at a 512 k step than at 32 where it measures 7% faster (docs/quality.md, "The
+ * runs' fixed cost"). */
 #define LOOP_EXIT_CYCLES 15.0
-#define VECTOR_LOAD_LATENCY 7.0
 /* Loads per cycle: two on both families (same sources). Stores: 64 bytes per cycle to
  * L1 (Zen 4: two 32-byte store pipes, AMD 56665 sec. 2.12; Golden Cove: two stores of
  * up to 32 bytes or one of 64), i.e. one 512-bit or two 256-bit vector stores. */
@@ -569,8 +571,9 @@ static double hostDraftPackUs(const HostDraft *h) {
 /* Compute = flops / (per-core peak x SIMD use x register efficiency x busy cores) + runs
  * x per-run cost. Runs of the innermost loop of the nest: when it is a reduction loop
  * (matmul-like, convs), a run is one register tile in one cache block, and it pays the
- * fixed cost plus the accumulators' load and store (hoisted: once per run); otherwise
- * (elementwise) only the loop exit. `runs` also counts the accumulator traffic. */
+ * accumulators' load and store (hoisted: once per run) and its page misses (DTLB);
+ * otherwise (elementwise) the loop exit (LOOP_EXIT_CYCLES says why the two differ).
+ * `runs` also counts the accumulator traffic. */
 static double hostDraftComputeUs(HostDraft *h, double flops) {
   const PrunerWorkload *w = h->w;
   const PrunerTargetDesc *t = h->t;
@@ -584,16 +587,13 @@ static double hostDraftComputeUs(HostDraft *h, double flops) {
   double loop_runs = 1, run_cycles = LOOP_EXIT_CYCLES;
   for (int d = 0; d + 1 < h->nest.depth; ++d)
     loop_runs *= ceil((double)h->nest.loops[d].outer / (double)h->nest.loops[d].inner);
-  if (h->nest.depth > 0 &&
-      w->loop_kinds[h->nest.loops[h->nest.depth - 1].loop] == PRUNER_LOOP_REDUCTION) {
-    double out_bytes = prunerDTypeBytes(w->operands[w->num_inputs].dtype);
-    run_cycles += VECTOR_LOAD_LATENCY + FMA_LATENCY + h->acc / LOADS_PER_CYCLE +
-                  h->acc * h->simd * out_bytes / STORE_BYTES_PER_CYCLE;
-  }
   bool reduction_runs = h->nest.depth > 0 && w->loop_kinds[h->nest.loops[h->nest.depth - 1].loop] ==
                                                  PRUNER_LOOP_REDUCTION;
-  if (reduction_runs)
-    run_cycles += hostDraftTlbCycles(h);
+  if (reduction_runs) {
+    double out_bytes = prunerDTypeBytes(w->operands[w->num_inputs].dtype);
+    run_cycles = h->acc / LOADS_PER_CYCLE + h->acc * h->simd * out_bytes / STORE_BYTES_PER_CYCLE +
+                 hostDraftTlbCycles(h);
+  }
   us += loop_runs * run_cycles / (h->clock * h->used) * 1e6;
   return us + hostDraftPackUs(h);
 }

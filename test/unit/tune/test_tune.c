@@ -203,8 +203,9 @@ static void test_replay_search(void **state) {
   prunerTuneSessionDestroy(s);
 }
 
-/* --strategy=auto resolves per op through the backend: on the host, matmuls and
- * batch_matmuls verifier-only, the rest draft+verifier; on a GPU, draft+verifier. */
+/* --strategy=auto resolves per op through the backend: on the host, matmuls
+ * verifier-only, the rest (batch_matmuls included) draft+verifier; on a GPU,
+ * draft+verifier. */
 static void test_strategy_auto(void **state) {
   (void)state;
   PrunerWorkload mm, bmm, conv;
@@ -218,7 +219,7 @@ static void test_strategy_auto(void **state) {
   assert_true(prunerBackendLookup("host", &host, &t).ok);
   assert_true(prunerBackendLookup("h200", &gpu, &t).ok);
   assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_AUTO, &mm, host), PRUNER_TUNE_VERIFIER_ONLY);
-  assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_AUTO, &bmm, host), PRUNER_TUNE_VERIFIER_ONLY);
+  assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_AUTO, &bmm, host), PRUNER_TUNE_DRAFT_VERIFIER);
   assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_AUTO, &conv, host),
                    PRUNER_TUNE_DRAFT_VERIFIER);
   assert_int_equal(prunerTuneStrategyFor(PRUNER_TUNE_AUTO, &mm, gpu), PRUNER_TUNE_DRAFT_VERIFIER);
