@@ -157,8 +157,6 @@ static int cmpDouble(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Per record of the first pass, the fastest ok measurement over all `n` passes, with each
- * ok pass's median (`passes_us`). */
 /* A merge's output, which must not exist yet: a records file appends, so merging into an
  * existing one would add a second copy of every record. */
 static PrunerStatus createMergeOutput(const char *flag, const char *path, PrunerRecords *out) {
@@ -170,6 +168,8 @@ static PrunerStatus createMergeOutput(const char *flag, const char *path, Pruner
   return prunerRecordsCreate(path, out);
 }
 
+/* Per record of the first pass, the fastest ok measurement over all `n` passes, with each
+ * ok pass's median (`passes_us`). */
 static int mergeFaster(char **paths, int n, const char *out_path) {
   PrunerRecords passes[16], out = NULL;
   PrunerStatus st = prunerStatusOk();
