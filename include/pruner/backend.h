@@ -126,6 +126,9 @@ typedef struct PrunerBackend {
    * default) tunes `w` with on this backend's targets, never AUTO itself; a rule chosen
    * on the backend's own datasets (docs/tune.md, "auto"). */
   PrunerTuneStrategy (*autoStrategy)(const PrunerWorkload *w);
+  /* PrunerTuneOptions.first_batch_tiles when the options leave it to the backend (< 0):
+   * a share chosen on the backend's own datasets; 0 (unset): the draft's order. */
+  double first_batch_tiles;
   /* Optional (NULL: yes): whether this machine can measure for target `t` (a GPU with
    * its driver, IREE's tools); `t` may be NULL. A farm rank that cannot only compiles. */
   bool (*canMeasure)(const PrunerTargetDesc *t);

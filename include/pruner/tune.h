@@ -106,6 +106,9 @@ typedef void (*PrunerTuneEventFn)(const PrunerTuneEvent *event, void *user);
  * twelve small host sets, docs/quality.md) and the largest accepted. */
 #define PRUNER_TUNE_NEIGHBOURS 256
 #define PRUNER_TUNE_NEIGHBOURS_MAX 65536
+/* PrunerTuneOptions.first_batch_tiles: default, the backend's share
+ * (PrunerBackend.first_batch_tiles: 0.5 on the host, 0 elsewhere). */
+#define PRUNER_TUNE_FIRST_BATCH_TILES -1.0
 #define PRUNER_TUNE_FINAL_MAX 8 /* final_candidates at most (host: one child request) */
 
 typedef struct PrunerTuneOptions {
@@ -117,6 +120,12 @@ typedef struct PrunerTuneOptions {
                                 configs ranked beside the draft's N each round, so the
                                 search can leave the draft's top (docs/tune.md); 0:
                                 the draft's N only. Default PRUNER_TUNE_NEIGHBOURS    */
+  double first_batch_tiles;  /* draft+verifier: this share of a task's first batch (no
+                                record of it yet), its last slots, each take the
+                                draft's best config of a thread tile not yet in the
+                                batch, so that the verifier's first records compare
+                                tiles (docs/tune.md); 0: the draft's order. In [0, 1],
+                                or < 0: the backend's (PRUNER_TUNE_FIRST_BATCH_TILES) */
   int batch;                 /* K: candidates measured per round; default 16          */
   double epsilon;            /* share of K drawn at random; default 0.1               */
   double time_limit_s;       /* stop after this many seconds; 0: no limit             */
@@ -293,6 +302,7 @@ typedef struct PrunerTuneStudyOptions {
   int64_t max_trials;       /* per run; 0: the workload's space size                  */
   int draft_size;
   int neighbours;           /* as PrunerTuneOptions.neighbours (draft+verifier only)   */
+  double first_batch_tiles; /* as PrunerTuneOptions.first_batch_tiles                  */
   int batch;
   double epsilon;
   /* Transfer study (docs/transfer.md): a verifier model of another machine's records.

@@ -110,6 +110,9 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
   if (e->opts.draft_size < 1 || e->opts.batch < 1)
     return prunerStatusError("--draft-size and --batch must be at least 1 (got %d, %d)",
                              e->opts.draft_size, e->opts.batch);
+  if (!(e->opts.first_batch_tiles <= 1.0)) /* NaN fails too; < 0: the backend's */
+    return prunerStatusError("--first-batch-tiles must be in [0, 1] (got %g)",
+                             e->opts.first_batch_tiles);
   if (e->opts.neighbours < 0 || e->opts.neighbours > PRUNER_TUNE_NEIGHBOURS_MAX)
     return prunerStatusError("--neighbours must be in [0, %d] (got %d)",
                              PRUNER_TUNE_NEIGHBOURS_MAX, e->opts.neighbours);
@@ -447,6 +450,14 @@ static bool tuneInList(const TuneCandidate *list, size_t n, const PrunerConfig *
   return false;
 }
 
+/* Whether one of list[0..n) has `c`'s thread tile. */
+static bool tuneTileInList(const TuneCandidate *list, size_t n, const PrunerConfig *c) {
+  for (size_t i = 0; i < n; ++i)
+    if (memcmp(list[i].config.thread, c->thread, sizeof c->thread) == 0)
+      return true;
+  return false;
+}
+
 /* What a sample may hold: configs not measured yet and not in `taken`. */
 typedef struct TuneSampleFilter {
   TuneEngine *e;
@@ -584,6 +595,15 @@ static size_t tunePick(TuneEngine *e, TuneTask *t, size_t k, TuneCandidate *out)
     return 0;
   size_t next = 0, n = 0;
   bool random_strategy = e->opts.strategy == PRUNER_TUNE_RANDOM;
+  /* draft+verifier's first batch: from slot `tiles_from` on, the best-ranked config of a
+   * thread tile the batch lacks. The draft's top is often one tile in many workgroup and
+   * k variants; when the draft misjudges that tile, a batch of it teaches the verifier
+   * nothing about the others (docs/tune.md, "Strategies"). */
+  size_t tiles_from = k;
+  double share = e->opts.first_batch_tiles < 0 ? e->backend->first_batch_tiles
+                                               : e->opts.first_batch_tiles;
+  if (t->strategy == PRUNER_TUNE_DRAFT_VERIFIER && t->trials == 0)
+    tiles_from = (size_t)e->opts.batch - (size_t)lround(share * (double)e->opts.batch);
   while (n < k) {
     bool explore = !random_strategy && prunerRandomUniform(&e->rng) < e->opts.epsilon;
     if (explore && tuneRandomConfigs(e, t, out, n, 1, &out[n].config) == 1) {
@@ -596,6 +616,18 @@ static size_t tunePick(TuneEngine *e, TuneTask *t, size_t k, TuneCandidate *out)
       ++next;
     if (next >= n_ranked)
       break;
+    if (n >= tiles_from) {
+      /* The best-ranked new tile moves up to `next`; none left: the next in order. */
+      size_t j = next;
+      while (j < n_ranked && (tuneInList(out, n, &ranked[j].config) ||
+                              tuneTileInList(out, n, &ranked[j].config)))
+        ++j;
+      if (j < n_ranked) {
+        TuneCandidate c = ranked[j];
+        memmove(&ranked[next + 1], &ranked[next], (j - next) * sizeof *ranked);
+        ranked[next] = c;
+      }
+    }
     out[n++] = ranked[next++];
   }
   free(ranked);

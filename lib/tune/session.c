@@ -77,6 +77,7 @@ PrunerTuneOptions prunerTuneDefaultOptions(void) {
   o.trials = 200;
   o.draft_size = 512; /* Pruner's draft size (ASPLOS'25, Sec. 6) */
   o.neighbours = PRUNER_TUNE_NEIGHBOURS;
+  o.first_batch_tiles = PRUNER_TUNE_FIRST_BATCH_TILES;
   o.batch = 16;
   o.epsilon = 0.1;    /* Pruner measures 9 best + 1 random per round */
   o.gradient_scheduler = true;

@@ -19,6 +19,7 @@ PrunerTuneStudyOptions prunerTuneStudyDefaultOptions(void) {
   o.within_tight = 0.02;
   o.draft_size = 512;
   o.neighbours = PRUNER_TUNE_NEIGHBOURS;
+  o.first_batch_tiles = PRUNER_TUNE_FIRST_BATCH_TILES;
   o.batch = 16;
   o.epsilon = 0.1;
   o.prior_momentum = -1;
@@ -138,6 +139,7 @@ static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords
   o.seed = seed;
   o.draft_size = so->draft_size;
   o.neighbours = so->neighbours;
+  o.first_batch_tiles = so->first_batch_tiles;
   o.batch = so->batch;
   o.epsilon = so->epsilon;
   o.stop = so->stop;
@@ -465,14 +467,17 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
 char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
                             const PrunerTuneStudyOptions *so) {
   PrunerText b = {0};
+  char tiles[32] = "the backend's";
+  if (so->first_batch_tiles >= 0)
+    snprintf(tiles, sizeof tiles, "%g", so->first_batch_tiles);
   if (num_rows > 0 && rows[0].target_note[0])
     prunerTextAppend(&b, "%s\n", rows[0].target_note);
   prunerTextAppend(&b,
                    "search study: trials (over %d seeds) to come within %.0f%% / %.0f%% / the "
                    "noise of the best config; batch %d, epsilon %.2f, draft size %d, "
-                   "neighbours %d\n",
+                   "neighbours %d, first-batch tiles %s\n",
                    so->seeds, so->within * 100, so->within_tight * 100, so->batch, so->epsilon,
-                   so->draft_size, so->neighbours);
+                   so->draft_size, so->neighbours, tiles);
   if (so->prior_path)
     prunerTextAppend(&b, "verifier prior (pretrained methods): %s\n", so->prior_path);
   prunerTextAppend(&b, "ratio = random / method on the medians, vs_dv = draft+verifier / "

@@ -92,6 +92,11 @@ static void usage(FILE *f) {
           "      --draft-size=N       draft survivors per round (default 512)\n"
           "      --neighbours=M       draft+verifier: mutations of the best measured configs\n"
           "                           ranked beside the draft's N per round (default %d)\n"
+          "      --first-batch-tiles=F\n"
+          "                           draft+verifier: this share of a workload's first batch,\n"
+          "                           its last slots, take the draft's best config of each\n"
+          "                           thread tile not yet in it; 0: the draft's order\n"
+          "                           (default 0.5 on host targets, 0 on the others)\n"
           "      --batch=K            candidates measured per round (default 16)\n"
           "      --epsilon=E          share of each batch drawn at random (default 0.1)\n"
           "      --time=SECONDS       start no tuning round after this wall time (default:\n"
@@ -505,6 +510,7 @@ int main(int argc, char **argv) {
     O_TRIALS,
     O_DRAFT,
     O_NEIGHBOURS,
+    O_FIRST_BATCH_TILES,
     O_BATCH,
     O_EPS,
     O_TIME,
@@ -548,6 +554,7 @@ int main(int argc, char **argv) {
       {"trials", required_argument, 0, O_TRIALS},
       {"draft-size", required_argument, 0, O_DRAFT},
       {"neighbours", required_argument, 0, O_NEIGHBOURS},
+      {"first-batch-tiles", required_argument, 0, O_FIRST_BATCH_TILES},
       {"batch", required_argument, 0, O_BATCH},
       {"epsilon", required_argument, 0, O_EPS},
       {"time", required_argument, 0, O_TIME},
@@ -606,6 +613,11 @@ int main(int argc, char **argv) {
     case O_NEIGHBOURS:
       fs = prunerParseInt("--neighbours", optarg, 0, PRUNER_TUNE_NEIGHBOURS_MAX, &v);
       o.neighbours = so.neighbours = (int)v;
+      break;
+    case O_FIRST_BATCH_TILES:
+      fs = prunerParseDouble("--first-batch-tiles", optarg, 0.0, 1.0,
+                             &o.first_batch_tiles);
+      so.first_batch_tiles = o.first_batch_tiles;
       break;
     case O_BATCH:
       fs = prunerParseInt("--batch", optarg, 1, MAX_BATCH, &v);

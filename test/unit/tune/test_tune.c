@@ -380,6 +380,86 @@ static void test_neighbours(void **state) {
   remove(path("log-nb.jsonl"));
 }
 
+/* draft+verifier's first batch (PrunerTuneOptions.first_batch_tiles): its first K - M
+ * slots are the draft's top, the last M each take the draft's best config of a thread
+ * tile the batch does not hold yet. With M = 0, and for draft-only, the batch is the
+ * draft's top K. Epsilon 0, so no slot is random. */
+static void test_first_batch_tiles(void **state) {
+  (void)state;
+  ReplaySpace rs;
+  replaySpaceCreate(&rs);
+  PrunerDraft draft;
+  assert_true(prunerDraftCreate(&rs.w, &rs.t, &draft).ok);
+  enum { POOL = 64, K = 16, M = 8 };
+  PrunerDraftCandidate pool[POOL];
+  size_t n = prunerDraftTopN(draft, rs.space, POOL, pool);
+  assert_int_equal(n, POOL);
+  size_t tiles = 0; /* distinct thread tiles in the pool: enough for M new ones */
+  for (size_t i = 0; i < n; ++i) {
+    size_t j = 0;
+    while (j < i && memcmp(pool[j].config.thread, pool[i].config.thread,
+                           sizeof pool[i].config.thread) != 0)
+      ++j;
+    tiles += j == i;
+  }
+  assert_true(tiles > M + 1);
+  double min_us;
+  writeReplay(path("replay.jsonl"), &min_us);
+  writeFile(path("mm.mlir"), kMatmul);
+  const struct {
+    PrunerTuneStrategy strategy;
+    double tiles;
+  } runs[] = {{PRUNER_TUNE_DRAFT_VERIFIER, (double)M / K},
+              {PRUNER_TUNE_DRAFT_VERIFIER, 0},
+              {PRUNER_TUNE_DRAFT_ONLY, (double)M / K}};
+  for (size_t run = 0; run < sizeof runs / sizeof *runs; ++run) {
+    remove(path("log-fb.jsonl"));
+    PrunerTuneOptions o = replayOptions(path("replay.jsonl"), path("log-fb.jsonl"));
+    o.strategy = runs[run].strategy;
+    o.first_batch_tiles = runs[run].tiles;
+    o.draft_size = POOL;
+    o.neighbours = 0;
+    o.batch = K;
+    o.epsilon = 0;
+    o.trials = K;
+    PrunerTuneSession s;
+    assert_true(prunerTuneSessionCreate(path("mm.mlir"), &o, &s).ok);
+    assert_true(prunerTuneSessionRun(s).ok);
+    prunerTuneSessionDestroy(s);
+    PrunerRecords r;
+    assert_true(prunerRecordsCreate(path("log-fb.jsonl"), &r).ok);
+    assert_int_equal(prunerRecordsCount(r), K);
+    bool spread = runs[run].tiles > 0 && runs[run].strategy == PRUNER_TUNE_DRAFT_VERIFIER;
+    size_t head = spread ? K - M : K;
+    for (size_t i = 0; i < K; ++i) {
+      const PrunerRecord *a = prunerRecordsGet(r, i);
+      double us = prunerDraftPredictUs(draft, &a->config);
+      if (i < head) { /* among the draft's top `head` (ties may come in any order) */
+        assert_true(us <= pool[head - 1].predicted_us);
+        continue;
+      }
+      for (size_t j = 0; j < i; ++j) /* a tile new to the batch */
+        assert_true(memcmp(prunerRecordsGet(r, j)->config.thread, a->config.thread,
+                           sizeof a->config.thread) != 0);
+      for (size_t j = 0; j < n; ++j) /* the draft's best of that tile */
+        if (memcmp(pool[j].config.thread, a->config.thread, sizeof a->config.thread) == 0)
+          assert_true(us <= pool[j].predicted_us);
+    }
+    prunerRecordsDestroy(r);
+  }
+
+  /* A share outside [0, 1] is refused by name. */
+  PrunerTuneOptions o = replayOptions(path("replay.jsonl"), path("log-fb.jsonl"));
+  o.first_batch_tiles = 1.5;
+  PrunerTuneSession s = NULL;
+  PrunerStatus st = prunerTuneSessionCreate(path("mm.mlir"), &o, &s);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "--first-batch-tiles"));
+  prunerDraftDestroy(draft);
+  prunerSpaceDestroy(rs.space);
+  remove(path("log-fb.jsonl"));
+}
+
 int main(void) {
   snprintf(g_dir, sizeof g_dir, "/tmp/pruner-tune-test-XXXXXX");
   if (!mkdtemp(g_dir))
@@ -392,6 +472,7 @@ int main(void) {
       cmocka_unit_test(test_study),
       cmocka_unit_test(test_model_only),
       cmocka_unit_test(test_neighbours),
+      cmocka_unit_test(test_first_batch_tiles),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   const char *files[] = {"empty.mlir", "empty.out.mlir", "bad.mlir", "mm.mlir",
