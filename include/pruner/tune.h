@@ -122,10 +122,11 @@ typedef struct PrunerTuneOptions {
                                 the draft's N only. Default PRUNER_TUNE_NEIGHBOURS    */
   double first_batch_tiles;  /* draft+verifier: this share of a task's first batch (no
                                 record of it yet), its last slots, each take the
-                                draft's best config of a thread tile not yet in the
-                                batch, so that the verifier's first records compare
-                                tiles (docs/tune.md); 0: the draft's order. In [0, 1],
-                                or < 0: the backend's (PRUNER_TUNE_FIRST_BATCH_TILES) */
+                                best-ranked config (the draft's order, or a prior's
+                                blend) of a thread tile not yet in the batch, so that
+                                the verifier's first records compare tiles
+                                (docs/tune.md); 0: the ranking's order. In [0, 1], or
+                                < 0: the backend's (PRUNER_TUNE_FIRST_BATCH_TILES)    */
   int batch;                 /* K: candidates measured per round; default 16          */
   double epsilon;            /* share of K drawn at random; default 0.1               */
   double time_limit_s;       /* stop after this many seconds; 0: no limit             */
