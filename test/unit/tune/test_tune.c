@@ -69,6 +69,12 @@ static void replaySpaceCreate(ReplaySpace *rs) {
   assert_true(prunerSpaceCreate(&rs->w, &rs->t, NULL, &rs->space).ok);
 }
 
+/* The replay space and its draft (destroyed by the caller). */
+static void replaySpaceDraftCreate(ReplaySpace *rs, PrunerDraft *draft) {
+  replaySpaceCreate(rs);
+  assert_true(prunerDraftCreate(&rs->w, &rs->t, draft).ok);
+}
+
 static void appendReplayRecord(PrunerRecords r, const ReplaySpace *rs, const PrunerConfig *c,
                                double us) {
   PrunerRecord rec;
@@ -105,6 +111,19 @@ static uint64_t writeReplay(const char *file, double *min_us) {
   prunerRecordsDestroy(r);
   prunerSpaceDestroy(s);
   return n;
+}
+
+/* Tunes mm.mlir with `o` and opens its log, which must hold `trials` records (the
+ * caller destroys them). */
+static PrunerRecords tuneAndOpenLog(const PrunerTuneOptions *o, int64_t trials) {
+  PrunerTuneSession s;
+  assert_true(prunerTuneSessionCreate(path("mm.mlir"), o, &s).ok);
+  assert_true(prunerTuneSessionRun(s).ok);
+  prunerTuneSessionDestroy(s);
+  PrunerRecords r;
+  assert_true(prunerRecordsCreate(o->records_path, &r).ok);
+  assert_int_equal(prunerRecordsCount(r), trials);
+  return r;
 }
 
 /* Tuning options that measure by replaying `replay` into the log `log`. */
@@ -271,13 +290,7 @@ static void test_model_only(void **state) {
     PrunerTuneOptions o = replayOptions(path("replay-mo.jsonl"), path("log-mo.jsonl"));
     o.strategy = with_draft ? PRUNER_TUNE_DRAFT_VERIFIER : PRUNER_TUNE_MODEL_ONLY;
     o.trials = 64; /* 4 rounds: the model is trained after the first */
-    PrunerTuneSession s;
-    assert_true(prunerTuneSessionCreate(path("mm.mlir"), &o, &s).ok);
-    assert_true(prunerTuneSessionRun(s).ok);
-    prunerTuneSessionDestroy(s);
-    PrunerRecords r;
-    assert_true(prunerRecordsCreate(path("log-mo.jsonl"), &r).ok);
-    assert_int_equal(prunerRecordsCount(r), 64);
+    PrunerRecords r = tuneAndOpenLog(&o, 64);
     size_t predicted = 0;
     for (size_t i = 0; i < prunerRecordsCount(r); ++i)
       predicted += prunerRecordsGet(r, i)->draft_score_us > 0;
@@ -314,9 +327,8 @@ static void test_model_only(void **state) {
 static void test_neighbours(void **state) {
   (void)state;
   ReplaySpace rs;
-  replaySpaceCreate(&rs);
   PrunerDraft draft;
-  assert_true(prunerDraftCreate(&rs.w, &rs.t, &draft).ok);
+  replaySpaceDraftCreate(&rs, &draft);
   uint64_t size = prunerSpaceCount(rs.space);
   assert_true(size > 256);
   PrunerDraftCandidate *ranked = malloc(size * sizeof *ranked);
@@ -340,12 +352,7 @@ static void test_neighbours(void **state) {
     o.epsilon = 0;
     o.neighbours = with ? 64 : 0;
     o.trials = 64;
-    PrunerTuneSession s;
-    assert_true(prunerTuneSessionCreate(path("mm.mlir"), &o, &s).ok);
-    assert_true(prunerTuneSessionRun(s).ok);
-    prunerTuneSessionDestroy(s);
-    assert_true(prunerRecordsCreate(path("log-nb.jsonl"), &r).ok);
-    assert_int_equal(prunerRecordsCount(r), 64);
+    r = tuneAndOpenLog(&o, 64);
     best[with] = 1e30;
     outside[with] = 0;
     for (size_t i = 0; i < prunerRecordsCount(r); ++i) {
@@ -382,14 +389,14 @@ static void test_neighbours(void **state) {
 
 /* draft+verifier's first batch (PrunerTuneOptions.first_batch_tiles): its first K - M
  * slots are the draft's top, the last M each take the draft's best config of a thread
- * tile the batch does not hold yet. With M = 0, and for draft-only, the batch is the
- * draft's top K. Epsilon 0, so no slot is random. */
+ * tile the batch does not hold yet. With M = 0, for draft-only, and by default on a GPU
+ * target (the GPU backend's share is 0, the host's is not), the batch is the draft's top
+ * K. Epsilon 0, so no slot is random. */
 static void test_first_batch_tiles(void **state) {
   (void)state;
   ReplaySpace rs;
-  replaySpaceCreate(&rs);
   PrunerDraft draft;
-  assert_true(prunerDraftCreate(&rs.w, &rs.t, &draft).ok);
+  replaySpaceDraftCreate(&rs, &draft);
   enum { POOL = 64, K = 16, M = 8 };
   PrunerDraftCandidate pool[POOL];
   size_t n = prunerDraftTopN(draft, rs.space, POOL, pool);
@@ -411,7 +418,8 @@ static void test_first_batch_tiles(void **state) {
     double tiles;
   } runs[] = {{PRUNER_TUNE_DRAFT_VERIFIER, (double)M / K},
               {PRUNER_TUNE_DRAFT_VERIFIER, 0},
-              {PRUNER_TUNE_DRAFT_ONLY, (double)M / K}};
+              {PRUNER_TUNE_DRAFT_ONLY, (double)M / K},
+              {PRUNER_TUNE_DRAFT_VERIFIER, PRUNER_TUNE_FIRST_BATCH_TILES}};
   for (size_t run = 0; run < sizeof runs / sizeof *runs; ++run) {
     remove(path("log-fb.jsonl"));
     PrunerTuneOptions o = replayOptions(path("replay.jsonl"), path("log-fb.jsonl"));
@@ -422,13 +430,7 @@ static void test_first_batch_tiles(void **state) {
     o.batch = K;
     o.epsilon = 0;
     o.trials = K;
-    PrunerTuneSession s;
-    assert_true(prunerTuneSessionCreate(path("mm.mlir"), &o, &s).ok);
-    assert_true(prunerTuneSessionRun(s).ok);
-    prunerTuneSessionDestroy(s);
-    PrunerRecords r;
-    assert_true(prunerRecordsCreate(path("log-fb.jsonl"), &r).ok);
-    assert_int_equal(prunerRecordsCount(r), K);
+    PrunerRecords r = tuneAndOpenLog(&o, K);
     bool spread = runs[run].tiles > 0 && runs[run].strategy == PRUNER_TUNE_DRAFT_VERIFIER;
     size_t head = spread ? K - M : K;
     for (size_t i = 0; i < K; ++i) {
@@ -447,6 +449,15 @@ static void test_first_batch_tiles(void **state) {
     }
     prunerRecordsDestroy(r);
   }
+
+  /* The backends' own shares: a spread on the host, the draft's order on a GPU. */
+  const PrunerBackend *host = NULL, *gpu = NULL;
+  PrunerTargetDesc t;
+  assert_true(prunerBackendLookup("host", &host, &t).ok);
+  assert_true(prunerBackendLookup("h200", &gpu, &t).ok);
+  assert_true(host->first_batch_tiles > 0 && host->first_batch_tiles <= 1);
+  assert_true(gpu->first_batch_tiles == 0);
+  assert_true(PRUNER_TUNE_FIRST_BATCH_TILES < 0); /* the default defers to them */
 
   /* A share outside [0, 1] is refused by name. */
   PrunerTuneOptions o = replayOptions(path("replay.jsonl"), path("log-fb.jsonl"));
