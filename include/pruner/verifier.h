@@ -85,7 +85,8 @@ typedef struct PrunerVerifierOptions {
   /* The model learns a correction to the draft (docs/verifier.md, "The draft as the
    * model's margin"): each training row's base margin is c x (-log draft µs), c the
    * draft's maximum-likelihood scale under the pairwise loss on the training records
-   * (fitted, not chosen), and predictions add the same. Default true; ignored when
+   * (fitted, not chosen; where the fit has no interior maximum, the scale the spread of
+   * the draft's errors implies), and predictions add the same. Default true; ignored when
    * draft_free. A model file keeps its c ("pruner_draft_scale"); one without it (older
    * files) predicts by its trees alone. */
   bool draft_margin;

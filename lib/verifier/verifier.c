@@ -170,6 +170,43 @@ static double fitDraftScale(const float *d, const float *labels, const unsigned 
   return c;
 }
 
+/* The same scale from the spread of the draft's errors, for when the likelihood has no
+ * interior maximum. If the measured log latency is the draft's plus an error of deviation
+ * s (within a group: each workload's own offset cancels in its pairs), then P(i faster
+ * than j) = Phi((d_i - d_j) / (sqrt(2) s)), and sigmoid(1.702 x) is within 0.01 of Phi(x)
+ * everywhere (the scaling constant of item response theory: Camilli, J. Educational and
+ * Behavioral Statistics 19(3), 1994), so c = 1.702 / (sqrt(2) s). s is the records'
+ * pooled within-group deviation of log(measured / predicted), each group weighted
+ * equally; NaN d (unscorable) are left out. 0 when no group has two scorable records;
+ * capped at 256 when the draft's errors are all alike. */
+static double draftScaleFromErrors(const float *d, const float *labels,
+                                   const unsigned *groups, size_t num_groups) {
+  double variance = 0;
+  size_t used = 0, begin = 0;
+  for (size_t g = 0; g < num_groups; begin += groups[g++]) {
+    double sum = 0, squares = 0;
+    size_t m = 0;
+    for (size_t i = begin; i < begin + groups[g]; ++i) {
+      if (isnan(d[i]) || !(labels[i] > 0))
+        continue;
+      /* label = best / measured, so log(measured / predicted) = d - log(label) + const. */
+      double error = (double)d[i] - log((double)labels[i]);
+      sum += error;
+      squares += error * error;
+      ++m;
+    }
+    if (m < 2)
+      continue;
+    double mean = sum / (double)m;
+    variance += fmax(squares - (double)m * mean * mean, 0.0) / (double)(m - 1);
+    ++used;
+  }
+  if (!used)
+    return 0.0;
+  double deviation = sqrt(variance / (double)used);
+  return deviation > 0 ? fmin(1.702 / (sqrt(2.0) * deviation), 256.0) : 256.0;
+}
+
 /* margin[i] = scale x d[i], NaN (configs the draft cannot score) at the lowest d minus one,
  * so they stay last on the draft's side. */
 static void draftMargins(const float *d, size_t n, double scale, float *margin) {
@@ -523,11 +560,13 @@ PrunerStatus prunerVerifierTrain(PrunerVerifier v, PrunerRecords records,
   /* -log draft µs per row, then the margins (the draft's side of the model). */
   bool margin = v->opts.draft_margin && !v->opts.draft_free;
   float *drafted = margin ? malloc(n * sizeof(float)) : NULL;
-  if (!x || !labels || !groups || (margin && !drafted)) {
+  float *unfilled = margin ? malloc(n * sizeof(float)) : NULL; /* d, NaN kept */
+  if (!x || !labels || !groups || (margin && (!drafted || !unfilled))) {
     free(x);
     free(labels);
     free(groups);
     free(drafted);
+    free(unfilled);
     free(items);
     return prunerStatusError("verifier: out of memory for %zu training rows", n);
   }
@@ -555,14 +594,27 @@ PrunerStatus prunerVerifierTrain(PrunerVerifier v, PrunerRecords records,
     }
     if (draft)
       prunerDraftDestroy(draft);
-    if (drafted) /* the group's unscorable configs last on the draft's side */
-      draftMargins(drafted + i, j - i, 1.0, drafted + i);
     groups[g++] = (unsigned)(j - i);
     i = j;
   }
-  double scale = drafted ? fitDraftScale(drafted, labels, groups, num_groups) : 0.0;
-  if (drafted)
-    draftMargins(drafted, n, scale, drafted);
+  /* The draft's scale: the likelihood's, or, where that has no interior maximum, the
+   * one its errors imply. The tuner's first batch is the draft's own top, whose pairs
+   * the draft's errors decide: the fit fell to 0 there on 5 of the 23 host datasets
+   * (about 40% of seeds), leaving the trees alone after one batch, and hit the cap on the
+   * Xeon's 512^3 matmul under AVX2 (60%), leaving the draft alone (docs/quality.md, "The
+   * draft's scale when the fit fails"). */
+  double scale = 0.0;
+  if (drafted) {
+    memcpy(unfilled, drafted, n * sizeof *unfilled);
+    /* Each group's unscorable configs last on the draft's side. */
+    for (size_t k = 0, begin = 0; k < num_groups; begin += groups[k++])
+      draftMargins(drafted + begin, groups[k], 1.0, drafted + begin);
+    scale = fitDraftScale(drafted, labels, groups, num_groups);
+    if (scale <= 0.0 || scale >= 256.0)
+      scale = draftScaleFromErrors(unfilled, labels, groups, num_groups);
+    for (size_t i = 0; i < n; ++i)
+      drafted[i] = (float)(scale * drafted[i]);
+  }
   BoosterHandle booster = NULL;
   PrunerStatus status =
       trainBooster(v, x, labels, groups, num_groups, n, scale > 0 ? drafted : NULL, &booster);
@@ -575,6 +627,7 @@ PrunerStatus prunerVerifierTrain(PrunerVerifier v, PrunerRecords records,
     }
   }
   free(drafted);
+  free(unfilled);
   free(x);
   free(labels);
   free(groups);

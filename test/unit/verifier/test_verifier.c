@@ -371,6 +371,73 @@ static void test_draft_margin(void **state) {
   prunerRecordsDestroy(records);
 }
 
+/* The draft's scale where the likelihood fit has no interior maximum: records the draft
+ * orders all right (the fit's cap) or all wrong (the fit's 0, as on a first batch of the
+ * draft's own top) take c = 1.702 / (sqrt(2) s) from the deviation s of
+ * log(measured / predicted); records with mixed pairs keep the fitted c. */
+static void test_draft_scale_when_fit_fails(void **state) {
+  Fixture *f = *state;
+  PrunerRecords synthetic = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->h100, 1, 100, 7, synthetic).ok);
+  enum { n = 100 };
+  assert_int_equal(prunerRecordsCount(synthetic), n);
+  const PrunerWorkload *w = &prunerRecordsGet(synthetic, 0)->workload;
+  PrunerDraft draft;
+  assert_true(prunerDraftCreate(w, &f->h100, &draft).ok);
+  double predicted[n];
+  size_t order[n]; /* by the draft's prediction, fastest first */
+  for (size_t i = 0; i < n; ++i) {
+    PrunerDraftSymbols s;
+    assert_true(prunerDraftScore(draft, &prunerRecordsGet(synthetic, i)->config, NULL, &s));
+    predicted[i] = s.predicted_us;
+    order[i] = i;
+  }
+  prunerDraftDestroy(draft);
+  for (size_t i = 1; i < n; ++i)
+    for (size_t j = i; j > 0 && predicted[order[j]] < predicted[order[j - 1]]; --j) {
+      size_t t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  assert_true(predicted[order[0]] < predicted[order[15]]);
+  enum { MIXED, ORDERED, REVERSED_TOP };
+  for (int kind = MIXED; kind <= REVERSED_TOP; ++kind) {
+    size_t m = kind == REVERSED_TOP ? 16 : n;
+    PrunerRecords records = prunerRecordsCreateInMemory();
+    double sum = 0, squares = 0;
+    for (size_t k = 0; k < m; ++k) {
+      size_t i = order[k];
+      PrunerRecord r = *prunerRecordsGet(synthetic, i);
+      if (kind == MIXED) /* errors of about 5% that swap some pairs */
+        r.median_us = predicted[i] * exp(0.05 * sin(1.0 + 2.7 * (double)i));
+      else if (kind == ORDERED) /* slower by up to 5% down the draft's order: every pair right */
+        r.median_us = predicted[i] * exp(0.05 * (double)k / (double)m);
+      else /* the draft's top 16 measure in the reverse order: every pair wrong */
+        r.median_us = predicted[order[m - 1 - k]];
+      double error = log(r.median_us / predicted[i]);
+      sum += error;
+      squares += error * error;
+      assert_true(prunerRecordsAppend(records, &r).ok);
+    }
+    double deviation = sqrt((squares - sum * sum / (double)m) / (double)(m - 1));
+    double from_errors = 1.702 / (sqrt(2.0) * deviation);
+    PrunerVerifier v;
+    assert_true(prunerVerifierCreate(&f->h100, NULL, &v).ok);
+    assert_true(prunerVerifierTrain(v, records, NULL).ok);
+    double scale = prunerVerifierDraftScale(v);
+    printf("%s: draft scale %.3f, from the errors %.3f\n",
+           kind == MIXED ? "mixed pairs" : kind == ORDERED ? "all pairs right" : "top reversed",
+           scale, from_errors);
+    if (kind == MIXED) /* the likelihood's own, interior maximum */
+      assert_true(scale > 0 && scale < 256 && fabs(scale - from_errors) > 1e-2 * from_errors);
+    else
+      assert_true(fabs(scale - from_errors) < 1e-3 * from_errors);
+    prunerVerifierDestroy(v);
+    prunerRecordsDestroy(records);
+  }
+  prunerRecordsDestroy(synthetic);
+}
+
 /* Zero or one record: the draft's order, flagged. */
 static void test_fallback_to_draft(void **state) {
   Fixture *f = *state;
@@ -833,6 +900,7 @@ int main(void) {
       cmocka_unit_test(test_draft_blend),
       cmocka_unit_test(test_draft_free),
       cmocka_unit_test(test_draft_margin),
+      cmocka_unit_test(test_draft_scale_when_fit_fails),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
