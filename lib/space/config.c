@@ -9,6 +9,7 @@
 #include "space_igemm.h"
 #include "space_mma.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -955,6 +956,33 @@ void prunerConfigSetCacheSplit(const PrunerWorkload *w, int64_t value, PrunerCon
     /* Split 1 is the workgroup tile (0); one that does not divide it decodes to a tile
      * larger than the workgroup tile, so that no two digits give the same valid config. */
     c->cache[l] = split[i] <= 1 ? 0 : (wg % split[i] ? wg * split[i] : wg / split[i]);
+  }
+}
+
+bool prunerConfigSameThreadTile(const PrunerConfig *a, const PrunerConfig *b) {
+  return memcmp(a->thread, b->thread, sizeof a->thread) == 0;
+}
+
+void prunerConfigFirstBatchOrder(const PrunerConfig *ranked, size_t n, size_t batch,
+                                 double share, size_t *order) {
+  for (size_t i = 0; i < n; ++i)
+    order[i] = i;
+  size_t last = batch < n ? batch : n;
+  size_t from = batch - (size_t)lround(fmin(fmax(share, 0.0), 1.0) * (double)batch);
+  for (size_t slot = from; slot < last; ++slot) {
+    size_t found = n;
+    for (size_t k = slot; k < n && found == n; ++k) {
+      bool seen = false;
+      for (size_t j = 0; j < slot && !seen; ++j)
+        seen = prunerConfigSameThreadTile(&ranked[order[j]], &ranked[order[k]]);
+      if (!seen)
+        found = k;
+    }
+    if (found == n)
+      return; /* every tile is in the batch: rank order from here */
+    size_t moved = order[found];
+    memmove(&order[slot + 1], &order[slot], (found - slot) * sizeof *order);
+    order[slot] = moved;
   }
 }
 

@@ -453,7 +453,7 @@ static bool tuneInList(const TuneCandidate *list, size_t n, const PrunerConfig *
 /* Whether one of list[0..n) has `c`'s thread tile. */
 static bool tuneTileInList(const TuneCandidate *list, size_t n, const PrunerConfig *c) {
   for (size_t i = 0; i < n; ++i)
-    if (memcmp(list[i].config.thread, c->thread, sizeof c->thread) == 0)
+    if (prunerConfigSameThreadTile(&list[i].config, c))
       return true;
   return false;
 }

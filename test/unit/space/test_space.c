@@ -1346,6 +1346,35 @@ static void restrictCheck(const PrunerWorkload *w, const PrunerTargetDesc *t) {
   prunerSpaceDestroy(space);
 }
 
+/* prunerConfigFirstBatchOrder: the tuner's first batch without its random share. Twelve
+ * configs of tile A lead the ranking, then B, A, C, A...; a batch of 8 with share 0.5 keeps
+ * the first 4 and fills slots 4-5 with the best B and C, then (no tile left) the next in
+ * rank order; share 0 is the identity. */
+static void firstBatchOrder(void **state) {
+  (void)state;
+  enum { N = 20 };
+  PrunerConfig ranked[N];
+  memset(ranked, 0, sizeof ranked);
+  for (int i = 0; i < N; ++i) {
+    ranked[i].workgroup[0] = 64 + i; /* all distinct configs */
+    ranked[i].thread[0] = i == 12 ? 2 : i == 14 ? 3 : 1; /* B at 12, C at 14, else A */
+  }
+  size_t order[N];
+  prunerConfigFirstBatchOrder(ranked, N, 8, 0.5, order);
+  const size_t want[N] = {0, 1, 2, 3, 12, 14, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 16, 17, 18, 19};
+  for (int i = 0; i < N; ++i)
+    assert_int_equal(order[i], want[i]);
+  prunerConfigFirstBatchOrder(ranked, N, 8, 0.0, order);
+  for (int i = 0; i < N; ++i)
+    assert_int_equal(order[i], i);
+  /* A share of 1 spreads from the first slot after the first config. */
+  prunerConfigFirstBatchOrder(ranked, N, 8, 1.0, order);
+  assert_int_equal(order[0], 0);
+  assert_int_equal(order[1], 12);
+  assert_int_equal(order[2], 14);
+  assert_int_equal(order[3], 1);
+}
+
 static void restrictToSubset(void **state) {
   (void)state;
   PrunerWorkload w;
@@ -1520,6 +1549,7 @@ int main(void) {
       cmocka_unit_test(hugeValuesNoOverflow),
       cmocka_unit_test(hostCandidatesHugeBounds),
       cmocka_unit_test(restrictToSubset),
+      cmocka_unit_test(firstBatchOrder),
       cmocka_unit_test(workloadSizeChecks),
       cmocka_unit_test(schedulable),
   };
