@@ -3,10 +3,12 @@
 # view on the ten held-out sets of docs/quality.md ("All six conv datasets", "Batch tiles
 # in the host draft", the wide Zen 4 conv, the wide Xeon attention, the Xeon's three wide
 # model shapes): per set, pruner-eval leave-one-workload-out with 16 and 48 own records
-# (the draft's best: the first batches) ranking the rest of the draft's top 512, with the
-# 95% paired-bootstrap interval of verifier minus draft. One line per held-out workload:
-# verifier pair/top-1, draft pair/top-1, and which side the intervals favour ("tie" when
-# they hold 0). Nothing is measured; any machine, 2-3 minutes.
+# (the tuner's first batch on the host, --first-batch-tiles=0.5: the draft's best 8 and
+# the draft's best of 8 more thread tiles; then the draft's best) ranking the rest of the
+# draft's top 512, with the 95% paired-bootstrap interval of verifier minus draft.
+# FIRST_BATCH_TILES=0 gives the view before 2026-12-05 (the draft's best 16 / 48). One
+# line per held-out workload: verifier pair/top-1, draft pair/top-1, and which side the
+# intervals favour ("tie" when they hold 0). Nothing is measured; any machine, 2-3 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}/bin
@@ -26,6 +28,8 @@ FILES_xeon_wide+=" $D/host-matmul-512-intel.jsonl"
 # Issue 14's three model shapes in wide spaces, all on the Xeon with host version 2.
 FILES_xeon_shapes="$D/host-attn-scores-wide-intel.jsonl $D/host-resnet-conv-wide-intel.jsonl"
 FILES_xeon_shapes+=" $D/host-ffn-up-wide-intel.jsonl"
+# The host tuner's first-batch share (the host backend's first_batch_tiles).
+TILES=${FIRST_BATCH_TILES:-0.5}
 TMP=$(mktemp -d /tmp/pruner-heldout-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 printf '%-11s %-40s %3s  %-13s %-13s %-16s %s\n' set workload M "verifier" "draft" \
@@ -39,7 +43,7 @@ for s in "${SETS[@]}"; do
   cat "${files[@]}" > "$TMP/set.jsonl"
   for m in 16 48; do
     "$B/pruner-eval" "$TMP/set.jsonl" --folds=${#files[@]} --dataset-target=records \
-        --as-tuned=512 --own=$m --interval |
+        --as-tuned=512 --own=$m --first-batch-tiles="$TILES" --interval |
       awk -v s="$s" -v m=$m '
         NF == 8 && $2 ~ /^[0-9]+$/ && $1 != "overall" {
           split($1, k, ":"); w = k[1] ":" k[2]; v = $3 "/" $4; d = $6 "/" $7; next }

@@ -188,6 +188,39 @@ PrunerStatus prunerVerifierCrossValidate(PrunerRecords records, const PrunerTarg
                                         count);
 }
 
+/* The tuner's first batch on a workload in the draft's order items[begin, end)
+ * (prunerConfigFirstBatchOrder; the engine's tunePick does the same with its epsilon). */
+static PrunerStatus spreadFirstBatch(VerifierItem *items, size_t begin, size_t end,
+                                     size_t batch, double share) {
+  size_t m = end - begin;
+  if (m < 2)
+    return prunerStatusOk();
+  PrunerConfig *configs = malloc(m * sizeof *configs);
+  size_t *order = malloc(m * sizeof *order);
+  VerifierItem *copy = malloc(m * sizeof *copy);
+  if (!configs || !order || !copy) {
+    free(configs);
+    free(order);
+    free(copy);
+    return prunerStatusError("verifier: out of memory");
+  }
+  for (size_t i = 0; i < m; ++i) {
+    configs[i] = items[begin + i].record->config;
+    copy[i] = items[begin + i];
+  }
+  prunerConfigFirstBatchOrder(configs, m, batch, share, order);
+  for (size_t i = 0; i < m; ++i)
+    items[begin + i] = copy[order[i]];
+  free(configs);
+  free(order);
+  free(copy);
+  return prunerStatusOk();
+}
+
+/* The tuner's default batch (lib/tune: PrunerTuneOptions.batch), the size of the first
+ * batch spreadFirstBatch rebuilds. */
+#define EVAL_FIRST_BATCH 16
+
 static PrunerStatus crossValidate(PrunerRecords records, const PrunerTargetDesc *target,
                                   const char *target_key, const PrunerVerifierOptions *opts,
                                   int folds, size_t own, bool as_tuned, size_t pool,
@@ -300,8 +333,12 @@ static PrunerStatus crossValidate(PrunerRecords records, const PrunerTargetDesc 
   dopts.draft_free = false;
   status = prunerVerifierCreate(target, &dopts, &draft_only);
   /* As tuned: every workload in the draft's order (only held-out ones use it). */
-  for (size_t g = 0; status.ok && as_tuned && g < groups; ++g)
+  double share = opts ? opts->eval_first_batch_tiles : 0.0;
+  for (size_t g = 0; status.ok && as_tuned && g < groups; ++g) {
     status = draftOrder(draft_only, items, starts[g], starts[g + 1]);
+    if (status.ok && share > 0)
+      status = spreadFirstBatch(items, starts[g], starts[g + 1], EVAL_FIRST_BATCH, share);
+  }
   size_t produced = 0;
   for (int f = 0; status.ok && f < folds; ++f) {
     PrunerRecords train = prunerRecordsCreateInMemory();

@@ -237,6 +237,7 @@ PrunerVerifierOptions prunerVerifierDefaultOptions(void) {
   o.draft_margin = true;
   o.eval_interval_resamples = 0;
   o.eval_tie_within = 0.0;
+  o.eval_first_batch_tiles = 0.0;
   o.num_rounds = 60;
   o.max_depth = 6;
   o.eta = 0.3;
@@ -271,14 +272,15 @@ PrunerStatus prunerVerifierCreate(const PrunerTargetDesc *target,
       !(o.prior_floor >= 0 && o.prior_floor <= 1) ||
       !(o.prior_floor_unseen >= 0 && o.prior_floor_unseen <= 1) ||
       o.prior_unseen > PRUNER_PRIOR_UNSEEN_SKIP || o.blend_records < 0 ||
-      !(o.blend_floor >= 0 && o.blend_floor <= 1))
+      !(o.blend_floor >= 0 && o.blend_floor <= 1) ||
+      !(o.eval_first_batch_tiles >= 0 && o.eval_first_batch_tiles <= 1))
     return prunerStatusError("verifier: bad options (num_rounds %d, max_depth %d, eta %g, "
                              "min_records %d, prior_momentum %g, prior_floor %g, "
                              "prior_floor_unseen %g, prior_unseen %d, blend_records %d, "
-                             "blend_floor %g)",
+                             "blend_floor %g, eval_first_batch_tiles %g)",
                              o.num_rounds, o.max_depth, o.eta, o.min_records, o.prior_momentum,
                              o.prior_floor, o.prior_floor_unseen, (int)o.prior_unseen,
-                             o.blend_records, o.blend_floor);
+                             o.blend_records, o.blend_floor, o.eval_first_batch_tiles);
   PrunerVerifier v = calloc(1, sizeof(*v));
   if (!v)
     return prunerStatusError("verifier: out of memory");

@@ -9,6 +9,7 @@
  * records with a known latency law (not measurements) for trying the first form without
  * a GPU. The third trains the verifier on all the records of one machine and saves it, a
  * prior for tuning on another (pruner-tune --pretrained; docs/transfer.md). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,9 @@
 
 static void usage(FILE *out) {
   fprintf(out, "usage: pruner-eval RECORDS [--target KEY] [--folds=K] [--blend-records=N] "
-               "[--blend-floor=F] [--own=M] [--as-tuned=P] [--draft-free]\n"
-               "                   [--no-draft-margin] [--interval] [--ties-within=F] [--quiet]\n"
+               "[--blend-floor=F] [--own=M] [--as-tuned=P] [--first-batch-tiles=S]\n"
+               "                   [--draft-free]"
+               " [--no-draft-margin] [--interval] [--ties-within=F] [--quiet]\n"
                "       pruner-eval --synthetic=OUT [--workloads=N] [--per-workload=M] "
                "[--target NAME] [--seed=S]\n"
                "       pruner-eval --train RECORDS... -o MODEL [--dataset-target=KEY] "
@@ -44,6 +46,11 @@ static void usage(FILE *out) {
                "--as-tuned=P: the tuner's view instead: the held-out workload's M draft-best\n"
                "records are its own (the first batches) and both rank the rest of the draft's\n"
                "top P (the pool the tuner's verifier ranks; 0: all records).\n"
+               "--first-batch-tiles=S: with --as-tuned, the first 16 own records are the\n"
+               "tuner's first batch: from slot 16 - round(16 S) on, each is the draft's best\n"
+               "config of a thread tile the earlier ones lack (pruner-tune\n"
+               "--first-batch-tiles; the host tuner's share is 0.5). Default 0: the draft's\n"
+               "best 16.\n"
                "--draft-free: the verifier column is the draft-free model (model-only).\n"
                "--no-draft-margin: the model learns from its features alone, without the\n"
                "draft as its margin (the verifier before 2026-12-03; docs/verifier.md).\n"
@@ -234,6 +241,8 @@ int main(int argc, char **argv) {
       fs = prunerParseInt("--own", a + 6, 0, 1000000, &n), own = (long)n;
     } else if (!strncmp(a, "--as-tuned=", 11)) {
       fs = prunerParseInt("--as-tuned", a + 11, 0, 100000000, &n), as_tuned = (long)n;
+    } else if (!strncmp(a, "--first-batch-tiles=", 20)) {
+      fs = prunerParseDouble("--first-batch-tiles", a + 20, 0, 1, &opts.eval_first_batch_tiles);
     } else if (!strncmp(a, "--prior-unseen=", 15)) {
       fs = prunerPriorUnseenParse("--prior-unseen", a + 15, &opts.prior_unseen);
     } else if (!strcmp(a, "--draft-free")) {
@@ -328,7 +337,13 @@ int main(int argc, char **argv) {
   }
   printf("target %s, %d folds, leave-workload-out, %zu workloads, %ld own records each\n",
          key, folds, count, own);
-  if (as_tuned >= 0)
+  if (as_tuned >= 0 && opts.eval_first_batch_tiles > 0)
+    printf("as tuned: own = the tuner's first batch of 16 (from slot %ld on, the draft's best "
+           "of each new thread tile), then the draft's order, %ld in all; ranked: the next "
+           "%s%ld\n",
+           16 - lround(16 * opts.eval_first_batch_tiles), own, as_tuned ? "" : "all but ",
+           as_tuned ? as_tuned - own : own);
+  else if (as_tuned >= 0)
     printf("as tuned: own = the draft's best %ld; ranked: the draft's next %s%ld\n", own,
            as_tuned ? "" : "all but ", as_tuned ? as_tuned - own : own);
   if (opts.draft_free)

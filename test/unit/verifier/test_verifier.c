@@ -821,6 +821,21 @@ static void test_cross_validate(void **state) {
   }
   free(free_results);
   free(results);
+  /* The tuner's first batch as the own records (the host's spread, share 0.5): the same
+   * pool size; a share outside [0, 1] is refused. */
+  PrunerVerifierOptions spread = prunerVerifierDefaultOptions();
+  spread.eval_first_batch_tiles = 0.5;
+  assert_true(prunerVerifierCrossValidateAsTuned(records, &f->h100, f->h100_key, &spread, 4, 16,
+                                                 32, &results, &count)
+                  .ok);
+  assert_int_equal(count, 8);
+  for (size_t i = 0; i < count; ++i)
+    assert_true(results[i].verifier.n == 16 && results[i].draft.n == 16);
+  free(results);
+  spread.eval_first_batch_tiles = 1.5;
+  assert_false(prunerVerifierCrossValidateAsTuned(records, &f->h100, f->h100_key, &spread, 4, 16,
+                                                  32, &results, &count)
+                   .ok);
   PrunerStatus s =
       prunerVerifierCrossValidate(records, &f->h100, "sm_1:none:1sm", NULL, 4, &results, &count);
   assert_false(s.ok);
