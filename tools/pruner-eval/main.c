@@ -297,6 +297,10 @@ int main(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
+  if (opts.eval_first_batch_tiles > 0 && as_tuned < 0) {
+    fprintf(stderr, "pruner-eval: --first-batch-tiles is for --as-tuned (the tuner's view)\n");
+    return 2;
+  }
   PrunerRecords records;
   PrunerStatus s = prunerRecordsCreateReadOnly(path, &records);
   if (!s.ok) {
