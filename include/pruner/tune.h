@@ -317,6 +317,12 @@ typedef struct PrunerTuneStudyOptions {
   /* Methods to run: bit m for method m (1u << PRUNER_TUNE_RANDOM, ...); 0: every
    * strategy, and both prior methods when prior_path is set. */
   unsigned methods;
+  /* When set, every run's measurements in order are written to this file (created or
+   * truncated), one JSON object per line: workload, method, seed, trial (1-based),
+   * config, status, median_us and of_best (median over the workload's best), so that a
+   * method's trial count can be traced to the configs it measured (docs/tune.md,
+   * "Search study"). NULL: none. */
+  const char *trace_path;
   const volatile sig_atomic_t *stop;
   PrunerTuneEventFn on_event; /* NOTEs (per-run results) */
   void *user;

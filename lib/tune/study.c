@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "pruner/clock.h"
 #include "tune_internal.h"
 
@@ -119,10 +121,42 @@ static void studyClockTick(const PrunerTuneEvent *ev, void *user) {
 
 /* One simulated tuning run until the strictest goal: trials[g] for each goal (max + 1
  * if never reached) and cost[g], what it paid until then (the whole run's if never). */
+/* One line of --study-trace per measurement of the run, in order; false when the file
+ * cannot be written. */
+static bool studyTrace(FILE *trace, PrunerRecords log, const PrunerWorkload *w, int method,
+                       uint64_t seed, double best_us) {
+  bool ok = true;
+  int64_t trial = 0;
+  for (size_t i = 0; ok && i < prunerRecordsCount(log); ++i) {
+    const PrunerRecord *r = prunerRecordsGet(log, i);
+    if (r->is_baseline || strcmp(r->workload_key, w->key) != 0)
+      continue;
+    char config[512];
+    prunerConfigFormat(w, &r->config, config, sizeof config);
+    cJSON *line = cJSON_CreateObject();
+    char *text = NULL;
+    if (line && cJSON_AddStringToObject(line, "workload", w->key) &&
+        cJSON_AddStringToObject(line, "method", prunerTuneStudyMethodName(method)) &&
+        cJSON_AddNumberToObject(line, "seed", (double)seed) &&
+        cJSON_AddNumberToObject(line, "trial", (double)++trial) &&
+        cJSON_AddStringToObject(line, "config", config) &&
+        cJSON_AddStringToObject(line, "status", prunerRecordStatusName(r->status)) &&
+        (r->status != PRUNER_RECORD_OK ||
+         (cJSON_AddNumberToObject(line, "median_us", r->median_us) &&
+          cJSON_AddNumberToObject(line, "of_best", r->median_us / best_us))))
+      text = cJSON_PrintUnformatted(line);
+    ok = text && fprintf(trace, "%s\n", text) > 0;
+    cJSON_free(text);
+    cJSON_Delete(line);
+  }
+  return ok;
+}
+
 static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords replay,
                                  const PrunerTargetDesc *target, const PrunerWorkload *w,
                                  int method, uint64_t seed, const double *goal_us, int64_t *trials,
-                                 StudyCost *cost, uint64_t *space_size) {
+                                 StudyCost *cost, uint64_t *space_size, FILE *trace,
+                                 double best_us) {
   PrunerTuneOptions o = prunerTuneDefaultOptions();
   o.target = so->target;
   o.target_desc = target;
@@ -173,6 +207,8 @@ static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords
     e.opts.trials = max;
     st = tuneEngineRun(&e);
   }
+  if (st.ok && trace && !studyTrace(trace, e.records, w, method, seed, best_us))
+    st = prunerStatusError("--study-trace %s: cannot write", so->trace_path);
   for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g)
     trials[g] = max + 1;
   if (st.ok && clock.failed)
@@ -385,6 +421,9 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
       st = prunerStatusError("--study %s: no records of target %s with a workload description",
                              so->replay_path, key);
   }
+  FILE *trace = NULL;
+  if (st.ok && so->trace_path && !(trace = fopen(so->trace_path, "w")))
+    st = prunerStatusError("--study-trace %s: %s", so->trace_path, strerror(errno));
   int64_t *trials =
       st.ok ? malloc((size_t)so->seeds * PRUNER_TUNE_GOAL_COUNT * sizeof *trials) : NULL;
   StudyCost *cost =
@@ -428,7 +467,7 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
         int64_t t[PRUNER_TUNE_GOAL_COUNT];
         StudyCost c[PRUNER_TUNE_GOAL_COUNT] = {{0}};
         st = tuneStudyRun(so, replay, &target, w, s, (uint64_t)seed, row->goal_us, t, c,
-                          &row->space_size);
+                          &row->space_size, trace, row->best_us);
         for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g) {
           trials[g * so->seeds + seed - 1] = t[g];
           cost[g * so->seeds + seed - 1] = c[g];
@@ -455,6 +494,8 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
   free(trials);
   free(cost);
   prunerRecordsDestroy(replay);
+  if (trace && fclose(trace) != 0 && st.ok)
+    st = prunerStatusError("--study-trace %s: %s", so->trace_path, strerror(errno));
   if (!st.ok) {
     free(rows);
     return st;

@@ -170,6 +170,9 @@ static void usage(FILE *f) {
           "      --study-methods=LIST the study's methods, comma-separated (default: every\n"
           "                           strategy but auto, and pretrained,pretrained-frozen\n"
           "                           with --pretrained)\n"
+          "      --study-trace=FILE   --study also writes every run's measurements in order,\n"
+          "                           one JSON line each (method, seed, trial, config,\n"
+          "                           median_us, of_best)\n"
           "      --dataset-target=KEY --study records measured elsewhere: KEY is their target\n"
           "                           key (host: that CPU's cores and ISA, the records'\n"
           "                           caches and clock, else this machine's), or 'records'\n"
@@ -543,6 +546,7 @@ int main(int argc, char **argv) {
     O_PRIOR_FLOOR_UNSEEN,
     O_PRIOR_UNSEEN,
     O_STUDY_METHODS,
+    O_STUDY_TRACE,
     O_SCHEDULES,
     O_CONV1X1,
     O_NO_CONV1X1
@@ -590,6 +594,7 @@ int main(int argc, char **argv) {
       {"prior-floor-unseen", required_argument, 0, O_PRIOR_FLOOR_UNSEEN},
       {"prior-unseen", required_argument, 0, O_PRIOR_UNSEEN},
       {"study-methods", required_argument, 0, O_STUDY_METHODS},
+      {"study-trace", required_argument, 0, O_STUDY_TRACE},
       {"verbose", no_argument, 0, 'v'},
       {"quiet", no_argument, 0, 'q'},
       {"help", no_argument, 0, 'h'},
@@ -718,6 +723,7 @@ int main(int argc, char **argv) {
     case O_STUDY_METHODS:
       fs = prunerTuneStudyParseMethods(optarg, &so.methods);
       break;
+    case O_STUDY_TRACE: so.trace_path = optarg; break;
     case O_INTERRUPT:
       fs = prunerParseInt("--interrupt-after", optarg, 1, MAX_TRIALS, &cli.interrupt_after);
       break;
