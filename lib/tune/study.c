@@ -119,8 +119,6 @@ static void studyClockTick(const PrunerTuneEvent *ev, void *user) {
   c->at[c->n++] = prunerNowSeconds() - c->start;
 }
 
-/* One simulated tuning run until the strictest goal: trials[g] for each goal (max + 1
- * if never reached) and cost[g], what it paid until then (the whole run's if never). */
 /* One line of --study-trace per measurement of the run, in order; false when the file
  * cannot be written. */
 static bool studyTrace(FILE *trace, PrunerRecords log, const PrunerWorkload *w, int method,
@@ -152,6 +150,8 @@ static bool studyTrace(FILE *trace, PrunerRecords log, const PrunerWorkload *w, 
   return ok;
 }
 
+/* One simulated tuning run until the strictest goal: trials[g] for each goal (max + 1
+ * if never reached) and cost[g], what it paid until then (the whole run's if never). */
 static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords replay,
                                  const PrunerTargetDesc *target, const PrunerWorkload *w,
                                  int method, uint64_t seed, const double *goal_us, int64_t *trials,

@@ -752,6 +752,12 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  /* Study-only flags do nothing in a tuning run: refused rather than ignored. */
+  if (!cli.study && (so.trace_path || so.methods)) {
+    fprintf(stderr, "pruner-tune: error: %s is for --study (see --help)\n",
+            so.trace_path ? "--study-trace" : "--study-methods");
+    return 2;
+  }
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = onSignal;
