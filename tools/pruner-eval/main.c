@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "pruner/file.h"
 #include "pruner/flags.h"
 #include "pruner/records.h"
 #include "pruner/target.h"
@@ -97,6 +99,16 @@ static int writeSynthetic(const char *path, const char *target_name, int workloa
     fprintf(stderr, "pruner-eval: %s\n", s.message);
     return 2;
   }
+  /* Synthetic records carry a real target key: appended to a log of measurements, a later
+   * tuning run would resume from them as if they had been measured. */
+  struct stat st;
+  if (stat(path, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_size > 0)) {
+    fprintf(stderr,
+            "pruner-eval: --synthetic=%s: %s; synthetic records (not measurements) are "
+            "written to a new or empty file, never appended to a log\n",
+            path, S_ISREG(st.st_mode) ? "the file exists and is not empty" : "not a regular file");
+    return 2;
+  }
   PrunerRecords records;
   s = prunerRecordsCreate(path, &records);
   if (s.ok)
@@ -114,6 +126,20 @@ static int writeSynthetic(const char *path, const char *target_name, int workloa
 /* --train: the records of `paths` read as one log, the model saved to `model`. */
 static int trainModel(const char *const *paths, int num_paths, const char *model,
                       const char *target_arg, const PrunerVerifierOptions *opts) {
+  PrunerStatus out = prunerCheckOutputPath("-o", model);
+  if (!out.ok) {
+    fprintf(stderr, "pruner-eval: --train: %s\n", out.message);
+    return 2;
+  }
+  for (int i = 0; i < num_paths; ++i) {
+    if (prunerSameFile(paths[i], model)) { /* the model would replace the records */
+      fprintf(stderr,
+              "pruner-eval: --train: -o %s and the records file %s name the same file: "
+              "writing the model would overwrite the records; give -o another file\n",
+              model, paths[i]);
+      return 2;
+    }
+  }
   PrunerRecords all = prunerRecordsCreateInMemory();
   PrunerRecords files[64] = {NULL}; /* kept open: filtered below with their paths and lines */
   if (!all) {
