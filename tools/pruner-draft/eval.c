@@ -117,8 +117,10 @@ static PrunerStatus evalOne(PrunerRecords records, const PrunerTargetDesc *t,
     const PrunerRecord *r = prunerRecordsGet(records, i);
     if (!usable(r, target_key) || strcmp(r->workload_key, first->workload_key) != 0) continue;
     PrunerDraftSymbols sym;
-    if (!prunerDraftScore(draft, &r->config, NULL, &sym))
-      continue; /* measured, but invalid for the model: not rankable */
+    if (!prunerDraftScore(draft, &r->config, NULL, &sym)) {
+      ++row->invalid; /* measured, but invalid for the model: not rankable */
+      continue;
+    }
     double us = sym.predicted_us;
     if (per_config && !writeConfigLine(per_config, r, &sym)) {
       free(pred), free(meas), free(cand);

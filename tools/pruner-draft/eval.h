@@ -13,6 +13,7 @@
 typedef struct DraftEvalRow {
   char workload_key[PRUNER_WORKLOAD_KEY_SIZE];
   size_t measured;      /* ok records used                                  */
+  size_t invalid;       /* ok records whose config the draft finds invalid  */
   double spearman;      /* predicted vs measured latency (NaN if undefined) */
   double best_us;       /* best measured median                             */
   long best_rank;       /* 0-based rank of the measured best in the draft's top-N, -1 if out */

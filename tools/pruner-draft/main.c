@@ -281,6 +281,14 @@ static int runEval(const Options *o, const PrunerTargetDesc *named) {
   if (prunerRecordsSkippedLines(records))
     fprintf(stderr, "pruner-draft: warning: %s\n", prunerRecordsWarnings(records));
   FILE *per_config = NULL;
+  if (o->per_config && prunerSameFile(o->per_config, o->eval)) {
+    fprintf(stderr,
+            "pruner-draft: --per-config=%s and --eval %s name the same file: writing it would "
+            "overwrite the records; give --per-config another file\n",
+            o->per_config, o->eval);
+    prunerRecordsDestroy(records);
+    return 2;
+  }
   if (o->per_config) {
     per_config = fopen(o->per_config, "w");
     if (!per_config) {
@@ -305,10 +313,33 @@ static int runEval(const Options *o, const PrunerTargetDesc *named) {
   }
   char key[96];
   prunerTargetKey(t, key, sizeof key);
-  printf("target: %s; %zu workloads; %zu records of other targets skipped\n", key, n, skipped);
-  if (n == 0 && skipped > 0)
-    fprintf(stderr, "pruner-draft: no records of target %s; records measured on another "
-                    "machine: --dataset-target=records (or =KEY)\n", key);
+  /* A workload none of whose configs the draft can score (records of another space, a
+   * shape the space refuses) has no row: a row of NaNs would read as a result. */
+  size_t kept = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const DraftEvalRow *r = &rows[i];
+    if (r->invalid > 0)
+      fprintf(stderr,
+              "pruner-draft: warning: %s: %zu of its %zu ok record(s) hold a config that is "
+              "not valid for the workload (not in its space); %s\n",
+              r->workload_key, r->invalid, r->invalid + r->measured,
+              r->measured ? "left out of the ranking" : "the workload is left out");
+    if (r->measured > 0)
+      rows[kept++] = *r;
+  }
+  printf("target: %s; %zu workloads; %zu records of other targets skipped\n", key, kept,
+         skipped);
+  if (kept == 0) {
+    if (n == 0 && skipped > 0)
+      fprintf(stderr, "pruner-draft: no records of target %s; records measured on another "
+                      "machine: --dataset-target=records (or =KEY)\n", key);
+    else
+      fprintf(stderr, "pruner-draft: %s: no ok record of target %s that the draft can rank\n",
+              o->eval, key);
+    free(rows);
+    return 1;
+  }
+  n = kept;
   printf("%-60s %8s %9s %10s %9s %8s %9s %9s %s\n", "workload", "measured", "spearman",
          "best_us", "best_rank", "recall@N", "regret@16", "regret@64", "first_2%");
   double sum_rho = 0, sum_recall = 0;
