@@ -373,6 +373,7 @@ typedef struct PrunerTuneStudyRow {
   char workload_key[PRUNER_WORKLOAD_KEY_SIZE];
   char target_key[96];   /* the records' key that was studied                      */
   char target_note[512]; /* what a dataset target assumed ("" without one)         */
+  char records_note[512]; /* the file's records left out, config not fitting ("")    */
   uint64_t space_size;
   int64_t replay_configs;   /* ok records of the workload in the file                 */
   double best_us;

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "pruner/clock.h"
+#include "pruner/file.h"
 #include "tune_internal.h"
 
 PrunerTuneStudyOptions prunerTuneStudyDefaultOptions(void) {
@@ -100,10 +101,13 @@ typedef struct StudyClock {
   double *at;
   int64_t n, cap;
   bool failed;
+  char warning[PRUNER_STATUS_MESSAGE_SIZE]; /* the engine's last warning (why no space) */
 } StudyClock;
 
 static void studyClockTick(const PrunerTuneEvent *ev, void *user) {
   StudyClock *c = user;
+  if (ev->kind == PRUNER_TUNE_EVENT_NOTE && ev->message && !strncmp(ev->message, "warning: ", 9))
+    snprintf(c->warning, sizeof c->warning, "%s", ev->message + 9);
   if (ev->kind != PRUNER_TUNE_EVENT_CANDIDATE || c->failed)
     return;
   if (c->n == c->cap) {
@@ -148,6 +152,26 @@ static bool studyTrace(FILE *trace, PrunerRecords log, const PrunerWorkload *w, 
     cJSON_Delete(line);
   }
   return ok;
+}
+
+typedef struct StudyFit {
+  const PrunerTargetDesc *target;
+  const char *key;
+} StudyFit;
+
+/* The tuner's check of a record (lib/tune/record_check.c) on the study's target. */
+static PrunerStatus studyRecordFits(const PrunerRecord *r, void *user) {
+  const StudyFit *f = user;
+  if (r->is_baseline || r->status == PRUNER_RECORD_INVALID || !r->has_workload ||
+      strcmp(r->target_key, f->key) != 0)
+    return prunerStatusOk();
+  PrunerStatus fit = prunerConfigCheck(&r->workload, f->target, &r->config);
+  if (fit.ok)
+    return fit;
+  char why[PRUNER_STATUS_MESSAGE_SIZE];
+  snprintf(why, sizeof why, "%s", fit.message);
+  return prunerStatusError("config does not fit %s on %s: %s", r->workload_key,
+                           f->target->name, why);
 }
 
 /* One simulated tuning run until the strictest goal: trials[g] for each goal (max + 1
@@ -196,6 +220,14 @@ static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords
     prunerSpaceRestrict(e.tasks[0].space, studyInReplay, &filter);
     e.tasks[0].space_size = prunerSpaceCount(e.tasks[0].space);
   }
+  /* Nothing to search: every method would "reach" every goal at trial 1. */
+  if (st.ok && !e.tasks[0].space)
+    st = prunerStatusError("--study %s: %s", so->replay_path,
+                           clock.warning[0] ? clock.warning : "the workload has no tuning space");
+  else if (st.ok && e.tasks[0].space_size == 0)
+    st = prunerStatusError("--study %s: workload %s: none of the file's configs is in its "
+                           "space on %s",
+                           so->replay_path, w->key, target->name);
   if (st.ok) {
     e.opts.measure = PRUNER_TUNE_MEASURE_REPLAY;
     e.opts.measure_path = so->replay_path;
@@ -368,6 +400,13 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
   if (!probe)
     return prunerStatusError("--study %s: %s", so->replay_path, strerror(errno));
   fclose(probe);
+  /* The trace is opened for writing: over the dataset or the prior it would replace it. */
+  const char *inputs[][2] = {{"--study", so->replay_path}, {"--pretrained", so->prior_path}};
+  for (size_t i = 0; so->trace_path && i < 2; ++i)
+    if (inputs[i][1] && prunerSameFile(so->trace_path, inputs[i][1]))
+      return prunerStatusError("--study-trace and %s name the same file (%s): writing the "
+                               "trace would replace it; give --study-trace another file",
+                               inputs[i][0], so->trace_path);
   PrunerRecords replay = NULL;
   PrunerStatus st = prunerRecordsCreateReadOnly(so->replay_path, &replay);
   if (!st.ok)
@@ -386,6 +425,13 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
     return st;
   }
   prunerTargetKey(&target, key, sizeof key);
+  /* Records whose config does not fit their workload cannot have been measured as
+   * written: left out with a warning, as a tuning run leaves them out (record_check.c). */
+  StudyFit fit = {&target, key};
+  size_t misfit = prunerRecordsFilter(replay, studyRecordFits, &fit);
+  char misfit_note[PRUNER_STATUS_MESSAGE_SIZE] = "";
+  if (misfit)
+    snprintf(misfit_note, sizeof misfit_note, "%s", prunerRecordsWarnings(replay));
   PrunerTuneStudyRow *rows = NULL;
   size_t n = 0;
   /* Workloads of this target that the file describes. */
@@ -408,11 +454,16 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
     snprintf(rows[n].workload_key, sizeof rows[n].workload_key, "%s", r->workload_key);
     snprintf(rows[n].target_key, sizeof rows[n].target_key, "%s", key);
     snprintf(rows[n].target_note, sizeof rows[n].target_note, "%s", note);
+    snprintf(rows[n].records_note, sizeof rows[n].records_note, "%s", misfit_note);
     ++n;
   }
   if (st.ok && n == 0) {
     const char *other = prunerRecordsBusiestTarget(replay);
-    if (other && !so->dataset_target)
+    if (misfit)
+      st = prunerStatusError("--study %s: no record of target %s whose config fits its "
+                             "workload (%zu left out: %s)",
+                             so->replay_path, key, misfit, misfit_note);
+    else if (other && !so->dataset_target)
       st = prunerStatusError("--study %s: no records of target %s with a workload "
                              "description (the file's records are of %s: "
                              "--dataset-target=records studies them here)",
@@ -513,6 +564,8 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
     snprintf(tiles, sizeof tiles, "%g", so->first_batch_tiles);
   if (num_rows > 0 && rows[0].target_note[0])
     prunerTextAppend(&b, "%s\n", rows[0].target_note);
+  if (num_rows > 0 && rows[0].records_note[0])
+    prunerTextAppend(&b, "warning: records left out: %s\n", rows[0].records_note);
   prunerTextAppend(&b,
                    "search study: trials (over %d seeds) to come within %.0f%% / %.0f%% / the "
                    "noise of the best config; batch %d, epsilon %.2f, draft size %d, "

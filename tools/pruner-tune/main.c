@@ -203,6 +203,15 @@ static void usage(FILE *f) {
 #define MAX_JOBS 1024
 #define MAX_TOP 100000
 
+/* A file flag's value: "--records=" named no file, and the open that failed said ": No
+ * such file or directory" about an empty name. */
+static PrunerStatus pathArg(const char *flag, const char *value, const char **out) {
+  if (!value[0])
+    return prunerStatusError("%s: empty path", flag);
+  *out = value;
+  return prunerStatusOk();
+}
+
 /* Two outputs, or an output and an input, naming one file lose data with exit status 0
  * (the records overwritten by the module, the module by the spec, JSON appended to the
  * source): refused before anything runs, as are outputs that are not files (docs/tune.md,
@@ -600,6 +609,8 @@ int main(int argc, char **argv) {
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   bool measure_set = false;
+  const char *study_only = NULL; /* the first flag given that only --study reads */
+  bool top_given = false;
   int c;
   int64_t v = 0;
   double d = 0;
@@ -673,9 +684,9 @@ int main(int argc, char **argv) {
         o.measure_path = optarg + 7;
       } else bad = true;
       break;
-    case O_RECORDS: o.records_path = optarg; break;
-    case O_INGEST: o.ingest_path = optarg; break;
-    case O_RUNNER: o.runner_path = optarg; break;
+    case O_RECORDS: fs = pathArg("--records", optarg, &o.records_path); break;
+    case O_INGEST: fs = pathArg("--ingest", optarg, &o.ingest_path); break;
+    case O_RUNNER: fs = pathArg("--runner", optarg, &o.runner_path); break;
     case O_JOBS:
       fs = prunerParseInt("--jobs", optarg, 0, MAX_JOBS, &v);
       o.compile_jobs = (int)v;
@@ -690,7 +701,7 @@ int main(int argc, char **argv) {
       break;
     case O_DRAFT_ONLY: cli.draft_only = true; break;
     case O_TOP: fs = prunerParseInt("--top", optarg, 1, MAX_TOP, &v); cli.top = (int)v; break;
-    case O_STUDY: cli.study = optarg; break;
+    case O_STUDY: fs = pathArg("--study", optarg, &cli.study); break;
     case O_SEEDS: fs = prunerParseInt("--seeds", optarg, 1, 1000, &v); so.seeds = (int)v; break;
     case O_MAX_TRIALS:
       fs = prunerParseInt("--max-trials", optarg, 0, MAX_TRIALS, &so.max_trials);
@@ -723,7 +734,7 @@ int main(int argc, char **argv) {
     case O_STUDY_METHODS:
       fs = prunerTuneStudyParseMethods(optarg, &so.methods);
       break;
-    case O_STUDY_TRACE: so.trace_path = optarg; break;
+    case O_STUDY_TRACE: fs = pathArg("--study-trace", optarg, &so.trace_path); break;
     case O_INTERRUPT:
       fs = prunerParseInt("--interrupt-after", optarg, 1, MAX_TRIALS, &cli.interrupt_after);
       break;
@@ -735,6 +746,18 @@ int main(int argc, char **argv) {
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
     }
+    const char *only = c == O_SEEDS            ? "--seeds"
+                       : c == O_MAX_TRIALS     ? "--max-trials"
+                       : c == O_WITHIN         ? "--within"
+                       : c == O_WITHIN_TIGHT   ? "--within-tight"
+                       : c == O_DATASET_TARGET ? "--dataset-target"
+                       : c == O_STUDY_METHODS  ? "--study-methods"
+                       : c == O_STUDY_TRACE    ? "--study-trace"
+                                               : NULL;
+    if (only && !study_only)
+      study_only = only;
+    if (c == O_TOP)
+      top_given = true;
     if (!fs.ok) {
       fprintf(stderr, "pruner-tune: error: %s (see --help)\n", fs.message);
       return 2;
@@ -752,10 +775,14 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  /* Study-only flags do nothing in a tuning run: refused rather than ignored. */
-  if (!cli.study && (so.trace_path || so.methods)) {
-    fprintf(stderr, "pruner-tune: error: %s is for --study (see --help)\n",
-            so.trace_path ? "--study-trace" : "--study-methods");
+  /* Study-only flags do nothing in a tuning run, nor --top outside --draft-only: refused
+   * rather than ignored. */
+  if (!cli.study && study_only) {
+    fprintf(stderr, "pruner-tune: error: %s is for --study (see --help)\n", study_only);
+    return 2;
+  }
+  if (top_given && !cli.draft_only) {
+    fprintf(stderr, "pruner-tune: error: --top is for --draft-only (see --help)\n");
     return 2;
   }
   struct sigaction sa;
