@@ -1042,6 +1042,7 @@ static PrunerStatus tuneExportOnly(TuneEngine *e) {
 
 PrunerStatus tuneEngineRun(TuneEngine *e) {
   e->interrupted = false;
+  e->time_up = false;
   e->start_time = prunerNowSeconds(); /* --time counts tuning, not start-up */
   if (e->opts.measure == PRUNER_TUNE_MEASURE_NONE) {
     tuneRankOnly(e);
@@ -1062,6 +1063,7 @@ PrunerStatus tuneEngineRun(TuneEngine *e) {
       break;
     if (e->opts.time_limit_s > 0 && prunerNowSeconds() - e->start_time >= e->opts.time_limit_s) {
       tuneNote(e, -1, "time limit of %g s reached", e->opts.time_limit_s);
+      e->time_up = true;
       break;
     }
     TuneTask *t = tuneEngineNextTask(e);

@@ -642,7 +642,9 @@ static void tuneNoBestReason(TuneEngine *e, size_t i, const PrunerTuneTaskInfo *
   if (info->trials == 0) {
     snprintf(buf, size, "not measured: %s",
              e->opts.measure == PRUNER_TUNE_MEASURE_BUNDLE ? "bundle written, no results yet"
-                                                           : "no trials left in the budget");
+             : e->interrupted ? "the run was interrupted before its turn"
+             : e->time_up     ? "the --time limit came before its turn"
+                              : "no trials left in the budget");
     return;
   }
   int count[PRUNER_RECORD_STATUS_COUNT] = {0};

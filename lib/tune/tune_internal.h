@@ -69,6 +69,7 @@ typedef struct TuneEngine {
   PrunerVerifier verifier;
   uint64_t rng;
   bool interrupted;
+  bool time_up; /* the run stopped at --time */
   double start_time;
   char measure_path[1024]; /* copy: the caller's string need not outlive Init */
   char measure_text[1280]; /* what measures, in words (prunerTuneSessionMeasureDescription) */
