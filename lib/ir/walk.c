@@ -57,7 +57,20 @@ static MlirWalkResult visit(MlirOperation op, void *user) {
     mlirOperationWalk(op, visitNested, walk, MlirWalkPreOrder);
     return walk->interrupted ? MlirWalkResultInterrupt : MlirWalkResultSkip;
   }
-  if (!prunerIsLinalgOp(op) || prunerIsFusedLinalgOp(op))
+  if (!prunerIsLinalgOp(op)) {
+    /* Other linalg ops (softmax, winograd, pack) have no indexing maps to tile: they get
+     * the remark every refused op gets rather than silence; the region ops of a generic
+     * (yield, index) are its body, not ops. */
+    char name[48];
+    prunerIrStringRefCopy(mlirIdentifierStr(mlirOperationGetName(op)), name, sizeof name);
+    if (strncmp(name, "linalg.", 7) != 0 || !strcmp(name, "linalg.yield") ||
+        !strcmp(name, "linalg.index"))
+      return MlirWalkResultAdvance;
+    PrunerStatus why =
+        prunerStatusError("%s is not a structured linalg op (no indexing maps to tile)", name);
+    return report(op, walk, NULL, &why);
+  }
+  if (prunerIsFusedLinalgOp(op))
     return MlirWalkResultAdvance;
   PrunerWorkload w;
   PrunerStatus st = prunerWorkloadFromOperation(op, &w);

@@ -52,3 +52,16 @@ func.func @pool(%i: tensor<1x8x8x4xf32>, %k: tensor<2x2xf32>, %o: tensor<1x4x4x4
          outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %r : tensor<1x4x4x4xf32>
 }
+
+// -----
+
+// A linalg op that is not a structured op (no indexing maps) gets the same remark; the
+// body ops of a generic (linalg.yield, linalg.index) are not ops to tune and get none.
+// CHECK-LABEL: func.func @softmax
+// CHECK-NOT: pruner.space
+// CHECK: return
+func.func @softmax(%a: tensor<2x16xf32>, %c: tensor<2x16xf32>) -> tensor<2x16xf32> {
+  // expected-remark @+1 {{pruner: not tunable: linalg.softmax is not a structured linalg op (no indexing maps to tile)}}
+  %r = linalg.softmax dimension(1) ins(%a : tensor<2x16xf32>) outs(%c : tensor<2x16xf32>) -> tensor<2x16xf32>
+  return %r : tensor<2x16xf32>
+}
