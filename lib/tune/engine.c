@@ -171,16 +171,28 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
     if (!st.ok)
       return st;
     e->owns_replay = true;
-    if (prunerRecordsSkippedLines(e->replay) > 0)
-      tuneNote(e, -1, "warning: %s", prunerRecordsWarnings(e->replay));
+    /* With no record of this target every trial of the budget would be "invalid: not in
+     * replay file": refused before the search spends it. */
     size_t ours = 0;
     for (size_t i = 0; i < prunerRecordsCount(e->replay); ++i)
       ours += strcmp(prunerRecordsGet(e->replay, i)->target_key, e->target_key) == 0;
-    if (ours == 0)
-      tuneNote(e, -1,
-               "warning: replay file %s holds no record of target %s: every config will be "
-               "invalid (pick the file's target with --target)",
-               opts->measure_path, e->target_key);
+    if (prunerRecordsCount(e->replay) == 0 && prunerRecordsSkippedLines(e->replay) == 0)
+      return prunerStatusError("replay file %s holds no record (empty)", opts->measure_path);
+    if (prunerRecordsCount(e->replay) == 0) {
+      const char *first = prunerRecordsWarnings(e->replay);
+      return prunerStatusError("replay file %s: not a records file (no line of it is a "
+                               "record; %zu line(s) skipped, first: %.*s)",
+                               opts->measure_path, prunerRecordsSkippedLines(e->replay),
+                               (int)strcspn(first, "\n"), first);
+    }
+    if (ours == 0) {
+      const char *other = prunerRecordsBusiestTarget(e->replay);
+      return prunerStatusError("replay file %s holds no record of target %s (its records "
+                               "are of %s): pick the file's target with --target",
+                               opts->measure_path, e->target_key, other ? other : "none");
+    }
+    if (prunerRecordsSkippedLines(e->replay) > 0)
+      tuneNote(e, -1, "warning: %s", prunerRecordsWarnings(e->replay));
   }
 
   PrunerVerifierOptions vopts = prunerVerifierDefaultOptions();
