@@ -285,7 +285,32 @@ static int mergeCosts(const char *costs_path, const char *dataset_path, const ch
   return st.ok ? 0 : 1;
 }
 
+static void usage(FILE *f) {
+  fputs("usage: pruner-host-tool FILE.mlir [--config='{workgroup = [..], ...}'] "
+        "[--print=STAGE]\n"
+        "                        [--threads=N] [--opt-level=N] [--baseline] [--target=NAME] "
+        "[-o FILE]\n"
+        "       pruner-host-tool FILE.mlir --measure-space=RECORDS.jsonl [--threads=N] "
+        "[--order-seed=S] [--configs=LIST]\n"
+        "       pruner-host-tool --print=target [--target=NAME]\n"
+        "       pruner-host-tool --merge-faster A.jsonl B.jsonl [C.jsonl ...] OUT.jsonl\n"
+        "       pruner-host-tool --merge-costs COSTS.jsonl DATASET.jsonl OUT.jsonl\n"
+        "STAGE: schedule, bufferized, scheduled, llvm, measure (default), target, object "
+        "(to -o FILE).\n"
+        "--target: host (default; PRUNER_HOST_ISA applies) or host:avx512|avx2|sse.\n"
+        "A test and data helper over the host library (docs/host.md, data/README.md).\n",
+        f);
+}
+
 int main(int argc, char **argv) {
+  if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    usage(stdout);
+    return 0;
+  }
+  if (argc == 1) {
+    usage(stderr);
+    return 2;
+  }
   if (argc == 5 && strcmp(argv[1], "--merge-costs") == 0)
     return mergeCosts(argv[2], argv[3], argv[4]);
   if (argc >= 5 && strcmp(argv[1], "--merge-faster") == 0)
@@ -318,10 +343,13 @@ int main(int argc, char **argv) {
       target = argv[i] + 9;
     else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
       output = argv[++i];
-    else if (argv[i][0] != '-')
+    else if (strcmp(argv[i], "-o") == 0) {
+      fprintf(stderr, "pruner-host-tool: -o needs a file name\n");
+      return 2;
+    } else if (argv[i][0] != '-')
       input = argv[i];
     else {
-      fprintf(stderr, "pruner-host-tool: unknown option %s\n", argv[i]);
+      fprintf(stderr, "pruner-host-tool: unknown option %s (--help lists them)\n", argv[i]);
       return 2;
     }
     if (!fs.ok) {
@@ -363,8 +391,8 @@ int main(int argc, char **argv) {
   }
   MlirContext ctx = prunerIrContextCreate();
   mlirContextLoadAllAvailableDialects(ctx);
-  MlirModule m = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));
-  free(text);
+  free(text); /* read for its size limit; parsed from the file for its locations */
+  MlirModule m = mlirModuleCreateParseFromFile(ctx, mlirStringRefCreateFromCString(input));
   if (mlirModuleIsNull(m)) {
     fprintf(stderr, "pruner-host-tool: %s does not parse\n", input);
     return 1;
