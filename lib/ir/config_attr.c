@@ -230,6 +230,26 @@ PrunerStatus prunerConfigFromAttribute(const PrunerWorkload *w, MlirAttribute at
     if (!s.ok)
       return s;
   }
+  /* An absent tile array is all zeros, which is right only where its level does not
+   * apply (workgroup and thread without a parallel loop, reduction without a reduction
+   * loop); elsewhere it failed later as "thread tile [0, 0, 0] is 0", which does not
+   * say that the key is missing. */
+  bool parallel = false, reduction = false;
+  for (int l = 0; l < w->num_loops; ++l) {
+    parallel = parallel || w->loop_kinds[l] == PRUNER_LOOP_PARALLEL;
+    reduction = reduction || w->loop_kinds[l] == PRUNER_LOOP_REDUCTION;
+  }
+  const struct {
+    const char *key;
+    bool needed;
+  } tiles[] = {{"workgroup", parallel}, {"thread", parallel}, {"reduction", reduction}};
+  for (size_t k = 0; k < sizeof tiles / sizeof *tiles; ++k)
+    if (tiles[k].needed && mlirAttributeIsNull(mlirDictionaryAttrGetElementByName(
+                               attr, mlirStringRefCreateFromCString(tiles[k].key))))
+      return prunerStatusError("pruner.config on %s: key '%s' is missing (the op has %s "
+                               "loops; docs/config.md)",
+                               w->op_name, tiles[k].key,
+                               k < 2 ? "parallel" : "reduction");
   return prunerStatusOk();
 }
 

@@ -192,3 +192,22 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A tile array its op needs is named when it is missing (it read as zeros and failed as
+// "thread tile [0, 0, 0] is 0"); arrays of a level the op lacks may be left out
+// (unbuildable.mlir).
+func.func @missing_thread(%A: tensor<64x48xf32>, %B: tensor<48x96xf32>, %C: tensor<64x96xf32>) -> tensor<64x96xf32> {
+  // expected-error @+1 {{pruner.config on linalg.matmul: key 'thread' is missing (the op has parallel loops; docs/config.md)}}
+  %r = linalg.matmul {pruner.config = {workgroup = [32, 32, 0], reduction = [0, 0, 16]}} ins(%A, %B : tensor<64x48xf32>, tensor<48x96xf32>) outs(%C : tensor<64x96xf32>) -> tensor<64x96xf32>
+  return %r : tensor<64x96xf32>
+}
+
+// -----
+
+func.func @missing_reduction(%A: tensor<64x48xf32>, %B: tensor<48x96xf32>, %C: tensor<64x96xf32>) -> tensor<64x96xf32> {
+  // expected-error @+1 {{pruner.config on linalg.matmul: key 'reduction' is missing (the op has reduction loops; docs/config.md)}}
+  %r = linalg.matmul {pruner.config = {workgroup = [32, 32, 0], thread = [4, 4, 0]}} ins(%A, %B : tensor<64x48xf32>, tensor<48x96xf32>) outs(%C : tensor<64x96xf32>) -> tensor<64x96xf32>
+  return %r : tensor<64x96xf32>
+}
