@@ -262,6 +262,8 @@ static void tuneRefreshFromRecords(TuneEngine *e, TuneTask *t) {
 
 /* Names the prior and what it knows (its source, which of the tasks it was trained on). */
 static void tuneNotePrior(TuneEngine *e, const char *path, const char *family) {
+  if (e->num_tasks == 0)
+    return; /* nothing to tune: a line about the prior would only read "0 of the 0" */
   PrunerVerifierOptions d = prunerVerifierDefaultOptions();
   size_t known = 0;
   for (size_t i = 0; i < e->num_tasks; ++i)
