@@ -149,29 +149,38 @@ struct PipelineErrorPass : public mlir::PassWrapper<PipelineErrorPass, mlir::Ope
   std::string message;
 };
 
-// The pipeline's first pass: refuses nested modules it would leave unlowered.
+// A pipeline's first pass: refuses nested modules it would leave unlowered.
 struct PipelineCheckPass : public mlir::PassWrapper<PipelineCheckPass, mlir::OperationPass<>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PipelineCheckPass)
-  llvm::StringRef getArgument() const final { return "pruner-gpu-pipeline-check"; }
+  explicit PipelineCheckPass(std::string p) : pipeline(std::move(p)) {}
+  llvm::StringRef getArgument() const final { return "pruner-pipeline-check"; }
   void runOnOperation() override {
-    if (!prunerGpuPipelineCheckModule(wrap(getOperation())).ok)
+    if (!prunerPipelineCheckNestedModules(wrap(getOperation()), pipeline.c_str()).ok)
       signalPassFailure(); // the nested module carries the error
   }
+  std::string pipeline;
 };
 
-void buildGpuPipeline(mlir::OpPassManager &pm, const GpuPipelineOptions &options) {
-  // The lowering holds module passes (outlining into gpu.module, module-wide
-  // bufferization): adding them to a pass manager nested on another op aborts mlir-opt, so
-  // such a nesting becomes a pass that says so.
+// The pipelines hold module passes (module-wide bufferization, outlining into gpu.module,
+// the LLVM lowering): adding them to a pass manager nested on another op aborts mlir-opt
+// ("Can't add pass ... restricted to 'builtin.module'"), so such a nesting becomes a pass
+// that says so. False when `pm` is nested elsewhere (the error pass added).
+bool pipelineOnModule(mlir::OpPassManager &pm, const char *name, const char *why) {
   llvm::StringRef anchor = pm.getOpAnchorName();
-  if (anchor != mlir::ModuleOp::getOperationName() &&
-      anchor != mlir::OpPassManager::getAnyOpAnchorName()) {
-    pm.addPass(std::make_unique<PipelineErrorPass>(
-        "pruner-gpu-pipeline runs on builtin.module, not " + anchor.str() +
-        ": it bufferizes the module's functions together and outlines kernels into a "
-        "gpu.module; use builtin.module(pruner-gpu-pipeline{...})"));
+  if (anchor == mlir::ModuleOp::getOperationName() ||
+      anchor == mlir::OpPassManager::getAnyOpAnchorName())
+    return true;
+  pm.addPass(std::make_unique<PipelineErrorPass>(
+      std::string(name) + " runs on builtin.module, not " + anchor.str() + ": " + why +
+      "; use builtin.module(" + name + "{...})"));
+  return false;
+}
+
+void buildGpuPipeline(mlir::OpPassManager &pm, const GpuPipelineOptions &options) {
+  if (!pipelineOnModule(pm, "pruner-gpu-pipeline",
+                        "it bufferizes the module's functions together and outlines kernels "
+                        "into a gpu.module"))
     return;
-  }
   char text[4096];
   PrunerStatus s =
       prunerGpuPipelineText(options.chip.getValue().c_str(), options.format.getValue().c_str(),
@@ -180,7 +189,7 @@ void buildGpuPipeline(mlir::OpPassManager &pm, const GpuPipelineOptions &options
     pm.addPass(std::make_unique<PipelineErrorPass>(s.message));
     return;
   }
-  pm.addPass(std::make_unique<PipelineCheckPass>());
+  pm.addPass(std::make_unique<PipelineCheckPass>("pruner-gpu-pipeline"));
   pm.addPass(std::make_unique<ApplyConfigPass>(options.chip.getValue(), true));
   std::string err;
   llvm::raw_string_ostream os(err);
@@ -229,12 +238,20 @@ struct CpuPipelineOptions : public mlir::PassPipelineOptions<CpuPipelineOptions>
 };
 
 void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &options) {
+  if (!pipelineOnModule(pm, "pruner-cpu-pipeline",
+                        "it bufferizes the module's functions together and lowers the module "
+                        "to the LLVM dialect"))
+    return;
+  PrunerTargetDesc target;
+  PrunerStatus s = prunerCpuPipelineCheckTarget(options.target.getValue().c_str(), &target);
   char text[4096];
-  PrunerStatus s = prunerCpuPipelineText(text, sizeof text);
+  if (s.ok)
+    s = prunerCpuPipelineText(text, sizeof text);
   if (!s.ok) {
     pm.addPass(std::make_unique<PipelineErrorPass>(s.message));
     return;
   }
+  pm.addPass(std::make_unique<PipelineCheckPass>("pruner-cpu-pipeline"));
   pm.addPass(std::make_unique<CpuApplyConfigPass>(options.target.getValue(), options.cInterface));
   std::string err;
   llvm::raw_string_ostream os(err);

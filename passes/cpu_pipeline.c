@@ -56,15 +56,19 @@ static MlirWalkResult checkIsa(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
+PrunerStatus prunerCpuPipelineCheckTarget(const char *target_name, PrunerTargetDesc *target) {
+  PrunerStatus s = prunerTargetLookup(target_name, target);
+  if (s.ok && target->kind != PRUNER_TARGET_HOST)
+    s = prunerStatusError("'%s' is not a host target (pruner-gpu-pipeline lowers GPU configs)",
+                          target_name);
+  return s.ok ? s : prunerStatusError("pruner-cpu-pipeline: target: %s", s.message);
+}
+
 PrunerStatus prunerCpuApplyConfigRun(MlirOperation module, const char *target_name,
                                      bool c_interface) {
   PrunerTargetDesc target;
-  PrunerStatus s = prunerTargetLookup(target_name, &target);
-  if (s.ok && target.kind != PRUNER_TARGET_HOST)
-    s = prunerStatusError("'%s' is not a host target (pruner-gpu-pipeline lowers GPU configs)",
-                          target_name);
+  PrunerStatus s = prunerCpuPipelineCheckTarget(target_name, &target);
   if (!s.ok) {
-    s = prunerStatusError("pruner-cpu-pipeline: target: %s", s.message);
     prunerEmitError(module, s.message);
     return s;
   }

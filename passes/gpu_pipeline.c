@@ -92,6 +92,7 @@ static MlirWalkResult findUnlowerable(MlirOperation op, void *user) {
 
 typedef struct NestedCheck {
   MlirOperation root;
+  const char *pipeline;
   PrunerStatus status;
 } NestedCheck;
 
@@ -108,17 +109,18 @@ static MlirWalkResult checkNested(MlirOperation op, void *user) {
                              ? mlirStringAttrGetValue(sym)
                              : mlirStringRefCreateFromCString("");
     c->status = prunerStatusError(
-        "pruner-gpu-pipeline: nested module%s%.*s holds linalg/tensor ops, which this run does "
-        "not lower (bufferization and kernel outlining are per module); lower it on its own: "
-        "builtin.module(builtin.module(pruner-gpu-pipeline{...}))",
-        name.length ? " @" : "", (int)(name.length < 64 ? name.length : 64), name.data);
+        "%s: nested module%s%.*s holds linalg/tensor ops, which this run does not lower "
+        "(bufferization and kernel outlining are per module); lower it on its own: "
+        "builtin.module(builtin.module(%s{...}))",
+        c->pipeline, name.length ? " @" : "", (int)(name.length < 64 ? name.length : 64),
+        name.data, c->pipeline);
     prunerEmitError(op, c->status.message);
   }
   return MlirWalkResultSkip;
 }
 
-PrunerStatus prunerGpuPipelineCheckModule(MlirOperation module) {
-  NestedCheck c = {module, prunerStatusOk()};
+PrunerStatus prunerPipelineCheckNestedModules(MlirOperation module, const char *pipeline) {
+  NestedCheck c = {module, pipeline, prunerStatusOk()};
   mlirOperationWalk(module, checkNested, &c, MlirWalkPreOrder);
   return c.status;
 }

@@ -9,6 +9,7 @@
 #include <mlir-c/IR.h>
 
 #include "pruner/status.h"
+#include "pruner/target.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,6 +22,11 @@ extern "C" {
  * for `chip` and gpu-module-to-binary in `format`, written NUL-terminated into `buf`.
  * Fails, with a message, for an unknown chip or format or when `size` bytes are too few. */
 PrunerStatus prunerGpuPipelineText(const char *chip, const char *format, char *buf, size_t size);
+
+/* pruner-cpu-pipeline's target option: a host target (its message says "pruner-cpu-
+ * pipeline: target: ..."); `target` receives its description. Checked when the pipeline
+ * is built, so that a wrong target is the error reported, and again by the run. */
+PrunerStatus prunerCpuPipelineCheckTarget(const char *target_name, PrunerTargetDesc *target);
 
 /* The first pass of pruner-cpu-pipeline (cpu_pipeline.c): prunerApplyConfig for a host
  * target (every configured op outlined into a private function scheduled exactly as the
@@ -40,11 +46,12 @@ PrunerStatus prunerCpuPipelineText(char *buf, size_t size);
  * module, for an unknown target. */
 PrunerStatus prunerCpuTargetFeaturesRun(MlirOperation module, const char *target);
 
-/* The first pass of pruner-gpu-pipeline: a module nested in `module` that still holds
- * linalg or tensor ops would come out of the lowering unlowered (one-shot bufferization
- * and kernel outlining do not enter nested modules), so it is an error on that module,
- * naming the nesting that lowers it. */
-PrunerStatus prunerGpuPipelineCheckModule(MlirOperation module);
+/* The first pass of pruner-gpu-pipeline and pruner-cpu-pipeline (`pipeline`, their
+ * name): a module nested in `module` that still holds linalg or tensor ops would come out
+ * of the lowering unlowered or half lowered (one-shot bufferization, kernel outlining and
+ * the host's kernel extraction do not enter nested modules), so it is an error on that
+ * module, naming the nesting that lowers it. */
+PrunerStatus prunerPipelineCheckNestedModules(MlirOperation module, const char *pipeline);
 
 #ifdef __cplusplus
 }
