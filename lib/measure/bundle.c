@@ -111,6 +111,7 @@ static PrunerBundle bundleAlloc(void) { return calloc(1, sizeof(struct PrunerBun
 
 PrunerStatus prunerBundleCreate(const char *dir, const PrunerTargetDesc *target,
                                 uint64_t seed, PrunerBundle *out) {
+  *out = NULL; /* on failure too: Destroy(NULL) is a no-op */
   if (!dir || !*dir)
     return prunerStatusError("bundle: no folder given");
   if (!target)

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -226,6 +227,13 @@ static int parseArgs(int argc, char **argv, Args *a) {
   }
   if (a->out && strcmp(a->format, "ptx") == 0) {
     fprintf(stderr, "pruner-compile: --out writes a bundle of cubins; drop --format=ptx\n");
+    return 2;
+  }
+  /* Checked before compiling: a bundle folder that cannot be one is known now. */
+  struct stat st;
+  if (a->out && (!a->out[0] || (stat(a->out, &st) == 0 && !S_ISDIR(st.st_mode)))) {
+    fprintf(stderr, "pruner-compile: --out=%s: %s\n", a->out,
+            a->out[0] ? "exists and is not a folder (a bundle is a folder)" : "empty path");
     return 2;
   }
   return 0;
@@ -489,10 +497,11 @@ static int studyRegisters(const PrunerWorkload *w, const PrunerTargetDesc *t,
 }
 
 #ifdef PRUNER_HAVE_MEASURE
-static void writeBundle(const char *dir, const PrunerTargetDesc *t, uint64_t seed,
+/* False (and a message) when the bundle was not written. */
+static bool writeBundle(const char *dir, const PrunerTargetDesc *t, uint64_t seed,
                         const PrunerWorkload *w, const PrunerConfig *c,
                         const PrunerCompileResult *r, size_t n) {
-  PrunerBundle bundle;
+  PrunerBundle bundle = NULL;
   PrunerStatus s = prunerBundleCreate(dir, t, seed, &bundle);
   size_t added = 0;
   for (size_t i = 0; s.ok && i < n; ++i)
@@ -508,6 +517,7 @@ static void writeBundle(const char *dir, const PrunerTargetDesc *t, uint64_t see
   else
     printf("bundle: %zu candidates in %s\n", added, dir);
   prunerBundleDestroy(bundle);
+  return s.ok;
 }
 #endif
 
@@ -599,11 +609,13 @@ int main(int argc, char **argv) {
   int jobs = opts.jobs > 0 ? opts.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
   printSummary(&w, configs, results, n, wall, cpu, jobs < (int)n ? jobs : (int)n);
   int study_rc = a.study_registers ? studyRegisters(&w, &t, configs, results, n, a.quiet) : 0;
+  bool bundle_failed = false; /* a bundle asked for and not written fails the command */
   if (a.out) {
 #ifdef PRUNER_HAVE_MEASURE
-    writeBundle(a.out, &t, a.seed, &w, configs, results, n);
+    bundle_failed = !writeBundle(a.out, &t, a.seed, &w, configs, results, n);
 #else
     fprintf(stderr, "pruner-compile: --out needs lib/measure, which this build lacks\n");
+    bundle_failed = true;
 #endif
   }
   size_t ok = 0;
@@ -617,5 +629,5 @@ int main(int argc, char **argv) {
   if (space)
     prunerSpaceDestroy(space);
   /* A single --config that fails is a failed command; random sweeps report and succeed. */
-  return (a.config && ok == 0) || study_rc ? 1 : 0;
+  return (a.config && ok == 0) || study_rc || bundle_failed ? 1 : 0;
 }

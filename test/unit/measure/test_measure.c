@@ -310,6 +310,23 @@ static void test_rejects_bad_bundles(void **state) {
   expectRejected(twoNext, "field 'next' must be an array of at most 1 launches");
 }
 
+/* A bundle that cannot be created leaves the handle NULL, so that the caller's Destroy
+ * is a no-op (pruner-compile freed an uninitialised handle here and crashed). */
+static void test_create_failure_leaves_null(void **state) {
+  (void)state;
+  PrunerTargetDesc t;
+  assert_true(prunerTargetLookup("sm_90", &t).ok);
+  PrunerBundle b = (PrunerBundle)(uintptr_t)0x1;
+  PrunerStatus st = prunerBundleCreate("", &t, 1, &b);
+  assert_false(st.ok);
+  assert_null(b);
+  b = (PrunerBundle)(uintptr_t)0x1;
+  st = prunerBundleCreate("/proc/pruner-no-such-folder", &t, 1, &b);
+  assert_false(st.ok);
+  assert_null(b);
+  prunerBundleDestroy(b);
+}
+
 static void test_missing_cubin_and_manifest(void **state) {
   (void)state;
   writeBundle();
@@ -365,6 +382,7 @@ int main(void) {
       cmocka_unit_test(test_rejects_bad_bundles),
       cmocka_unit_test(test_manifest_without_codegen),
       cmocka_unit_test(test_missing_cubin_and_manifest),
+      cmocka_unit_test(test_create_failure_leaves_null),
       cmocka_unit_test(test_truncated_manifest),
       cmocka_unit_test(test_run_bundle_missing_runner),
   };
