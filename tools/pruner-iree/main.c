@@ -24,6 +24,7 @@
 
 #include "pruner/backend/iree.h"
 #include "pruner/clock.h"
+#include "pruner/file.h"
 #include "pruner/random.h"
 #include "pruner/space.h"
 
@@ -65,6 +66,17 @@ static bool oneReductionThread(const PrunerConfig *c, void *user) {
 static bool tensorCore(const PrunerConfig *c, void *user) {
   (void)user;
   return c->mma != 0;
+}
+
+static bool putText(FILE *f, void *user) { return fputs(user, f) >= 0; }
+
+/* Writes `text` (made with status `made`) to `path` atomically; false and a message
+ * naming `flag` when it was not made or not written. */
+static bool writeOutput(const char *flag, const char *path, PrunerStatus made, char *text) {
+  PrunerStatus st = made.ok ? prunerWriteFileAtomic(path, putText, text) : made;
+  if (!st.ok)
+    fprintf(stderr, "pruner-iree: %s=%s: %s\n", flag, path, st.message);
+  return st.ok;
 }
 
 int main(int argc, char **argv) {
@@ -149,6 +161,23 @@ int main(int argc, char **argv) {
   }
   if (!op || !shape || optind != argc) {
     usage(stderr);
+    return 2;
+  }
+  /* The outputs are written after the IREE work: paths that cannot be are refused now. */
+  const struct {
+    const char *flag, *path;
+  } outs[] = {{"--spec", spec_out}, {"--annotated", annotated_out}};
+  for (int i = 0; i < 2; ++i) {
+    PrunerStatus ok = outs[i].path ? prunerCheckOutputPath(outs[i].flag, outs[i].path)
+                                   : prunerStatusOk();
+    if (!ok.ok) {
+      fprintf(stderr, "pruner-iree: %s\n", ok.message);
+      return 2;
+    }
+  }
+  if (spec_out && annotated_out && prunerSameFile(spec_out, annotated_out)) {
+    fprintf(stderr, "pruner-iree: --spec and --annotated name the same file (%s): one would "
+                    "overwrite the other\n", spec_out);
     return 2;
   }
   int64_t dims[MAX_DIMS];
@@ -275,26 +304,22 @@ int main(int argc, char **argv) {
          : t.kind == PRUNER_TARGET_GPU ? "full compile (CUDA, not run)"
                                        : "full compile + run",
          seconds);
+  bool written = true; /* an output asked for and not written fails the command */
   if (spec_out && got) {
     char *text = NULL;
     const PrunerWorkload *wp = &w;
     st = prunerIreeSpecText(&t, &wp, &configs[got - 1], 1, &text, NULL);
-    FILE *f = st.ok ? fopen(spec_out, "w") : NULL;
-    if (!f || fputs(text, f) < 0 || fclose(f) != 0)
-      fprintf(stderr, "pruner-iree: cannot write %s\n", spec_out);
+    written = writeOutput("--spec", spec_out, st, text) && written;
     free(text);
   }
   if (annotated_out && got) {
     char *text = NULL;
     st = prunerIreeAnnotatedModuleText(&w, &t, &configs[got - 1], &text);
-    FILE *f = st.ok ? fopen(annotated_out, "w") : NULL;
-    if (!f || fputs(text, f) < 0 || fclose(f) != 0)
-      fprintf(stderr, "pruner-iree: cannot write %s%s%s\n", annotated_out, st.ok ? "" : ": ",
-              st.ok ? "" : st.message);
+    written = writeOutput("--annotated", annotated_out, st, text) && written;
     free(text);
   }
   prunerIreeDestroy(iree);
   free(configs);
   prunerSpaceDestroy(space);
-  return got > 0 && rejected == 0 && wrong == 0 ? 0 : 1;
+  return got > 0 && rejected == 0 && wrong == 0 && written ? 0 : 1;
 }
