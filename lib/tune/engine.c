@@ -1176,16 +1176,32 @@ PrunerStatus tuneIngest(TuneEngine *e, const char *path) {
   PrunerStatus st = prunerRecordsCreateReadOnly(path, &in);
   if (!st.ok)
     return st;
+  /* A bundle's manifest or the module given for its results.jsonl: nothing to ingest. */
+  if (prunerRecordsCount(in) == 0) {
+    const char *first = prunerRecordsWarnings(in);
+    st = prunerStatusError("--ingest %s: not a records file (no line of it is a record; "
+                           "%zu line(s) skipped%s%.*s); a bundle's results are its "
+                           "results.jsonl",
+                           path, prunerRecordsSkippedLines(in), first[0] ? ", first: " : "",
+                           (int)strcspn(first, "\n"), first);
+    prunerRecordsDestroy(in);
+    return st;
+  }
   if (prunerRecordsSkippedLines(in) > 0)
     tuneNote(e, -1, "warning: %s", prunerRecordsWarnings(in));
   tuneFilterRecords(e, in);
-  size_t added = 0, foreign = 0;
+  size_t added = 0, foreign = 0, ours = 0;
   for (size_t i = 0; i < prunerRecordsCount(in) && st.ok; ++i) {
     const PrunerRecord *r = prunerRecordsGet(in, i);
     if (strcmp(r->target_key, e->target_key) != 0) {
       ++foreign;
       continue;
     }
+    for (size_t k = 0; k < e->num_tasks; ++k)
+      if (strcmp(e->tasks[k].w.key, r->workload_key) == 0) {
+        ++ours;
+        break;
+      }
     bool have = r->is_baseline
                     ? prunerRecordsBaseline(e->records, r->workload_key, e->target_key) != NULL
                     : prunerRecordsFind(e->records, r->workload_key, e->target_key,
@@ -1195,10 +1211,14 @@ PrunerStatus tuneIngest(TuneEngine *e, const char *path) {
     st = prunerRecordsAppend(e->records, r);
     added += st.ok;
   }
-  prunerRecordsDestroy(in);
   if (foreign > 0)
     tuneNote(e, -1, "warning: %s: ignoring %zu record(s) of other targets (tuning for %s)",
              path, foreign, e->target_key);
+  if (foreign < prunerRecordsCount(in) && ours == 0 && e->num_tasks > 0)
+    tuneNote(e, -1, "warning: %s: none of its records is of a workload of this module "
+                    "(results of another module?): they are kept in the log but tune nothing "
+                    "here", path);
+  prunerRecordsDestroy(in);
   tuneNote(e, -1, "ingested %zu record(s) from %s", added, path);
   return st;
 }

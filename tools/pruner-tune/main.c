@@ -493,9 +493,25 @@ static int tuneMain(Cli *cli_, PrunerTuneOptions *o_, PrunerTuneStudyOptions *so
       fputs(table, stdout);
     free(table);
   }
-  if (o.measure == PRUNER_TUNE_MEASURE_NONE)
-    fprintf(stderr, "pruner-tune: measure=none: nothing was measured; every result is a "
-                    "model prediction (unmeasured)\n");
+  if (o.measure == PRUNER_TUNE_MEASURE_NONE) {
+    /* Results from --records or --ingest are measurements even when this run made none. */
+    size_t from_log = 0;
+    for (size_t i = 0; i < cli.num_tasks; ++i) {
+      PrunerTuneTaskInfo info;
+      prunerTuneSessionGetTask(cli.session, i, &info);
+      from_log += info.has_best && info.measured;
+    }
+    if (from_log == 0)
+      fprintf(stderr, "pruner-tune: measure=none: nothing was measured; every result is a "
+                      "model prediction (unmeasured)\n");
+    else if (from_log == cli.num_tasks)
+      fprintf(stderr, "pruner-tune: measure=none: nothing was measured in this run; every "
+                      "result is a measurement from the records\n");
+    else
+      fprintf(stderr, "pruner-tune: measure=none: nothing was measured in this run; %zu of "
+                      "%zu result(s) are measurements from the records, the rest model "
+                      "predictions (unmeasured)\n", from_log, cli.num_tasks);
+  }
   if (rc == 0)
     fprintf(stderr, "pruner-tune: wrote %s%s%s\n", cli.output, cli.spec ? " and " : "",
             cli.spec ? cli.spec : "");
@@ -685,7 +701,12 @@ int main(int argc, char **argv) {
       } else bad = true;
       break;
     case O_RECORDS: fs = pathArg("--records", optarg, &o.records_path); break;
-    case O_INGEST: fs = pathArg("--ingest", optarg, &o.ingest_path); break;
+    case O_INGEST: /* one file: a second would have replaced the first unread */
+      fs = o.ingest_path ? prunerStatusError("--ingest given twice (%s, %s): ingest one "
+                                             "results file per run",
+                                             o.ingest_path, optarg)
+                         : pathArg("--ingest", optarg, &o.ingest_path);
+      break;
     case O_RUNNER: fs = pathArg("--runner", optarg, &o.runner_path); break;
     case O_JOBS:
       fs = prunerParseInt("--jobs", optarg, 0, MAX_JOBS, &v);
