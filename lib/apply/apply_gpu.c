@@ -126,7 +126,12 @@ static void setUnit(MlirOperation op, const char *name) {
                                              mlirUnitAttrGet(mlirOperationGetContext(op)));
 }
 
-/* The linalg.fill that initialises the accumulator (operand num_inputs), if any. */
+/* The linalg.fill that initialises the accumulator (operand num_inputs), if any. A fill
+ * that initialises other ops too (two matmuls into one zero tensor, as CSE leaves them)
+ * is first copied for this op: fuse_into_containing_op clones a producer with other users
+ * into the kernel with its attributes, so the next op's tag then matched two fills, one
+ * inside another kernel, and its fusion failed ("could not find next producer to fuse
+ * into container"). */
 static void tagFill(MlirOperation op, const PrunerWorkload *w, const char *tag) {
   if (w->num_outputs != 1 || mlirOperationGetNumOperands(op) <= w->num_inputs)
     return;
@@ -138,6 +143,14 @@ static void tagFill(MlirOperation op, const PrunerWorkload *w, const char *tag) 
   opName(owner, name, sizeof name);
   if (strcmp(name, "linalg.fill") != 0)
     return;
+  MlirOpOperand first = mlirValueGetFirstUse(init);
+  if (!mlirOpOperandIsNull(first) && !mlirOpOperandIsNull(mlirOpOperandGetNextUse(first))) {
+    MlirOperation copy = mlirOperationClone(owner);
+    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, copy);
+    mlirOperationSetOperand(op, w->num_inputs,
+                            mlirOperationGetResult(copy, mlirOpResultGetResultNumber(init)));
+    owner = copy;
+  }
   char fill_tag[96];
   snprintf(fill_tag, sizeof fill_tag, "%s.fill", tag);
   setUnit(owner, fill_tag);
