@@ -94,10 +94,10 @@ void prunerScheduleMemrefDescriptor(PrunerMemrefDescriptor *d, void *data,
 
 /* Tuning specs (docs/tuning-spec.md): appends a `transform.match.structured` block on
  * the handle `op` that matches exactly the ops of `w`'s shape: loop count, operand counts,
- * every loop bound, every operand's element bitwidth and, for contractions, the
- * multiply-add body. `generic_body` writes the body check in MLIR's generic form (IREE
- * 3.13 reads the op's property only in that form). Used by the project's spec and by the
- * IREE backend's. */
+ * every loop's bound and kind (parallel or reduction), every operand's element bitwidth
+ * and, for contractions, the multiply-add body. `generic_body` writes the body and loop
+ * checks in MLIR's generic form (IREE 3.13 reads those ops' properties only in that form).
+ * Used by the project's spec and by the IREE backend's. */
 void prunerScheduleAppendStructuredMatch(PrunerText *b, const char *op, const PrunerWorkload *w,
                                          bool generic_body);
 

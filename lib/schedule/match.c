@@ -37,11 +37,23 @@ void prunerScheduleAppendStructuredMatch(PrunerText *b, const char *op, const Pr
   prunerTextAppend(b, "      %%ninits = transform.match.structured.num_inits %%s : "
                       "(!transform.any_op) -> !transform.param<i64>\n");
   appendParamEq(b, "%ninits", w->num_outputs, &counter);
+  /* Each loop's size and kind: without the kind a config tuned for a reduction over a
+   * shape also went onto an elementwise generic of that shape, whose apply then failed
+   * (a workgroup tile on a reduction loop). */
   for (int l = 0; l < w->num_loops; ++l) {
-    prunerTextAppend(b,
-                     "      %%dim%d = transform.match.structured.dim %%s[%d] : "
-                     "(!transform.any_op) -> !transform.param<i64>\n",
-                     l, l);
+    const char *kind = w->loop_kinds[l] == PRUNER_LOOP_REDUCTION ? "reduction" : "parallel";
+    /* IREE's parser (strict properties) reads the kind only in the generic form. */
+    if (generic_body)
+      prunerTextAppend(b,
+                       "      %%dim%d = \"transform.match.structured.dim\"(%%s) <{%s, "
+                       "raw_dim_list = array<i64: %d>}> : (!transform.any_op) -> "
+                       "!transform.param<i64>\n",
+                       l, kind, l);
+    else
+      prunerTextAppend(b,
+                       "      %%dim%d = transform.match.structured.dim %%s[%d] {%s} : "
+                       "(!transform.any_op) -> !transform.param<i64>\n",
+                       l, l, kind);
     char name[16];
     snprintf(name, sizeof name, "%%dim%d", l);
     appendParamEq(b, name, (long long)w->bounds[l], &counter);
@@ -84,7 +96,7 @@ bool prunerScheduleMatchersAlike(const PrunerWorkload *a, const PrunerWorkload *
       a->num_inputs != b->num_inputs || a->num_outputs != b->num_outputs)
     return false;
   for (int l = 0; l < a->num_loops; ++l)
-    if (a->bounds[l] != b->bounds[l])
+    if (a->bounds[l] != b->bounds[l] || a->loop_kinds[l] != b->loop_kinds[l])
       return false;
   for (int o = 0; o < a->num_inputs + a->num_outputs; ++o)
     if (prunerDTypeBytes(a->operands[o].dtype) != prunerDTypeBytes(b->operands[o].dtype))
