@@ -53,6 +53,18 @@ static MlirWalkResult findConfiguredInNested(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
+bool prunerApplyIsFunc(MlirOperation op) {
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  return n.length == 9 && memcmp(n.data, "func.func", 9) == 0;
+}
+
+MlirOperation prunerApplyEnclosingFunc(MlirOperation op) {
+  MlirOperation p = mlirOperationGetParentOperation(op);
+  while (!mlirOperationIsNull(p) && !prunerApplyIsFunc(p))
+    p = mlirOperationGetParentOperation(p);
+  return p;
+}
+
 bool prunerApplySkipNested(MlirOperation op, MlirOperation root) {
   if (!isModule(op) || mlirOperationEqual(op, root))
     return false;

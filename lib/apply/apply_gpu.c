@@ -59,18 +59,6 @@ static void opName(MlirOperation op, char *buf, size_t size) {
   snprintf(buf, size, "%.*s", (int)name.length, name.data);
 }
 
-static bool isFuncFunc(MlirOperation op) {
-  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
-  return n.length == 9 && memcmp(n.data, "func.func", 9) == 0;
-}
-
-static MlirOperation enclosingFunc(MlirOperation op) {
-  MlirOperation p = mlirOperationGetParentOperation(op);
-  while (!mlirOperationIsNull(p) && !isFuncFunc(p))
-    p = mlirOperationGetParentOperation(p);
-  return p;
-}
-
 static bool hasConfig(MlirOperation op) {
   return !mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(
       op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR)));
@@ -226,7 +214,7 @@ static MlirWalkResult removeTags(MlirOperation op, void *user) {
  * error on the op, and nothing is transformed), then its tags. */
 static PrunerStatus check(Configured *c, const PrunerTargetDesc *target) {
   /* Each op's schedule cleans up the function that holds it (lib/schedule). */
-  if (mlirOperationIsNull(enclosingFunc(c->op)))
+  if (mlirOperationIsNull(prunerApplyEnclosingFunc(c->op)))
     return failOn(c, prunerStatusError("not inside a func.func: pruner-apply-config schedules "
                                        "the linalg ops of func.func functions"));
   PrunerStatus s = prunerWorkloadFromOperation(c->op, &c->w);
@@ -314,12 +302,12 @@ static PrunerStatus canonicalizeRest(MlirOperation module, const OpList *list,
   for (MlirOperation op = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(
            mlirOperationGetRegion(module, 0)));
        !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
-    if (isFuncFunc(op)) {
+    if (prunerApplyIsFunc(op)) {
       setUnit(op, REST_TAG);
       ++rest;
     }
   for (int i = 0; i < list->count; ++i) {
-    MlirOperation f = enclosingFunc(list->ops[i].op);
+    MlirOperation f = prunerApplyEnclosingFunc(list->ops[i].op);
     if (!mlirOperationIsNull(f) &&
         mlirOperationRemoveDiscardableAttributeByName(f, mlirStringRefCreateFromCString(REST_TAG)))
       --rest;

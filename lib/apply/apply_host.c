@@ -98,6 +98,9 @@ static PrunerStatus failAt(MlirLocation loc, PrunerStatus s) {
 /* Workload (linalg on tensors only: the kernel is bufferized with its caller), config
  * and the host rules. Every problem is an error on the op. */
 static PrunerStatus check(Kernel *k, const PrunerTargetDesc *target) {
+  if (mlirOperationIsNull(prunerApplyEnclosingFunc(k->op)))
+    return failOn(k->op, prunerStatusError("not inside a func.func: the host's apply outlines "
+                                           "the linalg ops of func.func functions"));
   PrunerStatus s = prunerWorkloadFromOperation(k->op, &k->w);
   if (!s.ok)
     return failOn(k->op, s);

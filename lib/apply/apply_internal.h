@@ -23,4 +23,11 @@ PrunerStatus prunerApplyHost(MlirOperation module, const PrunerTargetDesc *targe
  * warning on it when it holds configured ops, which this run leaves alone. */
 bool prunerApplySkipNested(MlirOperation op, MlirOperation root);
 
+/* The func.func that holds `op`, or null: both halves transform a configured op inside
+ * its function (the GPU schedule cleans up that function; the host outlines the op next
+ * to it and calls it), so an op in a gpu.func or at module level is an error on it. */
+MlirOperation prunerApplyEnclosingFunc(MlirOperation op);
+/* True when `op` is a func.func. */
+bool prunerApplyIsFunc(MlirOperation op);
+
 #endif /* PRUNER_APPLY_INTERNAL_H */

@@ -111,3 +111,19 @@ module {
     }
   }
 }
+
+// -----
+
+// A configured op outside a func.func (here in a gpu.func) is refused by name before
+// anything changes, as on the GPU path; before, the host path outlined it next to the
+// gpu.func and failed in bufferization ("op was not bufferized", a func.call to a
+// function out of its symbol table).
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @mm_in_gpu_func(%A: tensor<64x48xf32>, %B: tensor<48x96xf32>, %C: tensor<64x96xf32>) {
+      // expected-error @+1 {{pruner.config on linalg.matmul: not inside a func.func: the host's apply outlines the linalg ops of func.func functions}}
+      %r = linalg.matmul {pruner.config = {workgroup = [32, 32, 0], reduction = [0, 0, 16], thread = [4, 4, 0], promote_operands = [], vector_width = 1}} ins(%A, %B : tensor<64x48xf32>, tensor<48x96xf32>) outs(%C : tensor<64x96xf32>) -> tensor<64x96xf32>
+      gpu.return
+    }
+  }
+}
