@@ -75,6 +75,26 @@ bool prunerApplySkipNested(MlirOperation op, MlirOperation root) {
   return true;
 }
 
+/* A pruner.config on an op that is not a structured linalg op (a typo'd target op, a
+ * linalg.softmax) configures nothing: a warning says so instead of silence. Nested
+ * modules are their own run's. */
+static MlirWalkResult warnUnconfigurable(MlirOperation op, void *user) {
+  MlirOperation root = *(MlirOperation *)user;
+  if (isModule(op) && !mlirOperationEqual(op, root))
+    return MlirWalkResultSkip;
+  if (!prunerIsLinalgOp(op) && !mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(
+                                   op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR)))) {
+    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+    char msg[200];
+    snprintf(msg, sizeof msg,
+             "pruner: the pruner.config on %.*s is ignored: only structured linalg ops "
+             "(with indexing maps to tile) are configured",
+             (int)(name.length < 64 ? name.length : 64), name.data);
+    prunerEmitWarning(op, msg);
+  }
+  return MlirWalkResultAdvance;
+}
+
 PrunerStatus prunerApplyConfig(MlirOperation module, const char *target_name,
                                const PrunerApplyOptions *opts) {
   /* Nothing to report a diagnostic on: the status alone says it. */
@@ -98,6 +118,7 @@ PrunerStatus prunerApplyConfig(MlirOperation module, const char *target_name,
     prunerEmitError(module, s.message);
     return s;
   }
+  mlirOperationWalk(module, warnUnconfigurable, &module, MlirWalkPreOrder);
   /* Host configs get the host schedule, op by op as the tuner measured them. */
   if (target.kind == PRUNER_TARGET_HOST)
     return prunerApplyHost(module, &target, o.c_interface);

@@ -211,3 +211,15 @@ func.func @missing_reduction(%A: tensor<64x48xf32>, %B: tensor<48x96xf32>, %C: t
   %r = linalg.matmul {pruner.config = {workgroup = [32, 32, 0], thread = [4, 4, 0]}} ins(%A, %B : tensor<64x48xf32>, tensor<48x96xf32>) outs(%C : tensor<64x96xf32>) -> tensor<64x96xf32>
   return %r : tensor<64x96xf32>
 }
+
+// -----
+
+// A pruner.config on an op that is not a structured linalg op configures nothing: a
+// warning says so (it was ignored without a word).
+func.func @unconfigurable(%a: tensor<2x16xf32>, %c: tensor<2x16xf32>, %x: f32) -> (tensor<2x16xf32>, f32) {
+  // expected-warning @+1 {{pruner: the pruner.config on linalg.softmax is ignored: only structured linalg ops (with indexing maps to tile) are configured}}
+  %0 = linalg.softmax {pruner.config = {workgroup = [1, 16], reduction = [0, 0], thread = [1, 1]}} dimension(1) ins(%a : tensor<2x16xf32>) outs(%c : tensor<2x16xf32>) -> tensor<2x16xf32>
+  // expected-warning @+1 {{pruner: the pruner.config on arith.addf is ignored}}
+  %1 = arith.addf %x, %x {pruner.config = {workgroup = [1]}} : f32
+  return %0, %1 : tensor<2x16xf32>, f32
+}
