@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pruner/file.h"
 #include "pruner/flags.h"
 #include "runner.h"
 
@@ -92,6 +93,22 @@ int main(int argc, char **argv) {
   if (!records) {
     snprintf(default_records, sizeof(default_records), "%s/records.jsonl", bundle_dir);
     records = default_records;
+  }
+  /* Checked before the device is probed: the records file must be a file that can be
+   * written, and not one of the bundle's own (its manifest, a cubin). */
+  char manifest[4200];
+  snprintf(manifest, sizeof manifest, "%s/manifest.json", bundle_dir);
+  const char *dot = strrchr(records, '.');
+  st = prunerCheckOutputPath("-o", records);
+  if (st.ok && (prunerSameFile(records, manifest) || (dot && !strcmp(dot, ".cubin"))))
+    st = prunerStatusError("-o %s: names the bundle's %s; the records go to a file of their "
+                           "own (default: %s/records.jsonl)",
+                           records, dot && !strcmp(dot, ".cubin") ? "cubin" : "manifest",
+                           bundle_dir);
+  if (!st.ok) {
+    fprintf(stderr, "pruner-run: %s\n", st.message);
+    prunerBundleDestroy(bundle);
+    return PRUNER_RUN_EXIT_ERROR;
   }
   RunnerOptions opts = {
       .records_path = records,
