@@ -494,6 +494,17 @@ static PrunerStatus parseLaunch(const cJSON *o, const char *where, const PrunerW
     return st;
   if ((st = getIntArray3(o, "block", where, l->block)).ok == false)
     return st;
+  /* What no launch can take is refused here rather than failing on the device: CUDA's
+   * block limits (1024 threads, z at most 64; CUDA C programming guide, "Compute
+   * capabilities") and an empty kernel name. */
+  if (!l->kernel_name[0])
+    return prunerStatusError("%s: field 'kernel' is empty", where);
+  if (l->block[0] > 1024 || l->block[1] > 1024 || l->block[2] > 64 ||
+      l->block[0] * l->block[1] * l->block[2] > 1024)
+    return prunerStatusError("%s: block [%lld, %lld, %lld] is more than a block can be (1024 "
+                             "threads; z at most 64)",
+                             where, (long long)l->block[0], (long long)l->block[1],
+                             (long long)l->block[2]);
   if ((st = getInt(o, "dynamic_smem", where, 0, 1 << 30, &l->dynamic_smem_bytes)).ok == false)
     return st;
   if ((st = parseArgs(o, where, l, w, num_workspaces)).ok == false)

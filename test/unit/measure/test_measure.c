@@ -218,6 +218,20 @@ static void badGrid(cJSON *r) {
   cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "candidates"), 0), "grid",
                             cJSON_CreateString("16"));
 }
+static void emptyKernel(cJSON *r) {
+  cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "candidates"), 0), "kernel",
+                            cJSON_CreateString(""));
+}
+static void hugeBlock(cJSON *r) {
+  int block[3] = {2048, 1, 1};
+  cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "candidates"), 0), "block",
+                            cJSON_CreateIntArray(block, 3));
+}
+static void deepBlock(cJSON *r) {
+  int block[3] = {1, 1, 128};
+  cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "candidates"), 0), "block",
+                            cJSON_CreateIntArray(block, 3));
+}
 static void badArgKind(cJSON *r) {
   cJSON *args = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "candidates"), 0), "args");
   cJSON_ReplaceItemInObject(cJSON_GetArrayItem(args, 0), "kind", cJSON_CreateString("pointer"));
@@ -293,6 +307,10 @@ static void test_rejects_bad_bundles(void **state) {
   expectRejected(noTarget, "missing field 'target'");
   expectRejected(badWorkloadRef, "field 'workload' = 5");
   expectRejected(badGrid, "'grid' must be an array of 3 integers");
+  /* What no launch can take (a launch error on the device before). */
+  expectRejected(emptyKernel, "candidates[0]: field 'kernel' is empty");
+  expectRejected(hugeBlock, "block [2048, 1, 1] is more than a block can be");
+  expectRejected(deepBlock, "block [1, 1, 128] is more than a block can be");
   expectRejected(badArgKind, "args[0]: kind 'pointer'");
   expectRejected(escapingCubin, "must be a plain file name");
   /* Out-of-range numbers are named, never converted (1e300 -> int64 was UB). */
