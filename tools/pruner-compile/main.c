@@ -149,6 +149,9 @@ static int parseArgs(int argc, char **argv, Args *a) {
       a->shape = v;
     else if (OPT("dtype"))
       a->dtype = v;
+    else if (OPT("config") && a->config) /* one config per run: a second replaced it */
+      fs = prunerStatusError("--config given twice; compile several with --random=N or one "
+                             "command each");
     else if (OPT("config"))
       a->config = v;
     else if (OPT("random"))
@@ -334,13 +337,13 @@ static double childCpuSeconds(void) {
 /* ---- report -------------------------------------------------------------------------- */
 
 typedef struct Reason {
-  char text[120];
+  char text[PRUNER_STATUS_MESSAGE_SIZE]; /* whole messages: a cut one read "... at le" */
   int count;
 } Reason;
 
 /* Groups messages by their text with numbers replaced by N. */
 static void addReason(Reason *reasons, int *num, int max, const char *message) {
-  char key[120];
+  char key[PRUNER_STATUS_MESSAGE_SIZE];
   size_t k = 0;
   for (const char *p = message; *p && k + 2 < sizeof(key); ++p) {
     if (*p >= '0' && *p <= '9') {
