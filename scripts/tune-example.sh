@@ -3,7 +3,7 @@
 # (examples/model.mlir) end to end, then print the summary table and where the tuned
 # module and the tuning spec went.
 #
-# Measurement backend, best available first (the first output line says which ran):
+# Measurement backend, best available first (the "tune-example: backend:" line says which ran):
 #   1. a local GPU (nvidia-smi answers): --target=$TARGET --measure=gpu, real timings
 #      against cuBLAS;
 #   2. real measurements of the model's spaces under data/ (a records file named
