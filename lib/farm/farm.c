@@ -1216,9 +1216,11 @@ static PrunerStatus farmRunBatch(FarmRun *run) {
     /* A measure batch whose seed prunerFarmMeasure drew already runs as one local chunk,
      * so that the backend gets that seed and the tuner's generator advances as in a plain
      * run (handing the batch to backend->measure would draw a second one). */
-    if (run->kind != JOB_MEASURE || !run->proto.has_seed)
+    if (run->kind != JOB_MEASURE || !run->proto.has_seed) {
+      f->ranks[0].candidates += (long)b->n; /* the per-rank counts add up to the batches */
       return run->kind == JOB_MEASURE ? run->backend->measure(run->local, b, run->sink)
                                       : run->backend->exportAdd(run->local, b, run->sink);
+    }
   }
   if (run->pipeline && !f->noted_pipeline) {
     farmRankNote(run->sink,

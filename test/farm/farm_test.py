@@ -200,6 +200,21 @@ def scenario_kill_worker(tune, mpiexec, inp, w):
     if not same(f"{w}/plain.jsonl", f"{w}/k.jsonl"):
         fail("records after a lost worker differ from the plain run's")
     print("killed rank 1: run completed, records as a plain run's")
+    # Two ranks: after losing its one helper rank 0 measures alone, and the closing
+    # per-rank counts still add up to what was measured (they missed rank 0's own batches).
+    log2 = f"{w}/k2.log"
+    rc = start_and_kill(launcher(mpiexec, 2) + [tune, *args, "-o", f"{w}/k2.mlir",
+                                                f"--records={w}/k2.jsonl", "--rank-timeout=3"],
+                        dict(ENV, **RECOVER), log2, f"{w}/k2.jsonl", 1, 6)
+    if rc != 0:
+        fail(f"the 2-rank run exited {rc} after losing rank 1; see {log2}")
+    counted = sum(int(m) for m in re.findall(r"farm: rank \d+ \([^)]*\): (\d+) candidate",
+                                              open(log2).read()))
+    measured = sum(1 for line in open(f"{w}/k2.jsonl")
+                   if line.strip() and "baseline" not in json.loads(line))
+    if counted != measured:
+        fail(f"per-rank counts add up to {counted}, {measured} measured; see {log2}")
+    print(f"killed the only helper: rank 0 went on alone, per-rank counts add up ({counted})")
 
 
 def scenario_kill_rank0(tune, mpiexec, inp, w):
