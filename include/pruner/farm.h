@@ -72,6 +72,13 @@ PrunerStatus prunerFarmCreate(int *argc, char ***argv, const PrunerFarmOptions *
  * return within 10 s (an MPI may wait for the lost rank). NULL: no-op. */
 void prunerFarmDestroy(PrunerFarm farm, int exit_status);
 
+/* Under an MPI launcher, for a rank that fails before its farm exists (a command-line
+ * error, an input that does not parse): starts MPI if needed and aborts the whole job
+ * with `exit_status`, so that the other ranks do not wait in MPI's start-up for this one
+ * (with Open MPI's recovery settings they waited forever). Returns only when not
+ * launched, in a build without MPI, or when MPI cannot start. */
+void prunerFarmAbortLaunch(int exit_status);
+
 int prunerFarmRank(PrunerFarm farm); /* 0 for NULL */
 int prunerFarmSize(PrunerFarm farm); /* 1 for NULL */
 

@@ -84,6 +84,7 @@ PrunerStatus prunerFarmCreate(int *argc, char ***argv, const PrunerFarmOptions *
 }
 
 void prunerFarmDestroy(PrunerFarm farm, int exit_status) { (void)farm, (void)exit_status; }
+void prunerFarmAbortLaunch(int exit_status) { (void)exit_status; }
 int prunerFarmRank(PrunerFarm farm) { return (void)farm, 0; }
 int prunerFarmSize(PrunerFarm farm) { return (void)farm, 1; }
 
@@ -720,6 +721,16 @@ static void *farmFinalizeWatchdog(void *arg) {
   ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
   (void)ignored;
   _exit(g_farm_exit_status);
+}
+
+void prunerFarmAbortLaunch(int exit_status) {
+  if (!prunerFarmLaunched())
+    return;
+  int started = 0, provided = 0;
+  MPI_Initialized(&started);
+  if (!started && MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+    return;
+  MPI_Abort(MPI_COMM_WORLD, exit_status);
 }
 
 void prunerFarmDestroy(PrunerFarm f, int exit_status) {

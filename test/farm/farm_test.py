@@ -297,6 +297,21 @@ def scenario_roles(tune, mpiexec, inp, w):
     if s.get(0) != ("compile", 0) or s.get(2, ("", 0))[1] != 8:
         fail(f"a compile-only rank 0 must leave all 8 measurements to rank 2: {s}")
     print("roles: measure work to measure ranks, build work to compile ranks")
+    # A worker whose command line is wrong fails before MPI starts: it ends the job at once
+    # with its message, also under the recovery settings, where rank 0 used to wait in
+    # MPI's start-up for it until killed.
+    bad = [mpiexec, "--oversubscribe", "--bind-to", "none", "-n", "1", tune, *host, ":",
+           "-n", "1", tune, *host, "--rank-role=bogus"]
+    start = time.time()
+    try:
+        with open(f"{w}/bad.log", "w") as err:
+            subprocess.run(bad, env=dict(ENV, **RECOVER), stdout=subprocess.DEVNULL,
+                           stderr=err, timeout=60)
+    except subprocess.TimeoutExpired:
+        fail(f"a worker's bad flag left the job running for 60 s; see {w}/bad.log")
+    if "invalid value 'bogus' for --rank-role" not in open(f"{w}/bad.log").read():
+        fail(f"a worker's bad flag: its message is missing; see {w}/bad.log")
+    print(f"a worker's bad flag ends the job ({time.time() - start:.1f} s) with its message")
 
 
 def scenario_pipeline(tool, mpiexec, inp, w):

@@ -524,7 +524,20 @@ static int tuneMain(Cli *cli_, PrunerTuneOptions *o_, PrunerTuneStudyOptions *so
   return rc;
 }
 
+static bool g_farm_created; /* a failure after it is the farm's to report */
+
+static int tuneCommand(int argc, char **argv);
+
 int main(int argc, char **argv) {
+  int rc = tuneCommand(argc, argv);
+  /* A rank that failed before its farm started (a flag error, an input that does not
+   * parse) ends the whole MPI job: the other ranks would wait in MPI's start-up for it. */
+  if (rc != 0 && !g_farm_created)
+    prunerFarmAbortLaunch(rc);
+  return rc;
+}
+
+static int tuneCommand(int argc, char **argv) {
   Cli cli = {.top = 10, .tty = isatty(STDERR_FILENO) != 0};
   PrunerTuneOptions o = prunerTuneDefaultOptions();
   /* The tool rewrites 1x1 convs as GEMMs unless told not to (docs/tune.md); the library
@@ -839,6 +852,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "pruner-tune: error: %s\n", fst.message);
       return 1;
     }
+    g_farm_created = true;
     if (prunerFarmRank(farm) > 0) {
       int rc = serveFarm(farm, &o);
       prunerFarmDestroy(farm, rc);
