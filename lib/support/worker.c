@@ -354,7 +354,7 @@ PrunerWorkerOutcome prunerWorkerReceive(PrunerWorker worker, void *reply, void *
       double timeout = worker->timeout;
       killChild(worker);
       if (why)
-        snprintf(why, why_size, "no reply within %.1f s; worker killed", timeout);
+        snprintf(why, why_size, "no reply within %g s; worker killed", timeout);
       return PRUNER_WORKER_TIMEOUT;
     }
     if (!wait)
