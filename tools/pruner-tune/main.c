@@ -478,16 +478,28 @@ static int tuneMain(Cli *cli_, PrunerTuneOptions *o_, PrunerTuneStudyOptions *so
     rc = 1;
   }
   bool interrupted = prunerTuneSessionInterrupted(cli.session);
-  if (rc == 0 || interrupted) {
+  /* A run stopped by an error after measuring (a records file that cannot take another
+   * line: a full disk, a file made read-only) keeps what it measured, as Ctrl-C does: the
+   * best so far is written and the command still fails. An error before any measurement
+   * (no GPU driver) writes nothing. */
+  bool stopped = false;
+  for (size_t i = 0; !st.ok && i < cli.num_tasks; ++i) {
+    PrunerTuneTaskInfo info; /* something was measured before the error: keep it */
+    prunerTuneSessionGetTask(cli.session, i, &info);
+    stopped = stopped || info.new_trials > 0;
+  }
+  bool written = false;
+  if (rc == 0 || interrupted || stopped) {
     PrunerStatus w = prunerTuneSessionWriteOutput(cli.session, cli.output);
     if (w.ok && cli.spec)
       w = prunerTuneSessionWriteSpec(cli.session, cli.spec);
+    written = w.ok;
     if (!w.ok) {
       fprintf(stderr, "pruner-tune: error: %s\n", w.message);
       rc = 1;
     }
   }
-  if (cli.num_tasks > 0 && (rc == 0 || interrupted)) {
+  if (cli.num_tasks > 0 && (rc == 0 || interrupted || stopped)) {
     char *table = prunerTuneSessionSummary(cli.session);
     if (table)
       fputs(table, stdout);
@@ -516,6 +528,9 @@ static int tuneMain(Cli *cli_, PrunerTuneOptions *o_, PrunerTuneStudyOptions *so
     fprintf(stderr, "pruner-tune: wrote %s%s%s\n", cli.output, cli.spec ? " and " : "",
             cli.spec ? cli.spec : "");
   prunerTuneSessionDestroy(cli.session);
+  if (stopped && !interrupted && written)
+    fprintf(stderr, "pruner-tune: the run stopped on the error above: best-so-far written to "
+                    "%s%s%s\n", cli.output, cli.spec ? " and " : "", cli.spec ? cli.spec : "");
   if (interrupted) {
     fprintf(stderr, "pruner-tune: interrupted: records kept, best-so-far written to %s\n",
             cli.output);
