@@ -125,9 +125,14 @@ int prunerHostTileCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
                              int64_t *thread, int cap);
 /* Reduction steps of loop l, at most `cap`. */
 int prunerHostReductionCandidates(const PrunerWorkload *w, int loop, int64_t *steps, int cap);
-/* Vector widths: {1, lanes}. */
+/* Vector widths: the one of prunerHostVectorWidth. */
 int prunerHostVectorCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                int64_t *widths, int cap);
+/* The vector width of the host space for `w`: the SIMD lanes of its element type when
+ * the vectorized loop's bound is a multiple of them; else the widest power of two below
+ * that divides it, down to 4; else 1 (scalar: no vectorized loop, NCHW convs, a loop
+ * shorter than the lanes or a bound no vector divides). */
+int prunerHostVectorWidth(const PrunerWorkload *w, const PrunerTargetDesc *t);
 /* The loop that is vectorized: the output's contiguous loop (-1: none, scalar only). */
 int prunerHostVectorLoop(const PrunerWorkload *w);
 /* The operand a host config may pack (promote_operands = [it]): operand 1 of a

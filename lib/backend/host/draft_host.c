@@ -447,7 +447,8 @@ static double hostDraftStepLoads(const HostDraft *h) {
 static void hostDraftRegisterEfficiency(HostDraft *h) {
   const PrunerWorkload *w = h->w;
   const PrunerConfig *c = h->c;
-  h->simd = c->vector_width > 1 ? h->lanes : 1.0;
+  /* A narrower vector than the lanes (a bound no whole vector divides) does that many. */
+  h->simd = c->vector_width > 1 ? dmin((double)c->vector_width, h->lanes) : 1.0;
   h->acc = h->rows * h->vectors;
   double red_ext = 1;
   for (int l = 0; l < h->n; ++l)
@@ -643,8 +644,10 @@ static void hostDraftTraffic(HostDraft *h) {
  * tiles L1-bound in the model; they measure among its fastest (docs/quality.md, "The
  * draft's errors near the top"). */
 static double l1BytesPerCycle(const HostDraft *h) {
-  bool split = h->lanes >= 16 && h->pipes < 2;
-  return LOADS_PER_CYCLE * h->lanes * 4.0 * (split ? 0.5 : 1.0);
+  /* The loads are as wide as the config's vectors (a narrower vector: fewer bytes). */
+  double width = h->c->vector_width > 1 ? h->simd : h->lanes;
+  bool split = width >= 16 && h->pipes < 2;
+  return LOADS_PER_CYCLE * width * 4.0 * (split ? 0.5 : 1.0);
 }
 
 /* Level times from the traffic, and the prediction: the slowest term plus a share

@@ -67,6 +67,20 @@ int prunerHostVectorLoop(const PrunerWorkload *w) {
   return l >= 0 && w->loop_kinds[l] == PRUNER_LOOP_PARALLEL ? l : -1;
 }
 
+int prunerHostVectorWidth(const PrunerWorkload *w, const PrunerTargetDesc *t) {
+  int vl = prunerHostVectorLoop(w), simd = lanes(w, t);
+  if (vl < 0 || scalarOnly(w) || w->bounds[vl] < simd)
+    return 1;
+  /* The vectorized loop is never peeled, so its task and register tiles divide its bound:
+   * a bound that is not a multiple of the lanes (1,000 classes on a 16-lane CPU) had no
+   * config at all. The widest narrower vector that divides it (8 lanes: an AVX2-sized
+   * ymm), down to 4 (an SSE xmm); else scalar (a prime bound). */
+  for (int v = simd; v >= 4; v /= 2)
+    if (w->bounds[vl] % v == 0)
+      return v;
+  return 1;
+}
+
 static int compareInt64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x > y) - (x < y);
@@ -165,11 +179,15 @@ int prunerHostTileCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
     opts = &defaults;
   int64_t bound = w->bounds[loop];
   int vl = prunerHostVectorLoop(w), simd = lanes(w, t);
+  /* The vector loop's register tiles are whole vectors of the space's width; a loop too
+   * long for one scalar tile whose bound no vector divides takes scalar row-like tiles. */
+  int vw = prunerHostVectorWidth(w, t);
+  bool scalar_long = loop == vl && vw == 1 && bound >= simd && !scalarOnly(w);
   bool contraction = w->kind == PRUNER_OP_MATMUL || w->kind == PRUNER_OP_BATCH_MATMUL ||
                      w->kind == PRUNER_OP_CONTRACTION;
   /* Contractions: tasks of at least MIN_TASK_TILE rows; a batch loop (one attention head
    * per task) and other ops (small spatial loops of convolutions) may split down to one. */
-  int64_t min_tile = loop == vl ? simd
+  int64_t min_tile = loop == vl ? (vw > 1 ? vw : simd)
                      : contraction && w->loop_roles[loop] != PRUNER_ROLE_BATCH ? MIN_TASK_TILE
                                                                                : 1;
   if (min_tile > bound)
@@ -186,10 +204,19 @@ int prunerHostTileCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
       }
       continue;
     }
-    if (loop == vl && wg >= simd) {
+    if (scalar_long) {
+      /* Scalar register tiles dividing the task tile (the contiguous loop is not peeled). */
+      for (size_t j = 0; j < sizeof kRegisterRows / sizeof *kRegisterRows; ++j) {
+        int64_t th = kRegisterRows[j];
+        if (th <= wg && wg % th == 0 && th <= opts->max_thread_tile && n < cap) {
+          workgroup[n] = wg;
+          thread[n++] = th;
+        }
+      }
+    } else if (loop == vl && vw > 1 && wg >= vw) {
       /* Whole SIMD vectors that divide the task tile (no masked vectors). */
       for (size_t j = 0; j < sizeof kRegisterVectors / sizeof *kRegisterVectors; ++j) {
-        int64_t th = kRegisterVectors[j] * simd;
+        int64_t th = kRegisterVectors[j] * vw;
         if (th <= wg && wg % th == 0 && th <= opts->max_thread_tile && n < cap) {
           workgroup[n] = wg;
           thread[n++] = th;
@@ -237,12 +264,11 @@ int prunerHostReductionCandidates(const PrunerWorkload *w, int loop, int64_t *st
 
 int prunerHostVectorCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                int64_t *widths, int cap) {
-  int vl = prunerHostVectorLoop(w), simd = lanes(w, t);
   if (cap < 1)
     return 0;
   /* Scalar code is never faster when a whole vector fits (docs/host.md, H2: the untiled,
    * scalar lowering is ~300x slower); 1 is offered only where no vector fits. */
-  widths[0] = vl >= 0 && w->bounds[vl] >= simd && !scalarOnly(w) ? simd : 1;
+  widths[0] = prunerHostVectorWidth(w, t);
   return 1;
 }
 
@@ -272,9 +298,11 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
   if (c->promote_operands && c->vector_width <= 1)
     FAIL("promote_operands = [1] packs a vectorized register panel; vector_width is %d", op,
          (int)c->vector_width);
-  if (c->vector_width != 1 && c->vector_width != simd)
-    FAIL("vector_width = %d is neither 1 nor the %d SIMD lanes of this CPU", op,
-         (int)c->vector_width, simd);
+  int narrow = prunerHostVectorWidth(w, t);
+  if (c->vector_width != 1 && c->vector_width != simd && c->vector_width != narrow)
+    FAIL("vector_width = %d is neither 1 nor the %d SIMD lanes of this CPU%s", op,
+         (int)c->vector_width, simd,
+         narrow > 1 && narrow < simd ? " nor the narrower vector that divides the loop" : "");
   if (c->vector_width > 1 && scalarOnly(w))
     FAIL("vector_width = %d: NCHW convolutions are not vectorized on the host", op,
          (int)c->vector_width);

@@ -24,6 +24,7 @@
 #include <mlir-c/IR.h>
 
 #include "pruner/backend/host.h"
+#include "pruner/backend/host_rules.h"
 #include "pruner/ir.h"
 #include "pruner/ir_context.h"
 
@@ -104,6 +105,23 @@ static void test_matmul(void **state) {
   PrunerWorkload w;
   prunerWorkloadMatmul(&w, 96, 128, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   checkSpace(&w, 6);
+}
+
+/* A vectorized loop whose bound no whole vector of the lanes divides (1,000 classes on a
+ * 16-lane CPU) gets the widest narrower vector that does, and a prime bound scalar
+ * tiles: both had no config at all. Checked against the described lanes, measured and
+ * compared with the reference. */
+static void test_matmul_narrow_vectors(void **state) {
+  (void)state;
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 1, 1000, 256, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  int lanes = prunerHostTargetSimdLanes(&target), width = prunerHostVectorWidth(&w, &target);
+  assert_true(width >= 4 && width <= lanes && 1000 % width == 0);
+  assert_true(width == lanes || 1000 % (2 * width) != 0); /* the widest that divides */
+  checkSpace(&w, 4);
+  prunerWorkloadMatmul(&w, 97, 61, 53, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_int_equal(prunerHostVectorWidth(&w, &target), 1);
+  checkSpace(&w, 3);
 }
 
 static void test_batch_matmul(void **state) {
@@ -555,6 +573,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_space_rules),    cmocka_unit_test(test_packing),
       cmocka_unit_test(test_matmul),         cmocka_unit_test(test_batch_matmul),
+      cmocka_unit_test(test_matmul_narrow_vectors),
       cmocka_unit_test(test_conv_nhwc),      cmocka_unit_test(test_conv_nchw_strided),
       cmocka_unit_test(test_elementwise),    cmocka_unit_test(test_reduction),
       cmocka_unit_test(test_baseline),       cmocka_unit_test(test_remeasure),
