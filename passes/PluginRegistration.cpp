@@ -149,6 +149,18 @@ struct PipelineErrorPass : public mlir::PassWrapper<PipelineErrorPass, mlir::Ope
   std::string message;
 };
 
+// A pipeline's last pass: refuses a module it left with linalg ops in it.
+struct PipelineLoweredPass : public mlir::PassWrapper<PipelineLoweredPass, mlir::OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PipelineLoweredPass)
+  explicit PipelineLoweredPass(std::string p) : pipeline(std::move(p)) {}
+  llvm::StringRef getArgument() const final { return "pruner-pipeline-lowered"; }
+  void runOnOperation() override {
+    if (!prunerPipelineCheckLowered(wrap(getOperation()), pipeline.c_str()).ok)
+      signalPassFailure(); // the op left carries the error
+  }
+  std::string pipeline;
+};
+
 // A pipeline's first pass: refuses nested modules it would leave unlowered.
 struct PipelineCheckPass : public mlir::PassWrapper<PipelineCheckPass, mlir::OperationPass<>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PipelineCheckPass)
@@ -193,8 +205,11 @@ void buildGpuPipeline(mlir::OpPassManager &pm, const GpuPipelineOptions &options
   pm.addPass(std::make_unique<ApplyConfigPass>(options.chip.getValue(), true));
   std::string err;
   llvm::raw_string_ostream os(err);
-  if (mlir::failed(mlir::parsePassPipeline(text, pm, os)))
+  if (mlir::failed(mlir::parsePassPipeline(text, pm, os))) {
     pm.addPass(std::make_unique<PipelineErrorPass>("pruner-gpu-pipeline: " + err));
+    return;
+  }
+  pm.addPass(std::make_unique<PipelineLoweredPass>("pruner-gpu-pipeline"));
 }
 
 // The first pass of pruner-cpu-pipeline: see prunerCpuApplyConfigRun. Not registered on
@@ -260,6 +275,7 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &options
     return;
   }
   pm.addPass(std::make_unique<CpuTargetFeaturesPass>(options.target.getValue()));
+  pm.addPass(std::make_unique<PipelineLoweredPass>("pruner-cpu-pipeline"));
 }
 
 void registerPrunerPasses() {

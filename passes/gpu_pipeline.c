@@ -124,3 +124,26 @@ PrunerStatus prunerPipelineCheckNestedModules(MlirOperation module, const char *
   mlirOperationWalk(module, checkNested, &c, MlirWalkPreOrder);
   return c.status;
 }
+
+static MlirWalkResult findLinalg(MlirOperation op, void *user) {
+  MlirOperation *found = user;
+  if (namePrefix(op, "linalg.")) {
+    *found = op;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+PrunerStatus prunerPipelineCheckLowered(MlirOperation module, const char *pipeline) {
+  MlirOperation left = {NULL};
+  mlirOperationWalk(module, findLinalg, &left, MlirWalkPreOrder);
+  if (mlirOperationIsNull(left))
+    return prunerStatusOk();
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(left));
+  PrunerStatus s = prunerStatusError(
+      "%s: %.*s is left unlowered: no pass of the pipeline lowers it (an aggregate op such as "
+      "linalg.softmax: decompose it first, e.g. with transform.structured.decompose_interface)",
+      pipeline, (int)(name.length < 64 ? name.length : 64), name.data);
+  prunerEmitError(left, s.message);
+  return s;
+}

@@ -53,6 +53,11 @@ PrunerStatus prunerCpuTargetFeaturesRun(MlirOperation module, const char *target
  * module, naming the nesting that lowers it. */
 PrunerStatus prunerPipelineCheckNestedModules(MlirOperation module, const char *pipeline);
 
+/* The last pass of both pipelines: a linalg op still in the module (one no pass lowers,
+ * linalg.softmax) is an error on it; the pipeline used to succeed with the op in its
+ * output, which mlir-translate then refused. */
+PrunerStatus prunerPipelineCheckLowered(MlirOperation module, const char *pipeline);
+
 #ifdef __cplusplus
 }
 #endif
