@@ -365,8 +365,20 @@ int main(int argc, char **argv) {
     prunerRecordsDestroy(records);
     return 1;
   }
-  printf("target %s, %d folds, leave-workload-out, %zu workloads, %ld own records each\n",
-         key, folds, count, own);
+  /* Workloads are dealt round robin into the folds: more folds than workloads are as many
+   * as there are workloads. */
+  int used_folds = (size_t)folds > count ? (int)count : folds;
+  printf("target %s, %d folds%s, leave-workload-out, %zu workloads, %ld own records each\n",
+         key, used_folds, used_folds < folds ? " (fewer workloads than --folds)" : "", count,
+         own);
+  size_t other = 0;
+  for (size_t i = 0; i < prunerRecordsCount(records); ++i) {
+    const PrunerRecord *r = prunerRecordsGet(records, i);
+    other += r->status == PRUNER_RECORD_OK && strcmp(r->target_key, key) != 0;
+  }
+  if (other > 0)
+    printf("note: %zu ok record(s) of other targets not used (--dataset-target=KEY picks "
+           "another)\n", other);
   if (as_tuned >= 0 && opts.eval_first_batch_tiles > 0)
     printf("as tuned: own = the tuner's first batch of 16 (from slot %ld on, the draft's best "
            "of each new thread tile), then the draft's order, %ld in all; ranked: the next "
@@ -391,7 +403,9 @@ int main(int argc, char **argv) {
     const PrunerEvalWorkload *e = &results[i];
     if (!quiet)
       printRow(e->workload_key, &e->verifier, &e->draft, e->verifier.n,
-               e->verifier_fell_back ? "  (verifier = draft: too few records)" : "");
+               !e->verifier_fell_back ? ""
+               : e->verifier.pairs    ? "  (verifier = draft: too few records)"
+                                      : "  (verifier = draft: no two latencies differ)");
     if (!quiet && interval)
       printInterval(&e->difference);
     n += e->verifier.n;
@@ -406,8 +420,9 @@ int main(int argc, char **argv) {
       pairs += e->verifier.pairs;
     }
   }
-  vsum.pairwise_accuracy = pairs ? vpair / (double)pairs : 0.0;
-  dsum.pairwise_accuracy = pairs ? dpair / (double)pairs : 0.0;
+  /* No pair to order is no accuracy (NaN, as on each workload's row), not 0. */
+  vsum.pairwise_accuracy = pairs ? vpair / (double)pairs : NAN;
+  dsum.pairwise_accuracy = pairs ? dpair / (double)pairs : NAN;
   printRow("overall (pairs pooled, top-k averaged)", &vsum, &dsum, n, "");
   free(results);
   prunerRecordsDestroy(records);
