@@ -18,9 +18,16 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -ge 2 ] || { sed -n 2,16p "$0"; exit 2; }
 dataset=$1 workload=$2 build=${3:-$root/build}
 objdump=${OBJDUMP:-$(command -v llvm-objdump-22 || echo /usr/lib/llvm-22/bin/llvm-objdump)}
-python3 - "$dataset" "$workload" "$build/bin/pruner-host-tool" "$objdump" <<'PY'
+for f in "$dataset" "$workload" "$build/bin/pruner-host-tool" "$build/bin/pruner-draft"; do
+  [ -e "$f" ] || { echo "conv-spill-census.sh: $f: no such file" >&2; exit 2; }
+done
+# The census compiles the module's conv with each tile of the records: they must be of it.
+key=$("$build/bin/pruner-draft" "$workload" --target=host --top=1 2>/dev/null |
+      sed -n 's/^op 0: [^ ]* //p')
+[ -n "$key" ] || { echo "conv-spill-census.sh: $workload: no tunable op" >&2; exit 2; }
+python3 - "$dataset" "$workload" "$build/bin/pruner-host-tool" "$objdump" "$key" <<'PY'
 import json, statistics, subprocess, sys, tempfile, os
-dataset, workload, tool, objdump = sys.argv[1:5]
+dataset, workload, tool, objdump, module_key = sys.argv[1:6]
 best, target_key = {}, None
 for n, line in enumerate(open(dataset), 1):
     try:
@@ -30,6 +37,9 @@ for n, line in enumerate(open(dataset), 1):
     c = r.get('config')
     if r.get('status') != 'ok' or not c or c.get('vector_width', 1) <= 1:
         continue
+    if r.get('workload_key') != module_key:
+        sys.exit('%s:%d: records of %s, but %s holds %s: give the module the records '
+                 'measured' % (dataset, n, r.get('workload_key'), workload, module_key))
     kind = r.get('workload', {}).get('kind')
     if kind != 'conv_2d_nhwc_hwcf':
         sys.exit('%s:%d: workload kind %r; the census reads conv_2d_nhwc_hwcf register '
