@@ -149,27 +149,18 @@ struct PipelineErrorPass : public mlir::PassWrapper<PipelineErrorPass, mlir::Ope
   std::string message;
 };
 
-// A pipeline's last pass: refuses a module it left with linalg ops in it.
-struct PipelineLoweredPass : public mlir::PassWrapper<PipelineLoweredPass, mlir::OperationPass<>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PipelineLoweredPass)
-  explicit PipelineLoweredPass(std::string p) : pipeline(std::move(p)) {}
-  llvm::StringRef getArgument() const final { return "pruner-pipeline-lowered"; }
-  void runOnOperation() override {
-    if (!prunerPipelineCheckLowered(wrap(getOperation()), pipeline.c_str()).ok)
-      signalPassFailure(); // the op left carries the error
-  }
-  std::string pipeline;
-};
-
-// A pipeline's first pass: refuses nested modules it would leave unlowered.
+// A pipeline's check of the whole module (prunerPipelineCheckNestedModules first,
+// prunerPipelineCheckLowered last): the op at fault carries the error.
 struct PipelineCheckPass : public mlir::PassWrapper<PipelineCheckPass, mlir::OperationPass<>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PipelineCheckPass)
-  explicit PipelineCheckPass(std::string p) : pipeline(std::move(p)) {}
+  using Check = PrunerStatus (*)(MlirOperation module, const char *pipeline);
+  PipelineCheckPass(Check c, std::string p) : check(c), pipeline(std::move(p)) {}
   llvm::StringRef getArgument() const final { return "pruner-pipeline-check"; }
   void runOnOperation() override {
-    if (!prunerPipelineCheckNestedModules(wrap(getOperation()), pipeline.c_str()).ok)
-      signalPassFailure(); // the nested module carries the error
+    if (!check(wrap(getOperation()), pipeline.c_str()).ok)
+      signalPassFailure();
   }
+  Check check;
   std::string pipeline;
 };
 
@@ -201,7 +192,8 @@ void buildGpuPipeline(mlir::OpPassManager &pm, const GpuPipelineOptions &options
     pm.addPass(std::make_unique<PipelineErrorPass>(s.message));
     return;
   }
-  pm.addPass(std::make_unique<PipelineCheckPass>("pruner-gpu-pipeline"));
+  pm.addPass(std::make_unique<PipelineCheckPass>(prunerPipelineCheckNestedModules,
+                                               "pruner-gpu-pipeline"));
   pm.addPass(std::make_unique<ApplyConfigPass>(options.chip.getValue(), true));
   std::string err;
   llvm::raw_string_ostream os(err);
@@ -209,7 +201,8 @@ void buildGpuPipeline(mlir::OpPassManager &pm, const GpuPipelineOptions &options
     pm.addPass(std::make_unique<PipelineErrorPass>("pruner-gpu-pipeline: " + err));
     return;
   }
-  pm.addPass(std::make_unique<PipelineLoweredPass>("pruner-gpu-pipeline"));
+  pm.addPass(
+      std::make_unique<PipelineCheckPass>(prunerPipelineCheckLowered, "pruner-gpu-pipeline"));
 }
 
 // The first pass of pruner-cpu-pipeline: see prunerCpuApplyConfigRun. Not registered on
@@ -266,7 +259,8 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &options
     pm.addPass(std::make_unique<PipelineErrorPass>(s.message));
     return;
   }
-  pm.addPass(std::make_unique<PipelineCheckPass>("pruner-cpu-pipeline"));
+  pm.addPass(std::make_unique<PipelineCheckPass>(prunerPipelineCheckNestedModules,
+                                               "pruner-cpu-pipeline"));
   pm.addPass(std::make_unique<CpuApplyConfigPass>(options.target.getValue(), options.cInterface));
   std::string err;
   llvm::raw_string_ostream os(err);
@@ -275,7 +269,8 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &options
     return;
   }
   pm.addPass(std::make_unique<CpuTargetFeaturesPass>(options.target.getValue()));
-  pm.addPass(std::make_unique<PipelineLoweredPass>("pruner-cpu-pipeline"));
+  pm.addPass(
+      std::make_unique<PipelineCheckPass>(prunerPipelineCheckLowered, "pruner-cpu-pipeline"));
 }
 
 void registerPrunerPasses() {
