@@ -33,7 +33,7 @@
  * same lowering upstream's GPU examples use (loops of an op with no parallel loop, a
  * full reduction, stay host loops). */
 #define LEFTOVERS                                                                                  \
-  "one-shot-bufferize{bufferize-function-boundaries=1 "                                            \
+  "one-shot-bufferize{bufferize-function-boundaries=1 allow-return-allocs-from-loops=1 "           \
   "function-boundary-type-conversion=identity-layout-map},"                                        \
   "func.func(convert-linalg-to-parallel-loops,gpu-map-parallel-loops,"                             \
   "convert-parallel-loops-to-gpu),"

@@ -45,6 +45,7 @@ config.substitutions.append(("%examples", os.path.join(config.pruner_src_root, "
 # kernels' __kmpc_* calls; docs/host.md, "From a tuned module to an object").
 llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
 config.substitutions.append(("%cc", config.c_compiler))
+config.substitutions.append(("%llvm_lib", llvm_lib_dir))
 config.substitutions.append(
     ("%host_link_flags", f"-lopenblas -L{llvm_lib_dir} -lomp -Wl,-rpath,{llvm_lib_dir} -lm"))
 

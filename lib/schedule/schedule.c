@@ -1090,7 +1090,8 @@ static void appendBufferizeSequence(PrunerText *t) {
       " {\n"
       "    // IdentityLayoutMap: the default dynamic layout cost 184 registers instead of 48.\n"
       "    %%b = transform.bufferization.one_shot_bufferize layout{IdentityLayoutMap} %%root "
-      "{bufferize_function_boundaries = true, memcpy_op = \"linalg.copy\"} : (" ANY ") -> " ANY "\n"
+      "{bufferize_function_boundaries = true, allow_return_allocs_from_loops = true, "
+      "memcpy_op = \"linalg.copy\"} : (" ANY ") -> " ANY "\n"
       "    %%f = transform.structured.match ops{[\"func.func\"]} in %%b : (" ANY ") -> " ANY "\n");
   appendVectorLowering(t, "%f");
   prunerTextAppend(t, "    transform.yield %%b : " ANY "\n  }\n");

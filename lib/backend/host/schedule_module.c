@@ -22,11 +22,14 @@
 /* One-shot bufferization with identity layouts at the function boundary; results equal
  * to an argument are dropped (the kernel writes its output argument in place); the
  * canonicalize removes the alloc + copy per tile that would otherwise need memrefCopy
- * (docs/host.md, H2). */
+ * (docs/host.md, H2). A loop that yields a new tensor (an op filling a fresh buffer each
+ * iteration from the last one's result) gets an allocation per iteration instead of the
+ * error "Yield operand #0 is not equivalent to the corresponding iter bbArg"; IR that
+ * bufferized before is bufferized as before. */
 #define BUFFERIZE_PIPELINE                                                                         \
   "builtin.module(one-shot-bufferize{bufferize-function-boundaries "                               \
-  "function-boundary-type-conversion=identity-layout-map},drop-equivalent-buffer-results,"         \
-  "canonicalize,cse)"
+  "function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops},"         \
+  "drop-equivalent-buffer-results,canonicalize,cse)"
 
 const char *prunerHostBufferizePipeline(void) { return BUFFERIZE_PIPELINE; }
 
