@@ -68,6 +68,10 @@ const char *prunerIreeToolsDir(void) {
       textf(dir, sizeof dir, "%s/bin", env);
       return dir;
     }
+    /* Named but holding no IREE: the folder asked for, so that the tools' check fails
+     * naming it (it fell back to the configured IREE without a word). */
+    textf(dir, sizeof dir, "%s", env);
+    return dir;
   }
   textf(dir, sizeof dir, "%s", PRUNER_IREE_DEFAULT_BIN);
   return dir;
@@ -119,13 +123,32 @@ PrunerStatus prunerIreeCheckTools(char *version, size_t size) {
   char log[2048];
   char *argv[] = {"iree-compile", "--version", NULL};
   int r = runTool(argv, 60, log, sizeof log, NULL);
+  const char *env = getenv("PRUNER_IREE_DIR");
+  char from[PATH_SIZE + 32] = "";
+  if (env && *env)
+    textf(from, sizeof from, " (PRUNER_IREE_DIR=%s)", env);
   if (r != 0) {
     char path[PATH_SIZE + 32];
     toolPath("iree-compile", path, sizeof path);
-    return prunerStatusError("IREE: %s does not run (%s); install IREE with "
+    char *nl; /* one line: the tool's last newline is not the message's */
+    while ((nl = strchr(log, '\n')) != NULL)
+      *nl = nl[1] ? ' ' : '\0';
+    return prunerStatusError("IREE: %s%s does not run (%s); install IREE with "
                              "PRUNER_WITH_IREE=1 scripts/setup.sh or point PRUNER_IREE_DIR at "
-                             "a folder holding iree-compile (docs/iree.md)",
-                             path, log[0] ? log : "no output");
+                             "a folder holding iree-compile, iree-run-module and "
+                             "iree-benchmark-module (docs/iree.md)",
+                             path, from, log[0] ? log : "no output");
+  }
+  /* The other two run each candidate: missing, every measurement would be recorded as an
+   * invalid config, a verdict a rerun with the right tools never revisits. */
+  const char *others[] = {"iree-run-module", "iree-benchmark-module"};
+  for (size_t i = 0; prunerIreeToolsDir()[0] && i < 2; ++i) {
+    char path[PATH_SIZE + 32];
+    toolPath(others[i], path, sizeof path);
+    if (access(path, X_OK) != 0)
+      return prunerStatusError("IREE: %s%s: %s; the folder must hold iree-compile, "
+                               "iree-run-module and iree-benchmark-module (docs/iree.md)",
+                               path, from, strerror(errno));
   }
   if (version) {
     const char *line = strstr(log, "compiler version");
