@@ -516,7 +516,22 @@ PrunerStatus prunerIreeSpecText(const PrunerTargetDesc *t, const PrunerWorkload 
                          "!transform.any_op {transform.consumed}) -> !transform.any_op "
                          "attributes {iree_codegen.tuning_spec_entrypoint} {\n");
     if (num_kept == 0) {
-      prunerTextAppend(&b, "    transform.yield %%variant_op : !transform.any_op\n  }\n}\n");
+      /* IREE takes a default-entrypoint spec only with exactly a foreach_match and a yield
+       * in it, and a foreach_match needs a pair: one whose matcher matches no op ("must
+       * contain exactly two operations", when there was no tuned op). */
+      prunerTextAppend(&b, "    %%res = transform.foreach_match in %%variant_op\n"
+                           "        @match_nothing -> @apply_op_config\n"
+                           "      : (!transform.any_op) -> !transform.any_op\n"
+                           "    transform.yield %%res : !transform.any_op\n  }\n");
+      prunerTextAppend(&b, "  // No tuned op: this matcher matches none; IREE keeps its configs.\n"
+                           "  transform.named_sequence @match_nothing(%%op: !transform.any_op "
+                           "{transform.readonly}) -> (!transform.any_op, !transform.any_param) {\n"
+                           "    transform.match.operation_name %%op [\"pruner.no_tuned_op\"] : "
+                           "!transform.any_op\n"
+                           "    %%config = transform.param.constant 0 : i64 -> "
+                           "!transform.any_param\n"
+                           "    transform.yield %%op, %%config : !transform.any_op, "
+                           "!transform.any_param\n  }\n}\n");
     } else {
       prunerTextAppend(&b, "    %%res = transform.foreach_match in %%variant_op\n");
       for (size_t j = 0; j < num_kept; ++j)
