@@ -359,6 +359,7 @@ PrunerStatus tuneEnginePrepare(TuneEngine *e) {
     if (!st.ok) {
       tuneNote(e, (int)i, "warning: %s %s: no tuning space: %s", t->w.op_name, t->w.key,
                st.message);
+      snprintf(t->no_space, sizeof t->no_space, "%s", st.message);
       t->done = true;
       continue;
     }

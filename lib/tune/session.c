@@ -634,6 +634,10 @@ static void tuneShape(const PrunerWorkload *w, char *buf, size_t size) {
 static void tuneNoBestReason(TuneEngine *e, size_t i, const PrunerTuneTaskInfo *info,
                              char *buf, size_t size) {
   const TuneTask *t = &e->tasks[i];
+  if (t->no_space[0]) { /* the backend's own reason (an op kind it does not configure) */
+    snprintf(buf, size, "not tuned: %.*s", (int)(size > 12 ? size - 12 : 0), t->no_space);
+    return;
+  }
   if (t->space_size == 0) {
     snprintf(buf, size, "not tuned: no valid config%s on %s",
              e->opts.schedule_kinds ? " of the --schedules kinds" : "", e->target.name);

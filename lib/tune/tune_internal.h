@@ -28,6 +28,7 @@ typedef struct TuneTask {
   PrunerSpace space;
   PrunerDraft draft;
   uint64_t space_size;
+  char no_space[PRUNER_STATUS_MESSAGE_SIZE]; /* why the backend has no space ("": it has) */
   /* Draft survivors, fastest first; grows (doubling) when the unmeasured part runs low. */
   PrunerDraftCandidate *pool;
   size_t pool_len;
