@@ -155,6 +155,12 @@ size_t prunerRecordsCount(PrunerRecords records);
 const PrunerRecord *prunerRecordsGet(PrunerRecords records, size_t i);
 /* Skipped-line report of the last load ("" if none). */
 const char *prunerRecordsWarnings(PrunerRecords records);
+
+/* Ok when `records` holds a record; else an error naming the file: "PATH holds no record
+ * (empty)" or "PATH: not a records file (no line of it is a record; N line(s) skipped,
+ * first: REASON)". For files a run reads records from (a replay file, --ingest, a
+ * training set): given a module or a bundle manifest it would find nothing to read. */
+PrunerStatus prunerRecordsRequireRecords(PrunerRecords records);
 size_t prunerRecordsSkippedLines(PrunerRecords records);
 
 /* The record measuring `config` of `workload_key` on `target_key`, or NULL. */

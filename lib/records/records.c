@@ -429,6 +429,15 @@ static PrunerStatus checkRegular(PrunerRecords r) {
   return prunerStatusOk();
 }
 
+/* The reason the first skipped line was skipped (its "path:line: skipped: " prefix cut),
+ * at most 200 characters of its first line; "" when no line was skipped. */
+static const char *firstSkipReason(PrunerRecords r, int *len) {
+  const char *first = strstr(r->warnings, ": skipped: ");
+  size_t n = first ? strcspn(first + 11, "\n") : 0;
+  *len = (int)(n < 200 ? n : 200);
+  return first ? first + 11 : "";
+}
+
 /* One writer per records file: two tuners appending to one log would measure the same
  * configs twice, each unaware of the other's lines. The lock (flock, exclusive) lives as
  * long as the file is open and goes away with the process, even after kill -9. */
@@ -468,11 +477,11 @@ static PrunerStatus openWithMode(const char *path, bool read_only, PrunerRecords
    * append of a run that was killed. */
   bool torn_first = r->file_lines == 1 && r->needs_newline && r->first_byte == '{';
   if (status.ok && !read_only && r->count == 0 && r->skipped > 0 && !torn_first) {
-    const char *first = strstr(r->warnings, ": skipped: ");
-    size_t len = first ? strcspn(first + 11, "\n") : 0;
+    int len;
+    const char *first = firstSkipReason(r, &len);
     status = prunerStatusError("%s: not a records file (no line of it is a record; first: "
                                "%.*s; docs/records.md); refusing to append to it",
-                               path, (int)(len < 200 ? len : 200), first ? first + 11 : "");
+                               path, len, first);
   }
   if (!status.ok) {
     prunerRecordsDestroy(r);
@@ -725,4 +734,16 @@ PrunerStatus prunerRecordsDatasetTarget(PrunerRecords records, const char *key,
              "machine): the first record's are modelled",
              others);
   return st;
+}
+
+PrunerStatus prunerRecordsRequireRecords(PrunerRecords r) {
+  if (r->count > 0)
+    return prunerStatusOk();
+  if (r->skipped == 0)
+    return prunerStatusError("%s holds no record (empty)", r->path);
+  int len;
+  const char *first = firstSkipReason(r, &len);
+  return prunerStatusError("%s: not a records file (no line of it is a record; %zu line(s) "
+                           "skipped, first: %.*s)",
+                           r->path, r->skipped, len, first);
 }

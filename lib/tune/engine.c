@@ -176,15 +176,9 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
     size_t ours = 0;
     for (size_t i = 0; i < prunerRecordsCount(e->replay); ++i)
       ours += strcmp(prunerRecordsGet(e->replay, i)->target_key, e->target_key) == 0;
-    if (prunerRecordsCount(e->replay) == 0 && prunerRecordsSkippedLines(e->replay) == 0)
-      return prunerStatusError("replay file %s holds no record (empty)", opts->measure_path);
-    if (prunerRecordsCount(e->replay) == 0) {
-      const char *first = prunerRecordsWarnings(e->replay);
-      return prunerStatusError("replay file %s: not a records file (no line of it is a "
-                               "record; %zu line(s) skipped, first: %.*s)",
-                               opts->measure_path, prunerRecordsSkippedLines(e->replay),
-                               (int)strcspn(first, "\n"), first);
-    }
+    PrunerStatus some = prunerRecordsRequireRecords(e->replay);
+    if (!some.ok)
+      return prunerStatusError("replay file %s", some.message);
     if (ours == 0) {
       const char *other = prunerRecordsBusiestTarget(e->replay);
       return prunerStatusError("replay file %s holds no record of target %s (its records "
@@ -1178,13 +1172,9 @@ PrunerStatus tuneIngest(TuneEngine *e, const char *path) {
   if (!st.ok)
     return st;
   /* A bundle's manifest or the module given for its results.jsonl: nothing to ingest. */
-  if (prunerRecordsCount(in) == 0) {
-    const char *first = prunerRecordsWarnings(in);
-    st = prunerStatusError("--ingest %s: not a records file (no line of it is a record; "
-                           "%zu line(s) skipped%s%.*s); a bundle's results are its "
-                           "results.jsonl",
-                           path, prunerRecordsSkippedLines(in), first[0] ? ", first: " : "",
-                           (int)strcspn(first, "\n"), first);
+  st = prunerRecordsRequireRecords(in);
+  if (!st.ok) {
+    st = prunerStatusError("--ingest %s; a bundle's results are its results.jsonl", st.message);
     prunerRecordsDestroy(in);
     return st;
   }

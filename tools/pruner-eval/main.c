@@ -150,8 +150,7 @@ static int trainModel(const char *const *paths, int num_paths, const char *model
   for (int i = 0; s.ok && i < num_paths; ++i) {
     s = prunerRecordsCreateReadOnly(paths[i], &files[i]);
     if (s.ok && prunerRecordsCount(files[i]) == 0)
-      s = prunerStatusError("%s: no record in it (%zu line(s) skipped: not a records file?)",
-                            paths[i], prunerRecordsSkippedLines(files[i]));
+      s = prunerRecordsRequireRecords(files[i]);
     else if (s.ok && prunerRecordsSkippedLines(files[i]))
       fprintf(stderr, "pruner-eval: warning: %s\n", prunerRecordsWarnings(files[i]));
     if (s.ok)
