@@ -96,15 +96,17 @@ int main(int argc, char **argv) {
   }
   /* Checked before the device is probed: the records file must be a file that can be
    * written, and not one of the bundle's own (its manifest, a cubin). */
-  char manifest[4200];
+  char manifest[4200], inside[8448]; /* the bundle folder, then the -o name */
+  const char *base = strrchr(records, '/');
   snprintf(manifest, sizeof manifest, "%s/manifest.json", bundle_dir);
+  snprintf(inside, sizeof inside, "%s/%s", bundle_dir, base ? base + 1 : records);
   const char *dot = strrchr(records, '.');
+  bool cubin = dot && !strcmp(dot, ".cubin") && prunerSameFile(records, inside);
   st = prunerCheckOutputPath("-o", records);
-  if (st.ok && (prunerSameFile(records, manifest) || (dot && !strcmp(dot, ".cubin"))))
+  if (st.ok && (prunerSameFile(records, manifest) || cubin))
     st = prunerStatusError("-o %s: names the bundle's %s; the records go to a file of their "
                            "own (default: %s/records.jsonl)",
-                           records, dot && !strcmp(dot, ".cubin") ? "cubin" : "manifest",
-                           bundle_dir);
+                           records, cubin ? "cubin" : "manifest", bundle_dir);
   if (!st.ok) {
     fprintf(stderr, "pruner-run: %s\n", st.message);
     prunerBundleDestroy(bundle);
