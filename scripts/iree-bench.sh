@@ -3,7 +3,9 @@
 # pruner-tune --target=iree-cpu per shape (TRIALS candidates), whose final check times
 # the best 4 configs and IREE's default build back to back in 5 interleaved rounds.
 # Usage: scripts/iree-bench.sh [build-dir] [TRIALS] [OUT-DIR]
-# Prints one line per shape: shape, tuned median, default median (µs), speedup, config.
+# Prints one line per shape: shape, tuned median, default median (µs), speedup, config, and
+# what the spec got: the config, or "default" where IREE's default measured faster
+# (docs/tune.md, "Keeping the compiler's default").
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 trials=${2:-16}
@@ -32,7 +34,7 @@ func.func @attn(%a: tensor<12x128x64xf32>, %b: tensor<12x64x128xf32>) -> tensor<
   return %r : tensor<12x128x128xf32>
 }
 MLIR
-printf "%-34s %12s %12s %8s  %s\n" workload tuned_us default_us speedup config
+printf "%-34s %12s %12s %8s %8s  %s\n" workload tuned_us default_us speedup written config
 for m in ffn_up attn gemv; do
   "$build/bin/pruner-tune" "$m.mlir" -o "$m.out.mlir" --target=iree-cpu --trials="$trials" \
     --batch=4 --records="$m.jsonl" --spec="$m.spec.mlir" > "$m.table" 2> "$m.log"
@@ -41,5 +43,7 @@ for m in ffn_up attn gemv; do
   config=$(grep -o "chose [^(]*" "$m.log" | cut -d' ' -f2- | sed 's/ *$//')
   base=$(grep -o "IREE-default median [0-9.]*" "$m.log" | cut -d' ' -f3)
   speed=$(awk -v t="$tuned" -v b="$base" 'BEGIN { printf "%.2fx", b / t }')
-  printf "%-34s %12s %12s %8s  %s\n" "$key" "$tuned" "$base" "$speed" "$config"
+  written=config
+  if grep -q "the op keeps it, no config is written" "$m.log"; then written=default; fi
+  printf "%-34s %12s %12s %8s %8s  %s\n" "$key" "$tuned" "$base" "$speed" "$written" "$config"
 done

@@ -110,6 +110,11 @@ typedef struct PrunerBackend {
   /* The --measure mode that means "on this target's device" (the default). */
   PrunerTuneMeasure device_measure;
   const char *baseline_name; /* what the winner is compared with: "cuBLAS", "OpenBLAS"  */
+  /* The baseline is the compiler's own build of the op with no config (IREE's default),
+   * so leaving the op unconfigured is a result the tuner can write: a winner measured
+   * slower than the baseline is not written (PrunerTuneTaskInfo.default_kept). False for
+   * a library baseline (cuBLAS, OpenBLAS), which no compiler output can fall back to. */
+  bool baseline_is_default;
   /* The version of the kernels it builds from a config (>= 1), stamped on its records;
    * the tuner never reuses a record of another version (docs/records.md). Raised with
    * any change that alters an existing config's kernel. */

@@ -168,6 +168,11 @@ typedef struct PrunerTuneOptions {
   int compile_jobs;          /* parallel compile workers; 0: number of cores          */
   int final_candidates;      /* host: configs per workload re-measured back to back at
                                 the end, the fastest median wins; default 4; 0: off    */
+  /* On a backend whose baseline is the compiler's default (baseline_is_default): leave
+   * an op unconfigured when the default measured faster than its best config (the final
+   * check's medians when there was one). Default true; false writes the winner anyway
+   * (--keep-default=never, docs/tune.md). */
+  bool keep_faster_default;
   uint64_t seed;             /* epsilon-greedy and sampling; default 1                */
   /* Watchdog per candidate (host: JIT + runs; GPU: compile and pruner-run); 0: the
    * backend's default (60 s; 10 s for pruner-run). */
@@ -209,6 +214,10 @@ typedef struct PrunerTuneTaskInfo {
   double best_p25_us, best_p75_us;
   double baseline_p25_us, baseline_p75_us;
   double tuning_best_us;
+  /* The compiler's default (the baseline, PrunerBackend.baseline_is_default) measured
+   * faster than `best`: the op is written without a config, so the compiler keeps its
+   * own choice; `best` and best_us still describe the fastest config found. */
+  bool default_kept;
 } PrunerTuneTaskInfo;
 
 typedef struct PrunerTuneSessionImpl *PrunerTuneSession;

@@ -140,6 +140,11 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
   st = tuneResolveMeasure(e);
   if (!st.ok)
     return st;
+  if (!e->opts.keep_faster_default && !backend->baseline_is_default)
+    return prunerStatusError("--keep-default=never: %s's baseline (%s) is not a build of the "
+                             "op by the compiler, so there is no default to keep or to pass "
+                             "over; the flag is for IREE targets",
+                             e->target.name, backend->baseline_name);
 
   if (opts->records_path) {
     st = prunerRecordsCreate(opts->records_path, &e->records);
@@ -1145,6 +1150,10 @@ void tuneEngineTaskInfo(TuneEngine *e, size_t i, PrunerTuneTaskInfo *out) {
       out->baseline_p75_us = t->final_baseline_p75_us;
     }
   }
+  /* A default measured faster stays (docs/tune.md, "Keeping the compiler's default"). */
+  out->default_kept = e->backend->baseline_is_default && e->opts.keep_faster_default &&
+                      out->has_best && out->measured && out->baseline_us > 0 &&
+                      out->baseline_us < out->best_us;
 }
 
 size_t tuneEngineDraftTop(TuneEngine *e, size_t i, size_t n, PrunerConfig *out,

@@ -119,6 +119,15 @@ void tuneFinalCheck(TuneEngine *e) {
     if (t->final_baseline_us > 0)
       tuneNote(e, (int)i, "%s: final check, %s median %.2f us [IQR %.2f-%.2f]", t->w.key,
                base_name, b->median_us, b->p25_us, b->p75_us);
+    if (t->final_baseline_us > 0 && t->final_baseline_us < won->median_us &&
+        e->backend->baseline_is_default)
+      tuneNote(e, (int)i,
+               "%s: %s is faster than every config checked (%.2f vs %.2f us)%s", t->w.key,
+               base_name, t->final_baseline_us, won->median_us,
+               e->opts.keep_faster_default
+                   ? ": the op keeps it, no config is written (--keep-default=never writes "
+                     "the winner)"
+                   : "; writing the winner anyway (--keep-default=never)");
   }
   free(rem);
 }

@@ -88,6 +88,7 @@ PrunerTuneOptions prunerTuneDefaultOptions(void) {
   o.measure = PRUNER_TUNE_MEASURE_GPU;
   o.seed = 1;
   o.final_candidates = 4; /* docs/measurement.md, "Host: the final check" */
+  o.keep_faster_default = true;
   o.prior_momentum = -1;
   o.prior_floor = -1;
   o.prior_floor_unseen = -1;
@@ -120,6 +121,15 @@ static MlirLogicalResult tuneDiagnostic(MlirDiagnostic d, void *user) {
     free(b.data);
   }
   return mlirLogicalResultSuccess();
+}
+
+/* The first op of a dialect the context does not load, for prunerTuneSessionCreate. */
+static MlirWalkResult tuneFindUnregistered(MlirOperation op, void *user) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (mlirContextIsRegisteredOperation(mlirOperationGetContext(op), name))
+    return MlirWalkResultAdvance;
+  *(MlirOperation *)user = op;
+  return MlirWalkResultInterrupt;
 }
 
 typedef struct TuneWalk {
@@ -246,6 +256,10 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
   s->ctx = prunerIrContextCreate();
   s->owns_module = true;
   mlirContextAttachDiagnosticHandler(s->ctx, tuneDiagnostic, s, NULL);
+  /* A module pruner-tune wrote for IREE carries IREE's attributes (compilation_info), which
+   * parse as opaque attributes only with unregistered dialects allowed; operations of such
+   * dialects are refused after the parse, as the parser would have (docs/embedding.md). */
+  mlirContextSetAllowUnregisteredDialects(s->ctx, true);
   /* Parsing from a regular file keeps its name in diagnostics' locations. Anything else
    * ("-", /dev/stdin, a pipe) was consumed by the read above: a second read would parse
    * an empty module and copy whatever text came in to -o as "tuned", so the text read is
@@ -255,7 +269,19 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
     s->module = mlirModuleCreateParseFromFile(s->ctx, mlirStringRefCreateFromCString(input_path));
   else
     s->module = mlirModuleCreateParse(s->ctx, mlirStringRefCreate(s->input_text, s->input_size));
-  if (mlirModuleIsNull(s->module)) {
+  mlirContextSetAllowUnregisteredDialects(s->ctx, false);
+  MlirOperation unknown = {NULL};
+  if (!mlirModuleIsNull(s->module))
+    mlirOperationWalk(mlirModuleGetOperation(s->module), tuneFindUnregistered, &unknown,
+                      MlirWalkPreOrder);
+  if (!mlirOperationIsNull(unknown)) {
+    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(unknown));
+    char msg[300];
+    snprintf(msg, sizeof msg, "'%.*s' is an operation of a dialect pruner-tune does not load",
+             (int)name.length, name.data);
+    mlirEmitError(mlirOperationGetLocation(unknown), msg);
+  }
+  if (mlirModuleIsNull(s->module) || !mlirOperationIsNull(unknown)) {
     st = prunerStatusError("%s: cannot parse the module: %s", input_path,
                            s->first_error[0] ? s->first_error : "unknown parse error");
     prunerTuneSessionDestroy(s);
@@ -383,6 +409,10 @@ static MlirAttribute tuneTuningAttr(PrunerTuneSession s, const PrunerTuneTaskInf
                       info->baseline_p75_us);
       prunerTextAppend(&b, "}");
     }
+    if (info->default_kept) /* best_us is then the config the op does not get */
+      prunerTextAppend(&b, ", default_kept = true, note = \"%s measured faster than the "
+                       "best config: the op keeps the compiler's default\"",
+                       s->engine.backend->baseline_name);
   } else {
     prunerTextAppend(&b,
                   "{predicted_us = %.4f : f64, trials = 0 : i64, measured = false, "
@@ -537,6 +567,28 @@ static PrunerStatus tuneWriteFused(PrunerTuneSession s, size_t i) {
   return tuneSetWinner(s, op, w, &own, tuning);
 }
 
+/* An op whose compiler default won (default_kept): no config of ours or of the backend's
+ * compiler (one from an earlier run would override the default), only pruner.tuning. */
+static PrunerStatus tuneSetDefaultKept(PrunerTuneSession s, MlirOperation op,
+                                       const PrunerTuneTaskInfo *info) {
+  MlirAttribute tuning = tuneTuningAttr(s, info);
+  if (mlirAttributeIsNull(tuning))
+    return prunerStatusError("%s %s: cannot build the pruner.tuning attribute",
+                             info->workload->op_name, info->workload->key);
+  mlirOperationRemoveDiscardableAttributeByName(op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR));
+  const PrunerBackend *b = s->engine.backend;
+  const char *name = NULL;
+  char *text = b->opAttribute ? b->opAttribute(&s->engine.target, info->workload, &info->best,
+                                               &name)
+                              : NULL;
+  free(text);
+  if (name)
+    mlirOperationRemoveDiscardableAttributeByName(op, mlirStringRefCreateFromCString(name));
+  mlirOperationSetDiscardableAttributeByName(op, mlirStringRefCreateFromCString("pruner.tuning"),
+                                             tuning);
+  return prunerStatusOk();
+}
+
 PrunerStatus prunerTuneSessionAnnotateModule(PrunerTuneSession s) {
   for (size_t i = 0; i < s->num_ops; ++i) {
     if (s->ops[i].task < 0) {
@@ -550,7 +602,9 @@ PrunerStatus prunerTuneSessionAnnotateModule(PrunerTuneSession s) {
     if (!info.has_best)
       continue;
     PrunerStatus st =
-        tuneSetWinner(s, s->ops[i].op, info.workload, &info.best, tuneTuningAttr(s, &info));
+        info.default_kept
+            ? tuneSetDefaultKept(s, s->ops[i].op, &info)
+            : tuneSetWinner(s, s->ops[i].op, info.workload, &info.best, tuneTuningAttr(s, &info));
     if (!st.ok)
       return st;
   }
@@ -706,11 +760,17 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
       tuneNoBestReason(e, i, &info, cfg, sizeof cfg);
     if (info.has_best) {
       prunerConfigFormatShort(info.workload, &info.best, cfg, sizeof cfg);
+      if (info.default_kept) { /* the row still reports the best config it measured */
+        char kept[256];
+        snprintf(kept, sizeof kept, "%s kept (faster); best config: %.200s", baseline, cfg);
+        snprintf(cfg, sizeof cfg, "%s", kept);
+      }
       snprintf(best, sizeof best, "%.2f%s", info.best_us, info.measured ? "" : "*");
       snprintf(gflops, sizeof gflops, "%.1f%s",
                prunerWorkloadFlops(info.workload) / info.best_us * 1e-3,
                info.measured ? "" : "*");
-      total_best += info.occurrences * info.best_us;
+      /* The module runs the default where it was kept. */
+      total_best += info.occurrences * (info.default_kept ? info.baseline_us : info.best_us);
       any_unmeasured |= !info.measured;
     }
     if (info.baseline_us > 0) {

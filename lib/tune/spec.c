@@ -57,7 +57,7 @@ static char *tuneBackendSpecText(TuneEngine *e, const TuneSpecConsumer *consumer
     for (size_t i = 0; i < e->num_tasks; ++i) {
       PrunerTuneTaskInfo info;
       tuneEngineTaskInfo(e, i, &info);
-      if (!info.has_best)
+      if (!info.has_best || info.default_kept)
         continue;
       w[n] = &e->tasks[i].w;
       configs[n++] = info.best;
@@ -104,7 +104,7 @@ char *tuneSpecText(TuneEngine *e, MlirContext ctx, const TuneSpecConsumer *consu
   for (size_t i = 0; i < e->num_tasks; ++i) {
     PrunerTuneTaskInfo info;
     tuneEngineTaskInfo(e, i, &info);
-    if (!info.has_best)
+    if (!info.has_best || info.default_kept)
       continue;
     bool ambiguous = false;
     for (size_t j = 0; j < num_tuned; ++j)

@@ -148,9 +148,13 @@ static void usage(FILE *f) {
           "                           running after this long is killed and recorded as a\n"
           "                           timeout (default 60; pruner-run's default 10)\n"
           "      --jobs=N             parallel compile workers (default: cores)\n"
-          "      --final=N            host: re-measure the best N configs per op back to back\n"
-          "                           with OpenBLAS at the end; the fastest median wins and is\n"
-          "                           reported with its IQR (default 4, at most 8; 0: off)\n"
+          "      --final=N            host, IREE: re-measure the best N configs per op back\n"
+          "                           to back with the baseline (OpenBLAS, IREE's default) at\n"
+          "                           the end; the fastest median wins and is reported with\n"
+          "                           its IQR (default 4, at most 8; 0: off)\n"
+          "      --keep-default=WHEN  IREE: leave an op without a config when IREE's default\n"
+          "                           measured faster than its best config: if-faster\n"
+          "                           (default) or never (write the winner anyway)\n"
           "Farming out (mpirun -n N pruner-tune ..., docs/distributed.md):\n"
           "      --rank-role=ROLE     what this rank does for rank 0: compile, measure, both\n"
           "                           (default: both where the backend can measure here,\n"
@@ -591,6 +595,7 @@ static int tuneCommand(int argc, char **argv) {
     O_DATASET_TARGET,
     O_TIMEOUT,
     O_FINAL,
+    O_KEEP_DEFAULT,
     O_RANK_ROLE,
     O_RANK_TIMEOUT,
     O_PRETRAINED,
@@ -639,6 +644,7 @@ static int tuneCommand(int argc, char **argv) {
       {"interrupt-after", required_argument, 0, O_INTERRUPT},
       {"timeout", required_argument, 0, O_TIMEOUT},
       {"final", required_argument, 0, O_FINAL},
+      {"keep-default", required_argument, 0, O_KEEP_DEFAULT},
       {"rank-role", required_argument, 0, O_RANK_ROLE},
       {"rank-timeout", required_argument, 0, O_RANK_TIMEOUT},
       {"pretrained", required_argument, 0, O_PRETRAINED},
@@ -743,6 +749,12 @@ static int tuneCommand(int argc, char **argv) {
     case O_FINAL:
       fs = prunerParseInt("--final", optarg, 0, PRUNER_TUNE_FINAL_MAX, &v);
       o.final_candidates = (int)v;
+      break;
+    case O_KEEP_DEFAULT:
+      if (strcmp(optarg, "if-faster") == 0 || strcmp(optarg, "never") == 0)
+        o.keep_faster_default = strcmp(optarg, "if-faster") == 0;
+      else
+        fs = prunerStatusError("--keep-default=%s: expected if-faster or never", optarg);
       break;
     case O_RANK_ROLE: bad = !prunerFarmRoleParse(optarg, &fo.role); break;
     case O_RANK_TIMEOUT:
