@@ -137,6 +137,11 @@ typedef struct PrunerBackend {
   /* Optional (NULL: yes): whether this machine can measure for target `t` (a GPU with
    * its driver, IREE's tools); `t` may be NULL. A farm rank that cannot only compiles. */
   bool (*canMeasure)(const PrunerTargetDesc *t);
+  /* Optional (NULL: every workload it has a space for): false, with the reason in `why`
+   * (`size` bytes), when the backend's device cannot measure `w` (the host times f32
+   * only). The tuner then spends no trials on it and writes the models' choice marked
+   * unmeasured, as with --measure=none (docs/tune.md). */
+  bool (*measurable)(const PrunerWorkload *w, char *why, size_t size);
 
   /* The target description of `name` (a table entry, an architecture, the machine). */
   PrunerStatus (*describeTarget)(const char *name, PrunerTargetDesc *out);

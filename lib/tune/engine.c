@@ -388,6 +388,14 @@ PrunerStatus tuneEnginePrepare(TuneEngine *e) {
                e->target.name);
       t->done = true;
     }
+    if (!t->done && e->opts.measure == e->backend->device_measure && e->backend->measurable &&
+        !e->backend->measurable(&t->w, t->unmeasurable, sizeof t->unmeasurable)) {
+      tuneNote(e, (int)i,
+               "warning: %s %s: not measured: %s; no trials are spent on it, and it gets the "
+               "models' choice, marked unmeasured",
+               t->w.op_name, t->w.key, t->unmeasurable);
+      t->done = true;
+    }
     tuneRefreshFromRecords(e, t);
     if (t->trials > 0)
       tuneNote(e, (int)i, "resuming %s: %lld record(s) of this workload on %s", t->w.key,
@@ -998,6 +1006,23 @@ static void tuneRankOnly(TuneEngine *e) {
   }
 }
 
+/* The workloads the device cannot measure get the models' choice, as with --measure=none;
+ * picked after tuning, so that the verifier has learnt from the rest and the others'
+ * random draws are those of a run without them. */
+static void tuneRankUnmeasurable(TuneEngine *e) {
+  double epsilon = e->opts.epsilon;
+  e->opts.epsilon = 0.0;
+  for (size_t i = 0; i < e->num_tasks; ++i) {
+    TuneTask *t = &e->tasks[i];
+    TuneCandidate c;
+    if (t->unmeasurable[0] && !t->has_best && tunePick(e, t, 1, &c) == 1) {
+      t->best = c.config;
+      t->best_us = c.draft_us;
+    }
+  }
+  e->opts.epsilon = epsilon;
+}
+
 /* --measure=bundle: candidates built here for another machine (the backend's export),
  * the budget shared among the tasks; nothing is measured. */
 static PrunerStatus tuneExportOnly(TuneEngine *e) {
@@ -1087,6 +1112,7 @@ PrunerStatus tuneEngineRun(TuneEngine *e) {
     if (!st.ok)
       return st;
   }
+  tuneRankUnmeasurable(e);
   if (!tuneStopRequested(e))
     tuneFinalCheck(e);
   if (tuneStopRequested(e))
@@ -1122,7 +1148,8 @@ void tuneEngineTaskInfo(TuneEngine *e, size_t i, PrunerTuneTaskInfo *out) {
     out->measured = true;
     out->best = best->config;
     out->best_us = best->median_us;
-  } else if (e->opts.measure == PRUNER_TUNE_MEASURE_NONE && t->best_us > 0) {
+  } else if ((e->opts.measure == PRUNER_TUNE_MEASURE_NONE || t->unmeasurable[0]) &&
+             t->best_us > 0) {
     out->has_best = true;
     out->best = t->best;
     out->best_us = t->best_us;

@@ -827,7 +827,10 @@ char *prunerTuneSessionSummary(PrunerTuneSession s) {
     prunerTextAppend(&b, "\n");
   }
   if (any_unmeasured)
-    prunerTextAppend(&b, "* unmeasured: draft/verifier prediction, nothing was run on a GPU\n");
+    prunerTextAppend(&b, "* unmeasured: draft/verifier prediction, nothing was run%s\n",
+                     e->opts.measure == PRUNER_TUNE_MEASURE_NONE
+                         ? " (--measure=none)"
+                         : " for it (the device cannot measure it: see the warning)");
   if (b.failed) {
     free(b.data);
     return NULL;

@@ -29,6 +29,9 @@ typedef struct TuneTask {
   PrunerDraft draft;
   uint64_t space_size;
   char no_space[PRUNER_STATUS_MESSAGE_SIZE]; /* why the backend has no space ("": it has) */
+  /* Why the backend's device cannot measure it (PrunerBackend.measurable; "": it can):
+   * no trials, the models' choice at the end of the run (tuneRankUnmeasurable). */
+  char unmeasurable[200];
   /* Draft survivors, fastest first; grows (doubling) when the unmeasured part runs low. */
   PrunerDraftCandidate *pool;
   size_t pool_len;

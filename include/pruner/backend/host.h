@@ -111,6 +111,10 @@ void prunerHostMeasureBaseline(PrunerHost host, const PrunerWorkload *w, PrunerH
 /* True if `w` maps onto sgemm calls (plain or batched f32 matmul). */
 bool prunerHostHasBlasBaseline(const PrunerWorkload *w);
 
+/* Whether the host can measure `w` (f32 operands only: the JIT'ed kernels' inputs and
+ * reference are f32); false with the reason in `why` (`size` bytes). */
+bool prunerHostMeasurable(const PrunerWorkload *w, char *why, size_t size);
+
 /* ---- the final check: candidates re-measured back to back (docs/measurement.md) ----- */
 
 /* Configs per call (the baseline comes on top). Rounds: at least MIN_ROUNDS and

@@ -175,6 +175,7 @@ static const PrunerBackend hostBackend = {
     .exportAdd = NULL,
     .exportClose = NULL,
     .recheck = hostRecheck,
+    .measurable = prunerHostMeasurable,
     .autoStrategy = hostAutoStrategy,
     /* Half of draft+verifier's first batch on new thread tiles: chosen leave-one-dataset-
      * out on the 23 host datasets (docs/quality.md, "A first batch of several thread

@@ -540,7 +540,7 @@ static int hostOptLevel(const PrunerHostOptions *o, const PrunerConfig *c) {
   return c && c->vector_width > 1 ? o->opt_level : o->scalar_opt_level;
 }
 
-static bool supported(const PrunerWorkload *w, char *why, size_t size) {
+bool prunerHostMeasurable(const PrunerWorkload *w, char *why, size_t size) {
   for (int o = 0; o < w->num_inputs + w->num_outputs; ++o)
     if (w->operands[o].dtype != PRUNER_DTYPE_F32) {
       snprintf(why, size, "the host measures f32 workloads only; operand %d is %s", o,
@@ -780,7 +780,7 @@ static bool childHandle(void *context, const void *request, void *reply) {
   if (req->kind == HOST_REQ_REMEASURE) {
     PrunerHostRemeasure *rem = &((HostReply *)reply)->remeasure;
     char why[200];
-    if (!supported(&req->w, why, sizeof why)) {
+    if (!prunerHostMeasurable(&req->w, why, sizeof why)) {
       memset(rem, 0, sizeof *rem);
       rem->num_entries = req->num_configs;
       for (int i = 0; i < rem->num_entries; ++i) {
@@ -796,7 +796,7 @@ static bool childHandle(void *context, const void *request, void *reply) {
   PrunerHostResult *rep = &((HostReply *)reply)->result;
   prunerRecordInit(&rep->record);
   char why[200];
-  if (!supported(&req->w, why, sizeof why)) {
+  if (!prunerHostMeasurable(&req->w, why, sizeof why)) {
     rep->record.status = PRUNER_RECORD_INVALID;
     snprintf(rep->record.error, sizeof rep->record.error, "%s", why);
     return true;
