@@ -8,6 +8,7 @@
 #ifndef PRUNER_FLAGS_H
 #define PRUNER_FLAGS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "pruner/status.h"
@@ -30,6 +31,11 @@ PrunerStatus prunerParseDouble(const char *flag, const char *text, double min, d
 
 /* A finite number in (0, max]: durations and timeouts. */
 PrunerStatus prunerParsePositiveDouble(const char *flag, const char *text, double max, double *out);
+
+/* One of two words: *out = true for `yes` ("on"), false for `no` ("off"); anything else is
+ * an error naming both ("--module-check=maybe: expected on or off"). */
+PrunerStatus prunerParseChoice(const char *flag, const char *text, const char *yes,
+                               const char *no, bool *out);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* strtoll/strtod skip leading blanks and accept an empty tail; a flag value must be the
  * number and nothing else. */
@@ -74,5 +75,13 @@ PrunerStatus prunerParsePositiveDouble(const char *flag, const char *text, doubl
   if (!(v > 0) || v > max)
     return prunerStatusError("%s: '%s' is out of range (0, %g]", flag, text, max);
   *out = v;
+  return prunerStatusOk();
+}
+
+PrunerStatus prunerParseChoice(const char *flag, const char *text, const char *yes,
+                               const char *no, bool *out) {
+  if (strcmp(text, yes) != 0 && strcmp(text, no) != 0)
+    return prunerStatusError("%s=%s: expected %s or %s", flag, text, yes, no);
+  *out = strcmp(text, yes) == 0;
   return prunerStatusOk();
 }

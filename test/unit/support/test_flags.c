@@ -72,10 +72,29 @@ static void test_integers(void **state) {
   assert_false(prunerParseUint64("--seed", "1x", &u).ok);
 }
 
+/* Two words only, exactly; the value is left alone on an error. */
+static void test_choices(void **state) {
+  (void)state;
+  bool on = false;
+  assert_true(prunerParseChoice("--module-check", "on", "on", "off", &on).ok);
+  assert_true(on);
+  assert_true(prunerParseChoice("--module-check", "off", "on", "off", &on).ok);
+  assert_false(on);
+  const char *bad[] = {"", "On", "on ", "yes", "offf"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    on = true;
+    PrunerStatus st = prunerParseChoice("--module-check", bad[i], "on", "off", &on);
+    assert_false(st.ok);
+    assert_true(on);
+    assert_non_null(strstr(st.message, "expected on or off"));
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_doubles),
       cmocka_unit_test(test_integers),
+      cmocka_unit_test(test_choices),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
