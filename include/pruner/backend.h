@@ -104,6 +104,16 @@ typedef struct PrunerBackendRecheck {
   PrunerBackendRecheckEntry entries[PRUNER_BACKEND_RECHECK_MAX + 1];
 } PrunerBackendRecheck;
 
+/* The whole-module check (PrunerBackend.checkModule): one function of the user's module
+ * built with the tuning spec and with the compiler's own configs, both run on the same
+ * random inputs, the results compared, and both timed back to back. */
+typedef struct PrunerBackendModuleCheck {
+  PrunerBackendRecheckEntry tuned, baseline; /* status, error; median and IQR in us    */
+  int rounds;
+  int spec_configs, applied; /* configs in the spec; of those, the compiler applied     */
+  double compile_seconds;    /* both builds                                             */
+} PrunerBackendModuleCheck;
+
 typedef struct PrunerBackend {
   const char *name;      /* "gpu", "host", "iree"                                   */
   PrunerTargetKind kind; /* the targets it serves                                   */
@@ -197,6 +207,16 @@ typedef struct PrunerBackend {
    * final check"). Never fails as a whole: a failing kernel gets its status. */
   void (*recheck)(PrunerBackendState state, const PrunerWorkload *w, const PrunerConfig *configs,
                   int n, bool baseline, PrunerBackendRecheck *out);
+
+  /* Optional (NULL: none): function `f` of the module at `module_path` (the tuner's
+   * input, as the user compiles it) built with the spec at `spec_path` and with the
+   * compiler's own configs, run on the same random inputs (results compared with a
+   * tolerance for `reduction_points` accumulated terms) and timed back to back
+   * (docs/iree.md, "The module check"). Fails, with nothing measured, when the build
+   * without the spec does not compile or run; a failing tuned build has its status. */
+  PrunerStatus (*checkModule)(PrunerBackendState state, const char *module_path,
+                              const char *spec_path, const PrunerFunctionSignature *f,
+                              int64_t reduction_points, PrunerBackendModuleCheck *out);
 
   /* Optional (NULL: the project's spec, docs/tuning-spec.md): the tuning spec of the
    * winners in the format of the compiler the backend drives (IREE's, docs/iree.md), one

@@ -67,6 +67,14 @@ PrunerStatus prunerIrConv1x1ToMatmul(MlirOperation root, int *rewritten);
  * counts what it could collect. */
 int prunerIrCountConv1x1AsMatmul(MlirOperation root);
 
+/* The public func.func ops with a body directly in `module` whose arguments and results
+ * are all tensors of static shape and supported element types (f32, f16, bf16, f64, i8,
+ * i32), at most PRUNER_MAX_OPERANDS of each: up to `cap` of them into `out`, in module
+ * order; returns how many there are (may exceed cap). The first public function left out
+ * and why go to `skipped` ("" if none; `size` bytes). */
+size_t prunerIrTensorFunctions(MlirModule module, PrunerFunctionSignature *out, size_t cap,
+                               char *skipped, size_t size);
+
 /* The op whose kernel a contraction `op` (workload `w`) shares when configured without
  * promotion: its only user, when that is an elementwise linalg.generic reading the
  * result and writing its output with identity maps over the contraction's output shape

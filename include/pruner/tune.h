@@ -286,6 +286,22 @@ PrunerStatus prunerTuneSessionWriteSpec(PrunerTuneSession session, const char *p
 /* The spec as text (malloc'ed, caller frees); NULL on allocation failure. */
 char *prunerTuneSessionSpecText(PrunerTuneSession session);
 
+/* True when the session's backend checks a whole module after tuning (IREE's CPU target,
+ * measuring on its device) and at least one op got a config: what
+ * prunerTuneSessionCheckModule would do something for. */
+bool prunerTuneSessionCanCheckModule(PrunerTuneSession session);
+
+/* The whole-module check (PrunerBackend.checkModule; docs/iree.md, "The module check"):
+ * each public function of the input that takes and returns static tensors (at most 8),
+ * built by the backend's compiler from the input as given, with the spec at `spec_path`
+ * (NULL: the session's spec, through a temporary file) and without it; both run on the
+ * same random inputs, the results compared, then timed back to back. *report (malloc'ed,
+ * caller frees; may be NULL on failure) has one line per function and a line for the
+ * functions left out. Fails when a build with the spec does not build, run or agree with
+ * the one without it, or when the check cannot run at all. */
+PrunerStatus prunerTuneSessionCheckModule(PrunerTuneSession session, const char *spec_path,
+                                          char **report);
+
 /* The final table (op, shape, best µs, GFLOP/s, cuBLAS µs, speedup, trials, time) as
  * text (malloc'ed, caller frees). */
 char *prunerTuneSessionSummary(PrunerTuneSession session);

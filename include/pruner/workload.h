@@ -109,6 +109,15 @@ typedef struct PrunerOperand {
   int64_t index_coeff[PRUNER_MAX_RANK][PRUNER_MAX_LOOPS];
 } PrunerOperand;
 
+/* A function's signature in pruner's terms: its tensors' shapes and element types (an
+ * operand's index_coeff and is_output are unused). What a whole-module check feeds and
+ * compares (prunerIrTensorFunctions, PrunerBackend.checkModule). */
+typedef struct PrunerFunctionSignature {
+  char name[101];
+  int num_args, num_results;
+  PrunerOperand args[PRUNER_MAX_OPERANDS], results[PRUNER_MAX_OPERANDS];
+} PrunerFunctionSignature;
+
 typedef struct PrunerWorkload {
   PrunerOpKind kind;
   char op_name[48];   /* "linalg.matmul", "linalg.generic", ...      */

@@ -7,6 +7,8 @@
 
 #include <mlir-c/IR.h>
 
+#include "pruner/workload.h"
+
 /* Prints a type / attribute into buf (truncated, always NUL-terminated), for messages. */
 void prunerIrTypeToString(MlirType type, char *buf, size_t size);
 void prunerIrAttrToString(MlirAttribute attr, char *buf, size_t size);
@@ -16,6 +18,9 @@ void prunerIrStringRefCopy(MlirStringRef ref, char *buf, size_t size);
 
 /* The op's name ("linalg.matmul") into buf. */
 void prunerIrOpName(MlirOperation op, char *buf, size_t size);
+
+/* The element type `t` as a PrunerDType; false for types pruner does not model. */
+bool prunerIrDTypeFromType(MlirType t, PrunerDType *out);
 
 /* Longest list prunerIrI64Array writes (a knob has at most 4 * PRUNER_MAX_KNOB_VALUES). */
 #define PRUNER_IR_MAX_ARRAY 256

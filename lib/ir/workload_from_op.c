@@ -48,7 +48,7 @@ bool prunerIsFusedLinalgOp(MlirOperation op) {
 
 /* ---- element types -------------------------------------------------------------- */
 
-static bool dtypeFromType(MlirType t, PrunerDType *out) {
+bool prunerIrDTypeFromType(MlirType t, PrunerDType *out) {
   if (mlirTypeIsAF32(t))
     *out = PRUNER_DTYPE_F32;
   else if (mlirTypeIsAF16(t))
@@ -108,7 +108,7 @@ static PrunerStatus readOperands(MlirOperation op, const char *name, PrunerWorkl
     for (int d = 0; d < o->rank; ++d)
       o->shape[d] = mlirShapedTypeGetDimSize(t, d);
     MlirType elem = mlirShapedTypeGetElementType(t);
-    if (!dtypeFromType(elem, &o->dtype)) {
+    if (!prunerIrDTypeFromType(elem, &o->dtype)) {
       prunerIrTypeToString(elem, text, sizeof text);
       return prunerStatusError("%s: element type %s of operand %d is not supported "
                                "(f32, f16, bf16, f64, i8, i32)",
@@ -378,7 +378,7 @@ static PrunerStatus valueNumber(MlirValue v, const char *name, const char *inner
     return prunerStatusError("%s: body has more than %d ops", name, PRUNER_MAX_BODY_OPS);
   PrunerBodyOp *b = &w->body[w->body_len];
   *b = (PrunerBodyOp){PRUNER_BODY_CONST, {-1, -1}, 0.0, PRUNER_DTYPE_F32};
-  if (!dtypeFromType(mlirValueGetType(v), &b->dtype))
+  if (!prunerIrDTypeFromType(mlirValueGetType(v), &b->dtype))
     return prunerStatusError("%s: captured constant of unsupported type", name);
   PrunerStatus s = readConstant(def, name, b);
   if (!s.ok)
@@ -412,7 +412,7 @@ static PrunerStatus readBodyOp(MlirOperation inner, const char *name, const char
   *b = (PrunerBodyOp){m->opcode, {args[0], args[1]}, 0.0, PRUNER_DTYPE_F32};
   MlirValue result = mlirOperationGetResult(inner, 0);
   char text[64];
-  if (!dtypeFromType(mlirValueGetType(result), &b->dtype)) {
+  if (!prunerIrDTypeFromType(mlirValueGetType(result), &b->dtype)) {
     prunerIrTypeToString(mlirValueGetType(result), text, sizeof text);
     return prunerStatusError("%s: body op %s produces %s (unsupported type)", name, inner_name,
                              text);

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/Diagnostics.h>
@@ -659,6 +661,97 @@ char *prunerTuneSessionSpecText(PrunerTuneSession s) {
   free(consumers);
   free(configs);
   return text;
+}
+
+bool prunerTuneSessionCanCheckModule(PrunerTuneSession s) {
+  TuneEngine *e = &s->engine;
+  if (!e->backend->checkModule || e->opts.measure != e->backend->device_measure)
+    return false;
+  for (size_t i = 0; i < e->num_tasks; ++i) {
+    PrunerTuneTaskInfo info;
+    tuneEngineTaskInfo(e, i, &info);
+    if (info.has_best && info.measured && !info.default_kept)
+      return true;
+  }
+  return false;
+}
+
+/* `text` into a new temporary file named like `pattern` (its XXXXXX and `suffix_len`
+ * characters after them); `path` gets the name. */
+static PrunerStatus tuneTempFile(char *path, size_t size, const char *pattern, int suffix_len,
+                                 const char *text, size_t len) {
+  const char *dir = getenv("TMPDIR");
+  snprintf(path, size, "%s/%s", dir && *dir ? dir : "/tmp", pattern);
+  int fd = mkstemps(path, suffix_len);
+  if (fd < 0)
+    return prunerStatusError("module check: cannot create %s: %s", path, strerror(errno));
+  FILE *f = fdopen(fd, "w");
+  bool ok = f && fwrite(text, 1, len, f) == len;
+  ok = f && fclose(f) == 0 && ok;
+  if (!f)
+    close(fd);
+  if (!ok) {
+    unlink(path);
+    return prunerStatusError("module check: cannot write %s", path);
+  }
+  return prunerStatusOk();
+}
+
+#define TUNE_CHECK_FUNCTIONS 8
+PrunerStatus prunerTuneSessionCheckModule(PrunerTuneSession s, const char *spec_path,
+                                          char **report) {
+  *report = NULL;
+  TuneEngine *e = &s->engine;
+  if (!e->backend->checkModule)
+    return prunerStatusError("module check: the %s backend has none", e->backend->name);
+  PrunerFunctionSignature fs[TUNE_CHECK_FUNCTIONS];
+  char skipped[300];
+  size_t n = prunerIrTensorFunctions(s->module, fs, TUNE_CHECK_FUNCTIONS, skipped,
+                                     sizeof skipped);
+  PrunerText b = {0};
+  if (skipped[0])
+    prunerTextAppend(&b, "module check: left out %s\n", skipped);
+  if (n > TUNE_CHECK_FUNCTIONS)
+    prunerTextAppend(&b, "module check: %zu functions; the first %d are checked\n", n,
+                     TUNE_CHECK_FUNCTIONS);
+  if (n == 0) {
+    prunerTextAppend(&b, "module check: no public function takes and returns static "
+                         "tensors only: nothing to run\n");
+    *report = b.data;
+    return prunerStatusOk();
+  }
+  /* The input as the user has it (a caller's module: as printed now). */
+  char module_path[PATH_MAX], own_spec[PATH_MAX] = "";
+  PrunerText printed = {0};
+  const char *text = s->input_text;
+  size_t len = s->input_size;
+  if (!text) {
+    mlirOperationPrint(mlirModuleGetOperation(s->module), tuneAppendToString, &printed);
+    text = printed.data ? printed.data : "";
+    len = printed.len;
+  }
+  PrunerStatus st = tuneTempFile(module_path, sizeof module_path, "pruner-check-XXXXXX.mlir",
+                                 5, text, len);
+  free(printed.data);
+  if (st.ok && !spec_path) {
+    char *spec = prunerTuneSessionSpecText(s);
+    st = spec ? tuneTempFile(own_spec, sizeof own_spec, "pruner-spec-XXXXXX.mlir", 5, spec,
+                             strlen(spec))
+              : prunerStatusError("out of memory");
+    free(spec);
+    spec_path = own_spec;
+    if (!st.ok)
+      unlink(module_path);
+  }
+  if (st.ok) {
+    st = tuneCheckModule(e, module_path, spec_path, fs,
+                         n < TUNE_CHECK_FUNCTIONS ? n : TUNE_CHECK_FUNCTIONS, &b);
+    unlink(module_path);
+    if (own_spec[0])
+      unlink(own_spec);
+  }
+  *report = b.data;
+  return st;
 }
 
 PrunerStatus prunerTuneSessionWriteSpec(PrunerTuneSession s, const char *path) {

@@ -141,6 +141,12 @@ PrunerStatus tuneBackendState(TuneEngine *e);
  * configs of each task back to back with the baseline and makes the fastest median the
  * winner (final.c, docs/measurement.md). */
 void tuneFinalCheck(TuneEngine *e);
+/* The whole-module check (module_check.c, PrunerBackend.checkModule): the `n` functions
+ * `fs` of the module at `module_path` built with and without the spec at `spec_path`,
+ * one line each appended to `report`. Fails when a build with the spec does not build,
+ * run or agree (every function is still checked). */
+PrunerStatus tuneCheckModule(TuneEngine *e, const char *module_path, const char *spec_path,
+                             const PrunerFunctionSignature *fs, size_t n, PrunerText *report);
 void tuneNote(TuneEngine *e, int task, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -50,6 +50,7 @@ typedef struct Cli {
   int top;
   const char *study;
   bool pretrained_none;    /* --pretrained=none: no shipped prior either */
+  bool module_check;       /* the whole-module check after tuning (IREE CPU; default on) */
   int64_t interrupt_after; /* testing: raise SIGINT after this many new trials */
   int64_t new_trials;
   size_t num_tasks;
@@ -152,6 +153,10 @@ static void usage(FILE *f) {
           "                           to back with the baseline (OpenBLAS, IREE's default) at\n"
           "                           the end; the fastest median wins and is reported with\n"
           "                           its IQR (default 4, at most 8; 0: off)\n"
+          "      --module-check=on|off\n"
+          "                           iree-cpu: after tuning, build the whole input with the\n"
+          "                           spec and without it, compare their results on random\n"
+          "                           inputs and time both (default on)\n"
           "      --keep-default=WHEN  IREE: leave an op without a config when IREE's default\n"
           "                           measured faster than its best config: if-faster\n"
           "                           (default) or never (write the winner anyway)\n"
@@ -503,12 +508,28 @@ static int tuneMain(Cli *cli_, PrunerTuneOptions *o_, PrunerTuneStudyOptions *so
       rc = 1;
     }
   }
-  if (cli.num_tasks > 0 && (rc == 0 || interrupted || stopped)) {
+  /* The module as the user compiles it, with the spec just written (docs/iree.md). */
+  char *module_report = NULL;
+  if (rc == 0 && !interrupted && cli.module_check &&
+      prunerTuneSessionCanCheckModule(cli.session)) {
+    if (!cli.quiet)
+      fprintf(stderr, "pruner-tune: module check: building %s with the tuning spec and "
+                      "without it (--module-check=off skips this)\n", cli.input);
+    PrunerStatus mc = prunerTuneSessionCheckModule(cli.session, cli.spec, &module_report);
+    if (!mc.ok) {
+      fprintf(stderr, "pruner-tune: error: %s\n", mc.message);
+      rc = 1;
+    }
+  }
+  if (cli.num_tasks > 0 && (rc == 0 || interrupted || stopped || module_report)) {
     char *table = prunerTuneSessionSummary(cli.session);
     if (table)
       fputs(table, stdout);
     free(table);
   }
+  if (module_report)
+    fputs(module_report, stdout);
+  free(module_report);
   if (o.measure == PRUNER_TUNE_MEASURE_NONE) {
     /* Results from --records or --ingest are measurements even when this run made none. */
     size_t from_log = 0;
@@ -557,7 +578,7 @@ int main(int argc, char **argv) {
 }
 
 static int tuneCommand(int argc, char **argv) {
-  Cli cli = {.top = 10, .tty = isatty(STDERR_FILENO) != 0};
+  Cli cli = {.top = 10, .tty = isatty(STDERR_FILENO) != 0, .module_check = true};
   PrunerTuneOptions o = prunerTuneDefaultOptions();
   /* The tool rewrites 1x1 convs as GEMMs unless told not to (docs/tune.md); the library
    * leaves that to its caller. */
@@ -596,6 +617,7 @@ static int tuneCommand(int argc, char **argv) {
     O_TIMEOUT,
     O_FINAL,
     O_KEEP_DEFAULT,
+    O_MODULE_CHECK,
     O_RANK_ROLE,
     O_RANK_TIMEOUT,
     O_PRETRAINED,
@@ -645,6 +667,7 @@ static int tuneCommand(int argc, char **argv) {
       {"timeout", required_argument, 0, O_TIMEOUT},
       {"final", required_argument, 0, O_FINAL},
       {"keep-default", required_argument, 0, O_KEEP_DEFAULT},
+      {"module-check", required_argument, 0, O_MODULE_CHECK},
       {"rank-role", required_argument, 0, O_RANK_ROLE},
       {"rank-timeout", required_argument, 0, O_RANK_TIMEOUT},
       {"pretrained", required_argument, 0, O_PRETRAINED},
@@ -751,10 +774,11 @@ static int tuneCommand(int argc, char **argv) {
       o.final_candidates = (int)v;
       break;
     case O_KEEP_DEFAULT:
-      if (strcmp(optarg, "if-faster") == 0 || strcmp(optarg, "never") == 0)
-        o.keep_faster_default = strcmp(optarg, "if-faster") == 0;
-      else
-        fs = prunerStatusError("--keep-default=%s: expected if-faster or never", optarg);
+      fs = prunerParseChoice("--keep-default", optarg, "if-faster", "never",
+                             &o.keep_faster_default);
+      break;
+    case O_MODULE_CHECK:
+      fs = prunerParseChoice("--module-check", optarg, "on", "off", &cli.module_check);
       break;
     case O_RANK_ROLE: bad = !prunerFarmRoleParse(optarg, &fo.role); break;
     case O_RANK_TIMEOUT:

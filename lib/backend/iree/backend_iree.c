@@ -163,6 +163,14 @@ static PrunerStatus ireeMeasure(PrunerBackendState s, const PrunerBackendBatch *
   return st;
 }
 
+static void ireeCopyRemeasured(const PrunerIreeRemeasured *from, PrunerBackendRecheckEntry *to) {
+  to->status = from->status;
+  snprintf(to->error, sizeof to->error, "%s", from->error);
+  to->median_us = from->median_us;
+  to->p25_us = from->p25_us;
+  to->p75_us = from->p75_us;
+}
+
 /* The final check: the top configs and IREE's default build, each built once, timed in
  * interleaved rounds (docs/measurement.md, "Host: the final check"; docs/iree.md). */
 #define IREE_RECHECK_ROUNDS 5
@@ -175,13 +183,38 @@ static void ireeRecheck(PrunerBackendState s, const PrunerWorkload *w, const Pru
   prunerIreeRemeasure(s->iree, w, configs, n, baseline, IREE_RECHECK_ROUNDS, rem);
   out->rounds = IREE_RECHECK_ROUNDS;
   out->has_baseline = baseline;
-  for (int i = 0; i < n + (baseline ? 1 : 0); ++i) {
-    out->entries[i].status = rem[i].status;
-    snprintf(out->entries[i].error, sizeof out->entries[i].error, "%s", rem[i].error);
-    out->entries[i].median_us = rem[i].median_us;
-    out->entries[i].p25_us = rem[i].p25_us;
-    out->entries[i].p75_us = rem[i].p75_us;
+  for (int i = 0; i < n + (baseline ? 1 : 0); ++i)
+    ireeCopyRemeasured(&rem[i], &out->entries[i]);
+}
+
+/* The module check on IREE's CPU target (prunerIreeModuleRemeasure): the user's module
+ * built with the spec and with IREE's defaults, compared and timed in the final check's
+ * rounds. IREE's CUDA target has no module timing here. */
+static PrunerStatus ireeCheckModule(PrunerBackendState s, const char *module_path,
+                                    const char *spec_path, const PrunerFunctionSignature *f,
+                                    int64_t reduction_points, PrunerBackendModuleCheck *out) {
+  memset(out, 0, sizeof *out);
+  PrunerIreeTensor args[PRUNER_MAX_OPERANDS], results[PRUNER_MAX_OPERANDS];
+  for (int i = 0; i < f->num_args + f->num_results; ++i) {
+    const PrunerOperand *o = i < f->num_args ? &f->args[i] : &f->results[i - f->num_args];
+    PrunerIreeTensor *t = i < f->num_args ? &args[i] : &results[i - f->num_args];
+    t->dtype = o->dtype;
+    t->rank = o->rank;
+    memcpy(t->shape, o->shape, sizeof t->shape);
   }
+  PrunerIreeModuleResult r;
+  PrunerStatus st = prunerIreeModuleRemeasure(s->iree, module_path, f->name, args, f->num_args,
+                                              results, f->num_results, reduction_points,
+                                              spec_path, IREE_RECHECK_ROUNDS, &r);
+  if (!st.ok)
+    return st;
+  ireeCopyRemeasured(&r.tuned, &out->tuned);
+  ireeCopyRemeasured(&r.baseline, &out->baseline);
+  out->rounds = IREE_RECHECK_ROUNDS;
+  out->spec_configs = r.spec_configs;
+  out->applied = r.applied;
+  out->compile_seconds = r.compile_seconds[0] + r.compile_seconds[1];
+  return prunerStatusOk();
 }
 
 static char *ireeSpecText(const PrunerTargetDesc *t, const PrunerWorkload *const *workloads,
@@ -228,6 +261,7 @@ static const PrunerBackend ireeBackend = {
     .exportAdd = NULL,
     .exportClose = NULL,
     .recheck = ireeRecheck,
+    .checkModule = ireeCheckModule,
     .specText = ireeSpecText,
     .opAttribute = ireeOpAttribute,
 };

@@ -663,6 +663,50 @@ static void test_walk_tunable_ops(void **state) {
   assert_string_equal(first.keys[0], log.keys[0]);
 }
 
+/* ---- functions a whole-module check can run --------------------------------------- */
+
+static void test_tensor_functions(void **state) {
+  Fixture *f = *state;
+  parseAndFind(f,
+               "func.func @mm(%a: tensor<4x8xf32>, %b: tensor<8x2xi8>) -> (tensor<4x2xf32>, "
+               "tensor<3xf16>) {\n"
+               "  %x = tensor.empty() : tensor<4x2xf32>\n"
+               "  %y = tensor.empty() : tensor<3xf16>\n"
+               "  return %x, %y : tensor<4x2xf32>, tensor<3xf16>\n"
+               "}\n"
+               "func.func private @helper(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+               "  return %a : tensor<2xf32>\n"
+               "}\n"
+               "func.func private @decl(tensor<2xf32>) -> tensor<2xf32>\n"
+               "func.func @scalar(%a: tensor<2xf32>, %s: f32) -> tensor<2xf32> {\n"
+               "  return %a : tensor<2xf32>\n"
+               "}\n"
+               "func.func @dyn(%a: tensor<?xf32>) -> tensor<?xf32> {\n"
+               "  return %a : tensor<?xf32>\n"
+               "}\n"
+               "func.func @second(%a: tensor<5xi32>) -> tensor<5xi32> {\n"
+               "  return %a : tensor<5xi32>\n"
+               "}\n",
+               "func.func", 0);
+  PrunerFunctionSignature fs[4];
+  char skipped[200];
+  size_t n = prunerIrTensorFunctions(f->module, fs, 4, skipped, sizeof skipped);
+  assert_int_equal(n, 2); /* @mm and @second: private, declared, scalar, dynamic left out */
+  assert_string_equal(fs[0].name, "mm");
+  assert_int_equal(fs[0].num_args, 2);
+  assert_int_equal(fs[0].num_results, 2);
+  assert_int_equal(fs[0].args[1].dtype, PRUNER_DTYPE_I8);
+  assert_int_equal(fs[0].args[1].rank, 2);
+  assert_int_equal(fs[0].args[1].shape[0], 8);
+  assert_int_equal(fs[0].results[1].dtype, PRUNER_DTYPE_F16);
+  assert_int_equal(fs[0].results[1].shape[0], 3);
+  assert_string_equal(fs[1].name, "second");
+  assert_non_null(strstr(skipped, "@scalar: argument 1 is f32, not a static tensor"));
+  /* The count goes on past the cap. */
+  assert_int_equal(prunerIrTensorFunctions(f->module, fs, 1, skipped, sizeof skipped), 2);
+  assert_string_equal(fs[0].name, "mm");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_walk_tunable_ops, setup, teardown),
@@ -679,6 +723,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_config_round_trip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_config_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_lit_count_matches_brute_force, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_tensor_functions, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
