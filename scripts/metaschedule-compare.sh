@@ -15,7 +15,10 @@ TRIALS=${2:-64}
 PY=${3:-/tmp/tvm/bin/python}
 cpu=$(($(nproc) - 1))
 tmp=$(mktemp -d /tmp/pruner-ms-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+# A failed step (set -e) names its line and keeps the logs; a clean run removes them.
+trap 'st=$?; if [ $st -ne 0 ]; then echo "metaschedule-compare: failed (exit $st) at line ${fail_line:-?}; "\
+"logs kept in $tmp" >&2; else rm -rf "$tmp"; fi' EXIT
+trap 'fail_line=$LINENO' ERR
 printf '%-14s %-30s %-24s %-24s %s\n' shape "pruner-tune ms (tuning s)" "MetaSchedule ms (s)" \
   "OpenBLAS ms" "pruner / MetaSchedule"
 for shape in 512x512x512 128x3072x768 128x768x3072; do
@@ -27,7 +30,7 @@ for shape in 512x512x512 128x3072x768 128x768x3072; do
     -q > "$tmp/tune.log" 2>&1
   tune_s=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN{printf "%.0f", e - s}')
   ours=$(grep 'final check, .* chose' "$tmp/tune.log" | sed -E 's/.*median ([0-9.]+) us.*/\1/')
-  theirs=$(taskset -c "$cpu" "$PY" scripts/metaschedule.py "$m" "$n" "$k" 1 "$TRIALS" 2>/dev/null |
+  theirs=$(taskset -c "$cpu" "$PY" scripts/metaschedule.py "$m" "$n" "$k" 1 "$TRIALS" 2>"$tmp/metaschedule.err" |
     grep '^metaschedule')
   ms_ms=$(sed -E 's/.*median ([0-9.]+) ms.*/\1/' <<< "$theirs")
   ms_s=$(sed -E 's/.*tuning ([0-9.]+) s.*/\1/' <<< "$theirs")

@@ -10,6 +10,7 @@
 # and prints one markdown row per kind: the table of docs/draft.md.
 # Environment: N (configs per kind, default 200), JOBS (compile workers, default 2).
 set -euo pipefail
+trap 'echo "register-study: failed (exit $?) at line $LINENO" >&2' ERR
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 out=${2:-$root/out/register-study}

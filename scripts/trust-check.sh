@@ -15,7 +15,10 @@ B=${1:-build}/bin
 TRIALS=${2:-64}
 RECHECKS=${3:-3}
 tmp=$(mktemp -d /tmp/pruner-trust-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+# A failed step (set -e) names its line and keeps the logs; a clean run removes them.
+trap 'st=$?; if [ $st -ne 0 ]; then echo "trust-check: failed (exit $st) at line ${fail_line:-?}; "\
+"logs kept in $tmp" >&2; else rm -rf "$tmp"; fi' EXIT
+trap 'fail_line=$LINENO' ERR
 last_cpu=$(($(nproc) - 1))
 printf '%-22s %-7s %-30s %-26s %-10s %-28s %s\n' shape cores winner "final median [IQR] ms" \
   "OpenBLAS" "re-checks ms" "in IQR / within 10%"
