@@ -2,6 +2,7 @@
 #include "pruner/records.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -697,6 +698,17 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
   const cJSON *baseline = cJSON_GetObjectItemCaseSensitive(json, "baseline");
   if (baseline) {
     TRY(readString(json, "baseline", out->baseline_name, sizeof(out->baseline_name), true));
+    /* The name goes into pruner.tuning as a string attribute: a name, nothing to escape. */
+    bool name_ok = out->baseline_name[0] != '\0';
+    for (const char *c = out->baseline_name; *c && name_ok; ++c)
+      name_ok = isalnum((unsigned char)*c) || strchr("._+-", *c);
+    if (!name_ok)
+      return prunerStatusError("key 'baseline': '%s' is not a baseline name (letters, digits "
+                               "and . _ + -, as cublas, openblas, iree-default)",
+                               out->baseline_name);
+    if (cJSON_GetObjectItemCaseSensitive(json, "config"))
+      return prunerStatusError("key 'baseline' with a 'config': a baseline record measures "
+                               "the library, not a config");
     out->is_baseline = true;
   } else {
     const cJSON *config = cJSON_GetObjectItemCaseSensitive(json, "config");
@@ -719,6 +731,18 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
   out->median_us = readNumberOr(json, "median_us", NAN);
   if (out->status == PRUNER_RECORD_OK && !(out->median_us > 0.0 && isfinite(out->median_us)))
     return prunerStatusError("key 'median_us': an ok record needs a positive, finite latency");
+  /* The median of its own samples lies among them: 5e-324 or 0.01 beside samples of
+   * 1.1-1.3 us would become the best config unmeasured. */
+  if (out->status == PRUNER_RECORD_OK && out->num_samples > 0) {
+    double lo = out->samples_us[0], hi = out->samples_us[0];
+    for (int i = 1; i < out->num_samples; ++i) {
+      lo = out->samples_us[i] < lo ? out->samples_us[i] : lo;
+      hi = out->samples_us[i] > hi ? out->samples_us[i] : hi;
+    }
+    if (out->median_us < lo * (1 - 1e-9) || out->median_us > hi * (1 + 1e-9))
+      return prunerStatusError("key 'median_us': %g lies outside its own samples (%g-%g)",
+                               out->median_us, lo, hi);
+  }
   out->spread_us = readNumberOr(json, "spread_us", NAN);
   out->max_abs_error = readNumberOr(json, "max_abs_error", NAN);
   out->sm_clock_mhz = readNumberOr(json, "sm_clock_mhz", 0.0);

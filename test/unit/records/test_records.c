@@ -453,6 +453,8 @@ static void test_cache_tile_lookups(void **state) {
   const char *key = r.workload_key;
   assert_null(prunerRecordsFind(records, key, kTargetA, &cached));
   r.config = cached;
+  for (int i = 0; i < r.num_samples; ++i)
+    r.samples_us[i] *= 0.5; /* its median among its samples (refused otherwise) */
   r.median_us = 10.0;
   assert_true(prunerRecordsAppend(records, &r).ok);
   prunerRecordsDestroy(records);
@@ -820,6 +822,9 @@ static void test_record_values_checked(void **state) {
       {"\"workgroup\":[64,64,0],\"reduction\":[0,0,16],\"thread\":[4,4,0]",
        "\"workgroup\":[],\"reduction\":[],\"thread\":[]", "are empty"},
       {"\"median_us\":5", "\"median_us\":-5", "median_us"},
+      {"\"median_us\":5", "\"median_us\":0.01", "outside its own samples (4.95-5.1)"},
+      {"\"median_us\":5", "\"median_us\":5e-324", "outside its own samples"},
+      {"\"median_us\":5", "\"median_us\":5.2", "outside its own samples"},
       {"\"spread_us\":0.25", "\"spread_us\":1e999", "spread_us"},
       {"\"spread_us\":0.25", "\"spread_us\":-1", "spread_us"},
       {"\"max_abs_error\":0.5", "\"max_abs_error\":-1e999", "max_abs_error"},
@@ -853,6 +858,32 @@ static void test_record_values_checked(void **state) {
       fail_msg("case %zu (%s): %s", i, cases[i].to, st.ok ? "accepted" : st.message);
     free(line);
   }
+  /* A baseline's name is written into pruner.tuning as a string: a name, or refused. */
+  PrunerRecord b = a;
+  b.is_baseline = true;
+  snprintf(b.baseline_name, sizeof b.baseline_name, "iree-default");
+  char *base = prunerRecordToJson(&b);
+  assert_non_null(base);
+  assert_true(prunerRecordFromJson(base, &out).ok);
+  const char *bad_names[] = {"open\\\\blas", "x\\\", d = 1", "", "cu blas"};
+  for (size_t i = 0; i < sizeof bad_names / sizeof bad_names[0]; ++i) {
+    char to[64];
+    snprintf(to, sizeof to, "\"baseline\":\"%s\"", bad_names[i]);
+    char *edited = editLine(&b, "\"baseline\":\"iree-default\"", to);
+    PrunerStatus st = prunerRecordFromJson(edited, &out);
+    if (st.ok || !strstr(st.message, "is not a baseline name"))
+      fail_msg("baseline %s: %s", to, st.ok ? "accepted" : st.message);
+    free(edited);
+  }
+  /* A baseline with a config is one or the other: refused. */
+  char *both = editLine(&b, "\"baseline\":\"iree-default\"",
+                        "\"baseline\":\"iree-default\",\"config\":{}");
+  PrunerStatus st = prunerRecordFromJson(both, &out);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "a baseline record measures the library"));
+  free(both);
+  free(base);
+
   /* A negative verifier score is a score, and a non-ok record may have no latency. */
   char *line = editLine(&a, "\"verifier_score\":0.75", "\"verifier_score\":-0.75");
   assert_true(prunerRecordFromJson(line, &out).ok);
