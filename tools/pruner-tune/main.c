@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pruner/backend.h"
@@ -29,13 +30,36 @@ static atomic_int g_signals = 0;
  * the records and writes the best-so-far output); a second one ends the process at once.
  * Records are flushed per line, so nothing measured is lost either way, and the workers
  * die with the process (PR_SET_PDEATHSIG). */
-static void onSignal(int sig) {
+/* The first signal's number, sender and time (CLOCK_MONOTONIC, ns): `timeout` sends its
+ * signal to the child and again to its own process group, so one `timeout` delivered two
+ * SIGTERMs and the second ended the run without its output. The same signal sent by the
+ * same process (kill(2), not a terminal's Ctrl-C) within 200 ms is that one interrupt. */
+static volatile sig_atomic_t g_first_sig = 0;
+static volatile pid_t g_first_pid = 0;
+static atomic_llong g_first_ns = 0;
+#define REPEAT_WINDOW_NS 200000000LL
+
+static long long nowNs(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts); /* async-signal-safe */
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void onSignal(int sig, siginfo_t *info, void *context) {
+  (void)context;
+  bool sent = info && info->si_code == SI_USER;
+  if (atomic_load(&g_signals) > 0 && sent && sig == g_first_sig &&
+      info->si_pid == g_first_pid && nowNs() - atomic_load(&g_first_ns) < REPEAT_WINDOW_NS)
+    return; /* the same interrupt, delivered twice */
   if (atomic_fetch_add(&g_signals, 1) > 0) {
     static const char msg[] = "\npruner-tune: second interrupt: exiting now\n";
     ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
     (void)ignored;
     _exit(128 + sig);
   }
+  g_first_sig = sig;
+  g_first_pid = sent ? info->si_pid : 0;
+  atomic_store(&g_first_ns, nowNs());
   g_stop = sig;
 }
 
@@ -489,13 +513,14 @@ static int tuneMain(Cli *cli_, PrunerTuneOptions *o_, PrunerTuneStudyOptions *so
   bool interrupted = prunerTuneSessionInterrupted(cli.session);
   /* A run stopped by an error after measuring (a records file that cannot take another
    * line: a full disk, a file made read-only) keeps what it measured, as Ctrl-C does: the
-   * best so far is written and the command still fails. An error before any measurement
-   * (no GPU driver) writes nothing. */
+   * best so far, of this run or of the records it resumed, is written and the command
+   * still fails. An error with nothing measured at all (no GPU driver, a fresh log)
+   * writes nothing. */
   bool stopped = false;
   for (size_t i = 0; !st.ok && i < cli.num_tasks; ++i) {
-    PrunerTuneTaskInfo info; /* something was measured before the error: keep it */
+    PrunerTuneTaskInfo info; /* something is measured: keep it */
     prunerTuneSessionGetTask(cli.session, i, &info);
-    stopped = stopped || info.new_trials > 0;
+    stopped = stopped || info.new_trials > 0 || (info.has_best && info.measured);
   }
   bool written = false;
   if (rc == 0 || interrupted || stopped) {
@@ -872,12 +897,16 @@ static int tuneCommand(int argc, char **argv) {
   }
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
-  sa.sa_handler = onSignal;
+  sa.sa_sigaction = onSignal;
+  sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
   sigaddset(&sa.sa_mask, SIGINT); /* one handler at a time: the second sees the first */
   sigaddset(&sa.sa_mask, SIGTERM);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  /* A file-size limit (ulimit -f) then fails the write with EFBIG, which the records
+   * writer reports and survives, instead of killing the process mid-line. */
+  signal(SIGXFSZ, SIG_IGN);
 
   PrunerFarm farm = NULL;
   if (prunerFarmLaunched()) {

@@ -10,6 +10,9 @@ the records file holds MIN_RECORDS complete lines, then:
   twice      a second signal while the first is handled: stops pruner-tune itself, sends
              SIGINT then SIGTERM and resumes it, so that both arrive together (two SIGINTs
              would merge into one pending signal); the second must end it at once
+  same-twice stops the worker as hang-term, then SIGTERM twice from this process 2 ms
+             apart, as `timeout` sends it (to the child, then to its process group),
+             while the first is still being handled: one interrupt, the orderly shutdown
 and prints what a FileCheck test checks: the exit status, whether the process ended
 within END_SECONDS of the signal (the candidate watchdog is 60 s, so a run that waits
 for it fails), the records (complete JSON lines, torn ones, baselines) and whether the
@@ -71,7 +74,7 @@ def main():
         if proc.poll() is not None:
             print("error: pruner-tune ended before it was interrupted (exit %d)" % proc.returncode)
             return 1
-        if mode.startswith("hang"):
+        if mode.startswith("hang") or mode == "same-twice":
             stopped = children(proc.pid)
             for child in stopped:
                 os.kill(child, signal.SIGSTOP)
@@ -83,6 +86,10 @@ def main():
             os.kill(proc.pid, signal.SIGINT)
             os.kill(proc.pid, signal.SIGTERM)
             os.kill(proc.pid, signal.SIGCONT)
+        elif mode == "same-twice":
+            os.kill(proc.pid, signal.SIGTERM)
+            time.sleep(0.002)
+            os.kill(proc.pid, signal.SIGTERM)
         else:
             os.kill(proc.pid, sig)
         try:
