@@ -461,8 +461,17 @@ static PrunerStatus openWithMode(const char *path, bool read_only, PrunerRecords
   /* "a+": created if absent, read from the start, every write appended; "r" for a
    * read-only load of an existing file. "e": close-on-exec, so that workers and runners
    * started by the tuner neither inherit the descriptor nor keep its lock alive. */
-  r->file = fopen(path, read_only ? "re" : "a+e");
   PrunerStatus status = prunerStatusOk();
+  /* Checked before the open too: opening a FIFO read-only blocks until a writer comes. */
+  struct stat before;
+  if (stat(path, &before) == 0 && !S_ISREG(before.st_mode)) {
+    status = prunerStatusError("%s: not a regular file; a records file must be one "
+                               "(docs/records.md)",
+                               path);
+    prunerRecordsDestroy(r);
+    return status;
+  }
+  r->file = fopen(path, read_only ? "re" : "a+e");
   if (!r->file)
     status = prunerStatusError("%s: cannot open records file: %s", path, strerror(errno));
   if (status.ok)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -396,10 +397,8 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
       return prunerStatusError("--pretrained %s: %s", so->prior_path, strerror(errno));
     fclose(model);
   }
-  FILE *probe = fopen(so->replay_path, "r");
-  if (!probe)
+  if (access(so->replay_path, R_OK) != 0) /* not opened: a FIFO would block */
     return prunerStatusError("--study %s: %s", so->replay_path, strerror(errno));
-  fclose(probe);
   /* The trace is opened for writing: over the dataset or the prior it would replace it. */
   const char *inputs[][2] = {{"--study", so->replay_path}, {"--pretrained", so->prior_path}};
   for (size_t i = 0; so->trace_path && i < 2; ++i)
