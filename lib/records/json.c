@@ -653,6 +653,8 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
   if (!cJSON_IsObject(json))
     return prunerStatusError("not a JSON object");
   int64_t version = 0;
+  if (!cJSON_GetObjectItemCaseSensitive(json, "version"))
+    return prunerStatusError("missing key 'version' (not a records line?)");
   TRY(readInt(json, "version", INT64_MIN, INT64_MAX, &version));
   if (version < 1 || version > PRUNER_RECORDS_VERSION)
     return prunerStatusError("key 'version': %" PRId64 " is not supported (this reader "
@@ -770,6 +772,10 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
       return prunerStatusError("key '%s': %g is not a %s number or null", numbers[i].key, v,
                                numbers[i].signed_ok ? "finite" : "finite, non-negative");
   }
+  /* A clock in MHz: 1e300 would scale every modelled time of a study to nothing. */
+  if (out->sm_clock_mhz > 100000)
+    return prunerStatusError("key 'sm_clock_mhz': %g MHz is not a clock (at most 100000)",
+                             out->sm_clock_mhz);
   const cJSON *ptxas = cJSON_GetObjectItemCaseSensitive(json, "ptxas");
   if (cJSON_IsObject(ptxas)) {
     TRY(within("ptxas", readIntOr(ptxas, "registers", -1, INT32_MAX, -1, &out->registers)));

@@ -1214,7 +1214,7 @@ PrunerStatus tuneIngest(TuneEngine *e, const char *path) {
   if (prunerRecordsSkippedLines(in) > 0)
     tuneNote(e, -1, "warning: %s", prunerRecordsWarnings(in));
   tuneFilterRecords(e, in);
-  size_t added = 0, foreign = 0, ours = 0;
+  size_t added = 0, foreign = 0, ours = 0, known = 0;
   for (size_t i = 0; i < prunerRecordsCount(in) && st.ok; ++i) {
     const PrunerRecord *r = prunerRecordsGet(in, i);
     if (strcmp(r->target_key, e->target_key) != 0) {
@@ -1230,8 +1230,10 @@ PrunerStatus tuneIngest(TuneEngine *e, const char *path) {
                     ? prunerRecordsBaseline(e->records, r->workload_key, e->target_key) != NULL
                     : prunerRecordsFind(e->records, r->workload_key, e->target_key,
                                         &r->config) != NULL;
-    if (have)
+    if (have) {
+      ++known;
       continue;
+    }
     st = prunerRecordsAppend(e->records, r);
     added += st.ok;
   }
@@ -1243,6 +1245,12 @@ PrunerStatus tuneIngest(TuneEngine *e, const char *path) {
                     "(results of another module?): they are kept in the log but tune nothing "
                     "here", path);
   prunerRecordsDestroy(in);
-  tuneNote(e, -1, "ingested %zu record(s) from %s", added, path);
+  if (known > 0) /* said, since the count below would otherwise not add up */
+    tuneNote(e, -1,
+             "ingested %zu record(s) from %s; %zu more the log already held (the same "
+             "config, or a second baseline) were left out",
+             added, path, known);
+  else
+    tuneNote(e, -1, "ingested %zu record(s) from %s", added, path);
   return st;
 }

@@ -823,6 +823,8 @@ static void test_record_values_checked(void **state) {
        "\"workgroup\":[],\"reduction\":[],\"thread\":[]", "are empty"},
       {"\"median_us\":5", "\"median_us\":-5", "median_us"},
       {"\"median_us\":5", "\"median_us\":0.01", "outside its own samples (4.95-5.1)"},
+      {"\"version\":1,", "", "missing key 'version'"},
+      {"\"sm_clock_mhz\":1980", "\"sm_clock_mhz\":1e300", "is not a clock"},
       {"\"median_us\":5", "\"median_us\":5e-324", "outside its own samples"},
       {"\"median_us\":5", "\"median_us\":5.2", "outside its own samples"},
       {"\"spread_us\":0.25", "\"spread_us\":1e999", "spread_us"},
