@@ -67,6 +67,13 @@ PrunerStatus prunerIrConv1x1ToMatmul(MlirOperation root, int *rewritten);
  * counts what it could collect. */
 int prunerIrCountConv1x1AsMatmul(MlirOperation root);
 
+/* Whether the GPU schedule can place `op`: it distributes the op's own loops over blocks
+ * and threads in one top-level scf.forall, so an op already inside an scf.forall (a
+ * tiled loop nest) is refused, with where that forall is. Ok otherwise. Shared by
+ * pruner-apply-config's GPU path and pruner-tune on GPU targets, so that the tuner writes
+ * no config the pass then refuses. */
+PrunerStatus prunerIrCheckGpuPlacement(MlirOperation op);
+
 /* The public func.func ops with a body directly in `module` whose arguments and results
  * are all tensors of static shape and supported element types (f32, f16, bf16, f64, i8,
  * i32), at most PRUNER_MAX_OPERANDS of each: up to `cap` of them into `out`, in module

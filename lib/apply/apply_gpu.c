@@ -217,7 +217,10 @@ static PrunerStatus check(Configured *c, const PrunerTargetDesc *target) {
   if (mlirOperationIsNull(prunerApplyEnclosingFunc(c->op)))
     return failOn(c, prunerStatusError("not inside a func.func: pruner-apply-config schedules "
                                        "the linalg ops of func.func functions"));
-  PrunerStatus s = prunerWorkloadFromOperation(c->op, &c->w);
+  PrunerStatus s = prunerIrCheckGpuPlacement(c->op);
+  if (!s.ok)
+    return failOn(c, s);
+  s = prunerWorkloadFromOperation(c->op, &c->w);
   if (!s.ok)
     return failOn(c, s);
   s = prunerConfigFromAttribute(&c->w,

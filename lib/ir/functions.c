@@ -1,5 +1,5 @@
 /* lib/ir/functions.c: prunerIrTensorFunctions (pruner/ir.h), the functions of a module a
- * whole-module check can feed with random tensors. */
+ * whole-module check can feed with random tensors, and prunerIrCheckGpuPlacement. */
 #include <stdio.h>
 #include <string.h>
 
@@ -97,4 +97,22 @@ size_t prunerIrTensorFunctions(MlirModule module, PrunerFunctionSignature *out, 
                fname.data, why);
   }
   return n;
+}
+
+PrunerStatus prunerIrCheckGpuPlacement(MlirOperation op) {
+  for (MlirOperation p = mlirOperationGetParentOperation(op); !mlirOperationIsNull(p);
+       p = mlirOperationGetParentOperation(p)) {
+    char name[64];
+    prunerIrOpName(p, name, sizeof name);
+    if (strcmp(name, "scf.forall") != 0)
+      continue;
+    char where[200];
+    prunerOperationLocationString(p, where, sizeof where);
+    return prunerStatusError("inside the scf.forall at %s: the GPU schedule maps the op's "
+                             "own loops to blocks and threads in one top-level scf.forall "
+                             "and cannot nest it in another; move the op out of the loop "
+                             "or lower it with the host pipeline",
+                             where);
+  }
+  return prunerStatusOk();
 }

@@ -174,6 +174,8 @@ static MlirWalkResult tuneVisit(MlirOperation op, const PrunerWorkload *w,
   /* The passes check every config with the same rules (prunerConfigCheck calls it), so
    * no config is written that pruner-apply-config cannot build. */
   PrunerStatus buildable = prunerWorkloadCheckSchedulable(w, &s->engine.target);
+  if (buildable.ok && s->engine.target.kind == PRUNER_TARGET_GPU)
+    buildable = prunerIrCheckGpuPlacement(op);
   if (!buildable.ok) {
     prunerOperationLocationString(op, where, sizeof where);
     tuneNote(&s->engine, -1, "remark: not tuned: %s: %s", where, buildable.message);
