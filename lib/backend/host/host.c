@@ -206,6 +206,33 @@ static void fillRandom(float *d, int64_t n, uint64_t *state) {
     d[i] = (float)prunerRandomTestValue(state, true);
 }
 
+/* `v` rounded to the floating type `t` (round to nearest even, as LLVM's fptrunc) or, for
+ * an integer type, wrapped to its width (arith.trunci; fptosi's values are in range). */
+static double roundToType(double v, PrunerDType t) {
+  switch (t) {
+  case PRUNER_DTYPE_F32: return (double)(float)v;
+  case PRUNER_DTYPE_F16: return (double)(_Float16)(float)v;
+  case PRUNER_DTYPE_BF16: {
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+      return v; /* NaN */
+    u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+    memcpy(&f, &u, sizeof f);
+    return (double)f;
+  }
+  case PRUNER_DTYPE_I8: return isfinite(v) ? (double)(int8_t)(int64_t)v : NAN;
+  case PRUNER_DTYPE_I32: return isfinite(v) ? (double)(int32_t)(int64_t)v : NAN;
+  default: return v;
+  }
+}
+
+static bool isIntType(PrunerDType t) { return t == PRUNER_DTYPE_I8 || t == PRUNER_DTYPE_I32; }
+
+/* The body as the measured payload computes it (lib/schedule/payload.c): maximumf and
+ * minimumf propagate NaN, divsi truncates toward zero, fptosi truncates, truncf rounds to
+ * nearest even; values are kept in double and rounded to each op's type. */
 static double evalBody(const PrunerWorkload *w, const double *args, double *vals) {
   int nops = w->num_inputs + w->num_outputs;
   for (int i = 0; i < nops; ++i)
@@ -218,15 +245,19 @@ static double evalBody(const PrunerWorkload *w, const double *args, double *vals
     case PRUNER_BODY_ADD: r = x + y; break;
     case PRUNER_BODY_SUB: r = x - y; break;
     case PRUNER_BODY_MUL: r = x * y; break;
-    case PRUNER_BODY_DIV: r = x / y; break;
-    case PRUNER_BODY_MAX: r = x > y ? x : y; break;
-    case PRUNER_BODY_MIN: r = x < y ? x : y; break;
+    case PRUNER_BODY_DIV:
+      r = !isIntType(b->dtype) ? x / y : y != 0 ? trunc(x / y) : NAN;
+      break;
+    case PRUNER_BODY_MAX: r = isnan(x) || isnan(y) ? NAN : x > y ? x : y; break;
+    case PRUNER_BODY_MIN: r = isnan(x) || isnan(y) ? NAN : x < y ? x : y; break;
     case PRUNER_BODY_NEG: r = -x; break;
     case PRUNER_BODY_EXP: r = exp(x); break;
     case PRUNER_BODY_CONST: r = b->constant; break;
-    case PRUNER_BODY_CAST: r = b->dtype == PRUNER_DTYPE_F32 ? (double)(float)x : x; break;
+    case PRUNER_BODY_CAST: r = isIntType(b->dtype) ? trunc(x) : x; break;
     default: r = NAN; break;
     }
+    if (b->opcode != PRUNER_BODY_CONST)
+      r = roundToType(r, b->dtype);
     vals[nops + i] = r;
   }
   return 0;
@@ -428,12 +459,14 @@ static bool compareOutputs(HostChild *ch, const PrunerWorkload *w, double *max_e
   for (int o = w->num_inputs; o < ch->nops; ++o)
     for (int64_t i = 0; i < ch->elems[o]; ++i) {
       double got = ch->data[o][i], want = ch->ref[o][i];
-      double err = fabs(got - want);
+      /* Equal infinities and two NaNs agree (their difference is a NaN). */
+      double err = got == want || (isnan(got) && isnan(want)) ? 0 : fabs(got - want);
       if (isnan(got) != isnan(want))
         err = INFINITY;
       if (err > *max_err)
         *max_err = err;
-      if (ok && !(err <= 1e-4 * (1.0 + fabs(want)))) {
+      double tol = 1e-4 * (1.0 + (isfinite(want) ? fabs(want) : 0.0));
+      if (ok && !(err <= tol)) {
         ok = false;
         snprintf(why, why_size, "output %d element %lld: got %g, want %g", o - w->num_inputs,
                  (long long)i, got, want);
