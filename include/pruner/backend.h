@@ -130,6 +130,10 @@ typedef struct PrunerBackend {
    * any change that alters an existing config's kernel. */
   int codegen_version;
   bool fuses_consumers;      /* a contraction's kernel may absorb its elementwise user  */
+  /* The schedule maps an op's loops to one top-level scf.forall and cannot nest it in
+   * another: ops already inside an scf.forall are not tuned (prunerIrCheckGpuPlacement,
+   * the check pruner-apply-config makes on that path). */
+  bool top_level_forall;
   /* Optional (NULL: every winner does): why a winner `config` of `w` cannot absorb its
    * consumer ("tensor cores (mma)", "split-K", ...), NULL when it can. */
   const char *(*consumerRefusal)(const PrunerWorkload *w, const PrunerConfig *config);

@@ -174,7 +174,7 @@ static MlirWalkResult tuneVisit(MlirOperation op, const PrunerWorkload *w,
   /* The passes check every config with the same rules (prunerConfigCheck calls it), so
    * no config is written that pruner-apply-config cannot build. */
   PrunerStatus buildable = prunerWorkloadCheckSchedulable(w, &s->engine.target);
-  if (buildable.ok && s->engine.target.kind == PRUNER_TARGET_GPU)
+  if (buildable.ok && s->engine.backend->top_level_forall)
     buildable = prunerIrCheckGpuPlacement(op);
   if (!buildable.ok) {
     prunerOperationLocationString(op, where, sizeof where);

@@ -484,6 +484,7 @@ static const PrunerBackend gpuBackend = {
     .baseline_name = "cuBLAS",
     .codegen_version = PRUNER_GPU_CODEGEN_VERSION,
     .fuses_consumers = true,
+    .top_level_forall = true, /* the GPU schedule's block mapping */
     .consumerRefusal = prunerScheduleConsumerRefusal,
     .measure_draws_seed = true, /* the bundle's input seed, one per batch */
     .canMeasure = gpuCanMeasure,
