@@ -221,15 +221,19 @@ static PrunerStatus appendGeneric(PrunerText *t, const PrunerWorkload *w, int no
   for (int l = 0; l < w->num_loops; ++l)
     prunerTextAppend(t, "%s\"%s\"", l ? ", " : "",
                      w->loop_kinds[l] == PRUNER_LOOP_PARALLEL ? "parallel" : "reduction");
-  prunerTextAppend(t, "]}\n      ins(");
-  for (int o = 0; o < w->num_inputs; ++o)
-    prunerTextAppend(t, "%s%%a%d", o ? ", " : "", o);
-  prunerTextAppend(t, " : ");
-  for (int o = 0; o < w->num_inputs; ++o) {
-    prunerTextAppend(t, "%s", o ? ", " : "");
-    appendTensorType(t, &w->operands[o]);
+  prunerTextAppend(t, "]}\n      ");
+  if (w->num_inputs > 0) { /* a generic may read its outputs only: no ins() at all */
+    prunerTextAppend(t, "ins(");
+    for (int o = 0; o < w->num_inputs; ++o)
+      prunerTextAppend(t, "%s%%a%d", o ? ", " : "", o);
+    prunerTextAppend(t, " : ");
+    for (int o = 0; o < w->num_inputs; ++o) {
+      prunerTextAppend(t, "%s", o ? ", " : "");
+      appendTensorType(t, &w->operands[o]);
+    }
+    prunerTextAppend(t, ") ");
   }
-  prunerTextAppend(t, ") outs(");
+  prunerTextAppend(t, "outs(");
   for (int o = w->num_inputs; o < nops; ++o)
     prunerTextAppend(t, "%s%s", o > w->num_inputs ? ", " : "", outs[o - w->num_inputs]);
   prunerTextAppend(t, " : ");
@@ -337,11 +341,13 @@ PrunerStatus prunerSchedulePayload(const PrunerWorkload *w, const char *func_nam
       return s;
     }
   }
+  if (w->num_outputs > 1) /* several results: a parenthesized type list */
+    prunerTextAppend(&t, "(");
   for (int o = w->num_inputs; o < nops; ++o) {
     prunerTextAppend(&t, "%s", o > w->num_inputs ? ", " : "");
     appendTensorType(&t, &w->operands[o]);
   }
-  prunerTextAppend(&t, "\n  return ");
+  prunerTextAppend(&t, "%s\n  return ", w->num_outputs > 1 ? ")" : "");
   if (w->num_outputs == 1)
     prunerTextAppend(&t, "%%r");
   for (int o = 0; o < w->num_outputs && w->num_outputs > 1; ++o)
