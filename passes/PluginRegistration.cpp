@@ -270,7 +270,7 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &options
   }
   pm.addPass(std::make_unique<CpuTargetFeaturesPass>(options.target.getValue()));
   pm.addPass(
-      std::make_unique<PipelineCheckPass>(prunerPipelineCheckLowered, "pruner-cpu-pipeline"));
+      std::make_unique<PipelineCheckPass>(prunerPipelineCheckLoweredToLLVM, "pruner-cpu-pipeline"));
 }
 
 void registerPrunerPasses() {

@@ -134,6 +134,46 @@ static MlirWalkResult findLinalg(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
+/* The first op outside the LLVM and OpenMP dialects (mlir-translate translates omp.* on
+ * LLVM types) and builtin.module that a host lowering left:
+ * found[0] one of another dialect (complex.mul: the cause), found[1] the first of the
+ * casts a partial conversion leaves around it. */
+static MlirWalkResult findNonLLVM(MlirOperation op, void *user) {
+  MlirOperation *found = user;
+  if (namePrefix(op, "llvm.") || namePrefix(op, "omp.") || nameIs(op, "builtin.module"))
+    return MlirWalkResultAdvance;
+  int slot = namePrefix(op, "builtin.") ? 1 : 0;
+  if (mlirOperationIsNull(found[slot]))
+    found[slot] = op;
+  return slot == 0 ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
+}
+
+PrunerStatus prunerPipelineCheckLoweredToLLVM(MlirOperation module, const char *pipeline) {
+  PrunerStatus s = prunerPipelineCheckLowered(module, pipeline);
+  if (!s.ok)
+    return s;
+  MlirOperation found[2] = {{NULL}, {NULL}};
+  mlirOperationWalk(module, findNonLLVM, found, MlirWalkPreOrder);
+  MlirOperation left = mlirOperationIsNull(found[0]) ? found[1] : found[0];
+  if (mlirOperationIsNull(left))
+    return prunerStatusOk();
+  /* Ops a lowering creates may have no location; the casts around them keep the op's. */
+  MlirOperation at = left;
+  if (!mlirOperationIsNull(found[1]) &&
+      mlirLocationEqual(mlirOperationGetLocation(left),
+                        mlirLocationUnknownGet(mlirOperationGetContext(left))))
+    at = found[1];
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(left));
+  s = prunerStatusError("%s: %.*s is left unlowered: the host lowering has no conversion of it "
+                        "to the LLVM dialect (complex numbers; math functions without an LLVM "
+                        "intrinsic, such as math.erf), so the module cannot be translated to "
+                        "LLVM IR; rewrite such ops first (math: convert-math-to-libm, or a "
+                        "polynomial expansion)",
+                        pipeline, (int)(name.length < 64 ? name.length : 64), name.data);
+  prunerEmitError(at, s.message);
+  return s;
+}
+
 PrunerStatus prunerPipelineCheckLowered(MlirOperation module, const char *pipeline) {
   MlirOperation left = {NULL};
   mlirOperationWalk(module, findLinalg, &left, MlirWalkPreOrder);

@@ -57,6 +57,10 @@ PrunerStatus prunerPipelineCheckNestedModules(MlirOperation module, const char *
  * linalg.softmax) is an error on it; the pipeline used to succeed with the op in its
  * output, which mlir-translate then refused. */
 PrunerStatus prunerPipelineCheckLowered(MlirOperation module, const char *pipeline);
+/* The CPU pipeline's last check: prunerPipelineCheckLowered, then any op left outside the
+ * LLVM and OpenMP dialects (complex.*, a math op without a conversion): an error on that op, since
+ * mlir-translate would refuse the module. */
+PrunerStatus prunerPipelineCheckLoweredToLLVM(MlirOperation module, const char *pipeline);
 
 #ifdef __cplusplus
 }
