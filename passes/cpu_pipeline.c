@@ -16,10 +16,14 @@
 
 #define ANCHOR "builtin.module("
 
-/* The ISA is the key's last dash-separated word ("host:amd-epyc-2c-avx2" -> "avx2"). */
+/* The ISA is the key's last dash-separated word ("host:amd-epyc-2c-avx2" -> "avx2"), or
+ * the name after "host:" in a short one ("host:avx2"). */
 static const char *isaOf(const char *key) {
   const char *dash = strrchr(key, '-');
-  return dash ? dash + 1 : key;
+  if (dash)
+    return dash + 1;
+  const char *colon = strrchr(key, ':');
+  return colon ? colon + 1 : key;
 }
 
 typedef struct IsaCheck {
@@ -44,9 +48,18 @@ static MlirWalkResult checkIsa(MlirOperation op, void *user) {
   MlirStringRef v = mlirStringAttrGetValue(t);
   char key[96];
   snprintf(key, sizeof key, "%.*s", (int)v.length, v.data);
-  if (strncmp(key, "host:", 5) != 0 || strcmp(isaOf(key), isaOf(c->key)) == 0)
-    return MlirWalkResultAdvance;
   char msg[1024];
+  if (strncmp(key, "host:", 5) != 0) { /* a GPU's or IREE's config: another space's rules */
+    snprintf(msg, sizeof msg,
+             "pruner-cpu-pipeline: this config was tuned for %s, not a host target; tune the "
+             "module with --target=host (or lower it with the pipeline of its target)",
+             key);
+    prunerEmitError(op, msg);
+    c->ok = false;
+    return MlirWalkResultAdvance;
+  }
+  if (strcmp(isaOf(key), isaOf(c->key)) == 0)
+    return MlirWalkResultAdvance;
   snprintf(msg, sizeof msg,
            "pruner-cpu-pipeline: this config was tuned for %s (ISA %s) but the pipeline "
            "target is %s (ISA %s); use pruner-cpu-pipeline{target=host:%s}",
@@ -76,7 +89,7 @@ PrunerStatus prunerCpuApplyConfigRun(MlirOperation module, const char *target_na
   prunerTargetKey(&target, check.key, sizeof check.key);
   mlirOperationWalk(module, checkIsa, &check, MlirWalkPreOrder);
   if (!check.ok)
-    return prunerStatusError("pruner-cpu-pipeline: configs tuned for another host ISA");
+    return prunerStatusError("pruner-cpu-pipeline: configs tuned for another target or ISA");
   PrunerApplyOptions opts = prunerApplyDefaultOptions();
   opts.c_interface = c_interface;
   return prunerApplyConfig(module, target_name, &opts);
