@@ -290,6 +290,20 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
    * column (docs/host.md, "Packing B"); nothing else can be staged. */
   int packable = prunerHostPackableOperand(w);
   char list[128];
+  /* Knobs of other targets' schedules: the host's has none of them, so a config that sets
+   * one was meant for another target (it used to be lowered with the knob dropped). */
+  bool caches = false;
+  for (int l = 0; l < PRUNER_MAX_LOOPS; ++l)
+    caches |= c->cache[l] != 0;
+  if (t->kind == PRUNER_TARGET_HOST &&
+      (c->split_k > 1 || c->reduction_threads > 1 || c->stages > 1 || c->mma != 0 || caches))
+    FAIL("%s is a knob of another target's schedule (GPU: split_k, reduction_threads, "
+         "stages, mma; IREE: cache); the host schedule has none of them", op,
+         c->split_k > 1           ? "split_k"
+         : c->reduction_threads > 1 ? "reduction_threads"
+         : c->stages > 1            ? "stages"
+         : c->mma != 0              ? "mma"
+                                    : "cache");
   if (c->promote_operands && (packable < 0 || c->promote_operands != 1u << packable))
     FAIL("promote_operands = %s; on the host only operand 1 of a contraction whose rows run "
          "along the vectorized loop can be packed (promote_operands = [1])%s",

@@ -84,6 +84,20 @@ func.func @bad_width(%a: tensor<64x96xf32>, %b: tensor<96x128xf32>, %c: tensor<6
 
 // -----
 
+// Knobs of the GPU's and IREE's schedules: the host's has none, and a config that sets one
+// was meant for another target (the knob used to be dropped silently).
+func.func @other_targets_knobs(%a: tensor<64x96xf32>, %b: tensor<96x128xf32>, %c: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  // expected-error @+1 {{pruner.config on linalg.matmul (host): split_k is a knob of another target's schedule}}
+  %r = linalg.matmul {pruner.config = {workgroup = [16, 32, 0], reduction = [0, 0, 32], thread = [4, 8, 0], promote_operands = [], vector_width = 1, split_k = 4}}
+      ins(%a, %b : tensor<64x96xf32>, tensor<96x128xf32>) outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>
+  // expected-error @+1 {{pruner.config on linalg.matmul (host): cache is a knob of another target's schedule}}
+  %s = linalg.matmul {pruner.config = {workgroup = [16, 32, 0], reduction = [0, 0, 32], thread = [4, 8, 0], promote_operands = [], vector_width = 1, cache = [8, 16, 0]}}
+      ins(%a, %b : tensor<64x96xf32>, tensor<96x128xf32>) outs(%r : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %s : tensor<64x128xf32>
+}
+
+// -----
+
 func.func @on_buffers(%a: memref<64x96xf32>, %b: memref<96x128xf32>, %c: memref<64x128xf32>) {
   // expected-error @+1 {{operand 0 is a memref: buffer semantics are not tuned (pruner tunes linalg on tensors)}}
   linalg.matmul {pruner.config = {workgroup = [16, 32, 0], reduction = [0, 0, 32], thread = [4, 8, 0], promote_operands = [], vector_width = 1}}
