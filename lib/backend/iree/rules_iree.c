@@ -66,6 +66,15 @@ static bool collapsedReduction(const PrunerWorkload *w) {
   return w->kind == PRUNER_OP_REDUCTION && w->num_loops != 2;
 }
 
+/* IREE interchanges a 2-D reduction over the outer loop (a column sum: ["reduction",
+ * "parallel"]) so that the reduction loop is innermost before it configures it (its
+ * configured IR shows ["parallel", "reduction"]), so a matcher in the workload's loop
+ * order finds nothing: every candidate was measured as "IREE did not apply the spec". */
+static bool interchangedReduction(const PrunerWorkload *w) {
+  return w->kind == PRUNER_OP_REDUCTION && w->num_loops == 2 &&
+         w->loop_kinds[1] != PRUNER_LOOP_REDUCTION;
+}
+
 static int simdLanes(const PrunerWorkload *w, const PrunerTargetDesc *t) {
   int bytes = prunerDTypeBytes(w->operands[w->num_inputs].dtype);
   int l = t->warp_size > 0 ? t->warp_size * 4 / (bytes > 0 ? bytes : 4) : 1;
@@ -100,6 +109,12 @@ PrunerStatus prunerIreeCpuSpaceKnobs(const PrunerWorkload *w, const PrunerTarget
     return prunerStatusError("iree-cpu: %s: IREE collapses the loops of a reduction with "
                              "more than two loops before it applies a tuning spec; only 2-D "
                              "reductions are tuned",
+                             w->key);
+  if (interchangedReduction(w))
+    return prunerStatusError("iree-cpu: %s: IREE interchanges a reduction over the outer "
+                             "loop so that the reduction is innermost before it applies a "
+                             "tuning spec, and a matcher in the op's loop order finds nothing; "
+                             "only reductions over the inner loop are tuned",
                              w->key);
   if (unitBatchConv(w))
     return prunerStatusError("iree-cpu: %s: IREE folds the unit batch loop of a convolution "
@@ -153,6 +168,10 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
     FAIL("a reduction of %d loops cannot be configured by a tuning spec (IREE collapses its "
          "loops first)",
          op, w->num_loops);
+  if (interchangedReduction(w))
+    FAIL("a reduction over the outer loop cannot be configured by a tuning spec (IREE "
+         "interchanges its loops first)",
+         op);
   if (unitBatchConv(w))
     FAIL("a convolution with batch 1 cannot be configured by a tuning spec (IREE folds the "
          "unit loop first)",
