@@ -56,6 +56,9 @@ PrunerStatus prunerHostWriteObject(const PrunerWorkload *w, const PrunerConfig *
  * conversion of the task loop, then the LLVM lowering (docs/host.md, H1). */
 const char *prunerHostLoweringPipeline(void);
 
+/* The measuring worker's default address-space limit (PrunerHostOptions). */
+#define PRUNER_HOST_MEMORY_LIMIT_MB 8000
+
 typedef struct PrunerHostOptions {
   const char *target;      /* target name, "host" or "host:<isa>"; NULL: "host"          */
   int threads;             /* OpenMP threads for kernels and OpenBLAS; 0 = all cores   */
@@ -68,7 +71,8 @@ typedef struct PrunerHostOptions {
   double min_sample_seconds; /* keep sampling until this much time; default 0.2 s     */
   int warmup;              /* runs before timing; default 1                           */
   double timeout_seconds;  /* per candidate (JIT + runs); default 60                   */
-  int64_t memory_limit_mb; /* child address space; default 8000; 0: none               */
+  int64_t memory_limit_mb; /* child address space; default PRUNER_HOST_MEMORY_LIMIT_MB;
+                              0: none                                                  */
   uint64_t seed;           /* inputs; default 1                                        */
   bool check;              /* compare with the reference; default true                 */
   const char *openblas_coretype; /* OPENBLAS_CORETYPE for the child; NULL: SkylakeX on
@@ -112,7 +116,8 @@ void prunerHostMeasureBaseline(PrunerHost host, const PrunerWorkload *w, PrunerH
 bool prunerHostHasBlasBaseline(const PrunerWorkload *w);
 
 /* Whether the host can measure `w` (f32 operands only: the JIT'ed kernels' inputs and
- * reference are f32); false with the reason in `why` (`size` bytes). */
+ * reference are f32; operand data within the default worker memory limit); false with the
+ * reason in `why` (`size` bytes). */
 bool prunerHostMeasurable(const PrunerWorkload *w, char *why, size_t size);
 
 /* ---- the final check: candidates re-measured back to back (docs/measurement.md) ----- */

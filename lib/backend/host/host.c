@@ -124,7 +124,7 @@ PrunerHostOptions prunerHostDefaultOptions(void) {
   o.min_sample_seconds = 0.2;
   o.warmup = 1;
   o.timeout_seconds = 60;
-  o.memory_limit_mb = 8000;
+  o.memory_limit_mb = PRUNER_HOST_MEMORY_LIMIT_MB;
   o.seed = 1;
   o.check = true;
   o.openblas_coretype = NULL;
@@ -573,13 +573,35 @@ static int hostOptLevel(const PrunerHostOptions *o, const PrunerConfig *c) {
   return c && c->vector_width > 1 ? o->opt_level : o->scalar_opt_level;
 }
 
-bool prunerHostMeasurable(const PrunerWorkload *w, char *why, size_t size) {
+/* What the worker itself refuses: the kernels' data and reference are f32. */
+static bool supported(const PrunerWorkload *w, char *why, size_t size) {
   for (int o = 0; o < w->num_inputs + w->num_outputs; ++o)
     if (w->operands[o].dtype != PRUNER_DTYPE_F32) {
       snprintf(why, size, "the host measures f32 workloads only; operand %d is %s", o,
                prunerDTypeName(w->operands[o].dtype));
       return false;
     }
+  return true;
+}
+
+bool prunerHostMeasurable(const PrunerWorkload *w, char *why, size_t size) {
+  if (!supported(w, why, size))
+    return false;
+  /* The operand data a worker holds: inputs once, outputs three times (the buffer, its
+   * initial values, the reference), 4 bytes each; past the default limit every trial
+   * would end in "out of memory". 512 MB is left for the JIT and the runtime. */
+  double mb = 0;
+  for (int o = 0; o < w->num_inputs + w->num_outputs; ++o) {
+    double n = 1;
+    for (int d = 0; d < w->operands[o].rank; ++d)
+      n *= (double)w->operands[o].shape[d];
+    mb += n * 4.0 * (o < w->num_inputs ? 1 : 3) / (1024.0 * 1024.0);
+  }
+  if (mb > PRUNER_HOST_MEMORY_LIMIT_MB - 512) {
+    snprintf(why, size, "its operands need %.0f MB in the measuring worker, whose memory "
+             "limit is %d MB", mb, PRUNER_HOST_MEMORY_LIMIT_MB);
+    return false;
+  }
   return true;
 }
 
@@ -813,7 +835,7 @@ static bool childHandle(void *context, const void *request, void *reply) {
   if (req->kind == HOST_REQ_REMEASURE) {
     PrunerHostRemeasure *rem = &((HostReply *)reply)->remeasure;
     char why[200];
-    if (!prunerHostMeasurable(&req->w, why, sizeof why)) {
+    if (!supported(&req->w, why, sizeof why)) {
       memset(rem, 0, sizeof *rem);
       rem->num_entries = req->num_configs;
       for (int i = 0; i < rem->num_entries; ++i) {
@@ -829,7 +851,7 @@ static bool childHandle(void *context, const void *request, void *reply) {
   PrunerHostResult *rep = &((HostReply *)reply)->result;
   prunerRecordInit(&rep->record);
   char why[200];
-  if (!prunerHostMeasurable(&req->w, why, sizeof why)) {
+  if (!supported(&req->w, why, sizeof why)) {
     rep->record.status = PRUNER_RECORD_INVALID;
     snprintf(rep->record.error, sizeof rep->record.error, "%s", why);
     return true;

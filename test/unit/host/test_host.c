@@ -569,8 +569,27 @@ static void test_packing(void **state) {
   assert_true(two_peels.record.max_abs_error <= 1e-4);
 }
 
+/* What the host can measure, decided before any trial: f32 only, and operand data within
+ * the worker's memory limit (every trial of a 3 x 4 GB op ended in "out of memory"). */
+static void test_measurable(void **state) {
+  (void)state;
+  char why[200];
+  int64_t small[2] = {64, 64};
+  PrunerWorkload w;
+  prunerWorkloadElementwiseAdd(&w, small, 2, PRUNER_DTYPE_F32);
+  assert_true(prunerHostMeasurable(&w, why, sizeof why));
+  prunerWorkloadElementwiseAdd(&w, small, 2, PRUNER_DTYPE_F16);
+  assert_false(prunerHostMeasurable(&w, why, sizeof why));
+  assert_non_null(strstr(why, "f32 workloads only"));
+  int64_t big[2] = {32768, 32768}; /* 4 GiB per operand: 4 + 4 + 3 x 4 GiB */
+  prunerWorkloadElementwiseAdd(&w, big, 2, PRUNER_DTYPE_F32);
+  assert_false(prunerHostMeasurable(&w, why, sizeof why));
+  assert_non_null(strstr(why, "its operands need 20480 MB in the measuring worker"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_measurable),
       cmocka_unit_test(test_space_rules),    cmocka_unit_test(test_packing),
       cmocka_unit_test(test_matmul),         cmocka_unit_test(test_batch_matmul),
       cmocka_unit_test(test_matmul_narrow_vectors),
