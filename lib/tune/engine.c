@@ -207,7 +207,7 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
   return prunerStatusOk();
 }
 
-int tuneEngineAddWorkload(TuneEngine *e, const PrunerWorkload *w) {
+int tuneEngineAddWorkload(TuneEngine *e, const PrunerWorkload *w, const char *where) {
   for (size_t i = 0; i < e->num_tasks; ++i)
     if (strcmp(e->tasks[i].w.key, w->key) == 0) {
       e->tasks[i].occurrences++;
@@ -221,6 +221,8 @@ int tuneEngineAddWorkload(TuneEngine *e, const PrunerWorkload *w) {
   memset(t, 0, sizeof *t);
   t->w = *w;
   t->occurrences = 1;
+  snprintf(t->where, sizeof t->where, "%s%s", where && *where ? where : "",
+           where && *where ? ": " : "");
   return (int)e->num_tasks++;
 }
 
@@ -353,7 +355,7 @@ PrunerStatus tuneEnginePrepare(TuneEngine *e) {
     t->strategy = prunerTuneStrategyFor(e->opts.strategy, &t->w, e->backend);
     PrunerStatus st = e->backend->spaceCreate(&t->w, &e->target, &t->space);
     if (!st.ok) {
-      tuneNote(e, (int)i, "warning: %s %s: no tuning space: %s", t->w.op_name, t->w.key,
+      tuneNote(e, (int)i, "warning: %s%s %s: no tuning space: %s", t->where, t->w.op_name, t->w.key,
                st.message);
       snprintf(t->no_space, sizeof t->no_space, "%s", st.message);
       t->done = true;
@@ -368,9 +370,9 @@ PrunerStatus tuneEnginePrepare(TuneEngine *e) {
     if (kinds && t->space_size == 0) {
       char names[160];
       formatKinds(kinds, names, sizeof names);
-      tuneNote(e, (int)i, "warning: %s %s: no config of the schedule kinds asked for (%s) on %s; "
+      tuneNote(e, (int)i, "warning: %s%s %s: no config of the schedule kinds asked for (%s) on %s; "
                "not tuned",
-               t->w.op_name, t->w.key, names, e->target.name);
+               t->where, t->w.op_name, t->w.key, names, e->target.name);
       t->done = true;
       continue;
     }
@@ -381,16 +383,16 @@ PrunerStatus tuneEnginePrepare(TuneEngine *e) {
         return st;
     }
     if (t->space_size == 0) {
-      tuneNote(e, (int)i, "warning: %s %s: no valid config on %s", t->w.op_name, t->w.key,
+      tuneNote(e, (int)i, "warning: %s%s %s: no valid config on %s", t->where, t->w.op_name, t->w.key,
                e->target.name);
       t->done = true;
     }
     if (!t->done && e->opts.measure == e->backend->device_measure && e->backend->measurable &&
         !e->backend->measurable(&t->w, t->unmeasurable, sizeof t->unmeasurable)) {
       tuneNote(e, (int)i,
-               "warning: %s %s: not measured: %s; no trials are spent on it, and it gets the "
+               "warning: %s%s %s: not measured: %s; no trials are spent on it, and it gets the "
                "models' choice, marked unmeasured",
-               t->w.op_name, t->w.key, t->unmeasurable);
+               t->where, t->w.op_name, t->w.key, t->unmeasurable);
       t->done = true;
     }
     tuneRefreshFromRecords(e, t);

@@ -204,7 +204,8 @@ static MlirWalkResult tuneVisit(MlirOperation op, const PrunerWorkload *w,
     s->ops[s->num_ops++] = (TuneOpRef){op, -1, producer, own, {NULL}};
     return MlirWalkResultAdvance;
   }
-  int task = tuneEngineAddWorkload(&s->engine, w);
+  prunerOperationLocationString(op, where, sizeof where);
+  int task = tuneEngineAddWorkload(&s->engine, w, where);
   if (task < 0) {
     walk->failed = true;
     return MlirWalkResultInterrupt;

@@ -210,7 +210,7 @@ static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords
     strictest = fmin(strictest, goal_us[g]);
   TuneEngine e;
   PrunerStatus st = tuneEngineInit(&e, &o);
-  if (st.ok && tuneEngineAddWorkload(&e, w) < 0)
+  if (st.ok && tuneEngineAddWorkload(&e, w, NULL) < 0)
     st = prunerStatusError("out of memory");
   if (st.ok)
     st = tuneEnginePrepare(&e);

@@ -32,6 +32,8 @@ typedef struct TuneTask {
   /* Why the backend's device cannot measure it (PrunerBackend.measurable; "": it can):
    * no trials, the models' choice at the end of the run (tuneRankUnmeasurable). */
   char unmeasurable[200];
+  /* Where its first op is ("loc(\"m.mlir\":12:8)"; "" in a study), for the warnings. */
+  char where[160];
   /* Draft survivors, fastest first; grows (doubling) when the unmeasured part runs low. */
   PrunerDraftCandidate *pool;
   size_t pool_len;
@@ -90,7 +92,7 @@ PrunerStatus tuneEngineInit(TuneEngine *e, const PrunerTuneOptions *opts);
 PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *opts,
                                        const PrunerBackend *backend);
 /* Adds one occurrence of `w`; returns the task index or -1 on allocation failure. */
-int tuneEngineAddWorkload(TuneEngine *e, const PrunerWorkload *w);
+int tuneEngineAddWorkload(TuneEngine *e, const PrunerWorkload *w, const char *where);
 /* Builds spaces and drafts, reads resumed state. Tasks whose space cannot be built are
  * reported with a NOTE and marked done. */
 PrunerStatus tuneEnginePrepare(TuneEngine *e);

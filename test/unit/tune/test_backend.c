@@ -261,7 +261,7 @@ static PrunerTuneOptions testOptions(void) {
 static void addMatmul(TuneEngine *e) {
   PrunerWorkload w;
   prunerWorkloadMatmul(&w, 256, 256, 128, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
-  assert_int_equal(tuneEngineAddWorkload(e, &w), 0);
+  assert_int_equal(tuneEngineAddWorkload(e, &w, NULL), 0);
 }
 
 /* The truth's best over the whole space (brute force). */

@@ -17,9 +17,9 @@ static void setUp(TuneEngine *e) {
   PrunerWorkload a, b;
   prunerWorkloadMatmul(&a, 16, 16, 8, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   prunerWorkloadMatmul(&b, 32, 32, 16, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
-  assert_int_equal(tuneEngineAddWorkload(e, &a), 0);
-  assert_int_equal(tuneEngineAddWorkload(e, &b), 1);
-  assert_int_equal(tuneEngineAddWorkload(e, &a), 0); /* same key: one task, weight 2 */
+  assert_int_equal(tuneEngineAddWorkload(e, &a, NULL), 0);
+  assert_int_equal(tuneEngineAddWorkload(e, &b, NULL), 1);
+  assert_int_equal(tuneEngineAddWorkload(e, &a, NULL), 0); /* same key: one task, weight 2 */
   assert_int_equal(e->num_tasks, 2);
   assert_int_equal(e->tasks[0].occurrences, 2);
   assert_true(tuneEnginePrepare(e).ok);
