@@ -129,14 +129,15 @@ static cJSON *candidateJson(const PrunerWorkload *w, const PrunerDraftCandidate 
   return o;
 }
 
-static void reportOp(Walk *wk, const PrunerWorkload *w) {
+static void reportOp(Walk *wk, const PrunerWorkload *w, const char *loc) {
   const Options *o = wk->opts;
   PrunerSpace space;
   PrunerStatus st = prunerSpaceCreate(w, wk->target, NULL, &space);
   PrunerDraft draft = NULL;
   if (st.ok) st = prunerDraftCreate(w, wk->target, &draft);
   if (!st.ok) {
-    fprintf(stderr, "pruner-draft: op %d (%s): %s\n", wk->index, w->op_name, st.message);
+    fprintf(stderr, "pruner-draft: %s: op %d (%s): %s\n", loc, wk->index, w->op_name,
+            st.message);
     if (draft) prunerDraftDestroy(draft);
     ++wk->failures;
     return;
@@ -193,14 +194,18 @@ static MlirWalkResult visit(MlirOperation op, const PrunerWorkload *w, const Pru
     fprintf(stderr, "pruner-draft: remark: %s: skipped: %s\n", loc, why->message);
     return MlirWalkResultAdvance;
   }
-  PrunerStatus size = prunerWorkloadCheckSize(w, wk->target);
-  if (!size.ok) { /* sizes no kernel can index or the target cannot hold */
-    char loc[256];
-    prunerOperationLocationString(op, loc, sizeof loc);
+  /* As pruner-tune: ops the target's schedule cannot build (a full reduction to a rank-0
+   * result on a GPU) and sizes no kernel can index are skipped with a remark. */
+  char loc[256];
+  prunerOperationLocationString(op, loc, sizeof loc);
+  PrunerStatus size = prunerWorkloadCheckSchedulable(w, wk->target);
+  if (size.ok)
+    size = prunerWorkloadCheckSize(w, wk->target);
+  if (!size.ok) {
     fprintf(stderr, "pruner-draft: remark: %s: skipped: %s\n", loc, size.message);
     return MlirWalkResultAdvance;
   }
-  reportOp(wk, w);
+  reportOp(wk, w, loc);
   ++wk->index;
   return MlirWalkResultAdvance;
 }
