@@ -64,6 +64,14 @@ static void appendTensorType(PrunerText *t, const PrunerOperand *o) {
   prunerTextAppend(t, "%s>", prunerScheduleMlirType(o->dtype));
 }
 
+/* The tensor types of operands [first, last), comma-separated. */
+static void appendTensorTypes(PrunerText *t, const PrunerWorkload *w, int first, int last) {
+  for (int o = first; o < last; ++o) {
+    prunerTextAppend(t, "%s", o > first ? ", " : "");
+    appendTensorType(t, &w->operands[o]);
+  }
+}
+
 /* Value numbering of the body program (see workload.h). */
 static PrunerDType valueDType(const PrunerWorkload *w, int v) {
   int nops = w->num_inputs + w->num_outputs;
@@ -227,20 +235,14 @@ static PrunerStatus appendGeneric(PrunerText *t, const PrunerWorkload *w, int no
     for (int o = 0; o < w->num_inputs; ++o)
       prunerTextAppend(t, "%s%%a%d", o ? ", " : "", o);
     prunerTextAppend(t, " : ");
-    for (int o = 0; o < w->num_inputs; ++o) {
-      prunerTextAppend(t, "%s", o ? ", " : "");
-      appendTensorType(t, &w->operands[o]);
-    }
+    appendTensorTypes(t, w, 0, w->num_inputs);
     prunerTextAppend(t, ") ");
   }
   prunerTextAppend(t, "outs(");
   for (int o = w->num_inputs; o < nops; ++o)
     prunerTextAppend(t, "%s%s", o > w->num_inputs ? ", " : "", outs[o - w->num_inputs]);
   prunerTextAppend(t, " : ");
-  for (int o = w->num_inputs; o < nops; ++o) {
-    prunerTextAppend(t, "%s", o > w->num_inputs ? ", " : "");
-    appendTensorType(t, &w->operands[o]);
-  }
+  appendTensorTypes(t, w, w->num_inputs, nops);
   prunerTextAppend(t, ") {\n    ^bb0(");
   for (int o = 0; o < nops; ++o)
     prunerTextAppend(t, "%s%%b%d: %s", o ? ", " : "", o,
@@ -307,10 +309,7 @@ PrunerStatus prunerSchedulePayload(const PrunerWorkload *w, const char *func_nam
     appendTensorType(&t, &w->operands[o]);
   }
   prunerTextAppend(&t, ") -> (");
-  for (int o = w->num_inputs; o < nops; ++o) {
-    prunerTextAppend(&t, "%s", o > w->num_inputs ? ", " : "");
-    appendTensorType(&t, &w->operands[o]);
-  }
+  appendTensorTypes(&t, w, w->num_inputs, nops);
   prunerTextAppend(&t, ") {\n");
 
   char outs[PRUNER_MAX_OPERANDS][16];
@@ -343,20 +342,14 @@ PrunerStatus prunerSchedulePayload(const PrunerWorkload *w, const char *func_nam
   }
   if (w->num_outputs > 1) /* several results: a parenthesized type list */
     prunerTextAppend(&t, "(");
-  for (int o = w->num_inputs; o < nops; ++o) {
-    prunerTextAppend(&t, "%s", o > w->num_inputs ? ", " : "");
-    appendTensorType(&t, &w->operands[o]);
-  }
+  appendTensorTypes(&t, w, w->num_inputs, nops);
   prunerTextAppend(&t, "%s\n  return ", w->num_outputs > 1 ? ")" : "");
   if (w->num_outputs == 1)
     prunerTextAppend(&t, "%%r");
   for (int o = 0; o < w->num_outputs && w->num_outputs > 1; ++o)
     prunerTextAppend(&t, "%s%%r#%d", o ? ", " : "", o);
   prunerTextAppend(&t, " : ");
-  for (int o = w->num_inputs; o < nops; ++o) {
-    prunerTextAppend(&t, "%s", o > w->num_inputs ? ", " : "");
-    appendTensorType(&t, &w->operands[o]);
-  }
+  appendTensorTypes(&t, w, w->num_inputs, nops);
   prunerTextAppend(&t, "\n}\n");
   return prunerTextFinish(&t, "payload", text);
 }
