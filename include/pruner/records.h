@@ -13,6 +13,7 @@
 #define PRUNER_RECORDS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -153,8 +154,12 @@ PrunerStatus prunerRecordsAppendAll(PrunerRecords to, PrunerRecords from);
 
 size_t prunerRecordsCount(PrunerRecords records);
 const PrunerRecord *prunerRecordsGet(PrunerRecords records, size_t i);
-/* Skipped-line report of the last load ("" if none). */
+/* Skipped-line report of the last load ("" if none): one line per skipped line (at most
+ * a few, then a count), without a final newline. */
 const char *prunerRecordsWarnings(PrunerRecords records);
+/* Prints each line of prunerRecordsWarnings to `f` behind `prefix` ("pruner-eval:
+ * warning: "), so that every line says which tool wrote it; nothing when there is none. */
+void prunerRecordsPrintWarnings(PrunerRecords records, FILE *f, const char *prefix);
 
 /* Ok when `records` holds a record; else an error naming the file: "PATH holds no record
  * (empty)" or "PATH: not a records file (no line of it is a record; N line(s) skipped,

@@ -649,6 +649,15 @@ const PrunerRecord *prunerRecordsGet(PrunerRecords r, size_t i) {
 
 const char *prunerRecordsWarnings(PrunerRecords r) { return r->warnings; }
 
+void prunerRecordsPrintWarnings(PrunerRecords r, FILE *f, const char *prefix) {
+  const char *text = prunerRecordsWarnings(r);
+  while (text && *text) {
+    size_t n = strcspn(text, "\n");
+    fprintf(f, "%s%.*s\n", prefix, (int)n, text);
+    text += n + (text[n] == '\n');
+  }
+}
+
 size_t prunerRecordsSkippedLines(PrunerRecords r) { return r->skipped; }
 
 const PrunerRecord *prunerRecordsFind(PrunerRecords r, const char *workload_key,

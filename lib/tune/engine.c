@@ -42,6 +42,15 @@ void tuneNote(TuneEngine *e, int task, const char *fmt, ...) {
   tuneEmit(e, &ev);
 }
 
+void tuneNoteRecordWarnings(TuneEngine *e, PrunerRecords records) {
+  const char *text = prunerRecordsWarnings(records);
+  while (text && *text) { /* one note per line: each gets the tool's prefix */
+    size_t n = strcspn(text, "\n");
+    tuneNote(e, -1, "warning: %.*s", (int)n, text);
+    text += n + (text[n] == '\n');
+  }
+}
+
 bool tuneStopRequested(const TuneEngine *e) {
   return e->opts.stop && *e->opts.stop;
 }
@@ -148,7 +157,7 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
     if (!st.ok)
       return st;
     if (prunerRecordsSkippedLines(e->records) > 0)
-      tuneNote(e, -1, "warning: %s", prunerRecordsWarnings(e->records));
+      tuneNoteRecordWarnings(e, e->records);
     size_t foreign = 0;
     for (size_t i = 0; i < prunerRecordsCount(e->records); ++i)
       if (strcmp(prunerRecordsGet(e->records, i)->target_key, e->target_key) != 0)
@@ -188,7 +197,7 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
                                opts->measure_path, e->target_key, other ? other : "none");
     }
     if (prunerRecordsSkippedLines(e->replay) > 0)
-      tuneNote(e, -1, "warning: %s", prunerRecordsWarnings(e->replay));
+      tuneNoteRecordWarnings(e, e->replay);
   }
 
   PrunerVerifierOptions vopts = prunerVerifierDefaultOptions();
@@ -1214,7 +1223,7 @@ PrunerStatus tuneIngest(TuneEngine *e, const char *path) {
     return st;
   }
   if (prunerRecordsSkippedLines(in) > 0)
-    tuneNote(e, -1, "warning: %s", prunerRecordsWarnings(in));
+    tuneNoteRecordWarnings(e, in);
   tuneFilterRecords(e, in);
   size_t added = 0, foreign = 0, ours = 0, known = 0;
   for (size_t i = 0; i < prunerRecordsCount(in) && st.ok; ++i) {

@@ -42,6 +42,6 @@ static PrunerStatus tuneRecordFits(const PrunerRecord *r, void *user) {
 size_t tuneFilterRecords(TuneEngine *e, PrunerRecords records) {
   size_t dropped = prunerRecordsFilter(records, tuneRecordFits, e);
   if (dropped > 0)
-    tuneNote(e, -1, "warning: %s", prunerRecordsWarnings(records));
+    tuneNoteRecordWarnings(e, records);
   return dropped;
 }

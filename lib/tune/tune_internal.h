@@ -151,5 +151,7 @@ PrunerStatus tuneCheckModule(TuneEngine *e, const char *module_path, const char 
                              const PrunerFunctionSignature *fs, size_t n, PrunerText *report);
 void tuneNote(TuneEngine *e, int task, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* prunerRecordsWarnings of `records` as one warning note per line. */
+void tuneNoteRecordWarnings(TuneEngine *e, PrunerRecords records);
 
 #endif /* PRUNER_TUNE_INTERNAL_H */

@@ -284,7 +284,7 @@ static int runEval(const Options *o, const PrunerTargetDesc *named) {
     t = &dataset;
   }
   if (prunerRecordsSkippedLines(records))
-    fprintf(stderr, "pruner-draft: warning: %s\n", prunerRecordsWarnings(records));
+    prunerRecordsPrintWarnings(records, stderr, "pruner-draft: warning: ");
   FILE *per_config = NULL;
   if (o->per_config && prunerSameFile(o->per_config, o->eval)) {
     fprintf(stderr,

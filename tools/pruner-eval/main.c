@@ -152,7 +152,7 @@ static int trainModel(const char *const *paths, int num_paths, const char *model
     if (s.ok && prunerRecordsCount(files[i]) == 0)
       s = prunerRecordsRequireRecords(files[i]);
     else if (s.ok && prunerRecordsSkippedLines(files[i]))
-      fprintf(stderr, "pruner-eval: warning: %s\n", prunerRecordsWarnings(files[i]));
+      prunerRecordsPrintWarnings(files[i], stderr, "pruner-eval: warning: ");
     if (s.ok)
       s = prunerRecordsAppendAll(all, files[i]);
   }
@@ -175,7 +175,7 @@ static int trainModel(const char *const *paths, int num_paths, const char *model
     for (int i = 0; i < num_paths; ++i) {
       size_t d = prunerRecordsFilterCodegen(files[i], key, version);
       if (d > 0)
-        fprintf(stderr, "pruner-eval: warning: %s\n", prunerRecordsWarnings(files[i]));
+        prunerRecordsPrintWarnings(files[i], stderr, "pruner-eval: warning: ");
       dropped += d;
     }
     if (dropped > 0) {
@@ -333,7 +333,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (prunerRecordsSkippedLines(records))
-    fprintf(stderr, "pruner-eval: warning: %s\n", prunerRecordsWarnings(records));
+    prunerRecordsPrintWarnings(records, stderr, "pruner-eval: warning: ");
   const char *key = target_arg && strcmp(target_arg, "records") != 0 ? target_arg
                                                                     : busiestTarget(records);
   PrunerTargetDesc target;

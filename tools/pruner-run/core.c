@@ -426,11 +426,13 @@ int runnerExecute(PrunerBundle bundle, const RunnerOptions *opts, PrunerWorkerHa
     goto done;
   }
   if (prunerRecordsSkippedLines(r.records))
-    logf_(&r, "warning: %s\n", prunerRecordsWarnings(r.records));
+    if (r.opts->log)
+      prunerRecordsPrintWarnings(r.records, r.opts->log, "warning: ");
   /* A resumed record of this device's key from another code generator than the bundle's
    * did not time this bundle's kernel: dropped (in memory) so that its config runs again. */
   if (prunerRecordsFilterCodegen(r.records, r.target_key, prunerBundleCodegenVersion(bundle)) > 0)
-    logf_(&r, "warning: %s\n", prunerRecordsWarnings(r.records));
+    if (r.opts->log)
+      prunerRecordsPrintWarnings(r.records, r.opts->log, "warning: ");
 
   for (size_t wi = 0; wi < nw; wi++) {
     const PrunerWorkload *w = prunerBundleGetWorkload(bundle, wi);
