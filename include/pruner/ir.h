@@ -9,6 +9,7 @@
 #define PRUNER_IR_H
 
 #include <mlir-c/IR.h>
+#include <mlir-c/Pass.h>
 
 #include "pruner/space.h"
 #include "pruner/status.h"
@@ -66,6 +67,13 @@ PrunerStatus prunerIrConv1x1ToMatmul(MlirOperation root, int *rewritten);
  * emits nothing (pruner-tune's hint when the rewrite is off). A list it cannot allocate
  * counts what it could collect. */
 int prunerIrCountConv1x1AsMatmul(MlirOperation root);
+
+/* mlirParsePassPipeline of `pipeline` into `pm` with the parser's message, which MLIR
+ * otherwise hands to a NULL callback and so ends the process (std::bad_function_call),
+ * emitted as an error diagnostic at `where`; an unknown pass usually means MLIR's passes
+ * were never registered in this process (mlirRegisterAllPasses), which the message says. */
+MlirLogicalResult prunerIrParsePipeline(MlirOpPassManager pm, const char *pipeline,
+                                        MlirLocation where);
 
 /* Whether the GPU schedule can place `op`: it distributes the op's own loops over blocks
  * and threads in one top-level scf.forall, so an op already inside an scf.forall (a

@@ -234,6 +234,7 @@ struct MlirModule;
  * destroys that module and context. */
 PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOptions *opts,
                                      PrunerTuneSession *out);
+/* (Both Create functions take NULL `opts` as prunerTuneDefaultOptions().) */
 
 /* Prepares the tasks of a module the caller holds (a compiler embedding the tuner,
  * docs/embedding.md): target lookup, spaces, draft, verifier, records (opened and loaded;
@@ -266,6 +267,7 @@ const char *prunerTuneSessionMeasureDescription(PrunerTuneSession session);
 bool prunerTuneSessionInterrupted(PrunerTuneSession session);
 
 size_t prunerTuneSessionNumTasks(PrunerTuneSession session);
+/* Task i (< prunerTuneSessionNumTasks; past the end *out is zeroed: no workload). */
 void prunerTuneSessionGetTask(PrunerTuneSession session, size_t i, PrunerTuneTaskInfo *out);
 
 /* Writes the winners into the session's module (the caller's one for a session made by

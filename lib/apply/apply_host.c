@@ -307,8 +307,8 @@ static PrunerStatus outline(Kernel *k, MlirOperation module, int index) {
 
 static bool runPipeline(MlirOperation module, const char *pipeline) {
   MlirPassManager pm = mlirPassManagerCreate(mlirOperationGetContext(module));
-  MlirLogicalResult r =
-      mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm), str(pipeline), NULL, NULL);
+  MlirLogicalResult r = prunerIrParsePipeline(mlirPassManagerGetAsOpPassManager(pm), pipeline,
+                                              mlirOperationGetLocation(module));
   if (mlirLogicalResultIsSuccess(r))
     r = mlirPassManagerRunOnOp(pm, module);
   mlirPassManagerDestroy(pm);

@@ -1,10 +1,12 @@
 /* lib/ir/functions.c: prunerIrTensorFunctions (pruner/ir.h), the functions of a module a
- * whole-module check can feed with random tensors, and prunerIrCheckGpuPlacement. */
+ * whole-module check can feed with random tensors, prunerIrCheckGpuPlacement and
+ * prunerIrParsePipeline. */
 #include <stdio.h>
 #include <string.h>
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Diagnostics.h>
 
 #include "ir_internal.h"
 #include "pruner/ir.h"
@@ -115,4 +117,26 @@ PrunerStatus prunerIrCheckGpuPlacement(MlirOperation op) {
                              where);
   }
   return prunerStatusOk();
+}
+
+static void appendParseError(MlirStringRef s, void *user) {
+  char *buf = user;
+  size_t len = strlen(buf);
+  snprintf(buf + len, 400 - len, "%.*s", (int)s.length, s.data);
+}
+
+MlirLogicalResult prunerIrParsePipeline(MlirOpPassManager pm, const char *pipeline,
+                                        MlirLocation where) {
+  char error[400] = "";
+  MlirLogicalResult r =
+      mlirParsePassPipeline(pm, mlirStringRefCreateFromCString(pipeline), appendParseError, error);
+  if (mlirLogicalResultIsFailure(r)) {
+    char msg[600];
+    snprintf(msg, sizeof msg,
+             "the pass pipeline does not parse: %s (an unknown pass: are MLIR's passes "
+             "registered in this process? mlirRegisterAllPasses)",
+             error[0] ? error : "no message");
+    mlirEmitError(where, msg);
+  }
+  return r;
 }

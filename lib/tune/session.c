@@ -241,6 +241,9 @@ static PrunerStatus tuneSessionStart(PrunerTuneSession s, const PrunerTuneOption
 PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOptions *opts,
                                      PrunerTuneSession *out) {
   *out = NULL;
+  PrunerTuneOptions defaults = prunerTuneDefaultOptions();
+  if (!opts)
+    opts = &defaults;
   PrunerTuneSession s = calloc(1, sizeof *s);
   if (!s)
     return prunerStatusError("out of memory");
@@ -329,6 +332,9 @@ PrunerStatus prunerTuneSessionCreateForModule(MlirModule module, const PrunerTun
   *out = NULL;
   if (mlirModuleIsNull(module))
     return prunerStatusError("no module to tune (a null MlirModule)");
+  PrunerTuneOptions defaults = prunerTuneDefaultOptions();
+  if (!opts) /* NULL: the defaults, as prunerApplyConfig takes NULL options */
+    opts = &defaults;
   PrunerTuneSession s = calloc(1, sizeof *s);
   if (!s)
     return prunerStatusError("out of memory");
@@ -378,6 +384,10 @@ const char *prunerTuneSessionMeasureDescription(PrunerTuneSession s) {
 size_t prunerTuneSessionNumTasks(PrunerTuneSession s) { return s->engine.num_tasks; }
 
 void prunerTuneSessionGetTask(PrunerTuneSession s, size_t i, PrunerTuneTaskInfo *out) {
+  if (i >= s->engine.num_tasks) { /* past the end: an empty task, not a read out of bounds */
+    memset(out, 0, sizeof *out);
+    return;
+  }
   tuneEngineTaskInfo(&s->engine, i, out);
 }
 

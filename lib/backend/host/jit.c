@@ -20,6 +20,7 @@
 #include "pruner/backend/host_ir.h"
 #include "pruner/ir_context.h"
 #include "pruner/schedule.h"
+#include "pruner/ir.h"
 
 typedef struct Diag {
   char text[PRUNER_STATUS_MESSAGE_SIZE];
@@ -53,9 +54,8 @@ MlirContext hostContextCreate(void) {
 
 static bool runPipeline(MlirContext ctx, MlirModule m, const char *pipeline) {
   MlirPassManager pm = mlirPassManagerCreate(ctx);
-  MlirLogicalResult r = mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
-                                              mlirStringRefCreateFromCString(pipeline), NULL,
-                                              NULL);
+  MlirLogicalResult r = prunerIrParsePipeline(mlirPassManagerGetAsOpPassManager(pm), pipeline,
+                                              mlirOperationGetLocation(mlirModuleGetOperation(m)));
   if (mlirLogicalResultIsSuccess(r))
     r = mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(m));
   mlirPassManagerDestroy(pm);

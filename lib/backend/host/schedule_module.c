@@ -18,6 +18,7 @@
 #include "host_internal.h"
 #include "pruner/backend/host.h"
 #include "pruner/backend/host_ir.h"
+#include "pruner/ir.h"
 
 /* One-shot bufferization with identity layouts at the function boundary; results equal
  * to an argument are dropped (the kernel writes its output argument in place); the
@@ -35,8 +36,9 @@ const char *prunerHostBufferizePipeline(void) { return BUFFERIZE_PIPELINE; }
 
 static bool runPipeline(MlirModule m, const char *pipeline) {
   MlirPassManager pm = mlirPassManagerCreate(mlirModuleGetContext(m));
-  MlirLogicalResult r = mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
-                                              mlirStringRefCreateFromCString(pipeline), NULL, NULL);
+  MlirLogicalResult r =
+      prunerIrParsePipeline(mlirPassManagerGetAsOpPassManager(pm), pipeline,
+                            mlirOperationGetLocation(mlirModuleGetOperation(m)));
   if (mlirLogicalResultIsSuccess(r))
     r = mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(m));
   mlirPassManagerDestroy(pm);

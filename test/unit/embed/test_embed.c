@@ -240,6 +240,17 @@ static void test_bad_calls(void **state) {
   assert_false(st.ok);
   assert_null(s);
   assert_non_null(strstr(st.message, "prunerIrConv1x1ToMatmul"));
+  /* NULL options are the defaults (they crashed on a NULL dereference); a task index past
+   * the end gives an empty task (it read past the array). */
+  st = prunerTuneSessionCreateForModule(f->module, NULL, &s);
+  assert_true(st.ok);
+  assert_int_equal(prunerTuneSessionNumTasks(s), 1); /* sm_90: the add fuses */
+  PrunerTuneTaskInfo info;
+  memset(&info, 0xff, sizeof info);
+  prunerTuneSessionGetTask(s, 5, &info);
+  assert_null(info.workload);
+  assert_false(info.has_best);
+  prunerTuneSessionDestroy(s);
 }
 
 int main(void) {
