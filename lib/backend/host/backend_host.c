@@ -28,11 +28,11 @@ static PrunerStatus hostDescribeTarget(const char *name, PrunerTargetDesc *out) 
 
 static PrunerStatus hostRefuseMeasure(const PrunerTargetDesc *t, const char *mode) {
   if (strcmp(mode, "bundle") != 0)
-    return prunerStatusError("--measure=%s: --target=%s measures on this CPU: use "
+    return prunerStatusError("--measure=%s: the host target (%s) measures on this CPU: use "
                              "--measure=host (its default), replay:FILE or none",
                              mode, t->name);
   return prunerStatusError("--measure=%s is for GPU targets (a bundle holds cubins for "
-                           "pruner-run); --target=%s measures on this CPU: use "
+                           "pruner-run); the host target (%s) measures on this CPU: use "
                            "--measure=host (its default), replay:FILE or none",
                            mode, t->name);
 }
