@@ -401,6 +401,9 @@ typedef struct PrunerTuneStudyRow {
   char target_key[96];   /* the records' key that was studied                      */
   char target_note[512]; /* what a dataset target assumed ("" without one)         */
   char records_note[512]; /* the file's records left out, config not fitting ("")    */
+  /* ok records of this workload a replay never returns (a config's earlier duplicate, a
+   * config outside the space), left out of the best and the goals ("": none). */
+  char reach_note[256];
   uint64_t space_size;
   int64_t replay_configs;   /* ok records of the workload in the file                 */
   double best_us;

@@ -890,8 +890,8 @@ static double tuneGradient(TuneEngine *e, const TuneTask *t) {
  * f16 op on the host, which can never be measured, used to take every other round). */
 #define TUNE_UNMEASURED_ROUNDS 3
 
-static bool tuneTaskGaveUp(const TuneTask *t) {
-  return !t->has_best && t->rounds >= TUNE_UNMEASURED_ROUNDS;
+static bool tuneTaskGaveUp(const TuneEngine *e, const TuneTask *t) {
+  return !e->keep_searching && !t->has_best && t->rounds >= TUNE_UNMEASURED_ROUNDS;
 }
 
 TuneTask *tuneEngineNextTask(TuneEngine *e) {
@@ -900,7 +900,7 @@ TuneTask *tuneEngineNextTask(TuneEngine *e) {
    * measurement yet, which have no gradient). */
   for (size_t i = 0; i < e->num_tasks; ++i) {
     TuneTask *t = &e->tasks[i];
-    if (t->done || tuneTaskGaveUp(t))
+    if (t->done || tuneTaskGaveUp(e, t))
       continue;
     if (!pick || t->rounds < pick->rounds)
       pick = t;
@@ -912,7 +912,7 @@ TuneTask *tuneEngineNextTask(TuneEngine *e) {
   TuneTask *grad_pick = NULL;
   for (size_t i = 0; i < e->num_tasks; ++i) {
     TuneTask *t = &e->tasks[i];
-    if (t->done || tuneTaskGaveUp(t))
+    if (t->done || tuneTaskGaveUp(e, t))
       continue;
     if (!t->has_best)
       return t; /* unknown gradient: try a few rounds first */

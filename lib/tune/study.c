@@ -81,6 +81,19 @@ typedef struct StudyReplayFilter {
   const char *workload_key, *target_key;
 } StudyReplayFilter;
 
+/* Whether a replay can return record `r`: it is the record prunerRecordsFind gives for its
+ * config, and the config is in the workload's space (when there is one to ask). */
+typedef struct StudyReach {
+  PrunerRecords replay;
+  const char *target_key;
+  PrunerSpace space;
+} StudyReach;
+
+static bool studyReachable(const StudyReach *s, const PrunerRecord *r) {
+  return prunerRecordsFind(s->replay, r->workload_key, s->target_key, &r->config) == r &&
+         (!s->space || prunerSpaceContains(s->space, &r->config));
+}
+
 static bool studyInReplay(const PrunerConfig *c, void *user) {
   const StudyReplayFilter *f = user;
   return prunerRecordsFind(f->replay, f->workload_key, f->target_key, c) != NULL;
@@ -235,8 +248,12 @@ static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords
     e.replay = replay;
     e.owns_replay = false;
     e.target_us = strictest;
+    e.keep_searching = true; /* a run that gives up would count as never reaching */
     *space_size = e.tasks[0].space_size;
-    max = so->max_trials > 0 ? so->max_trials : (int64_t)e.tasks[0].space_size;
+    /* No run measures a config twice: more trials than the space are never taken. */
+    max = so->max_trials > 0 && so->max_trials < (int64_t)e.tasks[0].space_size
+              ? so->max_trials
+              : (int64_t)e.tasks[0].space_size;
     e.opts.trials = max;
     st = tuneEngineRun(&e);
   }
@@ -410,6 +427,16 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
   PrunerStatus st = prunerRecordsCreateReadOnly(so->replay_path, &replay);
   if (!st.ok)
     return st;
+  /* A module or an empty file is not a dataset: refused with the reason. */
+  st = prunerRecordsRequireRecords(replay);
+  if (!st.ok) {
+    prunerRecordsDestroy(replay);
+    return prunerStatusError("--study %s", st.message);
+  }
+  /* Lines the reader skipped (corrupt, invalid values) are said, as the other tools do. */
+  char load_note[PRUNER_STATUS_MESSAGE_SIZE] = "";
+  if (prunerRecordsSkippedLines(replay) > 0)
+    snprintf(load_note, sizeof load_note, "%s", prunerRecordsWarnings(replay));
   PrunerTargetDesc target;
   char key[96], note[512] = "";
   if (so->dataset_target) {
@@ -428,9 +455,11 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
    * written: left out with a warning, as a tuning run leaves them out (record_check.c). */
   StudyFit fit = {&target, key};
   size_t misfit = prunerRecordsFilter(replay, studyRecordFits, &fit);
-  char misfit_note[PRUNER_STATUS_MESSAGE_SIZE] = "";
+  char misfit_note[PRUNER_STATUS_MESSAGE_SIZE] = "", left_out[PRUNER_STATUS_MESSAGE_SIZE];
   if (misfit)
     snprintf(misfit_note, sizeof misfit_note, "%s", prunerRecordsWarnings(replay));
+  snprintf(left_out, sizeof left_out, "%s%s%s", load_note, load_note[0] && misfit ? "\n" : "",
+           misfit_note);
   PrunerTuneStudyRow *rows = NULL;
   size_t n = 0;
   /* Workloads of this target that the file describes. */
@@ -453,7 +482,7 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
     snprintf(rows[n].workload_key, sizeof rows[n].workload_key, "%s", r->workload_key);
     snprintf(rows[n].target_key, sizeof rows[n].target_key, "%s", key);
     snprintf(rows[n].target_note, sizeof rows[n].target_note, "%s", note);
-    snprintf(rows[n].records_note, sizeof rows[n].records_note, "%s", misfit_note);
+    snprintf(rows[n].records_note, sizeof rows[n].records_note, "%s", left_out);
     ++n;
   }
   if (st.ok && n == 0) {
@@ -482,12 +511,48 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
     st = prunerStatusError("out of memory");
   for (size_t j = 0; st.ok && j < n; ++j) {
     PrunerTuneStudyRow *row = &rows[j];
-    const PrunerRecord *best = prunerRecordsBest(replay, row->workload_key, key);
+    const PrunerWorkload *w = NULL;
+    for (size_t i = 0; i < prunerRecordsCount(replay) && !w; ++i) {
+      const PrunerRecord *r = prunerRecordsGet(replay, i);
+      if (r->has_workload && strcmp(r->workload_key, row->workload_key) == 0 &&
+          strcmp(r->target_key, key) == 0 && !r->is_baseline)
+        w = &r->workload;
+    }
+    /* The best and the goals are those of the records a replay can return: the one record
+     * prunerRecordsFind gives per config (not an earlier duplicate), of a config in the
+     * space. Another record could be a best no method ever reaches. */
+    PrunerSpace space = NULL;
+    const PrunerBackend *backend = prunerBackendForTarget(&target);
+    if (w && backend)
+      backend->spaceCreate(w, &target, &space); /* none: tuneStudyRun says why */
+    StudyReach reach = {replay, key, space};
+    const PrunerRecord *best = NULL;
+    size_t unreachable = 0;
+    for (size_t i = 0; i < prunerRecordsCount(replay); ++i) {
+      const PrunerRecord *r = prunerRecordsGet(replay, i);
+      if (r->is_baseline || r->status != PRUNER_RECORD_OK || strcmp(r->target_key, key) != 0 ||
+          strcmp(r->workload_key, row->workload_key) != 0)
+        continue;
+      if (!studyReachable(&reach, r))
+        ++unreachable;
+      else if (!best || r->median_us < best->median_us)
+        best = r;
+    }
     if (!best) {
-      st = prunerStatusError("--study %s: workload %s has no ok record", so->replay_path,
-                             row->workload_key);
+      prunerSpaceDestroy(space);
+      st = prunerStatusError("--study %s: workload %s has no ok record%s", so->replay_path,
+                             row->workload_key,
+                             unreachable ? " that a replay returns (duplicates or configs "
+                                           "outside the space only)"
+                                         : "");
       break;
     }
+    if (unreachable > 0)
+      snprintf(row->reach_note, sizeof row->reach_note,
+               "%s: %zu ok record(s) a replay never returns (an earlier record of a config "
+               "measured again, or a config outside the space) are left out of the best and "
+               "the goals",
+               row->workload_key, unreachable);
     row->best_us = best->median_us;
     row->goal_us[PRUNER_TUNE_GOAL_WITHIN] = row->best_us * (1.0 + so->within);
     row->goal_us[PRUNER_TUNE_GOAL_TIGHT] = row->best_us * (1.0 + so->within_tight);
@@ -496,19 +561,17 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
     row->goal_us[PRUNER_TUNE_GOAL_NOISE] =
         second > 0 ? second
                    : row->best_us * (1.0 + workloadNoise(replay, row->workload_key, key));
-    const PrunerWorkload *w = NULL;
     for (size_t i = 0; i < prunerRecordsCount(replay); ++i) {
       const PrunerRecord *r = prunerRecordsGet(replay, i);
       if (strcmp(r->workload_key, row->workload_key) == 0 && strcmp(r->target_key, key) == 0 &&
           !r->is_baseline) {
-        bool ok = r->status == PRUNER_RECORD_OK;
+        bool ok = r->status == PRUNER_RECORD_OK && studyReachable(&reach, r);
         row->replay_configs += ok;
         for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g)
           row->goal_configs[g] += ok && r->median_us <= row->goal_us[g];
-        if (r->has_workload && !w)
-          w = &r->workload;
       }
     }
+    prunerSpaceDestroy(space);
     for (int s = 0; st.ok && s < PRUNER_TUNE_STUDY_METHOD_COUNT; ++s) {
       if (!(methods & (1u << s)))
         continue;
@@ -565,6 +628,9 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
     prunerTextAppend(&b, "%s\n", rows[0].target_note);
   if (num_rows > 0 && rows[0].records_note[0])
     prunerTextAppend(&b, "warning: records left out: %s\n", rows[0].records_note);
+  for (size_t i = 0; i < num_rows; ++i)
+    if (rows[i].reach_note[0])
+      prunerTextAppend(&b, "warning: %s\n", rows[i].reach_note);
   prunerTextAppend(&b,
                    "search study: trials (over %d seeds) to come within %.0f%% / %.0f%% / the "
                    "noise of the best config; batch %d, epsilon %.2f, draft size %d, "

@@ -80,6 +80,9 @@ typedef struct TuneEngine {
   char measure_path[1024]; /* copy: the caller's string need not outlive Init */
   char measure_text[1280]; /* what measures, in words (prunerTuneSessionMeasureDescription) */
   double target_us; /* study: stop a task once a measurement is <= this (0: off) */
+  /* Study: never give a task up for lack of a valid measurement (tuneTaskGaveUp): with
+   * one task that would end the run and count as never reaching the goals. */
+  bool keep_searching;
   const PrunerBackend *backend;     /* the target's (pruner/backend.h)                  */
   PrunerBackendState backend_state; /* started on first use (backend->create)           */
 } TuneEngine;

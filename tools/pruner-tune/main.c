@@ -708,6 +708,7 @@ static int tuneCommand(int argc, char **argv) {
       {0, 0, 0, 0}};
   bool measure_set = false;
   const char *study_only = NULL; /* the first flag given that only --study reads */
+  const char *run_only = NULL;   /* the first flag given that --study does not read */
   bool top_given = false;
   int c;
   int64_t v = 0;
@@ -866,6 +867,32 @@ static int tuneCommand(int argc, char **argv) {
                                                : NULL;
     if (only && !study_only)
       study_only = only;
+    /* A study replays a dataset with each method and seed of its own: these shape a tuning
+     * run (its module, outputs, budget, strategy, measuring) and would be ignored there. */
+    const char *run = c == 'o'                ? "-o"
+                      : c == O_SPEC           ? "--spec"
+                      : c == O_TRIALS         ? "--trials"
+                      : c == O_TIME           ? "--time"
+                      : c == O_EARLY          ? "--early-stop"
+                      : c == O_SCHED          ? "--scheduler"
+                      : c == O_STRATEGY       ? "--strategy (--study-methods)"
+                      : c == O_SEED           ? "--seed (--seeds)"
+                      : c == O_MEASURE        ? "--measure"
+                      : c == O_RECORDS        ? "--records"
+                      : c == O_INGEST         ? "--ingest"
+                      : c == O_RUNNER         ? "--runner"
+                      : c == O_JOBS           ? "--jobs"
+                      : c == O_DRAFT_ONLY     ? "--draft-only"
+                      : c == O_TIMEOUT        ? "--timeout"
+                      : c == O_FINAL          ? "--final"
+                      : c == O_KEEP_DEFAULT   ? "--keep-default"
+                      : c == O_MODULE_CHECK   ? "--module-check"
+                      : c == O_SCHEDULES      ? "--schedules"
+                      : c == O_CONV1X1        ? "--conv1x1-as-matmul"
+                      : c == O_NO_CONV1X1     ? "--no-conv1x1-as-matmul"
+                                              : NULL;
+    if (run && !run_only)
+      run_only = run;
     if (c == O_TOP)
       top_given = true;
     if (!fs.ok) {
@@ -889,6 +916,16 @@ static int tuneCommand(int argc, char **argv) {
    * rather than ignored. */
   if (!cli.study && study_only) {
     fprintf(stderr, "pruner-tune: error: %s is for --study (see --help)\n", study_only);
+    return 2;
+  }
+  if (cli.study && run_only) {
+    fprintf(stderr, "pruner-tune: error: %s is for a tuning run; --study does not read it "
+                    "(see --help)\n", run_only);
+    return 2;
+  }
+  if (cli.study && optind < argc) {
+    fprintf(stderr, "pruner-tune: error: --study takes no input module ('%s'): it replays "
+                    "the dataset\n", argv[optind]);
     return 2;
   }
   if (top_given && !cli.draft_only) {
