@@ -340,7 +340,8 @@ static int runStudy(Cli *cli, PrunerTuneStudyOptions *so) {
   PrunerStatus st = prunerTuneStudy(so, &rows, &n);
   if (!st.ok) {
     fprintf(stderr, "pruner-tune: error: %s\n", st.message);
-    return 1;
+    /* An interrupted study ends as --help says interrupted runs do: 128 + the signal. */
+    return g_stop ? 128 + (int)g_stop : 1;
   }
   char *table = prunerTuneStudyFormat(rows, n, so);
   if (table)
