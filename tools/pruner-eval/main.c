@@ -370,11 +370,23 @@ int main(int argc, char **argv) {
   printf("target %s, %d folds%s, leave-workload-out, %zu workloads, %ld own records each\n",
          key, used_folds, used_folds < folds ? " (fewer workloads than --folds)" : "", count,
          own);
-  size_t other = 0;
+  size_t other = 0, num_workloads = 0;
+  const char *seen[256]; /* the target's workload keys (a dataset has a few) */
   for (size_t i = 0; i < prunerRecordsCount(records); ++i) {
     const PrunerRecord *r = prunerRecordsGet(records, i);
     other += r->status == PRUNER_RECORD_OK && strcmp(r->target_key, key) != 0;
+    if (r->status != PRUNER_RECORD_OK || r->is_baseline || strcmp(r->target_key, key) != 0)
+      continue;
+    bool known = false;
+    for (size_t j = 0; j < num_workloads && j < 256 && !known; ++j)
+      known = strcmp(seen[j], r->workload_key) == 0;
+    if (!known && num_workloads < 256)
+      seen[num_workloads++] = r->workload_key;
   }
+  if (count < num_workloads)
+    printf("note: %zu of the %zu workload(s) left out: fewer than 2 of their records remain "
+           "to score after the %ld own record(s)\n",
+           num_workloads - count, num_workloads, own);
   if (other > 0)
     printf("note: %zu ok record(s) of other targets not used (--dataset-target=KEY picks "
            "another)\n", other);
