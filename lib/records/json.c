@@ -790,6 +790,47 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
   return prunerStatusOk();
 }
 
+/* Whether `s` is well-formed UTF-8 (no overlong forms or surrogates checked beyond the
+ * lead and continuation bytes' shapes: enough that other JSON readers accept the line). */
+static bool validUtf8(const unsigned char *s) {
+  while (*s) {
+    int extra = *s < 0x80           ? 0
+                : (*s >> 5) == 0x6  ? 1
+                : (*s >> 4) == 0xe  ? 2
+                : (*s >> 3) == 0x1e ? 3
+                                    : -1;
+    if (extra < 0)
+      return false;
+    ++s;
+    for (int i = 0; i < extra; ++i, ++s)
+      if ((*s & 0xc0) != 0x80)
+        return false;
+  }
+  return true;
+}
+
+/* A line other JSON readers would read differently is refused: a key given twice (cJSON
+ * takes the first, Python's json the last) or a string that is not UTF-8 (Python's json
+ * refuses the whole file), in any object of the record. */
+static PrunerStatus checkPortable(const cJSON *node) {
+  if (cJSON_IsString(node) && node->valuestring &&
+      !validUtf8((const unsigned char *)node->valuestring))
+    return prunerStatusError("a string that is not UTF-8");
+  for (const cJSON *c = node->child; c; c = c->next) {
+    if (cJSON_IsObject(node) && c->string) {
+      for (const cJSON *d = c->next; d; d = d->next)
+        if (d->string && strcmp(c->string, d->string) == 0)
+          return prunerStatusError("key '%s' given twice", c->string);
+      if (!validUtf8((const unsigned char *)c->string))
+        return prunerStatusError("a key that is not UTF-8");
+    }
+    PrunerStatus st = checkPortable(c);
+    if (!st.ok)
+      return st;
+  }
+  return prunerStatusOk();
+}
+
 PrunerStatus prunerRecordFromJson(const char *line, PrunerRecord *out) {
   prunerRecordInit(out);
   const char *end = NULL;
@@ -800,7 +841,9 @@ PrunerStatus prunerRecordFromJson(const char *line, PrunerRecord *out) {
     long offset = end && end >= line ? (long)(end - line) : -1;
     return prunerStatusError("invalid JSON near byte %ld (torn or corrupt line)", offset);
   }
-  PrunerStatus status = recordFromJson(json, out);
+  PrunerStatus status = checkPortable(json);
+  if (status.ok)
+    status = recordFromJson(json, out);
   cJSON_Delete(json);
   return status;
 }

@@ -392,8 +392,8 @@ PrunerStatus tuneEnginePrepare(TuneEngine *e) {
         return st;
     }
     if (t->space_size == 0) {
-      tuneNote(e, (int)i, "warning: %s%s %s: no valid config on %s", t->where, t->w.op_name, t->w.key,
-               e->target.name);
+      tuneNote(e, (int)i, "warning: %s%s %s: no valid config on %s", t->where, t->w.op_name,
+               t->w.key, e->target.name);
       t->done = true;
     }
     if (!t->done && e->opts.measure == e->backend->device_measure && e->backend->measurable &&

@@ -590,7 +590,8 @@ static PrunerStatus tuneSetDefaultKept(PrunerTuneSession s, MlirOperation op,
   if (mlirAttributeIsNull(tuning))
     return prunerStatusError("%s %s: cannot build the pruner.tuning attribute",
                              info->workload->op_name, info->workload->key);
-  mlirOperationRemoveDiscardableAttributeByName(op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR));
+  mlirOperationRemoveDiscardableAttributeByName(op,
+                                                mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR));
   const PrunerBackend *b = s->engine.backend;
   const char *name = NULL;
   char *text = b->opAttribute ? b->opAttribute(&s->engine.target, info->workload, &info->best,

@@ -858,42 +858,46 @@ static int tuneCommand(int argc, char **argv) {
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
     }
-    const char *only = c == O_SEEDS            ? "--seeds"
-                       : c == O_MAX_TRIALS     ? "--max-trials"
-                       : c == O_WITHIN         ? "--within"
-                       : c == O_WITHIN_TIGHT   ? "--within-tight"
-                       : c == O_DATASET_TARGET ? "--dataset-target"
-                       : c == O_STUDY_METHODS  ? "--study-methods"
-                       : c == O_STUDY_TRACE    ? "--study-trace"
-                                               : NULL;
-    if (only && !study_only)
-      study_only = only;
-    /* A study replays a dataset with each method and seed of its own: these shape a tuning
-     * run (its module, outputs, budget, strategy, measuring) and would be ignored there. */
-    const char *run = c == 'o'                ? "-o"
-                      : c == O_SPEC           ? "--spec"
-                      : c == O_TRIALS         ? "--trials"
-                      : c == O_TIME           ? "--time"
-                      : c == O_EARLY          ? "--early-stop"
-                      : c == O_SCHED          ? "--scheduler"
-                      : c == O_STRATEGY       ? "--strategy (--study-methods)"
-                      : c == O_SEED           ? "--seed (--seeds)"
-                      : c == O_MEASURE        ? "--measure"
-                      : c == O_RECORDS        ? "--records"
-                      : c == O_INGEST         ? "--ingest"
-                      : c == O_RUNNER         ? "--runner"
-                      : c == O_JOBS           ? "--jobs"
-                      : c == O_DRAFT_ONLY     ? "--draft-only"
-                      : c == O_TIMEOUT        ? "--timeout"
-                      : c == O_FINAL          ? "--final"
-                      : c == O_KEEP_DEFAULT   ? "--keep-default"
-                      : c == O_MODULE_CHECK   ? "--module-check"
-                      : c == O_SCHEDULES      ? "--schedules"
-                      : c == O_CONV1X1        ? "--conv1x1-as-matmul"
-                      : c == O_NO_CONV1X1     ? "--no-conv1x1-as-matmul"
-                                              : NULL;
-    if (run && !run_only)
-      run_only = run;
+    /* Flags only a study reads, and flags of a tuning run a study does not read (a study
+     * replays a dataset with each method and seed of its own): the first of each kind
+     * given is kept, to refuse it in the other mode. */
+    static const struct {
+      int code;
+      const char *name;
+      bool study;
+    } roles[] = {{O_SEEDS, "--seeds", true},
+                 {O_MAX_TRIALS, "--max-trials", true},
+                 {O_WITHIN, "--within", true},
+                 {O_WITHIN_TIGHT, "--within-tight", true},
+                 {O_DATASET_TARGET, "--dataset-target", true},
+                 {O_STUDY_METHODS, "--study-methods", true},
+                 {O_STUDY_TRACE, "--study-trace", true},
+                 {'o', "-o", false},
+                 {O_SPEC, "--spec", false},
+                 {O_TRIALS, "--trials", false},
+                 {O_TIME, "--time", false},
+                 {O_EARLY, "--early-stop", false},
+                 {O_SCHED, "--scheduler", false},
+                 {O_STRATEGY, "--strategy (--study-methods)", false},
+                 {O_SEED, "--seed (--seeds)", false},
+                 {O_MEASURE, "--measure", false},
+                 {O_RECORDS, "--records", false},
+                 {O_INGEST, "--ingest", false},
+                 {O_RUNNER, "--runner", false},
+                 {O_JOBS, "--jobs", false},
+                 {O_DRAFT_ONLY, "--draft-only", false},
+                 {O_TIMEOUT, "--timeout", false},
+                 {O_FINAL, "--final", false},
+                 {O_KEEP_DEFAULT, "--keep-default", false},
+                 {O_MODULE_CHECK, "--module-check", false},
+                 {O_SCHEDULES, "--schedules", false},
+                 {O_CONV1X1, "--conv1x1-as-matmul", false},
+                 {O_NO_CONV1X1, "--no-conv1x1-as-matmul", false}};
+    for (size_t r = 0; r < sizeof roles / sizeof roles[0]; ++r) {
+      const char **first = roles[r].study ? &study_only : &run_only;
+      if (roles[r].code == c && !*first)
+        *first = roles[r].name;
+    }
     if (c == O_TOP)
       top_given = true;
     if (!fs.ok) {

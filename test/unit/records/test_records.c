@@ -824,6 +824,8 @@ static void test_record_values_checked(void **state) {
       {"\"median_us\":5", "\"median_us\":-5", "median_us"},
       {"\"median_us\":5", "\"median_us\":0.01", "outside its own samples (4.95-5.1)"},
       {"\"version\":1,", "", "missing key 'version'"},
+      {"\"median_us\":5", "\"median_us\":50,\"median_us\":5", "key 'median_us' given twice"},
+      {"\"status\":\"ok\"", "\"status\":\"ok\",\"error\":\"\xff\xfe\"", "not UTF-8"},
       {"\"sm_clock_mhz\":1980", "\"sm_clock_mhz\":1e300", "is not a clock"},
       {"\"median_us\":5", "\"median_us\":5e-324", "outside its own samples"},
       {"\"median_us\":5", "\"median_us\":5.2", "outside its own samples"},
@@ -888,6 +890,10 @@ static void test_record_values_checked(void **state) {
 
   /* A negative verifier score is a score, and a non-ok record may have no latency. */
   char *line = editLine(&a, "\"verifier_score\":0.75", "\"verifier_score\":-0.75");
+  assert_true(prunerRecordFromJson(line, &out).ok);
+  free(line);
+  /* UTF-8 beyond ASCII is text like any other. */
+  line = editLine(&a, "\"status\":\"ok\"", "\"status\":\"ok\",\"error\":\"caf\xc3\xa9 \xe2\x80\x93\"");
   assert_true(prunerRecordFromJson(line, &out).ok);
   free(line);
   line = editLine(&a, "\"status\":\"ok\"", "\"status\":\"timeout\"");
