@@ -295,7 +295,9 @@ bool prunerTuneSessionCanCheckModule(PrunerTuneSession session);
 
 /* The whole-module check (PrunerBackend.checkModule; docs/iree.md, "The module check"):
  * each public function of the input that takes and returns static tensors (at most 8),
- * built by the backend's compiler from the input as given, with the spec at `spec_path`
+ * built by the backend's compiler from the session's module less the compiler's own config
+ * attribute (IREE's compilation_info: annotated or left by an earlier tuning, it would
+ * make the build without the spec a tuned one), with the spec at `spec_path`
  * (NULL: the session's spec, through a temporary file) and without it; both run on the
  * same random inputs, the results compared, then timed back to back. *report (malloc'ed,
  * caller frees; may be NULL on failure) has one line per function and a line for the

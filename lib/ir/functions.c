@@ -119,15 +119,17 @@ PrunerStatus prunerIrCheckGpuPlacement(MlirOperation op) {
   return prunerStatusOk();
 }
 
+#define PARSE_ERROR_SIZE 400
+
 static void appendParseError(MlirStringRef s, void *user) {
   char *buf = user;
   size_t len = strlen(buf);
-  snprintf(buf + len, 400 - len, "%.*s", (int)s.length, s.data);
+  snprintf(buf + len, PARSE_ERROR_SIZE - len, "%.*s", (int)s.length, s.data);
 }
 
 MlirLogicalResult prunerIrParsePipeline(MlirOpPassManager pm, const char *pipeline,
                                         MlirLocation where) {
-  char error[400] = "";
+  char error[PARSE_ERROR_SIZE] = "";
   MlirLogicalResult r =
       mlirParsePassPipeline(pm, mlirStringRefCreateFromCString(pipeline), appendParseError, error);
   if (mlirLogicalResultIsFailure(r)) {

@@ -582,6 +582,28 @@ static PrunerStatus tuneWriteFused(PrunerTuneSession s, size_t i) {
   return tuneSetWinner(s, op, w, &own, tuning);
 }
 
+/* The name of the attribute the backend's compiler reads a config from on the op
+ * (PrunerBackend.opAttribute: "compilation_info"), NULL when it has none. */
+static const char *tuneCompilerAttributeName(PrunerTuneSession s) {
+  const PrunerBackend *b = s->engine.backend;
+  for (size_t i = 0; b->opAttribute && i < s->engine.num_tasks; ++i) {
+    PrunerTuneTaskInfo info;
+    tuneEngineTaskInfo(&s->engine, i, &info);
+    if (!info.has_best)
+      continue;
+    const char *name = NULL;
+    free(b->opAttribute(&s->engine.target, info.workload, &info.best, &name));
+    return name;
+  }
+  return NULL;
+}
+
+static MlirWalkResult tuneRemoveAttribute(MlirOperation op, void *name) {
+  mlirOperationRemoveDiscardableAttributeByName(op,
+                                                mlirStringRefCreateFromCString((const char *)name));
+  return MlirWalkResultAdvance;
+}
+
 /* An op whose compiler default won (default_kept): no config of ours or of the backend's
  * compiler (one from an earlier run would override the default), only pruner.tuning. */
 static PrunerStatus tuneSetDefaultKept(PrunerTuneSession s, MlirOperation op,
@@ -592,12 +614,7 @@ static PrunerStatus tuneSetDefaultKept(PrunerTuneSession s, MlirOperation op,
                              info->workload->op_name, info->workload->key);
   mlirOperationRemoveDiscardableAttributeByName(op,
                                                 mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR));
-  const PrunerBackend *b = s->engine.backend;
-  const char *name = NULL;
-  char *text = b->opAttribute ? b->opAttribute(&s->engine.target, info->workload, &info->best,
-                                               &name)
-                              : NULL;
-  free(text);
+  const char *name = tuneCompilerAttributeName(s);
   if (name)
     mlirOperationRemoveDiscardableAttributeByName(op, mlirStringRefCreateFromCString(name));
   mlirOperationSetDiscardableAttributeByName(op, mlirStringRefCreateFromCString("pruner.tuning"),
@@ -734,18 +751,21 @@ PrunerStatus prunerTuneSessionCheckModule(PrunerTuneSession s, const char *spec_
     *report = b.data;
     return prunerStatusOk();
   }
-  /* The input as the user has it (a caller's module: as printed now). */
+  /* The module without the compiler's own config attribute (IREE's compilation_info):
+   * annotated by this session, or left by an earlier tuning in the input, it would make
+   * the build "without the spec" a tuned one. A copy: the module stays as it is. */
   char module_path[PATH_MAX], own_spec[PATH_MAX] = "";
+  MlirOperation copy = mlirOperationClone(mlirModuleGetOperation(s->module));
+  const char *attr = tuneCompilerAttributeName(s);
+  if (attr)
+    mlirOperationWalk(copy, tuneRemoveAttribute, (void *)attr, MlirWalkPreOrder);
   PrunerText printed = {0};
-  const char *text = s->input_text;
-  size_t len = s->input_size;
-  if (!text) {
-    mlirOperationPrint(mlirModuleGetOperation(s->module), tuneAppendToString, &printed);
-    text = printed.data ? printed.data : "";
-    len = printed.len;
-  }
-  PrunerStatus st = tuneTempFile(module_path, sizeof module_path, "pruner-check-XXXXXX.mlir",
-                                 5, text, len);
+  mlirOperationPrint(copy, tuneAppendToString, &printed);
+  mlirOperationDestroy(copy);
+  PrunerStatus st = printed.data ? tuneTempFile(module_path, sizeof module_path,
+                                                "pruner-check-XXXXXX.mlir", 5, printed.data,
+                                                printed.len)
+                                 : prunerStatusError("out of memory printing the module");
   free(printed.data);
   if (st.ok && !spec_path) {
     char *spec = prunerTuneSessionSpecText(s);
