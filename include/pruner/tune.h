@@ -413,12 +413,18 @@ typedef struct PrunerTuneStudyRow {
   bool noise_from_passes; /* the noise goal is the best's second fastest pass          */
   int64_t goal_configs[PRUNER_TUNE_GOAL_COUNT]; /* ok configs of the file within it  */
   bool ran[PRUNER_TUNE_STUDY_METHOD_COUNT];     /* the methods that ran (opts.methods)    */
+  /* Seeds each method ran to their end: opts.seeds, fewer when the study was stopped
+   * (opts.stop) part way; the stats are over these. */
+  int seeds_run[PRUNER_TUNE_STUDY_METHOD_COUNT];
   PrunerTuneStudyStats stats[PRUNER_TUNE_GOAL_COUNT][PRUNER_TUNE_STUDY_METHOD_COUNT];
   double mean_trials[PRUNER_TUNE_STUDY_METHOD_COUNT];   /* goal `within` (stats[0].mean) */
   int64_t worst_trials[PRUNER_TUNE_STUDY_METHOD_COUNT]; /* goal `within` (stats[0].max)  */
 } PrunerTuneStudyRow;
 
-/* Runs the study; *rows (malloc'ed, caller frees) gets one row per workload. */
+/* Runs the study; *rows (malloc'ed, caller frees) gets one row per workload. Stopped
+ * part way (opts.stop), it returns the rows and methods whose seeds had ended, each over
+ * the seeds it finished (PrunerTuneStudyRow.seeds_run), and an error only when no seed
+ * had ended. */
 PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *opts, PrunerTuneStudyRow **rows,
                              size_t *num_rows);
 

@@ -394,17 +394,26 @@ static double workloadNoise(PrunerRecords replay, const char *workload_key, cons
   return m;
 }
 
+/* The methods a study runs: those asked for, else every strategy but auto (per workload
+ * it is one of the strategies before it) and the pretrained ones given a prior. */
+static unsigned studyMethods(const PrunerTuneStudyOptions *so) {
+  unsigned prior_methods = (1u << PRUNER_TUNE_STUDY_FROZEN) | (1u << PRUNER_TUNE_STUDY_ADAPTED);
+  return so->methods ? so->methods
+                     : ((1u << PRUNER_TUNE_AUTO) - 1) | (so->prior_path ? prior_methods : 0);
+}
+
 PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRow **rows_out,
                              size_t *num_rows) {
   *rows_out = NULL;
   *num_rows = 0;
   if (so->seeds < 1)
     return prunerStatusError("--seeds must be at least 1 (got %d)", so->seeds);
+  if (!(so->within > 0 && so->within_tight > 0 && so->within_tight <= so->within))
+    return prunerStatusError("the study's goals must satisfy 0 < --within-tight <= --within "
+                             "(got %g and %g): the second goal is the tighter one",
+                             so->within_tight, so->within);
   unsigned prior_methods = (1u << PRUNER_TUNE_STUDY_FROZEN) | (1u << PRUNER_TUNE_STUDY_ADAPTED);
-  unsigned methods = so->methods;
-  if (methods == 0)
-    /* auto only when asked for: per workload it is one of the strategies before it. */
-    methods = ((1u << PRUNER_TUNE_AUTO) - 1) | (so->prior_path ? prior_methods : 0);
+  unsigned methods = studyMethods(so);
   if ((methods & prior_methods) && !so->prior_path)
     return prunerStatusError("the study methods pretrained and pretrained-frozen need "
                              "--pretrained=MODEL");
@@ -509,7 +518,9 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
       st.ok ? malloc((size_t)so->seeds * PRUNER_TUNE_GOAL_COUNT * sizeof *cost) : NULL;
   if (st.ok && (!trials || !cost))
     st = prunerStatusError("out of memory");
-  for (size_t j = 0; st.ok && j < n; ++j) {
+  bool stopped = false;
+  size_t studied = 0; /* rows with at least one method's seeds (all n unless stopped) */
+  for (size_t j = 0; st.ok && j < n && !stopped; ++j) {
     PrunerTuneStudyRow *row = &rows[j];
     const PrunerWorkload *w = NULL;
     for (size_t i = 0; i < prunerRecordsCount(replay) && !w; ++i) {
@@ -575,8 +586,8 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
     for (int s = 0; st.ok && s < PRUNER_TUNE_STUDY_METHOD_COUNT; ++s) {
       if (!(methods & (1u << s)))
         continue;
-      row->ran[s] = true;
-      for (int seed = 1; st.ok && seed <= so->seeds; ++seed) {
+      int done = 0; /* seeds run to their end (an interrupted one is not counted) */
+      for (int seed = 1; st.ok && seed <= so->seeds && !stopped; ++seed) {
         int64_t t[PRUNER_TUNE_GOAL_COUNT];
         StudyCost c[PRUNER_TUNE_GOAL_COUNT] = {{0}};
         st = tuneStudyRun(so, replay, &target, w, s, (uint64_t)seed, row->goal_us, t, c,
@@ -593,16 +604,22 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
           PrunerTuneEvent ev = {.kind = PRUNER_TUNE_EVENT_NOTE, .task = (int)j, .message = text};
           so->on_event(&ev, so->user);
         }
-        if (so->stop && *so->stop)
-          st = prunerStatusError("study interrupted");
+        /* Ctrl-C: the seed in progress stopped early and its counts mean nothing; the
+         * seeds before it are the partial table (the caller says it was interrupted). */
+        stopped = so->stop && *so->stop;
+        done += st.ok && !stopped;
       }
-      if (!st.ok)
+      if (!st.ok || done == 0)
         break;
+      row->ran[s] = true;
+      row->seeds_run[s] = done;
       for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g)
-        fillStats(trials + g * so->seeds, cost + g * so->seeds, so->seeds, &row->stats[g][s]);
+        fillStats(trials + g * so->seeds, cost + g * so->seeds, done, &row->stats[g][s]);
       row->mean_trials[s] = row->stats[0][s].mean;
       row->worst_trials[s] = row->stats[0][s].max;
     }
+    for (int s = 0; s < PRUNER_TUNE_STUDY_METHOD_COUNT; ++s)
+      studied = row->ran[s] ? j + 1 : studied;
   }
   free(trials);
   free(cost);
@@ -613,8 +630,12 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
     free(rows);
     return st;
   }
+  if (stopped && studied == 0) {
+    free(rows);
+    return prunerStatusError("study interrupted before its first seed ended");
+  }
   *rows_out = rows;
-  *num_rows = n;
+  *num_rows = stopped ? studied : n;
   return prunerStatusOk();
 }
 
@@ -632,7 +653,7 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
     if (rows[i].reach_note[0])
       prunerTextAppend(&b, "warning: %s\n", rows[i].reach_note);
   prunerTextAppend(&b,
-                   "search study: trials (over %d seeds) to come within %.0f%% / %.0f%% / the "
+                   "search study: trials (over %d seeds) to come within %.3g%% / %.3g%% / the "
                    "noise of the best config; batch %d, epsilon %.2f, draft size %d, "
                    "neighbours %d, first-batch tiles %s\n",
                    so->seeds, so->within * 100, so->within_tight * 100, so->batch, so->epsilon,
@@ -654,12 +675,27 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
   double log_vs_dv[PRUNER_TUNE_GOAL_COUNT][PRUNER_TUNE_STUDY_METHOD_COUNT] = {{0}};
   bool ran[PRUNER_TUNE_STUDY_METHOD_COUNT] = {false};
   for (int s = 0; s < PRUNER_TUNE_STUDY_METHOD_COUNT; ++s)
-    ran[s] = num_rows > 0 && rows[0].ran[s];
+    ran[s] = num_rows > 0 && (studyMethods(so) & (1u << s));
   bool has_random = ran[PRUNER_TUNE_RANDOM], has_dv = ran[PRUNER_TUNE_DRAFT_VERIFIER];
+  /* A study stopped part way (prunerTuneStudy): rows and methods over the seeds that
+   * ended; geometric means need every method on every row, so they are left out. */
+  bool complete = true;
+  for (size_t j = 0; j < num_rows; ++j)
+    for (int s = 0; s < PRUNER_TUNE_STUDY_METHOD_COUNT; ++s)
+      complete = complete && (!ran[s] || (rows[j].ran[s] && rows[j].seeds_run[s] == so->seeds));
+  if (!complete)
+    prunerTextAppend(&b, "interrupted: the table holds the seeds that had ended; no geometric "
+                         "means\n");
   for (size_t j = 0; j < num_rows; ++j) {
     const PrunerTuneStudyRow *r = &rows[j];
     prunerTextAppend(&b, "workload %s: space %llu, best %.2f us\n", r->workload_key,
                      (unsigned long long)r->space_size, r->best_us);
+    for (int s = 0; s < PRUNER_TUNE_STUDY_METHOD_COUNT; ++s)
+      if (ran[s] && r->ran[s] && r->seeds_run[s] < so->seeds)
+        prunerTextAppend(&b, "  interrupted: %s over %d of %d seeds\n",
+                         prunerTuneStudyMethodName(s), r->seeds_run[s], so->seeds);
+    bool row_random = has_random && r->ran[PRUNER_TUNE_RANDOM];
+    bool row_dv = has_dv && r->ran[PRUNER_TUNE_DRAFT_VERIFIER];
     for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g) {
       if (g == PRUNER_TUNE_GOAL_NOISE)
         prunerTextAppend(&b, "  goal noise (+%.1f%%, %lld configs, %s):\n",
@@ -667,7 +703,7 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
                          r->noise_from_passes ? "the best's second fastest pass"
                                               : "within-pass IQR");
       else
-        prunerTextAppend(&b, "  goal %s %.0f%% (%lld configs):\n", goal_name[g], goal_pct[g],
+        prunerTextAppend(&b, "  goal %s %.3g%% (%lld configs):\n", goal_name[g], goal_pct[g],
                          (long long)r->goal_configs[g]);
       prunerTextAppend(&b, "    %-17s %8s %15s %8s %11s %7s %6s %8s %8s\n", "method", "median",
                        "IQR", "mean", "min-max", "ratio", "vs_dv", "run_s", "wall_s");
@@ -676,16 +712,20 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
       for (int s = 0; s < PRUNER_TUNE_STUDY_METHOD_COUNT; ++s) {
         if (!ran[s])
           continue;
+        if (!r->ran[s]) {
+          prunerTextAppend(&b, "    %-17s not run (interrupted)\n", prunerTuneStudyMethodName(s));
+          continue;
+        }
         const PrunerTuneStudyStats *x = &r->stats[g][s];
         double m = x->median > 0 ? x->median : 1;
         char iqr[32], range[32], ratio[16] = "-", vs_dv[16] = "-";
         snprintf(iqr, sizeof iqr, "%.1f-%.1f", x->p25, x->p75);
         snprintf(range, sizeof range, "%lld-%lld", (long long)x->min, (long long)x->max);
-        if (has_random) {
+        if (row_random) {
           log_ratio[g][s] += log(random / m);
           snprintf(ratio, sizeof ratio, "%.1fx", random / m);
         }
-        if (has_dv) {
+        if (row_dv) {
           log_vs_dv[g][s] += log(dv / m);
           snprintf(vs_dv, sizeof vs_dv, "%.2fx", dv / m);
         }
@@ -700,14 +740,14 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
   }
   double rows_n = (double)(num_rows ? num_rows : 1);
   for (int k = 0; k < 2; ++k) {
-    if ((k == 0 && !has_random) || (k == 1 && !has_dv))
+    if ((k == 0 && !has_random) || (k == 1 && !has_dv) || !complete)
       continue;
     for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g) {
       const char *over = k == 0 ? "random search" : "draft+verifier";
       if (g == PRUNER_TUNE_GOAL_NOISE)
         prunerTextAppend(&b, "geomean speed-up over %s, goal noise:", over);
       else
-        prunerTextAppend(&b, "geomean speed-up over %s, goal %.0f%%:", over, goal_pct[g]);
+        prunerTextAppend(&b, "geomean speed-up over %s, goal %.3g%%:", over, goal_pct[g]);
       for (int s = 0; s < PRUNER_TUNE_STUDY_METHOD_COUNT; ++s)
         if (ran[s])
           prunerTextAppend(&b, " %s %.2fx", prunerTuneStudyMethodName(s),

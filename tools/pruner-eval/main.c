@@ -225,8 +225,23 @@ static void printInterval(const PrunerRankDifference *d) {
          d->top1_low, d->top1_high, verdict(d->top1_low, d->top1_high));
 }
 
+/* Which forms of the tool read a flag: a flag given to a form that does not read it is
+ * refused rather than ignored (--seed with cross-validation used to do nothing). */
+enum { FORM_EVAL = 1, FORM_SYNTHETIC = 2, FORM_TRAIN = 4 };
+typedef struct GivenFlag {
+  const char *name;
+  unsigned forms;
+} GivenFlag;
+
+static void noteFlag(GivenFlag *given, int *n, const char *arg, unsigned forms) {
+  if (*n < 64)
+    given[(*n)++] = (GivenFlag){arg, forms};
+}
+
 int main(int argc, char **argv) {
   const char *path = NULL, *target_arg = NULL, *synthetic = NULL, *model = NULL;
+  GivenFlag given[64];
+  int num_given = 0;
   const char *train_paths[64];
   int num_train = 0;
   bool train = false;
@@ -248,38 +263,53 @@ int main(int argc, char **argv) {
     } else if (!strncmp(a, "--dataset-target=", 17)) {
       target_arg = a + 17; /* the same: records are always studied as their key's machine */
     } else if (!strncmp(a, "--folds=", 8)) {
+      noteFlag(given, &num_given, a, FORM_EVAL);
       fs = prunerParseInt("--folds", a + 8, 2, 1000, &n), folds = (int)n;
     } else if (!strncmp(a, "--synthetic=", 12)) {
       synthetic = a + 12;
     } else if (!strncmp(a, "--workloads=", 12)) {
+      noteFlag(given, &num_given, a, FORM_SYNTHETIC);
       fs = prunerParseInt("--workloads", a + 12, 1, 100000, &n), workloads = (int)n;
     } else if (!strncmp(a, "--per-workload=", 15)) {
+      noteFlag(given, &num_given, a, FORM_SYNTHETIC);
       fs = prunerParseInt("--per-workload", a + 15, 1, 1000000, &n), per_workload = (int)n;
     } else if (!strncmp(a, "--seed=", 7)) {
+      noteFlag(given, &num_given, a, FORM_SYNTHETIC);
       fs = prunerParseUint64("--seed", a + 7, &seed);
     } else if (!strncmp(a, "--blend-records=", 16)) {
+      noteFlag(given, &num_given, a, FORM_EVAL);
       fs = prunerParseInt("--blend-records", a + 16, 0, 1000000, &n);
       opts.blend_records = (int)n;
     } else if (!strncmp(a, "--blend-floor=", 14)) {
+      noteFlag(given, &num_given, a, FORM_EVAL);
       fs = prunerParseDouble("--blend-floor", a + 14, 0, 1, &opts.blend_floor);
     } else if (!strncmp(a, "--own=", 6)) {
+      noteFlag(given, &num_given, a, FORM_EVAL);
       fs = prunerParseInt("--own", a + 6, 0, 1000000, &n), own = (long)n;
     } else if (!strncmp(a, "--as-tuned=", 11)) {
+      noteFlag(given, &num_given, a, FORM_EVAL);
       fs = prunerParseInt("--as-tuned", a + 11, 0, 100000000, &n), as_tuned = (long)n;
     } else if (!strncmp(a, "--first-batch-tiles=", 20)) {
+      noteFlag(given, &num_given, a, FORM_EVAL);
       fs = prunerParseDouble("--first-batch-tiles", a + 20, 0, 1, &opts.eval_first_batch_tiles);
     } else if (!strncmp(a, "--prior-unseen=", 15)) {
+      noteFlag(given, &num_given, a, FORM_TRAIN);
       fs = prunerPriorUnseenParse("--prior-unseen", a + 15, &opts.prior_unseen);
     } else if (!strcmp(a, "--draft-free")) {
+      noteFlag(given, &num_given, a, FORM_EVAL | FORM_TRAIN);
       opts.draft_free = true;
     } else if (!strcmp(a, "--no-draft-margin")) {
+      noteFlag(given, &num_given, a, FORM_EVAL | FORM_TRAIN);
       opts.draft_margin = false;
     } else if (!strcmp(a, "--quiet")) {
+      noteFlag(given, &num_given, a, FORM_EVAL);
       quiet = 1;
     } else if (!strcmp(a, "--interval")) {
+      noteFlag(given, &num_given, a, FORM_EVAL);
       interval = 1;
       opts.eval_interval_resamples = 1000;
     } else if (!strncmp(a, "--ties-within=", 14)) {
+      noteFlag(given, &num_given, a, FORM_EVAL);
       fs = prunerParseDouble("--ties-within", a + 14, 0, 0.99, &opts.eval_tie_within);
     } else if (!strcmp(a, "--train")) {
       train = true;
@@ -303,6 +333,15 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  unsigned form = train ? FORM_TRAIN : synthetic ? FORM_SYNTHETIC : FORM_EVAL;
+  for (int i = 0; i < num_given; ++i)
+    if (!(given[i].forms & form)) {
+      fprintf(stderr, "pruner-eval: %s is not read %s\n", given[i].name,
+              form == FORM_TRAIN       ? "by --train"
+              : form == FORM_SYNTHETIC ? "by --synthetic"
+                                       : "when evaluating records (see --help for its form)");
+      return 2;
+    }
   if (train) {
     if (path || num_train == 0 || !model) {
       fprintf(stderr, "pruner-eval: --train needs records files and -o MODEL\n");

@@ -348,6 +348,10 @@ static int runStudy(Cli *cli, PrunerTuneStudyOptions *so) {
     fputs(table, stdout);
   free(table);
   free(rows);
+  if (g_stop) {
+    fprintf(stderr, "pruner-tune: interrupted: the table holds the seeds that had ended\n");
+    return 128 + (int)g_stop;
+  }
   return 0;
 }
 
