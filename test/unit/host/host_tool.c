@@ -168,6 +168,39 @@ static PrunerStatus createMergeOutput(const char *flag, const char *path, Pruner
   return prunerRecordsCreate(path, out);
 }
 
+/* The record of pass `p` for the first pass's record `first`, or NULL. */
+static const PrunerRecord *passRecord(PrunerRecords pass, const PrunerRecord *first) {
+  return first->is_baseline ? prunerRecordsBaseline(pass, first->workload_key, first->target_key)
+                            : prunerRecordsFind(pass, first->workload_key, first->target_key,
+                                                &first->config);
+}
+
+/* Each later pass must hold the first pass's records under the same keys: a pass of
+ * another machine (another target key) or workload matches none of them, and the merge
+ * used to write the first pass unchanged and say nothing. Partial passes are named. */
+static PrunerStatus checkPasses(PrunerRecords *passes, char **paths, int n) {
+  size_t total = prunerRecordsCount(passes[0]);
+  const char *key = total ? prunerRecordsGet(passes[0], 0)->target_key : "";
+  for (int p = 1; p < n; ++p) {
+    size_t found = 0;
+    for (size_t i = 0; i < total; ++i)
+      found += passRecord(passes[p], prunerRecordsGet(passes[0], i)) != NULL;
+    if (total > 0 && found == 0) {
+      size_t m = prunerRecordsCount(passes[p]);
+      return prunerStatusError("--merge-faster: %s holds none of the %zu configs of %s under "
+                               "their keys (%s's first record: target %s; %s's: %s): passes "
+                               "of another machine or workload are not merged",
+                               paths[p], total, paths[0], paths[0], key, paths[p],
+                               m ? prunerRecordsGet(passes[p], 0)->target_key : "none");
+    }
+    if (found < total)
+      fprintf(stderr, "pruner-host-tool: warning: %s holds %zu of the %zu records of %s; the "
+                      "others are merged from the passes that hold them\n",
+              paths[p], found, total, paths[0]);
+  }
+  return prunerStatusOk();
+}
+
 /* Per record of the first pass, the fastest ok measurement over all `n` passes, with each
  * ok pass's median (`passes_us`). */
 static int mergeFaster(char **paths, int n, const char *out_path) {
@@ -181,6 +214,8 @@ static int mergeFaster(char **paths, int n, const char *out_path) {
     if (!st.ok)
       break;
   }
+  if (st.ok)
+    st = checkPasses(passes, paths, n);
   if (st.ok)
     st = createMergeOutput("--merge-faster", out_path, &out);
   size_t total = st.ok ? prunerRecordsCount(passes[0]) : 0, compared = 0;
@@ -196,12 +231,7 @@ static int mergeFaster(char **paths, int n, const char *out_path) {
     double lo = 0, hi = 0, second = 0, pass_us[PRUNER_MAX_PASSES];
     int ok_passes = 0;
     for (int p = 0; p < n; ++p) {
-      const PrunerRecord *r =
-          p == 0 ? first
-          : first->is_baseline
-              ? prunerRecordsBaseline(passes[p], first->workload_key, first->target_key)
-              : prunerRecordsFind(passes[p], first->workload_key, first->target_key,
-                                  &first->config);
+      const PrunerRecord *r = p == 0 ? first : passRecord(passes[p], first);
       if (!r || r->status != PRUNER_RECORD_OK)
         continue;
       pass_us[ok_passes] = r->median_us;
