@@ -45,7 +45,6 @@ struct PrunerRecordsImpl {
   char path[1024];
   bool needs_newline; /* the file ends in a torn line without '\n' */
   bool read_only;     /* prunerRecordsCreateReadOnly: loaded, never written */
-  int first_byte;     /* first non-blank byte of the file, or EOF if none */
   PrunerRecord **chunks;
   size_t num_chunks;
   size_t count;
@@ -57,6 +56,7 @@ struct PrunerRecordsImpl {
   size_t group_used;
   GroupEntry *groups;
   size_t skipped;
+  size_t torn; /* skipped lines that start like a record and break off (invalid JSON) */
   char warnings[WARNINGS_SIZE];
 };
 
@@ -355,7 +355,6 @@ static PrunerStatus loadFile(PrunerRecords r) {
   if (!record)
     return prunerStatusError("%s: out of memory", r->path);
   r->needs_newline = false;
-  r->first_byte = EOF;
   PrunerStatus status = prunerStatusOk();
   flockfile(r->file);
   while ((got = readLine(r->file, &line, &capacity, &length, &too_long, &newline, &total)) > 0) {
@@ -367,9 +366,6 @@ static PrunerStatus loadFile(PrunerRecords r) {
       break;
     }
     r->needs_newline = !newline;
-    for (size_t i = 0; i < length && r->first_byte == EOF; ++i)
-      if (line[i] != ' ' && line[i] != '\t' && line[i] != '\n' && line[i] != '\r')
-        r->first_byte = (unsigned char)line[i];
     if (too_long) {
       addWarning(r, line_number, "line longer than 1 MiB (binary garbage)");
       continue;
@@ -384,6 +380,8 @@ static PrunerStatus loadFile(PrunerRecords r) {
       continue;
     PrunerStatus parsed = prunerRecordFromJson(line, record);
     if (!parsed.ok) {
+      const char *start = line + strspn(line, " \t\r");
+      r->torn += *start == '{' && strncmp(parsed.message, "invalid JSON", 12) == 0;
       addWarning(r, line_number, parsed.message);
       continue;
     }
@@ -482,10 +480,11 @@ static PrunerStatus openWithMode(const char *path, bool read_only, PrunerRecords
     status = loadFile(r);
   /* A file with content of which no line is a record is something else (a module or a
    * bundle manifest given as --records by mistake, or a newer format): never append to
-   * it. The one exception is a single torn line that starts like a record: the first
-   * append of a run that was killed. */
-  bool torn_first = r->file_lines == 1 && r->needs_newline && r->first_byte == '{';
-  if (status.ok && !read_only && r->count == 0 && r->skipped > 0 && !torn_first) {
+   * it. The one exception is a file of torn lines only, each starting like a record and
+   * breaking off: the first appends of runs that were killed (one run killed mid-line,
+   * then the next one too, leaves two). */
+  bool only_torn = r->skipped == r->torn;
+  if (status.ok && !read_only && r->count == 0 && r->skipped > 0 && !only_torn) {
     int len;
     const char *first = firstSkipReason(r, &len);
     status = prunerStatusError("%s: not a records file (no line of it is a record; first: "

@@ -930,6 +930,16 @@ static void test_not_a_records_file(void **state) {
   writeFile(path, "{\"version\":1,\"workl");
   assert_true(prunerRecordsCreate(path, &records).ok); /* a torn first append */
   prunerRecordsDestroy(records);
+  /* Two runs killed in their first append: the second one's '\n' closed the first torn
+   * line, then it tore too. Still records (it was "not a records file" for good). */
+  writeFile(path, "{\"version\":1,\"workl\n{\"version\":1,\"workload_key\":\"m");
+  assert_true(prunerRecordsCreate(path, &records).ok);
+  prunerRecordsDestroy(records);
+  /* A torn line beside a line that is not one is still not a records file. */
+  writeFile(path, "{\"version\":1,\"workl\nfunc.func @f()\n");
+  s = prunerRecordsCreate(path, &records);
+  assert_false(s.ok);
+  assert_non_null(strstr(s.message, "not a records file"));
   /* JSON that is not records (a bundle manifest), and records of a newer format. */
   writeFile(path, "{\n  \"version\": 1,\n  \"candidates\": []\n}\n");
   s = prunerRecordsCreate(path, &records);
