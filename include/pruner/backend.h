@@ -112,6 +112,7 @@ typedef struct PrunerBackendModuleCheck {
   int rounds;
   int spec_configs, applied; /* configs in the spec; of those, the compiler applied     */
   double compile_seconds;    /* both builds                                             */
+  bool builds_shared; /* the builds of an earlier function of the module were run      */
 } PrunerBackendModuleCheck;
 
 typedef struct PrunerBackend {

@@ -63,7 +63,10 @@ PrunerStatus tuneCheckModule(TuneEngine *e, const char *module_path, const char 
       prunerTextAppend(report, " (%s not timed: %s)", base, c.baseline.error);
     prunerTextAppend(report, ", %d rounds; results agree; %d of the spec's %d config(s) applied",
                      c.rounds, c.applied, c.spec_configs);
-    prunerTextAppend(report, "; builds %.1f s\n", c.compile_seconds);
+    if (c.builds_shared)
+      prunerTextAppend(report, "; the builds of @%s\n", fs[0].name);
+    else
+      prunerTextAppend(report, "; builds %.1f s\n", c.compile_seconds);
     if (c.applied < c.spec_configs)
       tuneNote(e, -1,
                "warning: module check @%s: the compiler applied %d of the spec's %d configs "

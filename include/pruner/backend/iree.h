@@ -137,6 +137,9 @@ typedef struct PrunerIreeTensor {
 typedef struct PrunerIreeModuleResult {
   PrunerIreeRemeasured tuned, baseline; /* with the spec; IREE's default configs          */
   double compile_seconds[2];            /* iree-compile wall time: tuned, default         */
+  /* The two builds were those of an earlier call with the same module and spec (another
+   * function of the module): nothing was compiled, compile_seconds are 0. */
+  bool builds_shared;
   int spec_configs;                     /* lowering_configs in the spec                   */
   int applied;                          /* of those, how many the configured IR shows     */
 } PrunerIreeModuleResult;

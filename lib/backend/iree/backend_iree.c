@@ -214,6 +214,7 @@ static PrunerStatus ireeCheckModule(PrunerBackendState s, const char *module_pat
   out->spec_configs = r.spec_configs;
   out->applied = r.applied;
   out->compile_seconds = r.compile_seconds[0] + r.compile_seconds[1];
+  out->builds_shared = r.builds_shared;
   return prunerStatusOk();
 }
 

@@ -221,6 +221,18 @@ struct PrunerIreeImpl {
   int seq;            /* candidate counter, for file names */
   char cuda_flag[64]; /* --iree-cuda-target=<arch> for GPU-table targets */
   char function_flag[160]; /* --function=<name> of the module run and timed */
+  /* The module check's two builds of the last (module, spec) pair: the module is built
+   * whole, so the checks of its other functions run the same two .vmfb files. */
+  struct {
+    bool valid;
+    char module[PATH_SIZE], spec[PATH_SIZE];
+    struct stat module_st, spec_st; /* the files as they were built */
+    PrunerStatus default_status;    /* the default build                             */
+    int tuned_r;                    /* the tuned build: 0, 1 failed, 2 timed out      */
+    char tuned_tail[300];           /* its log's tail when it failed                  */
+    int applied, spec_configs;
+    double seconds[2]; /* tuned, default */
+  } builds;
 };
 
 PrunerStatus prunerIreeCreate(const PrunerTargetDesc *t, const PrunerIreeOptions *opts,
@@ -272,9 +284,16 @@ PrunerStatus prunerIreeCreate(const PrunerTargetDesc *t, const PrunerIreeOptions
   return prunerStatusOk();
 }
 
+static void filePath(PrunerIree s, char *buf, size_t size, const char *fmt, int i);
+
 void prunerIreeDestroy(PrunerIree s) {
   if (!s)
     return;
+  char vmfb[PATH_SIZE];
+  for (int i = 0; i < 2 && !s->own_dir; ++i) { /* the module check's builds */
+    filePath(s, vmfb, sizeof vmfb, i ? "module_default.vmfb" : "module_tuned.vmfb", 0);
+    unlink(vmfb);
+  }
   if (s->own_dir)
     prunerRemoveTree(s->dir);
   free(s);
@@ -1156,6 +1175,79 @@ static int appliedConfigs(const char *spec_path, const char *cfg, int *total) {
   return found;
 }
 
+/* Whether the module check's builds in `s` are of these files, unchanged since. */
+static bool sameBuilds(PrunerIree s, const char *module, const char *spec) {
+  struct stat m, p;
+  return s->builds.valid && strcmp(s->builds.module, module) == 0 &&
+         strcmp(s->builds.spec, spec) == 0 && stat(module, &m) == 0 && stat(spec, &p) == 0 &&
+         m.st_ino == s->builds.module_st.st_ino && m.st_dev == s->builds.module_st.st_dev &&
+         m.st_size == s->builds.module_st.st_size &&
+         m.st_mtim.tv_sec == s->builds.module_st.st_mtim.tv_sec &&
+         m.st_mtim.tv_nsec == s->builds.module_st.st_mtim.tv_nsec &&
+         p.st_ino == s->builds.spec_st.st_ino && p.st_size == s->builds.spec_st.st_size &&
+         p.st_mtim.tv_sec == s->builds.spec_st.st_mtim.tv_sec &&
+         p.st_mtim.tv_nsec == s->builds.spec_st.st_mtim.tv_nsec;
+}
+
+/* The module check's two builds of `module`: IREE's default (vmfb[1]) and with `spec`
+ * (configurations first, to count the spec's configs IREE applied; vmfb[0]). Kept in
+ * s->builds for the module's other functions. */
+static void buildModulePair(PrunerIree s, const char *module, const char *spec,
+                            char vmfb[2][PATH_SIZE], char *log) {
+  char cfg[PATH_SIZE], out_flag[PATH_SIZE + 8];
+  s->builds.valid = false;
+  unlink(vmfb[0]);
+  unlink(vmfb[1]);
+  s->builds.default_status = prunerStatusOk();
+  s->builds.tuned_r = 0;
+  s->builds.tuned_tail[0] = '\0';
+  s->builds.applied = s->builds.spec_configs = 0;
+  s->builds.seconds[0] = s->builds.seconds[1] = 0;
+  if (stat(module, &s->builds.module_st) != 0 || stat(spec, &s->builds.spec_st) != 0) {
+    s->builds.default_status = prunerStatusError("IREE module check: %s: %s", module,
+                                                 strerror(errno));
+    return;
+  }
+  textf(out_flag, sizeof out_flag, "-o=%s", vmfb[1]);
+  char *argv[12];
+  int n = 0;
+  argv[n++] = "iree-compile";
+  argv[n++] = (char *)module;
+  n = compileArgs(s, argv, n);
+  argv[n++] = out_flag;
+  argv[n] = NULL;
+  char tail[300];
+  if (runTool(argv, s->o.timeout_seconds, log, LOG_SIZE, &s->builds.seconds[1]) != 0) {
+    logTail(log, tail, sizeof tail);
+    s->builds.default_status =
+        prunerStatusError("IREE's default build of %s failed: %s", module, tail);
+  }
+  filePath(s, cfg, sizeof cfg, "module_configs.mlir", 0);
+  double t1 = 0, t2 = 0;
+  int r = s->builds.default_status.ok ? compileConfigs(s, module, spec, cfg, log, LOG_SIZE, &t1)
+                                      : 1;
+  if (s->builds.default_status.ok && r == 0) {
+    s->builds.applied = appliedConfigs(spec, cfg, &s->builds.spec_configs);
+    textf(out_flag, sizeof out_flag, "-o=%s", vmfb[0]);
+    n = 0;
+    argv[n++] = "iree-compile";
+    argv[n++] = cfg;
+    n = compileArgs(s, argv, n);
+    argv[n++] = "--compile-from=executable-configurations";
+    argv[n++] = out_flag;
+    argv[n] = NULL;
+    r = runTool(argv, s->o.timeout_seconds, log, LOG_SIZE, &t2);
+  }
+  unlink(cfg);
+  s->builds.seconds[0] = t1 + t2;
+  s->builds.tuned_r = r;
+  if (s->builds.default_status.ok && r != 0)
+    logTail(log, s->builds.tuned_tail, sizeof s->builds.tuned_tail);
+  textf(s->builds.module, sizeof s->builds.module, "%s", module);
+  textf(s->builds.spec, sizeof s->builds.spec, "%s", spec);
+  s->builds.valid = true;
+}
+
 PrunerStatus prunerIreeModuleRemeasure(PrunerIree s, const char *module, const char *function,
                                        const PrunerIreeTensor *args, int num_args,
                                        const PrunerIreeTensor *results, int num_results,
@@ -1173,28 +1265,22 @@ PrunerStatus prunerIreeModuleRemeasure(PrunerIree s, const char *module, const c
   textf(s->function_flag, sizeof s->function_flag, "--function=%s", function);
   PrunerStatus st = prepareModule(s, args, num_args, results, num_results, reduction_points);
   char *log = malloc(LOG_SIZE);
-  char vmfb[2][PATH_SIZE], cfg[PATH_SIZE], prefix[PATH_SIZE], out_flag[PATH_SIZE + 8];
+  char vmfb[2][PATH_SIZE], prefix[PATH_SIZE];
   char tail[300];
   filePath(s, vmfb[0], sizeof vmfb[0], "module_tuned.vmfb", 0);
   filePath(s, vmfb[1], sizeof vmfb[1], "module_default.vmfb", 0);
-  filePath(s, cfg, sizeof cfg, "module_configs.mlir", 0);
   if (st.ok && !log)
     st = prunerStatusError("out of memory");
-  /* The default build and its outputs: the reference. */
   if (st.ok) {
-    textf(out_flag, sizeof out_flag, "-o=%s", vmfb[1]);
-    char *argv[12];
-    int n = 0;
-    argv[n++] = "iree-compile";
-    argv[n++] = (char *)module;
-    n = compileArgs(s, argv, n);
-    argv[n++] = out_flag;
-    argv[n] = NULL;
-    if (runTool(argv, s->o.timeout_seconds, log, LOG_SIZE, &out->compile_seconds[1]) != 0) {
-      logTail(log, tail, sizeof tail);
-      st = prunerStatusError("IREE's default build of %s failed: %s", module, tail);
+    out->builds_shared = sameBuilds(s, module, spec);
+    if (!out->builds_shared) {
+      buildModulePair(s, module, spec, vmfb, log);
+      out->compile_seconds[0] = s->builds.seconds[0];
+      out->compile_seconds[1] = s->builds.seconds[1];
     }
+    st = s->builds.default_status;
   }
+  /* The default build's outputs: the reference. */
   if (st.ok) {
     filePath(s, prefix, sizeof prefix, "reference", 0);
     if (runModule(s, vmfb[1], prefix, log, LOG_SIZE) != 0) {
@@ -1207,32 +1293,16 @@ PrunerStatus prunerIreeModuleRemeasure(PrunerIree s, const char *module, const c
     textf(s->function_flag, sizeof s->function_flag, "%s", saved);
     return st;
   }
-  /* The tuned build: configurations first (to count the spec's configs IREE applied),
-   * then on to the .vmfb; its outputs against the reference. */
+  /* The tuned build's outputs against the reference. */
   PrunerIreeRemeasured *tuned = &out->tuned, *base = &out->baseline;
   tuned->status = PRUNER_RECORD_OK;
   base->status = PRUNER_RECORD_OK;
-  double t1 = 0, t2 = 0;
-  int r = compileConfigs(s, module, spec, cfg, log, LOG_SIZE, &t1);
-  if (r == 0) {
-    out->applied = appliedConfigs(spec, cfg, &out->spec_configs);
-    textf(out_flag, sizeof out_flag, "-o=%s", vmfb[0]);
-    char *argv[12];
-    int n = 0;
-    argv[n++] = "iree-compile";
-    argv[n++] = cfg;
-    n = compileArgs(s, argv, n);
-    argv[n++] = "--compile-from=executable-configurations";
-    argv[n++] = out_flag;
-    argv[n] = NULL;
-    r = runTool(argv, s->o.timeout_seconds, log, LOG_SIZE, &t2);
-  }
-  out->compile_seconds[0] = t1 + t2;
-  unlink(cfg);
+  out->applied = s->builds.applied;
+  out->spec_configs = s->builds.spec_configs;
+  int r = s->builds.tuned_r;
   if (r != 0) {
-    logTail(log, tail, sizeof tail);
     tuned->status = r == 2 ? PRUNER_RECORD_TIMEOUT : PRUNER_RECORD_COMPILE_ERROR;
-    textf(tuned->error, sizeof tuned->error, "iree-compile: %s", tail);
+    textf(tuned->error, sizeof tuned->error, "iree-compile: %s", s->builds.tuned_tail);
   } else {
     filePath(s, prefix, sizeof prefix, "module_out", 0);
     if ((r = runModule(s, vmfb[0], prefix, log, LOG_SIZE)) != 0) {
@@ -1254,7 +1324,7 @@ PrunerStatus prunerIreeModuleRemeasure(PrunerIree s, const char *module, const c
     }
   }
   free(log);
-  /* Back to back: one benchmark run of each build per round. */
+/* Back to back: one benchmark run of each build per round. */
   if (rounds < 1)
     rounds = 1;
   if (rounds > PRUNER_MAX_SAMPLES)
@@ -1288,8 +1358,6 @@ PrunerStatus prunerIreeModuleRemeasure(PrunerIree s, const char *module, const c
     o[i]->p75_us = quantile(medians[i], count[i], 0.75);
   }
   free(rec);
-  unlink(vmfb[0]);
-  unlink(vmfb[1]);
   textf(s->function_flag, sizeof s->function_flag, "%s", saved);
   return prunerStatusOk();
 }
