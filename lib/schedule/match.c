@@ -101,5 +101,11 @@ bool prunerScheduleMatchersAlike(const PrunerWorkload *a, const PrunerWorkload *
   for (int o = 0; o < a->num_inputs + a->num_outputs; ++o)
     if (prunerDTypeBytes(a->operands[o].dtype) != prunerDTypeBytes(b->operands[o].dtype))
       return false;
+  /* A contraction's matcher checks its body (mulf/addf or muli/addi): f32 and i32 apart. */
+  bool contraction = a->kind == PRUNER_OP_MATMUL || a->kind == PRUNER_OP_BATCH_MATMUL ||
+                     a->kind == PRUNER_OP_CONTRACTION;
+  if (contraction && (a->kind != b->kind || isFloat(a->operands[a->num_inputs].dtype) !=
+                                                isFloat(b->operands[b->num_inputs].dtype)))
+    return false;
   return true;
 }

@@ -161,7 +161,21 @@ char *tuneSpecText(TuneEngine *e, MlirContext ctx, const TuneSpecConsumer *consu
   prunerTextAppend(&b, "  transform.named_sequence @__kernel_config(%%root: !transform.any_op "
                     "{transform.consumed}) -> !transform.any_op {\n");
   if (num_tuned == 0) {
-    prunerTextAppend(&b, "    transform.yield %%root : !transform.any_op\n  }\n");
+    /* A consumed root must be consumed in the body (the stock interpreter warns of one
+     * that is not), and IREE's entry point is a foreach_match and a yield: a pair whose
+     * matcher matches no op. */
+    prunerTextAppend(&b, "    %%result = transform.foreach_match in %%root\n"
+                         "        @pruner_match_none -> @pruner_apply_none\n"
+                         "      : (!transform.any_op) -> !transform.any_op\n"
+                         "    transform.yield %%result : !transform.any_op\n  }\n"
+                         "  // No tuned op: this matcher matches none.\n"
+                         "  transform.named_sequence @pruner_match_none(%%op: !transform.any_op "
+                         "{transform.readonly}) -> !transform.any_op {\n"
+                         "    transform.match.operation_name %%op [\"pruner.no_tuned_op\"] : "
+                         "!transform.any_op\n"
+                         "    transform.yield %%op : !transform.any_op\n  }\n"
+                         "  transform.named_sequence @pruner_apply_none(%%op: !transform.any_op "
+                         "{transform.readonly}) {\n    transform.yield\n  }\n");
   } else {
     prunerTextAppend(&b, "    %%result = transform.foreach_match in %%root\n");
     for (size_t j = 0; j < num_tuned; ++j)
