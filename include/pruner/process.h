@@ -35,6 +35,12 @@ PrunerStatus prunerProcessRunStoppable(char *const argv[], double timeout_second
                                        const volatile sig_atomic_t *stop, char *log,
                                        size_t log_size, int *wait_status);
 
+/* prunerProcessRunStoppable with no capture, the child's stdout sent to our stderr: for
+ * a library call whose caller's stdout is its own output (a table, Google Benchmark's
+ * JSON), which the child's messages would otherwise land in. */
+PrunerStatus prunerProcessRunToStderr(char *const argv[], double timeout_seconds,
+                                      const volatile sig_atomic_t *stop, int *wait_status);
+
 /* True when `status` is the failure of a run ended by its stop flag. */
 bool prunerProcessInterrupted(PrunerStatus status);
 

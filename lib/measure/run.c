@@ -40,9 +40,11 @@ PrunerStatus prunerMeasureRunBundle(const char *runner, const char *bundle_dir,
     argv[n++] = "--only-baseline";
   argv[n] = NULL;
 
-  /* No limit here: pruner-run keeps each candidate under --timeout itself. */
+  /* No limit here: pruner-run keeps each candidate under --timeout itself. Its messages
+   * go to our stderr: our caller's stdout is its own output (pruner-tune's table,
+   * pruner-bench's JSON, which they used to break). */
   int st = 0;
-  PrunerStatus spawned = prunerProcessRunStoppable(argv, 0, o.stop, NULL, 0, &st);
+  PrunerStatus spawned = prunerProcessRunToStderr(argv, 0, o.stop, &st);
   if (!spawned.ok)
     return spawned;
   if (WIFSIGNALED(st))

@@ -84,9 +84,11 @@ PrunerStatus prunerProcessRun(char *const argv[], double timeout_seconds, char *
   return prunerProcessRunStoppable(argv, timeout_seconds, NULL, log, log_size, wait_status);
 }
 
-PrunerStatus prunerProcessRunStoppable(char *const argv[], double timeout_seconds,
-                                       const volatile sig_atomic_t *stop, char *log,
-                                       size_t log_size, int *wait_status) {
+/* The spawn and wait of both public forms; `stdout_to_stderr` (without a log): the
+ * child's stdout is our stderr. */
+static PrunerStatus spawnAndWait(char *const argv[], double timeout_seconds,
+                                 const volatile sig_atomic_t *stop, char *log, size_t log_size,
+                                 bool stdout_to_stderr, int *wait_status) {
   int fds[2] = {-1, -1};
   if (log && pipe2(fds, O_CLOEXEC) != 0)
     return prunerStatusError("pipe for %s: %s", argv[0], strerror(errno));
@@ -95,6 +97,8 @@ PrunerStatus prunerProcessRunStoppable(char *const argv[], double timeout_second
   if (log) {
     posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
     posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+  } else if (stdout_to_stderr) {
+    posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
   }
   pid_t pid;
   int err = posix_spawnp(&pid, argv[0], &actions, NULL, argv, environ);
@@ -123,6 +127,17 @@ PrunerStatus prunerProcessRunStoppable(char *const argv[], double timeout_second
     return prunerStatusError("timeout after %gs in %s", timeout_seconds, argv[0]);
   }
   return prunerStatusOk();
+}
+
+PrunerStatus prunerProcessRunStoppable(char *const argv[], double timeout_seconds,
+                                       const volatile sig_atomic_t *stop, char *log,
+                                       size_t log_size, int *wait_status) {
+  return spawnAndWait(argv, timeout_seconds, stop, log, log_size, false, wait_status);
+}
+
+PrunerStatus prunerProcessRunToStderr(char *const argv[], double timeout_seconds,
+                                      const volatile sig_atomic_t *stop, int *wait_status) {
+  return spawnAndWait(argv, timeout_seconds, stop, NULL, 0, true, wait_status);
 }
 
 bool prunerProcessInterrupted(PrunerStatus status) {

@@ -10,6 +10,9 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "pruner/process.h"
 
@@ -101,6 +104,39 @@ static void test_stop_flag_kills(void **state) {
   assert_false(prunerProcessInterrupted(st));
 }
 
+/* The child's stdout lands on our stderr, never on our stdout (prunerMeasureRunBundle's
+ * pruner-run broke pruner-bench's JSON on stdout). */
+static void test_stdout_to_stderr(void **state) {
+  (void)state;
+  char out_path[] = "/tmp/pruner-process-outXXXXXX", err_path[] = "/tmp/pruner-process-errXXXXXX";
+  int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
+  assert_true(out_fd >= 0 && err_fd >= 0);
+  fflush(stdout);
+  fflush(stderr);
+  int saved_out = dup(STDOUT_FILENO), saved_err = dup(STDERR_FILENO);
+  dup2(out_fd, STDOUT_FILENO);
+  dup2(err_fd, STDERR_FILENO);
+  int ws = -1;
+  char *argv[] = {"sh", "-c", "echo to-out; echo to-err >&2", NULL};
+  PrunerStatus st = prunerProcessRunToStderr(argv, 10, NULL, &ws);
+  dup2(saved_out, STDOUT_FILENO);
+  dup2(saved_err, STDERR_FILENO);
+  close(saved_out);
+  close(saved_err);
+  assert_true(st.ok);
+  assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+  char got[64] = "";
+  assert_int_equal(pread(out_fd, got, sizeof got - 1, 0), 0); /* nothing on stdout */
+  ssize_t n = pread(err_fd, got, sizeof got - 1, 0);
+  assert_true(n > 0);
+  got[n] = '\0';
+  assert_string_equal(got, "to-out\nto-err\n");
+  close(out_fd);
+  close(err_fd);
+  unlink(out_path);
+  unlink(err_path);
+}
+
 static void test_missing_program(void **state) {
   (void)state;
   int ws = 0;
@@ -116,6 +152,7 @@ int main(void) {
       cmocka_unit_test(test_truncates_log),
       cmocka_unit_test(test_timeout_kills),
       cmocka_unit_test(test_stop_flag_kills),
+      cmocka_unit_test(test_stdout_to_stderr),
       cmocka_unit_test(test_missing_program),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
