@@ -222,6 +222,11 @@ const PrunerKnob *prunerSpaceGetKnob(PrunerSpace space, int i);
 
 /* Product of the knobs' candidate counts: the raw (unfiltered) size. */
 uint64_t prunerSpaceRawSize(PrunerSpace space);
+/* Why a space with no valid config has none, into `buf` (NUL-terminated): the validity
+ * message (prunerConfigCheck) that the most of up to 256 candidates, spread evenly over
+ * the raw space, fail with, and how many: "N of M sampled candidates: MESSAGE". Returns
+ * snprintf's length. */
+size_t prunerSpaceExplainEmpty(PrunerSpace space, char *buf, size_t size);
 /* Decodes a raw index into a config (which may be invalid). */
 void prunerSpaceDecodeRaw(PrunerSpace space, uint64_t raw, PrunerConfig *out);
 /* Encodes a config into its raw index; false if some value is not a candidate. */

@@ -10,6 +10,7 @@
 #include "pruner/backend/host_rules.h"
 #include "pruner/backend/iree_rules.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -390,6 +391,42 @@ const PrunerKnob *prunerSpaceGetKnob(PrunerSpace space, int i) {
   return i >= 0 && i < space->num_knobs ? &space->knobs[i] : NULL;
 }
 uint64_t prunerSpaceRawSize(PrunerSpace space) { return space->raw_size; }
+
+size_t prunerSpaceExplainEmpty(PrunerSpace space, char *buf, size_t size) {
+  enum { SAMPLES = 256 };
+  if (size == 0)
+    return 0;
+  buf[0] = '\0';
+  if (space->raw_size == 0)
+    return (size_t)snprintf(buf, size, "the space has no candidate at all");
+  /* Up to SAMPLES raw configs spread evenly over the raw space; the message most of them
+   * fail with (messages are compared whole: the rule and the values it names). */
+  uint64_t n = space->raw_size < SAMPLES ? space->raw_size : SAMPLES;
+  char(*messages)[PRUNER_STATUS_MESSAGE_SIZE] = malloc(SAMPLES * sizeof *messages);
+  if (!messages)
+    return (size_t)snprintf(buf, size, "out of memory");
+  int count[SAMPLES] = {0}, distinct = 0, best = -1;
+  for (uint64_t k = 0; k < n; ++k) {
+    PrunerConfig c;
+    prunerSpaceDecodeRaw(space, k * (space->raw_size / n), &c);
+    PrunerStatus st = prunerConfigCheckWithOptions(&space->w, &space->t, &space->opts, &c);
+    if (st.ok)
+      continue; /* valid by the rules, left out by a restriction */
+    int j = 0;
+    while (j < distinct && strcmp(messages[j], st.message) != 0)
+      ++j;
+    if (j == distinct)
+      snprintf(messages[distinct++], sizeof messages[0], "%s", st.message);
+    if (++count[j] > (best < 0 ? 0 : count[best]))
+      best = j;
+  }
+  int len = best < 0 ? snprintf(buf, size, "every sampled candidate passes the rules but is "
+                                            "left out of the space (a restriction)")
+                     : snprintf(buf, size, "%d of %d sampled candidates: %s", count[best],
+                                (int)n, messages[best]);
+  free(messages);
+  return len > 0 ? (size_t)len : 0;
+}
 PrunerSpaceOptions prunerSpaceGetOptions(PrunerSpace space) { return space->opts; }
 
 /* ---- raw index <-> digits <-> config ------------------------------------------------- */

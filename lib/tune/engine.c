@@ -392,8 +392,11 @@ PrunerStatus tuneEnginePrepare(TuneEngine *e) {
         return st;
     }
     if (t->space_size == 0) {
-      tuneNote(e, (int)i, "warning: %s%s %s: no valid config on %s", t->where, t->w.op_name,
-               t->w.key, e->target.name);
+      char why[PRUNER_STATUS_MESSAGE_SIZE];
+      prunerSpaceExplainEmpty(t->space, why, sizeof why);
+      snprintf(t->no_space, sizeof t->no_space, "no valid config on %.40s (%.400s)",
+               e->target.name, why);
+      tuneNote(e, (int)i, "warning: %s%s %s: %s", t->where, t->w.op_name, t->w.key, t->no_space);
       t->done = true;
     }
     if (!t->done && e->opts.measure == e->backend->device_measure && e->backend->measurable &&
@@ -1043,7 +1046,7 @@ static PrunerStatus tuneExportOnly(TuneEngine *e) {
   if (!st.ok)
     return st;
   int64_t left = e->opts.trials - tuneTotalTrials(e);
-  size_t open_tasks = 0;
+  size_t open_tasks = 0, picked = 0;
   for (size_t i = 0; i < e->num_tasks; ++i)
     open_tasks += !e->tasks[i].done;
   for (size_t i = 0; i < e->num_tasks && st.ok && left > 0 && !tuneStopRequested(e); ++i) {
@@ -1061,6 +1064,7 @@ static PrunerStatus tuneExportOnly(TuneEngine *e) {
       break;
     }
     size_t n = tunePick(e, t, (size_t)k, cs);
+    picked += n;
     double start = prunerNowSeconds();
     PrunerBackendBatch batch;
     if (tuneBatch(t, cs, n, &batch)) {
@@ -1076,6 +1080,19 @@ static PrunerStatus tuneExportOnly(TuneEngine *e) {
     t->seconds += prunerNowSeconds() - start;
     t->rounds++;
     free(cs);
+  }
+  /* An empty bundle says why: a GPU host would measure nothing. */
+  if (st.ok && picked == 0 && !tuneStopRequested(e)) {
+    if (left <= 0)
+      tuneNote(e, -1,
+               "warning: no candidate to build: the records hold %lld trial(s) of these "
+               "workloads, and the budget is %lld (--trials)",
+               (long long)tuneTotalTrials(e), (long long)e->opts.trials);
+    else
+      tuneNote(e, -1,
+               "warning: no candidate to build: no workload has a config left to measure "
+               "(no valid config, not measurable, or every config measured: the warnings above "
+               "say which)");
   }
   PrunerStatus closed = e->backend->exportClose(e->backend_state, st.ok, &session_sink);
   if (st.ok)

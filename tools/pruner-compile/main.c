@@ -567,6 +567,15 @@ int main(int argc, char **argv) {
     }
     printf("workload %s on %s: %llu valid configs\n", w.key, t.name,
            (unsigned long long)prunerSpaceCount(space));
+    if (prunerSpaceCount(space) == 0) { /* nothing to draw: say why, as a failed command */
+      char why[PRUNER_STATUS_MESSAGE_SIZE];
+      prunerSpaceExplainEmpty(space, why, sizeof why);
+      fprintf(stderr, "pruner-compile: the space of %s on %s has no valid config: %s\n", w.key,
+              t.name, why);
+      prunerSpaceDestroy(space);
+      free(configs), free(indices);
+      return 1;
+    }
     uint64_t rng = a.seed;
     if (a.mma || a.igemm || a.split_k) {
       ListedKind kind = a.mma ? LISTED_MMA : a.split_k ? LISTED_SPLIT_K : LISTED_IGEMM;

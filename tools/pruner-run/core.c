@@ -398,6 +398,14 @@ int runnerExecute(PrunerBundle bundle, const RunnerOptions *opts, PrunerWorkerHa
   r.opts = opts;
   r.prepared_workload = -1;
   r.seed = opts->seed ? opts->seed : prunerBundleSeed(bundle);
+  /* An empty bundle (the tuner had nothing left to build and said why): no device is
+   * needed to measure nothing. */
+  if (prunerBundleNumWorkloads(bundle) == 0) {
+    logf_(&r, "the bundle holds no workload and no candidate: nothing to measure\n");
+    return PRUNER_RUN_EXIT_OK;
+  }
+  if (prunerBundleNumCandidates(bundle) == 0 && !opts->only_baseline)
+    logf_(&r, "note: the bundle holds no candidate: only the baselines are measured\n");
   PrunerWorkerSpec spec = {.handler = handler,
                            .context = handler_context,
                            .request_size = sizeof(RunRequest),

@@ -464,12 +464,16 @@ static PrunerStatus gpuExportClose(PrunerBackendState s, bool commit,
   PrunerStatus st = prunerStatusOk();
   if (commit)
     st = prunerBundleWrite(s->export_bundle);
-  if (commit && st.ok)
+  size_t n = prunerBundleNumCandidates(s->export_bundle);
+  if (commit && st.ok && n == 0) /* the tuner says why */
+    prunerBackendNote(sink, true, "bundle with 0 candidates written to %s: nothing to measure",
+                      s->export_path);
+  else if (commit && st.ok)
     prunerBackendNote(sink, true,
                       "bundle with %zu candidate(s) written to %s; measure it on the GPU host with "
                       "`pruner-run %s -o results.jsonl`, then rerun with --ingest "
                       "results.jsonl",
-                      prunerBundleNumCandidates(s->export_bundle), s->export_path, s->export_path);
+                      n, s->export_path, s->export_path);
   prunerBundleDestroy(s->export_bundle);
   s->export_bundle = NULL;
   return st;
