@@ -4,6 +4,7 @@
 #include "pruner/measure.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "pruner/file.h"
 #include "pruner/records.h"
@@ -86,6 +88,49 @@ static PrunerStatus makeDirs(const char *dir) {
   return prunerStatusOk();
 }
 
+/* A bundle's own file names: its manifest (and the temporary one it is renamed from) and
+ * candidate cubins, c<6 digits>.cubin. */
+static bool bundleFileName(const char *name) {
+  if (!strcmp(name, "manifest.json") || !strcmp(name, "manifest.json.tmp"))
+    return true;
+  if (strlen(name) != 13 || name[0] != 'c' || strcmp(name + 7, ".cubin") != 0)
+    return false;
+  for (int i = 1; i < 7; ++i)
+    if (name[i] < '0' || name[i] > '9')
+      return false;
+  return true;
+}
+
+/* The folder a bundle is written into is new, empty or an earlier bundle, whose files are
+ * removed: the new manifest would otherwise sit beside the old cubins it does not name (a
+ * folder of mixed runs). A folder holding anything else is refused, untouched. */
+static PrunerStatus prepareFolder(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return prunerStatusError("bundle: cannot read folder '%s': %s", dir, strerror(errno));
+  PrunerStatus st = prunerStatusOk();
+  struct dirent *e;
+  while (st.ok && (e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && !bundleFileName(e->d_name))
+      st = prunerStatusError("bundle: folder '%s' holds files that are not a bundle's (first: "
+                             "'%s'); write a bundle into a new or empty folder, or over an "
+                             "earlier bundle",
+                             dir, e->d_name);
+  if (st.ok) {
+    rewinddir(d);
+    char path[4096 + 300];
+    while (st.ok && (e = readdir(d)))
+      if (bundleFileName(e->d_name)) {
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (unlink(path) != 0)
+          st = prunerStatusError("bundle: cannot remove the earlier bundle's '%s': %s", path,
+                                 strerror(errno));
+      }
+  }
+  closedir(d);
+  return st;
+}
+
 static PrunerStatus writeFile(const char *path, const void *data, size_t size) {
   FILE *f = fopen(path, "wb");
   if (!f)
@@ -119,6 +164,8 @@ PrunerStatus prunerBundleCreate(const char *dir, const PrunerTargetDesc *target,
   if (seed >= MAX_EXACT_SEED)
     return prunerStatusError("bundle '%s': seed %" PRIu64 " must be below 2^53", dir, seed);
   PrunerStatus st = makeDirs(dir);
+  if (st.ok)
+    st = prepareFolder(dir);
   if (!st.ok)
     return st;
   PrunerBundle b = bundleAlloc();

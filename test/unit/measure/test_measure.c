@@ -345,6 +345,35 @@ static void test_create_failure_leaves_null(void **state) {
   prunerBundleDestroy(b);
 }
 
+/* Writing a bundle over an earlier one removes the earlier one's files (its cubins stayed
+ * beside the new manifest); a folder holding other files is refused, untouched. */
+static void test_create_over_earlier_bundle(void **state) {
+  (void)state;
+  writeBundle(); /* three cubins */
+  PrunerTargetDesc t;
+  assert_true(prunerTargetLookup("h200", &t).ok);
+  PrunerBundle b = NULL;
+  assert_true(prunerBundleCreate(g_dir, &t, 1, &b).ok);
+  char path[400];
+  snprintf(path, sizeof path, "%s/c000002.cubin", g_dir);
+  assert_int_not_equal(access(path, F_OK), 0);
+  snprintf(path, sizeof path, "%s/manifest.json", g_dir);
+  assert_int_not_equal(access(path, F_OK), 0);
+  assert_true(prunerBundleWrite(b).ok);
+  prunerBundleDestroy(b);
+  snprintf(path, sizeof path, "%s/notes.txt", g_dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fclose(f);
+  b = (PrunerBundle)(uintptr_t)0x1;
+  PrunerStatus st = prunerBundleCreate(g_dir, &t, 1, &b);
+  assert_false(st.ok);
+  assert_null(b);
+  assert_non_null(strstr(st.message, "holds files that are not a bundle's (first: 'notes.txt')"));
+  snprintf(path, sizeof path, "%s/manifest.json", g_dir);
+  assert_int_equal(access(path, F_OK), 0); /* untouched */
+}
+
 static void test_missing_cubin_and_manifest(void **state) {
   (void)state;
   writeBundle();
@@ -401,6 +430,7 @@ int main(void) {
       cmocka_unit_test(test_manifest_without_codegen),
       cmocka_unit_test(test_missing_cubin_and_manifest),
       cmocka_unit_test(test_create_failure_leaves_null),
+      cmocka_unit_test(test_create_over_earlier_bundle),
       cmocka_unit_test(test_truncated_manifest),
       cmocka_unit_test(test_run_bundle_missing_runner),
   };
