@@ -67,12 +67,52 @@ static bool collapsedReduction(const PrunerWorkload *w) {
 }
 
 /* IREE interchanges a 2-D reduction over the outer loop (a column sum: ["reduction",
- * "parallel"]) so that the reduction loop is innermost before it configures it (its
- * configured IR shows ["parallel", "reduction"]), so a matcher in the workload's loop
- * order finds nothing: every candidate was measured as "IREE did not apply the spec". */
+ * "parallel"]) so that the reduction loop is innermost before it configures it: its
+ * configured IR shows ["parallel", "reduction"] with the input map (d0, d1) -> (d1, d0),
+ * and a compilation_info on the op survives the interchange and is read in the new order.
+ * So matchers and lowering configs are written in that order (ireeOrder); a matcher in
+ * the op's own order found nothing (every candidate was "IREE did not apply the spec"). */
 static bool interchangedReduction(const PrunerWorkload *w) {
   return w->kind == PRUNER_OP_REDUCTION && w->num_loops == 2 &&
-         w->loop_kinds[1] != PRUNER_LOOP_REDUCTION;
+         w->loop_kinds[0] == PRUNER_LOOP_REDUCTION && w->loop_kinds[1] == PRUNER_LOOP_PARALLEL;
+}
+
+static void swap64(int64_t *a, int64_t *b) {
+  int64_t x = *a;
+  *a = *b;
+  *b = x;
+}
+
+/* `w` and `c` in IREE's loop order (interchangedReduction: loops 0 and 1 swapped, in the
+ * bounds, kinds, roles, operand maps and every per-loop tile), into the buffers; other
+ * workloads as they are. Returns the workload to write; *c_out the config. */
+static const PrunerWorkload *ireeOrder(const PrunerWorkload *w, const PrunerConfig *c,
+                                       PrunerWorkload *w_buf, PrunerConfig *c_buf,
+                                       const PrunerConfig **c_out) {
+  if (c_out)
+    *c_out = c;
+  if (!interchangedReduction(w))
+    return w;
+  *w_buf = *w;
+  swap64(&w_buf->bounds[0], &w_buf->bounds[1]);
+  PrunerLoopKind k = w_buf->loop_kinds[0];
+  w_buf->loop_kinds[0] = w_buf->loop_kinds[1];
+  w_buf->loop_kinds[1] = k;
+  PrunerLoopRole r = w_buf->loop_roles[0];
+  w_buf->loop_roles[0] = w_buf->loop_roles[1];
+  w_buf->loop_roles[1] = r;
+  for (int o = 0; o < w->num_inputs + w->num_outputs; ++o)
+    for (int d = 0; d < PRUNER_MAX_RANK; ++d)
+      swap64(&w_buf->operands[o].index_coeff[d][0], &w_buf->operands[o].index_coeff[d][1]);
+  if (c && c_out) {
+    *c_buf = *c;
+    swap64(&c_buf->workgroup[0], &c_buf->workgroup[1]);
+    swap64(&c_buf->reduction[0], &c_buf->reduction[1]);
+    swap64(&c_buf->thread[0], &c_buf->thread[1]);
+    swap64(&c_buf->cache[0], &c_buf->cache[1]);
+    *c_out = c_buf;
+  }
+  return w_buf;
 }
 
 static int simdLanes(const PrunerWorkload *w, const PrunerTargetDesc *t) {
@@ -109,12 +149,6 @@ PrunerStatus prunerIreeCpuSpaceKnobs(const PrunerWorkload *w, const PrunerTarget
     return prunerStatusError("iree-cpu: %s: IREE collapses the loops of a reduction with "
                              "more than two loops before it applies a tuning spec; only 2-D "
                              "reductions are tuned",
-                             w->key);
-  if (interchangedReduction(w))
-    return prunerStatusError("iree-cpu: %s: IREE interchanges a reduction over the outer "
-                             "loop so that the reduction is innermost before it applies a "
-                             "tuning spec, and a matcher in the op's loop order finds nothing; "
-                             "only reductions over the inner loop are tuned",
                              w->key);
   if (unitBatchConv(w))
     return prunerStatusError("iree-cpu: %s: IREE folds the unit batch loop of a convolution "
@@ -168,10 +202,6 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
     FAIL("a reduction of %d loops cannot be configured by a tuning spec (IREE collapses its "
          "loops first)",
          op, w->num_loops);
-  if (interchangedReduction(w))
-    FAIL("a reduction over the outer loop cannot be configured by a tuning spec (IREE "
-         "interchanges its loops first)",
-         op);
   if (unitBatchConv(w))
     FAIL("a convolution with batch 1 cannot be configured by a tuning spec (IREE folds the "
          "unit loop first)",
@@ -275,8 +305,12 @@ static void appendLevel(PrunerText *b, const PrunerWorkload *w, const int64_t *p
   prunerTextAppend(b, "]");
 }
 
-static char *loweringConfig(const PrunerWorkload *w, const PrunerConfig *c) {
+static char *loweringConfig(const PrunerWorkload *op_w, const PrunerConfig *op_c) {
   PrunerText b = {0};
+  PrunerWorkload w_buf;
+  PrunerConfig c_buf;
+  const PrunerConfig *c = op_c;
+  const PrunerWorkload *w = ireeOrder(op_w, op_c, &w_buf, &c_buf, &c);
   /* The keys in the order IREE prints them, so that a test can find this text in
    * iree-compile's output. cache_parallel is the config's cache tile, the distribution
    * tile where it has none (as IREE's own defaults set it). */
@@ -505,15 +539,20 @@ PrunerStatus prunerIreeSpecText(const PrunerTargetDesc *t, const PrunerWorkload 
   PrunerStatus st = prunerStatusOk();
   for (size_t i = 0; i < n && st.ok; ++i) {
     const PrunerWorkload *w = workloads[i];
+    bool gpu = t && (t->kind == PRUNER_TARGET_GPU || t->kind == PRUNER_TARGET_IREE_CUDA);
+    /* Matchers see the op as IREE configures it (ireeOrder; IREE's CPU pipeline). */
+    PrunerWorkload order_buf, kept_buf;
+    const PrunerWorkload *match_w = gpu ? w : ireeOrder(w, NULL, &order_buf, NULL, NULL);
     bool clash = false;
     for (size_t j = 0; j < num_kept; ++j)
-      clash |= prunerScheduleMatchersAlike(workloads[kept[j]], w);
+      clash |= prunerScheduleMatchersAlike(
+          gpu ? workloads[kept[j]] : ireeOrder(workloads[kept[j]], NULL, &kept_buf, NULL, NULL),
+          match_w);
     if (clash) {
       if (skipped)
         ++*skipped;
       continue;
     }
-    bool gpu = t && (t->kind == PRUNER_TARGET_GPU || t->kind == PRUNER_TARGET_IREE_CUDA);
     if (t) {
       st = gpu ? prunerIreeGpuConfigCheck(w, t, &configs[i])
                : prunerIreeCpuConfigCheck(w, t, NULL, &configs[i]);
@@ -527,7 +566,7 @@ PrunerStatus prunerIreeSpecText(const PrunerTargetDesc *t, const PrunerWorkload 
       st = prunerStatusError("IREE tuning spec: the config of %s does not fit", w->key);
       break;
     }
-    appendMatcher(&b, i, w, gpu, info);
+    appendMatcher(&b, i, match_w, gpu, info);
     kept[num_kept++] = i;
   }
   if (st.ok) {
