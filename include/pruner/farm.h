@@ -87,6 +87,12 @@ int prunerFarmSize(PrunerFarm farm); /* 1 for NULL */
 PrunerFarmRole prunerFarmResolveRole(PrunerFarmRole role, const PrunerBackend *backend,
                                      const PrunerTargetDesc *target);
 
+/* Rank 0: the target key its --target describes (before a device adopted another) and
+ * its backend's code-generator version; a worker whose hello names others is lost at
+ * once, its candidates never given to it (records of another CPU or build would be
+ * written under rank 0's key). No-op on workers and for NULL. */
+void prunerFarmExpectTarget(PrunerFarm farm, const char *target_key, int codegen_version);
+
 /* A worker rank (rank > 0): serves rank 0 until it says stop or falls silent. `opts` are
  * the backend options of this rank (its own --jobs, --timeout, stop flag). Returns an
  * error for a lost rank 0 or a refused rank. */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "pruner/clock.h"
+#include "pruner/target.h"
 
 static const char *const kRoleNames[] = {"auto", "compile", "measure", "both"};
 
@@ -86,6 +87,9 @@ PrunerStatus prunerFarmCreate(int *argc, char ***argv, const PrunerFarmOptions *
 void prunerFarmDestroy(PrunerFarm farm, int exit_status) { (void)farm, (void)exit_status; }
 void prunerFarmAbortLaunch(int exit_status) { (void)exit_status; }
 int prunerFarmRank(PrunerFarm farm) { return (void)farm, 0; }
+void prunerFarmExpectTarget(PrunerFarm farm, const char *target_key, int codegen_version) {
+  (void)farm, (void)target_key, (void)codegen_version;
+}
 int prunerFarmSize(PrunerFarm farm) { return (void)farm, 1; }
 
 PrunerStatus prunerFarmServe(PrunerFarm farm, const PrunerBackend *backend,
@@ -135,12 +139,17 @@ enum { JOB_MEASURE = 1, JOB_BUILD = 2, JOB_MEASURE_BUILT = 3 };
 #define FARM_HEARTBEAT_S 1.0
 #define FARM_KEY 96
 
-/* Sizes of the structs that travel as bytes: equal only between the same build. */
+/* Sizes of the structs that travel as bytes (equal only between builds of one layout),
+ * the backend's code-generator version (a record carries it: another version builds other
+ * kernels from the same config), and the target as this rank's --target describes it
+ * (another CPU or target would be measured under rank 0's key). */
 typedef struct FarmHello {
   uint32_t magic;
   uint32_t role;
   uint64_t sizes[4];
   char host[64];
+  int32_t codegen_version;
+  char target_key[FARM_KEY];
 } FarmHello;
 
 typedef struct FarmWorkHeader {
@@ -208,6 +217,8 @@ struct PrunerFarmImpl {
   volatile int rank0_lost;
   volatile int stop_seen;
   double last_poll;     /* rank 0: when it last looked for messages                  */
+  char expect_key[FARM_KEY]; /* rank 0: its target's key before any device adopted one */
+  int expect_codegen;        /* rank 0: its backend's code-generator version (0: unset) */
   double send_deadline; /* main thread: sends give up after this time (0: never)     */
 };
 
@@ -702,6 +713,13 @@ PrunerStatus prunerFarmCreate(int *argc, char ***argv, const PrunerFarmOptions *
   return prunerStatusOk();
 }
 
+void prunerFarmExpectTarget(PrunerFarm f, const char *target_key, int codegen_version) {
+  if (!f || f->rank != 0)
+    return;
+  snprintf(f->expect_key, sizeof f->expect_key, "%s", target_key ? target_key : "");
+  f->expect_codegen = codegen_version;
+}
+
 int prunerFarmRank(PrunerFarm f) { return f ? f->rank : 0; }
 int prunerFarmSize(PrunerFarm f) { return f ? f->size : 1; }
 int prunerFarmLostRanks(PrunerFarm f) { return f ? f->lost : 0; }
@@ -768,11 +786,14 @@ void prunerFarmDestroy(PrunerFarm f, int exit_status) {
 /* ---------------------------------------------------------------------------------- */
 /* Worker ranks                                                                        */
 
-static PrunerStatus farmHello(PrunerFarm f) {
+static PrunerStatus farmHello(PrunerFarm f, const PrunerBackend *backend,
+                              const PrunerTargetDesc *target) {
   FarmHello h;
   memset(&h, 0, sizeof h);
   h.magic = FARM_MAGIC;
   h.role = (uint32_t)f->role;
+  h.codegen_version = backend->codegen_version;
+  prunerTargetKey(target, h.target_key, sizeof h.target_key);
   h.sizes[0] = sizeof(PrunerWorkload);
   h.sizes[1] = sizeof(PrunerConfig);
   h.sizes[2] = sizeof(PrunerRecord);
@@ -792,8 +813,12 @@ PrunerStatus prunerFarmServe(PrunerFarm f, const PrunerBackend *backend,
   PrunerBackendOptions bo = opts ? *opts : (PrunerBackendOptions){0};
   bo.stop = &f->stop;
   PrunerBackendState state = NULL;
-  PrunerStatus st = farmHello(f);
+  PrunerStatus st = farmHello(f, backend, target);
   while (st.ok) {
+    /* A signal to this rank alone (rank 0 sent no stop word): it ends. Rank 0 hears of it
+     * from the chunk below, or loses it when its heartbeats stop. */
+    if (f->user_stop && *f->user_stop && !f->stop_seen)
+      break;
     if (f->rank0_lost) {
       st = prunerStatusError("rank %d: rank 0 silent for %.0f s; this rank ends", f->rank,
                              f->opts.rank_timeout_s);
@@ -837,6 +862,13 @@ PrunerStatus prunerFarmServe(PrunerFarm f, const PrunerBackend *backend,
     } else {
       farmRunChunk(backend, state, &h, &batch, blob, (size_t)h.blob_len, &f->stop, NULL, &res);
     }
+    /* Cut short by a signal to this rank alone: what it measured of the chunk is not a
+     * measurement of the rest, so the chunk is reported failed and rank 0 gives it to
+     * another rank. (Its empty answers used to be taken as results: rank 0 sent the same
+     * candidates again, round after round, forever.) */
+    bool interrupted = f->user_stop && *f->user_stop && !f->stop_seen;
+    if (interrupted)
+      res.status = prunerStatusError("rank %d was interrupted by a signal and ends", f->rank);
     FarmBuf out = {0};
     if (farmPackResult(&out, h.job, &res))
       farmSend(f, out.p, out.len, 0, TAG_RESULT, &f->rank0_lost);
@@ -845,7 +877,7 @@ PrunerStatus prunerFarmServe(PrunerFarm f, const PrunerBackend *backend,
     free(out.p);
     farmChunkResultFree(&res);
     free(msg);
-    if (f->stop_seen)
+    if (f->stop_seen || interrupted)
       break; /* the rest of the stop word is read above on the next turn; we are done */
   }
   if (state)
@@ -967,12 +999,26 @@ static bool farmPoll(FarmRun *run) {
       bool same = farmGet(&r, &h, sizeof h) && h.magic == FARM_MAGIC &&
                   h.sizes[0] == sizeof(PrunerWorkload) && h.sizes[1] == sizeof(PrunerConfig) &&
                   h.sizes[2] == sizeof(PrunerRecord) && h.sizes[3] == sizeof(FarmResultHeader);
-      if (same) {
+      h.target_key[sizeof h.target_key - 1] = '\0';
+      char why[FARM_KEY * 2 + 200] = "";
+      if (!same)
+        snprintf(why, sizeof why, "it runs another build of pruner-tune (every rank needs the "
+                                  "same)");
+      else if (f->expect_codegen && h.codegen_version != f->expect_codegen)
+        snprintf(why, sizeof why, "its build makes kernels of code-generator version %d, rank "
+                                  "0's of %d (every rank needs the same build)",
+                 (int)h.codegen_version, f->expect_codegen);
+      else if (f->expect_key[0] && strcmp(h.target_key, f->expect_key) != 0)
+        snprintf(why, sizeof why, "its --target describes %s, rank 0's %s: its measurements "
+                                  "would be recorded under rank 0's key",
+                 h.target_key, f->expect_key);
+      if (!why[0]) {
         rk->hello = true;
         rk->role = (PrunerFarmRole)h.role;
         snprintf(rk->host, sizeof rk->host, "%s", h.host);
       } else if (run->sink) {
-        farmMarkLost(run, from, "it runs another build of pruner-tune (every rank needs the same)");
+        snprintf(rk->host, sizeof rk->host, "%s", same ? h.host : "?");
+        farmMarkLost(run, from, why);
       }
     } else if (tag == TAG_RESULT && !rk->lost) {
       FarmReader r = {msg, (size_t)len, 0};
@@ -987,7 +1033,7 @@ static bool farmPoll(FarmRun *run) {
       rk->busy = false;
       if (!c) {
         farmChunkResultFree(&res); /* a batch rank 0 gave up on (Ctrl-C) */
-      } else if (!ok || res.n != c->n) {
+      } else if (!ok || (res.status.ok && res.n != c->n)) {
         farmChunkResultFree(&res);
         farmMarkLost(run, from, "a malformed result message");
       } else if (!res.status.ok) {
@@ -1349,12 +1395,20 @@ char *prunerFarmSummary(PrunerFarm f) {
   if (!f || f->size < 2 || f->rank != 0)
     return NULL;
   FarmBuf b = {0};
+  char here[64] = "?";
+  gethostname(here, sizeof here - 1);
   for (int r = 0; r < f->size; ++r) {
     const FarmRank *rk = &f->ranks[r];
+    /* Rank 0 says no hello; a worker's comes with the first farmed-out batch (none for
+     * --draft-only, --measure=none or replay) or is refused (then it is lost). */
+    const char *role = r == 0   ? (f->role_resolved ? prunerFarmRoleName(f->role) : "rank 0")
+                       : rk->hello ? prunerFarmRoleName(rk->role)
+                       : rk->lost  ? "refused or silent"
+                                   : "no batch farmed out";
     char line[256];
     snprintf(line, sizeof line, "farm: rank %d (%s, %s): %ld candidate(s)%s\n", r,
-             rk->host[0] ? rk->host : "?", rk->hello ? prunerFarmRoleName(rk->role) : "no hello",
-             rk->candidates, rk->lost ? ", lost" : "");
+             r == 0 ? here : rk->host[0] ? rk->host : "?", role, rk->candidates,
+             rk->lost ? ", lost" : "");
     farmPut(&b, line, strlen(line));
   }
   farmPut(&b, "", 1);

@@ -143,6 +143,7 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
     return st;
   e->backend = backend;
   prunerTargetKey(&e->target, e->target_key, sizeof e->target_key);
+  prunerFarmExpectTarget(e->opts.farm, e->target_key, backend->codegen_version);
   st = tuneResolveMeasure(e);
   if (!st.ok)
     return st;

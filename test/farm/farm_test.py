@@ -12,6 +12,11 @@ Scenarios:
                a plain run.
   kill-rank0   kill -9 of rank 0 in the middle: the records left are whole lines, and a
                rerun resumes them to the full budget without measuring a config twice.
+  faults       SIGTERM to worker rank 1 alone: the run ends (it livelocked: the worker
+               answered every chunk with nothing), names the rank as interrupted, and its
+               records are a plain run's; a worker whose --target describes another CPU
+               (host:sse) is lost at its hello and measures nothing (its results were
+               recorded under rank 0's key).
   roles        3 ranks with rank 1 compile-only and rank 2 measure-only: host measure work
                goes to rank 2 (rank 1 gets none), GPU build work to rank 1 (rank 2 gets
                none), and a compile-only rank 0 leaves all measuring to rank 2.
@@ -254,6 +259,61 @@ def scenario_kill_rank0(tune, mpiexec, inp, w):
     print(f"killed rank 0 after {left} records; the rerun resumed to 30 trials, none twice")
 
 
+def start_and_signal(cmd, env, log, records, rank, after_lines, sig):
+    """start_and_kill with another signal; returns (rc, seconds after the signal)."""
+    with open(log, "w") as err:
+        p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        deadline = time.time() + TIMEOUT
+        while count_lines(records) < after_lines:
+            if p.poll() is not None or time.time() > deadline:
+                fail(f"the run ended before {after_lines} records; see {log}")
+            time.sleep(0.05)
+        pid = rank_pid(rank, records)
+        if pid is None:
+            p.kill()
+            fail(f"rank {rank} not found")
+        os.kill(pid, sig)
+        sent = time.time()
+        try:
+            return p.wait(timeout=120), time.time() - sent
+        except subprocess.TimeoutExpired:
+            p.kill()
+            fail(f"the run did not end within 120 s of the signal to rank {rank}; see {log}")
+
+
+def scenario_faults(tune, mpiexec, inp, w):
+    args = [inp, *HOST, "--trials=30"]
+    if run([tune, *args, "-o", f"{w}/plain.mlir", f"--records={w}/plain.jsonl"]) != 0:
+        fail("plain run failed")
+    log = f"{w}/term.log"
+    rc, after = start_and_signal(
+        launcher(mpiexec, 3) + [tune, *args, "-o", f"{w}/t.mlir", f"--records={w}/t.jsonl",
+                                "--rank-timeout=3"],
+        dict(ENV, **RECOVER), log, f"{w}/t.jsonl", 1, 6, signal.SIGTERM)
+    text = open(log).read()
+    if rc != 0:
+        fail(f"the run exited {rc} after SIGTERM to rank 1; see {log}")
+    if "farm: rank 1 (" not in text or "lost" not in text:
+        fail(f"the log does not name the lost rank; see {log}")
+    if not same(f"{w}/plain.jsonl", f"{w}/t.jsonl"):
+        fail("records after a worker's SIGTERM differ from the plain run's")
+    print(f"SIGTERM to rank 1: run completed {after:.1f} s later, records as a plain run's")
+    # Rank 1 of another CPU description: lost at its hello, nothing recorded from it.
+    log = f"{w}/sse.log"
+    common = [*args, "-o", f"{w}/s.mlir", f"--records={w}/s.jsonl"]
+    cmd = [mpiexec, "--oversubscribe", "--bind-to", "none", "-n", "1", tune, *common, ":",
+           "-n", "1", tune, *common[1:], inp, "--target=host:sse"]
+    # (the worker's --target comes last: it overrides HOST's)
+    if run(cmd, env=dict(ENV, **RECOVER), log=log) != 0:
+        fail(f"the run with a host:sse worker failed; see {log}")
+    text = open(log).read()
+    if "its --target describes host:" not in text or "-sse" not in text:
+        fail(f"the worker of another target was not refused at its hello; see {log}")
+    if not same(f"{w}/plain.jsonl", f"{w}/s.jsonl"):
+        fail("records with a refused worker differ from the plain run's")
+    print("a worker of another --target is lost at its hello; records as a plain run's")
+
+
 def summary(log):
     """rank -> (role, candidates) from the farm summary lines."""
     out = {}
@@ -390,7 +450,7 @@ def main():
         else:
             subprocess.run(["rm", "-rf", p])
     {"same": scenario_same, "kill-worker": scenario_kill_worker,
-     "kill-rank0": scenario_kill_rank0, "roles": scenario_roles,
+     "kill-rank0": scenario_kill_rank0, "roles": scenario_roles, "faults": scenario_faults,
      "pipeline": scenario_pipeline}[scenario](tune, mpiexec, inp, w)
     return 0
 

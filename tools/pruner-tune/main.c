@@ -189,7 +189,7 @@ static void usage(FILE *f) {
           "                           (default: both where the backend can measure here,\n"
           "                           else compile)\n"
           "      --rank-timeout=S     a rank silent this long is lost; its candidates go to\n"
-          "                           another rank (default 30)\n"
+          "                           another rank (default 30, at least 3)\n"
           "Inspection and studies:\n"
           "      --draft-only         print the draft's best configs per op and exit\n"
           "      --top=N              how many for --draft-only (default 10)\n"
@@ -813,7 +813,8 @@ static int tuneCommand(int argc, char **argv) {
       break;
     case O_RANK_ROLE: bad = !prunerFarmRoleParse(optarg, &fo.role); break;
     case O_RANK_TIMEOUT:
-      fs = prunerParsePositiveDouble("--rank-timeout", optarg, 86400, &fo.rank_timeout_s);
+      /* At least three of the farm's 1 s heartbeats: below, a healthy rank is lost. */
+      fs = prunerParseDouble("--rank-timeout", optarg, 3, 86400, &fo.rank_timeout_s);
       break;
     case O_DRAFT_ONLY: cli.draft_only = true; break;
     case O_TOP: fs = prunerParseInt("--top", optarg, 1, MAX_TOP, &v); cli.top = (int)v; break;
