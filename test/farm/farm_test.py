@@ -169,7 +169,7 @@ def count_lines(path):
         return 0
 
 
-def start_and_kill(cmd, env, log, records, rank, after_lines):
+def start_and_kill(cmd, env, log, records, rank, after_lines, sig=signal.SIGKILL):
     with open(log, "w") as err:
         p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err)
         deadline = time.time() + TIMEOUT
@@ -181,7 +181,7 @@ def start_and_kill(cmd, env, log, records, rank, after_lines):
         if pid is None:
             p.kill()
             fail(f"rank {rank} not found")
-        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, sig)
         try:
             return p.wait(timeout=TIMEOUT)
         except subprocess.TimeoutExpired:
@@ -189,21 +189,28 @@ def start_and_kill(cmd, env, log, records, rank, after_lines):
             fail(f"the run did not end after rank {rank} was killed; see {log}")
 
 
+def lose_worker(tune, mpiexec, args, w, name, sig, what):
+    """A 3-rank run under the recovery settings whose rank 1 gets `sig` after 6 records:
+    it must end with 0, name the lost rank, and leave a plain run's records."""
+    log = f"{w}/{name}.log"
+    rc = start_and_kill(launcher(mpiexec, 3) + [tune, *args, "-o", f"{w}/{name}.mlir",
+                                                f"--records={w}/{name}.jsonl",
+                                                "--rank-timeout=3"],
+                        dict(ENV, **RECOVER), log, f"{w}/{name}.jsonl", 1, 6, sig)
+    text = open(log).read()
+    if rc != 0:
+        fail(f"the run exited {rc} after {what}; see {log}")
+    if "farm: rank 1 (" not in text or "lost" not in text:
+        fail(f"the log does not name the lost rank; see {log}")
+    if not same(f"{w}/plain.jsonl", f"{w}/{name}.jsonl"):
+        fail(f"records after {what} differ from the plain run's")
+
+
 def scenario_kill_worker(tune, mpiexec, inp, w):
     args = [inp, *HOST, "--trials=30"]
     if run([tune, *args, "-o", f"{w}/plain.mlir", f"--records={w}/plain.jsonl"]) != 0:
         fail("plain run failed")
-    log = f"{w}/k.log"
-    rc = start_and_kill(launcher(mpiexec, 3) + [tune, *args, "-o", f"{w}/k.mlir",
-                                                f"--records={w}/k.jsonl", "--rank-timeout=3"],
-                        dict(ENV, **RECOVER), log, f"{w}/k.jsonl", 1, 6)
-    text = open(log).read()
-    if rc != 0:
-        fail(f"the run exited {rc} after losing rank 1; see {log}")
-    if "farm: rank 1 (" not in text or "lost" not in text:
-        fail(f"the log does not name the lost rank; see {log}")
-    if not same(f"{w}/plain.jsonl", f"{w}/k.jsonl"):
-        fail("records after a lost worker differ from the plain run's")
+    lose_worker(tune, mpiexec, args, w, "k", signal.SIGKILL, "losing rank 1")
     print("killed rank 1: run completed, records as a plain run's")
     # Two ranks: after losing its one helper rank 0 measures alone, and the closing
     # per-rank counts still add up to what was measured (they missed rank 0's own batches).
@@ -259,45 +266,14 @@ def scenario_kill_rank0(tune, mpiexec, inp, w):
     print(f"killed rank 0 after {left} records; the rerun resumed to 30 trials, none twice")
 
 
-def start_and_signal(cmd, env, log, records, rank, after_lines, sig):
-    """start_and_kill with another signal; returns (rc, seconds after the signal)."""
-    with open(log, "w") as err:
-        p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err)
-        deadline = time.time() + TIMEOUT
-        while count_lines(records) < after_lines:
-            if p.poll() is not None or time.time() > deadline:
-                fail(f"the run ended before {after_lines} records; see {log}")
-            time.sleep(0.05)
-        pid = rank_pid(rank, records)
-        if pid is None:
-            p.kill()
-            fail(f"rank {rank} not found")
-        os.kill(pid, sig)
-        sent = time.time()
-        try:
-            return p.wait(timeout=120), time.time() - sent
-        except subprocess.TimeoutExpired:
-            p.kill()
-            fail(f"the run did not end within 120 s of the signal to rank {rank}; see {log}")
-
-
 def scenario_faults(tune, mpiexec, inp, w):
     args = [inp, *HOST, "--trials=30"]
     if run([tune, *args, "-o", f"{w}/plain.mlir", f"--records={w}/plain.jsonl"]) != 0:
         fail("plain run failed")
-    log = f"{w}/term.log"
-    rc, after = start_and_signal(
-        launcher(mpiexec, 3) + [tune, *args, "-o", f"{w}/t.mlir", f"--records={w}/t.jsonl",
-                                "--rank-timeout=3"],
-        dict(ENV, **RECOVER), log, f"{w}/t.jsonl", 1, 6, signal.SIGTERM)
-    text = open(log).read()
-    if rc != 0:
-        fail(f"the run exited {rc} after SIGTERM to rank 1; see {log}")
-    if "farm: rank 1 (" not in text or "lost" not in text:
-        fail(f"the log does not name the lost rank; see {log}")
-    if not same(f"{w}/plain.jsonl", f"{w}/t.jsonl"):
-        fail("records after a worker's SIGTERM differ from the plain run's")
-    print(f"SIGTERM to rank 1: run completed {after:.1f} s later, records as a plain run's")
+    start = time.time()
+    lose_worker(tune, mpiexec, args, w, "t", signal.SIGTERM, "SIGTERM to rank 1")
+    print(f"SIGTERM to rank 1: run completed ({time.time() - start:.1f} s in all), records as "
+          "a plain run's")
     # Rank 1 of another CPU description: lost at its hello, nothing recorded from it.
     log = f"{w}/sse.log"
     common = [*args, "-o", f"{w}/s.mlir", f"--records={w}/s.jsonl"]

@@ -833,6 +833,23 @@ static int compileConfigs(PrunerIree s, const char *module, const char *spec, co
   return runTool(argv, s->o.timeout_seconds, log, size, seconds);
 }
 
+/* iree-compile of configured IR (compileConfigs' output `cfg`) on to the .vmfb `out`:
+ * the second half of a build whose configurations were looked at first. */
+static int compileFromConfigs(PrunerIree s, const char *cfg, const char *out, char *log,
+                              double *seconds) {
+  char out_flag[PATH_SIZE + 8];
+  textf(out_flag, sizeof out_flag, "-o=%s", out);
+  char *argv[12];
+  int n = 0;
+  argv[n++] = "iree-compile";
+  argv[n++] = (char *)cfg;
+  n = compileArgs(s, argv, n);
+  argv[n++] = "--compile-from=executable-configurations";
+  argv[n++] = out_flag;
+  argv[n] = NULL;
+  return runTool(argv, s->o.timeout_seconds, log, LOG_SIZE, seconds);
+}
+
 PrunerStatus prunerIreeConfigsText(PrunerIree s, const PrunerWorkload *w,
                                    const PrunerConfig *config, char **text) {
   *text = NULL;
@@ -912,17 +929,7 @@ static bool buildCandidate(PrunerIree s, const PrunerWorkload *w, const PrunerCo
       return false;
     }
     free(text);
-    char out_flag[PATH_SIZE + 8];
-    textf(out_flag, sizeof out_flag, "-o=%s", vmfb);
-    char *argv[12];
-    int n = 0;
-    argv[n++] = "iree-compile";
-    argv[n++] = cfg;
-    n = compileArgs(s, argv, n);
-    argv[n++] = "--compile-from=executable-configurations";
-    argv[n++] = out_flag;
-    argv[n] = NULL;
-    r = runTool(argv, s->o.timeout_seconds, log, LOG_SIZE, &t2);
+    r = compileFromConfigs(s, cfg, vmfb, log, &t2);
   }
   unlink(cfg);
   if (compile_seconds)
@@ -1228,15 +1235,7 @@ static void buildModulePair(PrunerIree s, const char *module, const char *spec,
                                       : 1;
   if (s->builds.default_status.ok && r == 0) {
     s->builds.applied = appliedConfigs(spec, cfg, &s->builds.spec_configs);
-    textf(out_flag, sizeof out_flag, "-o=%s", vmfb[0]);
-    n = 0;
-    argv[n++] = "iree-compile";
-    argv[n++] = cfg;
-    n = compileArgs(s, argv, n);
-    argv[n++] = "--compile-from=executable-configurations";
-    argv[n++] = out_flag;
-    argv[n] = NULL;
-    r = runTool(argv, s->o.timeout_seconds, log, LOG_SIZE, &t2);
+    r = compileFromConfigs(s, cfg, vmfb[0], log, &t2);
   }
   unlink(cfg);
   s->builds.seconds[0] = t1 + t2;
@@ -1377,7 +1376,7 @@ static PrunerStatus writeText(const char *path, const char *text) {
 static PrunerStatus compileTimed(PrunerIree s, const char *module, const char *spec, int i,
                                  double *seconds, char **ir) {
   *ir = NULL;
-  char cfg[PATH_SIZE], vmfb[PATH_SIZE], out_flag[PATH_SIZE + 8], tail[300];
+  char cfg[PATH_SIZE], vmfb[PATH_SIZE], tail[300];
   filePath(s, cfg, sizeof cfg, "cost_%d_configs.mlir", i);
   filePath(s, vmfb, sizeof vmfb, "cost_%d.vmfb", i);
   char *log = malloc(LOG_SIZE);
@@ -1389,16 +1388,7 @@ static PrunerStatus compileTimed(PrunerIree s, const char *module, const char *s
     size_t n;
     if (!prunerReadFile(cfg, ir, &n).ok)
       *ir = NULL;
-    textf(out_flag, sizeof out_flag, "-o=%s", vmfb);
-    char *argv[12];
-    int k = 0;
-    argv[k++] = "iree-compile";
-    argv[k++] = cfg;
-    k = compileArgs(s, argv, k);
-    argv[k++] = "--compile-from=executable-configurations";
-    argv[k++] = out_flag;
-    argv[k] = NULL;
-    r = runTool(argv, s->o.timeout_seconds, log, LOG_SIZE, &t2);
+    r = compileFromConfigs(s, cfg, vmfb, log, &t2);
   }
   *seconds += t1 + t2;
   unlink(cfg);
@@ -1530,19 +1520,8 @@ static bool measureTogether(PrunerIree s, const PrunerWorkload *w, const PrunerC
     }
     free(ir);
   }
-  if (ok) {
-    char out_flag[PATH_SIZE + 8];
-    textf(out_flag, sizeof out_flag, "-o=%s", vmfb);
-    char *argv[12];
-    int k = 0;
-    argv[k++] = "iree-compile";
-    argv[k++] = cfg;
-    k = compileArgs(s, argv, k);
-    argv[k++] = "--compile-from=executable-configurations";
-    argv[k++] = out_flag;
-    argv[k] = NULL;
-    ok = runTool(argv, s->o.timeout_seconds, log, LOG_SIZE, &t2) == 0;
-  }
+  if (ok)
+    ok = compileFromConfigs(s, cfg, vmfb, log, &t2) == 0;
   unlink(cfg);
   free(log);
   if (!ok) {
