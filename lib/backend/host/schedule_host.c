@@ -47,7 +47,7 @@ const char *prunerHostLoweringPipeline(void) {
    * alloca_scope expects 0 or 1 blocks"); convert-ub-to-llvm (else ub.poison has no LLVM
    * translation). */
   return "builtin.module(convert-scf-to-openmp,canonicalize,"
-         "canonicalize,cse,canonicalize,convert-linalg-to-loops,"
+         "canonicalize,cse,canonicalize,convert-math-to-llvm,convert-math-to-libm,convert-linalg-to-loops,"
          "convert-vector-to-scf{full-unroll=true},lower-affine,expand-strided-metadata,"
          "lower-affine,convert-scf-to-cf,convert-vector-to-llvm,finalize-memref-to-llvm,"
          "convert-arith-to-llvm,convert-math-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
