@@ -90,6 +90,14 @@ typedef enum PrunerBodyOpcode {
   PRUNER_BODY_EXP,     /* math.exp                                */
   PRUNER_BODY_CONST,   /* arith.constant: `constant`              */
   PRUNER_BODY_CAST,    /* extf / truncf / sitofp ...: to `dtype`  */
+  /* Unary float math (GELU, LayerNorm, log-softmax, tanh activations). Appended: an
+   * opcode's number is part of the workload key (its body hash). */
+  PRUNER_BODY_TANH,    /* math.tanh                               */
+  PRUNER_BODY_LOG,     /* math.log                                */
+  PRUNER_BODY_SQRT,    /* math.sqrt                               */
+  PRUNER_BODY_RSQRT,   /* math.rsqrt                              */
+  PRUNER_BODY_ERF,     /* math.erf                                */
+  PRUNER_BODY_ABS,     /* math.absf                               */
   PRUNER_BODY_OPCODE_COUNT
 } PrunerBodyOpcode;
 

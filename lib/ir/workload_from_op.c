@@ -333,6 +333,9 @@ static const BodyMap kBodyOps[] = {
     {"arith.extf", PRUNER_BODY_CAST, 1},    {"arith.truncf", PRUNER_BODY_CAST, 1},
     {"arith.sitofp", PRUNER_BODY_CAST, 1},  {"arith.fptosi", PRUNER_BODY_CAST, 1},
     {"arith.extsi", PRUNER_BODY_CAST, 1},   {"arith.trunci", PRUNER_BODY_CAST, 1},
+    {"math.tanh", PRUNER_BODY_TANH, 1},     {"math.log", PRUNER_BODY_LOG, 1},
+    {"math.sqrt", PRUNER_BODY_SQRT, 1},     {"math.rsqrt", PRUNER_BODY_RSQRT, 1},
+    {"math.erf", PRUNER_BODY_ERF, 1},       {"math.absf", PRUNER_BODY_ABS, 1},
 };
 
 typedef struct BodyValues {

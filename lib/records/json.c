@@ -16,7 +16,8 @@ static const char *const kStatusNames[PRUNER_RECORD_STATUS_COUNT] = {
 
 /* Body opcodes have no name function in workload.h; these are the JSON spellings. */
 static const char *const kBodyOpNames[PRUNER_BODY_OPCODE_COUNT] = {
-    "add", "sub", "mul", "div", "max", "min", "neg", "exp", "const", "cast"};
+    "add", "sub", "mul",  "div",   "max", "min", "neg", "exp",
+    "const", "cast", "tanh", "log", "sqrt", "rsqrt", "erf", "abs"};
 
 const char *prunerRecordStatusName(PrunerRecordStatus status) {
   if ((int)status < 0 || status >= PRUNER_RECORD_STATUS_COUNT)

@@ -126,6 +126,20 @@ static const char *castOpName(PrunerDType from, PrunerDType to) {
   return NULL;
 }
 
+/* The math op of a unary float body opcode (workload_from_op.c reads the same names). */
+static const char *unaryMathName(PrunerBodyOpcode opcode) {
+  switch (opcode) {
+  case PRUNER_BODY_EXP: return "math.exp";
+  case PRUNER_BODY_TANH: return "math.tanh";
+  case PRUNER_BODY_LOG: return "math.log";
+  case PRUNER_BODY_SQRT: return "math.sqrt";
+  case PRUNER_BODY_RSQRT: return "math.rsqrt";
+  case PRUNER_BODY_ERF: return "math.erf";
+  case PRUNER_BODY_ABS: return "math.absf";
+  default: return NULL;
+  }
+}
+
 static PrunerStatus appendBodyOp(PrunerText *t, const PrunerWorkload *w, int i) {
   const PrunerBodyOp *op = &w->body[i];
   const char *ty = prunerScheduleMlirType(op->dtype);
@@ -150,9 +164,15 @@ static PrunerStatus appendBodyOp(PrunerText *t, const PrunerWorkload *w, int i) 
     arity = 1;
     break;
   case PRUNER_BODY_EXP:
+  case PRUNER_BODY_TANH:
+  case PRUNER_BODY_LOG:
+  case PRUNER_BODY_SQRT:
+  case PRUNER_BODY_RSQRT:
+  case PRUNER_BODY_ERF:
+  case PRUNER_BODY_ABS:
+    name = unaryMathName(op->opcode);
     if (!fl)
-      return prunerStatusError("body op %d of %s: exp of integer type %s", i, w->op_name, ty);
-    name = "math.exp";
+      return prunerStatusError("body op %d of %s: %s of integer type %s", i, w->op_name, name, ty);
     arity = 1;
     break;
   case PRUNER_BODY_CONST:

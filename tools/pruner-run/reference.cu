@@ -46,6 +46,12 @@ __device__ double evalOp(const RefBodyOp &op, double a, double b) {
   case PRUNER_BODY_MIN: return a < b ? a : b;
   case PRUNER_BODY_NEG: return -a;
   case PRUNER_BODY_EXP: return exp(a);
+  case PRUNER_BODY_TANH: return tanh(a);
+  case PRUNER_BODY_LOG: return log(a);
+  case PRUNER_BODY_SQRT: return sqrt(a);
+  case PRUNER_BODY_RSQRT: return rsqrt(a);
+  case PRUNER_BODY_ERF: return erf(a);
+  case PRUNER_BODY_ABS: return fabs(a);
   case PRUNER_BODY_CONST: return op.constant;
   case PRUNER_BODY_CAST: return castTo(op.dtype, a);
   default: return nan("");

@@ -494,10 +494,12 @@ static PrunerStatus lowerInContext(MlirContext ctx, Diagnostics *diag, const cha
     status = mergeGpuModules(ctx, payload);
   if (status.ok)
     status = describeLaunches(payload, num_operands, out);
-  char pipeline[2048];
+  char pipeline[4096];
   if (status.ok) {
-    prunerCompileLoweringPipeline(t, PRUNER_BINARY_PTX, pipeline, sizeof(pipeline));
-    status = runPipeline(ctx, payload, pipeline, diag, "NVVM lowering failed");
+    int n = prunerCompileLoweringPipeline(t, PRUNER_BINARY_PTX, pipeline, sizeof(pipeline));
+    status = n > 0 && (size_t)n < sizeof pipeline
+                 ? runPipeline(ctx, payload, pipeline, diag, "NVVM lowering failed")
+                 : prunerStatusError("the NVVM lowering pipeline text does not fit");
   }
   if (status.ok) {
     Found lowered = findGpuOps(payload);

@@ -252,6 +252,12 @@ static double evalBody(const PrunerWorkload *w, const double *args, double *vals
     case PRUNER_BODY_MIN: r = isnan(x) || isnan(y) ? NAN : x < y ? x : y; break;
     case PRUNER_BODY_NEG: r = -x; break;
     case PRUNER_BODY_EXP: r = exp(x); break;
+    case PRUNER_BODY_TANH: r = tanh(x); break;
+    case PRUNER_BODY_LOG: r = log(x); break;
+    case PRUNER_BODY_SQRT: r = sqrt(x); break;
+    case PRUNER_BODY_RSQRT: r = 1.0 / sqrt(x); break;
+    case PRUNER_BODY_ERF: r = erf(x); break;
+    case PRUNER_BODY_ABS: r = fabs(x); break;
     case PRUNER_BODY_CONST: r = b->constant; break;
     case PRUNER_BODY_CAST: r = isIntType(b->dtype) ? trunc(x) : x; break;
     default: r = NAN; break;

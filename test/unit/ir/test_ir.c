@@ -358,6 +358,39 @@ static void test_generics(void **state) {
   assert_int_equal(w.body_ops, 2);
 }
 
+/* The unary float math of GELU (erf or tanh), LayerNorm (rsqrt), log-softmax (log) and
+ * sqrt / absf are body ops (they were "unsupported body op"). */
+static void test_math_body_ops(void **state) {
+  Fixture *f = *state;
+  const char *text =
+      "#id = affine_map<(d0, d1) -> (d0, d1)>\n"
+      "func.func @f(%x: tensor<8x16xf32>, %o: tensor<8x16xf32>) -> tensor<8x16xf32> {\n"
+      "  %e = linalg.generic {indexing_maps = [#id, #id], iterator_types = [\"parallel\", "
+      "\"parallel\"]}\n"
+      "      ins(%x : tensor<8x16xf32>) outs(%o : tensor<8x16xf32>) {\n"
+      "  ^bb0(%v: f32, %u: f32):\n"
+      "    %a = math.tanh %v : f32\n"
+      "    %b = math.log %a : f32\n"
+      "    %c = math.sqrt %b : f32\n"
+      "    %d = math.rsqrt %c : f32\n"
+      "    %g = math.erf %d : f32\n"
+      "    %h = math.absf %g : f32\n"
+      "    linalg.yield %h : f32\n"
+      "  } -> tensor<8x16xf32>\n"
+      "  return %e : tensor<8x16xf32>\n}\n";
+  PrunerWorkload w;
+  PrunerStatus st = prunerWorkloadFromOperation(parseAndFind(f, text, "linalg.generic", 0), &w);
+  assert_true(st.ok);
+  PrunerBodyOpcode want[] = {PRUNER_BODY_TANH, PRUNER_BODY_LOG, PRUNER_BODY_SQRT,
+                             PRUNER_BODY_RSQRT, PRUNER_BODY_ERF, PRUNER_BODY_ABS};
+  assert_int_equal(w.body_len, 6);
+  for (int i = 0; i < 6; ++i) {
+    assert_int_equal(w.body[i].opcode, want[i]);
+    assert_int_equal(w.body[i].args[0], i == 0 ? 0 : 2 + i - 1);
+  }
+  assert_int_equal(w.body_ops, 6);
+}
+
 static void test_not_tunable_reasons(void **state) {
   Fixture *f = *state;
   PrunerWorkload w;
@@ -384,18 +417,18 @@ static void test_not_tunable_reasons(void **state) {
       "  return\n}\n";
   expectError(prunerWorkloadFromOperation(parseAndFind(f, memref, "linalg.matmul", 0), &w),
               "memref");
-  const char *tanh =
+  const char *sine =
       "#id = affine_map<(d0) -> (d0)>\n"
       "func.func @f(%x: tensor<64xf32>, %o: tensor<64xf32>) -> tensor<64xf32> {\n"
       "  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = [\"parallel\"]}\n"
       "      ins(%x : tensor<64xf32>) outs(%o : tensor<64xf32>) {\n"
       "  ^bb0(%v: f32, %u: f32):\n"
-      "    %t = math.tanh %v : f32\n"
+      "    %t = math.sin %v : f32\n"
       "    linalg.yield %t : f32\n"
       "  } -> tensor<64xf32>\n"
       "  return %r : tensor<64xf32>\n}\n";
-  expectError(prunerWorkloadFromOperation(parseAndFind(f, tanh, "linalg.generic", 0), &w),
-              "unsupported body op math.tanh");
+  expectError(prunerWorkloadFromOperation(parseAndFind(f, sine, "linalg.generic", 0), &w),
+              "unsupported body op math.sin");
   const char *pool =
       "func.func @f(%i: tensor<1x8x8x4xf32>, %k: tensor<2x2xf32>, %o: tensor<1x4x4x4xf32>) "
       "-> tensor<1x4x4x4xf32> {\n"
@@ -718,6 +751,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_convs_match_builders, setup, teardown),
       cmocka_unit_test_setup_teardown(test_depthwise_and_mixed_precision, setup, teardown),
       cmocka_unit_test_setup_teardown(test_transposed_matmul_is_contraction, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_math_body_ops, setup, teardown),
       cmocka_unit_test_setup_teardown(test_generics, setup, teardown),
       cmocka_unit_test_setup_teardown(test_not_tunable_reasons, setup, teardown),
       cmocka_unit_test_setup_teardown(test_config_round_trip, setup, teardown),
