@@ -34,6 +34,9 @@
 #   check-splitk     test/gpu/Inputs/gemv-down.mlir (GPT-2 decode MLP down GEMV 1x3072 .
 #                    3072x768, f16 in, f32 accumulation), split-K and cross-thread configs
 #                    only (--schedules=split-k,cross-thread; cuBLAS GemmEx baseline)
+#   check-act        test/gpu/Inputs/activations.mlir: four elementwise 128x768 f32 ops,
+#                    GELU (erf), tanh, an rsqrt scale, log(sqrt(|x|)): CHECK_PER_OP picks
+#                    among the four (no cuBLAS); the first run of these math kernels
 #   check-conv1x1    test/gpu/Inputs/conv1x1.mlir (ResNet-50 1x1 64 -> 256 over 56x56, f16 in,
 #                    f32 out) compiled with --conv1x1-as-matmul: the GEMM 3136x256x64 it is,
 #                    tensor-core configs from the draft; cuBLAS GemmEx baseline of that GEMM
@@ -76,7 +79,7 @@ jobs=${JOBS:-2}
 carry_limit=$((64 * 1024 * 1024)) # the run tool's limit on carried paths, all together
 target=h200
 default_bundles="check-matmul check-bmm check-conv check-igemm check-tc check-tcs check-gemv
-  check-rowred check-splitk check-conv1x1 dataset-tc-mlpdown dataset-tc-proj4096"
+  check-rowred check-splitk check-conv1x1 check-act dataset-tc-mlpdown dataset-tc-proj4096"
 all_bundles=${BUNDLES:-$default_bundles}
 
 die() { echo "gpu-session: $*" >&2; exit 1; }
@@ -202,6 +205,7 @@ prepare() {
         --schedules=split-k,cross-thread ;;
       check-conv1x1) compile_bundle "$b" $in/conv1x1.mlir "$per_op" "$per_op" "$ce" 1 \
         --conv1x1-as-matmul ;;
+      check-act) compile_bundle "$b" $in/activations.mlir "$per_op" "$per_op" "$ce" 1 ;;
       # Datasets rank by the draft alone (--pretrained=none: no shipped prior), so that they
       # stay the draft's top plus uniform picks whatever models ship (docs/gpu-session.md).
       dataset-matmul) compile_bundle "$b" $in/matmul.mlir "$size" "$size" "$de" 2 --pretrained=none ;;
