@@ -67,11 +67,25 @@ PrunerStatus tuneCheckModule(TuneEngine *e, const char *module_path, const char 
       prunerTextAppend(report, "; the builds of @%s\n", fs[0].name);
     else
       prunerTextAppend(report, "; builds %.1f s\n", c.compile_seconds);
+    /* Slower with the spec beyond both spreads: the final check's per-op verdicts do not
+     * carry over to the module (a config on an op IREE formed otherwise, an op whose
+     * neighbours it fuses differently); say so rather than print the table's claim alone. */
+    if (c.baseline.status == PRUNER_RECORD_OK && c.baseline.median_us > 0 &&
+        c.tuned.p25_us > c.baseline.p75_us)
+      tuneNote(e, -1,
+               "warning: module check @%s: the module built with the tuning spec is slower "
+               "than %s (%.2f against %.2f us, the spreads apart): the ops' own gains did "
+               "not carry over to the module; compare with --keep-default or without the "
+               "spec before using it",
+               fs[i].name, base, c.tuned.median_us, c.baseline.median_us);
     if (c.applied < c.spec_configs)
       tuneNote(e, -1,
                "warning: module check @%s: the compiler applied %d of the spec's %d configs "
                "to the module (a matcher missed its op, or the compiler dropped the config)",
                fs[i].name, c.applied, c.spec_configs);
   }
+  if (tuneStopRequested(e))
+    prunerTextAppend(report, "module check: interrupted; functions after the last line were not "
+                             "checked\n");
   return failed;
 }

@@ -755,7 +755,17 @@ PrunerStatus prunerTuneSessionCheckModule(PrunerTuneSession s, const char *spec_
    * annotated by this session, or left by an earlier tuning in the input, it would make
    * the build "without the spec" a tuned one. A copy: the module stays as it is. */
   char module_path[PATH_MAX], own_spec[PATH_MAX] = "";
-  MlirOperation copy = mlirOperationClone(mlirModuleGetOperation(s->module));
+  MlirOperation copy = {NULL};
+  if (s->convs_rewritten > 0 && s->input_text) {
+    /* The session rewrote 1x1 convs as matmuls; the user compiles the convs (IREE makes
+     * its own matmul-shaped generic of them): the module as given is what is checked. */
+    MlirModule given = mlirModuleCreateParse(
+        s->ctx, mlirStringRefCreate(s->input_text, s->input_size));
+    if (!mlirModuleIsNull(given))
+      copy = mlirModuleGetOperation(given); /* destroyed with the copy below */
+  }
+  if (mlirOperationIsNull(copy))
+    copy = mlirOperationClone(mlirModuleGetOperation(s->module));
   const char *attr = tuneCompilerAttributeName(s);
   if (attr)
     mlirOperationWalk(copy, tuneRemoveAttribute, (void *)attr, MlirWalkPreOrder);

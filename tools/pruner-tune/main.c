@@ -550,6 +550,9 @@ static int tuneMain(Cli *cli_, PrunerTuneOptions *o_, PrunerTuneStudyOptions *so
       fprintf(stderr, "pruner-tune: error: %s\n", mc.message);
       rc = 1;
     }
+    /* Ctrl-C during the check ends it early: the run counts as interrupted (it exited 0
+     * with the check silently cut short). The outputs are written already. */
+    interrupted = interrupted || g_stop;
   }
   if (cli.num_tasks > 0 && (rc == 0 || interrupted || stopped || module_report)) {
     char *table = prunerTuneSessionSummary(cli.session);

@@ -115,12 +115,6 @@ static const PrunerWorkload *ireeOrder(const PrunerWorkload *w, const PrunerConf
   return w_buf;
 }
 
-static int simdLanes(const PrunerWorkload *w, const PrunerTargetDesc *t) {
-  int bytes = prunerDTypeBytes(w->operands[w->num_inputs].dtype);
-  int l = t->warp_size > 0 ? t->warp_size * 4 / (bytes > 0 ? bytes : 4) : 1;
-  return l > 0 ? l : 1;
-}
-
 /* vector_reduction candidates: the kh and kw taps one at a time (the conv pipeline
  * decomposes the 2-D window into 1-D convolutions), other reduction loops by a power of
  * two up to 32 dividing the bound (IREE's own defaults are 1, 8 and 16). */
@@ -211,9 +205,11 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
     FAIL("promote_operands = %s; IREE's CPU lowering config does not take it (the host's "
          "packing is the host backend's own schedule)",
          op, prunerConfigFormatPromote(c->promote_operands, list, sizeof list));
-  int vl = prunerHostVectorLoop(w), simd = simdLanes(w, t);
-  /* IREE vectorizes every config; a scalar config would only repeat a vector one. */
-  int want_width = vl >= 0 && w->bounds[vl] >= simd ? simd : 1;
+  /* IREE vectorizes every config itself and the lowering config has no vector width: of
+   * the host space's widths, one stands for all, the one it offers (the SIMD lanes, or the
+   * widest narrower vector dividing the bound: an output of 72 or 100 columns had no
+   * config at all when only the full lanes were accepted). */
+  int want_width = prunerHostVectorWidth(w, t);
   if (c->vector_width != want_width)
     FAIL("vector_width = %d; iree-cpu configs use %d (the SIMD lanes where a vector fits)", op,
          (int)c->vector_width, want_width);
@@ -484,19 +480,94 @@ static void appendOpNames(PrunerText *b, const PrunerWorkload *w, bool gpu) {
     prunerTextAppend(b, "[\"%s\"]", w->op_name);
 }
 
+/* Whether `w` is a contraction IREE's own contraction matcher can state exactly. */
+static bool ireeContraction(const PrunerWorkload *w) {
+  if (w->kind != PRUNER_OP_MATMUL && w->kind != PRUNER_OP_BATCH_MATMUL &&
+      w->kind != PRUNER_OP_CONTRACTION)
+    return false;
+  if (w->num_inputs != 2 || w->num_outputs != 1)
+    return false;
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_roles[l] != PRUNER_ROLE_BATCH && w->loop_roles[l] != PRUNER_ROLE_M &&
+        w->loop_roles[l] != PRUNER_ROLE_N && w->loop_roles[l] != PRUNER_ROLE_K)
+      return false;
+  return true;
+}
+
+/* affine_map<(d0, ..) -> (..)> of operand `o` from its index coefficients. */
+static void appendOperandMap(PrunerText *b, const PrunerWorkload *w, int o) {
+  const PrunerOperand *op = &w->operands[o];
+  prunerTextAppend(b, "affine_map<(");
+  for (int l = 0; l < w->num_loops; ++l)
+    prunerTextAppend(b, "%sd%d", l ? ", " : "", l);
+  prunerTextAppend(b, ") -> (");
+  for (int d = 0; d < op->rank; ++d) {
+    prunerTextAppend(b, "%s", d ? ", " : "");
+    bool first = true;
+    for (int l = 0; l < w->num_loops; ++l) {
+      int64_t c = op->index_coeff[d][l];
+      if (c == 0)
+        continue;
+      prunerTextAppend(b, "%sd%d", first ? "" : " + ", l);
+      if (c != 1)
+        prunerTextAppend(b, " * %lld", (long long)c);
+      first = false;
+    }
+    if (first)
+      prunerTextAppend(b, "0");
+  }
+  prunerTextAppend(b, ")>");
+}
+
+/* IREE's contraction matcher (transform.iree.match.contraction, in IREE 3.13): any
+ * contraction op (linalg.matmul, or the linalg.generic IREE makes of a 1x1 convolution)
+ * with these element types and exactly these indexing maps, and its batch / m / n / k
+ * extents. The upstream matchers cannot see indexing maps: the config of a plain matmul
+ * also went onto the transposed matmul IREE fuses from a linalg.transpose feeding it, a
+ * kernel never measured (module check 0.79-0.92x), and did not go onto a 1x1 conv, which
+ * IREE configures as such a generic. */
+static void appendContractionMatch(PrunerText *b, const PrunerWorkload *w) {
+  prunerTextAppend(b,
+                   "    %%batch, %%m, %%n, %%k = transform.iree.match.contraction %%op, "
+                   "lhs_type = %s, rhs_type = %s, output_type = %s, indexing_maps = [",
+                   prunerDTypeName(w->operands[0].dtype),
+                   prunerDTypeName(w->operands[1].dtype),
+                   prunerDTypeName(w->operands[2].dtype));
+  for (int o = 0; o < 3; ++o) {
+    prunerTextAppend(b, "%s", o ? ", " : "");
+    appendOperandMap(b, w, o);
+  }
+  prunerTextAppend(b, "] : !transform.any_op -> !transform.param<i64>\n");
+  const PrunerLoopRole roles[4] = {PRUNER_ROLE_BATCH, PRUNER_ROLE_M, PRUNER_ROLE_N,
+                                   PRUNER_ROLE_K};
+  const char *names[4] = {"batch", "m", "n", "k"};
+  for (int r = 0; r < 4; ++r) {
+    prunerTextAppend(b, "    transform.iree.match.dims_equal %%%s, [", names[r]);
+    int k = 0;
+    for (int l = 0; l < w->num_loops; ++l)
+      if (w->loop_roles[l] == roles[r])
+        prunerTextAppend(b, "%s%lld", k++ ? ", " : "", (long long)w->bounds[l]);
+    prunerTextAppend(b, "] : !transform.param<i64>\n");
+  }
+}
+
 static void appendMatcher(PrunerText *b, size_t index, const PrunerWorkload *w, bool gpu,
                           const char *compilation_info) {
   prunerTextAppend(b,
                    "  // %s\n"
                    "  transform.named_sequence @match_%zu(%%op: !transform.any_op "
-                   "{transform.readonly}) -> (!transform.any_op, !transform.any_param) {\n"
-                   "    transform.match.operation_name %%op ",
+                   "{transform.readonly}) -> (!transform.any_op, !transform.any_param) {\n",
                    w->key, index);
-  appendOpNames(b, w, gpu);
-  prunerTextAppend(b, " : !transform.any_op\n");
-  /* The generic form of the body check: IREE 3.13 and MLIR 22 print its property
-   * differently. */
-  prunerScheduleAppendStructuredMatch(b, "%op", w, true);
+  if (!gpu && ireeContraction(w)) {
+    appendContractionMatch(b, w);
+  } else {
+    prunerTextAppend(b, "    transform.match.operation_name %%op ");
+    appendOpNames(b, w, gpu);
+    prunerTextAppend(b, " : !transform.any_op\n");
+    /* The generic form of the body check: IREE 3.13 and MLIR 22 print its property
+     * differently. */
+    prunerScheduleAppendStructuredMatch(b, "%op", w, true);
+  }
   prunerTextAppend(b,
                    "    %%config = transform.param.constant %s -> !transform.any_param\n"
                    "    transform.yield %%op, %%config : !transform.any_op, !transform.any_param\n"
