@@ -5,9 +5,9 @@
 // Two configured ops: two kernels, each a cubin (ELF) for the chip.
 // SM90: gpu.launch_func {{ *}}@mm_kernel::@mm_kernel
 // SM90: gpu.launch_func {{ *}}@mm_kernel_0::@mm_kernel
-// SM90: gpu.binary @mm_kernel {{.*}}#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, {{.*}}bin = "\7FELF
+// SM90: gpu.binary @mm_kernel {{.*}}#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80"{{(, link = \[.*libdevice.10.bc"\])?}}>, {{.*}}bin = "\7FELF
 // SM90: gpu.binary @mm_kernel_0 {{.*}}chip = "sm_90"{{.*}}bin = "\7FELF
-// SM80: gpu.binary @mm_kernel {{.*}}#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">, {{.*}}bin = "\7FELF
+// SM80: gpu.binary @mm_kernel {{.*}}#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80"{{(, link = \[.*libdevice.10.bc"\])?}}>, {{.*}}bin = "\7FELF
 func.func @mm(%A: tensor<256x64xf32>, %B: tensor<64x128xf32>, %C: tensor<256x128xf32>,
               %I: tensor<1x18x18x16xf32>, %W: tensor<3x3x16x64xf32>, %O: tensor<1x16x16x64xf32>) -> (tensor<256x128xf32>, tensor<1x16x16x64xf32>) {
   %z = arith.constant 0.0 : f32

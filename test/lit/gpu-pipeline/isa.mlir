@@ -4,7 +4,7 @@
 // RUN: not %pruner_opt -p 'builtin.module(pruner-gpu-pipeline{format=elf})' %s 2>&1 | FileCheck %s --check-prefix=FORMAT
 
 // CHECK: gpu.launch_func {{ *}}@ew_kernel::@ew_kernel blocks in ({{.*}}) threads in
-// CHECK: gpu.binary @ew_kernel {{.*}}chip = "sm_90", features = "+ptx80">{{.*}}assembly = "
+// CHECK: gpu.binary @ew_kernel {{.*}}chip = "sm_90", features = "+ptx80"{{(, link = \[.*libdevice.10.bc"\])?}}>{{.*}}assembly = "
 // CHECK-SAME: .target sm_90
 // CHECK-SAME: ld.global
 // CHIP: error: pruner-gpu-pipeline: chip: unknown target 'sm_42'
