@@ -263,6 +263,14 @@ PrunerStatus prunerConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *
  * remark. Host targets: always ok here (lib/backend/host checks its own configs). */
 PrunerStatus prunerWorkloadCheckSchedulable(const PrunerWorkload *w, const PrunerTargetDesc *t);
 
+/* Whether each output's accumulator is combined as MLIR's reduction vectorizer and its
+ * split_reduction need: used once, by one add, mul, max or min whose result the body
+ * yields for that output. False, for example, for a logsumexp written in one op (acc =
+ * log(exp(acc) + exp(x))) or acc = sqrt(x^2 + acc^2): such reductions take only scalar
+ * (vector_width = 1), single-thread, unsplit configs on GPU targets (every other one was a
+ * compile error). True for ops without a reduction loop. */
+bool prunerWorkloadCombinerIsReduction(const PrunerWorkload *w);
+
 /* True when MLIR's linalg vectorizer can vectorize the op's tiles: a named convolution
  * (decomposed to 1-D first) or projected-permutation indexing maps; otherwise only
  * vector_width = 1 is valid on GPU targets. */

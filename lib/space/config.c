@@ -233,6 +233,31 @@ static bool hasPermutationMaps(const PrunerWorkload *w) {
   return true;
 }
 
+bool prunerWorkloadCombinerIsReduction(const PrunerWorkload *w) {
+  bool reduces = false;
+  for (int l = 0; l < w->num_loops; ++l)
+    reduces = reduces || w->loop_kinds[l] == PRUNER_LOOP_REDUCTION;
+  if (!reduces || w->body_len == 0)
+    return true;
+  int base = w->num_inputs + w->num_outputs;
+  for (int o = 0; o < w->num_outputs; ++o) {
+    int acc = w->num_inputs + o, uses = 0, user = -1;
+    for (int i = 0; i < w->body_len; ++i)
+      for (int a = 0; a < 2; ++a)
+        if (w->body[i].args[a] == acc) {
+          ++uses;
+          user = i;
+        }
+    if (uses != 1 || w->body_yield[o] != base + user)
+      return false;
+    PrunerBodyOpcode op = w->body[user].opcode;
+    if (op != PRUNER_BODY_ADD && op != PRUNER_BODY_MUL && op != PRUNER_BODY_MAX &&
+        op != PRUNER_BODY_MIN)
+      return false;
+  }
+  return true;
+}
+
 bool prunerWorkloadVectorizable(const PrunerWorkload *w) {
   return isNamedConv(w->kind) || hasPermutationMaps(w);
 }
@@ -299,6 +324,11 @@ static bool checkVectorWidthValue(const PrunerWorkload *w, const PrunerConfig *c
   if (vw != 1 && vw != 2 && vw != 4 && !(vw == 8 && prunerWorkloadMaxVectorWidth(w) == 8))
     FAIL("vector_width = %d is not one of 1, 2, 4 (and 8 when every input is 16-bit or "
          "narrower: 16-byte loads)",
+         (int)c->vector_width);
+  if (c->vector_width > 1 && !prunerWorkloadCombinerIsReduction(w))
+    FAIL("vector_width = %d on a reduction whose accumulator is not combined by one add, "
+         "mul, max or min yielded last: the vectorizer cannot recognize the reduction; use "
+         "vector_width = 1",
          (int)c->vector_width);
   if (c->vector_width > 1 && !prunerWorkloadVectorizable(w))
     FAIL("vector_width = %d on an op whose indexing maps are not projected permutations "

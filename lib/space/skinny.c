@@ -17,7 +17,9 @@ bool prunerWorkloadHasReductionThreads(const PrunerWorkload *w) {
   int reductions = 0;
   for (int l = 0; l < w->num_loops; ++l)
     reductions += w->loop_kinds[l] == PRUNER_LOOP_REDUCTION;
-  return reductions == 1 && w->loop_kinds[w->num_loops - 1] == PRUNER_LOOP_REDUCTION;
+  /* split_reduction needs the accumulator combined as a reduction (one add/mul/max/min) */
+  return reductions == 1 && w->loop_kinds[w->num_loops - 1] == PRUNER_LOOP_REDUCTION &&
+         prunerWorkloadCombinerIsReduction(w);
 }
 
 /* ---- split-K candidates (space_splitk.h) ------------------------------------------- */

@@ -168,7 +168,8 @@ static void addVectorKnob(PrunerSpaceImpl *s) {
   k->kind = PRUNER_KNOB_VECTOR_WIDTH;
   k->loop = -1;
   k->values[k->num_values++] = 1;
-  if (prunerWorkloadVectorizable(&s->w)) { /* else only 1 is valid (prunerConfigCheck) */
+  /* else only 1 is valid (prunerConfigCheck) */
+  if (prunerWorkloadVectorizable(&s->w) && prunerWorkloadCombinerIsReduction(&s->w)) {
     k->values[k->num_values++] = 2;
     k->values[k->num_values++] = 4;
     /* 16-byte loads of 16-bit inputs; not for iree-cuda, whose configs carry no width

@@ -42,8 +42,10 @@ __device__ double evalOp(const RefBodyOp &op, double a, double b) {
   case PRUNER_BODY_MUL: return a * b;
   case PRUNER_BODY_DIV: return (op.dtype == PRUNER_DTYPE_I8 || op.dtype == PRUNER_DTYPE_I32)
                                    ? trunc(a / b) : a / b;
-  case PRUNER_BODY_MAX: return a > b ? a : b;
-  case PRUNER_BODY_MIN: return a < b ? a : b;
+  // maximumf / minimumf (what the payload emits): a NaN operand gives NaN, as in the host
+  // reference (log and sqrt of the random inputs' negative half make NaNs).
+  case PRUNER_BODY_MAX: return isnan(a) || isnan(b) ? nan("") : a > b ? a : b;
+  case PRUNER_BODY_MIN: return isnan(a) || isnan(b) ? nan("") : a < b ? a : b;
   case PRUNER_BODY_NEG: return -a;
   case PRUNER_BODY_EXP: return exp(a);
   case PRUNER_BODY_TANH: return tanh(a);
@@ -56,6 +58,17 @@ __device__ double evalOp(const RefBodyOp &op, double a, double b) {
   case PRUNER_BODY_CAST: return castTo(op.dtype, a);
   default: return nan("");
   }
+}
+
+// A value beyond the largest finite one of `dtype` becomes an infinity, as the kernel's
+// arithmetic in that type makes it (exp(100 x) in f32); finite values keep their float64
+// precision (the tolerance is set for a reference more exact than the kernel).
+__device__ double overflowTo(int dtype, double v) {
+  double most = dtype == PRUNER_DTYPE_F32    ? 3.4028234663852886e38
+                : dtype == PRUNER_DTYPE_F16  ? 65504.0
+                : dtype == PRUNER_DTYPE_BF16 ? 3.3895313892515355e38
+                                             : INFINITY;
+  return fabs(v) > most ? copysign(INFINITY, v) : v;
 }
 
 struct Pointers {
@@ -106,7 +119,7 @@ __global__ void referenceKernel(RefDesc d, Pointers p) {
       const RefBodyOp &op = d.body[b];
       double a = op.args[0] >= 0 ? vals[op.args[0]] : 0.0;
       double c = op.args[1] >= 0 ? vals[op.args[1]] : 0.0;
-      vals[operands + b] = evalOp(op, a, c);
+      vals[operands + b] = overflowTo(op.dtype, evalOp(op, a, c));
     }
     for (int o = 0; o < d.num_outputs; o++)
       acc[o] = vals[d.yield[o]];

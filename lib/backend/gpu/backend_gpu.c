@@ -23,7 +23,20 @@ struct PrunerBackendStateImpl {
   const volatile sig_atomic_t *stop; /* Ctrl-C: compile workers and pruner-run killed */
   PrunerBundle export_bundle;
   char export_path[1024];
+  /* An export's candidates that did not compile (left out of the bundle; no record is
+   * written for them there) and the first one's error, for the closing note. */
+  size_t export_failed;
+  char export_first_error[300];
 };
+
+/* An exported candidate that did not compile: counted, the first error kept. */
+static void gpuExportFailed(PrunerBackendState s, const char *error, size_t len) {
+  if (s->export_failed++ == 0)
+    snprintf(s->export_first_error, sizeof s->export_first_error, "%.*s",
+             (int)(len < sizeof s->export_first_error ? len
+                                                      : sizeof s->export_first_error - 1),
+             error);
+}
 
 /* ---------------------------------------------------------------------------------- */
 /* Target, space, draft                                                                */
@@ -149,6 +162,8 @@ static PrunerStatus gpuCompileInto(PrunerBackendState s, const PrunerBackendBatc
       r.status = PRUNER_RECORD_COMPILE_ERROR;
       snprintf(r.error, sizeof r.error, "%.*s", (int)sizeof r.error - 1, results[i].status.message);
       st = sink->candidate(sink->user, i, &r);
+    } else {
+      gpuExportFailed(s, results[i].status.message, strlen(results[i].status.message));
     }
   }
   for (size_t i = 0; i < n; ++i)
@@ -320,6 +335,8 @@ static PrunerStatus gpuMeasureBuilt(PrunerBackendState s, const PrunerBackendBat
 static PrunerStatus gpuExportOpen(PrunerBackendState s, const char *path,
                                   const PrunerBackendSink *sink) {
   snprintf(s->export_path, sizeof s->export_path, "%s", path);
+  s->export_failed = 0;
+  s->export_first_error[0] = '\0';
   return prunerBundleCreate(path, &s->target, sink->nextSeed(sink->user), &s->export_bundle);
 }
 
@@ -396,7 +413,6 @@ static PrunerStatus gpuExportBuild(PrunerBackendState s, const PrunerBackendBatc
 static PrunerStatus gpuAddBuiltInto(PrunerBackendState s, const PrunerBackendBatch *b,
                                     PrunerBundle bundle, int *ids, bool report, const void *blob,
                                     size_t size, const PrunerBackendSink *sink) {
-  (void)s;
   const unsigned char *p = blob;
   size_t at = 0;
   PrunerStatus st = prunerStatusOk();
@@ -423,6 +439,8 @@ static PrunerStatus gpuAddBuiltInto(PrunerBackendState s, const PrunerBackendBat
         int keep = len < sizeof r.error ? (int)len : (int)sizeof r.error - 1;
         snprintf(r.error, sizeof r.error, "%.*s", keep, (const char *)p + at);
         st = sink->candidate(sink->user, i, &r);
+      } else {
+        gpuExportFailed(s, (const char *)p + at, len);
       }
       at += len;
       continue;
@@ -465,7 +483,12 @@ static PrunerStatus gpuExportClose(PrunerBackendState s, bool commit,
   if (commit)
     st = prunerBundleWrite(s->export_bundle);
   size_t n = prunerBundleNumCandidates(s->export_bundle);
-  if (commit && st.ok && n == 0) /* the tuner says why */
+  if (commit && st.ok && s->export_failed > 0)
+    prunerBackendNote(sink, true,
+                      "warning: %zu candidate(s) did not compile and are not in the bundle "
+                      "(first: %s)",
+                      s->export_failed, s->export_first_error);
+  if (commit && st.ok && n == 0) /* the tuner, or the line above, says why */
     prunerBackendNote(sink, true, "bundle with 0 candidates written to %s: nothing to measure",
                       s->export_path);
   else if (commit && st.ok)
