@@ -344,6 +344,16 @@ static int readLine(FILE *f, char **line, size_t *capacity, size_t *length, bool
   return 1;
 }
 
+/* Whether `line` is the start of a line this writer wrote: every record line begins with
+ * {"version": (a torn one may stop anywhere in it). Other JSON-like lines (a dict per
+ * line of another program) are not torn records. */
+static bool tornRecordLine(const char *line) {
+  static const char kStart[] = "{\"version\":";
+  size_t n = strcspn(line, "\r\n");
+  size_t k = sizeof kStart - 1;
+  return n > 0 && strncmp(line, kStart, n < k ? n : k) == 0;
+}
+
 static PrunerStatus loadFile(PrunerRecords r) {
   char *line = NULL;
   size_t capacity = 0, length = 0;
@@ -380,8 +390,7 @@ static PrunerStatus loadFile(PrunerRecords r) {
       continue;
     PrunerStatus parsed = prunerRecordFromJson(line, record);
     if (!parsed.ok) {
-      const char *start = line + strspn(line, " \t\r");
-      r->torn += *start == '{' && strncmp(parsed.message, "invalid JSON", 12) == 0;
+      r->torn += tornRecordLine(line) && strncmp(parsed.message, "invalid JSON", 12) == 0;
       addWarning(r, line_number, parsed.message);
       continue;
     }

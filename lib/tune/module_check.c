@@ -32,14 +32,22 @@ PrunerStatus tuneCheckModule(TuneEngine *e, const char *module_path, const char 
     return st;
   const char *base = e->backend->baseline_name;
   PrunerStatus failed = prunerStatusOk();
+  const char *built_by = NULL; /* the function whose check made the shared builds */
   for (size_t i = 0; i < n && !tuneStopRequested(e); ++i) {
     PrunerBackendModuleCheck c;
     st = e->backend->checkModule(e->backend_state, module_path, spec_path, &fs[i],
                                  tuneReductionPoints(e), &c);
+    /* Ctrl-C kills the compiler and runs in flight: what they left is not a verdict on
+     * the spec (it read as "FAILED: compile_error" and failed the run). */
+    if (tuneStopRequested(e))
+      break;
     if (!st.ok) {
       prunerTextAppend(report, "module check @%s: not checked: %s\n", fs[i].name, st.message);
       continue; /* the default build's fault, not the spec's */
     }
+    const char *shared_from = built_by;
+    if (!c.builds_shared)
+      built_by = fs[i].name;
     if (c.tuned.status != PRUNER_RECORD_OK) {
       prunerTextAppend(report, "module check @%s: FAILED: the build with the spec: %s: %s\n",
                        fs[i].name, prunerRecordStatusName(c.tuned.status), c.tuned.error);
@@ -63,8 +71,8 @@ PrunerStatus tuneCheckModule(TuneEngine *e, const char *module_path, const char 
       prunerTextAppend(report, " (%s not timed: %s)", base, c.baseline.error);
     prunerTextAppend(report, ", %d rounds; results agree; %d of the spec's %d config(s) applied",
                      c.rounds, c.applied, c.spec_configs);
-    if (c.builds_shared)
-      prunerTextAppend(report, "; the builds of @%s\n", fs[0].name);
+    if (c.builds_shared && shared_from)
+      prunerTextAppend(report, "; the builds of @%s\n", shared_from);
     else
       prunerTextAppend(report, "; builds %.1f s\n", c.compile_seconds);
     /* Slower with the spec beyond both spreads: the final check's per-op verdicts do not

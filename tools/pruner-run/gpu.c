@@ -714,7 +714,8 @@ static bool checkOutputs(GpuState *g, const PrunerWorkload *w, RunReply *rep) {
       bool special = !isfinite(got) || !isfinite(want);
       bool same = got == want || (isnan(got) && isnan(want));
       double e = special ? (same ? 0 : INFINITY) : fabs(got - want);
-      if (!(e <= base_tol + 16.0 * eps * fabs(want))) {
+      double tol = special ? 0 : base_tol + 16.0 * eps * fabs(want);
+      if (!(e <= tol)) {
         if (first < 0)
           first = i;
         bad++;

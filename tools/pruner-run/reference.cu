@@ -60,15 +60,17 @@ __device__ double evalOp(const RefBodyOp &op, double a, double b) {
   }
 }
 
-// A value beyond the largest finite one of `dtype` becomes an infinity, as the kernel's
-// arithmetic in that type makes it (exp(100 x) in f32); finite values keep their float64
-// precision (the tolerance is set for a reference more exact than the kernel).
+// A value that rounds to an infinity in `dtype` becomes one, as the kernel's arithmetic
+// in that type makes it (exp(100 x) in f32); finite values keep their float64 precision
+// (the tolerance is set for a reference more exact than the kernel). The bounds are
+// halfway between the largest finite value and the next power of two: from there round-
+// to-nearest-even gives an infinity (65520 for f16).
 __device__ double overflowTo(int dtype, double v) {
-  double most = dtype == PRUNER_DTYPE_F32    ? 3.4028234663852886e38
-                : dtype == PRUNER_DTYPE_F16  ? 65504.0
-                : dtype == PRUNER_DTYPE_BF16 ? 3.3895313892515355e38
-                                             : INFINITY;
-  return fabs(v) > most ? copysign(INFINITY, v) : v;
+  double bound = dtype == PRUNER_DTYPE_F32    ? 3.4028235677973366e38
+                 : dtype == PRUNER_DTYPE_F16  ? 65520.0
+                 : dtype == PRUNER_DTYPE_BF16 ? 3.3961775292304258e38
+                                              : INFINITY;
+  return fabs(v) >= bound ? copysign(INFINITY, v) : v;
 }
 
 struct Pointers {

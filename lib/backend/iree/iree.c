@@ -226,7 +226,7 @@ struct PrunerIreeImpl {
   struct {
     bool valid;
     char module[PATH_SIZE], spec[PATH_SIZE];
-    struct stat module_st, spec_st; /* the files as they were built */
+    uint64_t module_hash, spec_hash; /* the files' contents as they were built */
     PrunerStatus default_status;    /* the default build                             */
     int tuned_r;                    /* the tuned build: 0, 1 failed, 2 timed out      */
     char tuned_tail[300];           /* its log's tail when it failed                  */
@@ -1185,18 +1185,33 @@ static int appliedConfigs(const char *spec_path, const char *cfg, int *total) {
   return found;
 }
 
-/* Whether the module check's builds in `s` are of these files, unchanged since. */
-static bool sameBuilds(PrunerIree s, const char *module, const char *spec) {
-  struct stat m, p;
+/* FNV-1a of a file's contents; false when it cannot be read. */
+static bool fileHash(const char *path, uint64_t *hash) {
+  char *text = NULL;
+  size_t n = 0;
+  if (!prunerReadFile(path, &text, &n).ok)
+    return false;
+  uint64_t h = 14695981039346656037ULL;
+  for (size_t i = 0; i < n; ++i) {
+    h ^= (unsigned char)text[i];
+    h *= 1099511628211ULL;
+  }
+  free(text);
+  *hash = h;
+  return true;
+}
+
+/* Whether the module check's builds in `s` are of these files as they are now (same
+ * paths and contents; a path reused by another temporary file differs in content) and
+ * both .vmfb files are still there. */
+static bool sameBuilds(PrunerIree s, const char *module, const char *spec,
+                       char vmfb[2][PATH_SIZE]) {
+  uint64_t m, p;
   return s->builds.valid && strcmp(s->builds.module, module) == 0 &&
-         strcmp(s->builds.spec, spec) == 0 && stat(module, &m) == 0 && stat(spec, &p) == 0 &&
-         m.st_ino == s->builds.module_st.st_ino && m.st_dev == s->builds.module_st.st_dev &&
-         m.st_size == s->builds.module_st.st_size &&
-         m.st_mtim.tv_sec == s->builds.module_st.st_mtim.tv_sec &&
-         m.st_mtim.tv_nsec == s->builds.module_st.st_mtim.tv_nsec &&
-         p.st_ino == s->builds.spec_st.st_ino && p.st_size == s->builds.spec_st.st_size &&
-         p.st_mtim.tv_sec == s->builds.spec_st.st_mtim.tv_sec &&
-         p.st_mtim.tv_nsec == s->builds.spec_st.st_mtim.tv_nsec;
+         strcmp(s->builds.spec, spec) == 0 && fileHash(module, &m) &&
+         m == s->builds.module_hash && fileHash(spec, &p) && p == s->builds.spec_hash &&
+         access(vmfb[1], R_OK) == 0 &&
+         (s->builds.tuned_r != 0 || access(vmfb[0], R_OK) == 0);
 }
 
 /* The module check's two builds of `module`: IREE's default (vmfb[1]) and with `spec`
@@ -1213,7 +1228,7 @@ static void buildModulePair(PrunerIree s, const char *module, const char *spec,
   s->builds.tuned_tail[0] = '\0';
   s->builds.applied = s->builds.spec_configs = 0;
   s->builds.seconds[0] = s->builds.seconds[1] = 0;
-  if (stat(module, &s->builds.module_st) != 0 || stat(spec, &s->builds.spec_st) != 0) {
+  if (!fileHash(module, &s->builds.module_hash) || !fileHash(spec, &s->builds.spec_hash)) {
     s->builds.default_status = prunerStatusError("IREE module check: %s: %s", module,
                                                  strerror(errno));
     return;
@@ -1274,7 +1289,7 @@ PrunerStatus prunerIreeModuleRemeasure(PrunerIree s, const char *module, const c
   if (st.ok && !log)
     st = prunerStatusError("out of memory");
   if (st.ok) {
-    out->builds_shared = sameBuilds(s, module, spec);
+    out->builds_shared = sameBuilds(s, module, spec, vmfb);
     if (!out->builds_shared) {
       buildModulePair(s, module, spec, vmfb, log);
       out->compile_seconds[0] = s->builds.seconds[0];

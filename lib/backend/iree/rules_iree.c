@@ -551,6 +551,30 @@ static void appendContractionMatch(PrunerText *b, const PrunerWorkload *w) {
   }
 }
 
+/* Whether the matchers of `a` and `b` match the same ops (the later one is then left out
+ * of the spec). IREE's contraction matcher states element types and indexing maps
+ * exactly, so two contractions differ there when any type or map differs (an f16 and a
+ * bf16 matmul of one shape); the upstream matchers see bounds and bitwidths only. */
+static bool ireeMatchersAlike(const PrunerWorkload *a, const PrunerWorkload *b, bool gpu) {
+  if (gpu || !ireeContraction(a) || !ireeContraction(b))
+    return prunerScheduleMatchersAlike(a, b);
+  if (a->num_loops != b->num_loops)
+    return false;
+  for (int l = 0; l < a->num_loops; ++l)
+    if (a->bounds[l] != b->bounds[l] || a->loop_roles[l] != b->loop_roles[l])
+      return false;
+  for (int o = 0; o < 3; ++o) {
+    const PrunerOperand *x = &a->operands[o], *y = &b->operands[o];
+    if (x->dtype != y->dtype || x->rank != y->rank)
+      return false;
+    for (int d = 0; d < x->rank; ++d)
+      for (int l = 0; l < a->num_loops; ++l)
+        if (x->index_coeff[d][l] != y->index_coeff[d][l])
+          return false;
+  }
+  return true;
+}
+
 static void appendMatcher(PrunerText *b, size_t index, const PrunerWorkload *w, bool gpu,
                           const char *compilation_info) {
   prunerTextAppend(b,
@@ -616,9 +640,9 @@ PrunerStatus prunerIreeSpecText(const PrunerTargetDesc *t, const PrunerWorkload 
     const PrunerWorkload *match_w = gpu ? w : ireeOrder(w, NULL, &order_buf, NULL, NULL);
     bool clash = false;
     for (size_t j = 0; j < num_kept; ++j)
-      clash |= prunerScheduleMatchersAlike(
+      clash |= ireeMatchersAlike(
           gpu ? workloads[kept[j]] : ireeOrder(workloads[kept[j]], NULL, &kept_buf, NULL, NULL),
-          match_w);
+          match_w, gpu);
     if (clash) {
       if (skipped)
         ++*skipped;

@@ -935,6 +935,12 @@ static void test_not_a_records_file(void **state) {
   writeFile(path, "{\"version\":1,\"workl\n{\"version\":1,\"workload_key\":\"m");
   assert_true(prunerRecordsCreate(path, &records).ok);
   prunerRecordsDestroy(records);
+  /* Lines of another program that start with '{' but not as a record does (a Python dict
+   * per line) are not torn records: not a records file. */
+  writeFile(path, "{'a': 1}\n{'b': 2}\n");
+  s = prunerRecordsCreate(path, &records);
+  assert_false(s.ok);
+  assert_non_null(strstr(s.message, "not a records file"));
   /* A torn line beside a line that is not one is still not a records file. */
   writeFile(path, "{\"version\":1,\"workl\nfunc.func @f()\n");
   s = prunerRecordsCreate(path, &records);
