@@ -299,6 +299,14 @@ static void tuneNotePrior(TuneEngine *e, const char *path, const char *family) {
            e->opts.prior_floor_unseen >= 0 ? e->opts.prior_floor_unseen : d.prior_floor_unseen);
 }
 
+/* The prior's weights (--prior-momentum/-floor/-floor-unseen) set, but no prior used:
+ * said, not silently ignored. */
+static void tuneNotePriorUnused(TuneEngine *e, const char *why) {
+  if (e->opts.prior_momentum >= 0 || e->opts.prior_floor >= 0 || e->opts.prior_floor_unseen >= 0)
+    tuneNote(e, -1, "warning: --prior-momentum/--prior-floor/--prior-floor-unseen do nothing "
+                    "here: no verifier prior is used (%s)", why);
+}
+
 /* Attaches the verifier's prior: the one asked for, or the shipped model of the
  * target's family when the log has nothing of this target (docs/transfer.md). */
 static PrunerStatus tuneAttachPrior(TuneEngine *e) {
@@ -317,19 +325,30 @@ static PrunerStatus tuneAttachPrior(TuneEngine *e) {
     tuneNotePrior(e, e->opts.prior_path, NULL);
     return st;
   }
-  if (!e->opts.prior_dir || !uses_prior)
+  if (!uses_prior) {
+    tuneNotePriorUnused(e, "the strategy does not rank with the verifier");
     return prunerStatusOk();
+  }
+  if (!e->opts.prior_dir) {
+    tuneNotePriorUnused(e, "--pretrained=none, or no shipped models beside the tool");
+    return prunerStatusOk();
+  }
   for (size_t i = 0; i < prunerRecordsCount(e->records); ++i) {
     const PrunerRecord *r = prunerRecordsGet(e->records, i);
     if (!r->is_baseline && r->status == PRUNER_RECORD_OK &&
-        strcmp(r->target_key, e->target_key) == 0)
+        strcmp(r->target_key, e->target_key) == 0) {
+      tuneNotePriorUnused(e, "the records hold this target's own measurements, which the "
+                             "verifier learns from instead of the shipped prior");
       return prunerStatusOk(); /* the target's own records teach the verifier */
+    }
   }
   char family[64], path[1200];
   prunerTargetFamily(&e->target, family, sizeof family);
   snprintf(path, sizeof path, "%s/%s.json", e->opts.prior_dir, family);
-  if (!family[0] || !tuneFileExists(path))
+  if (!family[0] || !tuneFileExists(path)) {
+    tuneNotePriorUnused(e, "no shipped model for this target's family");
     return prunerStatusOk(); /* no shipped model for this family */
+  }
   PrunerStatus st = prunerVerifierSetPriorFile(e->verifier, path);
   if (st.ok)
     tuneNotePrior(e, path, family);
