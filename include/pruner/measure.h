@@ -146,6 +146,13 @@ PrunerRunOptions prunerRunDefaultOptions(void);
 PrunerStatus prunerMeasureRunBundle(const char *runner, const char *bundle_dir,
                                     const char *records_path, const PrunerRunOptions *opts);
 
+/* One output element against its reference: the rule the host's, the GPU runner's and
+ * IREE's result checks share. Where either value is a NaN or an infinity (log of a
+ * negative input, an overflowing exp) they agree only as two NaNs or equal infinities,
+ * whatever `tol` is; otherwise when |got - want| <= tol. *err (may be NULL) gets 0 for
+ * agreeing special values, INFINITY for disagreeing ones, else |got - want|. */
+bool prunerMeasureAgrees(double got, double want, double tol, double *err);
+
 #ifdef __cplusplus
 }
 #endif

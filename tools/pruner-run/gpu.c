@@ -15,6 +15,7 @@
 
 #include "reference.h"
 #include "runner.h"
+#include "pruner/measure.h"
 #include "pruner/random.h"
 #include "pruner/timing.h"
 
@@ -709,13 +710,10 @@ static bool checkOutputs(GpuState *g, const PrunerWorkload *w, RunReply *rep) {
     int64_t bad = 0, first = -1;
     for (int64_t i = 0; i < g->elems[o]; i++) {
       double got = loadValue(t, g->host_out, i), want = g->ref[o][i];
-      /* Where either is a NaN or an infinity, only equal infinities and two NaNs agree
-       * (the host check's rule); a finite result against an infinite reference fails. */
-      bool special = !isfinite(got) || !isfinite(want);
-      bool same = got == want || (isnan(got) && isnan(want));
-      double e = special ? (same ? 0 : INFINITY) : fabs(got - want);
-      double tol = special ? 0 : base_tol + 16.0 * eps * fabs(want);
-      if (!(e <= tol)) {
+      /* A NaN or an infinity agrees only with the same (prunerMeasureAgrees, the host
+       * check's rule); a finite result against an infinite reference fails. */
+      double e;
+      if (!prunerMeasureAgrees(got, want, base_tol + 16.0 * eps * fabs(want), &e)) {
         if (first < 0)
           first = i;
         bad++;

@@ -464,15 +464,11 @@ static bool compareOutputs(HostChild *ch, const PrunerWorkload *w, double *max_e
   bool ok = true;
   for (int o = w->num_inputs; o < ch->nops; ++o)
     for (int64_t i = 0; i < ch->elems[o]; ++i) {
-      double got = ch->data[o][i], want = ch->ref[o][i];
-      /* Equal infinities and two NaNs agree (their difference is a NaN). */
-      double err = got == want || (isnan(got) && isnan(want)) ? 0 : fabs(got - want);
-      if (isnan(got) != isnan(want))
-        err = INFINITY;
+      double got = ch->data[o][i], want = ch->ref[o][i], err;
+      bool agrees = prunerMeasureAgrees(got, want, 1e-4 * (1.0 + fabs(want)), &err);
       if (err > *max_err)
         *max_err = err;
-      double tol = 1e-4 * (1.0 + (isfinite(want) ? fabs(want) : 0.0));
-      if (ok && !(err <= tol)) {
+      if (ok && !agrees) {
         ok = false;
         snprintf(why, why_size, "output %d element %lld: got %g, want %g", o - w->num_inputs,
                  (long long)i, got, want);

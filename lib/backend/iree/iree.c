@@ -25,6 +25,7 @@
 #include "pruner/backend/host_rules.h"
 #include "pruner/clock.h"
 #include "pruner/file.h"
+#include "pruner/measure.h"
 #include "pruner/process.h"
 #include "pruner/random.h"
 #include "pruner/schedule.h"
@@ -626,16 +627,15 @@ static bool compareOutputs(PrunerIree s, const char *prefix, double *max_err, ch
     for (int64_t i = 0; i < s->result_elems[r]; ++i) {
       double x = readElement((unsigned char *)a, dt, i);
       double y = readElement((unsigned char *)b, dt, i);
-      /* Where either is a NaN or an infinity (log of a negative input), only equal
-       * infinities and two NaNs agree. */
-      bool special = !isfinite(x) || !isfinite(y);
-      double err = special ? (x == y || (isnan(x) && isnan(y)) ? 0 : INFINITY) : fabs(x - y);
+      double err, tol = tol_scale * (1.0 + fabs(y));
+      bool agrees = prunerMeasureAgrees(x, y, tol, &err);
       if (!(err <= *max_err))
         *max_err = err;
-      if (!(err <= tol_scale * (1.0 + (special ? 0 : fabs(y))))) {
+      if (!agrees) {
         textf(why, size,
-              "result %d element %lld is %g, IREE's default build gives %g (tolerance %g)", r,
-              (long long)i, x, y, tol_scale * (1.0 + fabs(y)));
+              "result %d element %lld is %g, IREE's default build gives %g (tolerance %g%s)",
+              r, (long long)i, x, y, tol, isfinite(x) && isfinite(y) ? "" : "; a NaN or "
+              "infinity agrees only with the same");
         free(a);
         free(b);
         return false;

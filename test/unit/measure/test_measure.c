@@ -374,6 +374,28 @@ static void test_create_over_earlier_bundle(void **state) {
   assert_int_equal(access(path, F_OK), 0); /* untouched */
 }
 
+/* The element rule of every result check: NaN only with NaN, an infinity only with the
+ * same infinity (whatever the tolerance, which is NaN or inf for such references), else
+ * within the tolerance. The GPU runner's copy once failed two NaNs (a NaN tolerance) and
+ * passed anything against an infinity (an infinite one). */
+static void test_agrees(void **state) {
+  (void)state;
+  double e = -1;
+  assert_true(prunerMeasureAgrees(1.0, 1.0005, 1e-3, &e));
+  assert_true(e > 0 && e < 1e-3);
+  assert_false(prunerMeasureAgrees(1.0, 1.01, 1e-3, NULL));
+  assert_true(prunerMeasureAgrees(NAN, NAN, NAN, &e));
+  assert_true(e == 0);
+  assert_true(prunerMeasureAgrees(INFINITY, INFINITY, INFINITY, NULL));
+  assert_true(prunerMeasureAgrees(-INFINITY, -INFINITY, 0, NULL));
+  assert_false(prunerMeasureAgrees(1.0, INFINITY, INFINITY, &e));
+  assert_true(isinf(e));
+  assert_false(prunerMeasureAgrees(-INFINITY, INFINITY, INFINITY, NULL));
+  assert_false(prunerMeasureAgrees(NAN, INFINITY, INFINITY, NULL));
+  assert_false(prunerMeasureAgrees(NAN, 1.0, 1e30, NULL));
+  assert_false(prunerMeasureAgrees(1.0, NAN, NAN, NULL));
+}
+
 static void test_missing_cubin_and_manifest(void **state) {
   (void)state;
   writeBundle();
@@ -431,6 +453,7 @@ int main(void) {
       cmocka_unit_test(test_missing_cubin_and_manifest),
       cmocka_unit_test(test_create_failure_leaves_null),
       cmocka_unit_test(test_create_over_earlier_bundle),
+      cmocka_unit_test(test_agrees),
       cmocka_unit_test(test_truncated_manifest),
       cmocka_unit_test(test_run_bundle_missing_runner),
   };
