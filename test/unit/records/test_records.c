@@ -935,22 +935,18 @@ static void test_not_a_records_file(void **state) {
   writeFile(path, "{\"version\":1,\"workl\n{\"version\":1,\"workload_key\":\"m");
   assert_true(prunerRecordsCreate(path, &records).ok);
   prunerRecordsDestroy(records);
-  /* Lines of another program that start with '{' but not as a record does (a Python dict
-   * per line) are not torn records: not a records file. */
-  writeFile(path, "{'a': 1}\n{'b': 2}\n");
-  s = prunerRecordsCreate(path, &records);
-  assert_false(s.ok);
-  assert_non_null(strstr(s.message, "not a records file"));
-  /* A torn line beside a line that is not one is still not a records file. */
-  writeFile(path, "{\"version\":1,\"workl\nfunc.func @f()\n");
-  s = prunerRecordsCreate(path, &records);
-  assert_false(s.ok);
-  assert_non_null(strstr(s.message, "not a records file"));
-  /* JSON that is not records (a bundle manifest), and records of a newer format. */
-  writeFile(path, "{\n  \"version\": 1,\n  \"candidates\": []\n}\n");
-  s = prunerRecordsCreate(path, &records);
-  assert_false(s.ok);
-  assert_non_null(strstr(s.message, "not a records file"));
+  /* Not records files: lines of another program that start with '{' but not as a record
+   * does (a Python dict per line: not torn records), a torn line beside a line that is
+   * not one, and JSON that is not records (a bundle manifest). */
+  const char *others[] = {"{'a': 1}\n{'b': 2}\n", "{\"version\":1,\"workl\nfunc.func @f()\n",
+                          "{\n  \"version\": 1,\n  \"candidates\": []\n}\n"};
+  for (size_t i = 0; i < sizeof others / sizeof *others; ++i) {
+    writeFile(path, others[i]);
+    s = prunerRecordsCreate(path, &records);
+    assert_false(s.ok);
+    assert_non_null(strstr(s.message, "not a records file"));
+  }
+  /* Records of a newer format. */
   writeFile(path, "{\"version\":99,\"workload_key\":\"k\"}\n");
   s = prunerRecordsCreate(path, &records);
   assert_false(s.ok);
