@@ -301,9 +301,9 @@ static bool onlyWhitespace(const char *s) {
   return true;
 }
 
-/* One line (with its '\n', if any) into *line, NUL-terminated; *length excludes the NUL.
+/* One line (with its '\n', '\r\n' or lone '\r', if any) into *line, NUL-terminated; *length excludes the NUL.
  * A line longer than MAX_LINE_BYTES is read to its end but only its start is kept
- * (*too_long); *newline says whether it ended in '\n'. *total counts the bytes read so
+ * (*too_long); *newline says whether it ended in a line end. *total counts the bytes read so
  * far. Returns 1 for a line, 0 at the end of
  * the file, -1 on a read error (errno set) and -2 when memory runs out: never the end of
  * the file, so a failed allocation cannot silently drop the rest of the records (getline
@@ -331,6 +331,18 @@ static int readLine(FILE *f, char **line, size_t *capacity, size_t *length, bool
     if (c == '\n') {
       *newline = true;
       break;
+    }
+    /* A lone CR ends a line too (a file saved with old Mac line ends would otherwise be
+     * one line of several records, all lost); CRLF stays one line end. */
+    if (c == '\r') {
+      int next = getc_unlocked(f);
+      if (next != '\n') {
+        if (next != EOF)
+          ungetc(next, f);
+        *newline = true;
+        break;
+      }
+      ungetc(next, f);
     }
     if (*total > PRUNER_READ_FILE_MAX)
       break;

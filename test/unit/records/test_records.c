@@ -594,6 +594,41 @@ static void test_open_existing(void **state) {
   unlink(path);
 }
 
+/* Records saved with CRLF or lone-CR line ends (an editor on another system): each line
+ * is a record, none is lost; an append after a lone-CR last line starts a new line. */
+static void test_other_line_ends(void **state) {
+  (void)state;
+  static const char *const kEnds[] = {"\r\n", "\r"};
+  for (size_t e = 0; e < sizeof kEnds / sizeof *kEnds; ++e) {
+    char path[64];
+    tempPath(path, sizeof(path));
+    char text[4096] = "";
+    PrunerRecord r;
+    for (int i = 0; i < 3; ++i) {
+      makeRecord(&r, kTargetA, 16 << i, 10.0 + i);
+      char *line = prunerRecordToJson(&r);
+      line[strcspn(line, "\n")] = '\0';
+      strcat(text, line);
+      strcat(text, kEnds[e]);
+      free(line);
+    }
+    text[strlen(text) - strlen(kEnds[e])] = '\0'; /* no line end after the last */
+    writeFile(path, text);
+    PrunerRecords records;
+    assert_true(prunerRecordsCreate(path, &records).ok);
+    assert_int_equal(prunerRecordsCount(records), 3);
+    assert_int_equal(prunerRecordsSkippedLines(records), 0);
+    makeRecord(&r, kTargetA, 128, 5.0);
+    assert_true(prunerRecordsAppend(records, &r).ok);
+    prunerRecordsDestroy(records);
+    assert_true(prunerRecordsCreate(path, &records).ok);
+    assert_int_equal(prunerRecordsCount(records), 4);
+    assert_int_equal(prunerRecordsSkippedLines(records), 0);
+    prunerRecordsDestroy(records);
+    unlink(path);
+  }
+}
+
 static void test_open_errors_name_file(void **state) {
   (void)state;
   PrunerRecords records;
@@ -739,11 +774,11 @@ static void test_garbage_file(void **state) {
   assert_non_null(f);
   fprintf(f, "%s\n", la);
   unsigned seed = 12345;
-  for (int i = 0; i < 200; ++i) { /* random bytes, newline-free */
+  for (int i = 0; i < 200; ++i) { /* random bytes, free of line ends (\n, \r) */
     int len = 1 + (int)(rand_r(&seed) % 300);
     for (int j = 0; j < len; ++j) {
       int c = rand_r(&seed) % 256;
-      fputc(c == '\n' ? 'x' : c, f);
+      fputc(c == '\n' || c == '\r' ? 'x' : c, f);
     }
     fputc('\n', f);
   }
@@ -1209,6 +1244,7 @@ int main(void) {
       cmocka_unit_test(test_cache_tile_lookups),
       cmocka_unit_test(test_torn_and_corrupt_lines),
       cmocka_unit_test(test_many_records_index),
+      cmocka_unit_test(test_other_line_ends),
       cmocka_unit_test(test_open_errors_name_file),
       cmocka_unit_test(test_open_existing),
       cmocka_unit_test(test_hostile_values),
