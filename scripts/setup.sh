@@ -20,6 +20,7 @@ packages=(
   libopenblas-dev     # host baseline
   libblis-dev         # second host baseline (tools/pruner-bench; dlopen'ed, optional at run time)
   libomp-22-dev       # host target: OpenMP runtime for parallel loops
+  libclang-rt-22-dev  # compiler-rt builtins: __truncsfbf2 for host objects that round to bf16
   python3-venv        # the IREE backend's venv (PRUNER_WITH_IREE=1)
   openmpi-bin libopenmpi-dev   # mpirun and MPI: tuning farmed out over ranks (docs/distributed.md)
 )

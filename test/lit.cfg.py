@@ -1,4 +1,5 @@
 # lit configuration for pruner-mlir: runs the stock mlir-opt with the plugin loaded.
+import glob
 import os
 import shutil
 import subprocess
@@ -48,6 +49,14 @@ config.substitutions.append(("%cc", config.c_compiler))
 config.substitutions.append(("%llvm_lib", llvm_lib_dir))
 config.substitutions.append(
     ("%host_link_flags", f"-lopenblas -L{llvm_lib_dir} -lomp -Wl,-rpath,{llvm_lib_dir} -lm"))
+
+# `REQUIRES: clang-rt-builtins`: LLVM's compiler-rt builtins (libclang-rt-22-dev), which
+# define __truncsfbf2 for modules that round to bf16 (docs/host.md, "Linking").
+builtins = sorted(glob.glob(os.path.join(
+    llvm_lib_dir, "clang", "*", "lib", "linux", "libclang_rt.builtins-x86_64.a")))
+if builtins:
+    config.available_features.add("clang-rt-builtins")
+    config.substitutions.append(("%clang_rt_builtins", builtins[-1]))
 
 config.environment["PATH"] = os.pathsep.join(
     [bin_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])

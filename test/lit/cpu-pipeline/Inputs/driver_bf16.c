@@ -1,0 +1,59 @@
+/* test/lit/cpu-pipeline/Inputs/driver_bf16.c: calls round_bf16 of round-bf16.mlir,
+ * compiled by pruner-cpu-pipeline + mlir-translate + llc, and checks every element
+ * bit for bit against x * 0.1f rounded to bf16 (round to nearest, ties to even) and
+ * widened back. Exit status 0 when all agree, 1 otherwise. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct Memref2 {
+  float *allocated;
+  float *aligned;
+  int64_t offset;
+  int64_t sizes[2];
+  int64_t strides[2];
+} Memref2;
+
+void _mlir_ciface_round_bf16(Memref2 *a, Memref2 *c);
+
+enum { kRows = 32, kCols = 64, kN = kRows * kCols };
+
+/* f32 -> bf16 -> f32 for a finite value: keep the top 16 bits, rounded to even. */
+static float roundBf16(float x) {
+  uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  u &= 0xffff0000u;
+  float r;
+  memcpy(&r, &u, sizeof r);
+  return r;
+}
+
+int main(void) {
+  static float a[kN], c[kN];
+  uint64_t rng = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < kN; ++i) {
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    /* Values with many mantissa bits, ties among them (multiples of 2^-24 near 1). */
+    a[i] = (float)((double)((rng * 0x2545F4914F6CDD1Dull) >> 11) / 9007199254740992.0 * 200.0 -
+                   100.0);
+    c[i] = NAN;
+  }
+  Memref2 ma = {a, a, 0, {kRows, kCols}, {kCols, 1}};
+  Memref2 mc = {c, c, 0, {kRows, kCols}, {kCols, 1}};
+  _mlir_ciface_round_bf16(&ma, &mc);
+  int changed = 0;
+  for (int i = 0; i < kN; ++i) {
+    float want = roundBf16(a[i] * 0.1f);
+    if (memcmp(&c[i], &want, sizeof want) != 0) {
+      printf("round_bf16: MISMATCH at element %d: %.9g, want %.9g\n", i, c[i], want);
+      return 1;
+    }
+    changed += want != a[i] * 0.1f;
+  }
+  printf("round_bf16 (truncf to bf16 vs C): ok, %d elements, %d rounded\n", kN, changed);
+  return 0;
+}
