@@ -121,6 +121,8 @@ int prunerFarmLostRanks(PrunerFarm farm) { return (void)farm, 0; }
 
 #include <mpi.h>
 #include <pthread.h>
+#include <errno.h>
+#include <time.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -194,6 +196,8 @@ typedef struct FarmRank {
 
 struct PrunerFarmImpl {
   int rank, size;
+  MPI_Comm comm;  /* a duplicate of MPI_COMM_WORLD: the farm's own error handler  */
+  bool owns_mpi;  /* MPI was started by prunerFarmCreate, so Destroy finalizes it  */
   PrunerFarmOptions opts;
   PrunerFarmRole role; /* this rank's resolved role (rank 0: set at first use)        */
   bool role_resolved;
@@ -495,7 +499,7 @@ static bool farmSendFragment(PrunerFarm f, const void *data, size_t len, int des
                              volatile int *give_up) {
   MPI_Request req;
   pthread_mutex_lock(&f->mpi);
-  int rc = MPI_Isend(data, (int)len, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &req);
+  int rc = MPI_Isend(data, (int)len, MPI_BYTE, dest, tag, f->comm, &req);
   pthread_mutex_unlock(&f->mpi);
   if (rc != MPI_SUCCESS)
     return false;
@@ -548,7 +552,7 @@ static bool farmTryReceive(PrunerFarm f, int source, int *from, int *got_tag, un
     MPI_Status status;
     int flag = 0;
     pthread_mutex_lock(&f->mpi);
-    if (MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status) != MPI_SUCCESS || !flag) {
+    if (MPI_Iprobe(source, MPI_ANY_TAG, f->comm, &flag, &status) != MPI_SUCCESS || !flag) {
       pthread_mutex_unlock(&f->mpi);
       return false;
     }
@@ -557,7 +561,7 @@ static bool farmTryReceive(PrunerFarm f, int source, int *from, int *got_tag, un
     unsigned char frag[FARM_FRAGMENT];
     int rc = count >= 0 && count <= FARM_FRAGMENT
                  ? MPI_Recv(frag, count, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG,
-                            MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+                            f->comm, MPI_STATUS_IGNORE)
                  : MPI_ERR_COUNT;
     pthread_mutex_unlock(&f->mpi);
     if (rc != MPI_SUCCESS)
@@ -624,7 +628,7 @@ static void *farmHeartbeatMain(void *arg) {
         if (!to)
           continue;
         MPI_Request req;
-        if (MPI_Isend(&kHeartbeat, 1, MPI_INT, r, TAG_HEARTBEAT, MPI_COMM_WORLD, &req) ==
+        if (MPI_Isend(&kHeartbeat, 1, MPI_INT, r, TAG_HEARTBEAT, f->comm, &req) ==
             MPI_SUCCESS)
           MPI_Request_free(&req);
       }
@@ -634,17 +638,17 @@ static void *farmHeartbeatMain(void *arg) {
       int flag = 1;
       while (flag) {
         MPI_Status st;
-        if (MPI_Iprobe(0, TAG_HEARTBEAT, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS)
+        if (MPI_Iprobe(0, TAG_HEARTBEAT, f->comm, &flag, &st) != MPI_SUCCESS)
           break;
         if (flag) {
           int v;
-          MPI_Recv(&v, 1, MPI_INT, 0, TAG_HEARTBEAT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          MPI_Recv(&v, 1, MPI_INT, 0, TAG_HEARTBEAT, f->comm, MPI_STATUS_IGNORE);
           f->last_rank0 = now;
         }
       }
       int stop = 0;
       MPI_Status st;
-      if (MPI_Iprobe(0, TAG_STOP, MPI_COMM_WORLD, &stop, &st) == MPI_SUCCESS && stop) {
+      if (MPI_Iprobe(0, TAG_STOP, f->comm, &stop, &st) == MPI_SUCCESS && stop) {
         f->stop_seen = 1;
         f->stop = 1; /* the candidate in progress is cut short */
       }
@@ -673,25 +677,46 @@ PrunerStatus prunerFarmCreate(int *argc, char ***argv, const PrunerFarmOptions *
   f->opts = opts ? *opts : prunerFarmDefaultOptions();
   if (!(f->opts.rank_timeout_s > 0))
     f->opts.rank_timeout_s = 30.0;
-  int provided = 0;
-  if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
-    free(f);
-    return prunerStatusError("MPI_Init_thread failed");
+  /* A program that started MPI itself keeps it: the farm neither starts nor ends it. */
+  int started = 0, provided = 0;
+  MPI_Initialized(&started);
+  if (started) {
+    MPI_Query_thread(&provided);
+  } else {
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+      free(f);
+      return prunerStatusError("MPI_Init_thread failed");
+    }
+    f->owns_mpi = true;
   }
-  /* A dead peer must come back as an error code, not end this process. */
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(MPI_COMM_WORLD, &f->rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &f->size);
   if (provided < MPI_THREAD_SERIALIZED) {
-    MPI_Finalize();
+    if (f->owns_mpi)
+      MPI_Finalize();
     free(f);
     return prunerStatusError("the MPI library offers no thread support (MPI_THREAD_SERIALIZED "
                              "needed for the heartbeat thread; got level %d)",
                              provided);
   }
+  /* Its own communicator, so that the error handler below is not the caller's: a dead
+   * peer must come back as an error code, not end this process. */
+  if (MPI_Comm_dup(MPI_COMM_WORLD, &f->comm) != MPI_SUCCESS) {
+    if (f->owns_mpi)
+      MPI_Finalize();
+    free(f);
+    return prunerStatusError("MPI_Comm_dup failed");
+  }
+  MPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(f->comm, &f->rank);
+  MPI_Comm_size(f->comm, &f->size);
   f->assembly = calloc((size_t)f->size, sizeof *f->assembly);
-  if (!f->assembly) {
-    MPI_Finalize();
+  if (f->rank == 0)
+    f->ranks = calloc((size_t)f->size, sizeof *f->ranks);
+  if (!f->assembly || (f->rank == 0 && !f->ranks)) {
+    free(f->assembly);
+    free(f->ranks);
+    MPI_Comm_free(&f->comm);
+    if (f->owns_mpi)
+      MPI_Finalize();
     free(f);
     return prunerStatusError("out of memory");
   }
@@ -699,12 +724,6 @@ PrunerStatus prunerFarmCreate(int *argc, char ***argv, const PrunerFarmOptions *
   f->created = prunerNowSeconds();
   f->last_rank0 = f->created;
   if (f->rank == 0) {
-    f->ranks = calloc((size_t)f->size, sizeof *f->ranks);
-    if (!f->ranks) {
-      MPI_Finalize();
-      free(f);
-      return prunerStatusError("out of memory");
-    }
     for (int r = 0; r < f->size; ++r)
       f->ranks[r].last_seen = f->created;
   }
@@ -729,16 +748,32 @@ int prunerFarmLostRanks(PrunerFarm f) { return f ? f->lost : 0; }
  * but an MPI may wait for the lost rank; a watchdog ends the process if it does. */
 #define FARM_FINALIZE_WAIT_S 10
 
-static int g_farm_exit_status; /* the watchdog's only input; set once before it starts */
+/* The watchdog waits for `finalized` (set when MPI_Finalize returned) or the deadline. */
+typedef struct FarmWatchdog {
+  pthread_mutex_t lock;
+  pthread_cond_t done;
+  bool finalized;
+  int exit_status;
+} FarmWatchdog;
 
 static void *farmFinalizeWatchdog(void *arg) {
-  (void)arg;
-  sleep(FARM_FINALIZE_WAIT_S);
+  FarmWatchdog *w = arg;
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += FARM_FINALIZE_WAIT_S;
+  pthread_mutex_lock(&w->lock);
+  int rc = 0;
+  while (!w->finalized && rc != ETIMEDOUT)
+    rc = pthread_cond_timedwait(&w->done, &w->lock, &deadline);
+  bool finalized = w->finalized;
+  pthread_mutex_unlock(&w->lock);
+  if (finalized)
+    return NULL;
   static const char msg[] = "pruner-tune: MPI_Finalize did not return within 10 s (a lost "
                             "rank?); exiting without it (rank 0's records are complete)\n";
   ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
   (void)ignored;
-  _exit(g_farm_exit_status);
+  _exit(w->exit_status);
 }
 
 void prunerFarmAbortLaunch(int exit_status) {
@@ -768,13 +803,26 @@ void prunerFarmDestroy(PrunerFarm f, int exit_status) {
   f->quit = 1;
   if (f->heartbeat_running)
     pthread_join(f->heartbeat, NULL);
-  /* Armed on every rank: a surviving worker's finalize can wait for the lost rank as
-   * much as rank 0's, and it does not know of the loss. */
-  g_farm_exit_status = exit_status;
-  pthread_t watchdog;
-  if (pthread_create(&watchdog, NULL, farmFinalizeWatchdog, NULL) == 0)
-    pthread_detach(watchdog);
-  MPI_Finalize();
+  MPI_Comm_free(&f->comm);
+  if (f->owns_mpi) {
+    /* Armed on every rank: a surviving worker's finalize can wait for the lost rank as
+     * much as rank 0's, and it does not know of the loss. Disarmed when it returns. */
+    FarmWatchdog w = {.finalized = false, .exit_status = exit_status};
+    pthread_mutex_init(&w.lock, NULL);
+    pthread_cond_init(&w.done, NULL);
+    pthread_t watchdog;
+    bool armed = pthread_create(&watchdog, NULL, farmFinalizeWatchdog, &w) == 0;
+    MPI_Finalize();
+    if (armed) {
+      pthread_mutex_lock(&w.lock);
+      w.finalized = true;
+      pthread_cond_signal(&w.done);
+      pthread_mutex_unlock(&w.lock);
+      pthread_join(watchdog, NULL);
+    }
+    pthread_cond_destroy(&w.done);
+    pthread_mutex_destroy(&w.lock);
+  }
   pthread_mutex_destroy(&f->mpi);
   for (int r = 0; r < f->size; ++r)
     free(f->assembly[r].buf);

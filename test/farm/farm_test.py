@@ -17,6 +17,9 @@ Scenarios:
                records are a plain run's; a worker whose --target describes another CPU
                (host:sse) is lost at its hello and measures nothing (its results were
                recorded under rank 0's key).
+  embed        farm-embed (test/farm/farm_embed.c), the farm used as a library: a
+               program's own MPI is left started and its error handler unchanged, and the
+               process outlives prunerFarmDestroy by more than the finalize watchdog's 10 s.
   roles        3 ranks with rank 1 compile-only and rank 2 measure-only: host measure work
                goes to rank 2 (rank 1 gets none), GPU build work to rank 1 (rank 2 gets
                none), and a compile-only rank 0 leaves all measuring to rank 2.
@@ -410,6 +413,22 @@ def scenario_pipeline(tool, mpiexec, inp, w):
     print("pipeline: a lost measuring rank's chunks measured by rank 0, same records")
 
 
+def scenario_embed(tool, mpiexec, inp, w):
+    """farm-embed (the farm as a library): with MPI started by the program, the farm
+    leaves it started and its error handler alone; either way the process lives on after
+    prunerFarmDestroy (the finalize watchdog ended it 10 s later, with Destroy's status)."""
+    del inp
+    for mode in ("own", "farm"):
+        p = subprocess.run([*launcher(mpiexec, 2), tool, mode], env=ENV, timeout=TIMEOUT,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        rc, out = p.returncode, p.stdout
+        if rc != 0 or out.count(": alive") != 2:
+            fail(f"farm-embed {mode}: exit {rc}, expected two ranks alive:\n{out}")
+        if mode == "own" and out.count("MPI usable after the farm, 2 ranks") != 2:
+            fail(f"farm-embed own: MPI not usable after the farm:\n{out}")
+    print("embed: ok")
+
+
 def main():
     if len(sys.argv) != 6:
         print(__doc__)
@@ -427,7 +446,7 @@ def main():
             subprocess.run(["rm", "-rf", p])
     {"same": scenario_same, "kill-worker": scenario_kill_worker,
      "kill-rank0": scenario_kill_rank0, "roles": scenario_roles, "faults": scenario_faults,
-     "pipeline": scenario_pipeline}[scenario](tune, mpiexec, inp, w)
+     "pipeline": scenario_pipeline, "embed": scenario_embed}[scenario](tune, mpiexec, inp, w)
     return 0
 
 
