@@ -68,7 +68,8 @@ typedef struct PrunerBundleCandidate {
 } PrunerBundleCandidate;
 
 /* The strings, workloads and candidates the getters below return live in the bundle
- * until prunerBundleDestroy. */
+ * until prunerBundleDestroy; the workload and candidate pointers only until the next
+ * prunerBundleAddCandidate too (it may move the arrays). */
 typedef struct PrunerBundleImpl *PrunerBundle;
 
 /* Starts a bundle in folder `dir` (created if absent; an existing manifest in it is

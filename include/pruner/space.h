@@ -404,8 +404,9 @@ size_t prunerSpaceSample(PrunerSpace space, size_t n, uint64_t *rng, PrunerConfi
  * (count, dense indices, iteration, sampling and the draft's scans follow). The search
  * study uses it to take a dataset's configs as the space (docs/tune.md, "Search study").
  * `keep` is called once per valid config, during this call only (the kept configs are
- * listed; a restricted space answers from the list); restricting again narrows it. */
-void prunerSpaceRestrict(PrunerSpace space, PrunerConfigFilter keep, void *user);
+ * listed; a restricted space answers from the list); restricting again narrows it.
+ * Fails only when the list cannot be allocated: the space is then unchanged. */
+PrunerStatus prunerSpaceRestrict(PrunerSpace space, PrunerConfigFilter keep, void *user);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,10 @@
 
 #include "pruner/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct PrunerText {
   char *data;
   size_t len;
@@ -28,5 +32,9 @@ void prunerTextAppendBytes(PrunerText *t, const char *s, size_t n);
 void prunerTextAppendI64List(PrunerText *t, const int64_t *values, int n);
 /* Hands the buffer to *out (caller frees) or fails if an allocation failed. */
 PrunerStatus prunerTextFinish(PrunerText *t, const char *what, char **out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PRUNER_TEXT_H */

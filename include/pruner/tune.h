@@ -91,7 +91,7 @@ typedef struct PrunerTuneEvent {
   int64_t total_trials;  /* measurements of all workloads                       */
   int64_t budget;        /* the trial budget                                    */
   double best_us;        /* best measured latency of the workload, 0 if none    */
-  /* CANDIDATE only: */
+  /* CANDIDATE only (config and message, like the event, valid during the callback only): */
   const PrunerConfig *config;
   PrunerRecordStatus status;
   double measured_us;
@@ -111,6 +111,8 @@ typedef void (*PrunerTuneEventFn)(const PrunerTuneEvent *event, void *user);
 #define PRUNER_TUNE_FIRST_BATCH_TILES -1.0
 #define PRUNER_TUNE_FINAL_MAX 8 /* final_candidates at most (host: one child request) */
 
+/* The strings are copied by prunerTuneSessionCreate / CreateForModule: they need not
+ * outlive the call. `stop`, `farm` and `user` must live as long as the session. */
 typedef struct PrunerTuneOptions {
   const char *target;        /* prunerTargetLookup name; default "sm_90"              */
   int64_t trials;            /* budget over all workloads, counting resumed records;
@@ -193,7 +195,7 @@ PrunerTuneOptions prunerTuneDefaultOptions(void);
 
 /* What the session knows about one distinct workload. */
 typedef struct PrunerTuneTaskInfo {
-  const PrunerWorkload *workload;
+  const PrunerWorkload *workload; /* the session's: valid until prunerTuneSessionDestroy */
   int occurrences;           /* ops in the module with this workload                  */
   uint64_t space_size;       /* valid configs                                         */
   int rounds;

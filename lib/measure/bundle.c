@@ -762,6 +762,7 @@ static PrunerStatus parseManifest(PrunerBundle b, const cJSON *root, const char 
 }
 
 PrunerStatus prunerBundleRead(const char *dir, PrunerBundle *out) {
+  *out = NULL; /* on failure too: Destroy(NULL) is a no-op */
   if (!dir || !*dir)
     return prunerStatusError("bundle: no folder given");
   char path[4200];

@@ -837,7 +837,7 @@ static bool spaceKeeps(const PrunerSpaceImpl *s, const int *digits) {
 
 static bool cursorNext(const PrunerSpaceImpl *s, Cursor *c);
 
-void prunerSpaceRestrict(PrunerSpace space, PrunerConfigFilter keep, void *user) {
+PrunerStatus prunerSpaceRestrict(PrunerSpace space, PrunerConfigFilter keep, void *user) {
   /* One scan of the space as it is now: every valid config is offered to `keep` once. */
   uint64_t *kept = NULL, n = 0, cap = 0;
   Cursor cur;
@@ -850,8 +850,11 @@ void prunerSpaceRestrict(PrunerSpace space, PrunerConfigFilter keep, void *user)
       continue;
     if (n == cap) {
       uint64_t *grown = realloc(kept, (cap ? 2 * cap : 256) * sizeof *kept);
-      if (!grown)
-        break; /* out of memory: the configs kept so far */
+      if (!grown) { /* not a smaller space passed off as the restricted one */
+        free(kept);
+        return prunerStatusError("out of memory restricting the space of %s",
+                                 space->w.key);
+      }
       kept = grown;
       cap = cap ? 2 * cap : 256;
     }
@@ -871,6 +874,7 @@ void prunerSpaceRestrict(PrunerSpace space, PrunerConfigFilter keep, void *user)
   free(space->prefix); /* counts and dense indices change: rebuilt on next use */
   space->prefix = NULL;
   space->indexed = false;
+  return prunerStatusOk();
 }
 
 /* The valid config after the one the cursor is on. */

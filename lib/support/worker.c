@@ -195,6 +195,7 @@ static void say(char *why, size_t size, const char *text) {
 }
 
 PrunerStatus prunerWorkerCreate(const PrunerWorkerSpec *spec, PrunerWorker *out) {
+  *out = NULL; /* on failure too: Destroy(NULL) is a no-op */
   if (!spec || (!spec->handler && !spec->tail_handler) || spec->reply_size == 0)
     return prunerStatusError("worker: a handler and a non-zero reply size are required");
   PrunerWorker worker = calloc(1, sizeof(*worker));

@@ -108,6 +108,19 @@ PrunerStatus tuneEngineInitWithBackend(TuneEngine *e, const PrunerTuneOptions *o
                                        const PrunerBackend *backend) {
   memset(e, 0, sizeof *e);
   e->opts = *opts;
+  const char **strings[] = {&e->opts.target,       &e->opts.prior_path,  &e->opts.prior_dir,
+                            &e->opts.records_path, &e->opts.ingest_path, &e->opts.runner_path};
+  _Static_assert(sizeof strings / sizeof *strings == sizeof e->owned_strings /
+                                                         sizeof *e->owned_strings,
+                 "one owned copy per option string");
+  for (size_t i = 0; i < sizeof strings / sizeof *strings; ++i) {
+    if (!*strings[i])
+      continue;
+    e->owned_strings[i] = strdup(*strings[i]);
+    if (!e->owned_strings[i])
+      return prunerStatusError("out of memory");
+    *strings[i] = e->owned_strings[i];
+  }
   e->rng = opts->seed ? opts->seed : 1;
   e->start_time = prunerNowSeconds();
   snprintf(e->measure_path, sizeof e->measure_path, "%s",
@@ -393,7 +406,9 @@ PrunerStatus tuneEnginePrepare(TuneEngine *e) {
     uint32_t kinds = e->opts.schedule_kinds;
     if (kinds) {
       KindFilter f = {&t->w, kinds};
-      prunerSpaceRestrict(t->space, keepScheduleKind, &f);
+      PrunerStatus restricted = prunerSpaceRestrict(t->space, keepScheduleKind, &f);
+      if (!restricted.ok)
+        return restricted;
     }
     t->space_size = prunerSpaceCount(t->space);
     if (kinds && t->space_size == 0) {
@@ -480,6 +495,8 @@ void tuneEngineDestroy(TuneEngine *e) {
     prunerRecordsDestroy(e->records);
   if (e->replay && e->owns_replay)
     prunerRecordsDestroy(e->replay);
+  for (size_t i = 0; i < sizeof e->owned_strings / sizeof *e->owned_strings; ++i)
+    free(e->owned_strings[i]);
   memset(e, 0, sizeof *e);
 }
 

@@ -794,6 +794,10 @@ PrunerStatus prunerTuneSessionCheckModule(PrunerTuneSession s, const char *spec_
     if (own_spec[0])
       unlink(own_spec);
   }
+  if (b.failed) { /* a report cut short by a failed allocation is not the report */
+    prunerTextRelease(&b);
+    return prunerStatusError("out of memory writing the module check's report");
+  }
   *report = b.data;
   return st;
 }

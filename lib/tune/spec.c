@@ -99,6 +99,7 @@ char *tuneSpecText(TuneEngine *e, MlirContext ctx, const TuneSpecConsumer *consu
   if (!tuned || !tuned_w) {
     free(tuned);
     free(tuned_w);
+    prunerTextRelease(&b);
     return NULL;
   }
   for (size_t i = 0; i < e->num_tasks; ++i) {

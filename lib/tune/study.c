@@ -231,7 +231,7 @@ static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords
   StudyReplayFilter filter = {replay, w->key, NULL};
   if (st.ok && e.tasks[0].space) {
     filter.target_key = e.target_key;
-    prunerSpaceRestrict(e.tasks[0].space, studyInReplay, &filter);
+    st = prunerSpaceRestrict(e.tasks[0].space, studyInReplay, &filter);
     e.tasks[0].space_size = prunerSpaceCount(e.tasks[0].space);
   }
   /* Nothing to search: every method would "reach" every goal at trial 1. */

@@ -78,6 +78,10 @@ typedef struct TuneEngine {
   bool time_up; /* the run stopped at --time */
   double start_time;
   char measure_path[1024]; /* copy: the caller's string need not outlive Init */
+  /* Copies of opts' other strings (target, prior_path, prior_dir, records_path,
+   * ingest_path, runner_path), which opts points at: the backend reads some of them
+   * during Run, after the caller's may be gone. Freed by tuneEngineDestroy. */
+  char *owned_strings[6];
   char measure_text[1280]; /* what measures, in words (prunerTuneSessionMeasureDescription) */
   double target_us; /* study: stop a task once a measurement is <= this (0: off) */
   /* Study: never give a task up for lack of a valid measurement (tuneTaskGaveUp): with

@@ -17,7 +17,9 @@ header which includes compile.h is caught as well. The rules:
      lib/draft use for their targets;
   6. public headers (include/) neither include nor name a library the parts use inside
      (cJSON, XGBoost, CUDA, MPI): those stay implementation details; MLIR's C API is the one
-     outside API a public header may speak.
+     outside API a public header may speak;
+  7. a public header that declares functions wraps them in `extern "C"` for C++ callers
+     (a header without it linked C++ programs against mangled names that do not exist).
 """
 import os
 import re
@@ -126,6 +128,9 @@ class Tree:
         return seen
 
 
+FUNCTION_DECL_RE = re.compile(r'^(?!typedef\b)[A-Za-z_][\w \t\*]*\bpruner\w+\s*\(', re.M)
+
+
 def check(root):
     tree = Tree(root)
     errors = []
@@ -158,6 +163,11 @@ def check(root):
                         errors.append(f"{rel}:{n}: lib/tune names {m.group(1)}: backend "
                                       "specifics belong in lib/backend/<name>")
         if rel.startswith("include/"):
+            with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+                text = strip_comments(f.read())
+            if FUNCTION_DECL_RE.search(text) and 'extern "C"' not in text:
+                errors.append(f'{rel}: a public header declares functions without '
+                              'extern "C" guards (C++ callers link mangled names)')
             for kind, name in tree.includes(rel):
                 if kind == "system" and name.startswith(PRIVATE_SYSTEM):
                     errors.append(f"{rel}: a public header includes <{name}>, a library "
@@ -220,6 +230,7 @@ def self_test():
         ("include/pruner/draft.h", "#include <cjson/cJSON.h>\n", "a public header includes"),
         ("include/pruner/draft.h", "struct cJSON;\nstruct cJSON *f(void);\n",
          "a public header names"),
+        ("include/pruner/draft.h", "void prunerDraftThing(int x);\n", "extern \"C\""),
     ]
     for rel, text, want in bad:
         files = dict(base)

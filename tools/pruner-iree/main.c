@@ -213,8 +213,8 @@ int main(int argc, char **argv) {
     st = prunerSpaceCreate(&w, &t, NULL, &space);
   /* Tensor-core configs are a small share of a GPU space: list them first, then draw. */
   if (st.ok && mma) {
-    prunerSpaceRestrict(space, tensorCore, NULL);
-    if (prunerSpaceCount(space) == 0)
+    st = prunerSpaceRestrict(space, tensorCore, NULL);
+    if (st.ok && prunerSpaceCount(space) == 0)
       st = prunerStatusError("--mma: the space of %s on %s holds no tensor-core config (they "
                              "take f16 x f16 -> f32 matmul and batch_matmul, A[m, k] x B[k, n], "
                              "on sm_80 and later, with M, N and K of at least one m16n8k16 "

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -253,6 +254,41 @@ static void test_bad_calls(void **state) {
   prunerTuneSessionDestroy(s);
 }
 
+/* The options' strings are the caller's only during Create: a caller that reuses or
+ * frees them afterwards (a C++ std::string, a buffer on its stack) does not change or
+ * break the session (the host backend read `target` during Run: "host: target sm_90 is
+ * not the host CPU"). */
+static void test_option_strings_copied(void **state) {
+  Fixture *f = *state;
+  char target[16] = "host";
+  char records[64];
+  snprintf(records, sizeof records, "/tmp/pruner-embed-%ld.jsonl", (long)getpid());
+  PrunerTuneOptions o = prunerTuneDefaultOptions();
+  o.target = target;
+  o.records_path = records;
+  o.measure = PRUNER_TUNE_MEASURE_HOST; /* the backend starts during Run */
+  o.trials = 2;
+  o.batch = 1;
+  o.final_candidates = 0;
+  PrunerTuneSession s = NULL;
+  PrunerStatus st = prunerTuneSessionCreateForModule(f->module, &o, &s);
+  assert_true(st.ok);
+  memset(target, 0, sizeof target);
+  strcpy(target, "sm_90");
+  strcpy(records, "/nonexistent/records.jsonl");
+  st = prunerTuneSessionRun(s);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  PrunerTuneTaskInfo info;
+  prunerTuneSessionGetTask(s, 0, &info);
+  assert_non_null(info.workload);
+  assert_true(info.measured);
+  prunerTuneSessionDestroy(s);
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/pruner-embed-%ld.jsonl", (long)getpid());
+  unlink(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_tune_and_apply_gpu, setup, teardown),
@@ -260,6 +296,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_bad_config_gpu, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_config_host, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_calls, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_option_strings_copied, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1317,7 +1317,7 @@ static void restrictCheck(const PrunerWorkload *w, const PrunerTargetDesc *t) {
       kept[n_kept++] = every[i];
   }
   assert_true(n_kept > 0 && n_kept < all);
-  prunerSpaceRestrict(space, keepThird, NULL);
+  assert_true(prunerSpaceRestrict(space, keepThird, NULL).ok);
   assert_int_equal(prunerSpaceCount(space), n_kept);
   uint64_t raw = 0, seen = 0;
   PrunerConfig c;
