@@ -26,6 +26,7 @@
 #include "pruner/backend/host_ir.h"
 #include "pruner/backend/host_rules.h"
 #include "pruner/ir.h"
+#include "pruner/schedule.h"
 #include "pruner/space.h"
 #include "pruner/target.h"
 
@@ -208,6 +209,8 @@ static MlirOperation topLevelAncestor(MlirOperation op, MlirOperation module) {
 
 /* Replaces k->op by `func.call @name(operands..., captured non-constants...)` and puts
  * `func.func private @name` holding a copy of the op before the op's enclosing function. */
+static bool runPipeline(MlirOperation module, const char *pipeline);
+
 static PrunerStatus outline(Kernel *k, MlirOperation module, int index) {
   MlirContext ctx = mlirOperationGetContext(k->op);
   MlirOperation op = k->op;
@@ -300,6 +303,17 @@ static PrunerStatus outline(Kernel *k, MlirOperation module, int index) {
   /* The scheduled copy, in a module of its own as when the tuner measured it. */
   k->scheduled = mlirModuleCreateEmpty(k->loc);
   mlirBlockAppendOwnedOperation(mlirModuleGetBody(k->scheduled), mlirOperationClone(func));
+  /* The tuner measured the op in its payload's form (pruner/schedule.h), and the schedule
+   * matches that: a named op with indexing maps of its own (a transposed linalg.matmul,
+   * linalg.contract) is a contraction there, written as a linalg.generic. The kernel
+   * holds that one op, so generalizing its named ops generalizes it alone. */
+  if (!strcmp(prunerSchedulePayloadOpName(&k->w), "linalg.generic") &&
+      !nameIs(copy, "linalg.generic") &&
+      !runPipeline(mlirModuleGetOperation(k->scheduled),
+                   "builtin.module(func.func(linalg-generalize-named-ops))"))
+    return failAt(k->loc, prunerStatusError("pruner-cpu-pipeline: %s could not be written as "
+                                            "the linalg.generic the tuner measured",
+                                            k->w.op_name));
   return prunerStatusOk();
 }
 
@@ -358,6 +372,15 @@ static PrunerStatus bufferizeModule(MlirOperation module) {
       prunerStatusError("pruner-cpu-pipeline: bufferization failed (see the errors above)");
   prunerEmitError(module, s.message);
   return s;
+}
+
+/* The scheduled kernel's ops keep no pruner.config: the config is applied, and a linalg
+ * op the schedule leaves (a scalar tile, on memrefs) would otherwise read as configured
+ * to a later pass ("operand 0 is a memref: buffer semantics are not tuned"). */
+static MlirWalkResult dropConfig(MlirOperation op, void *user) {
+  (void)user;
+  mlirOperationRemoveDiscardableAttributeByName(op, str(PRUNER_CONFIG_ATTR));
+  return MlirWalkResultAdvance;
 }
 
 /* Swaps the bufferized plain kernel of `k` for its scheduled copy. */
@@ -429,6 +452,9 @@ PrunerStatus prunerApplyHost(MlirOperation module, const PrunerTargetDesc *targe
   for (int i = 0; i < outlined && s.ok; ++i) {
     Kernel *k = &list.items[i];
     s = prunerHostScheduleModuleChecked(k->scheduled, &k->w, &k->config, target);
+    if (s.ok)
+      mlirOperationWalk(mlirModuleGetOperation(k->scheduled), dropConfig, NULL,
+                        MlirWalkPreOrder);
     if (!s.ok)
       failAt(k->loc,
              prunerStatusError("pruner-cpu-pipeline: %s (see the errors above)", s.message));

@@ -8,6 +8,14 @@
 // RUN: not %pruner_opt -p 'builtin.module(pruner-cpu-pipeline{target=sm_90})' %s 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=GPU
 // GPU: error: pruner-cpu-pipeline: target: 'sm_90' is not a host target
+// Applied configs are gone from the scheduled kernels (a scalar tile stays a linalg op on
+// memrefs, and kept its pruner.config: a second pass refused it as "a memref"), so the
+// pass can run again, or pruner-cpu-pipeline after it.
+// RUN: %pruner_opt -p 'builtin.module(pruner-apply-config{target=host},pruner-apply-config{target=host})' \
+// RUN:   %s -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=TWICE
+// TWICE: func.func private @__pruner_host_kernel_0(
+// TWICE-NOT: pruner.config
+// TWICE: func.func @mm(
 
 // CHECK-LABEL: func.func private @__pruner_host_kernel_0(
 // CHECK-SAME: %{{.*}}: memref<64x96xf32>, %{{.*}}: memref<96x128xf32>, %{{.*}}: memref<64x128xf32>)

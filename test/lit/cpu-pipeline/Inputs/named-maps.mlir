@@ -1,0 +1,22 @@
+// Named contractions with indexing maps of their own: a linalg.matmul with B transposed
+// (C = A B^T, as attention's Q K^T is written) and a linalg.contract with A transposed
+// (C = A^T B). The tuner measures them as the linalg.generic contraction they are; the
+// host pipeline must build that same kernel from the named op.
+func.func @matmul_bt(%a: tensor<64x48xf32>, %b: tensor<96x48xf32>, %c: tensor<64x96xf32>)
+    -> tensor<64x96xf32> {
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                      affine_map<(m, n, k) -> (n, k)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : tensor<64x48xf32>, tensor<96x48xf32>) outs(%c : tensor<64x96xf32>)
+      -> tensor<64x96xf32>
+  return %r : tensor<64x96xf32>
+}
+func.func @contract_at(%a: tensor<40x32xf32>, %b: tensor<40x80xf32>, %c: tensor<32x80xf32>)
+    -> tensor<32x80xf32> {
+  %r = linalg.contract indexing_maps = [affine_map<(m, n, k) -> (k, m)>,
+                                        affine_map<(m, n, k) -> (k, n)>,
+                                        affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : tensor<40x32xf32>, tensor<40x80xf32>) outs(%c : tensor<32x80xf32>)
+      -> tensor<32x80xf32>
+  return %r : tensor<32x80xf32>
+}
