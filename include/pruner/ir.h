@@ -31,6 +31,10 @@ bool prunerIsLinalgOp(MlirOperation op);
  * skip them without a remark. */
 bool prunerIsFusedLinalgOp(MlirOperation op);
 
+/* True when `op` has results and none of them is used: a linalg op on tensors that is dead
+ * code (canonicalization erases it), so it is neither tuned nor scheduled. */
+bool prunerIrResultsUnused(MlirOperation op);
+
 /* Describes `op`. Fails, with a message naming the op, for ops pruner does not tune
  * (fills, copies, unsupported named ops, non-affine generics), dynamic shapes, tensor
  * semantics violations and element types outside PrunerDType. */

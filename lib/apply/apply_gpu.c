@@ -261,6 +261,20 @@ static PrunerStatus build(MlirOperation module, Configured *c, bool gpu_mapping,
   if (n > 1)
     return failOn(
         c, prunerStatusError("%d ops carry its tag %s after the earlier schedules", n, c->tag));
+  /* Dead code: tiling it leaves loops that canonicalization erases under the schedule's
+   * feet ("requires exactly one target handle"). Erased here, as canonicalization would. */
+  MlirOperation op;
+  prunerIrCountTagged(module, c->tag, &op);
+  if (prunerIrResultsUnused(op)) {
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "pruner.config on %s: not applied: its results are unused (dead code, erased)",
+             c->name);
+    prunerEmitRemarkAt(c->loc, msg);
+    mlirOperationDestroy(op);
+    c->alive = false;
+    return prunerStatusOk();
+  }
   char sub[64];
   PrunerScheduleOptions opts = prunerScheduleDefaultOptions();
   opts.match_attr = c->tag;

@@ -72,6 +72,13 @@ static MlirWalkResult visit(MlirOperation op, void *user) {
   }
   if (prunerIsFusedLinalgOp(op))
     return MlirWalkResultAdvance;
+  if (prunerIrResultsUnused(op)) {
+    char name[48];
+    prunerIrStringRefCopy(mlirIdentifierStr(mlirOperationGetName(op)), name, sizeof name);
+    PrunerStatus why = prunerStatusError(
+        "%s: its results are unused (dead code, which canonicalization erases)", name);
+    return report(op, walk, NULL, &why);
+  }
   PrunerWorkload w;
   PrunerStatus st = prunerWorkloadFromOperation(op, &w);
   return st.ok ? report(op, walk, &w, NULL) : report(op, walk, NULL, &st);

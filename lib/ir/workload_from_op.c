@@ -40,6 +40,14 @@ bool prunerIsLinalgOp(MlirOperation op) {
   return !mlirAttributeIsNull(mlirLinalgGetIndexingMapsAttribute(op));
 }
 
+bool prunerIrResultsUnused(MlirOperation op) {
+  intptr_t n = mlirOperationGetNumResults(op);
+  for (intptr_t i = 0; i < n; ++i)
+    if (!mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(op, i))))
+      return false;
+  return n > 0;
+}
+
 bool prunerIsFusedLinalgOp(MlirOperation op) {
   char name[64];
   prunerIrOpName(op, name, sizeof name);
