@@ -95,6 +95,75 @@ static MlirWalkResult warnUnconfigurable(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
+/* The kind of target a pruner.tuning `target` key names: "host:..." and "iree-...:..."
+ * keys say so, a GPU's starts with its chip ("sm_90:h200:132sm"). */
+static PrunerTargetKind kindOfKey(const char *key) {
+  if (!strncmp(key, "host:", 5))
+    return PRUNER_TARGET_HOST;
+  if (!strncmp(key, "iree-", 5))
+    return PRUNER_TARGET_IREE_CPU;
+  return PRUNER_TARGET_GPU;
+}
+
+static const char *kindWords(PrunerTargetKind k) {
+  return k == PRUNER_TARGET_HOST ? "a host CPU" : k == PRUNER_TARGET_GPU ? "a GPU" : "IREE";
+}
+
+typedef struct TuningCheck {
+  MlirOperation root;
+  const PrunerTargetDesc *target;
+  const char *target_name;
+  bool ok;
+} TuningCheck;
+
+/* A config follows the space rules of the target it was tuned for: one tuned for a host
+ * CPU often passes a GPU's rules too (and would become a kernel nobody timed), so the
+ * pruner.tuning the tuner writes beside it must name a target of the kind applied. */
+static MlirWalkResult checkTuning(MlirOperation op, void *user) {
+  TuningCheck *c = user;
+  if (isModule(op) && !mlirOperationEqual(op, c->root))
+    return MlirWalkResultSkip;
+  if (!prunerIsLinalgOp(op) || mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(
+                                   op, mlirStringRefCreateFromCString(PRUNER_CONFIG_ATTR))))
+    return MlirWalkResultAdvance;
+  MlirAttribute tuning = mlirOperationGetDiscardableAttributeByName(
+      op, mlirStringRefCreateFromCString("pruner.tuning"));
+  if (mlirAttributeIsNull(tuning))
+    return MlirWalkResultAdvance; /* a config written by hand */
+  MlirAttribute key = mlirAttributeIsADictionary(tuning)
+                          ? mlirDictionaryAttrGetElementByName(
+                                tuning, mlirStringRefCreateFromCString("target"))
+                          : (MlirAttribute){NULL};
+  char msg[512];
+  if (!mlirAttributeIsADictionary(tuning) ||
+      (!mlirAttributeIsNull(key) && !mlirAttributeIsAString(key))) {
+    snprintf(msg, sizeof msg,
+             "pruner.tuning on this op is not a dictionary whose target is a string (what "
+             "pruner-tune writes, docs/config.md); fix or remove it");
+    prunerEmitError(op, msg);
+    c->ok = false;
+    return MlirWalkResultAdvance;
+  }
+  if (mlirAttributeIsNull(key))
+    return MlirWalkResultAdvance;
+  MlirStringRef v = mlirStringAttrGetValue(key);
+  char text[96];
+  snprintf(text, sizeof text, "%.*s", (int)(v.length < 90 ? v.length : 90), v.data);
+  PrunerTargetKind kind = kindOfKey(text);
+  if (kind == c->target->kind)
+    return MlirWalkResultAdvance;
+  snprintf(msg, sizeof msg,
+           "pruner.config tuned for %s (%s) cannot be applied for %s (%s): it follows another "
+           "target's rules; %s",
+           text, kindWords(kind), c->target_name, kindWords(c->target->kind),
+           kind == PRUNER_TARGET_HOST  ? "lower it with pruner-cpu-pipeline"
+           : kind == PRUNER_TARGET_GPU ? "lower it with pruner-gpu-pipeline"
+                                       : "IREE applies it (docs/iree.md)");
+  prunerEmitError(op, msg);
+  c->ok = false;
+  return MlirWalkResultAdvance;
+}
+
 PrunerStatus prunerApplyConfig(MlirOperation module, const char *target_name,
                                const PrunerApplyOptions *opts) {
   /* Nothing to report a diagnostic on: the status alone says it. */
@@ -119,6 +188,13 @@ PrunerStatus prunerApplyConfig(MlirOperation module, const char *target_name,
     return s;
   }
   mlirOperationWalk(module, warnUnconfigurable, &module, MlirWalkPreOrder);
+  if (target.kind == PRUNER_TARGET_HOST || target.kind == PRUNER_TARGET_GPU) {
+    TuningCheck check = {module, &target, target_name, true};
+    mlirOperationWalk(module, checkTuning, &check, MlirWalkPreOrder);
+    if (!check.ok)
+      return prunerStatusError("pruner-apply-config: configs tuned for another kind of target, "
+                               "or a malformed pruner.tuning (see the errors on the ops)");
+  }
   /* Host configs get the host schedule, op by op as the tuner measured them. */
   if (target.kind == PRUNER_TARGET_HOST)
     return prunerApplyHost(module, &target, o.c_interface);
