@@ -18,31 +18,11 @@
 
 #include <cblas.h>
 
-/* A ranked memref descriptor as convert-func-to-llvm lays it out. */
-#define MEMREF(rank)                                                                        \
-  typedef struct Memref##rank {                                                            \
-    float *allocated;                                                                      \
-    float *aligned;                                                                        \
-    int64_t offset;                                                                        \
-    int64_t sizes[rank];                                                                   \
-    int64_t strides[rank];                                                                 \
-  } Memref##rank
-MEMREF(1);
-MEMREF(2);
-MEMREF(4);
+#include "memref.h"
 
 void _mlir_ciface_dense(Memref2 *x, Memref2 *w, Memref1 *b, Memref2 *out);
 void _mlir_ciface_rowmax(Memref2 *x, Memref1 *out);
 void _mlir_ciface_conv(Memref4 *in, Memref4 *f, Memref4 *out);
-
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-
-static float uniform(void) { /* xorshift64*, [-1, 1] */
-  rng ^= rng >> 12;
-  rng ^= rng << 25;
-  rng ^= rng >> 27;
-  return (float)((double)((rng * 0x2545F4914F6CDD1Dull) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
-}
 
 static float *array(int64_t n, bool random) {
   float *p = malloc((size_t)n * sizeof *p);

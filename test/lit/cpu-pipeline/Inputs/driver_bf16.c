@@ -7,13 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef struct Memref2 {
-  float *allocated;
-  float *aligned;
-  int64_t offset;
-  int64_t sizes[2];
-  int64_t strides[2];
-} Memref2;
+#include "memref.h"
 
 void _mlir_ciface_round_bf16(Memref2 *a, Memref2 *c);
 
@@ -32,14 +26,8 @@ static float roundBf16(float x) {
 
 int main(void) {
   static float a[kN], c[kN];
-  uint64_t rng = 0x9E3779B97F4A7C15ull;
   for (int i = 0; i < kN; ++i) {
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    /* Values with many mantissa bits, ties among them (multiples of 2^-24 near 1). */
-    a[i] = (float)((double)((rng * 0x2545F4914F6CDD1Dull) >> 11) / 9007199254740992.0 * 200.0 -
-                   100.0);
+    a[i] = 100.0f * uniform(); /* values with many mantissa bits */
     c[i] = NAN;
   }
   Memref2 ma = {a, a, 0, {kRows, kCols}, {kCols, 1}};

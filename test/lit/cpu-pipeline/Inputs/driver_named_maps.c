@@ -6,25 +6,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-typedef struct Memref2 {
-  float *allocated;
-  float *aligned;
-  int64_t offset;
-  int64_t sizes[2];
-  int64_t strides[2];
-} Memref2;
+#include "memref.h"
 
 void _mlir_ciface_matmul_bt(Memref2 *a, Memref2 *b, Memref2 *c);
 void _mlir_ciface_contract_at(Memref2 *a, Memref2 *b, Memref2 *c);
-
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-
-static float uniform(void) { /* xorshift64*, [-1, 1] */
-  rng ^= rng >> 12;
-  rng ^= rng << 25;
-  rng ^= rng >> 27;
-  return (float)((double)((rng * 0x2545F4914F6CDD1Dull) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
-}
 
 static Memref2 desc(float *p, int64_t rows, int64_t cols) {
   for (int64_t i = 0; i < rows * cols; ++i)
