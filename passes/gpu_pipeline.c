@@ -49,10 +49,21 @@ PrunerStatus prunerGpuPipelineText(const char *chip, const char *format, char *b
     return prunerStatusError("pruner-gpu-pipeline: format '%s' is not one of bin, isa", format);
   PrunerTargetDesc target;
   PrunerStatus s = prunerTargetLookup(chip, &target);
-  if (!s.ok)
-    return prunerStatusError("pruner-gpu-pipeline: chip: %s", s.message);
-  if (target.kind != PRUNER_TARGET_GPU)
-    return prunerStatusError("pruner-gpu-pipeline: chip '%s' is not a GPU", chip);
+  if (!s.ok || target.kind != PRUNER_TARGET_GPU) {
+    /* The GPUs of the table alone: the lookup's own list names host and IREE targets,
+     * which this pipeline refuses. */
+    char gpus[1024] = "";
+    for (size_t i = 0; i < prunerTargetTableSize(); ++i) {
+      const PrunerTargetDesc *t = prunerTargetTableEntry(i);
+      if (t->kind != PRUNER_TARGET_GPU)
+        continue;
+      size_t len = strlen(gpus);
+      snprintf(gpus + len, sizeof gpus - len, "%s%s (%s)", len ? ", " : "", t->name, t->arch);
+    }
+    return prunerStatusError("pruner-gpu-pipeline: chip '%s' is %s; accepted: %s, or an "
+                             "architecture sm_75 .. sm_90",
+                             chip, s.ok ? "not a GPU" : "not a GPU of the table", gpus);
+  }
   char full[4096];
   int n = prunerCompileLoweringPipeline(&target, binary, full, sizeof full);
   size_t anchor = strlen(ANCHOR);
