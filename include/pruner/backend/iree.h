@@ -46,7 +46,8 @@ extern "C" {
 /* The folder holding iree-compile, iree-run-module and iree-benchmark-module: the
  * PRUNER_IREE_DIR environment variable (the folder or its parent with bin/), else the one
  * found at configure time (scripts/setup.sh's venv or -DPRUNER_IREE_DIR); "" when none
- * (the tools are then looked up in PATH). Static storage. */
+ * (the tools are then looked up in PATH). Thread-local storage, valid until this thread's
+ * next call. */
 const char *prunerIreeToolsDir(void);
 
 /* Checks that iree-compile runs and returns its version line in buf. */

@@ -55,7 +55,7 @@ static bool isFile(const char *path) {
 }
 
 const char *prunerIreeToolsDir(void) {
-  static char dir[PATH_SIZE];
+  static _Thread_local char dir[PATH_SIZE]; /* per thread: two threads' calls do not race */
   const char *env = getenv("PRUNER_IREE_DIR");
   char probe[PATH_SIZE + 32];
   if (env && *env) {
