@@ -195,11 +195,27 @@ void buildGpuPipeline(mlir::OpPassManager &pm, const GpuPipelineOptions &options
   pm.addPass(std::make_unique<PipelineCheckPass>(prunerPipelineCheckNestedModules,
                                                "pruner-gpu-pipeline"));
   pm.addPass(std::make_unique<ApplyConfigPass>(options.chip.getValue(), true));
+  // The lowering, with a check of the kernels right before gpu-module-to-binary (its
+  // translation fails on a leftover op without a location).
+  std::string lowering(text), toBinary;
+  size_t cut = lowering.rfind(",gpu-module-to-binary");
+  if (cut != std::string::npos) {
+    toBinary = lowering.substr(cut + 1);
+    lowering.resize(cut);
+  }
   std::string err;
   llvm::raw_string_ostream os(err);
-  if (mlir::failed(mlir::parsePassPipeline(text, pm, os))) {
+  if (mlir::failed(mlir::parsePassPipeline(lowering, pm, os))) {
     pm.addPass(std::make_unique<PipelineErrorPass>("pruner-gpu-pipeline: " + err));
     return;
+  }
+  if (!toBinary.empty()) {
+    pm.addPass(std::make_unique<PipelineCheckPass>(prunerPipelineCheckGpuModulesLowered,
+                                                   "pruner-gpu-pipeline"));
+    if (mlir::failed(mlir::parsePassPipeline(toBinary, pm, os))) {
+      pm.addPass(std::make_unique<PipelineErrorPass>("pruner-gpu-pipeline: " + err));
+      return;
+    }
   }
   pm.addPass(
       std::make_unique<PipelineCheckPass>(prunerPipelineCheckLowered, "pruner-gpu-pipeline"));

@@ -159,6 +159,69 @@ static MlirWalkResult findNonLLVM(MlirOperation op, void *user) {
   return slot == 0 ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
 }
 
+typedef struct GpuLeft {
+  MlirOperation found[2]; /* as findNonLLVM's */
+} GpuLeft;
+
+/* Inside one gpu.module (the walk starts at it): ops outside llvm, nvvm and gpu. */
+static MlirWalkResult findNonNVVMInKernel(MlirOperation op, void *user) {
+  GpuLeft *g = user;
+  if (namePrefix(op, "llvm.") || namePrefix(op, "nvvm.") || namePrefix(op, "gpu."))
+    return MlirWalkResultAdvance;
+  int slot = namePrefix(op, "builtin.") ? 1 : 0;
+  if (mlirOperationIsNull(g->found[slot]))
+    g->found[slot] = op;
+  return slot == 0 ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
+}
+
+static MlirWalkResult findNonNVVM(MlirOperation op, void *user) {
+  GpuLeft *g = user;
+  if (!nameIs(op, "gpu.module"))
+    return MlirWalkResultAdvance;
+  if (mlirOperationIsNull(g->found[0]))
+    mlirOperationWalk(op, findNonNVVMInKernel, g, MlirWalkPreOrder);
+  return MlirWalkResultSkip;
+}
+
+PrunerStatus prunerPipelineCheckGpuModulesLowered(MlirOperation module, const char *pipeline) {
+  GpuLeft g = {{{NULL}, {NULL}}};
+  mlirOperationWalk(module, findNonNVVM, &g, MlirWalkPreOrder);
+  MlirOperation left = mlirOperationIsNull(g.found[0]) ? g.found[1] : g.found[0];
+  if (mlirOperationIsNull(left))
+    return prunerStatusOk();
+  /* Ops a lowering creates may have no location: the casts around them, else the
+   * nearest enclosing op (the kernel function) that has one. */
+  MlirLocation unknown = mlirLocationUnknownGet(mlirOperationGetContext(left));
+  MlirOperation at = left;
+  if (!mlirOperationIsNull(g.found[1]) &&
+      mlirLocationEqual(mlirOperationGetLocation(at), unknown))
+    at = g.found[1];
+  while (mlirLocationEqual(mlirOperationGetLocation(at), unknown) &&
+         !mlirOperationIsNull(mlirOperationGetParentOperation(at)))
+    at = mlirOperationGetParentOperation(at);
+  /* The kernel's name (the function's, with _kernel) says where, when no location does. */
+  char kernel[80] = "";
+  for (MlirOperation p = left; !mlirOperationIsNull(p); p = mlirOperationGetParentOperation(p)) {
+    if (!nameIs(p, "gpu.module"))
+      continue;
+    MlirAttribute sym =
+        mlirOperationGetAttributeByName(p, mlirStringRefCreateFromCString("sym_name"));
+    if (!mlirAttributeIsNull(sym) && mlirAttributeIsAString(sym)) {
+      MlirStringRef v = mlirStringAttrGetValue(sym);
+      snprintf(kernel, sizeof kernel, " of @%.*s", (int)(v.length < 64 ? v.length : 64), v.data);
+    }
+    break;
+  }
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(left));
+  PrunerStatus s = prunerStatusError(
+      "%s: %.*s is left in the kernel%s unlowered: the NVVM lowering has no conversion of it "
+      "(an element type NVVM does not compute in, such as f8), so no binary can be made; "
+      "convert such ops to a supported type first",
+      pipeline, (int)(name.length < 64 ? name.length : 64), name.data, kernel);
+  prunerEmitError(at, s.message);
+  return s;
+}
+
 PrunerStatus prunerPipelineCheckLoweredToLLVM(MlirOperation module, const char *pipeline) {
   PrunerStatus s = prunerPipelineCheckLowered(module, pipeline);
   if (!s.ok)

@@ -57,6 +57,12 @@ PrunerStatus prunerPipelineCheckNestedModules(MlirOperation module, const char *
  * linalg.softmax) is an error on it; the pipeline used to succeed with the op in its
  * output, which mlir-translate then refused. */
 PrunerStatus prunerPipelineCheckLowered(MlirOperation module, const char *pipeline);
+/* The GPU pipeline's check before gpu-module-to-binary: an op inside a gpu.module that the
+ * NVVM lowering left outside the LLVM and NVVM dialects (arithmetic on a type NVVM has no
+ * conversion for, such as f8) is an error at that op; LLVM's translation otherwise failed
+ * with "LLVM Translation failed for operation: builtin.unrealized_conversion_cast" and no
+ * location. */
+PrunerStatus prunerPipelineCheckGpuModulesLowered(MlirOperation module, const char *pipeline);
 /* The CPU pipeline's last check: prunerPipelineCheckLowered, then any op left outside the
  * LLVM and OpenMP dialects (complex.*, a math op without a conversion): an error on that op, since
  * mlir-translate would refuse the module. */
