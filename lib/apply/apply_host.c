@@ -211,6 +211,17 @@ static MlirOperation topLevelAncestor(MlirOperation op, MlirOperation module) {
  * `func.func private @name` holding a copy of the op before the op's enclosing function. */
 static bool runPipeline(MlirOperation module, const char *pipeline);
 
+typedef struct OpCount {
+  const char *name;
+  int n;
+} OpCount;
+
+static MlirWalkResult countNamed(MlirOperation op, void *user) {
+  OpCount *c = user;
+  c->n += nameIs(op, c->name);
+  return MlirWalkResultAdvance;
+}
+
 static PrunerStatus outline(Kernel *k, MlirOperation module, int index) {
   MlirContext ctx = mlirOperationGetContext(k->op);
   MlirOperation op = k->op;
@@ -305,15 +316,26 @@ static PrunerStatus outline(Kernel *k, MlirOperation module, int index) {
   mlirBlockAppendOwnedOperation(mlirModuleGetBody(k->scheduled), mlirOperationClone(func));
   /* The tuner measured the op in its payload's form (pruner/schedule.h), and the schedule
    * matches that: a named op with indexing maps of its own (a transposed linalg.matmul,
-   * linalg.contract) is a contraction there, written as a linalg.generic. The kernel
-   * holds that one op, so generalizing its named ops generalizes it alone. */
-  if (!strcmp(prunerSchedulePayloadOpName(&k->w), "linalg.generic") &&
-      !nameIs(copy, "linalg.generic") &&
-      !runPipeline(mlirModuleGetOperation(k->scheduled),
-                   "builtin.module(func.func(linalg-generalize-named-ops))"))
-    return failAt(k->loc, prunerStatusError("pruner-cpu-pipeline: %s could not be written as "
-                                            "the linalg.generic the tuner measured",
-                                            k->w.op_name));
+   * linalg.contract) is a contraction there, written as a linalg.generic; a
+   * linalg.contract with a matmul's maps is a linalg.matmul (batch_matmul). The kernel
+   * holds that one op, so generalizing (and specializing) its named ops rewrites it
+   * alone. */
+  const char *payload = prunerSchedulePayloadOpName(&k->w);
+  if (!nameIs(copy, payload)) {
+    bool generic = !strcmp(payload, "linalg.generic");
+    bool ok = runPipeline(mlirModuleGetOperation(k->scheduled),
+                          generic ? "builtin.module(func.func(linalg-generalize-named-ops))"
+                                  : "builtin.module(func.func(linalg-generalize-named-ops,"
+                                    "linalg-specialize-generic-ops))");
+    MlirOperation kernel = mlirBlockGetFirstOperation(mlirModuleGetBody(k->scheduled));
+    OpCount count = {payload, 0};
+    if (ok)
+      mlirOperationWalk(kernel, countNamed, &count, MlirWalkPreOrder);
+    if (count.n != 1)
+      return failAt(k->loc, prunerStatusError("pruner-cpu-pipeline: %s could not be written as "
+                                              "the %s the tuner measured",
+                                              k->w.op_name, payload));
+  }
   return prunerStatusOk();
 }
 
