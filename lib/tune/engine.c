@@ -907,11 +907,15 @@ static double tuneGradient(TuneEngine *e, const TuneTask *t) {
   if (t->last_round_trials > 0 && t->prev_best_us > 0)
     backward = (g - t->prev_best_us) / (double)t->last_round_trials;
   double forward = -g / trials;
-  /* Similar tasks (same op kind): a task could reach beta x their best FLOP rate. */
+  /* Similar tasks (same op kind and body: Ansor's tasks of one tag): a task could reach
+   * beta x their best FLOP rate. The body counts: a GELU's erf is one "FLOP" of libm's
+   * dozens, so beside a bias add's rate it looked far from its best forever and took
+   * every round while it stayed flat (a review's BERT layer, 2026-12-06). */
   double best_rate = 0.0;
   for (size_t i = 0; i < e->num_tasks; ++i) {
     const TuneTask *o = &e->tasks[i];
-    if (o->w.kind == t->w.kind && o->has_best && o->best_us > 0) {
+    if (o->w.kind == t->w.kind && o->w.body_hash == t->w.body_hash && o->has_best &&
+        o->best_us > 0) {
       double rate = prunerWorkloadFlops(&o->w) / o->best_us;
       if (rate > best_rate)
         best_rate = rate;

@@ -102,6 +102,39 @@ static void test_unmeasurable_task_gets_three_rounds(void **state) {
   tuneEngineDestroy(&e);
 }
 
+/* "Similar tasks" (Ansor's forward term: a task could reach beta x the best FLOP rate of
+ * its kind) must have the same body: a GELU (add then erf, libm's erff counted as one FLOP)
+ * beside a bias add of the same shape looked 40x short of the add's rate, forever, and
+ * took every round while it stayed flat (a review's BERT layer: six rounds, 1%) instead
+ * of the matmul that was still improving. */
+static void test_similar_tasks_share_a_body(void **state) {
+  (void)state;
+  TuneEngine e;
+  PrunerTuneOptions o = prunerTuneDefaultOptions();
+  o.measure = PRUNER_TUNE_MEASURE_NONE;
+  assert_true(tuneEngineInit(&e, &o).ok);
+  const int64_t dims[2] = {128, 3072};
+  PrunerWorkload add, gelu, mm;
+  prunerWorkloadElementwiseAdd(&add, dims, 2, PRUNER_DTYPE_F32);
+  gelu = add;
+  int n = gelu.num_inputs + gelu.num_outputs;
+  gelu.body[1] = (PrunerBodyOp){PRUNER_BODY_ERF, {n, -1}, 0.0, PRUNER_DTYPE_F32};
+  gelu.body_len = 2;
+  gelu.body_yield[0] = n + 1;
+  prunerWorkloadComputeKey(&gelu);
+  assert_true(gelu.body_hash != add.body_hash);
+  prunerWorkloadMatmul(&mm, 128, 768, 768, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_int_equal(tuneEngineAddWorkload(&e, &add, NULL), 0);
+  assert_int_equal(tuneEngineAddWorkload(&e, &gelu, NULL), 1);
+  assert_int_equal(tuneEngineAddWorkload(&e, &mm, NULL), 2);
+  assert_true(tuneEnginePrepare(&e).ok);
+  setTask(&e.tasks[0], 3, 20, 20, 48);       /* the add: 20 us, flat */
+  setTask(&e.tasks[1], 3, 1600, 1600, 48);   /* the GELU: 1.6 ms, flat */
+  setTask(&e.tasks[2], 3, 1565, 2000, 48);   /* the matmul: still dropping */
+  assert_ptr_equal(tuneEngineNextTask(&e), &e.tasks[2]);
+  tuneEngineDestroy(&e);
+}
+
 /* Warm-up rounds share a small budget so that every task is measured; later rounds take
  * the batch, capped at what is left. */
 static void test_round_size_spreads_small_budgets(void **state) {
@@ -128,6 +161,7 @@ int main(void) {
       cmocka_unit_test(test_round_robin_first),
       cmocka_unit_test(test_gradient_prefers_improving_task),
       cmocka_unit_test(test_unmeasurable_task_gets_three_rounds),
+      cmocka_unit_test(test_similar_tasks_share_a_body),
       cmocka_unit_test(test_round_size_spreads_small_budgets),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
