@@ -101,9 +101,15 @@ void prunerScheduleMemrefDescriptor(PrunerMemrefDescriptor *d, void *data,
 void prunerScheduleAppendStructuredMatch(PrunerText *b, const char *op, const PrunerWorkload *w,
                                          bool generic_body);
 
-/* True when those matchers cannot tell `a` and `b` apart (same op name, bounds, operand
- * counts and bitwidths, e.g. f16 vs bf16, or generics with other maps): a foreach_match
- * would give both the first one's config. */
+/* The op names a workload's spec matcher accepts (at most 2, in `names`; returns the
+ * count): its op's, and for a matmul or batch_matmul also linalg.contract, since a
+ * contract with the named op's maps is that workload (one task, one entry for both). */
+int prunerScheduleMatcherOpNames(const PrunerWorkload *w, const char *names[2]);
+
+/* True when those matchers cannot tell `a` and `b` apart (an op name in common, same
+ * bounds, operand counts and bitwidths, e.g. f16 vs bf16, or generics or contractions
+ * with other maps, which the upstream match ops do not see): a foreach_match would give
+ * both the first one's config. */
 bool prunerScheduleMatchersAlike(const PrunerWorkload *a, const PrunerWorkload *b);
 
 #ifdef __cplusplus

@@ -91,9 +91,30 @@ void prunerScheduleAppendStructuredMatch(PrunerText *b, const char *op, const Pr
                       "    }\n");
 }
 
+int prunerScheduleMatcherOpNames(const PrunerWorkload *w, const char *names[2]) {
+  if (w->kind == PRUNER_OP_MATMUL || w->kind == PRUNER_OP_BATCH_MATMUL) {
+    names[0] = w->kind == PRUNER_OP_MATMUL ? "linalg.matmul" : "linalg.batch_matmul";
+    names[1] = "linalg.contract";
+    return 2;
+  }
+  names[0] = w->op_name;
+  return 1;
+}
+
+static bool isContraction(const PrunerWorkload *w) {
+  return w->kind == PRUNER_OP_MATMUL || w->kind == PRUNER_OP_BATCH_MATMUL ||
+         w->kind == PRUNER_OP_CONTRACTION;
+}
+
 bool prunerScheduleMatchersAlike(const PrunerWorkload *a, const PrunerWorkload *b) {
-  if (strcmp(a->op_name, b->op_name) != 0 || a->num_loops != b->num_loops ||
-      a->num_inputs != b->num_inputs || a->num_outputs != b->num_outputs)
+  const char *an[2], *bn[2];
+  int na = prunerScheduleMatcherOpNames(a, an), nb = prunerScheduleMatcherOpNames(b, bn);
+  bool common = false;
+  for (int i = 0; i < na; ++i)
+    for (int j = 0; j < nb; ++j)
+      common |= strcmp(an[i], bn[j]) == 0;
+  if (!common || a->num_loops != b->num_loops || a->num_inputs != b->num_inputs ||
+      a->num_outputs != b->num_outputs)
     return false;
   for (int l = 0; l < a->num_loops; ++l)
     if (a->bounds[l] != b->bounds[l] || a->loop_kinds[l] != b->loop_kinds[l])
@@ -101,11 +122,13 @@ bool prunerScheduleMatchersAlike(const PrunerWorkload *a, const PrunerWorkload *
   for (int o = 0; o < a->num_inputs + a->num_outputs; ++o)
     if (prunerDTypeBytes(a->operands[o].dtype) != prunerDTypeBytes(b->operands[o].dtype))
       return false;
-  /* A contraction's matcher checks its body (mulf/addf or muli/addi): f32 and i32 apart. */
-  bool contraction = a->kind == PRUNER_OP_MATMUL || a->kind == PRUNER_OP_BATCH_MATMUL ||
-                     a->kind == PRUNER_OP_CONTRACTION;
-  if (contraction && (a->kind != b->kind || isFloat(a->operands[a->num_inputs].dtype) !=
-                                                isFloat(b->operands[b->num_inputs].dtype)))
+  /* A contraction's matcher checks its body (mulf/addf or muli/addi): f32 and i32 apart,
+   * and a contraction apart from another generic. Two contractions of one op name differ
+   * only in their maps (a plain and a transposed linalg.matmul), which it does not see. */
+  if (isContraction(a) != isContraction(b))
+    return false;
+  if (isContraction(a) &&
+      isFloat(a->operands[a->num_inputs].dtype) != isFloat(b->operands[b->num_inputs].dtype))
     return false;
   return true;
 }

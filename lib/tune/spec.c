@@ -20,12 +20,17 @@ static void tuneSpecAppend(MlirStringRef s, void *user) {
 }
 
 static void tuneSpecMatcher(PrunerText *b, size_t index, const PrunerWorkload *w) {
+  const char *names[2];
+  int n = prunerScheduleMatcherOpNames(w, names);
   prunerTextAppend(b,
                    "  // %s\n"
                    "  transform.named_sequence @pruner_match_%zu(%%op: !transform.any_op "
                    "{transform.readonly}) -> !transform.any_op {\n"
-                   "    transform.match.operation_name %%op [\"%s\"] : !transform.any_op\n",
-                   w->key, index, w->op_name);
+                   "    transform.match.operation_name %%op [\"%s\"",
+                   w->key, index, names[0]);
+  for (int i = 1; i < n; ++i)
+    prunerTextAppend(b, ", \"%s\"", names[i]);
+  prunerTextAppend(b, "] : !transform.any_op\n");
   prunerScheduleAppendStructuredMatch(b, "%op", w, false);
   prunerTextAppend(b, "    transform.yield %%op : !transform.any_op\n"
                       "  }\n");
@@ -107,14 +112,17 @@ char *tuneSpecText(TuneEngine *e, MlirContext ctx, const TuneSpecConsumer *consu
     tuneEngineTaskInfo(e, i, &info);
     if (!info.has_best || info.default_kept)
       continue;
-    bool ambiguous = false;
-    for (size_t j = 0; j < num_tuned; ++j)
-      ambiguous |= prunerScheduleMatchersAlike(tuned_w[j], info.workload);
-    if (ambiguous) {
+    const PrunerWorkload *alike = NULL;
+    for (size_t j = 0; j < num_tuned && !alike; ++j)
+      if (prunerScheduleMatchersAlike(tuned_w[j], info.workload))
+        alike = tuned_w[j];
+    if (alike) {
       tuneNote(e, (int)i,
-               "warning: tuning spec: %s cannot be told apart from an earlier workload by "
-               "upstream matchers (same op, bounds and bitwidths); left out of the spec",
-               info.workload->key);
+               "warning: tuning spec: %s cannot be told apart from %s by upstream matchers "
+               "(same op, bounds and bitwidths; they do not see indexing maps); left out of "
+               "the spec, which gives its ops %s's config (the annotated module -o has "
+               "their own)",
+               info.workload->key, alike->key, alike->key);
       continue;
     }
     MlirAttribute config = prunerConfigToAttribute(ctx, info.workload, &info.best);
