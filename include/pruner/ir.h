@@ -31,9 +31,11 @@ bool prunerIsLinalgOp(MlirOperation op);
  * skip them without a remark. */
 bool prunerIsFusedLinalgOp(MlirOperation op);
 
-/* True when `op` has results and none of them is used: a linalg op on tensors that is dead
- * code (canonicalization erases it), so it is neither tuned nor scheduled. */
-bool prunerIrResultsUnused(MlirOperation op);
+/* True when `op` has results and every use of them is by a linalg op for which this holds
+ * too (no use at all, or only dead users, up to a bound: false beyond it): a linalg op on
+ * tensors that is dead code (canonicalization erases it, its dead users first), so it is
+ * neither tuned nor scheduled. */
+bool prunerIrResultsDead(MlirOperation op);
 
 /* Describes `op`. Fails, with a message naming the op, for ops pruner does not tune
  * (fills, copies, unsupported named ops, non-affine generics), dynamic shapes, tensor

@@ -241,6 +241,18 @@ static void tag(Configured *c) {
   c->consumer = tagConsumer(c->op, &c->w, &c->config, c->tag);
 }
 
+/* Erases a dead op (prunerIrResultsDead) after its users, which are dead linalg ops too;
+ * a configured one among them is then "folded away" when its turn comes. */
+static void eraseDead(MlirOperation op) {
+  for (intptr_t i = 0; i < mlirOperationGetNumResults(op); ++i) {
+    MlirValue r = mlirOperationGetResult(op, i);
+    for (MlirOpOperand u = mlirValueGetFirstUse(r); !mlirOpOperandIsNull(u);
+         u = mlirValueGetFirstUse(r))
+      eraseDead(mlirOpOperandGetOwner(u));
+  }
+  mlirOperationDestroy(op);
+}
+
 /* Right before op c is tiled: find it again by its tag (an earlier op's sequence may have
  * folded it away: then it has nothing left to schedule, and gets a remark) and build its
  * schedule from what is there now (its fill and consumer may have been folded too). The
@@ -262,16 +274,17 @@ static PrunerStatus build(MlirOperation module, Configured *c, bool gpu_mapping,
     return failOn(
         c, prunerStatusError("%d ops carry its tag %s after the earlier schedules", n, c->tag));
   /* Dead code: tiling it leaves loops that canonicalization erases under the schedule's
-   * feet ("requires exactly one target handle"). Erased here, as canonicalization would. */
+   * feet ("requires exactly one target handle"). Erased here, with its dead users, as
+   * canonicalization would. */
   MlirOperation op;
   prunerIrCountTagged(module, c->tag, &op);
-  if (prunerIrResultsUnused(op)) {
+  if (prunerIrResultsDead(op)) {
     char msg[256];
     snprintf(msg, sizeof msg,
              "pruner.config on %s: not applied: its results are unused (dead code, erased)",
              c->name);
     prunerEmitRemarkAt(c->loc, msg);
-    mlirOperationDestroy(op);
+    eraseDead(op);
     c->alive = false;
     return prunerStatusOk();
   }

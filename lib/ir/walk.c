@@ -72,7 +72,7 @@ static MlirWalkResult visit(MlirOperation op, void *user) {
   }
   if (prunerIsFusedLinalgOp(op))
     return MlirWalkResultAdvance;
-  if (prunerIrResultsUnused(op)) {
+  if (prunerIrResultsDead(op)) {
     char name[48];
     prunerIrStringRefCopy(mlirIdentifierStr(mlirOperationGetName(op)), name, sizeof name);
     PrunerStatus why = prunerStatusError(

@@ -40,12 +40,24 @@ bool prunerIsLinalgOp(MlirOperation op) {
   return !mlirAttributeIsNull(mlirLinalgGetIndexingMapsAttribute(op));
 }
 
-bool prunerIrResultsUnused(MlirOperation op) {
+/* `*budget` bounds the ops visited (a use graph can fan out): out of it, not dead. */
+static bool resultsDead(MlirOperation op, int *budget) {
   intptr_t n = mlirOperationGetNumResults(op);
+  if (n == 0 || --*budget < 0)
+    return false;
   for (intptr_t i = 0; i < n; ++i)
-    if (!mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(op, i))))
-      return false;
-  return n > 0;
+    for (MlirOpOperand u = mlirValueGetFirstUse(mlirOperationGetResult(op, i));
+         !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+      MlirOperation user = mlirOpOperandGetOwner(u);
+      if (!prunerIsLinalgOp(user) || !resultsDead(user, budget))
+        return false;
+    }
+  return true;
+}
+
+bool prunerIrResultsDead(MlirOperation op) {
+  int budget = 256;
+  return resultsDead(op, &budget);
 }
 
 bool prunerIsFusedLinalgOp(MlirOperation op) {
