@@ -63,16 +63,18 @@ int prunerFarmLauncherRank(void);
 
 typedef struct PrunerFarmImpl *PrunerFarm;
 
-/* Starts MPI (MPI_Init_thread, unless the program has started it: then it needs at least
- * MPI_THREAD_SERIALIZED) and the heartbeat thread; the farm talks on its own duplicate
+/* Starts MPI (MPI_Init_thread, unless the program has started it: then with
+ * MPI_THREAD_MULTIPLE, since the farm's heartbeat thread calls MPI beside the program's
+ * threads) and the heartbeat thread; the farm talks on its own duplicate
  * of MPI_COMM_WORLD. Under a launcher in a build without MPI it fails, saying so.
  * *out is NULL on failure. Destroy with prunerFarmDestroy. */
 PrunerStatus prunerFarmCreate(int *argc, char ***argv, const PrunerFarmOptions *opts,
                               PrunerFarm *out);
-/* Rank 0 tells the worker ranks to end; then MPI_Finalize when prunerFarmCreate started
- * MPI (a program that started it finalizes it itself). While finalize runs a watchdog
- * ends the process with `exit_status` should it not return within 10 s (an MPI may wait
- * for a lost rank); once it returns the process goes on. NULL: no-op. */
+/* Rank 0 tells the worker ranks to end; the farm's communicator is released, then
+ * MPI_Finalize when prunerFarmCreate started MPI (a program that started it finalizes it
+ * itself). While those run a watchdog ends the process with `exit_status` should they
+ * not return within 10 s (an MPI may wait for a lost rank); once they return the process
+ * goes on. NULL: no-op. */
 void prunerFarmDestroy(PrunerFarm farm, int exit_status);
 
 /* Under an MPI launcher, for a rank that fails before its farm exists (a command-line

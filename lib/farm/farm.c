@@ -689,13 +689,21 @@ PrunerStatus prunerFarmCreate(int *argc, char ***argv, const PrunerFarmOptions *
     }
     f->owns_mpi = true;
   }
-  if (provided < MPI_THREAD_SERIALIZED) {
-    if (f->owns_mpi)
+  /* The heartbeat thread calls MPI under the farm's own lock: enough when the farm owns
+   * MPI's calls (SERIALIZED), but a program that started MPI may call it from its own
+   * threads meanwhile, which only MULTIPLE allows. */
+  int needed = f->owns_mpi ? MPI_THREAD_SERIALIZED : MPI_THREAD_MULTIPLE;
+  if (provided < needed) {
+    bool owned = f->owns_mpi;
+    if (owned)
       MPI_Finalize();
     free(f);
-    return prunerStatusError("the MPI library offers no thread support (MPI_THREAD_SERIALIZED "
-                             "needed for the heartbeat thread; got level %d)",
-                             provided);
+    return prunerStatusError("the MPI library offers thread level %d; the farm's heartbeat "
+                             "thread needs %s",
+                             provided,
+                             owned ? "MPI_THREAD_SERIALIZED"
+                                   : "MPI_THREAD_MULTIPLE when the program started MPI "
+                                     "(MPI_Init_thread with MPI_THREAD_MULTIPLE)");
   }
   /* Its own communicator, so that the error handler below is not the caller's: a dead
    * peer must come back as an error code, not end this process. */
@@ -759,7 +767,7 @@ typedef struct FarmWatchdog {
 static void *farmFinalizeWatchdog(void *arg) {
   FarmWatchdog *w = arg;
   struct timespec deadline;
-  clock_gettime(CLOCK_REALTIME, &deadline);
+  clock_gettime(CLOCK_MONOTONIC, &deadline); /* the condition's clock: steps do not move it */
   deadline.tv_sec += FARM_FINALIZE_WAIT_S;
   pthread_mutex_lock(&w->lock);
   int rc = 0;
@@ -769,8 +777,9 @@ static void *farmFinalizeWatchdog(void *arg) {
   pthread_mutex_unlock(&w->lock);
   if (finalized)
     return NULL;
-  static const char msg[] = "pruner-tune: MPI_Finalize did not return within 10 s (a lost "
-                            "rank?); exiting without it (rank 0's records are complete)\n";
+  static const char msg[] = "pruner-tune: MPI's shutdown did not return within 10 s (a "
+                            "lost rank?); exiting without it (rank 0's records are "
+                            "complete)\n";
   ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
   (void)ignored;
   _exit(w->exit_status);
@@ -803,26 +812,31 @@ void prunerFarmDestroy(PrunerFarm f, int exit_status) {
   f->quit = 1;
   if (f->heartbeat_running)
     pthread_join(f->heartbeat, NULL);
+  /* Armed on every rank, around the communicator's release too (collective in MPI's
+   * terms): a surviving worker's finalize can wait for the lost rank as much as rank
+   * 0's, and it does not know of the loss. Disarmed when they return. A program that
+   * started MPI finalizes it itself; only the release is watched then. */
+  FarmWatchdog w = {.finalized = false, .exit_status = exit_status};
+  pthread_mutex_init(&w.lock, NULL);
+  pthread_condattr_t attr;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&w.done, &attr);
+  pthread_condattr_destroy(&attr);
+  pthread_t watchdog;
+  bool armed = pthread_create(&watchdog, NULL, farmFinalizeWatchdog, &w) == 0;
   MPI_Comm_free(&f->comm);
-  if (f->owns_mpi) {
-    /* Armed on every rank: a surviving worker's finalize can wait for the lost rank as
-     * much as rank 0's, and it does not know of the loss. Disarmed when it returns. */
-    FarmWatchdog w = {.finalized = false, .exit_status = exit_status};
-    pthread_mutex_init(&w.lock, NULL);
-    pthread_cond_init(&w.done, NULL);
-    pthread_t watchdog;
-    bool armed = pthread_create(&watchdog, NULL, farmFinalizeWatchdog, &w) == 0;
+  if (f->owns_mpi)
     MPI_Finalize();
-    if (armed) {
-      pthread_mutex_lock(&w.lock);
-      w.finalized = true;
-      pthread_cond_signal(&w.done);
-      pthread_mutex_unlock(&w.lock);
-      pthread_join(watchdog, NULL);
-    }
-    pthread_cond_destroy(&w.done);
-    pthread_mutex_destroy(&w.lock);
+  if (armed) {
+    pthread_mutex_lock(&w.lock);
+    w.finalized = true;
+    pthread_cond_signal(&w.done);
+    pthread_mutex_unlock(&w.lock);
+    pthread_join(watchdog, NULL);
   }
+  pthread_cond_destroy(&w.done);
+  pthread_mutex_destroy(&w.lock);
   pthread_mutex_destroy(&f->mpi);
   for (int r = 0; r < f->size; ++r)
     free(f->assembly[r].buf);

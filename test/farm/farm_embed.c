@@ -5,6 +5,9 @@
  *                    change MPI_COMM_WORLD's error handler, and MPI stays usable after
  *                    prunerFarmDestroy.
  *   farm-embed farm  the farm starts and ends MPI.
+ *   farm-embed serialized  the program started MPI with MPI_THREAD_SERIALIZED: the farm
+ *                    refuses (its heartbeat thread would call MPI beside the program's
+ *                    threads), naming MPI_THREAD_MULTIPLE; prints "rank R: refused".
  *
  * Both then live on past the finalize watchdog's 10 s (it ended every process 10 s after
  * a clean prunerFarmDestroy, with the status given to Destroy, 42 here) and print
@@ -23,8 +26,27 @@ static int fail(int rank, const char *what) {
 }
 
 int main(int argc, char **argv) {
+  if (argc == 2 && !strcmp(argv[1], "serialized")) {
+    int provided = 0, rank = -1;
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
+      return fail(rank, "MPI_Init_thread");
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PrunerFarm farm = NULL;
+    PrunerStatus st = prunerFarmCreate(&argc, &argv, NULL, &farm);
+    int bad = 0;
+    if (provided >= MPI_THREAD_MULTIPLE) /* this MPI gave more than asked: nothing to see */
+      printf("rank %d: refused (MULTIPLE provided)\n", rank);
+    else if (st.ok || !strstr(st.message, "MPI_THREAD_MULTIPLE") || farm)
+      bad = fail(rank, st.ok ? "a SERIALIZED MPI of the program was accepted" : st.message);
+    else
+      printf("rank %d: refused\n", rank);
+    prunerFarmDestroy(farm, 0);
+    fflush(stdout);
+    MPI_Finalize();
+    return bad;
+  }
   if (argc != 2 || (strcmp(argv[1], "own") && strcmp(argv[1], "farm"))) {
-    fprintf(stderr, "usage: farm-embed own|farm\n");
+    fprintf(stderr, "usage: farm-embed own|farm|serialized\n");
     return 2;
   }
   bool own = strcmp(argv[1], "own") == 0;

@@ -19,7 +19,8 @@ Scenarios:
                recorded under rank 0's key).
   embed        farm-embed (test/farm/farm_embed.c), the farm used as a library: a
                program's own MPI is left started and its error handler unchanged, and the
-               process outlives prunerFarmDestroy by more than the finalize watchdog's 10 s.
+               process outlives prunerFarmDestroy by more than the finalize watchdog's 10 s;
+               a program's MPI of thread level SERIALIZED is refused.
   roles        3 ranks with rank 1 compile-only and rank 2 measure-only: host measure work
                goes to rank 2 (rank 1 gets none), GPU build work to rank 1 (rank 2 gets
                none), and a compile-only rank 0 leaves all measuring to rank 2.
@@ -426,6 +427,10 @@ def scenario_embed(tool, mpiexec, inp, w):
             fail(f"farm-embed {mode}: exit {rc}, expected two ranks alive:\n{out}")
         if mode == "own" and out.count("MPI usable after the farm, 2 ranks") != 2:
             fail(f"farm-embed own: MPI not usable after the farm:\n{out}")
+    p = subprocess.run([*launcher(mpiexec, 2), tool, "serialized"], env=ENV, timeout=TIMEOUT,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0 or p.stdout.count(": refused") != 2:
+        fail(f"farm-embed serialized: exit {p.returncode}, expected two refusals:\n{p.stdout}")
     print("embed: ok")
 
 
