@@ -525,12 +525,17 @@ static PrunerStatus classify(MlirOperation op, const char *name, PrunerWorkload 
     if (!mlirLinalgIsAContractionOp(op))
       return prunerStatusError("%s: linalg does not recognize it as a contraction", name);
     /* A linalg.contract with a matmul's (or batch_matmul's) maps and the default signed
-     * cast is that op, so it gets its kind: the same key, spaces, OpenBLAS baseline and
-     * IREE configs (IREE configures it as a matmul; as a contraction iree-cpu refused it).
-     * The host apply makes it the named op the tuner measured (apply_host.c). */
+     * cast (absent or written out) is that op, so it gets its kind: the same key, spaces,
+     * OpenBLAS baseline and IREE configs (IREE configures it as a matmul; as a
+     * contraction iree-cpu refused it). The host apply makes it the named op the tuner
+     * measured (apply_host.c). */
+    MlirContext ctx = mlirOperationGetContext(op);
+    MlirAttribute cast =
+        mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("cast"));
+    MlirAttribute signed_cast = mlirAttributeParseGet(
+        ctx, mlirStringRefCreateFromCString("#linalg.type_fn<cast_signed>"));
     bool contract_plain = strcmp(name, "linalg.contract") == 0 &&
-                          mlirAttributeIsNull(mlirOperationGetAttributeByName(
-                              op, mlirStringRefCreateFromCString("cast")));
+                          (mlirAttributeIsNull(cast) || mlirAttributeEqual(cast, signed_cast));
     if ((strcmp(name, "linalg.matmul") == 0 || contract_plain) && isPlainMatmul(w))
       w->kind = PRUNER_OP_MATMUL;
     else if ((strcmp(name, "linalg.batch_matmul") == 0 || contract_plain) &&

@@ -21,11 +21,13 @@ func.func @contract_at(%a: tensor<40x32xf32>, %b: tensor<40x80xf32>, %c: tensor<
       -> tensor<32x80xf32>
   return %r : tensor<32x80xf32>
 }
+// The default cast written out, as MLIR prints it once set: the same workload.
 func.func @contract_bmm(%a: tensor<3x16x24xf32>, %b: tensor<3x24x32xf32>,
                         %c: tensor<3x16x32xf32>) -> tensor<3x16x32xf32> {
   %r = linalg.contract indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>,
                                         affine_map<(b, m, n, k) -> (b, k, n)>,
                                         affine_map<(b, m, n, k) -> (b, m, n)>]
+      {cast = #linalg.type_fn<cast_signed>}
       ins(%a, %b : tensor<3x16x24xf32>, tensor<3x24x32xf32>) outs(%c : tensor<3x16x32xf32>)
       -> tensor<3x16x32xf32>
   return %r : tensor<3x16x32xf32>
