@@ -52,17 +52,21 @@ PrunerStatus prunerGpuPipelineText(const char *chip, const char *format, char *b
   if (!s.ok || target.kind != PRUNER_TARGET_GPU) {
     /* The GPUs of the table alone: the lookup's own list names host and IREE targets,
      * which this pipeline refuses. */
-    char gpus[1024] = "";
+    char gpus[1024] = "", archs[256] = "";
     for (size_t i = 0; i < prunerTargetTableSize(); ++i) {
       const PrunerTargetDesc *t = prunerTargetTableEntry(i);
       if (t->kind != PRUNER_TARGET_GPU)
         continue;
       size_t len = strlen(gpus);
       snprintf(gpus + len, sizeof gpus - len, "%s%s (%s)", len ? ", " : "", t->name, t->arch);
+      PrunerTargetDesc by_arch; /* the architectures the lookup takes, each once */
+      len = strlen(archs);
+      if (!strstr(archs, t->arch) && prunerTargetLookup(t->arch, &by_arch).ok)
+        snprintf(archs + len, sizeof archs - len, "%s%s", len ? ", " : "", t->arch);
     }
     return prunerStatusError("pruner-gpu-pipeline: chip '%s' is %s; accepted: %s, or an "
-                             "architecture sm_75 .. sm_90",
-                             chip, s.ok ? "not a GPU" : "not a GPU of the table", gpus);
+                             "architecture: %s",
+                             chip, s.ok ? "not a GPU" : "not a GPU of the table", gpus, archs);
   }
   char full[4096];
   int n = prunerCompileLoweringPipeline(&target, binary, full, sizeof full);

@@ -8,7 +8,7 @@
 // CHECK: gpu.binary @ew_kernel {{.*}}chip = "sm_90", features = "+ptx80"{{(, link = \[.*libdevice.10.bc"\])?}}>{{.*}}assembly = "
 // CHECK-SAME: .target sm_90
 // CHECK-SAME: ld.global
-// CHIP: error: pruner-gpu-pipeline: chip 'sm_42' is not a GPU of the table; accepted: t4 (sm_75), {{.*}}h200 (sm_90), or an architecture sm_75 .. sm_90
+// CHIP: error: pruner-gpu-pipeline: chip 'sm_42' is not a GPU of the table; accepted: t4 (sm_75), {{.*}}h200 (sm_90), or an architecture: sm_75, sm_80, sm_86, sm_89, sm_90
 // CHIP-NOT: host
 // HOSTCHIP: error: pruner-gpu-pipeline: chip 'host' is not a GPU; accepted: t4 (sm_75),
 // FORMAT: error: pruner-gpu-pipeline: format 'elf' is not one of bin, isa
