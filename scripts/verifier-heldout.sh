@@ -9,6 +9,8 @@
 # FIRST_BATCH_TILES=0 gives the view before 2026-12-05 (the draft's best 16 / 48). One
 # line per held-out workload: verifier pair/top-1, draft pair/top-1, and which side the
 # intervals favour ("tie" when they hold 0). Nothing is measured; any machine, 2-3 minutes.
+# The zen4 set's three datasets are the ones the blend constants were chosen on
+# (docs/quality.md): its rows are in-sample, marked "zen4*", and counted apart at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}/bin
@@ -52,4 +54,14 @@ for s in "${SETS[@]}"; do
           t = $0; sub(/.*top1 \[[^]]*\] /, "", t)
           printf "%-11s %-40s %3d  %-13s %-13s %-16s %s\n", s, w, m, v, d, p, t }'
   done
-done
+done > "$TMP/rows.txt"
+sed 's/^zen4 /zen4*/' "$TMP/rows.txt"
+# The last two columns (two or more spaces apart): the pair and top-1 verdicts.
+awk '{ in_sample = $1 == "zen4"
+       n = split($0, f, /  +/); pair = f[n - 1]; top = f[n]
+       for (j = 0; j < 2; ++j) { v = j ? top : pair
+         k = v ~ /^verifier/ ? "v" : v ~ /^draft/ ? "d" : "t"
+         c[(in_sample ? "in" : "out") k]++ } }
+     END { printf "verdicts held out: %d verifier ahead, %d draft ahead, %d ties; " \
+                  "in-sample (zen4*): %d, %d, %d\n", c["outv"], c["outd"], c["outt"], \
+                  c["inv"], c["ind"], c["int"] }' "$TMP/rows.txt"

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sys/resource.h>
+#include <string>
 #include <vector>
 
 extern "C" {
@@ -66,11 +67,16 @@ void runCompile(benchmark::State &state, const PrunerWorkload &w) {
   }
   std::vector<PrunerConfig> configs = spreadConfigs(space, w, t, kCandidates);
   prunerSpaceDestroy(space);
+  if (configs.empty()) {
+    state.SkipWithError("no config of the space had a schedule to compile");
+    return;
+  }
   PrunerCompileOptions opts = prunerCompileDefaultOptions();
   opts.jobs = 2;
   std::vector<PrunerCompileResult> results(configs.size());
   double mlir = 0, ptxas = 0, compiled = 0, candidates = 0;
   double cpuBefore = childCpuSeconds();
+  std::string first_error;
   for (auto _ : state) {
     prunerCompileMany(&w, configs.data(), configs.size(), &t, &opts, results.data());
     for (auto &r : results) {
@@ -78,8 +84,14 @@ void runCompile(benchmark::State &state, const PrunerWorkload &w) {
       ptxas += r.ptxas_seconds;
       compiled += r.status.ok ? 1 : 0;
       candidates += 1;
+      if (!r.status.ok && first_error.empty())
+        first_error = r.status.message;
       prunerCompileResultRelease(&r);
     }
+  }
+  if (compiled == 0) { // a rate of 0 cubins/s would read as a measurement
+    state.SkipWithError(("no candidate compiled; the first: " + first_error).c_str());
+    return;
   }
   // CPU of the reaped workers and their ptxas runs: on a shared machine wall time
   // depends on the load, CPU seconds per candidate much less (2 idle cores would give

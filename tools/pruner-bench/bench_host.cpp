@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -231,6 +232,18 @@ void BM_HostMatmulVsOpenBLAS(benchmark::State &state) {
   prunerHostDestroy(host);
 }
 
+// The tuned pick against the untiled lowering (linalg to plain loops), one run each,
+// alternating for kUntiledRounds rounds in this run: both medians and ranges are this
+// run's, so the ratio compares kernels, not moments (the tuned time used to come from the
+// tuning child, at another moment).
+constexpr int kUntiledRounds = 3;
+
+double medianOf(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 void BM_HostMatmulVsUntiled(benchmark::State &state) {
   PrunerHost host = nullptr;
   PrunerHostOptions o = options(1);
@@ -245,15 +258,40 @@ void BM_HostMatmulVsUntiled(benchmark::State &state) {
   prunerWorkloadMatmul(&w, kSize, kSize, kSize, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   Tuned best = tune(kSize, kSize, kSize, 1);
   for (auto _ : state) {
-    PrunerHostResult untiled;
-    prunerHostMeasure(host, &w, nullptr, &untiled);
-    if (!best.ok || untiled.record.status != PRUNER_RECORD_OK) {
-      state.SkipWithError("measurement failed");
+    if (!best.ok) {
+      state.SkipWithError((std::string("tuning failed: ") + best.error).c_str());
       break;
     }
-    state.SetIterationTime(untiled.record.median_us * 1e-6);
-    state.counters["untiled_gflops"] = prunerWorkloadFlops(&w) / untiled.record.median_us * 1e-3;
-    state.counters["tuned_speedup"] = untiled.record.median_us / best.us;
+    std::vector<double> untiled, tuned;
+    const char *failed = nullptr;
+    for (int r = 0; r < kUntiledRounds && !failed; ++r) {
+      PrunerHostResult u, t;
+      prunerHostMeasure(host, &w, nullptr, &u);
+      prunerHostMeasure(host, &w, &best.config, &t);
+      if (u.record.status != PRUNER_RECORD_OK)
+        failed = "the untiled kernel's measurement failed";
+      else if (t.record.status != PRUNER_RECORD_OK)
+        failed = "the tuned kernel's measurement failed";
+      else {
+        untiled.push_back(u.record.median_us);
+        tuned.push_back(t.record.median_us);
+      }
+    }
+    if (failed) {
+      state.SkipWithError(failed);
+      break;
+    }
+    double um = medianOf(untiled), tm = medianOf(tuned);
+    state.SetIterationTime(um * 1e-6);
+    state.counters["untiled_gflops"] = prunerWorkloadFlops(&w) / um * 1e-3;
+    state.counters["untiled_ms"] = um * 1e-3;
+    state.counters["untiled_min_ms"] = *std::min_element(untiled.begin(), untiled.end()) * 1e-3;
+    state.counters["untiled_max_ms"] = *std::max_element(untiled.begin(), untiled.end()) * 1e-3;
+    state.counters["tuned_ms"] = tm * 1e-3;
+    state.counters["tuned_min_ms"] = *std::min_element(tuned.begin(), tuned.end()) * 1e-3;
+    state.counters["tuned_max_ms"] = *std::max_element(tuned.begin(), tuned.end()) * 1e-3;
+    state.counters["tuned_speedup"] = um / tm;
+    state.counters["rounds"] = kUntiledRounds;
   }
   prunerHostDestroy(host);
 }

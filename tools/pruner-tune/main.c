@@ -716,6 +716,7 @@ static int tuneCommand(int argc, char **argv) {
       {0, 0, 0, 0}};
   bool measure_set = false;
   const char *study_only = NULL; /* the first flag given that only --study reads */
+  bool target_given = false;
   const char *run_only = NULL;   /* the first flag given that --study does not read */
   bool top_given = false;
   int c;
@@ -727,7 +728,10 @@ static int tuneCommand(int argc, char **argv) {
     switch (c) {
     case 'o': cli.output = optarg; break;
     case O_SPEC: cli.spec = optarg; break;
-    case O_TARGET: o.target = so.target = optarg; break;
+    case O_TARGET:
+      o.target = so.target = optarg;
+      target_given = true;
+      break;
     case O_TRIALS: fs = prunerParseInt("--trials", optarg, 0, MAX_TRIALS, &o.trials); break;
     case O_DRAFT:
       fs = prunerParseInt("--draft-size", optarg, 1, MAX_DRAFT, &v);
@@ -934,6 +938,13 @@ static int tuneCommand(int argc, char **argv) {
   if (cli.study && run_only) {
     fprintf(stderr, "pruner-tune: error: %s is for a tuning run; --study does not read it "
                     "(see --help)\n", run_only);
+    return 2;
+  }
+  /* The dataset's target replaces --target's: both given, one would be ignored. */
+  if (cli.study && so.dataset_target && target_given) {
+    fprintf(stderr, "pruner-tune: error: --target=%s and --dataset-target=%s: the study "
+                    "takes the dataset's target from --dataset-target; give one of them\n",
+            so.target, so.dataset_target);
     return 2;
   }
   if (cli.study && optind < argc) {
