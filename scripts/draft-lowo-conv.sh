@@ -23,8 +23,8 @@ build=${1:-$root/out/draft-study-build}
 sets=(host-conv-nhwc host-conv-nhwc-intel host-conv-nhwc-intel-avx2 host-conv-nhwc-2c
       host-resnet-conv host-resnet-conv-wide-zen3 host-resnet-conv-wide
       host-resnet-conv-wide-intel)
-table=$(mktemp /tmp/pruner-draft-lowo-XXXXXX.tsv)
-log=$(mktemp /tmp/pruner-draft-lowo-XXXXXX.log)
+table=$(mktemp "${TMPDIR:-/tmp}"/pruner-draft-lowo-XXXXXX.tsv)
+log=$(mktemp "${TMPDIR:-/tmp}"/pruner-draft-lowo-XXXXXX.log)
 trap 'rm -f "$table" "$log"' EXIT
 for s in "${sets[@]}"; do
   [ -f "$root/data/$s.jsonl" ] || { echo "draft-lowo-conv.sh: data/$s.jsonl missing" >&2; exit 1; }

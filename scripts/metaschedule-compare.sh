@@ -14,7 +14,7 @@ B=${1:-build}/bin
 TRIALS=${2:-64}
 PY=${3:-/tmp/tvm/bin/python}
 cpu=$(($(nproc) - 1))
-tmp=$(mktemp -d /tmp/pruner-ms-XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}"/pruner-ms-XXXXXX)
 # A failed step (set -e) names its line and keeps the logs; a clean run removes them.
 trap 'st=$?; if [ $st -ne 0 ]; then echo "metaschedule-compare: failed (exit $st) at line ${fail_line:-?}; "\
 "logs kept in $tmp" >&2; else rm -rf "$tmp"; fi' EXIT

@@ -38,7 +38,7 @@ for f in "${DATA[@]}"; do
   done
 done
 echo "== verifier vs draft alone, leave-workload-out (pruner-eval --folds=${#DATA[@]})"
-ALL=$(mktemp /tmp/pruner-quality-XXXXXX.jsonl)
+ALL=$(mktemp "${TMPDIR:-/tmp}"/pruner-quality-XXXXXX.jsonl)
 trap 'rm -f "$ALL"' EXIT
 cat "${DATA[@]}" > "$ALL"
 "$B/pruner-eval" "$ALL" --folds=${#DATA[@]} --dataset-target=records
@@ -69,7 +69,7 @@ modelLowo() { # TITLE FILES...
   local title=$1
   shift
   echo "=== $title, verifier leave-one-workload-out"
-  ALL=$(mktemp /tmp/pruner-quality-XXXXXX.jsonl)
+  ALL=$(mktemp "${TMPDIR:-/tmp}"/pruner-quality-XXXXXX.jsonl)
   trap 'rm -f "$ALL"' EXIT
   cat "$@" > "$ALL"
   for own in 0 16 48; do

@@ -63,7 +63,7 @@ done
 [ ${#SETS[@]} -ge 2 ] || { echo "transfer-study: needs the datasets of two machine sets" >&2; exit 1; }
 PAIRS=()
 for s in "${SETS[@]}"; do for t in "${SETS[@]}"; do [ "$s" = "$t" ] || PAIRS+=("$s>$t"); done; done
-TMP=$(mktemp -d /tmp/pruner-transfer-XXXXXX)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}"/pruner-transfer-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
 files_of() { local e; for e in ${FILES[$1]}; do echo "${e#*:}"; done; }

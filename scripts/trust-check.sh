@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 B=${1:-build}/bin
 TRIALS=${2:-64}
 RECHECKS=${3:-3}
-tmp=$(mktemp -d /tmp/pruner-trust-XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}"/pruner-trust-XXXXXX)
 # A failed step (set -e) names its line and keeps the logs; a clean run removes them.
 trap 'st=$?; if [ $st -ne 0 ]; then echo "trust-check: failed (exit $st) at line ${fail_line:-?}; "\
 "logs kept in $tmp" >&2; else rm -rf "$tmp"; fi' EXIT

@@ -32,7 +32,7 @@ FILES_xeon_shapes="$D/host-attn-scores-wide-intel.jsonl $D/host-resnet-conv-wide
 FILES_xeon_shapes+=" $D/host-ffn-up-wide-intel.jsonl"
 # The host tuner's first-batch share (the host backend's first_batch_tiles).
 TILES=${FIRST_BATCH_TILES:-0.5}
-TMP=$(mktemp -d /tmp/pruner-heldout-XXXXXX)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}"/pruner-heldout-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 printf '%-11s %-40s %3s  %-13s %-13s %-16s %s\n' set workload M "verifier" "draft" \
   "pair" "top-1"

@@ -16,7 +16,7 @@ B=${1:-build}/bin
 DATA=(data/host-matmul-512.jsonl data/host-conv-nhwc.jsonl data/host-bmm.jsonl)
 GRID=("0 0" "16 0" "16 0.05" "64 0" "64 0.05" "256 0" "256 0.05" "1024 0" "1024 0.05")
 OWNS=(0 16 48)
-TMP=$(mktemp -d /tmp/pruner-lowo-XXXXXX)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}"/pruner-lowo-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 cat "${DATA[@]}" > "$TMP/all.jsonl"
 
