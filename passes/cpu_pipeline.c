@@ -49,7 +49,7 @@ static MlirWalkResult checkIsa(MlirOperation op, void *user) {
   char key[96];
   snprintf(key, sizeof key, "%.*s", (int)v.length, v.data);
   char msg[1024];
-  if (strncmp(key, "host:", 5) != 0) { /* a GPU's or IREE's config: another space's rules */
+  if (prunerTargetKeyKind(key) != PRUNER_TARGET_HOST) { /* a GPU's or IREE's: other rules */
     snprintf(msg, sizeof msg,
              "pruner-cpu-pipeline: this config was tuned for %s, not a host target; tune the "
              "module with --target=host (or lower it with the pipeline of its target)",

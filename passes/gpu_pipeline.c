@@ -149,60 +149,63 @@ static MlirWalkResult findLinalg(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
-/* The first op outside the LLVM and OpenMP dialects (mlir-translate translates omp.* on
- * LLVM types) and builtin.module that a host lowering left:
- * found[0] one of another dialect (complex.mul: the cause), found[1] the first of the
- * casts a partial conversion leaves around it. */
-static MlirWalkResult findNonLLVM(MlirOperation op, void *user) {
-  MlirOperation *found = user;
-  if (namePrefix(op, "llvm.") || namePrefix(op, "omp.") || nameIs(op, "builtin.module"))
+/* The first op a lowering left outside the dialects it lowers to (`allowed`, name
+ * prefixes; builtin.module always): found[0] one of another dialect (complex.mul,
+ * arith.mulf on f8: the cause), found[1] the first of the casts (builtin.*) a partial
+ * conversion leaves around it. */
+typedef struct LeftOp {
+  const char *const *allowed;
+  MlirOperation found[2];
+} LeftOp;
+
+static MlirWalkResult findLeft(MlirOperation op, void *user) {
+  LeftOp *l = user;
+  if (nameIs(op, "builtin.module") || nameIs(op, "gpu.module"))
     return MlirWalkResultAdvance;
+  for (const char *const *a = l->allowed; *a; ++a)
+    if (namePrefix(op, *a))
+      return MlirWalkResultAdvance;
   int slot = namePrefix(op, "builtin.") ? 1 : 0;
-  if (mlirOperationIsNull(found[slot]))
-    found[slot] = op;
+  if (mlirOperationIsNull(l->found[slot]))
+    l->found[slot] = op;
   return slot == 0 ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
 }
 
-typedef struct GpuLeft {
-  MlirOperation found[2]; /* as findNonLLVM's */
-} GpuLeft;
-
-/* Inside one gpu.module (the walk starts at it): ops outside llvm, nvvm and gpu. */
-static MlirWalkResult findNonNVVMInKernel(MlirOperation op, void *user) {
-  GpuLeft *g = user;
-  if (namePrefix(op, "llvm.") || namePrefix(op, "nvvm.") || namePrefix(op, "gpu."))
-    return MlirWalkResultAdvance;
-  int slot = namePrefix(op, "builtin.") ? 1 : 0;
-  if (mlirOperationIsNull(g->found[slot]))
-    g->found[slot] = op;
-  return slot == 0 ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
+/* The op left (NULL when none), and in *at where to report it: ops a lowering creates may
+ * have no location; the casts around them, else the nearest enclosing op with one. */
+static MlirOperation leftOp(const LeftOp *l, MlirOperation *at) {
+  MlirOperation left = mlirOperationIsNull(l->found[0]) ? l->found[1] : l->found[0];
+  if (mlirOperationIsNull(left))
+    return left;
+  MlirLocation unknown = mlirLocationUnknownGet(mlirOperationGetContext(left));
+  *at = left;
+  if (!mlirOperationIsNull(l->found[1]) &&
+      mlirLocationEqual(mlirOperationGetLocation(*at), unknown))
+    *at = l->found[1];
+  while (mlirLocationEqual(mlirOperationGetLocation(*at), unknown) &&
+         !mlirOperationIsNull(mlirOperationGetParentOperation(*at)))
+    *at = mlirOperationGetParentOperation(*at);
+  return left;
 }
 
-static MlirWalkResult findNonNVVM(MlirOperation op, void *user) {
-  GpuLeft *g = user;
+/* Walks the kernels (gpu.module bodies) only. */
+static MlirWalkResult findLeftInKernels(MlirOperation op, void *user) {
+  LeftOp *l = user;
   if (!nameIs(op, "gpu.module"))
     return MlirWalkResultAdvance;
-  if (mlirOperationIsNull(g->found[0]))
-    mlirOperationWalk(op, findNonNVVMInKernel, g, MlirWalkPreOrder);
+  if (mlirOperationIsNull(l->found[0]))
+    mlirOperationWalk(op, findLeft, l, MlirWalkPreOrder);
   return MlirWalkResultSkip;
 }
 
 PrunerStatus prunerPipelineCheckGpuModulesLowered(MlirOperation module, const char *pipeline) {
-  GpuLeft g = {{{NULL}, {NULL}}};
-  mlirOperationWalk(module, findNonNVVM, &g, MlirWalkPreOrder);
-  MlirOperation left = mlirOperationIsNull(g.found[0]) ? g.found[1] : g.found[0];
+  static const char *const kKernelDialects[] = {"llvm.", "nvvm.", "gpu.", NULL};
+  LeftOp l = {kKernelDialects, {{NULL}, {NULL}}};
+  mlirOperationWalk(module, findLeftInKernels, &l, MlirWalkPreOrder);
+  MlirOperation at;
+  MlirOperation left = leftOp(&l, &at);
   if (mlirOperationIsNull(left))
     return prunerStatusOk();
-  /* Ops a lowering creates may have no location: the casts around them, else the
-   * nearest enclosing op (the kernel function) that has one. */
-  MlirLocation unknown = mlirLocationUnknownGet(mlirOperationGetContext(left));
-  MlirOperation at = left;
-  if (!mlirOperationIsNull(g.found[1]) &&
-      mlirLocationEqual(mlirOperationGetLocation(at), unknown))
-    at = g.found[1];
-  while (mlirLocationEqual(mlirOperationGetLocation(at), unknown) &&
-         !mlirOperationIsNull(mlirOperationGetParentOperation(at)))
-    at = mlirOperationGetParentOperation(at);
   /* The kernel's name (the function's, with _kernel) says where, when no location does. */
   char kernel[80] = "";
   for (MlirOperation p = left; !mlirOperationIsNull(p); p = mlirOperationGetParentOperation(p)) {
@@ -230,17 +233,14 @@ PrunerStatus prunerPipelineCheckLoweredToLLVM(MlirOperation module, const char *
   PrunerStatus s = prunerPipelineCheckLowered(module, pipeline);
   if (!s.ok)
     return s;
-  MlirOperation found[2] = {{NULL}, {NULL}};
-  mlirOperationWalk(module, findNonLLVM, found, MlirWalkPreOrder);
-  MlirOperation left = mlirOperationIsNull(found[0]) ? found[1] : found[0];
+  /* mlir-translate translates omp.* on LLVM types. */
+  static const char *const kHostDialects[] = {"llvm.", "omp.", NULL};
+  LeftOp l = {kHostDialects, {{NULL}, {NULL}}};
+  mlirOperationWalk(module, findLeft, &l, MlirWalkPreOrder);
+  MlirOperation at;
+  MlirOperation left = leftOp(&l, &at);
   if (mlirOperationIsNull(left))
     return prunerStatusOk();
-  /* Ops a lowering creates may have no location; the casts around them keep the op's. */
-  MlirOperation at = left;
-  if (!mlirOperationIsNull(found[1]) &&
-      mlirLocationEqual(mlirOperationGetLocation(left),
-                        mlirLocationUnknownGet(mlirOperationGetContext(left))))
-    at = found[1];
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(left));
   s = prunerStatusError("%s: %.*s is left unlowered: the host lowering has no conversion of it "
                         "to the LLVM dialect (complex numbers; math functions without an LLVM "

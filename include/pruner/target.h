@@ -102,6 +102,11 @@ typedef struct PrunerMeasuredMachine {
   double clock_mhz;
 } PrunerMeasuredMachine;
 
+/* The kind of target a key of prunerTargetKey names, from its prefix alone: "host:",
+ * "iree-cpu:", "iree-cuda:", else a GPU ("arch:name:NNsm"). No lookup: the key need not
+ * name a target of this build's table. */
+PrunerTargetKind prunerTargetKeyKind(const char *key);
+
 /* The description of the machine a records key names, so that records measured elsewhere
  * can be studied here ("dataset target"): a GPU key "arch:name:NNsm" is the table entry
  * with NN SMs; a host key "host:<cpu>-<N>c-<isa>" is this machine's host description with

@@ -95,16 +95,6 @@ static MlirWalkResult warnUnconfigurable(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
-/* The kind of target a pruner.tuning `target` key names: "host:..." and "iree-...:..."
- * keys say so, a GPU's starts with its chip ("sm_90:h200:132sm"). */
-static PrunerTargetKind kindOfKey(const char *key) {
-  if (!strncmp(key, "host:", 5))
-    return PRUNER_TARGET_HOST;
-  if (!strncmp(key, "iree-", 5))
-    return PRUNER_TARGET_IREE_CPU;
-  return PRUNER_TARGET_GPU;
-}
-
 static const char *kindWords(PrunerTargetKind k) {
   return k == PRUNER_TARGET_HOST ? "a host CPU" : k == PRUNER_TARGET_GPU ? "a GPU" : "IREE";
 }
@@ -139,7 +129,7 @@ static MlirWalkResult checkTuning(MlirOperation op, void *user) {
       (!mlirAttributeIsNull(key) && !mlirAttributeIsAString(key))) {
     snprintf(msg, sizeof msg,
              "pruner.tuning on this op is not a dictionary whose target is a string (what "
-             "pruner-tune writes, docs/config.md); fix or remove it");
+             "pruner-tune writes, docs/tune.md \"Write-back\"); fix or remove it");
     prunerEmitError(op, msg);
     c->ok = false;
     return MlirWalkResultAdvance;
@@ -149,7 +139,7 @@ static MlirWalkResult checkTuning(MlirOperation op, void *user) {
   MlirStringRef v = mlirStringAttrGetValue(key);
   char text[96];
   snprintf(text, sizeof text, "%.*s", (int)(v.length < 90 ? v.length : 90), v.data);
-  PrunerTargetKind kind = kindOfKey(text);
+  PrunerTargetKind kind = prunerTargetKeyKind(text);
   if (kind == c->target->kind)
     return MlirWalkResultAdvance;
   snprintf(msg, sizeof msg,

@@ -207,8 +207,6 @@ static MlirOperation topLevelAncestor(MlirOperation op, MlirOperation module) {
   return op;
 }
 
-/* Replaces k->op by `func.call @name(operands..., captured non-constants...)` and puts
- * `func.func private @name` holding a copy of the op before the op's enclosing function. */
 static bool runPipeline(MlirOperation module, const char *pipeline);
 
 typedef struct OpCount {
@@ -222,6 +220,9 @@ static MlirWalkResult countNamed(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
+/* Replaces k->op by `func.call @name(operands..., captured non-constants...)` and puts
+ * `func.func private @name` holding a copy of the op before the op's enclosing function;
+ * the copy, in a module of its own, is written in the form the tuner measured. */
 static PrunerStatus outline(Kernel *k, MlirOperation module, int index) {
   MlirContext ctx = mlirOperationGetContext(k->op);
   MlirOperation op = k->op;

@@ -301,10 +301,10 @@ static bool onlyWhitespace(const char *s) {
   return true;
 }
 
-/* One line (with its '\n', '\r\n' or lone '\r', if any) into *line, NUL-terminated; *length excludes the NUL.
- * A line longer than MAX_LINE_BYTES is read to its end but only its start is kept
- * (*too_long); *newline says whether it ended in a line end. *total counts the bytes read so
- * far. Returns 1 for a line, 0 at the end of
+/* One line (with its '\n', '\r\n' or lone '\r', if any) into *line, NUL-terminated;
+ * *length excludes the NUL. A line longer than MAX_LINE_BYTES is read to its end but only
+ * its start is kept (*too_long); *newline says whether it ended in a line end. *total
+ * counts the bytes read so far. Returns 1 for a line, 0 at the end of
  * the file, -1 on a read error (errno set) and -2 when memory runs out: never the end of
  * the file, so a failed allocation cannot silently drop the rest of the records (getline
  * returns -1 for both). */

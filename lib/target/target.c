@@ -219,6 +219,16 @@ static bool parseHostName(const char *name, int *cores, char *isa, size_t isa_si
   return *cores > 0;
 }
 
+PrunerTargetKind prunerTargetKeyKind(const char *key) {
+  if (strncmp(key, "host:", 5) == 0)
+    return PRUNER_TARGET_HOST;
+  if (strncmp(key, "iree-cpu:", 9) == 0)
+    return PRUNER_TARGET_IREE_CPU;
+  if (strncmp(key, "iree-cuda:", 10) == 0)
+    return PRUNER_TARGET_IREE_CUDA;
+  return PRUNER_TARGET_GPU;
+}
+
 PrunerStatus prunerTargetFromKey(const char *key, const PrunerMeasuredMachine *measured,
                                  PrunerTargetDesc *out, char *what, size_t what_size) {
   if (what && what_size)
@@ -227,8 +237,9 @@ PrunerStatus prunerTargetFromKey(const char *key, const PrunerMeasuredMachine *m
     return prunerStatusError("empty dataset target key");
   /* IREE's CPU backend keys its records like the host (the same machine description)
    * under its own arch: "iree-cpu:<cpu>-<N>c-<isa>". */
-  bool iree = strncmp(key, "iree-cpu:", 9) == 0;
-  if (strncmp(key, "host:", 5) == 0 || iree) {
+  PrunerTargetKind kind = prunerTargetKeyKind(key);
+  bool iree = kind == PRUNER_TARGET_IREE_CPU;
+  if (kind == PRUNER_TARGET_HOST || iree) {
     const char *name = key + (iree ? 9 : 5);
     int cores = 0;
     char isa[16];
@@ -273,7 +284,7 @@ PrunerStatus prunerTargetFromKey(const char *key, const PrunerMeasuredMachine *m
   }
   /* GPU: "arch:name:NNsm", the table entry with the measured SM count; IREE's CUDA
    * backend prefixes it with "iree-cuda:". */
-  bool iree_cuda = strncmp(key, "iree-cuda:", 10) == 0;
+  bool iree_cuda = kind == PRUNER_TARGET_IREE_CUDA;
   const char *gpu_key = iree_cuda ? key + 10 : key;
   char name[96];
   const char *first = strchr(gpu_key, ':');
