@@ -37,6 +37,15 @@ bool prunerIsFusedLinalgOp(MlirOperation op);
  * neither tuned nor scheduled. */
 bool prunerIrResultsDead(MlirOperation op);
 
+/* Replaces each input of the linalg op `op` (tensor semantics) that is a `tensor.cast`
+ * from a type with dynamic sizes to a static one by a `tensor.extract_slice` of the
+ * cast's source at offset 0 with the static sizes (the same value wherever the cast is
+ * defined). A cast bufferizes to a `memref.cast`, which linalg's folder folds into the op:
+ * a GPU schedule that tiles the op on buffers then got dynamic loop bounds ("requires
+ * statically sized, normalized forall op", docs/schedule.md); a slice keeps the sizes.
+ * Returns how many inputs it replaced. */
+int prunerIrSliceDynamicCastInputs(MlirOperation op);
+
 /* Describes `op`. Fails, with a message naming the op, for ops pruner does not tune
  * (fills, copies, unsupported named ops, non-affine generics), dynamic shapes, tensor
  * semantics violations and element types outside PrunerDType. */

@@ -381,6 +381,8 @@ PrunerStatus prunerApplyGpu(MlirOperation module, const PrunerTargetDesc *target
     return first;
   }
   for (int i = 0; i < list.count; ++i) {
+    /* Static inputs stay static through bufferization (cast_inputs.c). */
+    prunerIrSliceDynamicCastInputs(list.ops[i].op);
     tag(&list.ops[i]);
     /* Scalar multiply-adds become FMAs, as the draft counts them (schedule_ir.h). */
     s = prunerScheduleContractMulAdd(list.ops[i].op, NULL);
