@@ -290,6 +290,7 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &options
 }
 
 void registerPrunerPasses() {
+  prunerIrRegisterPasses(); // passes the lowering pipelines name (pruner-approximate-math)
   mlir::PassRegistration<ExposeSpacePass>();
   mlir::PassRegistration<StripPass>();
   mlir::PassRegistration<Conv1x1ToMatmulPass>();

@@ -130,6 +130,10 @@ typedef struct PrunerBackend {
    * the tuner never reuses a record of another version (docs/records.md). Raised with
    * any change that alters an existing config's kernel. */
   int codegen_version;
+  /* Optional (NULL: codegen_version for every workload): the version of the kernel it
+   * builds for `w`, when a change altered only some workloads' kernels (host:
+   * prunerHostCodegenVersionOf); at most codegen_version. */
+  int (*codegenVersionOf)(const PrunerWorkload *w);
   bool fuses_consumers;      /* a contraction's kernel may absorb its elementwise user  */
   /* The schedule maps an op's loops to one top-level scf.forall and cannot nest it in
    * another: ops already inside an scf.forall are not tuned (prunerIrCheckGpuPlacement,

@@ -146,6 +146,12 @@ void prunerEmitError(MlirOperation op, const char *message);
 /* A remark at a location, for an op that may no longer exist. */
 void prunerEmitRemarkAt(MlirLocation loc, const char *message);
 
+/* Registers pruner's own MLIR passes that run inside its lowering pipelines (today
+ * `pruner-approximate-math`, lib/ir/math_approx.cpp, which prunerHostLoweringPipeline
+ * names) in the process-wide pass registry; idempotent and thread-safe. Programs call
+ * it through prunerIrContextCreate, the plugin from its entry point. */
+void prunerIrRegisterPasses(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -147,6 +147,11 @@ PrunerStatus prunerRecordCheckCodegen(const PrunerRecord *record, int version);
 /* prunerRecordsFilter with that check on the records of `target_key` (others are kept):
  * returns how many were dropped; prunerRecordsWarnings names them. */
 size_t prunerRecordsFilterCodegen(PrunerRecords records, const char *target_key, int version);
+/* The same with the version each record's own workload must carry on `target`
+ * (prunerTargetCodegenVersionOf: a backend may change some workloads' kernels only;
+ * prunerTargetCodegenVersion for a record without its workload). */
+size_t prunerRecordsFilterCodegenOf(PrunerRecords records, const char *target_key,
+                                    const PrunerTargetDesc *target);
 
 /* Appends every record of `from` to `to` (in `from`'s order): several files read as
  * one log, e.g. in memory for training. */

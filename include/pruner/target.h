@@ -85,6 +85,11 @@ void prunerTargetKey(const PrunerTargetDesc *desc, char *buf, size_t size);
  * on its records as PrunerBackend.codegen_version), for tools that read records without
  * a backend (pruner-eval --train; docs/records.md, "Code-generator version"). */
 int prunerTargetCodegenVersion(const PrunerTargetDesc *desc);
+/* The version records of `w` on `desc` must carry to time today's kernel: the backend's
+ * PrunerBackend.codegenVersionOf (host: prunerHostCodegenVersionOf), else
+ * prunerTargetCodegenVersion. */
+struct PrunerWorkload;
+int prunerTargetCodegenVersionOf(const PrunerTargetDesc *desc, const struct PrunerWorkload *w);
 
 /* The family a shipped verifier prior is named by (docs/transfer.md): "host-avx512",
  * "host-avx2", "host-sse" (the host's vector ISA), "iree-cpu-<isa>", "gpu-<arch>",

@@ -12,12 +12,16 @@
 #include <mlir-c/Diagnostics.h>
 #include <mlir-c/RegisterEverything.h>
 
+#include "pruner/ir.h"
 #include "pruner/ir_context.h"
 
 /* The pass registry is process-wide (the only static state here; it holds no data of
  * ours). */
 static pthread_once_t passesOnce = PTHREAD_ONCE_INIT;
-static void registerPasses(void) { mlirRegisterAllPasses(); }
+static void registerPasses(void) {
+  mlirRegisterAllPasses();
+  prunerIrRegisterPasses();
+}
 
 MlirContext prunerIrContextCreate(void) {
   pthread_once(&passesOnce, registerPasses);

@@ -600,17 +600,27 @@ PrunerStatus prunerRecordCheckCodegen(const PrunerRecord *r, int version) {
 typedef struct CodegenScope {
   const char *target_key;
   int version;
+  const PrunerTargetDesc *target; /* per workload when set */
 } CodegenScope;
 
 static PrunerStatus codegenInScope(const PrunerRecord *r, void *user) {
   const CodegenScope *scope = user;
-  return strcmp(r->target_key, scope->target_key) != 0
-             ? prunerStatusOk()
-             : prunerRecordCheckCodegen(r, scope->version);
+  if (strcmp(r->target_key, scope->target_key) != 0)
+    return prunerStatusOk();
+  return prunerRecordCheckCodegen(r, scope->target && r->has_workload
+                                         ? prunerTargetCodegenVersionOf(scope->target,
+                                                                        &r->workload)
+                                         : scope->version);
 }
 
 size_t prunerRecordsFilterCodegen(PrunerRecords records, const char *target_key, int version) {
-  CodegenScope scope = {target_key, version};
+  CodegenScope scope = {target_key, version, NULL};
+  return prunerRecordsFilter(records, codegenInScope, &scope);
+}
+
+size_t prunerRecordsFilterCodegenOf(PrunerRecords records, const char *target_key,
+                                    const PrunerTargetDesc *target) {
+  CodegenScope scope = {target_key, prunerTargetCodegenVersion(target), target};
   return prunerRecordsFilter(records, codegenInScope, &scope);
 }
 

@@ -185,6 +185,11 @@ int prunerTargetCodegenVersion(const PrunerTargetDesc *desc) {
   return 0;
 }
 
+int prunerTargetCodegenVersionOf(const PrunerTargetDesc *desc, const struct PrunerWorkload *w) {
+  return desc->kind == PRUNER_TARGET_HOST ? prunerHostCodegenVersionOf(w)
+                                          : prunerTargetCodegenVersion(desc);
+}
+
 void prunerTargetKey(const PrunerTargetDesc *desc, char *buf, size_t size) {
   if (!buf || size == 0) return;
   if (!desc) {

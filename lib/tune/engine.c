@@ -785,7 +785,7 @@ static PrunerStatus tuneSinkCandidate(void *user, size_t i, PrunerRecord *r) {
   /* The backend built it with this build's generator: a compile error or a missing
    * result it reports itself is versioned too, so that a later generator retries it. */
   if (r->codegen_version == 0)
-    r->codegen_version = c->e->backend->codegen_version;
+    r->codegen_version = tuneCodegenVersionOf(c->e, &c->t->w);
   return tuneAppend(c->e, c->t, &c->cs[i], r, c->round_trials);
 }
 

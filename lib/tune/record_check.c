@@ -24,7 +24,8 @@ static PrunerStatus tuneRecordFits(const PrunerRecord *r, void *user) {
       w = &e->tasks[i].w; /* the workload it will be matched to */
   /* A replay reads measurements, whatever built them; the device measures this build's. */
   if (e->opts.measure != PRUNER_TUNE_MEASURE_REPLAY) {
-    PrunerStatus same = prunerRecordCheckCodegen(r, e->backend->codegen_version);
+    PrunerStatus same = prunerRecordCheckCodegen(
+        r, w ? tuneCodegenVersionOf(e, w) : e->backend->codegen_version);
     if (!same.ok)
       return same;
   }
@@ -37,6 +38,11 @@ static PrunerStatus tuneRecordFits(const PrunerRecord *r, void *user) {
   snprintf(why, sizeof why, "%s", fit.message);
   return prunerStatusError("config does not fit %s on %s: %s", r->workload_key, e->target.name,
                            why);
+}
+
+int tuneCodegenVersionOf(const TuneEngine *e, const PrunerWorkload *w) {
+  return e->backend->codegenVersionOf ? e->backend->codegenVersionOf(w)
+                                      : e->backend->codegen_version;
 }
 
 size_t tuneFilterRecords(TuneEngine *e, PrunerRecords records) {

@@ -122,6 +122,9 @@ PrunerStatus tuneIngest(TuneEngine *e, const char *path);
  * not fit its workload (record_check.c), with a warning naming each file:line and
  * reason; call once the tasks are known. Returns how many were dropped. */
 size_t tuneFilterRecords(TuneEngine *e, PrunerRecords records);
+/* The code-generator version of the backend's kernel of `w` (PrunerBackend.codegenVersionOf,
+ * else codegen_version): what its records must carry. */
+int tuneCodegenVersionOf(const TuneEngine *e, const PrunerWorkload *w);
 /* A consumer that was fused into a tuned contraction instead of being a task
  * (session.c): `config` is its own config when it still gets a kernel of its own (the
  * contraction's winner promotes), NULL when it shares the contraction's kernel. */

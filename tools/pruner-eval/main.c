@@ -170,10 +170,9 @@ static int trainModel(const char *const *paths, int num_paths, const char *model
    * are left out, each named by file and line (docs/records.md, "Code-generator
    * version"); the log is then read again from what is left. */
   if (s.ok) {
-    int version = prunerTargetCodegenVersion(&target);
     size_t dropped = 0;
     for (int i = 0; i < num_paths; ++i) {
-      size_t d = prunerRecordsFilterCodegen(files[i], key, version);
+      size_t d = prunerRecordsFilterCodegenOf(files[i], key, &target);
       if (d > 0)
         prunerRecordsPrintWarnings(files[i], stderr, "pruner-eval: warning: ");
       dropped += d;

@@ -37,8 +37,10 @@
  * and its lowering to the JIT), on its records as PrunerRecord.codegen_version: raise it
  * with any change that alters an existing config's kernel (docs/records.md), or how the
  * harness times it. 2: operand buffers aligned to 64 bytes (pruner/timing.h); version 1
- * times depended on the heap's placement of the buffers. */
-#define PRUNER_HOST_CODEGEN_VERSION 2
+ * times depended on the heap's placement of the buffers. 3: erf, exp, log and tanh in
+ * vector code are polynomial approximations (pruner-approximate-math), which changed only
+ * the kernels of bodies with those ops: prunerHostCodegenVersionOf. */
+#define PRUNER_HOST_CODEGEN_VERSION 3
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,6 +67,12 @@ typedef struct PrunerHostInfo {
 
 /* Reads the machine (no side effects, no timing runs), at its widest SIMD ISA. */
 void prunerHostDescribe(PrunerHostInfo *out);
+
+/* The version of the kernel this build makes of `w`'s configs: the last version that
+ * changed it (PRUNER_HOST_CODEGEN_VERSION's history), so that a change to some kernels
+ * leaves the records of the others current: 3 for a body with erf, exp, log or tanh,
+ * else 2. What host records carry and are checked against (docs/records.md). */
+int prunerHostCodegenVersionOf(const PrunerWorkload *w);
 /* The machine described as if its SIMD ISA were `isa`: "avx512", "avx2" or "sse" (lanes,
  * registers, FMA pipes, peak and name follow; caches, cores and clock stay), or NULL, ""
  * or "native" for its widest. Fails, naming the CPU and its widest ISA, when the CPU

@@ -162,6 +162,7 @@ static const PrunerBackend hostBackend = {
     .device_measure = PRUNER_TUNE_MEASURE_HOST,
     .baseline_name = "OpenBLAS",
     .codegen_version = PRUNER_HOST_CODEGEN_VERSION,
+    .codegenVersionOf = prunerHostCodegenVersionOf,
     .fuses_consumers = false, /* the host schedule has no consumer fusion */
     .describeTarget = hostDescribeTarget,
     .refuseMeasure = hostRefuseMeasure,

@@ -935,7 +935,7 @@ void prunerHostFillRecord(PrunerHost host, const PrunerWorkload *w, const Pruner
            hostOptLevel(&host->opts, config));
   if (config) {
     r->config = *config;
-    r->codegen_version = PRUNER_HOST_CODEGEN_VERSION;
+    r->codegen_version = prunerHostCodegenVersionOf(w);
   }
   r->sm_clock_mhz = host->target.boost_clock_mhz;
   PrunerMeasuredMachine m;

@@ -45,12 +45,17 @@ static int64_t registerReductionStep(const PrunerWorkload *w, const PrunerConfig
 const char *prunerHostLoweringPipeline(void) {
   /* docs/host.md, H1: canonicalize right after convert-scf-to-openmp (else "memref.
    * alloca_scope expects 0 or 1 blocks"); convert-ub-to-llvm (else ub.poison has no LLVM
-   * translation). */
+   * translation); pruner-approximate-math before the math lowering, or erf, exp, log
+   * and tanh become one libm call per vector lane; log1p is libm's (convert-math-to-llvm
+   * would compute log(1 + x), wrong near 0) (docs/host.md, "Math functions"). */
   return "builtin.module(convert-scf-to-openmp,canonicalize,"
-         "canonicalize,cse,canonicalize,convert-math-to-llvm,convert-math-to-libm,convert-linalg-to-loops,"
+         "canonicalize,cse,canonicalize,pruner-approximate-math,"
+         "convert-math-to-llvm{approximate-log1p=false},"
+         "convert-math-to-libm,convert-linalg-to-loops,"
          "convert-vector-to-scf{full-unroll=true},lower-affine,expand-strided-metadata,"
          "lower-affine,convert-scf-to-cf,convert-vector-to-llvm,finalize-memref-to-llvm,"
-         "convert-arith-to-llvm,convert-math-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
+         "convert-arith-to-llvm,convert-math-to-llvm{approximate-log1p=false},"
+         "convert-index-to-llvm,convert-cf-to-llvm,"
          "convert-openmp-to-llvm,convert-ub-to-llvm,convert-func-to-llvm,"
          "reconcile-unrealized-casts)";
 }

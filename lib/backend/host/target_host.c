@@ -176,6 +176,20 @@ static int isaRank(const char *name) {
   return -1;
 }
 
+int prunerHostCodegenVersionOf(const PrunerWorkload *w) {
+  for (int i = 0; i < w->body_len; ++i)
+    switch (w->body[i].opcode) {
+    case PRUNER_BODY_ERF:
+    case PRUNER_BODY_EXP:
+    case PRUNER_BODY_LOG:
+    case PRUNER_BODY_TANH:
+      return 3; /* vector math approximated (pruner-approximate-math) */
+    default:
+      break;
+    }
+  return 2; /* aligned operand buffers */
+}
+
 void prunerHostDescribe(PrunerHostInfo *h) {
   memset(h, 0, sizeof *h);
   h->cores = countCores();

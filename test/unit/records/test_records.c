@@ -1123,6 +1123,52 @@ static void test_check_codegen(void **state) {
   prunerRecordsDestroy(log);
 }
 
+/* A change to some kernels only (host version 3: vector erf / exp / log / tanh) leaves the
+ * other workloads' records current: the filter asks the version of each record's own
+ * workload. A GELU timed by version 2 is measured again; a matmul of version 2 is not. */
+static void test_check_codegen_per_workload(void **state) {
+  (void)state;
+  PrunerTargetDesc host = {.kind = PRUNER_TARGET_HOST};
+  const int64_t dims[2] = {128, 3072};
+  PrunerWorkload add, gelu;
+  prunerWorkloadElementwiseAdd(&add, dims, 2, PRUNER_DTYPE_F32);
+  gelu = add;
+  int n = gelu.num_inputs + gelu.num_outputs;
+  gelu.body[1] = (PrunerBodyOp){PRUNER_BODY_ERF, {n, -1}, 0.0, PRUNER_DTYPE_F32};
+  gelu.body_len = 2;
+  gelu.body_yield[0] = n + 1;
+  prunerWorkloadComputeKey(&gelu);
+  assert_int_equal(prunerTargetCodegenVersionOf(&host, &add), 2);
+  assert_int_equal(prunerTargetCodegenVersionOf(&host, &gelu), 3);
+  assert_int_equal(prunerTargetCodegenVersion(&host), 3); /* the newest */
+  PrunerTargetDesc gpu = {.kind = PRUNER_TARGET_GPU};
+  assert_int_equal(prunerTargetCodegenVersionOf(&gpu, &gelu), prunerTargetCodegenVersion(&gpu));
+
+  PrunerRecords log = prunerRecordsCreateInMemory();
+  assert_non_null(log);
+  const PrunerWorkload *ws[] = {&add, &gelu, &gelu, &add};
+  const int versions[] = {2, 2, 3, 3};
+  for (int i = 0; i < 4; ++i) {
+    PrunerRecord r;
+    makeRecord(&r, kTargetA, 16 << i, 5.0);
+    r.workload = *ws[i];
+    snprintf(r.workload_key, sizeof r.workload_key, "%s", ws[i]->key);
+    r.codegen_version = versions[i];
+    assert_true(prunerRecordsAppend(log, &r).ok);
+  }
+  /* dropped: the GELU of version 2 (its kernel changed) and the add of version 3 (no
+   * build made that kernel: a newer log's, like any other version's) */
+  assert_int_equal(prunerRecordsFilterCodegenOf(log, kTargetA, &host), 2);
+  assert_int_equal(prunerRecordsCount(log), 2);
+  assert_true(prunerRecordsGet(log, 0)->workload.body_hash == add.body_hash);
+  assert_int_equal(prunerRecordsGet(log, 0)->codegen_version, 2);
+  assert_true(prunerRecordsGet(log, 1)->workload.body_hash == gelu.body_hash);
+  assert_int_equal(prunerRecordsGet(log, 1)->codegen_version, 3);
+  assert_non_null(strstr(prunerRecordsWarnings(log),
+                         "code-generator version 2; this build generates version 3"));
+  prunerRecordsDestroy(log);
+}
+
 static void test_filter(void **state) {
   (void)state;
   char path[64];
@@ -1254,6 +1300,7 @@ int main(void) {
       cmocka_unit_test(test_long_line_skipped),
       cmocka_unit_test(test_one_writer),
       cmocka_unit_test(test_check_codegen),
+      cmocka_unit_test(test_check_codegen_per_workload),
       cmocka_unit_test(test_filter),
       cmocka_unit_test(test_measured_machine),
   };

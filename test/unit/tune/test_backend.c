@@ -453,6 +453,12 @@ static void test_backend_table(void **state) {
     assert_true(b->codegen_version >= 1);
     assert_int_equal(b->codegen_version,
                      prunerTargetCodegenVersion(&(PrunerTargetDesc){.kind = b->kind}));
+    /* Per workload too (the host's changed some kernels only), never past the newest. */
+    PrunerWorkload mm;
+    prunerWorkloadMatmul(&mm, 64, 64, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+    int of = b->codegenVersionOf ? b->codegenVersionOf(&mm) : b->codegen_version;
+    assert_int_equal(of, prunerTargetCodegenVersionOf(&(PrunerTargetDesc){.kind = b->kind}, &mm));
+    assert_true(of >= 1 && of <= b->codegen_version);
   }
   const PrunerBackend *b;
   PrunerTargetDesc t;
