@@ -90,7 +90,7 @@ records="$out/records-${records_note:-$target}.jsonl"
 
 # A host-tuned module becomes an object file with the plugin's CPU pipeline (the kernels the
 # tuner measured; docs/host.md, "From a tuned module to an object"): link it with
-# -L/usr/lib/llvm-22/lib -lomp -lm and call _mlir_ciface_<function>.
+# -L/usr/lib/llvm-22/lib -lomp -lmlir_c_runner_utils -lm and call _mlir_ciface_<function>.
 object=""
 if [ "$backend" = host ]; then
   llvm=/usr/lib/llvm-22/bin
@@ -111,7 +111,8 @@ echo "              --transform-interpreter examples/model.mlir)"
 echo "tune-example: records:       $records (rerun to resume; raise TRIALS to tune further)"
 if [ -n "$object" ]; then
   echo "tune-example: object file:   $object (pruner-cpu-pipeline; entry points"
-  echo "              _mlir_ciface_<function>; link with -L/usr/lib/llvm-22/lib -lomp -lm)"
+  echo "              _mlir_ciface_<function>; link with -L/usr/lib/llvm-22/lib -lomp"
+  echo "              -lmlir_c_runner_utils -lm -Wl,-rpath,/usr/lib/llvm-22/lib)"
 fi
 case "$backend" in
   host) echo "tune-example: measured on this CPU (--target=host); nothing ran on a GPU." ;;

@@ -48,7 +48,8 @@ llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
 config.substitutions.append(("%cc", config.c_compiler))
 config.substitutions.append(("%llvm_lib", llvm_lib_dir))
 config.substitutions.append(
-    ("%host_link_flags", f"-lopenblas -L{llvm_lib_dir} -lomp -Wl,-rpath,{llvm_lib_dir} -lm"))
+    ("%host_link_flags", f"-lopenblas -L{llvm_lib_dir} -lomp -lmlir_c_runner_utils "
+                        f"-Wl,-rpath,{llvm_lib_dir} -lm"))
 
 # `REQUIRES: clang-rt-builtins`: LLVM's compiler-rt builtins (libclang-rt-22-dev), which
 # define __truncsfbf2 for modules that round to bf16 (docs/host.md, "Linking").

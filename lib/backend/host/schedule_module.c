@@ -23,14 +23,20 @@
 /* One-shot bufferization with identity layouts at the function boundary; results equal
  * to an argument are dropped (the kernel writes its output argument in place); the
  * canonicalize removes the alloc + copy per tile that would otherwise need memrefCopy
- * (docs/host.md, H2). A loop that yields a new tensor (an op filling a fresh buffer each
- * iteration from the last one's result) gets an allocation per iteration instead of the
- * error "Yield operand #0 is not equivalent to the corresponding iter bbArg"; IR that
- * bufferized before is bufferized as before. */
-#define BUFFERIZE_PIPELINE                                                                         \
-  "builtin.module(one-shot-bufferize{bufferize-function-boundaries "                               \
-  "function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops},"         \
-  "drop-equivalent-buffer-results,canonicalize,cse)"
+ * (docs/host.md, H2). The second drop: a caller whose result is equal to an argument only
+ * once the first drop took a kernel's result and canonicalize folded what is left (a 1x1
+ * conv tuned as a matmul returns expand_shape(collapse_shape(%out)) around the kernel's
+ * call); its result was kept, the deallocation pipeline copied it into a new buffer, and
+ * its C entry point took a result descriptor the untuned module's did not. A loop that
+ * yields a new tensor (an op filling a fresh buffer each iteration from the last one's
+ * result) gets an allocation per iteration instead of the error "Yield operand #0 is not
+ * equivalent to the corresponding iter bbArg"; IR that bufferized before is bufferized as
+ * before. */
+#define BUFFERIZE_PIPELINE                                                                 \
+  "builtin.module(one-shot-bufferize{bufferize-function-boundaries "                       \
+  "function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops}," \
+  "drop-equivalent-buffer-results,canonicalize,drop-equivalent-buffer-results,"            \
+  "canonicalize,cse)"
 
 const char *prunerHostBufferizePipeline(void) { return BUFFERIZE_PIPELINE; }
 
