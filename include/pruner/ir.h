@@ -46,6 +46,14 @@ bool prunerIrResultsDead(MlirOperation op);
  * Returns how many inputs it replaced. */
 int prunerIrSliceDynamicCastInputs(MlirOperation op);
 
+/* Replaces each input i of the linalg op `op` (tensor semantics) with bit i set in
+ * `inputs` that is a splat `arith.constant` by a `linalg.fill` of its value into a
+ * `tensor.empty`. A tile's slice of a splat constant folds into a smaller splat, which
+ * bufferizes to a global rather than a view, and a schedule that stages that input in
+ * shared memory (promote_operands) found nothing to promote ("failed to apply") or one
+ * copy fewer than it expects (docs/schedule.md). Returns how many inputs it replaced. */
+int prunerIrMaterializeSplatInputs(MlirOperation op, uint32_t inputs);
+
 /* Describes `op`. Fails, with a message naming the op, for ops pruner does not tune
  * (fills, copies, unsupported named ops, non-affine generics), dynamic shapes, tensor
  * semantics violations and element types outside PrunerDType. */

@@ -381,8 +381,10 @@ PrunerStatus prunerApplyGpu(MlirOperation module, const PrunerTargetDesc *target
     return first;
   }
   for (int i = 0; i < list.count; ++i) {
-    /* Static inputs stay static through bufferization (cast_inputs.c). */
+    /* Static inputs stay static, and promoted ones buffers, through bufferization
+     * (cast_inputs.c). */
     prunerIrSliceDynamicCastInputs(list.ops[i].op);
+    prunerIrMaterializeSplatInputs(list.ops[i].op, list.ops[i].config.promote_operands);
     tag(&list.ops[i]);
     /* Scalar multiply-adds become FMAs, as the draft counts them (schedule_ir.h). */
     s = prunerScheduleContractMulAdd(list.ops[i].op, NULL);
