@@ -70,8 +70,9 @@ void prunerHostDescribe(PrunerHostInfo *out);
 
 /* The version of the kernel this build makes of `w`'s configs: the last version that
  * changed it (PRUNER_HOST_CODEGEN_VERSION's history), so that a change to some kernels
- * leaves the records of the others current: 3 for a body with erf, exp, log or tanh,
- * else 2. What host records carry and are checked against (docs/records.md). */
+ * leaves the records of the others current: 3 for a body with erf, exp, log or tanh
+ * (whatever its element type: only f32 vectors changed, and the host measures f32
+ * only), else 2. What host records carry and are checked against (docs/records.md). */
 int prunerHostCodegenVersionOf(const PrunerWorkload *w);
 /* The machine described as if its SIMD ISA were `isa`: "avx512", "avx2" or "sse" (lanes,
  * registers, FMA pipes, peak and name follow; caches, cores and clock stay), or NULL, ""
