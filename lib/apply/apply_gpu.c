@@ -381,10 +381,13 @@ PrunerStatus prunerApplyGpu(MlirOperation module, const PrunerTargetDesc *target
     return first;
   }
   for (int i = 0; i < list.count; ++i) {
-    /* Static inputs stay static, and promoted ones buffers, through bufferization
-     * (cast_inputs.c). */
-    prunerIrSliceDynamicCastInputs(list.ops[i].op);
-    prunerIrMaterializeSplatInputs(list.ops[i].op, list.ops[i].config.promote_operands);
+    /* A promoted schedule tiles to threads on buffers: its inputs must stay static and
+     * be views through bufferization (cast_inputs.c). Direct schedules tile on tensors
+     * and are left as they were. */
+    if (list.ops[i].config.promote_operands) {
+      prunerIrSliceDynamicCastInputs(list.ops[i].op);
+      prunerIrMaterializeSplatInputs(list.ops[i].op, list.ops[i].config.promote_operands);
+    }
     tag(&list.ops[i]);
     /* Scalar multiply-adds become FMAs, as the draft counts them (schedule_ir.h). */
     s = prunerScheduleContractMulAdd(list.ops[i].op, NULL);

@@ -78,8 +78,11 @@ struct ApproximateMathPass
     // else of the module.
     mlir::GreedyRewriteConfig config;
     config.setStrictness(mlir::GreedyRewriteStrictness::ExistingAndNewOps);
-    if (mlir::failed(mlir::applyOpPatternsGreedily(ops, std::move(patterns), config)))
+    if (mlir::failed(mlir::applyOpPatternsGreedily(ops, std::move(patterns), config))) {
+      getOperation()->emitError("pruner-approximate-math: the rewrite of the math ops did "
+                                "not converge");
       signalPassFailure();
+    }
   }
 };
 

@@ -6,6 +6,8 @@
 
 #include <cmocka.h>
 
+#include "../erf_workload.h"
+
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -1132,12 +1134,7 @@ static void test_check_codegen_per_workload(void **state) {
   const int64_t dims[2] = {128, 3072};
   PrunerWorkload add, gelu;
   prunerWorkloadElementwiseAdd(&add, dims, 2, PRUNER_DTYPE_F32);
-  gelu = add;
-  int n = gelu.num_inputs + gelu.num_outputs;
-  gelu.body[1] = (PrunerBodyOp){PRUNER_BODY_ERF, {n, -1}, 0.0, PRUNER_DTYPE_F32};
-  gelu.body_len = 2;
-  gelu.body_yield[0] = n + 1;
-  prunerWorkloadComputeKey(&gelu);
+  testErfWorkload(&gelu, dims, 2);
   assert_int_equal(prunerTargetCodegenVersionOf(&host, &add), 2);
   assert_int_equal(prunerTargetCodegenVersionOf(&host, &gelu), 3);
   assert_int_equal(prunerTargetCodegenVersion(&host), 3); /* the newest */

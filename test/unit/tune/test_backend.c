@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "../erf_workload.h"
+
 #include "../../../lib/tune/tune_internal.h"
 #include "pruner/random.h"
 
@@ -453,12 +455,18 @@ static void test_backend_table(void **state) {
     assert_true(b->codegen_version >= 1);
     assert_int_equal(b->codegen_version,
                      prunerTargetCodegenVersion(&(PrunerTargetDesc){.kind = b->kind}));
-    /* Per workload too (the host's changed some kernels only), never past the newest. */
-    PrunerWorkload mm;
-    prunerWorkloadMatmul(&mm, 64, 64, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
-    int of = b->codegenVersionOf ? b->codegenVersionOf(&mm) : b->codegen_version;
-    assert_int_equal(of, prunerTargetCodegenVersionOf(&(PrunerTargetDesc){.kind = b->kind}, &mm));
-    assert_true(of >= 1 && of <= b->codegen_version);
+    /* Per workload too (the host's changed some kernels only), never past the newest:
+     * a matmul and a body with erf, whose host kernels differ in version. */
+    PrunerWorkload ws[2];
+    const int64_t dims[2] = {64, 256};
+    prunerWorkloadMatmul(&ws[0], 64, 64, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+    testErfWorkload(&ws[1], dims, 2);
+    for (int k = 0; k < 2; ++k) {
+      int of = b->codegenVersionOf ? b->codegenVersionOf(&ws[k]) : b->codegen_version;
+      assert_int_equal(of,
+                       prunerTargetCodegenVersionOf(&(PrunerTargetDesc){.kind = b->kind}, &ws[k]));
+      assert_true(of >= 1 && of <= b->codegen_version);
+    }
   }
   const PrunerBackend *b;
   PrunerTargetDesc t;

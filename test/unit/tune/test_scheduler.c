@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "../erf_workload.h"
+
 #include "../../../lib/tune/tune_internal.h"
 
 static void setUp(TuneEngine *e) {
@@ -116,12 +118,7 @@ static void test_similar_tasks_share_a_body(void **state) {
   const int64_t dims[2] = {128, 3072};
   PrunerWorkload add, gelu, mm;
   prunerWorkloadElementwiseAdd(&add, dims, 2, PRUNER_DTYPE_F32);
-  gelu = add;
-  int n = gelu.num_inputs + gelu.num_outputs;
-  gelu.body[1] = (PrunerBodyOp){PRUNER_BODY_ERF, {n, -1}, 0.0, PRUNER_DTYPE_F32};
-  gelu.body_len = 2;
-  gelu.body_yield[0] = n + 1;
-  prunerWorkloadComputeKey(&gelu);
+  testErfWorkload(&gelu, dims, 2);
   assert_true(gelu.body_hash != add.body_hash);
   prunerWorkloadMatmul(&mm, 128, 768, 768, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   assert_int_equal(tuneEngineAddWorkload(&e, &add, NULL), 0);
