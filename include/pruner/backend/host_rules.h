@@ -5,7 +5,8 @@
  * backend is pruner/backend/host.h.
  *
  * What a PrunerConfig means on the host (docs/host.md, "Space"):
- *   workgroup    per-task tile of the parallel loops; tasks are spread over the cores;
+ *   workgroup    per-task tile of the parallel loops; tasks are spread over the cores; one
+ *                that does not divide its bound splits the loop (prunerHostConfigParts);
  *   reduction    cache tile (step) of the reduction loops;
  *   thread       register tile of the parallel loops (the innermost a multiple of the
  *                SIMD width when vectorized; other loops are peeled when it does not
@@ -110,8 +111,9 @@ void prunerHostTargetMachine(const PrunerTargetDesc *t, PrunerMeasuredMachine *o
  * tiles up to 16 elements per loop (64 on the vectorized loop). */
 PrunerSpaceOptions prunerHostSpaceDefaultOptions(void);
 
-/* The host's validity rules (docs/host.md): entries in the right loops, task tiles
- * dividing the bounds, reduction steps dividing the bounds, register tiles no larger than
+/* The host's validity rules (docs/host.md): entries in the right loops, task tiles in
+ * [1, bound] (at most PRUNER_HOST_MAX_SPLIT_LOOPS not dividing), reduction steps dividing
+ * the bounds, register tiles no larger than
  * the task tiles and dividing them on the vectorized loop, vector width 1 or the lanes,
  * the register tile's vector accumulators within the SIMD registers. NULL opts: defaults. */
 PrunerStatus prunerHostConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
@@ -119,6 +121,24 @@ PrunerStatus prunerHostConfigCheck(const PrunerWorkload *w, const PrunerTargetDe
 
 bool prunerHostConfigIsValid(const PrunerWorkload *w, const PrunerTargetDesc *t,
                              const PrunerSpaceOptions *opts, const PrunerConfig *config);
+
+/* Split loops (docs/host.md, "Split loops"): a parallel loop whose task tile does not
+ * divide its bound runs as two parts, the loop split at the last multiple of the tile:
+ * the main part is tiled by the config, the remainder (shorter than a task tile) is one
+ * task along that loop with its register tile cut to the remainder and peeled where it
+ * does not divide it. At most PRUNER_HOST_MAX_SPLIT_LOOPS loops split, 2^k parts. */
+#define PRUNER_HOST_MAX_SPLIT_LOOPS 3
+#define PRUNER_HOST_MAX_PARTS (1 << PRUNER_HOST_MAX_SPLIT_LOOPS)
+typedef struct PrunerHostPart {
+  PrunerWorkload workload; /* `w` with the part's bounds (shapes and key stay the op's) */
+  PrunerConfig config;     /* the config as the part runs it                           */
+} PrunerHostPart;
+/* The parts of a checked config, in the schedule's order: bit i of a part's index is set
+ * when it is the remainder along the i-th split loop (ascending loop order). Part 0 is
+ * the main part; one part (the config itself) when no loop is split. Returns the count;
+ * `parts` holds PRUNER_HOST_MAX_PARTS. A remainder along the packed operand's loops does
+ * not pack. */
+int prunerHostConfigParts(const PrunerWorkload *w, const PrunerConfig *c, PrunerHostPart *parts);
 
 /* Every knob of the host space in space.c's order (parallel loops' tile pairs, reduction
  * steps, promote_operands = {0} or {0, packed operand}, vector_width); at most `cap`
@@ -139,8 +159,8 @@ int prunerHostVectorCandidates(const PrunerWorkload *w, const PrunerTargetDesc *
                                int64_t *widths, int cap);
 /* The vector width of the host space for `w`: the SIMD lanes of its element type when
  * the vectorized loop's bound is a multiple of them; else the widest power of two below
- * that divides it, down to 4; else 1 (scalar: no vectorized loop, NCHW convs, a loop
- * shorter than the lanes or a bound no vector divides). */
+ * that divides it, down to 4; else the lanes again (the loop is split); 1 (scalar) when
+ * there is no vectorized loop, for NCHW convs and a loop shorter than the lanes. */
 int prunerHostVectorWidth(const PrunerWorkload *w, const PrunerTargetDesc *t);
 /* The loop that is vectorized: the output's contiguous loop (-1: none, scalar only). */
 int prunerHostVectorLoop(const PrunerWorkload *w);

@@ -710,8 +710,8 @@ static void hostDraftSymbols(const HostDraft *h, PrunerDraftSymbols *s) {
   s->latency_hiding = h->latency_cover;
 }
 
-bool prunerHostDraftScore(const PrunerWorkload *w, const PrunerTargetDesc *t,
-                          const PrunerConfig *c, PrunerDraftSymbols *out) {
+static void hostDraftScorePart(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                               const PrunerConfig *c, PrunerDraftSymbols *out) {
   PrunerDraftSymbols s;
   memset(&s, 0, sizeof s);
   HostDraft h;
@@ -736,6 +736,53 @@ bool prunerHostDraftScore(const PrunerWorkload *w, const PrunerTargetDesc *t,
   hostDraftTraffic(&h);
   hostDraftCombine(&h, &s);
   hostDraftSymbols(&h, &s);
+  *out = s;
+}
+
+/* Adds part `p`'s additive symbols (times, work, traffic, tasks) to `s`. */
+static void addPart(PrunerDraftSymbols *s, const PrunerDraftSymbols *p) {
+  s->predicted_us += p->predicted_us;
+  s->compute_us += p->compute_us;
+  s->memory_us += p->memory_us;
+  s->l2_us += p->l2_us;
+  s->shared_us += p->shared_us;
+  s->launch_us += p->launch_us;
+  s->flops += p->flops;
+  s->executed_flops += p->executed_flops;
+  s->global_load_bytes += p->global_load_bytes;
+  s->dram_bytes += p->dram_bytes;
+  s->shared_load_bytes += p->shared_load_bytes;
+  s->global_store_bytes += p->global_store_bytes;
+  s->blocks += p->blocks;
+  s->waves += p->waves;
+  s->waves_fractional += p->waves_fractional;
+  if (p->registers > s->registers)
+    s->registers = p->registers;
+}
+
+bool prunerHostDraftScore(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                          const PrunerConfig *c, PrunerDraftSymbols *out) {
+  PrunerHostPart parts[PRUNER_HOST_MAX_PARTS];
+  int num_parts = prunerHostConfigParts(w, c, parts);
+  PrunerDraftSymbols s;
+  if (num_parts == 1) {
+    hostDraftScorePart(w, t, c, &s);
+  } else {
+    /* A split loop's parts run one after the other in one call (docs/host.md, "Split
+     * loops"): their times add up, the call is paid once, and the ratios are the main
+     * part's (part 0, the largest). */
+    hostDraftScorePart(&parts[0].workload, t, &parts[0].config, &s);
+    for (int p = 1; p < num_parts; ++p) {
+      PrunerDraftSymbols ps;
+      hostDraftScorePart(&parts[p].workload, t, &parts[p].config, &ps);
+      addPart(&s, &ps);
+      s.predicted_us -= CALL_US;
+      s.launch_us -= CALL_US;
+    }
+    s.reuse = s.shared_load_bytes > 0 ? s.flops / s.shared_load_bytes : 0;
+    s.arithmetic_intensity = s.dram_bytes > 0 ? s.flops / s.dram_bytes : 0;
+    s.l2_reuse = s.dram_bytes > 0 ? s.global_load_bytes / s.dram_bytes : 1.0;
+  }
   if (out)
     *out = s;
   return true;

@@ -2,6 +2,9 @@
  *
  * The schedule acts on the bufferized payload (memrefs), as the recipe that matched OpenBLAS
  * does (docs/host.md, H1-H5):
+ *   0. split the loops whose task tile does not divide the bound, each part scheduled
+ *      by steps 1-4 with its own tiles (prunerHostConfigParts; docs/host.md, "Split
+ *      loops");
  *   1. tile_using_forall by the task tile (parallel loops) -> scf.forall, later
  *      scf.parallel -> OpenMP (only when there is more than one task);
  *   2. tile_using_for by the cache tile of the reduction loops; with promote_operands,
@@ -9,7 +12,7 @@
  *   3. tile_using_for by the register tile (parallel loops), the contraction-like
  *      reduction loops stepping by 1 inside it (the accumulator is loop-invariant there);
  *   4. peel register loops whose tile does not divide the task tile (the vectorized loop
- *      never needs it: the space keeps it dividing);
+ *      only in a split loop's remainder: elsewhere its register tile divides);
  *   5. 2-D convolutions: decompose the (oh = kh = 1) register tile into a 1-D conv;
  *   6. vectorize, fold memref aliases + canonicalize + cse (else the hoist silently does
  *      nothing on subviews), hoist the accumulator out of the inner reduction loop,
@@ -85,10 +88,15 @@ static int appendTileFor(PrunerText *t, const char *res, const char *loops, cons
 /* The schedule's steps, in the order of the file comment (docs/host.md, "The loop
  * nest"); each appends its transform ops to `t` and returns the handle it leaves. */
 
+/* A part's handles are named with its suffix (`sx`): "" when the config is one part, so
+ * that its schedule reads as it did before loops could split; the current handle's name
+ * is passed in and out in `cur` (HANDLE_NAME bytes). */
+#define HANDLE_NAME 32
+
 /* 1. Tasks: tile_using_forall by the workgroup tile of the parallel loops, when there is
- * more than one task. Returns the handle to tile further; `tasks` gets the task count. */
-static const char *appendTaskTile(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c,
-                                  int64_t *tasks_out) {
+ * more than one task; `tasks` gets the task count. */
+static void appendTaskTile(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c,
+                           const char *sx, char *cur, int64_t *tasks_out) {
   const int n = w->num_loops;
   int64_t task[PRUNER_MAX_LOOPS] = {0};
   int64_t tasks = 1;
@@ -99,18 +107,18 @@ static const char *appendTaskTile(PrunerText *t, const PrunerWorkload *w, const 
     }
   *tasks_out = tasks;
   if (tasks <= 1)
-    return "op";
+    return;
   prunerTextAppend(t, "    // %lld tasks, run in parallel by OpenMP.\n", (long long)tasks);
-  prunerTextAppend(t, "    %%t0, %%forall = transform.structured.tile_using_forall %%op "
-                      "tile_sizes ");
+  prunerTextAppend(t, "    %%t0%s, %%forall%s = transform.structured.tile_using_forall %%%s "
+                      "tile_sizes ", sx, sx, cur);
   appendTiles(t, task, n);
   prunerTextAppend(t, " : (" ANY ") -> (" ANY ", " ANY ")\n");
-  return "t0";
+  snprintf(cur, HANDLE_NAME, "t0%s", sx);
 }
 
 /* 2. Cache tile of the reduction loops (those whose step is below the bound). */
-static const char *appendCacheTile(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c,
-                                   const char *cur) {
+static void appendCacheTile(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c,
+                            const char *sx, char *cur) {
   const int n = w->num_loops;
   int64_t cache[PRUNER_MAX_LOOPS] = {0};
   bool any_cache = false;
@@ -120,10 +128,13 @@ static const char *appendCacheTile(PrunerText *t, const PrunerWorkload *w, const
       any_cache = true;
     }
   if (!any_cache)
-    return cur;
+    return;
+  char res[HANDLE_NAME], loops[HANDLE_NAME];
+  snprintf(res, sizeof res, "t1%s", sx);
+  snprintf(loops, sizeof loops, "lc%s", sx);
   prunerTextAppend(t, "    // Cache tile of the reduction loops.\n");
-  appendTileFor(t, "t1", "lc", cur, cache, n);
-  return "t1";
+  appendTileFor(t, res, loops, cur, cache, n);
+  snprintf(cur, HANDLE_NAME, "%s", res);
 }
 
 /* 2b. Packing (docs/host.md, "Packing B"): with promote_operands = [1], the cache block
@@ -136,11 +147,11 @@ static const char *appendCacheTile(PrunerText *t, const PrunerWorkload *w, const
  * The copy is tiled to one row per iteration, so that it vectorizes to one vector move
  * per register vector (left whole, it unrolled into K-step x N_r / lanes moves and took
  * seconds to compile). */
-static const char *appendPackPanel(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c,
-                                   const char *cur) {
+static void appendPackPanel(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c,
+                            const char *sx, char *cur) {
   int o = prunerHostPackableOperand(w);
   if (!c->promote_operands || o < 0)
-    return cur;
+    return;
   const int n = w->num_loops;
   const PrunerOperand *b = &w->operands[o];
   int64_t panel[PRUNER_MAX_LOOPS] = {0};
@@ -154,27 +165,38 @@ static const char *appendPackPanel(PrunerText *t, const PrunerWorkload *w, const
       any = true;
     }
   }
+  char res[HANDLE_NAME], loops[HANDLE_NAME];
+  snprintf(res, sizeof res, "t3%s", sx);
+  snprintf(loops, sizeof loops, "lp%s", sx);
   prunerTextAppend(t, "    // Pack operand %d: one contiguous panel per register column.\n", o);
-  if (any)
-    appendTileFor(t, "t3", "lp", cur, panel, n);
+  if (any) {
+    appendTileFor(t, res, loops, cur, panel, n);
+    snprintf(cur, HANDLE_NAME, "%s", res);
+  }
   prunerTextAppend(t,
-                   "    %%pk = transform.structured.promote %%%s {operands_to_promote = [%d], "
-                   "alignment = 64} : (" ANY ") -> " ANY "\n"
-                   "    %%pc = transform.structured.match ops{[\"linalg.copy\"]} in %%root : (" ANY
-                   ") -> " ANY "\n",
-                   any ? "t3" : cur, o);
+                   "    %%pk%s = transform.structured.promote %%%s {operands_to_promote = [%d], "
+                   "alignment = 64} : (" ANY ") -> " ANY "\n",
+                   sx, cur, o);
+  snprintf(cur, HANDLE_NAME, "pk%s", sx);
+}
+
+/* The panels' copies, tiled to one row per iteration (after every part has packed: the
+ * match finds them all). */
+static void appendPackCopies(PrunerText *t, const PrunerWorkload *w) {
+  const PrunerOperand *b = &w->operands[prunerHostPackableOperand(w)];
+  prunerTextAppend(t, "    %%pc = transform.structured.match ops{[\"linalg.copy\"]} in %%root : (" ANY
+                      ") -> " ANY "\n");
   int64_t rows[PRUNER_MAX_RANK] = {0};
   for (int d = 0; d + 1 < b->rank; ++d)
     rows[d] = 1;
   appendTileFor(t, "pcr", "pcl", "pc", rows, b->rank);
-  return "pk";
 }
 
 /* 3. Register tile: the thread tile of the parallel loops, reduction loops by
  * registerReductionStep; 4. peel the register loops whose tile does not divide the task
- * tile (each once, innermost first; docs/host.md), then canonicalize the function. */
+ * tile (each once, innermost first; docs/host.md). */
 static void appendRegisterTile(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c,
-                               const char *cur) {
+                               const char *sx, const char *cur) {
   const int n = w->num_loops;
   int64_t reg[PRUNER_MAX_LOOPS] = {0};
   int handle[PRUNER_MAX_LOOPS];
@@ -184,26 +206,61 @@ static void appendRegisterTile(PrunerText *t, const PrunerWorkload *w, const Pru
                                                       : registerReductionStep(w, c, l);
     handle[l] = reg[l] > 0 ? count++ : -1;
   }
+  char res[HANDLE_NAME], loops[HANDLE_NAME];
+  snprintf(res, sizeof res, "t2%s", sx);
+  snprintf(loops, sizeof loops, "lr%s", sx);
   prunerTextAppend(t, "    // Register tile.\n");
-  int loops = appendTileFor(t, "t2", "lr", cur, reg, n);
+  int tiled = appendTileFor(t, res, loops, cur, reg, n);
 
   /* Innermost first: peeling a loop clones its body, so a peeled outer loop would leave
    * the handles of the loops inside it invalid (two peeled loops of a batch_matmul: batch
    * 3 by 2 and m 64 by 7 failed that way). */
-  for (int l = n - 1; l >= 0 && loops > 0; --l) {
+  for (int l = n - 1; l >= 0 && tiled > 0; --l) {
     if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL || c->workgroup[l] % c->thread[l] == 0)
       continue;
     prunerTextAppend(t,
-                     "    %%peel%d = transform.cast %%lr#%d : " ANY
+                     "    %%peel%d%s = transform.cast %%lr%s#%d : " ANY
                      " to !transform.op<\"scf.for\">\n"
-                     "    %%pm%d, %%pr%d = transform.loop.peel %%peel%d : "
+                     "    %%pm%d%s, %%pr%d%s = transform.loop.peel %%peel%d%s : "
                      "(!transform.op<\"scf.for\">) -> (" ANY ", " ANY ")\n",
-                     l, handle[l], l, l, l);
+                     l, sx, sx, handle[l], l, sx, l, sx, l, sx);
   }
-  prunerTextAppend(t, "    %%f0 = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
-                      ") -> " ANY "\n"
-                      "    transform.apply_patterns to %%f0 { "
-                      "transform.apply_patterns.canonicalization } : " ANY "\n");
+}
+
+/* Split loops (docs/host.md, "Split loops"): `transform.structured.split` of %op at the
+ * last multiple of each non-dividing task tile, one loop after the other, every part so
+ * far split again; part p's handle is named op_p<p> (bit i: the remainder along the i-th
+ * split loop, prunerHostConfigParts' order). */
+static void appendSplits(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c,
+                         int num_parts) {
+  int k = 0;
+  for (int l = 0; l < w->num_loops; ++l) {
+    if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL || w->bounds[l] % c->workgroup[l] == 0)
+      continue;
+    int64_t at = w->bounds[l] / c->workgroup[l] * c->workgroup[l];
+    bool last = 2 << k == num_parts;
+    prunerTextAppend(t, "    // Loop %d (%s) split at %lld: %lld-wide tasks below, a "
+                        "remainder of %lld above.\n",
+                     l, prunerLoopRoleName(w->loop_roles[l]), (long long)at,
+                     (long long)c->workgroup[l], (long long)(w->bounds[l] - at));
+    for (int p = 0; p < 1 << k; ++p) {
+      char in[HANDLE_NAME], lo[HANDLE_NAME], hi[HANDLE_NAME];
+      if (k == 0)
+        snprintf(in, sizeof in, "op");
+      else
+        snprintf(in, sizeof in, "op%d_%d", k - 1, p);
+      snprintf(lo, sizeof lo, last ? "op_p%d" : "op%d_%d", last ? p : k, p);
+      snprintf(hi, sizeof hi, last ? "op_p%d" : "op%d_%d", last ? p + (1 << k) : k,
+               p + (1 << k));
+      prunerTextAppend(t,
+                       "    %%sp%d_%d = transform.structured.split %%%s after %lld "
+                       "{dimension = %d} : " ANY "\n"
+                       "    %%%s, %%%s = transform.split_handle %%sp%d_%d : (" ANY
+                       ") -> (" ANY ", " ANY ")\n",
+                       k, p, in, (long long)at, l, lo, hi, k, p);
+    }
+    ++k;
+  }
 }
 
 /* 5. 1-D decomposition of 2-D convolutions (the vectorizer handles 1-D convs only), then
@@ -296,18 +353,54 @@ PrunerStatus hostScheduleBuildChecked(const PrunerWorkload *w, const PrunerConfi
   prunerTextAppend(
       &t, "    %%op = transform.structured.match ops{[\"%s\"]} in %%root : (" ANY ") -> " ANY "\n",
       prunerSchedulePayloadOpName(w));
-  int64_t tasks;
-  const char *cur = appendTaskTile(&t, w, c, &tasks);
-  cur = appendCacheTile(&t, w, c, cur);
-  cur = appendPackPanel(&t, w, c, cur);
-  appendRegisterTile(&t, w, c, cur);
+  PrunerHostPart parts[PRUNER_HOST_MAX_PARTS];
+  const int num_parts = prunerHostConfigParts(w, c, parts);
+  if (num_parts > 1)
+    appendSplits(&t, w, c, num_parts);
+  int tasked = 0; /* parts with more than one task: a forall each */
+  bool any_pack = false;
+  for (int p = 0; p < num_parts; ++p) {
+    const PrunerWorkload *pw = &parts[p].workload;
+    const PrunerConfig *pc = &parts[p].config;
+    char sx[16], cur[HANDLE_NAME];
+    snprintf(sx, sizeof sx, num_parts > 1 ? "_p%d" : "", p);
+    snprintf(cur, sizeof cur, "op%s", sx);
+    if (num_parts > 1)
+      prunerTextAppend(&t, "    // Part %d.\n", p);
+    int64_t tasks;
+    appendTaskTile(&t, pw, pc, sx, cur, &tasks);
+    appendCacheTile(&t, pw, pc, sx, cur);
+    appendPackPanel(&t, pw, pc, sx, cur);
+    /* One part: the copies right after the promote, as before loops could split. */
+    if (pc->promote_operands && num_parts == 1)
+      appendPackCopies(&t, pw);
+    any_pack |= pc->promote_operands != 0;
+    appendRegisterTile(&t, pw, pc, sx, cur);
+    tasked += tasks > 1;
+  }
+  if (any_pack && num_parts > 1)
+    appendPackCopies(&t, w);
+  prunerTextAppend(&t, "    %%f0 = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
+                       ") -> " ANY "\n"
+                       "    transform.apply_patterns to %%f0 { "
+                       "transform.apply_patterns.canonicalization } : " ANY "\n");
   appendDecomposeAndBufferize(&t, w, on_tensors);
   const char *fh = appendVectorize(&t, c);
-  if (tasks > 1)
+  if (tasked == 1)
     prunerTextAppend(&t,
                      "    %%fa = transform.structured.match ops{[\"scf.forall\"]} in %%%s : (" ANY
                      ") -> " ANY "\n"
                      "    %%par = transform.loop.forall_to_parallel %%fa : (" ANY ") -> " ANY "\n",
+                     fh);
+  else if (tasked > 1) /* forall_to_parallel takes one loop */
+    prunerTextAppend(&t,
+                     "    %%fa = transform.structured.match ops{[\"scf.forall\"]} in %%%s : (" ANY
+                     ") -> " ANY "\n"
+                     "    transform.foreach %%fa : " ANY " {\n"
+                     "    ^bb0(%%one: " ANY "):\n"
+                     "      %%par = transform.loop.forall_to_parallel %%one : (" ANY ") -> " ANY
+                     "\n"
+                     "    }\n",
                      fh);
   prunerTextAppend(&t, "    transform.yield\n  }\n}\n");
   return prunerTextFinish(&t, "host schedule", text);

@@ -5,7 +5,8 @@
  * and per register block (thread: parallel loops). The innermost loop of the output is
  * vectorized with the full SIMD width. Tile candidates are the bound's divisors, as
  * Ansor/TVM draw them, and register tiles whatever the register rule admits, so that a
- * space is large enough for a search study to tell methods apart (docs/host.md, "Space").
+ * space is large enough for a search study to tell methods apart (docs/host.md, "Space");
+ * a loop with no useful divisor gets tiles that split it (prunerHostConfigParts).
  * space.c builds its raw index from the candidates produced here and calls
  * prunerHostConfigCheck for validity. */
 #include <stdio.h>
@@ -71,14 +72,14 @@ int prunerHostVectorWidth(const PrunerWorkload *w, const PrunerTargetDesc *t) {
   int vl = prunerHostVectorLoop(w), simd = lanes(w, t);
   if (vl < 0 || scalarOnly(w) || w->bounds[vl] < simd)
     return 1;
-  /* The vectorized loop is never peeled, so its task and register tiles divide its bound:
-   * a bound that is not a multiple of the lanes (1,000 classes on a 16-lane CPU) had no
-   * config at all. The widest narrower vector that divides it (8 lanes: an AVX2-sized
-   * ymm), down to 4 (an SSE xmm); else scalar (a prime bound). */
+  /* The widest vector of at most the lanes that divides the bound, down to 4 (1,000
+   * classes on a 16-lane CPU: 8 lanes, an AVX2-sized ymm), so that whole vectors tile the
+   * loop; a bound none of them divides (a prime, 30,522 = 2 x 3 x 5,087) takes the full
+   * lanes and is split: its task tile does not divide it (prunerHostConfigParts). */
   for (int v = simd; v >= 4; v /= 2)
     if (w->bounds[vl] % v == 0)
       return v;
-  return 1;
+  return simd;
 }
 
 static int compareInt64(const void *a, const void *b) {
@@ -142,6 +143,29 @@ static int taskTiles(int64_t bound, int64_t max_tile, int64_t min_tile, int64_t 
   return divisorsBetween(bound, min_tile, limit, out, cap);
 }
 
+/* Task tiles that do not divide the bound (the loop is split: prunerHostConfigParts), for
+ * a loop whose dividing tiles are all below `want`: 2^k and 3 x 2^k in [lo, hi] below the
+ * bound, multiples of `step` (the vector width on the vectorized loop), appended to
+ * out[n..). A prime bound over max_workgroup_tile had no task tile at all, and 30,522
+ * (BERT's vocabulary) only 1, 2, 3 and 6. */
+static int splitTaskTiles(int64_t bound, int64_t lo, int64_t hi, int64_t step, int64_t want,
+                          int64_t *out, int n, int cap) {
+  for (int i = 0; i < n; ++i)
+    if (out[i] >= want || out[i] == bound)
+      return n;
+  for (int64_t p = 1; p <= hi && p < bound; p *= 2) {
+    int64_t cand[2] = {p, p % 2 == 0 ? p / 2 * 3 : 0};
+    for (int j = 0; j < 2; ++j) {
+      int64_t v = cand[j];
+      if (v >= lo && v <= hi && v < bound && v % step == 0 && bound % v != 0 && n < cap)
+        out[n++] = v;
+    }
+    if (p > hi / 2)
+      break; /* p * 2 would pass hi (or overflow) */
+  }
+  return sortUnique(out, n, cap);
+}
+
 /* Packing (docs/host.md, "Packing B"): operand 1 of a contraction whose rows run along
  * the vectorized loop (its last index is that loop alone) and that some parallel loop
  * does not index (so a packed panel is reused by several register tiles). -1: none. */
@@ -179,10 +203,8 @@ int prunerHostTileCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
     opts = &defaults;
   int64_t bound = w->bounds[loop];
   int vl = prunerHostVectorLoop(w), simd = lanes(w, t);
-  /* The vector loop's register tiles are whole vectors of the space's width; a loop too
-   * long for one scalar tile whose bound no vector divides takes scalar row-like tiles. */
+  /* The vector loop's register tiles are whole vectors of the space's width. */
   int vw = prunerHostVectorWidth(w, t);
-  bool scalar_long = loop == vl && vw == 1 && bound >= simd && !scalarOnly(w);
   bool contraction = w->kind == PRUNER_OP_MATMUL || w->kind == PRUNER_OP_BATCH_MATMUL ||
                      w->kind == PRUNER_OP_CONTRACTION;
   /* Contractions: tasks of at least MIN_TASK_TILE rows; a batch loop (one attention head
@@ -194,6 +216,18 @@ int prunerHostTileCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
     min_tile = bound;
   int64_t tiles[64];
   int nt = taskTiles(bound, opts->max_workgroup_tile, min_tile, tiles, 64);
+  if (loop == vl && vw > 1) { /* whole vectors only: the vectorized loop is not peeled */
+    int m = 0;
+    for (int i = 0; i < nt; ++i)
+      if (tiles[i] % vw == 0)
+        tiles[m++] = tiles[i];
+    nt = m;
+  }
+  /* No dividing task tile of at least four vectors (the vectorized loop) or of
+   * min_tile (the others): the loop is split (docs/host.md, "Split loops"). */
+  int64_t want = loop == vl && vw > 1 ? 4 * (int64_t)vw : min_tile;
+  nt = splitTaskTiles(bound, min_tile, opts->max_workgroup_tile, loop == vl ? vw : 1,
+                      want < bound ? want : bound, tiles, nt, 64);
   int n = 0;
   for (int i = 0; i < nt; ++i) {
     int64_t wg = tiles[i];
@@ -204,16 +238,7 @@ int prunerHostTileCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
       }
       continue;
     }
-    if (scalar_long) {
-      /* Scalar register tiles dividing the task tile (the contiguous loop is not peeled). */
-      for (size_t j = 0; j < sizeof kRegisterRows / sizeof *kRegisterRows; ++j) {
-        int64_t th = kRegisterRows[j];
-        if (th <= wg && wg % th == 0 && th <= opts->max_thread_tile && n < cap) {
-          workgroup[n] = wg;
-          thread[n++] = th;
-        }
-      }
-    } else if (loop == vl && vw > 1 && wg >= vw) {
+    if (loop == vl && vw > 1 && wg >= vw) {
       /* Whole SIMD vectors that divide the task tile (no masked vectors). */
       for (size_t j = 0; j < sizeof kRegisterVectors / sizeof *kRegisterVectors; ++j) {
         int64_t th = kRegisterVectors[j] * vw;
@@ -274,6 +299,31 @@ int prunerHostVectorCandidates(const PrunerWorkload *w, const PrunerTargetDesc *
 
 /* ---- validity ----------------------------------------------------------------------- */
 
+static bool indexesLoop(const PrunerOperand *b, int l) {
+  for (int d = 0; d < b->rank; ++d)
+    if (b->index_coeff[d][l] != 0)
+      return true;
+  return false;
+}
+
+/* Whether packing operand `o` copies a tile of it: some level must tile the op, the
+ * tasks, the reduction's cache block or the panel (a loop indexing the operand whose
+ * register tile is below its task tile); untiled, the whole operand is already the
+ * contiguous panel. */
+static bool packTilesOperand(const PrunerWorkload *w, const PrunerConfig *c, int o) {
+  const PrunerOperand *b = &w->operands[o];
+  for (int l = 0; l < w->num_loops; ++l) {
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) {
+      if (c->reduction[l] < w->bounds[l])
+        return true;
+    } else if (c->workgroup[l] < w->bounds[l] ||
+               (indexesLoop(b, l) && c->thread[l] < c->workgroup[l])) {
+      return true;
+    }
+  }
+  return false;
+}
+
 #define FAIL(...)                                                                          \
   do {                                                                                     \
     if (status)                                                                            \
@@ -332,6 +382,7 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
       FAIL("reduction entry %d is not a reduction loop", op, l);
   }
   int64_t rows = 1, vectors = 1, elements = 1;
+  int split_loops = 0;
   for (int l = 0; l < n; ++l) {
     const char *role = prunerLoopRoleName(w->loop_roles[l]);
     if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) {
@@ -344,9 +395,14 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
       continue;
     }
     int64_t wg = c->workgroup[l], th = c->thread[l];
-    if (wg < 1 || w->bounds[l] % wg)
-      FAIL("workgroup tile %lld of loop %d (%s) does not divide its bound %lld", op,
-           (long long)wg, l, role, (long long)w->bounds[l]);
+    if (wg < 1 || wg > w->bounds[l])
+      FAIL("workgroup tile %lld of loop %d (%s) is not in [1, bound %lld]", op, (long long)wg,
+           l, role, (long long)w->bounds[l]);
+    if (w->bounds[l] % wg && ++split_loops > PRUNER_HOST_MAX_SPLIT_LOOPS)
+      FAIL("workgroup tile %lld of loop %d (%s) does not divide its bound %lld, and %d other "
+           "loops are split already (at most %d)",
+           op, (long long)wg, l, role, (long long)w->bounds[l], PRUNER_HOST_MAX_SPLIT_LOOPS,
+           PRUNER_HOST_MAX_SPLIT_LOOPS);
     if (wg > opts->max_workgroup_tile && wg != w->bounds[l])
       FAIL("workgroup tile %lld of loop %d (%s) is over the limit %lld", op, (long long)wg, l,
            role, (long long)opts->max_workgroup_tile);
@@ -358,7 +414,7 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
            (long long)th, l, role);
     elements *= th;
     if (l == vl && c->vector_width > 1) {
-      /* The vectorized loop is never peeled: whole vectors dividing the task tile. */
+      /* Whole vectors dividing the task tile (only a split loop's remainder is peeled). */
       if (th % c->vector_width || wg % th)
         FAIL("thread tile %lld of the vectorized loop %d (%s) must be a multiple of "
              "vector_width %d dividing the workgroup tile %lld",
@@ -378,17 +434,7 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
      * panel (a loop indexing the operand whose register tile is below its task tile).
      * Untiled, the whole operand is already the contiguous panel: nothing to pack. */
     const PrunerOperand *b = &w->operands[packable];
-    bool tiled = false;
-    for (int l = 0; l < n && !tiled; ++l) {
-      bool indexes = false;
-      for (int d = 0; d < b->rank; ++d)
-        indexes = indexes || b->index_coeff[d][l] != 0;
-      if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
-        tiled = c->reduction[l] < w->bounds[l];
-      else
-        tiled = c->workgroup[l] < w->bounds[l] || (indexes && c->thread[l] < c->workgroup[l]);
-    }
-    if (!tiled)
+    if (!packTilesOperand(w, c, packable))
       FAIL("promote_operands = [1] packs a tile of operand 1, but this config tiles nothing "
            "(one task, the whole reduction, a register panel as wide as the task)",
            op);
@@ -396,9 +442,7 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
      * of dynamic extent in the panel's loop, which the vectorizer leaves scalar: BERT's
      * attention scores with batch 3 by 2 ran 2.9-15 ms against 0.24 ms (docs/host.md). */
     for (int l = 0; l < n; ++l) {
-      bool indexes = false;
-      for (int d = 0; d < b->rank; ++d)
-        indexes = indexes || b->index_coeff[d][l] != 0;
+      bool indexes = indexesLoop(b, l);
       if (indexes && w->loop_kinds[l] == PRUNER_LOOP_PARALLEL && c->thread[l] > 0 &&
           c->workgroup[l] % c->thread[l] != 0)
         FAIL("promote_operands = [1] with register tile %lld of loop %d (%s) peeled from its "
@@ -421,6 +465,41 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
          (long long)elements, (long long)opts->max_thread_elements);
   }
   return true;
+}
+
+int prunerHostConfigParts(const PrunerWorkload *w, const PrunerConfig *c, PrunerHostPart *parts) {
+  int split[PRUNER_HOST_MAX_SPLIT_LOOPS], k = 0;
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL && c->workgroup[l] > 0 &&
+        w->bounds[l] % c->workgroup[l] != 0 && k < PRUNER_HOST_MAX_SPLIT_LOOPS)
+      split[k++] = l;
+  int packable = prunerHostPackableOperand(w);
+  for (int p = 0; p < 1 << k; ++p) {
+    PrunerWorkload *pw = &parts[p].workload;
+    PrunerConfig *pc = &parts[p].config;
+    *pw = *w;
+    *pc = *c;
+    for (int i = 0; i < k; ++i) {
+      int l = split[i];
+      int64_t main_extent = w->bounds[l] / c->workgroup[l] * c->workgroup[l];
+      if (!(p >> i & 1)) {
+        pw->bounds[l] = main_extent;
+        continue;
+      }
+      /* The remainder: one task along the loop, its register tile peeled if need be. */
+      int64_t rest = w->bounds[l] - main_extent;
+      pw->bounds[l] = rest;
+      pc->workgroup[l] = rest;
+      if (pc->thread[l] > rest)
+        pc->thread[l] = rest;
+      /* A packed panel of a peeled or shortened register column would run scalar. */
+      if (packable >= 0 && indexesLoop(&w->operands[packable], l))
+        pc->promote_operands = 0;
+    }
+    if (pc->promote_operands && packable >= 0 && !packTilesOperand(pw, pc, packable))
+      pc->promote_operands = 0;
+  }
+  return 1 << k;
 }
 
 PrunerStatus prunerHostConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,

@@ -71,8 +71,8 @@ func.func @relu(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
 // -----
 
 func.func @bad_tile(%a: tensor<64x96xf32>, %b: tensor<96x128xf32>, %c: tensor<64x128xf32>) -> tensor<64x128xf32> {
-  // expected-error @+1 {{pruner.config on linalg.matmul (host): workgroup tile 48 of loop 0 (m) does not divide its bound 64}}
-  %r = linalg.matmul {pruner.config = {workgroup = [48, 32, 0], reduction = [0, 0, 32], thread = [4, 8, 0], promote_operands = [], vector_width = 1}}
+  // expected-error @+1 {{pruner.config on linalg.matmul (host): workgroup tile 96 of loop 0 (m) is not in [1, bound 64]}}
+  %r = linalg.matmul {pruner.config = {workgroup = [96, 32, 0], reduction = [0, 0, 32], thread = [4, 8, 0], promote_operands = [], vector_width = 1}}
       ins(%a, %b : tensor<64x96xf32>, tensor<96x128xf32>) outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>
   return %r : tensor<64x128xf32>
 }

@@ -180,8 +180,8 @@ static void test_tune_and_apply_host(void **state) {
   assert_true(mlirOperationVerify(mlirModuleGetOperation(f->module)));
 }
 
-/* A config whose workgroup tile does not divide the bound (7 into 128): an error on the
- * matmul naming the key, and not a single change to the module. */
+/* A config whose register tile is larger than its task tile (9 rows of a 7-row task): an
+ * error on the matmul naming the key, and not a single change to the module. */
 static void expectRejected(Fixture *f, const char *target) {
   MlirOperation mm = {NULL}; /* the module's only matmul */
   MlirOperation func = mlirBlockGetFirstOperation(mlirModuleGetBody(f->module));
@@ -193,7 +193,7 @@ static void expectRejected(Fixture *f, const char *target) {
       mm = op;
   }
   assert_false(mlirOperationIsNull(mm));
-  const char *bad = "{workgroup = [7, 64, 0], reduction = [0, 0, 16], thread = [1, 4, 0], "
+  const char *bad = "{workgroup = [7, 64, 0], reduction = [0, 0, 16], thread = [9, 4, 0], "
                     "promote_operands = [], vector_width = 1}";
   mlirOperationSetDiscardableAttributeByName(
       mm, mlirStringRefCreateFromCString("pruner.config"),

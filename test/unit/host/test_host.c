@@ -108,9 +108,9 @@ static void test_matmul(void **state) {
 }
 
 /* A vectorized loop whose bound no whole vector of the lanes divides (1,000 classes on a
- * 16-lane CPU) gets the widest narrower vector that does, and a prime bound scalar
- * tiles: both had no config at all. Checked against the described lanes, measured and
- * compared with the reference. */
+ * 16-lane CPU) gets the widest narrower vector that does; a bound no vector of 4 or more
+ * divides (a prime) the full lanes, the loop split (below). Checked against the described
+ * lanes, measured and compared with the reference. */
 static void test_matmul_narrow_vectors(void **state) {
   (void)state;
   PrunerWorkload w;
@@ -120,8 +120,86 @@ static void test_matmul_narrow_vectors(void **state) {
   assert_true(width == lanes || 1000 % (2 * width) != 0); /* the widest that divides */
   checkSpace(&w, 4);
   prunerWorkloadMatmul(&w, 97, 61, 53, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
-  assert_int_equal(prunerHostVectorWidth(&w, &target), 1);
+  assert_int_equal(prunerHostVectorWidth(&w, &target), lanes);
   checkSpace(&w, 3);
+}
+
+/* Split loops (docs/host.md, "Split loops"): bounds with no dividing task tile (521 rows and
+ * columns: a prime over the 512 limit) are split at the last multiple of a task tile that does not divide
+ * them; the main part runs the config, the remainder is one task along the loop. Every
+ * config of such a space is valid, its parts cover the op, remainders along B's loops do
+ * not pack, and split configs (packed ones too) are measured and checked. */
+static void test_split_loops(void **state) {
+  (void)state;
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 521, 521, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  int lanes = prunerHostTargetSimdLanes(&target);
+  assert_int_equal(prunerHostVectorWidth(&w, &target), lanes);
+  PrunerSpace space;
+  PrunerStatus s = prunerSpaceCreate(&w, &target, NULL, &space);
+  if (!s.ok)
+    fail_msg("%s", s.message);
+  uint64_t count = prunerSpaceCount(space), two = 0, packed_two = 0;
+  PrunerConfig c, pick = {0}, pick_packed = {0};
+  for (uint64_t i = 0; i < count; ++i) {
+    assert_true(prunerSpaceGetConfig(space, i, &c).ok);
+    assert_true(prunerConfigCheck(&w, &target, &c).ok);
+    assert_int_equal(c.vector_width, lanes);
+    assert_true(521 % c.workgroup[0] != 0 && 521 % c.workgroup[1] != 0);
+    PrunerHostPart parts[PRUNER_HOST_MAX_PARTS];
+    int n = prunerHostConfigParts(&w, &c, parts);
+    assert_int_equal(n, 4);
+    int64_t m0 = 521 / c.workgroup[0] * c.workgroup[0];
+    int64_t n0 = 521 / c.workgroup[1] * c.workgroup[1];
+    for (int p = 0; p < 4; ++p) {
+      const PrunerWorkload *pw = &parts[p].workload;
+      const PrunerConfig *pc = &parts[p].config;
+      assert_int_equal(pw->bounds[0], p & 1 ? 521 - m0 : m0);
+      assert_int_equal(pw->bounds[1], p & 2 ? 521 - n0 : n0);
+      assert_int_equal(pw->bounds[2], 64);
+      for (int l = 0; l < 2; ++l) {
+        assert_int_equal(pw->bounds[l] % pc->workgroup[l], 0);
+        assert_true(pc->thread[l] >= 1 && pc->thread[l] <= pc->workgroup[l]);
+      }
+      if (p & 2) /* a remainder of B's columns is not packed */
+        assert_int_equal(pc->promote_operands, 0);
+      else if (pc->promote_operands != c.promote_operands)
+        fail_msg("part %d of a packed config lost its packing", p);
+    }
+    ++two;
+    if (c.workgroup[1] >= 4 * lanes && c.thread[0] >= 4 && !c.promote_operands)
+      pick = c;
+    if (c.promote_operands && c.workgroup[1] >= 4 * lanes && c.thread[0] >= 4) {
+      pick_packed = c;
+      ++packed_two;
+    }
+  }
+  printf("  %s: %llu configs, all split on both loops (%llu packed)\n", w.key,
+         (unsigned long long)two, (unsigned long long)packed_two);
+  assert_true(count > 0 && pick.vector_width > 0 && pick_packed.vector_width > 0);
+  const PrunerConfig *measured[2] = {&pick, &pick_packed};
+  for (int i = 0; i < 2; ++i) {
+    PrunerHostResult r;
+    prunerHostMeasure(host, &w, measured[i], &r);
+    char label[256];
+    prunerConfigFormatShort(&w, measured[i], label, sizeof label);
+    printf("  %-36s %-12s %10.1f us  err %g\n", label, prunerRecordStatusName(r.record.status),
+           r.record.median_us, r.record.max_abs_error);
+    if (r.record.status != PRUNER_RECORD_OK)
+      fail_msg("%s %s: %s: %s", w.key, label, prunerRecordStatusName(r.record.status),
+               r.record.error);
+    assert_true(r.record.max_abs_error <= 1e-4);
+  }
+  prunerSpaceDestroy(space);
+  /* A bound with dividing tiles keeps them and is not split (BERT FFN's 3072). */
+  prunerWorkloadMatmul(&w, 128, 3072, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_true(prunerSpaceCreate(&w, &target, NULL, &space).ok);
+  count = prunerSpaceCount(space);
+  for (uint64_t i = 0; i < count; ++i) {
+    assert_true(prunerSpaceGetConfig(space, i, &c).ok);
+    assert_true(128 % c.workgroup[0] == 0 && 3072 % c.workgroup[1] == 0);
+  }
+  prunerSpaceDestroy(space);
 }
 
 static void test_batch_matmul(void **state) {
@@ -279,7 +357,7 @@ static void test_remeasure(void **state) {
   assert_true(prunerSpaceGetConfig(space, prunerSpaceCount(space) - 1, &c[1]).ok);
   prunerSpaceDestroy(space);
   c[2] = c[0];
-  c[2].workgroup[0] = 7; /* does not divide 96 */
+  c[2].workgroup[0] = 200; /* over the bound 96 */
   static PrunerHostRemeasure rem;
   prunerHostRemeasure(host, &w, c, 3, true, &rem);
   assert_int_equal(rem.num_entries, 4);
@@ -299,7 +377,7 @@ static void test_remeasure(void **state) {
            e->p25_us, e->p75_us, rem.rounds);
   }
   assert_int_equal(rem.entries[2].status, PRUNER_RECORD_COMPILE_ERROR);
-  assert_non_null(strstr(rem.entries[2].error, "does not divide"));
+  assert_non_null(strstr(rem.entries[2].error, "is not in [1, bound 96]"));
   assert_int_equal(rem.entries[2].num_samples, 0);
   assert_true(rem.baseline_core[0] != '\0');
   /* No baseline for a workload without sgemm: only the configs come back. */
@@ -385,10 +463,10 @@ static void test_space_rules(void **state) {
   assert_false(s.ok);
   assert_non_null(strstr(s.message, "vector_width = 3"));
   bad = c;
-  bad.workgroup[0] = 100;
+  bad.workgroup[0] = 1000;
   s = prunerConfigCheck(&w, &target, &bad);
   assert_false(s.ok);
-  assert_non_null(strstr(s.message, "workgroup tile 100"));
+  assert_non_null(strstr(s.message, "workgroup tile 1000"));
   bad = c;
   bad.thread[0] = 8;
   bad.thread[1] = 64;
@@ -593,6 +671,7 @@ int main(void) {
       cmocka_unit_test(test_space_rules),    cmocka_unit_test(test_packing),
       cmocka_unit_test(test_matmul),         cmocka_unit_test(test_batch_matmul),
       cmocka_unit_test(test_matmul_narrow_vectors),
+      cmocka_unit_test(test_split_loops),
       cmocka_unit_test(test_conv_nhwc),      cmocka_unit_test(test_conv_nchw_strided),
       cmocka_unit_test(test_elementwise),    cmocka_unit_test(test_reduction),
       cmocka_unit_test(test_baseline),       cmocka_unit_test(test_remeasure),

@@ -1472,6 +1472,11 @@ static void hostCandidatesHugeBounds(void **state) {
     for (int64_t v = 1; v <= bound && v <= o.max_workgroup_tile; ++v)
       if (bound % v == 0 && v >= min_tile)
         ++tiles;
+    /* None (a prime over 16, 2 x 263): the loop is split by 2^k and 3 x 2^k from 16 up. */
+    if (tiles == 0)
+      for (int64_t v = min_tile; v < bound && v <= o.max_workgroup_tile; ++v)
+        if (bound % v != 0 && (isPow2(v) || (v % 3 == 0 && isPow2(v / 3))))
+          ++tiles;
     for (int i = 0; i < n; ++i)
       if (wg[i] != prev) {
         prev = wg[i];
