@@ -125,8 +125,9 @@ bool prunerHostConfigIsValid(const PrunerWorkload *w, const PrunerTargetDesc *t,
 /* Split loops (docs/host.md, "Split loops"): a parallel loop whose task tile does not
  * divide its bound runs as two parts, the loop split at the last multiple of the tile:
  * the main part is tiled by the config, the remainder (shorter than a task tile) is one
- * task along that loop with its register tile cut to the remainder and peeled where it
- * does not divide it. At most PRUNER_HOST_MAX_SPLIT_LOOPS loops split, 2^k parts. */
+ * task along that loop with its register tile cut to the remainder (on the vectorized
+ * loop: 4, 2 or 1 whole vectors with a peeled tail of at most one vector) and peeled
+ * where it does not divide it. At most PRUNER_HOST_MAX_SPLIT_LOOPS loops split, 2^k parts. */
 #define PRUNER_HOST_MAX_SPLIT_LOOPS 3
 #define PRUNER_HOST_MAX_PARTS (1 << PRUNER_HOST_MAX_SPLIT_LOOPS)
 typedef struct PrunerHostPart {

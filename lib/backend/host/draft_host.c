@@ -362,6 +362,7 @@ typedef struct HostDraft {
   /* The loop nest's extents: cache block and register step per loop. */
   int64_t block[PRUNER_MAX_LOOPS], reg[PRUNER_MAX_LOOPS];
   double tasks, reg_iters, rows, vectors, peel_loss;
+  double vector_fill; /* useful share of the vectors' lanes (1 but in a remainder) */
   /* Register efficiency. */
   double simd, acc, latency_cover, port_balance, reg_eff;
   /* Busy cores. */
@@ -386,6 +387,7 @@ static void hostDraftExtents(HostDraft *h) {
   int vl = prunerHostVectorLoop(w);
   h->rows = 1;
   h->vectors = 1;
+  h->vector_fill = 1;
   h->peel_loss = 0;
   for (int l = 0; l < h->n; ++l) {
     if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL) {
@@ -395,7 +397,14 @@ static void hostDraftExtents(HostDraft *h) {
       h->reg_iters *= ceil((double)c->workgroup[l] / (double)c->thread[l]) *
                       (double)(w->bounds[l] / c->workgroup[l]);
       if (l == vl && c->vector_width > 1) {
-        h->vectors = (double)c->thread[l] / c->vector_width;
+        /* Whole vectors, except in a split loop's remainder (docs/host.md, "Split
+         * loops"): a 9-wide register tile still issues a whole vector per row, and a
+         * peeled last tile runs as few columns as remain with the same instructions. */
+        h->vectors = ceil((double)c->thread[l] / c->vector_width);
+        h->vector_fill = (double)c->thread[l] / c->vector_width / h->vectors;
+        int64_t rem = c->workgroup[l] % c->thread[l];
+        if (rem)
+          h->peel_loss += (double)rem / c->workgroup[l] * (1.0 - (double)rem / c->thread[l]);
       } else {
         h->rows *= (double)c->thread[l];
         int64_t rem = c->workgroup[l] % c->thread[l];
@@ -439,10 +448,10 @@ static double hostDraftStepLoads(const HostDraft *h) {
   return loads;
 }
 
-/* Register efficiency = accumulator cover x port balance x peel loss. One innermost
- * iteration: the register tile times the register-level reduction extent (a conv's kw
- * taps): rows x vectors FMAs per step against its loads (hostDraftStepLoads), plus the
- * loop's own instructions. Its cycles are bounded by the FMA pipes, the load ports, the
+/* Register efficiency = accumulator cover x port balance x peel loss x vector fill. One
+ * innermost iteration: the register tile times the register-level reduction extent (a
+ * conv's kw taps): rows x vectors FMAs per step against its loads (hostDraftStepLoads),
+ * plus the loop's own instructions. Its cycles are bounded by the FMA pipes, the load ports, the
  * issue width and the accumulators' dependency chains. */
 static void hostDraftRegisterEfficiency(HostDraft *h) {
   const PrunerWorkload *w = h->w;
@@ -477,7 +486,8 @@ static void hostDraftRegisterEfficiency(HostDraft *h) {
   h->latency_cover = dmin(1.0, h->acc / needed_acc);
   h->port_balance =
       dmin(1.0, fma_cycles / dmax(dmax(load_cycles, store_cycles), issue_cycles));
-  h->reg_eff = h->latency_cover * h->port_balance * (1.0 - dmin(0.9, h->peel_loss));
+  h->reg_eff = h->latency_cover * h->port_balance * (1.0 - dmin(0.9, h->peel_loss)) *
+               h->vector_fill;
   if (acc_trips > 0) {
     double over = h->acc + h->rows + h->vectors - h->t->regs_per_sm - CONV2D_REGISTER_SLACK;
     if (over > 0)

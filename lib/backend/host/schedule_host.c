@@ -234,7 +234,8 @@ static void appendRegisterTile(PrunerText *t, const PrunerWorkload *w, const Pru
 static void appendSplits(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c,
                          int num_parts) {
   int k = 0;
-  for (int l = 0; l < w->num_loops; ++l) {
+  /* The loops prunerHostConfigParts splits: the first PRUNER_HOST_MAX_SPLIT_LOOPS. */
+  for (int l = 0; l < w->num_loops && k < PRUNER_HOST_MAX_SPLIT_LOOPS; ++l) {
     if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL || w->bounds[l] % c->workgroup[l] == 0)
       continue;
     int64_t at = w->bounds[l] / c->workgroup[l] * c->workgroup[l];

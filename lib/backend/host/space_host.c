@@ -216,7 +216,7 @@ int prunerHostTileCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
     min_tile = bound;
   int64_t tiles[64];
   int nt = taskTiles(bound, opts->max_workgroup_tile, min_tile, tiles, 64);
-  if (loop == vl && vw > 1) { /* whole vectors only: the vectorized loop is not peeled */
+  if (loop == vl && vw > 1) { /* whole vectors: the main part's vector loop is not peeled */
     int m = 0;
     for (int i = 0; i < nt; ++i)
       if (tiles[i] % vw == 0)
@@ -467,8 +467,24 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
   return true;
 }
 
+/* The register tile of a remainder of `rest` (at least one vector) along the vectorized
+ * loop: 4, 2 or 1 whole vectors (kRegisterVectors), at most `tile`, whose peeled tail is
+ * at most one vector. A tile cut to the remainder (21 or 58 lanes: partial vectors wider
+ * than one) or 3 whole vectors (48 lanes) was rebuilt from scalars with spills every
+ * reduction step and ran 6-50x slower (a review's sweep, 2026-12-06); a tail under one
+ * vector (5, 9, 10 lanes) runs as fast as whole vectors. */
+static int64_t wholeVectorTile(int64_t rest, int64_t tile, int64_t width) {
+  for (int j = (int)(sizeof kRegisterVectors / sizeof *kRegisterVectors) - 1; j > 0; --j) {
+    int64_t t = kRegisterVectors[j] * width;
+    if (t <= tile && t <= rest && rest % t <= width)
+      return t;
+  }
+  return width;
+}
+
 int prunerHostConfigParts(const PrunerWorkload *w, const PrunerConfig *c, PrunerHostPart *parts) {
   int split[PRUNER_HOST_MAX_SPLIT_LOOPS], k = 0;
+  int vl = prunerHostVectorLoop(w);
   for (int l = 0; l < w->num_loops; ++l)
     if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL && c->workgroup[l] > 0 &&
         w->bounds[l] % c->workgroup[l] != 0 && k < PRUNER_HOST_MAX_SPLIT_LOOPS)
@@ -492,6 +508,8 @@ int prunerHostConfigParts(const PrunerWorkload *w, const PrunerConfig *c, Pruner
       pc->workgroup[l] = rest;
       if (pc->thread[l] > rest)
         pc->thread[l] = rest;
+      if (l == vl && c->vector_width > 1 && rest >= c->vector_width)
+        pc->thread[l] = wholeVectorTile(rest, pc->thread[l], c->vector_width);
       /* A packed panel of a peeled or shortened register column would run scalar. */
       if (packable >= 0 && indexesLoop(&w->operands[packable], l))
         pc->promote_operands = 0;

@@ -225,7 +225,9 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
       continue;
     }
     /* Vector tiles nest in the distribution tiles: IREE tiles each level inside the
-     * previous one, and a remainder would leave a partial vector tile. */
+     * previous one, and a remainder would leave a partial vector tile in every workgroup
+     * (a distribution tile that does not divide the bound leaves one partial workgroup,
+     * which IREE tiles itself: docs/iree.md). */
     if (c->thread[l] >= 1 && c->workgroup[l] >= 1 && c->workgroup[l] % c->thread[l])
       FAIL("vector_common_parallel %lld of loop %d (%s) does not divide its distribution "
            "tile %lld",

@@ -161,6 +161,13 @@ static void test_split_loops(void **state) {
         assert_int_equal(pw->bounds[l] % pc->workgroup[l], 0);
         assert_true(pc->thread[l] >= 1 && pc->thread[l] <= pc->workgroup[l]);
       }
+      /* Vectorized register tiles are 1, 2 or 4 whole vectors (or all of a remainder
+       * narrower than one), and a peeled tail is at most one vector: partial vectors
+       * wider than one and 3-vector tiles ran 6-50x slower. */
+      int64_t tile = pc->thread[1], tail = pc->workgroup[1] % tile;
+      assert_true(tile == lanes || tile == 2 * lanes || tile == 4 * lanes ||
+                  (tile == pw->bounds[1] && tile < lanes));
+      assert_true(tail <= lanes);
       if (p & 2) /* a remainder of B's columns is not packed */
         assert_int_equal(pc->promote_operands, 0);
       else if (pc->promote_operands != c.promote_operands)
