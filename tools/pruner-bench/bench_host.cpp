@@ -169,7 +169,8 @@ Tuned tune(int64_t m, int64_t n, int64_t k, int threads) {
   return best;
 }
 
-// Shapes: 1024^3 and the two BERT-base FFN matmuls at 128 tokens (M x N x K).
+// Shapes: 1024^3, the two BERT-base FFN matmuls at 128 tokens (M x N x K), and two
+// shapes whose loops are split.
 void BM_HostMatmulVsOpenBLAS(benchmark::State &state) {
   int threads = static_cast<int>(state.range(0));
   int64_t m = state.range(1), n = state.range(2), k = state.range(3);
@@ -306,6 +307,10 @@ BENCHMARK(BM_HostMatmulVsOpenBLAS)
     ->Args({0, 128, 3072, 768})
     ->Args({1, 128, 768, 3072})
     ->Args({0, 128, 768, 3072})
+    // Bounds with no useful divisor, whose loops the host schedule splits (docs/host.md,
+    // "Split loops"): a prime cube, and an output width no vector divides.
+    ->Args({0, 521, 521, 521})
+    ->Args({0, 32, 5094, 256})
     ->UseManualTime()
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
