@@ -126,14 +126,18 @@ bool prunerHostConfigIsValid(const PrunerWorkload *w, const PrunerTargetDesc *t,
  * divide its bound runs as two parts, the loop split at the last multiple of the tile:
  * the main part is tiled by the config, the remainder (shorter than a task tile) is one
  * task along that loop with its register tile cut to the remainder (on the vectorized
- * loop: 4, 2 or 1 whole vectors with a peeled tail of at most one vector) and peeled
- * where it does not divide it. At most PRUNER_HOST_MAX_SPLIT_LOOPS loops split, 2^k parts. */
+ * loop: 4, 2 or 1 whole vectors with a peeled tail of at most one vector, or all of a
+ * remainder narrower than one vector) and peeled where it does not divide it. At most
+ * PRUNER_HOST_MAX_SPLIT_LOOPS loops split, 2^k parts. */
 #define PRUNER_HOST_MAX_SPLIT_LOOPS 3
 #define PRUNER_HOST_MAX_PARTS (1 << PRUNER_HOST_MAX_SPLIT_LOOPS)
 typedef struct PrunerHostPart {
   PrunerWorkload workload; /* `w` with the part's bounds (shapes and key stay the op's) */
   PrunerConfig config;     /* the config as the part runs it                           */
 } PrunerHostPart;
+/* The loops a config splits (task tile not dividing the bound), ascending, at most
+ * PRUNER_HOST_MAX_SPLIT_LOOPS, into `loops`; returns their count. */
+int prunerHostSplitLoops(const PrunerWorkload *w, const PrunerConfig *c, int *loops);
 /* The parts of a checked config, in the schedule's order: bit i of a part's index is set
  * when it is the remainder along the i-th split loop (ascending loop order). Part 0 is
  * the main part; one part (the config itself) when no loop is split. Returns the count;

@@ -772,15 +772,17 @@ static void addPart(PrunerDraftSymbols *s, const PrunerDraftSymbols *p) {
 
 bool prunerHostDraftScore(const PrunerWorkload *w, const PrunerTargetDesc *t,
                           const PrunerConfig *c, PrunerDraftSymbols *out) {
-  PrunerHostPart parts[PRUNER_HOST_MAX_PARTS];
-  int num_parts = prunerHostConfigParts(w, c, parts);
   PrunerDraftSymbols s;
-  if (num_parts == 1) {
-    hostDraftScorePart(w, t, c, &s);
+  int split_loops[PRUNER_HOST_MAX_SPLIT_LOOPS];
+  if (prunerHostSplitLoops(w, c, split_loops) == 0) {
+    hostDraftScorePart(w, t, c, &s); /* the common case: no parts to copy */
   } else {
+    PrunerHostPart parts[PRUNER_HOST_MAX_PARTS];
+    int num_parts = prunerHostConfigParts(w, c, parts);
     /* A split loop's parts run one after the other in one call (docs/host.md, "Split
      * loops"): their times add up, the call is paid once, and the ratios are the main
-     * part's (part 0, the largest). */
+     * part's (part 0, the largest). iree-cpu scores its configs here too, though IREE
+     * runs a partial workgroup in the same dispatch (docs/iree.md, rule 7). */
     hostDraftScorePart(&parts[0].workload, t, &parts[0].config, &s);
     for (int p = 1; p < num_parts; ++p) {
       PrunerDraftSymbols ps;

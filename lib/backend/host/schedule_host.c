@@ -86,7 +86,8 @@ static int appendTileFor(PrunerText *t, const char *res, const char *loops, cons
 }
 
 /* The schedule's steps, in the order of the file comment (docs/host.md, "The loop
- * nest"); each appends its transform ops to `t` and returns the handle it leaves. */
+ * nest"); each appends its transform ops to `t` and leaves its result's handle name in
+ * `cur`. */
 
 /* A part's handles are named with its suffix (`sx`): "" when the config is one part, so
  * that its schedule reads as it did before loops could split; the current handle's name
@@ -184,8 +185,8 @@ static void appendPackPanel(PrunerText *t, const PrunerWorkload *w, const Pruner
  * match finds them all). */
 static void appendPackCopies(PrunerText *t, const PrunerWorkload *w) {
   const PrunerOperand *b = &w->operands[prunerHostPackableOperand(w)];
-  prunerTextAppend(t, "    %%pc = transform.structured.match ops{[\"linalg.copy\"]} in %%root : (" ANY
-                      ") -> " ANY "\n");
+  prunerTextAppend(t, "    %%pc = transform.structured.match ops{[\"linalg.copy\"]} in "
+                      "%%root : (" ANY ") -> " ANY "\n");
   int64_t rows[PRUNER_MAX_RANK] = {0};
   for (int d = 0; d + 1 < b->rank; ++d)
     rows[d] = 1;
@@ -231,15 +232,13 @@ static void appendRegisterTile(PrunerText *t, const PrunerWorkload *w, const Pru
  * last multiple of each non-dividing task tile, one loop after the other, every part so
  * far split again; part p's handle is named op_p<p> (bit i: the remainder along the i-th
  * split loop, prunerHostConfigParts' order). */
-static void appendSplits(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c,
-                         int num_parts) {
-  int k = 0;
-  /* The loops prunerHostConfigParts splits: the first PRUNER_HOST_MAX_SPLIT_LOOPS. */
-  for (int l = 0; l < w->num_loops && k < PRUNER_HOST_MAX_SPLIT_LOOPS; ++l) {
-    if (w->loop_kinds[l] != PRUNER_LOOP_PARALLEL || w->bounds[l] % c->workgroup[l] == 0)
-      continue;
+static void appendSplits(PrunerText *t, const PrunerWorkload *w, const PrunerConfig *c) {
+  int loops[PRUNER_HOST_MAX_SPLIT_LOOPS];
+  int count = prunerHostSplitLoops(w, c, loops);
+  for (int k = 0; k < count; ++k) {
+    int l = loops[k];
     int64_t at = w->bounds[l] / c->workgroup[l] * c->workgroup[l];
-    bool last = 2 << k == num_parts;
+    bool last = k + 1 == count;
     prunerTextAppend(t, "    // Loop %d (%s) split at %lld: %lld-wide tasks below, a "
                         "remainder of %lld above.\n",
                      l, prunerLoopRoleName(w->loop_roles[l]), (long long)at,
@@ -250,9 +249,13 @@ static void appendSplits(PrunerText *t, const PrunerWorkload *w, const PrunerCon
         snprintf(in, sizeof in, "op");
       else
         snprintf(in, sizeof in, "op%d_%d", k - 1, p);
-      snprintf(lo, sizeof lo, last ? "op_p%d" : "op%d_%d", last ? p : k, p);
-      snprintf(hi, sizeof hi, last ? "op_p%d" : "op%d_%d", last ? p + (1 << k) : k,
-               p + (1 << k));
+      if (last) {
+        snprintf(lo, sizeof lo, "op_p%d", p);
+        snprintf(hi, sizeof hi, "op_p%d", p + (1 << k));
+      } else {
+        snprintf(lo, sizeof lo, "op%d_%d", k, p);
+        snprintf(hi, sizeof hi, "op%d_%d", k, p + (1 << k));
+      }
       prunerTextAppend(t,
                        "    %%sp%d_%d = transform.structured.split %%%s after %lld "
                        "{dimension = %d} : " ANY "\n"
@@ -260,7 +263,6 @@ static void appendSplits(PrunerText *t, const PrunerWorkload *w, const PrunerCon
                        ") -> (" ANY ", " ANY ")\n",
                        k, p, in, (long long)at, l, lo, hi, k, p);
     }
-    ++k;
   }
 }
 
@@ -357,14 +359,15 @@ PrunerStatus hostScheduleBuildChecked(const PrunerWorkload *w, const PrunerConfi
   PrunerHostPart parts[PRUNER_HOST_MAX_PARTS];
   const int num_parts = prunerHostConfigParts(w, c, parts);
   if (num_parts > 1)
-    appendSplits(&t, w, c, num_parts);
+    appendSplits(&t, w, c);
   int tasked = 0; /* parts with more than one task: a forall each */
   bool any_pack = false;
   for (int p = 0; p < num_parts; ++p) {
     const PrunerWorkload *pw = &parts[p].workload;
     const PrunerConfig *pc = &parts[p].config;
-    char sx[16], cur[HANDLE_NAME];
-    snprintf(sx, sizeof sx, num_parts > 1 ? "_p%d" : "", p);
+    char sx[16] = "", cur[HANDLE_NAME];
+    if (num_parts > 1)
+      snprintf(sx, sizeof sx, "_p%d", p);
     snprintf(cur, sizeof cur, "op%s", sx);
     if (num_parts > 1)
       prunerTextAppend(&t, "    // Part %d.\n", p);
@@ -381,8 +384,8 @@ PrunerStatus hostScheduleBuildChecked(const PrunerWorkload *w, const PrunerConfi
   }
   if (any_pack && num_parts > 1)
     appendPackCopies(&t, w);
-  prunerTextAppend(&t, "    %%f0 = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY
-                       ") -> " ANY "\n"
+  prunerTextAppend(&t, "    %%f0 = transform.structured.match ops{[\"func.func\"]} in "
+                       "%%root : (" ANY ") -> " ANY "\n"
                        "    transform.apply_patterns to %%f0 { "
                        "transform.apply_patterns.canonicalization } : " ANY "\n");
   appendDecomposeAndBufferize(&t, w, on_tensors);

@@ -310,13 +310,14 @@ static bool indexesLoop(const PrunerOperand *b, int l) {
  * tasks, the reduction's cache block or the panel (a loop indexing the operand whose
  * register tile is below its task tile); untiled, the whole operand is already the
  * contiguous panel. */
-static bool packTilesOperand(const PrunerWorkload *w, const PrunerConfig *c, int o) {
+static bool packTilesOperand(const PrunerWorkload *w, const int64_t *bounds,
+                             const PrunerConfig *c, int o) {
   const PrunerOperand *b = &w->operands[o];
   for (int l = 0; l < w->num_loops; ++l) {
     if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) {
-      if (c->reduction[l] < w->bounds[l])
+      if (c->reduction[l] < bounds[l])
         return true;
-    } else if (c->workgroup[l] < w->bounds[l] ||
+    } else if (c->workgroup[l] < bounds[l] ||
                (indexesLoop(b, l) && c->thread[l] < c->workgroup[l])) {
       return true;
     }
@@ -420,7 +421,7 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
              "vector_width %d dividing the workgroup tile %lld",
              op, (long long)th, l, role, (int)c->vector_width, (long long)wg);
       vectors = th / c->vector_width;
-    } else if (l == vl && wg % th) {
+    } else if (l == vl && wg % th) { /* (a split loop's remainder peels it: its own tile) */
       FAIL("thread tile %lld of the contiguous loop %d (%s) does not divide the workgroup "
            "tile %lld",
            op, (long long)th, l, role, (long long)wg);
@@ -434,7 +435,15 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
      * panel (a loop indexing the operand whose register tile is below its task tile).
      * Untiled, the whole operand is already the contiguous panel: nothing to pack. */
     const PrunerOperand *b = &w->operands[packable];
-    if (!packTilesOperand(w, c, packable))
+    /* Judged on the main part: a split loop's task tile is below its bound, but the
+     * main part (the whole bound when nothing splits) may still tile nothing, and the
+     * remainders of B's loops never pack, so such a config would be its unpacked twin. */
+    int64_t main_bounds[PRUNER_MAX_LOOPS] = {0};
+    for (int l = 0; l < n; ++l)
+      main_bounds[l] = w->loop_kinds[l] == PRUNER_LOOP_PARALLEL && c->workgroup[l] > 0
+                           ? w->bounds[l] / c->workgroup[l] * c->workgroup[l]
+                           : w->bounds[l];
+    if (!packTilesOperand(w, main_bounds, c, packable))
       FAIL("promote_operands = [1] packs a tile of operand 1, but this config tiles nothing "
            "(one task, the whole reduction, a register panel as wide as the task)",
            op);
@@ -482,13 +491,19 @@ static int64_t wholeVectorTile(int64_t rest, int64_t tile, int64_t width) {
   return width;
 }
 
-int prunerHostConfigParts(const PrunerWorkload *w, const PrunerConfig *c, PrunerHostPart *parts) {
-  int split[PRUNER_HOST_MAX_SPLIT_LOOPS], k = 0;
-  int vl = prunerHostVectorLoop(w);
-  for (int l = 0; l < w->num_loops; ++l)
+int prunerHostSplitLoops(const PrunerWorkload *w, const PrunerConfig *c, int *loops) {
+  int k = 0;
+  for (int l = 0; l < w->num_loops && k < PRUNER_HOST_MAX_SPLIT_LOOPS; ++l)
     if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL && c->workgroup[l] > 0 &&
-        w->bounds[l] % c->workgroup[l] != 0 && k < PRUNER_HOST_MAX_SPLIT_LOOPS)
-      split[k++] = l;
+        w->bounds[l] % c->workgroup[l] != 0)
+      loops[k++] = l;
+  return k;
+}
+
+int prunerHostConfigParts(const PrunerWorkload *w, const PrunerConfig *c, PrunerHostPart *parts) {
+  int split[PRUNER_HOST_MAX_SPLIT_LOOPS];
+  int k = prunerHostSplitLoops(w, c, split);
+  int vl = prunerHostVectorLoop(w);
   int packable = prunerHostPackableOperand(w);
   for (int p = 0; p < 1 << k; ++p) {
     PrunerWorkload *pw = &parts[p].workload;
@@ -514,7 +529,8 @@ int prunerHostConfigParts(const PrunerWorkload *w, const PrunerConfig *c, Pruner
       if (packable >= 0 && indexesLoop(&w->operands[packable], l))
         pc->promote_operands = 0;
     }
-    if (pc->promote_operands && packable >= 0 && !packTilesOperand(pw, pc, packable))
+    if (pc->promote_operands && packable >= 0 &&
+        !packTilesOperand(pw, pw->bounds, pc, packable))
       pc->promote_operands = 0;
   }
   return 1 << k;

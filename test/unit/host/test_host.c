@@ -124,11 +124,13 @@ static void test_matmul_narrow_vectors(void **state) {
   checkSpace(&w, 3);
 }
 
-/* Split loops (docs/host.md, "Split loops"): bounds with no dividing task tile (521 rows and
- * columns: a prime over the 512 limit) are split at the last multiple of a task tile that does not divide
- * them; the main part runs the config, the remainder is one task along the loop. Every
- * config of such a space is valid, its parts cover the op, remainders along B's loops do
- * not pack, and split configs (packed ones too) are measured and checked. */
+/* Split loops (docs/host.md, "Split loops"): bounds with no dividing task tile (521 rows
+ * and columns: a prime over the 512 limit) are split at the last multiple of a task tile
+ * that does not divide them; the main part runs the config, the remainder is one task
+ * along the loop. Every config of such a space is valid, its parts cover the op,
+ * remainders along B's loops do not pack, and split configs (packed ones too) are
+ * measured and checked. The remainders' vector tiles are checked on every ISA; a tile
+ * wider than its remainder arises here under AVX2 (48-column tasks leave 41). */
 static void test_split_loops(void **state) {
   (void)state;
   PrunerWorkload w;
@@ -198,6 +200,30 @@ static void test_split_loops(void **state) {
     assert_true(r.record.max_abs_error <= 1e-4);
   }
   prunerSpaceDestroy(space);
+  /* Packing is judged on the main part: 512 rows in one task, all of n and k, a panel as
+   * wide as the task tile nothing there, and the remainders do not pack. */
+  PrunerConfig unpacked = {.workgroup = {512, 2 * lanes, 0}, .reduction = {0, 0, 64},
+                           .thread = {2, 2 * lanes, 0}, .vector_width = lanes};
+  PrunerWorkload narrow;
+  prunerWorkloadMatmul(&narrow, 521, 2 * lanes, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_true(prunerConfigCheck(&narrow, &target, &unpacked).ok);
+  PrunerConfig packed = unpacked;
+  packed.promote_operands = 1u << 1;
+  PrunerStatus st = prunerConfigCheck(&narrow, &target, &packed);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "tiles nothing"));
+  /* At most three loops split: a fourth is refused by name (an NHWC conv, 3x7x7x61). */
+  PrunerWorkload conv;
+  prunerWorkloadConv2dNhwcHwcf(&conv, 3, 9, 9, 8, 3, 3, 61, 1, 1, PRUNER_DTYPE_F32);
+  PrunerConfig four = {.workgroup = {2, 4, 4, 2 * lanes}, .reduction = {0, 0, 0, 0, 1, 3, 8},
+                       .thread = {1, 1, 4, lanes}, .vector_width = lanes};
+  st = prunerConfigCheck(&conv, &target, &four);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "split already (at most 3)"));
+  four.workgroup[0] = 3; /* three split loops: valid */
+  st = prunerConfigCheck(&conv, &target, &four);
+  if (!st.ok)
+    fail_msg("%s", st.message);
   /* A bound with dividing tiles keeps them and is not split (BERT FFN's 3072). */
   prunerWorkloadMatmul(&w, 128, 3072, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   assert_true(prunerSpaceCreate(&w, &target, NULL, &space).ok);

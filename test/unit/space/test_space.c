@@ -1472,7 +1472,7 @@ static void hostCandidatesHugeBounds(void **state) {
     for (int64_t v = 1; v <= bound && v <= o.max_workgroup_tile; ++v)
       if (bound % v == 0 && v >= min_tile)
         ++tiles;
-    /* None (a prime over 16, 2 x 263): the loop is split by 2^k and 3 x 2^k from 16 up. */
+    /* None (below 600: the primes over 512): the loop is split by 2^k and 3 x 2^k. */
     if (tiles == 0)
       for (int64_t v = min_tile; v < bound && v <= o.max_workgroup_tile; ++v)
         if (bound % v != 0 && (isPow2(v) || (v % 3 == 0 && isPow2(v / 3))))
