@@ -40,8 +40,11 @@
  * harness times it. 2: operand buffers aligned to 64 bytes (pruner/timing.h); version 1
  * times depended on the heap's placement of the buffers. 3: erf, exp, log and tanh in
  * vector code are polynomial approximations (pruner-approximate-math), which changed only
- * the kernels of bodies with those ops: prunerHostCodegenVersionOf. */
-#define PRUNER_HOST_CODEGEN_VERSION 3
+ * the kernels of bodies with those ops: prunerHostCodegenVersionOf. 4: NHWC and depthwise
+ * 2-D convolutions keep their output register tile in registers across the reduction
+ * steps (the bufferized self-copies that blocked the hoist are erased), which changed
+ * only their kernels (NCHW convs are scalar and compile as before). */
+#define PRUNER_HOST_CODEGEN_VERSION 4
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,9 +74,11 @@ void prunerHostDescribe(PrunerHostInfo *out);
 
 /* The version of the kernel this build makes of `w`'s configs: the last version that
  * changed it (PRUNER_HOST_CODEGEN_VERSION's history), so that a change to some kernels
- * leaves the records of the others current: 3 for a body with erf, exp, log or tanh
- * (whatever its element type: only f32 vectors changed, and the host measures f32
- * only), else 2. What host records carry and are checked against (docs/records.md). */
+ * leaves the records of the others current: 4 for an NHWC or depthwise 2-D convolution,
+ * 3 for a body with
+ * erf, exp, log or tanh (whatever its element type: only f32 vectors changed, and the
+ * host measures f32 only), else 2. What host records carry and are checked against
+ * (docs/records.md). */
 int prunerHostCodegenVersionOf(const PrunerWorkload *w);
 /* The machine described as if its SIMD ISA were `isa`: "avx512", "avx2" or "sse" (lanes,
  * registers, FMA pipes, peak and name follow; caches, cores and clock stay), or NULL, ""

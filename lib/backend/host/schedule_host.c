@@ -283,7 +283,13 @@ static void appendDecomposeAndBufferize(PrunerText *t, const PrunerWorkload *w, 
         "    %%f = transform.structured.match ops{[\"func.func\"]} in %%b : (" ANY ") -> " ANY "\n"
         "    transform.apply_patterns to %%f { "
         "transform.apply_patterns.canonicalization } : " ANY "\n"
-        "    transform.apply_cse to %%f : " ANY "\n");
+        "    transform.apply_cse to %%f : " ANY "\n"
+        /* Once cse has merged their subviews, bufferization's copies of each tile onto
+         * itself are self-copies the canonicalizer erases; left in place they load and
+         * store the output tile twice more every step and block the accumulator's
+         * hoist (docs/host.md, "Draft"). */
+        "    transform.apply_patterns to %%f { "
+        "transform.apply_patterns.canonicalization } : " ANY "\n");
   } else {
     prunerTextAppend(t,
                      "    %%f = transform.structured.match ops{[\"func.func\"]} in %%root : (" ANY

@@ -1125,9 +1125,9 @@ static void test_check_codegen(void **state) {
   prunerRecordsDestroy(log);
 }
 
-/* A change to some kernels only (host version 3: vector erf / exp / log / tanh) leaves the
- * other workloads' records current: the filter asks the version of each record's own
- * workload. A GELU timed by version 2 is measured again; a matmul of version 2 is not. */
+/* A change to some kernels only (host version 3: vector erf / exp / log / tanh; 4: 2-D
+ * convs) leaves the other workloads' records current: the filter asks the version of each
+ * record's own workload. A GELU timed by version 2 is measured again; a matmul of version 2 is not. */
 static void test_check_codegen_per_workload(void **state) {
   (void)state;
   PrunerTargetDesc host = {.kind = PRUNER_TARGET_HOST};
@@ -1137,7 +1137,14 @@ static void test_check_codegen_per_workload(void **state) {
   testErfWorkload(&gelu, dims, 2);
   assert_int_equal(prunerTargetCodegenVersionOf(&host, &add), 2);
   assert_int_equal(prunerTargetCodegenVersionOf(&host, &gelu), 3);
-  assert_int_equal(prunerTargetCodegenVersion(&host), 3); /* the newest */
+  /* Version 4: NHWC convs keep their output tile in registers; matmuls are unchanged. */
+  PrunerWorkload conv;
+  prunerWorkloadConv2dNhwcHwcf(&conv, 1, 10, 10, 8, 3, 3, 32, 1, 1, PRUNER_DTYPE_F32);
+  assert_int_equal(prunerTargetCodegenVersionOf(&host, &conv), 4);
+  PrunerWorkload nchw; /* scalar kernels, unchanged */
+  prunerWorkloadConv2dNchwFchw(&nchw, 1, 8, 10, 10, 32, 3, 3, 1, 1, PRUNER_DTYPE_F32);
+  assert_int_equal(prunerTargetCodegenVersionOf(&host, &nchw), 2);
+  assert_int_equal(prunerTargetCodegenVersion(&host), 4); /* the newest */
   PrunerTargetDesc gpu = {.kind = PRUNER_TARGET_GPU};
   assert_int_equal(prunerTargetCodegenVersionOf(&gpu, &gelu), prunerTargetCodegenVersion(&gpu));
 
