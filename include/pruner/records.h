@@ -188,10 +188,16 @@ const char *prunerRecordsBusiestTarget(PrunerRecords records);
  * first with one; fields 0 where none does. */
 void prunerRecordsMeasuredMachine(PrunerRecords records, const char *target_key,
                                   PrunerMeasuredMachine *out);
+/* The code-generator version of the kernels the records of `target_key` timed: the
+ * highest PrunerRecord.codegen_version among them, 1 when none carries one (lines
+ * written before versions existed timed version 1's kernels). A dataset's draft models
+ * those kernels (PrunerTargetDesc.codegen_version). */
+int prunerRecordsKernelVersion(PrunerRecords records, const char *target_key);
 /* The dataset target of `records` (pruner-tune --study, pruner-eval, pruner-draft --eval
  * with --dataset-target=KEY): KEY ("records": prunerRecordsBusiestTarget) described by
- * prunerTargetFromKey with the machine prunerRecordsMeasuredMachine finds; `what` gets
- * its line. Fails, naming the file's problem or the key's, when there is no such key. */
+ * prunerTargetFromKey with the machine prunerRecordsMeasuredMachine finds and the kernels
+ * prunerRecordsKernelVersion finds; `what` gets its line. Fails, naming the file's problem
+ * or the key's, when there is no such key. */
 PrunerStatus prunerRecordsDatasetTarget(PrunerRecords records, const char *key,
                                         PrunerTargetDesc *out, char *what, size_t what_size);
 /* Baseline record (cuBLAS/OpenBLAS) for the workload on the target, or NULL. */

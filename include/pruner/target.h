@@ -55,6 +55,11 @@ typedef struct PrunerTargetDesc {
   int smem_banks;               /* 32 banks of 4 bytes */
   int l1_line_bytes;            /* 128 */
   int dram_sector_bytes;        /* 32  */
+  /* The code-generator version whose kernels the draft models (docs/records.md,
+   * "Code-generator version"): 0, this build's; a dataset's records set the version they
+   * timed (prunerRecordsKernelVersion), so that the draft of a study describes the kernels
+   * that were measured. Only the host draft reads it (2-D convs before version 4). */
+  int codegen_version;
 } PrunerTargetDesc;
 
 /* Number of entries in the built-in table. */

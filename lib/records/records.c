@@ -758,6 +758,18 @@ void prunerRecordsMeasuredMachine(PrunerRecords records, const char *target_key,
   }
 }
 
+int prunerRecordsKernelVersion(PrunerRecords records, const char *target_key) {
+  int version = 0;
+  size_t n = prunerRecordsCount(records);
+  for (size_t i = 0; i < n; ++i) {
+    const PrunerRecord *r = prunerRecordsGet(records, i);
+    if (!r->is_baseline && r->codegen_version > version &&
+        strcmp(r->target_key, target_key) == 0)
+      version = r->codegen_version;
+  }
+  return version > 0 ? version : 1;
+}
+
 PrunerStatus prunerRecordsDatasetTarget(PrunerRecords records, const char *key,
                                         PrunerTargetDesc *out, char *what, size_t what_size) {
   if (key && strcmp(key, "records") == 0 && !(key = prunerRecordsBusiestTarget(records)))
@@ -766,6 +778,8 @@ PrunerStatus prunerRecordsDatasetTarget(PrunerRecords records, const char *key,
   PrunerMeasuredMachine measured;
   prunerRecordsMeasuredMachine(records, key ? key : "", &measured);
   PrunerStatus st = prunerTargetFromKey(key, &measured, out, what, what_size);
+  if (st.ok)
+    out->codegen_version = prunerRecordsKernelVersion(records, key);
   /* One key, two machines (a Zen 3 and a Zen 4 are both amd-epyc): the first is modelled,
    * and the line says the file disagrees with itself. */
   size_t others = 0, n = prunerRecordsCount(records);

@@ -460,6 +460,8 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
     return st;
   }
   prunerTargetKey(&target, key, sizeof key);
+  /* The draft describes the kernels the dataset timed, this machine's records too. */
+  target.codegen_version = prunerRecordsKernelVersion(replay, key);
   /* Records whose config does not fit their workload cannot have been measured as
    * written: left out with a warning, as a tuning run leaves them out (record_check.c). */
   StudyFit fit = {&target, key};

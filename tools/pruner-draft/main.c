@@ -286,6 +286,13 @@ static int runEval(const Options *o, const PrunerTargetDesc *named) {
     }
     printf("%s\n", what);
     t = &dataset;
+  } else {
+    /* The records' own kernels (a file of this machine may predate today's). */
+    char key[96];
+    dataset = *named;
+    prunerTargetKey(&dataset, key, sizeof key);
+    dataset.codegen_version = prunerRecordsKernelVersion(records, key);
+    t = &dataset;
   }
   if (prunerRecordsSkippedLines(records))
     prunerRecordsPrintWarnings(records, stderr, "pruner-draft: warning: ");

@@ -53,6 +53,12 @@
 #ifndef CONV2D_SPILL_COST_PER_REGISTER
 #define CONV2D_SPILL_COST_PER_REGISTER 0.04
 #endif
+#ifndef CONV2D_HOISTED_SPILLS /* study builds: 0 charges no spills to hoisted accumulators */
+#define CONV2D_HOISTED_SPILLS 1
+#endif
+#ifndef HOISTED_CONV_ACCUMULATOR_SHARE /* study builds: the hoisted conv's knee, 0: none */
+#define HOISTED_CONV_ACCUMULATOR_SHARE 0.0
+#endif
 /* Fixed cost of one run of an innermost loop that is not a reduction (elementwise): its
  * mispredicted exit, 11-18 cycles on current x86 cores (Agner Fog, "The microarchitecture
  * of Intel, AMD and VIA CPUs": 15). A reduction loop's run (one register tile in one cache
@@ -231,6 +237,14 @@ static double pagesTouched(const PrunerWorkload *w, int o, const int64_t *ext, b
 static bool isConv2d(const PrunerWorkload *w) {
   return w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF || w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW ||
          w->kind == PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC;
+}
+
+/* Whether the kernels modelled keep a vectorized 2-D conv's output register tile in
+ * registers across the reduction steps: this build's do (host code-generator version 4,
+ * docs/host.md "Schedule" step 5); a dataset of earlier versions timed kernels whose
+ * accumulators made CONV2D_ACC_ROUND_TRIPS every step (PrunerTargetDesc.codegen_version). */
+static bool convAccumulatorsHoisted(const PrunerTargetDesc *t) {
+  return t->codegen_version == 0 || t->codegen_version >= 4;
 }
 
 /* The loop nest the host schedule builds (docs/host.md, "Schedule"), outermost first:
@@ -469,7 +483,9 @@ static void hostDraftRegisterEfficiency(HostDraft *h) {
    * accumulators to registers (not checked in their IR: no round trips charged). The
    * round trips are charged here, in the ports they occupy, and not again as L1 bytes:
    * they hit lines the same step just wrote. */
-  double acc_trips = isConv2d(w) && c->vector_width > 1 ? CONV2D_ACC_ROUND_TRIPS : 0.0;
+  bool vector_conv = isConv2d(w) && c->vector_width > 1;
+  double acc_trips =
+      vector_conv && !convAccumulatorsHoisted(h->t) ? CONV2D_ACC_ROUND_TRIPS : 0.0;
   loads += acc_trips * h->acc;
   stores += acc_trips * h->acc;
   double fma_cycles = fmas / h->pipes, load_cycles = loads / LOADS_PER_CYCLE;
@@ -483,12 +499,14 @@ static void hostDraftRegisterEfficiency(HostDraft *h) {
    * measured knee applies instead (UNHOISTED_ACCUMULATOR_SHARE of the registers). */
   double needed_acc = acc_trips > 0 ? UNHOISTED_ACCUMULATOR_SHARE * h->t->regs_per_sm
                                     : FMA_LATENCY * h->pipes;
+  if (vector_conv && acc_trips == 0)
+    needed_acc = dmax(needed_acc, HOISTED_CONV_ACCUMULATOR_SHARE * h->t->regs_per_sm);
   h->latency_cover = dmin(1.0, h->acc / needed_acc);
   h->port_balance =
       dmin(1.0, fma_cycles / dmax(dmax(load_cycles, store_cycles), issue_cycles));
   h->reg_eff = h->latency_cover * h->port_balance * (1.0 - dmin(0.9, h->peel_loss)) *
                h->vector_fill;
-  if (acc_trips > 0) {
+  if (vector_conv && (acc_trips > 0 || CONV2D_HOISTED_SPILLS)) {
     double over = h->acc + h->rows + h->vectors - h->t->regs_per_sm - CONV2D_REGISTER_SLACK;
     if (over > 0)
       h->reg_eff /= 1.0 + CONV2D_SPILL_COST_PER_REGISTER * over;
