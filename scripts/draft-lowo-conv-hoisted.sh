@@ -20,6 +20,7 @@
 # is measured.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/draft-study-rows.sh"
 build=${1:-$root/out/draft-study-build}
 sets=(host-conv-nhwc-intel host-conv-nhwc-intel-avx2 host-resnet-conv-wide-intel)
 table=$(mktemp "${TMPDIR:-/tmp}"/pruner-draft-lowo-XXXXXX.tsv)
@@ -31,20 +32,8 @@ done
 for share in 0 0.25 0.375 0.5; do
   for spills in 0 1; do
     defs="HOISTED_CONV_ACCUMULATOR_SHARE=$share;CONV2D_HOISTED_SPILLS=$spills"
-    if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-             "-DPRUNER_HOST_DRAFT_STUDY=$defs" &&
-           cmake --build "$build" --target pruner-draft -j "$(nproc)"; } > "$log" 2>&1; then
-      tail -30 "$log" >&2
-      echo "draft-lowo-conv-hoisted.sh: study build failed for $defs" >&2
-      exit 1
-    fi
-    for s in "${sets[@]}"; do
-      row=$("$build/bin/pruner-draft" --eval "$root/data/$s.jsonl" --dataset-target=records \
-          --top=1 | awk 'NF == 9 && $2 ~ /^[0-9]+$/ { print $3, $7, $8, $9 }')
-      [ "$(wc -l <<< "$row")" = 1 ] && [ -n "$row" ] ||
-        { echo "draft-lowo-conv-hoisted.sh: no single eval row for $s ($defs)" >&2; exit 1; }
-      echo "$share $spills $s $row" >> "$table"
-    done
+    draftStudyRows draft-lowo-conv-hoisted.sh "$root" "$build" "$log" "$defs" "$share $spills" \
+      "${sets[@]}" >> "$table"
   done
 done
 python3 - "$table" <<'PY'

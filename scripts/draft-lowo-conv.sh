@@ -19,6 +19,7 @@
 # About 5 minutes; needs python3. Nothing is measured.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/draft-study-rows.sh"
 build=${1:-$root/out/draft-study-build}
 sets=(host-conv-nhwc host-conv-nhwc-intel host-conv-nhwc-intel-avx2 host-conv-nhwc-2c
       host-resnet-conv host-resnet-conv-wide-zen3 host-resnet-conv-wide
@@ -36,20 +37,8 @@ for share in 0.375 0.4375 0.5; do
       [ "$cost" = 0 ] && [ "$slack" != 2 ] && continue
       defs="UNHOISTED_ACCUMULATOR_SHARE=$share;CONV2D_REGISTER_SLACK=$slack"
       defs+=";CONV2D_SPILL_COST_PER_REGISTER=$cost"
-      if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-               "-DPRUNER_HOST_DRAFT_STUDY=$defs" &&
-             cmake --build "$build" --target pruner-draft -j "$(nproc)"; } > "$log" 2>&1; then
-        tail -30 "$log" >&2
-        echo "draft-lowo-conv.sh: study build failed for $defs" >&2
-        exit 1
-      fi
-      for s in "${sets[@]}"; do
-        row=$("$build/bin/pruner-draft" --eval "$root/data/$s.jsonl" --dataset-target=records \
-            --top=1 | awk 'NF == 9 && $2 ~ /^[0-9]+$/ { print $3, $7, $8, $9 }')
-        [ "$(wc -l <<< "$row")" = 1 ] && [ -n "$row" ] ||
-          { echo "draft-lowo-conv.sh: no single eval row for $s ($defs)" >&2; exit 1; }
-        echo "$share $slack $cost $s $row" >> "$table"
-      done
+      draftStudyRows draft-lowo-conv.sh "$root" "$build" "$log" "$defs" "$share $slack $cost" \
+        "${sets[@]}" >> "$table"
     done
   done
 done
