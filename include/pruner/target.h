@@ -58,7 +58,8 @@ typedef struct PrunerTargetDesc {
   /* The code-generator version whose kernels the draft models (docs/records.md,
    * "Code-generator version"): 0, this build's; a dataset's records set the version they
    * timed (prunerRecordsKernelVersion), so that the draft of a study describes the kernels
-   * that were measured. Only the host draft reads it (2-D convs before version 4). */
+   * that were measured. Only the host draft reads it, for host targets (2-D convs
+   * before version 4); iree-cpu keeps the model it had. */
   int codegen_version;
 } PrunerTargetDesc;
 

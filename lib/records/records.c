@@ -780,6 +780,25 @@ PrunerStatus prunerRecordsDatasetTarget(PrunerRecords records, const char *key,
   PrunerStatus st = prunerTargetFromKey(key, &measured, out, what, what_size);
   if (st.ok)
     out->codegen_version = prunerRecordsKernelVersion(records, key);
+  /* One version per key: 2-D conv records of kernels before and since version 4 (their
+   * accumulators hoisted) would be modelled alike, as the newer; the line says so. */
+  int conv_min = 0, conv_max = 0;
+  for (size_t i = 0, n = prunerRecordsCount(records); st.ok && i < n; ++i) {
+    const PrunerRecord *r = prunerRecordsGet(records, i);
+    if (r->is_baseline || !r->has_workload || strcmp(r->target_key, key) != 0 ||
+        (r->workload.kind != PRUNER_OP_CONV_2D_NHWC_HWCF &&
+         r->workload.kind != PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC))
+      continue;
+    int v = r->codegen_version > 0 ? r->codegen_version : 1;
+    conv_min = conv_min == 0 || v < conv_min ? v : conv_min;
+    conv_max = v > conv_max ? v : conv_max;
+  }
+  size_t len0 = what ? strnlen(what, what_size) : 0;
+  if (conv_min > 0 && conv_min < 4 && conv_max >= 4 && what && len0 + 1 < what_size)
+    snprintf(what + len0, what_size - len0,
+             "; warning: 2-D conv records of code-generator versions %d and %d: all modelled "
+             "as version %d (keep one version per file and key)",
+             conv_min, conv_max, out->codegen_version);
   /* One key, two machines (a Zen 3 and a Zen 4 are both amd-epyc): the first is modelled,
    * and the line says the file disagrees with itself. */
   size_t others = 0, n = prunerRecordsCount(records);

@@ -240,11 +240,14 @@ static bool isConv2d(const PrunerWorkload *w) {
 }
 
 /* Whether the kernels modelled keep a vectorized 2-D conv's output register tile in
- * registers across the reduction steps: this build's do (host code-generator version 4,
- * docs/host.md "Schedule" step 5); a dataset of earlier versions timed kernels whose
- * accumulators made CONV2D_ACC_ROUND_TRIPS every step (PrunerTargetDesc.codegen_version). */
+ * registers across the reduction steps: this build's host kernels do (host code-generator
+ * version 4, docs/host.md "Schedule" step 5); a host dataset of earlier versions timed
+ * kernels whose accumulators made CONV2D_ACC_ROUND_TRIPS every step
+ * (PrunerTargetDesc.codegen_version). iree-cpu configs are scored here too (IREE's own
+ * kernels, IREE's versions): they keep the round trips the model has always charged them
+ * until an iree-cpu conv dataset says otherwise. */
 static bool convAccumulatorsHoisted(const PrunerTargetDesc *t) {
-  return t->codegen_version == 0 || t->codegen_version >= 4;
+  return t->kind == PRUNER_TARGET_HOST && (t->codegen_version == 0 || t->codegen_version >= 4);
 }
 
 /* The loop nest the host schedule builds (docs/host.md, "Schedule"), outermost first:
