@@ -23,12 +23,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/draft-study-rows.sh"
 build=${1:-$root/out/draft-study-build}
 sets=(host-conv-nhwc-intel host-conv-nhwc-intel-avx2 host-resnet-conv-wide-intel)
+draftStudySetsPresent draft-lowo-conv-hoisted.sh "$root" "${sets[@]}"
 table=$(mktemp "${TMPDIR:-/tmp}"/pruner-draft-lowo-XXXXXX.tsv)
 log=$(mktemp "${TMPDIR:-/tmp}"/pruner-draft-lowo-XXXXXX.log)
 trap 'rm -f "$table" "$log"' EXIT
-for s in "${sets[@]}"; do
-  [ -f "$root/data/$s.jsonl" ] || { echo "draft-lowo-conv-hoisted.sh: data/$s.jsonl missing" >&2; exit 1; }
-done
 for share in 0 0.25 0.375 0.5; do
   for spills in 0 1; do
     defs="HOISTED_CONV_ACCUMULATOR_SHARE=$share;CONV2D_HOISTED_SPILLS=$spills"

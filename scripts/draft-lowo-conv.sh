@@ -24,12 +24,10 @@ build=${1:-$root/out/draft-study-build}
 sets=(host-conv-nhwc host-conv-nhwc-intel host-conv-nhwc-intel-avx2 host-conv-nhwc-2c
       host-resnet-conv host-resnet-conv-wide-zen3 host-resnet-conv-wide
       host-resnet-conv-wide-intel)
+draftStudySetsPresent draft-lowo-conv.sh "$root" "${sets[@]}"
 table=$(mktemp "${TMPDIR:-/tmp}"/pruner-draft-lowo-XXXXXX.tsv)
 log=$(mktemp "${TMPDIR:-/tmp}"/pruner-draft-lowo-XXXXXX.log)
 trap 'rm -f "$table" "$log"' EXIT
-for s in "${sets[@]}"; do
-  [ -f "$root/data/$s.jsonl" ] || { echo "draft-lowo-conv.sh: data/$s.jsonl missing" >&2; exit 1; }
-done
 for share in 0.375 0.4375 0.5; do
   for slack in 0 2 4; do
     for cost in 0 0.01 0.02 0.04 0.08 0.16; do

@@ -1,6 +1,16 @@
 # scripts/draft-study-rows.sh: sourced by the draft's leave-one-dataset-out scripts
 # (draft-lowo-conv.sh, draft-lowo-conv-hoisted.sh); not run on its own.
 #
+# draftStudySetsPresent NAME ROOT SET...: fails, naming NAME and the file, unless every
+# data/SET.jsonl exists.
+draftStudySetsPresent() {
+  local name=$1 root=$2 s
+  shift 2
+  for s in "$@"; do
+    [ -f "$root/data/$s.jsonl" ] || { echo "$name: data/$s.jsonl missing" >&2; return 1; }
+  done
+}
+
 # draftStudyRows NAME ROOT BUILD LOG DEFS PREFIX SET...: builds pruner-draft in the study
 # build BUILD with the host draft constants DEFS (the CMake cache variable
 # PRUNER_HOST_DRAFT_STUDY, lib/backend/host/CMakeLists.txt), then prints for each SET (a

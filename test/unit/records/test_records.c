@@ -1127,7 +1127,8 @@ static void test_check_codegen(void **state) {
 
 /* A change to some kernels only (host version 3: vector erf / exp / log / tanh; 4: 2-D
  * convs) leaves the other workloads' records current: the filter asks the version of each
- * record's own workload. A GELU timed by version 2 is measured again; a matmul of version 2 is not. */
+ * record's own workload. A GELU timed by version 2 is measured again; a matmul of version
+ * 2 is not. */
 static void test_check_codegen_per_workload(void **state) {
   (void)state;
   PrunerTargetDesc host = {.kind = PRUNER_TARGET_HOST};
