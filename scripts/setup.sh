@@ -19,6 +19,7 @@ packages=(
   libcmocka-dev       # C unit tests
   libopenblas-dev     # host baseline
   libblis-dev         # second host baseline (tools/pruner-bench; dlopen'ed, optional at run time)
+  libdnnl-dev         # oneDNN: the conv library baseline (tools/pruner-bench; dlopen'ed)
   libomp-22-dev       # host target: OpenMP runtime for parallel loops
   libclang-rt-22-dev  # compiler-rt builtins: __truncsfbf2 for host objects that round to bf16
   python3-venv        # the IREE backend's venv (PRUNER_WITH_IREE=1)

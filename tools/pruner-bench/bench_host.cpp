@@ -1,6 +1,7 @@
-// Host backend: tuned f32 matmuls (1024^3 and the BERT FFN shapes) against OpenBLAS and
-// BLIS (same child process, same inputs, re-measured back to back in rotating rounds:
-// prunerHostRemeasureBaselines) with one thread and with every core, and 1024^3 against
+// Host backend: tuned f32 matmuls (1024^3 and the BERT FFN shapes) and ResNet-50's convs
+// against OpenBLAS and BLIS (a conv: im2col, then their sgemm), in the same child process
+// on the same inputs, re-measured back to back in rotating rounds
+// (prunerHostRemeasureBaselines), with one thread and with every core, and 1024^3 against
 // the untiled lowering. "Tuned" is the tuner's own pick: a pruner-tune session through
 // the C API (pruner/tune.h) with kTrials trials, the default strategy and its final check,
 // run with the process pinned to `threads` cores, so that it tunes for the machine the
@@ -19,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -63,30 +65,53 @@ std::string modelsDir() {
   return dir + "/../share/pruner-mlir/models";
 }
 
-// The matmul as an MLIR file for the session (removed after).
-std::string writeMatmul(int64_t m, int64_t n, int64_t k) {
+// `text` as an MLIR file for the session (removed after); "" when it cannot be written.
+std::string writeModule(const std::string &text) {
   char path[] = "/tmp/pruner-bench-XXXXXX.mlir";
   int fd = mkstemps(path, 5);
   if (fd < 0)
     return "";
   FILE *f = fdopen(fd, "w");
-  std::string a = std::to_string(m) + "x" + std::to_string(k) + "xf32";
-  std::string b = std::to_string(k) + "x" + std::to_string(n) + "xf32";
-  std::string c = std::to_string(m) + "x" + std::to_string(n) + "xf32";
-  std::fprintf(f,
-               "func.func @mm(%%a: tensor<%s>, %%b: tensor<%s>, %%c: tensor<%s>) -> tensor<%s> {\n"
-               "  %%r = linalg.matmul ins(%%a, %%b : tensor<%s>, tensor<%s>) outs(%%c : "
-               "tensor<%s>) -> tensor<%s>\n  return %%r : tensor<%s>\n}\n",
-               a.c_str(), b.c_str(), c.c_str(), c.c_str(), a.c_str(), b.c_str(), c.c_str(),
-               c.c_str(), c.c_str());
-  std::fclose(f);
+  bool ok = f && std::fputs(text.c_str(), f) >= 0;
+  if (f)
+    ok = std::fclose(f) == 0 && ok;
+  if (!ok) {
+    std::remove(path);
+    return "";
+  }
   return path;
+}
+
+std::string tensor(std::initializer_list<int64_t> dims) {
+  std::string t = "tensor<";
+  for (int64_t d : dims)
+    t += std::to_string(d) + "x";
+  return t + "f32>";
+}
+
+std::string matmulModule(int64_t m, int64_t n, int64_t k) {
+  std::string a = tensor({m, k}), b = tensor({k, n}), c = tensor({m, n});
+  return "func.func @mm(%a: " + a + ", %b: " + b + ", %c: " + c + ") -> " + c + " {\n" +
+         "  %r = linalg.matmul ins(%a, %b : " + a + ", " + b + ") outs(%c : " + c + ") -> " + c +
+         "\n  return %r : " + c + "\n}\n";
+}
+
+// An NHWC conv at batch 1, stride 1, on an input already padded to (oh + kh - 1) x
+// (ow + kw - 1): ResNet's layout and shapes (data/workloads/resnet50_conv3x3.mlir).
+std::string convModule(int64_t oh, int64_t ow, int64_t c, int64_t kh, int64_t kw, int64_t f) {
+  std::string in = tensor({1, oh + kh - 1, ow + kw - 1, c}), fl = tensor({kh, kw, c, f}),
+              out = tensor({1, oh, ow, f});
+  return "func.func @conv(%i: " + in + ", %f: " + fl + ", %o: " + out + ") -> " + out +
+         " {\n  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = "
+         "dense<1> : tensor<2xi64>} ins(%i, %f : " +
+         in + ", " + fl + ") outs(%o : " + out + ") -> " + out + "\n  return %r : " + out +
+         "\n}\n";
 }
 
 // The tuner's pick for `threads` cores: a session of kTrials trials with the process's
 // affinity narrowed to the first `threads` CPUs it may use (the host target's cores come
 // from the affinity mask, docs/host.md), restored after.
-Tuned tuneHere(int64_t m, int64_t n, int64_t k, int threads) {
+Tuned tuneHere(const std::string &module, int threads) {
   Tuned best;
   cpu_set_t all, some;
   CPU_ZERO(&some);
@@ -99,7 +124,7 @@ Tuned tuneHere(int64_t m, int64_t n, int64_t k, int threads) {
       CPU_SET(c, &some);
       ++taken;
     }
-  std::string input = writeMatmul(m, n, k), models = modelsDir();
+  std::string input = writeModule(module), models = modelsDir();
   if (input.empty()) {
     std::snprintf(best.error, sizeof best.error, "cannot write the input module");
     return best;
@@ -138,7 +163,7 @@ Tuned tuneHere(int64_t m, int64_t n, int64_t k, int threads) {
 // pool threads exist, and BLIS' GOMP_parallel in the measuring child forked later by
 // this process then waits for them forever (seen: a 2-thread BLIS sgemm spinning in
 // bli_thrcomm_bcast). Tuning in a child keeps this process free of any thread pool.
-Tuned tune(int64_t m, int64_t n, int64_t k, int threads) {
+Tuned tune(const std::string &module, int threads) {
   Tuned best;
   int fds[2];
   if (pipe(fds) != 0) {
@@ -148,7 +173,7 @@ Tuned tune(int64_t m, int64_t n, int64_t k, int threads) {
   pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
-    Tuned t = tuneHere(m, n, k, threads);
+    Tuned t = tuneHere(module, threads);
     ssize_t w = write(fds[1], &t, sizeof t);
     _exit(w == (ssize_t)sizeof t ? 0 : 1);
   }
@@ -169,11 +194,10 @@ Tuned tune(int64_t m, int64_t n, int64_t k, int threads) {
   return best;
 }
 
-// Shapes: 1024^3, the two BERT-base FFN matmuls at 128 tokens (M x N x K), and two
-// shapes whose loops are split.
-void BM_HostMatmulVsOpenBLAS(benchmark::State &state) {
-  int threads = static_cast<int>(state.range(0));
-  int64_t m = state.range(1), n = state.range(2), k = state.range(3);
+// The tuner's pick for `module` (whose one op is `w`) against the BLAS baseline and BLIS,
+// back to back: the matmul and conv benchmarks' shared body.
+void tunedVsBlas(benchmark::State &state, const PrunerWorkload &w, const std::string &module,
+                 int threads, bool onednn) {
   PrunerHost host = nullptr;
   PrunerHostOptions o = options(threads);
   if (!prunerHostCreate(&o, &host).ok) {
@@ -182,13 +206,11 @@ void BM_HostMatmulVsOpenBLAS(benchmark::State &state) {
   }
   if (threads == 0)
     threads = prunerHostTargetCores(prunerHostGetTarget(host));
-  PrunerWorkload w;
-  prunerWorkloadMatmul(&w, m, n, k, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   double flops = prunerWorkloadFlops(&w);
-  Tuned best = tune(m, n, k, threads);
+  Tuned best = tune(module, threads);
   PrunerHostRemeasure rem;
   std::memset(&rem, 0, sizeof rem);
-  std::string blis_note;
+  std::string blis_note, onednn_note;
   for (auto _ : state) {
     if (!best.ok) {
       state.SkipWithError((std::string("tuning failed: ") + best.error).c_str());
@@ -196,9 +218,9 @@ void BM_HostMatmulVsOpenBLAS(benchmark::State &state) {
     }
     // The pick, OpenBLAS and BLIS back to back in the same rounds (rotating order), so
     // load on the shared machine hits all three alike (docs/measurement.md).
-    prunerHostRemeasureBaselines(host, &w, &best.config, 1, true, true, &rem);
+    prunerHostRemeasureBaselines(host, &w, &best.config, 1, true, true, onednn, &rem);
     const PrunerHostRemeasureEntry &t = rem.entries[0], &ob = rem.entries[1],
-                                   &bl = rem.entries[2];
+                                   &bl = rem.entries[2], &dn = rem.entries[3];
     if (t.status != PRUNER_RECORD_OK || ob.status != PRUNER_RECORD_OK) {
       state.SkipWithError(t.status != PRUNER_RECORD_OK ? t.error : ob.error);
       break;
@@ -220,6 +242,15 @@ void BM_HostMatmulVsOpenBLAS(benchmark::State &state) {
       // No BLIS here (libblis.so.4 missing): its columns are left out, with why.
       blis_note = std::string(", no BLIS: ") + bl.error;
     }
+    if (onednn && dn.status == PRUNER_RECORD_OK) {
+      state.counters["onednn_gflops"] = flops / dn.median_us * 1e-3;
+      state.counters["onednn_ms"] = dn.median_us * 1e-3;
+      state.counters["onednn_iqr_ms"] = (dn.p75_us - dn.p25_us) * 1e-3;
+      state.counters["vs_onednn"] = dn.median_us / t.median_us;
+      onednn_note = std::string(", onednn ") + rem.onednn_impl;
+    } else if (onednn) {
+      onednn_note = std::string(", no oneDNN: ") + dn.error;
+    }
     state.counters["rounds"] = rem.rounds;
     state.counters["threads"] = threads;
     state.counters["tune_s"] = best.tune_s;
@@ -227,10 +258,34 @@ void BM_HostMatmulVsOpenBLAS(benchmark::State &state) {
   }
   char cfg[256];
   prunerConfigFormatShort(&w, &best.config, cfg, sizeof cfg);
-  state.SetLabel(std::string("openblas core ") + rem.baseline_core +
+  const char *method = prunerHostBlasBaselineMethod(&w);
+  state.SetLabel(std::string(method ? method : "no baseline") + ", openblas core " +
+                 rem.baseline_core +
                  (blis_note.empty() ? ", blis core " + std::string(rem.blis_core) : blis_note) +
-                 ", tuned " + cfg);
+                 onednn_note + ", tuned " + cfg);
   prunerHostDestroy(host);
+}
+
+// Shapes: 1024^3, the two BERT-base FFN matmuls at 128 tokens (M x N x K), and two
+// shapes whose loops are split.
+void BM_HostMatmulVsOpenBLAS(benchmark::State &state) {
+  int64_t m = state.range(1), n = state.range(2), k = state.range(3);
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, m, n, k, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  tunedVsBlas(state, w, matmulModule(m, n, k), static_cast<int>(state.range(0)), false);
+}
+
+// ResNet-50's convs at batch 1 (NHWC, f32, stride 1, input padded) against im2col +
+// OpenBLAS sgemm, or sgemm on the input for the 1x1 conv (docs/host.md, "The OpenBLAS
+// baseline of a convolution"; im2col's copy is part of its time), and against oneDNN's
+// direct convolution, the conv library a framework calls ("oneDNN: a conv library
+// baseline"; counters onednn_ms, vs_onednn).
+void BM_HostConvVsOpenBLAS(benchmark::State &state) {
+  int64_t oh = state.range(1), c = state.range(2), k = state.range(3), f = state.range(4);
+  PrunerWorkload w;
+  prunerWorkloadConv2dNhwcHwcf(&w, 1, oh + k - 1, oh + k - 1, c, k, k, f, 1, 1,
+                               PRUNER_DTYPE_F32);
+  tunedVsBlas(state, w, convModule(oh, oh, c, k, k, f), static_cast<int>(state.range(0)), true);
 }
 
 // The tuned pick against the untiled lowering (linalg to plain loops), one run each,
@@ -257,7 +312,7 @@ void BM_HostMatmulVsUntiled(benchmark::State &state) {
   }
   PrunerWorkload w;
   prunerWorkloadMatmul(&w, kSize, kSize, kSize, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
-  Tuned best = tune(kSize, kSize, kSize, 1);
+  Tuned best = tune(matmulModule(kSize, kSize, kSize), 1);
   for (auto _ : state) {
     if (!best.ok) {
       state.SkipWithError((std::string("tuning failed: ") + best.error).c_str());
@@ -311,6 +366,19 @@ BENCHMARK(BM_HostMatmulVsOpenBLAS)
     // "Split loops"): a prime cube, and an output width no vector divides.
     ->Args({0, 521, 521, 521})
     ->Args({0, 32, 5094, 256})
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+// The 3x3 convs of ResNet-50's four stages and its first stage's 1x1 expansion, on one
+// core and on all.
+BENCHMARK(BM_HostConvVsOpenBLAS)
+    ->ArgNames({"threads", "oh", "c", "k", "f"})
+    ->Args({1, 56, 64, 3, 64})
+    ->Args({0, 56, 64, 3, 64})
+    ->Args({1, 28, 128, 3, 128})
+    ->Args({1, 14, 256, 3, 256})
+    ->Args({1, 7, 512, 3, 512})
+    ->Args({1, 56, 64, 1, 256})
     ->UseManualTime()
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);

@@ -108,12 +108,18 @@ const PrunerTargetDesc *prunerHostGetTarget(PrunerHost host);
 void prunerHostMeasure(PrunerHost host, const PrunerWorkload *w, const PrunerConfig *config,
                        PrunerHostResult *out);
 
-/* Measures OpenBLAS sgemm (batched: one call per batch) for a matmul-like f32 workload;
- * the record is a baseline ("openblas"). Other workloads get status INVALID. */
+/* Measures the OpenBLAS baseline of `w` (prunerHostBlasBaselineMethod); the record is a
+ * baseline ("openblas"). Workloads without one get status INVALID. */
 void prunerHostMeasureBaseline(PrunerHost host, const PrunerWorkload *w, PrunerHostResult *out);
 
-/* True if `w` maps onto sgemm calls (plain or batched f32 matmul). */
+/* True if `w` maps onto sgemm calls: an f32 matmul, a batch_matmul (one call per batch) or
+ * an NHWC / NCHW 2-D convolution (im2col, then one sgemm over all images for NHWC, one per
+ * image for NCHW), every GEMM size within cblas' int. */
 bool prunerHostHasBlasBaseline(const PrunerWorkload *w);
+
+/* How the baseline computes `w`, for messages: "sgemm", "sgemm per batch", "im2col +
+ * sgemm", "sgemm on the input (1x1 conv)"; NULL without one. A static string. */
+const char *prunerHostBlasBaselineMethod(const PrunerWorkload *w);
 
 /* Whether the host can measure `w` (f32 operands only: the JIT'ed kernels' inputs and
  * reference are f32; operand data within the default worker memory limit); false with the
@@ -141,13 +147,15 @@ typedef struct PrunerHostRemeasureEntry {
 } PrunerHostRemeasureEntry;
 
 typedef struct PrunerHostRemeasure {
-  int num_entries; /* the configs in order, then OpenBLAS, then BLIS, each when asked */
+  int num_entries; /* the configs in order, then OpenBLAS, BLIS, oneDNN, each when asked */
   int rounds;
   bool has_baseline;
   char baseline_core[32];
   bool has_blis;       /* the last entry is BLIS (prunerHostRemeasureBaselines)       */
   char blis_core[32];  /* BLIS's kernel set for this CPU (bli_arch_string), "" if none */
-  PrunerHostRemeasureEntry entries[PRUNER_HOST_REMEASURE_MAX + 2];
+  bool has_onednn;     /* the last entry is oneDNN's convolution                       */
+  char onednn_impl[64]; /* its version and implementation ("2.6.3 brg:avx512_core")     */
+  PrunerHostRemeasureEntry entries[PRUNER_HOST_REMEASURE_MAX + 3];
 } PrunerHostRemeasure;
 
 /* Re-measures `n` (<= PRUNER_HOST_REMEASURE_MAX) configs of `w`, and OpenBLAS when
@@ -166,11 +174,15 @@ void prunerHostRemeasure(PrunerHost host, const PrunerWorkload *w, const PrunerC
  * libblis.so.4) is timed as one more entry after OpenBLAS, in the same rounds. BLIS is
  * dlopen'ed by the child with RTLD_LOCAL | RTLD_DEEPBIND and called through its own
  * cblas_sgemm handle, so its CBLAS symbols and OpenBLAS' never resolve to each other.
- * Without libblis.so.4 (or for a workload without an sgemm form) the BLIS entry has
- * status LAUNCH_ERROR (INVALID) saying why; the others are unaffected (docs/host.md). */
+ * Without libblis.so.4 the BLIS entry has status LAUNCH_ERROR saying why; the others are
+ * unaffected (docs/host.md). A workload without an sgemm form (prunerHostHasBlasBaseline)
+ * gets neither baseline entry. When `onednn` and `w` is an f32 NHWC or NCHW 2-D conv,
+ * oneDNN's direct convolution (Debian's libdnnl.so.2, dlopen'ed the same way) is the last
+ * entry: the conv library a framework calls on a CPU (docs/host.md, "oneDNN: a conv
+ * library baseline"); without it the entry says why. */
 void prunerHostRemeasureBaselines(PrunerHost host, const PrunerWorkload *w,
                                   const PrunerConfig *configs, int n, bool openblas, bool blis,
-                                  PrunerHostRemeasure *out);
+                                  bool onednn, PrunerHostRemeasure *out);
 
 /* Fills the target/workload fields of a record from a result ("host:<name>" key). */
 void prunerHostFillRecord(PrunerHost host, const PrunerWorkload *w, const PrunerConfig *config,

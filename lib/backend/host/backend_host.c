@@ -1,7 +1,7 @@
 /* lib/backend/host/backend_host.c: the host CPU backend's entry in the backend table
  * (pruner/backend/host.h): candidates JIT-compiled, checked and timed on this CPU by a
- * PrunerHost (its watchdog child), with one OpenBLAS baseline per matmul-like workload
- * (docs/host.md). */
+ * PrunerHost (its watchdog child), with one OpenBLAS baseline per matmul-like or 2-D conv
+ * workload (docs/host.md, "Baseline: OpenBLAS"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +106,8 @@ static PrunerStatus hostMeasure(PrunerBackendState s, const PrunerBackendBatch *
       /* Ctrl-C during the baseline: nothing to keep */
     } else if (r->record.status == PRUNER_RECORD_OK) {
       st = sink->baseline(sink->user, &r->record);
-      prunerBackendNote(sink, false, "%s: OpenBLAS (core %s) %.2f us", b->workload->key,
+      prunerBackendNote(sink, false, "%s: OpenBLAS %s (core %s) %.2f us", b->workload->key,
+                        prunerHostBlasBaselineMethod(b->workload),
                         r->baseline_core[0] ? r->baseline_core : "?", r->record.median_us);
     } else {
       prunerBackendNote(sink, false, "%s: OpenBLAS baseline failed: %s", b->workload->key,

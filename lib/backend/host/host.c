@@ -57,7 +57,8 @@ typedef struct HostRequest {
   PrunerConfig configs[PRUNER_HOST_REMEASURE_MAX];
   int num_configs;
   bool baseline;
-  bool blis; /* BLIS as one more entry after OpenBLAS */
+  bool blis;   /* BLIS as one more entry after OpenBLAS */
+  bool onednn; /* oneDNN's convolution as the last entry */
 } HostRequest;
 
 /* What the child answers: one measurement, or a back-to-back re-measurement. */
@@ -85,6 +86,10 @@ typedef struct HostChild {
   BlisThreadsFn blis_threads;
   char blis_core[32];
   char blis_error[160];
+  /* oneDNN: loaded on the first request that asks for it. */
+  bool onednn_tried;
+  HostOnednn *onednn;
+  char onednn_error[160];
   /* The child's CPUs before the kernels' libomp binds this thread to its first place
    * (OMP_PROC_BIND): BLIS runs with them (runBlisFn). */
   cpu_set_t cpus;
@@ -99,6 +104,9 @@ typedef struct HostChild {
   float *ref[PRUNER_MAX_OPERANDS];   /* reference output values                */
   bool ref_ok;
   char ref_error[200];
+  /* The BLAS baseline's im2col buffer (2-D convs; blasColumns), grown on demand. */
+  float *col;
+  int64_t col_elems;
 } HostChild;
 
 struct PrunerHostImpl {
@@ -131,18 +139,85 @@ PrunerHostOptions prunerHostDefaultOptions(void) {
   return o;
 }
 
-bool prunerHostHasBlasBaseline(const PrunerWorkload *w) {
-  if (w->kind != PRUNER_OP_MATMUL && w->kind != PRUNER_OP_BATCH_MATMUL)
-    return false;
+/* The GEMM a workload is computed with by the BLAS baseline: `calls` row-major sgemm
+ * calls C[m,n] += A[m,k] B[k,n] (the batches of a batch_matmul, the images of an NCHW conv)
+ * and `col` elements of im2col buffer (0: the input is the GEMM operand as it is, as for a
+ * 1x1 stride-1 conv). NHWC with HWCF filters is one GEMM over all images: A is the im2col
+ * matrix [N*OH*OW, KH*KW*C], B the filter [KH*KW*C, F], C the output [N*OH*OW, F]. NCHW
+ * with FCHW filters is one GEMM per image: A the filter [F, C*KH*KW], B the image's
+ * im2col matrix [C*KH*KW, OH*OW], C the image's output [F, OH*OW] (Caffe's layout). */
+typedef struct BlasGemm {
+  int64_t calls, m, n, k, col;
+} BlasGemm;
+
+/* False when `w` has no such form or a size is past cblas' int (larger ones were truncated:
+ * a 2^62-row matmul became a 0-row sgemm and an "ok" baseline). */
+static bool blasGemmOf(const PrunerWorkload *w, BlasGemm *g) {
+  memset(g, 0, sizeof *g);
   for (int o = 0; o < w->num_inputs + w->num_outputs; ++o)
     if (w->operands[o].dtype != PRUNER_DTYPE_F32)
       return false;
-  /* cblas_sgemm takes int sizes: larger ones were truncated (a 2^62-row matmul became a
-   * 0-row sgemm and an "ok" baseline). */
   for (int l = 0; l < w->num_loops; ++l)
     if (w->bounds[l] > INT_MAX)
       return false;
+  const int64_t *in = w->operands[0].shape, *fl = w->operands[1].shape;
+  const int64_t *out = w->operands[w->num_inputs].shape;
+  bool direct = false; /* the input is the GEMM operand: 1x1, stride 1, no extra rows */
+  bool ok = true;
+  switch (w->kind) {
+  case PRUNER_OP_MATMUL:
+  case PRUNER_OP_BATCH_MATMUL: {
+    int b = w->kind == PRUNER_OP_BATCH_MATMUL ? 1 : 0;
+    g->calls = b ? in[0] : 1;
+    g->m = in[b];
+    g->k = in[b + 1];
+    g->n = fl[b + 1];
+    direct = true;
+    break;
+  }
+  /* The GEMM sizes come from the filter and the output, the column copies from the input:
+   * they must agree (linalg's verifier makes them; a hand-built workload might not). With
+   * one tap per output and as many input as output rows and columns, stride and dilation
+   * are 1 in effect and the input is the GEMM operand ("direct"). */
+  case PRUNER_OP_CONV_2D_NHWC_HWCF: /* in [N,H,W,C], filter [KH,KW,C,F], out [N,OH,OW,F] */
+    if (in[0] != out[0] || in[3] != fl[2] || fl[3] != out[3])
+      return false;
+    g->calls = 1;
+    ok = prunerCheckedProduct(out, 3, &g->m) && prunerCheckedProduct(fl, 3, &g->k);
+    g->n = fl[3];
+    direct = fl[0] == 1 && fl[1] == 1 && in[1] == out[1] && in[2] == out[2];
+    break;
+  case PRUNER_OP_CONV_2D_NCHW_FCHW: /* in [N,C,H,W], filter [F,C,KH,KW], out [N,F,OH,OW] */
+    if (in[0] != out[0] || in[1] != fl[1] || fl[0] != out[1])
+      return false;
+    g->calls = out[0];
+    g->m = fl[0];
+    ok = prunerCheckedProduct(out + 2, 2, &g->n) && prunerCheckedProduct(fl + 1, 3, &g->k);
+    direct = fl[2] == 1 && fl[3] == 1 && in[2] == out[2] && in[3] == out[3];
+    break;
+  default:
+    return false;
+  }
+  if (!ok || g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX)
+    return false;
+  if (!direct && !prunerCheckedMul(w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW ? g->n : g->m, g->k,
+                                   &g->col))
+    return false;
   return true;
+}
+
+bool prunerHostHasBlasBaseline(const PrunerWorkload *w) {
+  BlasGemm g;
+  return blasGemmOf(w, &g);
+}
+
+const char *prunerHostBlasBaselineMethod(const PrunerWorkload *w) {
+  BlasGemm g;
+  if (!blasGemmOf(w, &g))
+    return NULL;
+  if (w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF || w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW)
+    return g.col > 0 ? "im2col + sgemm" : "sgemm on the input (1x1 conv)";
+  return g.calls > 1 ? "sgemm per batch" : "sgemm";
 }
 
 /* ---- the child: libraries, data, reference -------------------------------------------- */
@@ -190,6 +265,14 @@ static void setThreads(HostChild *ch, int threads) {
     ch->blas_threads(threads);
 }
 
+/* The candidates measured after a baseline run without its im2col buffer (several times
+ * a 3x3 conv's input): it is freed when the baseline is done. */
+static void blasColumnsRelease(HostChild *ch) {
+  prunerTimingBufferDestroy(ch->col);
+  ch->col = NULL;
+  ch->col_elems = 0;
+}
+
 static void freeData(HostChild *ch) {
   for (int o = 0; o < PRUNER_MAX_OPERANDS; ++o) {
     prunerTimingBufferDestroy(ch->data[o]);
@@ -197,6 +280,7 @@ static void freeData(HostChild *ch) {
     prunerTimingBufferDestroy(ch->ref[o]);
     ch->data[o] = ch->init[o] = ch->ref[o] = NULL;
   }
+  blasColumnsRelease(ch);
   ch->key[0] = '\0';
 }
 
@@ -310,21 +394,102 @@ static void interpret(const PrunerWorkload *w, double *const *ops) {
   }
 }
 
-static void sgemmMatmul(SgemmFn sgemm, const PrunerWorkload *w, const float *a, const float *b,
-                        float *c) {
-  /* matmul: A[m,k] B[k,n] C[m,n]; batch_matmul: one sgemm per batch. */
-  int batch_l = w->kind == PRUNER_OP_BATCH_MATMUL ? 1 : 0;
-  int64_t batch = batch_l ? w->operands[0].shape[0] : 1;
-  int64_t m = w->operands[0].shape[batch_l], k = w->operands[0].shape[batch_l + 1];
-  int64_t n = w->operands[1].shape[batch_l + 1];
-  for (int64_t i = 0; i < batch; ++i)
-    sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, (int)m, (int)n, (int)k, 1.0f,
-          a + i * m * k, (int)k, b + i * k * n, (int)n, 1.0f, c + i * m * n, (int)n);
+/* The im2col matrix of an NHWC image batch: row (n, oh, ow) holds the taps (kh, kw) in
+ * order, each the C channels of input pixel (oh*sh + kh*dh, ow*sw + kw*dw), one copy. */
+static void im2colNhwc(const PrunerWorkload *w, const float *in, float *col) {
+  const int64_t *is = w->operands[0].shape, *fs = w->operands[1].shape;
+  const int64_t *os = w->operands[w->num_inputs].shape;
+  int64_t H = is[1], W = is[2], C = is[3], KH = fs[0], KW = fs[1];
+  int64_t sh = w->strides[0], sw = w->strides[1], dh = w->dilations[0], dw = w->dilations[1];
+  for (int64_t n = 0; n < os[0]; ++n)
+    for (int64_t oh = 0; oh < os[1]; ++oh)
+      for (int64_t ow = 0; ow < os[2]; ++ow)
+        for (int64_t kh = 0; kh < KH; ++kh)
+          for (int64_t kw = 0; kw < KW; ++kw) {
+            const float *src = in + ((n * H + oh * sh + kh * dh) * W + ow * sw + kw * dw) * C;
+            memcpy(col, src, (size_t)C * sizeof(float));
+            col += C;
+          }
 }
 
-static void blasMatmul(HostChild *ch, const PrunerWorkload *w, const float *a, const float *b,
+/* The im2col matrix of one NCHW image: row (c, kh, kw), column (oh, ow). */
+static void im2colNchw(const PrunerWorkload *w, const float *image, float *col) {
+  const int64_t *is = w->operands[0].shape, *fs = w->operands[1].shape;
+  const int64_t *os = w->operands[w->num_inputs].shape;
+  int64_t C = is[1], H = is[2], W = is[3], KH = fs[2], KW = fs[3], OH = os[2], OW = os[3];
+  int64_t sh = w->strides[0], sw = w->strides[1], dh = w->dilations[0], dw = w->dilations[1];
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t kh = 0; kh < KH; ++kh)
+      for (int64_t kw = 0; kw < KW; ++kw)
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          const float *row = image + (c * H + oh * sh + kh * dh) * W + kw * dw;
+          if (sw == 1)
+            memcpy(col, row, (size_t)OW * sizeof(float));
+          else
+            for (int64_t ow = 0; ow < OW; ++ow)
+              col[ow] = row[ow * sw];
+          col += OW;
+        }
+}
+
+/* C += A B for `w` with `sgemm` (OpenBLAS' or BLIS'): `a`, `b` the inputs, `c` the output,
+ * `col` the im2col buffer (blasColumns; unused when the GEMM needs none). */
+static void blasCompute(SgemmFn sgemm, const PrunerWorkload *w, const float *a, const float *b,
+                        float *c, float *col) {
+  BlasGemm g;
+  blasGemmOf(w, &g); /* callers checked prunerHostHasBlasBaseline */
+  int m = (int)g.m, n = (int)g.n, k = (int)g.k;
+  if (w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF) {
+    if (g.col > 0)
+      im2colNhwc(w, a, col);
+    sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0f, g.col > 0 ? col : a,
+          k, b, n, 1.0f, c, n);
+    return;
+  }
+  if (w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW) {
+    const int64_t *is = w->operands[0].shape;
+    int64_t image = is[1] * is[2] * is[3];
+    for (int64_t i = 0; i < g.calls; ++i) {
+      if (g.col > 0)
+        im2colNchw(w, a + i * image, col);
+      sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0f, b, k,
+            g.col > 0 ? col : a + i * image, n, 1.0f, c + i * g.m * g.n, n);
+    }
+    return;
+  }
+  /* matmul: A[m,k] B[k,n] C[m,n]; batch_matmul: one sgemm per batch. */
+  for (int64_t i = 0; i < g.calls; ++i)
+    sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0f, a + i * g.m * g.k, k,
+          b + i * g.k * g.n, n, 1.0f, c + i * g.m * g.n, n);
+}
+
+/* The im2col buffer the baseline of `w` needs, allocated once per workload; false, with a
+ * reason, when the worker's memory does not hold it (the baseline then fails by name). */
+static bool blasColumns(HostChild *ch, const PrunerWorkload *w, char *why, size_t size) {
+  BlasGemm g;
+  blasGemmOf(w, &g);
+  if (g.col <= ch->col_elems)
+    return true;
+  int64_t bytes;
+  prunerTimingBufferDestroy(ch->col);
+  ch->col_elems = 0;
+  ch->col = prunerCheckedMul(g.col, (int64_t)sizeof(float), &bytes) && (uint64_t)bytes <= SIZE_MAX
+                ? prunerTimingBufferCreate((size_t)bytes)
+                : NULL;
+  if (!ch->col) {
+    snprintf(why, size,
+             "out of memory for the im2col buffer of %.80s (%lld elements; worker memory "
+             "limit %lld MB)",
+             w->key, (long long)g.col, (long long)ch->memory_limit_mb);
+    return false;
+  }
+  ch->col_elems = g.col;
+  return true;
+}
+
+static void blasRun(HostChild *ch, const PrunerWorkload *w, const float *a, const float *b,
                        float *c) {
-  sgemmMatmul(ch->sgemm, w, a, b, c);
+  blasCompute(ch->sgemm, w, a, b, c, ch->col);
 }
 
 /* BLIS beside OpenBLAS in one process: both export cblas_sgemm. RTLD_LOCAL keeps BLIS's
@@ -424,10 +589,12 @@ static bool prepareData(HostChild *ch, const PrunerWorkload *w, uint64_t seed, c
   ch->ref_ok = true;
   ch->ref_error[0] = '\0';
   int out = w->num_inputs;
-  if (prunerHostHasBlasBaseline(w) && ch->sgemm) {
-    /* The contractions start from zero (ZERO init): C = A B. */
+  if ((w->kind == PRUNER_OP_MATMUL || w->kind == PRUNER_OP_BATCH_MATMUL) &&
+      prunerHostHasBlasBaseline(w) && ch->sgemm) {
+    /* The contractions start from zero (ZERO init): C = A B. A conv's reference is the
+     * interpreter's, which also checks the im2col baseline. */
     memset(ch->ref[out], 0, (size_t)ch->elems[out] * sizeof(float));
-    blasMatmul(ch, w, ch->data[0], ch->data[1], ch->ref[out]);
+    blasRun(ch, w, ch->data[0], ch->data[1], ch->ref[out]);
   } else {
     double *ops[PRUNER_MAX_OPERANDS] = {0};
     for (int o = 0; o < ch->nops; ++o) {
@@ -511,7 +678,7 @@ static bool runKernelFn(HostChild *ch, const PrunerWorkload *w, void *user) {
 
 static bool runBlasFn(HostChild *ch, const PrunerWorkload *w, void *user) {
   (void)user;
-  blasMatmul(ch, w, ch->data[0], ch->data[1], ch->data[w->num_inputs]);
+  blasRun(ch, w, ch->data[0], ch->data[1], ch->data[w->num_inputs]);
   return true;
 }
 
@@ -523,10 +690,21 @@ static bool runBlisFn(HostChild *ch, const PrunerWorkload *w) {
   cpu_set_t bound;
   bool rebind = ch->has_cpus && sched_getaffinity(0, sizeof bound, &bound) == 0 &&
                 sched_setaffinity(0, sizeof ch->cpus, &ch->cpus) == 0;
-  sgemmMatmul(ch->blis_sgemm, w, ch->data[0], ch->data[1], ch->data[w->num_inputs]);
+  blasCompute(ch->blis_sgemm, w, ch->data[0], ch->data[1], ch->data[w->num_inputs], ch->col);
   if (rebind)
     sched_setaffinity(0, sizeof bound, &bound);
   return true;
+}
+
+/* oneDNN's pool is libgomp's too: called with the child's whole CPU set, as BLIS is. */
+static bool runOnednnFn(HostChild *ch, HostOnednnConv *conv) {
+  cpu_set_t bound;
+  bool rebind = ch->has_cpus && sched_getaffinity(0, sizeof bound, &bound) == 0 &&
+                sched_setaffinity(0, sizeof ch->cpus, &ch->cpus) == 0;
+  bool ok = hostOnednnConvRun(conv);
+  if (rebind)
+    sched_setaffinity(0, sizeof bound, &bound);
+  return ok;
 }
 
 /* One run of the protocol (pruner/timing.h): the kernel or OpenBLAS, timed by the wall
@@ -652,7 +830,7 @@ static void childMeasure(HostChild *ch, const HostRequest *req, PrunerHostResult
   hostKernelDestroy(&k);
 }
 
-static void childBaseline(HostChild *ch, const HostRequest *req, PrunerHostResult *rep) {
+static void childBaselineRun(HostChild *ch, const HostRequest *req, PrunerHostResult *rep) {
   PrunerRecord *r = &rep->record;
   const PrunerWorkload *w = &req->w;
   r->is_baseline = true;
@@ -673,6 +851,11 @@ static void childBaseline(HostChild *ch, const HostRequest *req, PrunerHostResul
     snprintf(r->error, sizeof r->error, "%s", data_why);
     return;
   }
+  if (!blasColumns(ch, w, data_why, sizeof data_why)) {
+    r->status = PRUNER_RECORD_LAUNCH_ERROR;
+    snprintf(r->error, sizeof r->error, "%s", data_why);
+    return;
+  }
   resetOutputs(ch, w);
   runBlasFn(ch, w, NULL);
   char why[200];
@@ -683,6 +866,11 @@ static void childBaseline(HostChild *ch, const HostRequest *req, PrunerHostResul
   }
   r->status = timeRuns(ch, w, &req->opts, runBlasFn, NULL, r) ? PRUNER_RECORD_OK
                                                               : PRUNER_RECORD_LAUNCH_ERROR;
+}
+
+static void childBaseline(HostChild *ch, const HostRequest *req, PrunerHostResult *rep) {
+  childBaselineRun(ch, req, rep);
+  blasColumnsRelease(ch);
 }
 
 /* Quantile q of sorted[0..n) with linear interpolation between ranks. */
@@ -712,6 +900,18 @@ static bool remeasureSettled(PrunerHostRemeasure *rep, const bool *live, int m) 
   return true;
 }
 
+/* One run of entry i of a re-measurement: a config's kernel, BLIS, oneDNN or OpenBLAS. */
+static bool runEntry(HostChild *ch, const PrunerWorkload *w, HostKernel *k, int i, int n,
+                     int blis, int onednn, HostOnednnConv *conv) {
+  if (i < n)
+    return runOnce(ch, w, &k[i]);
+  if (i == blis)
+    return runBlisFn(ch, w);
+  if (i == onednn)
+    return runOnednnFn(ch, conv);
+  return runBlasFn(ch, w, NULL);
+}
+
 /* Each config JIT-compiled and checked (and OpenBLAS checked), then rounds of one timed
  * run per kernel, rotating the order (docs/measurement.md, "Host: the final check"). */
 static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostRemeasure *rep) {
@@ -719,9 +919,11 @@ static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostReme
   int threads = req->opts.threads > 0 ? req->opts.threads : prunerHostTargetCores(&req->target);
   setThreads(ch, threads > 0 ? threads : 1);
   int n = req->num_configs;
-  int blis = req->blis ? n + (req->baseline ? 1 : 0) : -1; /* BLIS's entry, last */
+  int blis = req->blis ? n + (req->baseline ? 1 : 0) : -1; /* BLIS's entry */
   int m = n + (req->baseline ? 1 : 0) + (req->blis ? 1 : 0);
+  int onednn = req->onednn ? m++ : -1; /* oneDNN's entry, last */
   rep->num_entries = m;
+  rep->has_onednn = req->onednn;
   rep->has_baseline = req->baseline;
   rep->has_blis = req->blis;
   if (req->blis) {
@@ -740,12 +942,46 @@ static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostReme
   }
   HostKernel k[PRUNER_HOST_REMEASURE_MAX];
   memset(k, 0, sizeof k);
-  bool live[PRUNER_HOST_REMEASURE_MAX + 2] = {false};
+  bool live[PRUNER_HOST_REMEASURE_MAX + 3] = {false};
   char why[200];
+  char col_why[200] = "";
+  bool col_ok = !(req->baseline || req->blis) || blasColumns(ch, w, col_why, sizeof col_why);
+  char conv_why[200] = "";
+  HostOnednnConv *conv = NULL;
+  if (req->onednn) {
+    if (!ch->onednn_tried) {
+      ch->onednn_tried = true;
+      ch->onednn = hostOnednnOpen(ch->onednn_error, sizeof ch->onednn_error);
+    }
+    snprintf(conv_why, sizeof conv_why, "%s", ch->onednn_error);
+    if (ch->onednn) {
+      hostOnednnSetThreads(ch->onednn, threads);
+      conv = hostOnednnConvCreate(ch->onednn, w, ch->data[0], ch->data[1],
+                                  ch->data[w->num_inputs], conv_why, sizeof conv_why);
+    }
+    if (conv)
+      snprintf(rep->onednn_impl, sizeof rep->onednn_impl, "%s %.40s",
+               hostOnednnVersion(ch->onednn), hostOnednnConvImpl(conv));
+  }
   for (int i = 0; i < m; ++i) {
     PrunerHostRemeasureEntry *e = &rep->entries[i];
     resetOutputs(ch, w);
-    if (i < n) {
+    if (i == onednn) {
+      if (!conv) {
+        e->status = PRUNER_RECORD_LAUNCH_ERROR;
+        snprintf(e->error, sizeof e->error, "%s", conv_why);
+        continue;
+      }
+      if (!runOnednnFn(ch, conv)) {
+        e->status = PRUNER_RECORD_LAUNCH_ERROR;
+        snprintf(e->error, sizeof e->error, "oneDNN's convolution failed to run");
+        continue;
+      }
+    } else if (i >= n && !col_ok) {
+      e->status = PRUNER_RECORD_LAUNCH_ERROR;
+      snprintf(e->error, sizeof e->error, "%s", col_why);
+      continue;
+    } else if (i < n) {
       const PrunerConfig *c = &req->configs[i];
       /* Checked here, once: prunerHostRemeasure sends records' configs unchecked. */
       PrunerStatus st =
@@ -786,9 +1022,7 @@ static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostReme
   }
   for (int i = 0; i < m; ++i)
     for (int r = 0; r < (req->opts.warmup > 0 ? req->opts.warmup : 1) && live[i]; ++r)
-      live[i] = i < n       ? runOnce(ch, w, &k[i])
-                : i == blis ? runBlisFn(ch, w)
-                            : runBlasFn(ch, w, NULL);
+      live[i] = runEntry(ch, w, k, i, n, blis, onednn, conv);
   /* Rounds until enough of them and enough time; never past half the request's timeout
    * (slow kernels get fewer rounds rather than a killed child). */
   double start = prunerNowSeconds();
@@ -799,15 +1033,14 @@ static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostReme
       if (!live[i])
         continue;
       double t0 = prunerNowSeconds();
-      bool ok = i < n       ? runOnce(ch, w, &k[i])
-                : i == blis ? runBlisFn(ch, w)
-                            : runBlasFn(ch, w, NULL);
+      bool ok = runEntry(ch, w, k, i, n, blis, onednn, conv);
       double t1 = prunerNowSeconds();
       if (!ok) {
         live[i] = false;
         rep->entries[i].status = PRUNER_RECORD_LAUNCH_ERROR;
-        snprintf(rep->entries[i].error, sizeof rep->entries[i].error,
-                 "mlirExecutionEngineInvokePacked failed while timing");
+        snprintf(rep->entries[i].error, sizeof rep->entries[i].error, "%s",
+                 i == onednn ? "oneDNN's convolution failed while timing"
+                             : "mlirExecutionEngineInvokePacked failed while timing");
         continue;
       }
       PrunerHostRemeasureEntry *e = &rep->entries[i];
@@ -829,6 +1062,8 @@ static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostReme
     if (i < n)
       hostKernelDestroy(&k[i]);
   }
+  hostOnednnConvDestroy(conv);
+  blasColumnsRelease(ch);
 }
 
 static bool childHandle(void *context, const void *request, void *reply) {
@@ -1016,7 +1251,9 @@ void prunerHostMeasureBaseline(PrunerHost host, const PrunerWorkload *w, PrunerH
     snprintf(out->record.baseline_name, sizeof out->record.baseline_name, "openblas");
     out->record.status = PRUNER_RECORD_INVALID;
     snprintf(out->record.error, sizeof out->record.error,
-             "no OpenBLAS baseline for %s (f32 matmul and batch_matmul only)", w->key);
+             "no OpenBLAS baseline for %.120s (f32 matmuls, batch_matmuls and NHWC or "
+             "NCHW 2-D convs with sizes within cblas' int)",
+             w->key);
     prunerHostFillRecord(host, w, NULL, &out->record);
     return;
   }
@@ -1025,17 +1262,19 @@ void prunerHostMeasureBaseline(PrunerHost host, const PrunerWorkload *w, PrunerH
 
 void prunerHostRemeasure(PrunerHost host, const PrunerWorkload *w, const PrunerConfig *configs,
                          int n, bool baseline, PrunerHostRemeasure *out) {
-  prunerHostRemeasureBaselines(host, w, configs, n, baseline, false, out);
+  prunerHostRemeasureBaselines(host, w, configs, n, baseline, false, false, out);
 }
 
 void prunerHostRemeasureBaselines(PrunerHost host, const PrunerWorkload *w,
                                   const PrunerConfig *configs, int n, bool baseline, bool blis,
-                                  PrunerHostRemeasure *out) {
+                                  bool onednn, PrunerHostRemeasure *out) {
   memset(out, 0, sizeof *out);
   if (n > PRUNER_HOST_REMEASURE_MAX)
     n = PRUNER_HOST_REMEASURE_MAX;
   baseline = baseline && prunerHostHasBlasBaseline(w);
   blis = blis && prunerHostHasBlasBaseline(w);
+  onednn = onednn && (w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF ||
+                      w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW);
   HostRequest *req = calloc(1, sizeof *req);
   HostReply *reply = malloc(sizeof *reply);
   char why[200] = "";
@@ -1049,6 +1288,7 @@ void prunerHostRemeasureBaselines(PrunerHost host, const PrunerWorkload *w,
     req->num_configs = n;
     req->baseline = baseline;
     req->blis = blis;
+    req->onednn = onednn;
     for (int i = 0; i < n; ++i)
       req->configs[i] = configs[i];
     /* JIT + check of every kernel, then rounds capped at half the timeout (child). */
@@ -1060,9 +1300,10 @@ void prunerHostRemeasureBaselines(PrunerHost host, const PrunerWorkload *w,
   if (oc == PRUNER_WORKER_DONE) {
     *out = reply->remeasure;
   } else {
-    out->num_entries = n + (baseline ? 1 : 0) + (blis ? 1 : 0);
+    out->num_entries = n + (baseline ? 1 : 0) + (blis ? 1 : 0) + (onednn ? 1 : 0);
     out->has_baseline = baseline;
     out->has_blis = blis;
+    out->has_onednn = onednn;
     for (int i = 0; i < out->num_entries; ++i) {
       out->entries[i].status =
           oc == PRUNER_WORKER_TIMEOUT ? PRUNER_RECORD_TIMEOUT : PRUNER_RECORD_LAUNCH_ERROR;

@@ -50,4 +50,23 @@ PrunerStatus hostJit(MlirContext ctx, const PrunerWorkload *w, const PrunerConfi
 bool hostKernelInvoke(HostKernel *k, void **descriptors, int n);
 void hostKernelDestroy(HostKernel *k);
 
+/* ---- oneDNN's convolution, the conv library baseline (onednn.c; measuring child only) ---- */
+typedef struct HostOnednn HostOnednn;         /* the loaded library, a CPU engine and stream */
+typedef struct HostOnednnConv HostOnednnConv; /* one workload's primitive on fixed buffers */
+/* Loads libdnnl.so.2; NULL with the reason in `why` (not installed, an ASan build, a build
+ * without oneDNN's header). Close with hostOnednnClose. */
+HostOnednn *hostOnednnOpen(char *why, size_t size);
+void hostOnednnClose(HostOnednn *d);
+const char *hostOnednnVersion(const HostOnednn *d); /* "2.6.3" */
+void hostOnednnSetThreads(HostOnednn *d, int threads);
+/* The forward direct convolution of `w` (an f32 NHWC or NCHW 2-D conv) from `src` into `dst`
+ * (the workload's own layouts) with `filter` reordered once into the layout the primitive
+ * chooses; it adds into `dst` (a sum post-op), as linalg's conv does. NULL with the reason
+ * otherwise. The buffers must outlive it. */
+HostOnednnConv *hostOnednnConvCreate(HostOnednn *d, const PrunerWorkload *w, const float *src,
+                                     const float *filter, float *dst, char *why, size_t size);
+bool hostOnednnConvRun(HostOnednnConv *c);
+const char *hostOnednnConvImpl(const HostOnednnConv *c); /* "brg:avx512_core", ... */
+void hostOnednnConvDestroy(HostOnednnConv *c);
+
 #endif

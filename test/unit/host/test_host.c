@@ -351,8 +351,10 @@ static void test_baseline(void **state) {
     fail_msg("%s", r.record.error);
   printf("  openblas core %s: %.1f us\n", r.baseline_core, r.record.median_us);
   assert_true(r.baseline_core[0] != '\0');
-  /* No sgemm for a convolution. */
-  prunerWorkloadConv2dNhwcHwcf(&w, 1, 10, 10, 8, 3, 3, 16, 1, 1, PRUNER_DTYPE_F32);
+  /* No sgemm for an elementwise op. */
+  const int64_t dims[2] = {16, 32};
+  prunerWorkloadElementwiseAdd(&w, dims, 2, PRUNER_DTYPE_F32);
+  assert_null(prunerHostBlasBaselineMethod(&w));
   prunerHostMeasureBaseline(host, &w, &r);
   assert_int_equal(r.record.status, PRUNER_RECORD_INVALID);
   /* Nor for sizes past cblas' int: a 2^62x2x2 matmul was a 0-row sgemm, "ok" in 0.04 us. */
@@ -374,6 +376,87 @@ static void test_baseline(void **state) {
     fail_msg("status %s: %s", prunerRecordStatusName(m->record.status), m->record.error);
   assert_non_null(strstr(m->record.error, "more elements than this host can address"));
   free(m);
+}
+
+/* The first config of w's host space on the tests' target. */
+static PrunerConfig firstConfig(const PrunerWorkload *w) {
+  PrunerSpace space;
+  PrunerConfig c;
+  assert_true(prunerSpaceCreate(w, &target, NULL, &space).ok);
+  assert_true(prunerSpaceGetConfig(space, 0, &c).ok);
+  prunerSpaceDestroy(space);
+  return c;
+}
+
+/* Convolutions' baseline: im2col + sgemm (NHWC: one GEMM over the batch; NCHW: one per
+ * image), or sgemm on the input itself for a 1x1 stride-1 conv. The worker checks each
+ * against the interpreter's reference, so a wrong im2col (a stride, a dilation, a batch
+ * offset) fails here as WRONG_RESULT. */
+static void test_conv_baseline(void **state) {
+  (void)state;
+  struct {
+    bool nchw;
+    int64_t n, ih, iw, c, kh, kw, f, stride, dilation;
+    const char *method;
+  } cases[] = {
+      {false, 2, 11, 13, 8, 3, 3, 16, 2, 1, "im2col + sgemm"},
+      {false, 1, 12, 12, 5, 3, 2, 7, 1, 2, "im2col + sgemm"},
+      {false, 2, 6, 5, 16, 1, 1, 24, 1, 1, "sgemm on the input (1x1 conv)"},
+      {false, 1, 7, 7, 16, 1, 1, 8, 2, 1, "im2col + sgemm"}, /* 1x1 but strided */
+      {false, 1, 12, 12, 4, 3, 3, 8, 2, 1, "im2col + sgemm"}, /* an unused last row and column */
+      {true, 2, 15, 14, 3, 3, 3, 8, 2, 1, "im2col + sgemm"},
+      {true, 1, 9, 9, 4, 2, 3, 5, 1, 2, "im2col + sgemm"},
+      {true, 2, 6, 6, 8, 1, 1, 4, 1, 1, "sgemm on the input (1x1 conv)"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    PrunerWorkload w;
+    if (cases[i].nchw)
+      prunerWorkloadConv2dNchwFchw(&w, cases[i].n, cases[i].c, cases[i].ih, cases[i].iw,
+                                   cases[i].f, cases[i].kh, cases[i].kw, cases[i].stride,
+                                   cases[i].dilation, PRUNER_DTYPE_F32);
+    else
+      prunerWorkloadConv2dNhwcHwcf(&w, cases[i].n, cases[i].ih, cases[i].iw, cases[i].c,
+                                   cases[i].kh, cases[i].kw, cases[i].f, cases[i].stride,
+                                   cases[i].dilation, PRUNER_DTYPE_F32);
+    assert_true(prunerHostHasBlasBaseline(&w));
+    assert_string_equal(prunerHostBlasBaselineMethod(&w), cases[i].method);
+    PrunerHostResult r;
+    prunerHostMeasureBaseline(host, &w, &r);
+    if (r.record.status != PRUNER_RECORD_OK)
+      fail_msg("%s: %s %s", w.key, prunerRecordStatusName(r.record.status), r.record.error);
+    assert_true(r.record.is_baseline);
+    assert_true(r.record.median_us > 0);
+    assert_true(r.record.max_abs_error < 1e-3);
+    /* oneDNN's convolution on the same buffers, checked against the same reference. Where
+     * the library is missing (or in an ASan build) the entry must say so; where it loads,
+     * it must compute the conv right. */
+    static PrunerHostRemeasure rem;
+    prunerHostRemeasureBaselines(host, &w, NULL, 0, false, false, true, &rem);
+    assert_int_equal(rem.num_entries, 1);
+    assert_true(rem.has_onednn);
+    const PrunerHostRemeasureEntry *e = &rem.entries[0];
+    if (e->status == PRUNER_RECORD_OK) {
+      assert_true(e->median_us > 0);
+      assert_true(rem.onednn_impl[0] != '\0');
+      if (i == 0)
+        printf("  oneDNN %s: %.1f us, OpenBLAS im2col + sgemm %.1f us (%s)\n", rem.onednn_impl,
+               e->median_us, r.record.median_us, w.key);
+    } else if (!strstr(e->error, "could not be loaded") && !strstr(e->error, "built without") &&
+               !strstr(e->error, "AddressSanitizer")) {
+      fail_msg("oneDNN on %s: %s %s", w.key, prunerRecordStatusName(e->status), e->error);
+    }
+  }
+  /* The final check's path: a conv config and its baseline back to back. */
+  PrunerWorkload w;
+  prunerWorkloadConv2dNhwcHwcf(&w, 1, 10, 10, 8, 3, 3, 16, 1, 1, PRUNER_DTYPE_F32);
+  PrunerConfig c = firstConfig(&w);
+  static PrunerHostRemeasure rem;
+  prunerHostRemeasure(host, &w, &c, 1, true, &rem);
+  assert_int_equal(rem.num_entries, 2);
+  assert_true(rem.has_baseline);
+  for (int i = 0; i < 2; ++i)
+    if (rem.entries[i].status != PRUNER_RECORD_OK)
+      fail_msg("entry %d: %s", i, rem.entries[i].error);
 }
 
 /* The final check's back-to-back re-measurement: every good kernel gets one sample per
@@ -414,7 +497,8 @@ static void test_remeasure(void **state) {
   assert_int_equal(rem.entries[2].num_samples, 0);
   assert_true(rem.baseline_core[0] != '\0');
   /* No baseline for a workload without sgemm: only the configs come back. */
-  prunerWorkloadConv2dNhwcHwcf(&w, 1, 10, 10, 8, 3, 3, 16, 1, 1, PRUNER_DTYPE_F32);
+  const int64_t dims[2] = {16, 32};
+  prunerWorkloadElementwiseAdd(&w, dims, 2, PRUNER_DTYPE_F32);
   prunerHostRemeasure(host, &w, NULL, 0, true, &rem);
   assert_int_equal(rem.num_entries, 0);
   assert_false(rem.has_baseline);
@@ -428,14 +512,11 @@ static void test_remeasure_blis(void **state) {
   (void)state;
   PrunerWorkload w;
   prunerWorkloadMatmul(&w, 96, 128, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
-  PrunerSpace space;
-  assert_true(prunerSpaceCreate(&w, &target, NULL, &space).ok);
-  PrunerConfig c;
-  assert_true(prunerSpaceGetConfig(space, 0, &c).ok);
-  prunerSpaceDestroy(space);
+  PrunerConfig c = firstConfig(&w);
   static PrunerHostRemeasure rem;
-  prunerHostRemeasureBaselines(host, &w, &c, 1, true, true, &rem);
-  assert_int_equal(rem.num_entries, 3);
+  prunerHostRemeasureBaselines(host, &w, &c, 1, true, true, true, &rem);
+  assert_int_equal(rem.num_entries, 3); /* no oneDNN entry for a matmul */
+  assert_false(rem.has_onednn);
   assert_true(rem.has_baseline);
   assert_true(rem.has_blis);
   for (int i = 0; i < 2; ++i)
@@ -453,9 +534,18 @@ static void test_remeasure_blis(void **state) {
     assert_non_null(strstr(b->error, "libblis"));
     printf("  no BLIS here: %s\n", b->error);
   }
-  /* No sgemm form: no BLIS entry either. */
+  /* A conv's im2col + sgemm with BLIS's sgemm: checked against the reference too. */
   prunerWorkloadConv2dNhwcHwcf(&w, 1, 10, 10, 8, 3, 3, 16, 1, 1, PRUNER_DTYPE_F32);
-  prunerHostRemeasureBaselines(host, &w, NULL, 0, true, true, &rem);
+  prunerHostRemeasureBaselines(host, &w, NULL, 0, true, true, false, &rem);
+  assert_int_equal(rem.num_entries, 2);
+  if (rem.entries[0].status != PRUNER_RECORD_OK)
+    fail_msg("OpenBLAS on the conv: %s", rem.entries[0].error);
+  assert_true(rem.entries[1].status == PRUNER_RECORD_OK ||
+              strstr(rem.entries[1].error, "libblis") != NULL);
+  /* No sgemm form: no BLIS entry either. */
+  const int64_t dims[2] = {16, 32};
+  prunerWorkloadElementwiseAdd(&w, dims, 2, PRUNER_DTYPE_F32);
+  prunerHostRemeasureBaselines(host, &w, NULL, 0, true, true, true, &rem);
   assert_int_equal(rem.num_entries, 0);
   assert_false(rem.has_blis);
 }
@@ -707,7 +797,8 @@ int main(void) {
       cmocka_unit_test(test_split_loops),
       cmocka_unit_test(test_conv_nhwc),      cmocka_unit_test(test_conv_nchw_strided),
       cmocka_unit_test(test_elementwise),    cmocka_unit_test(test_reduction),
-      cmocka_unit_test(test_baseline),       cmocka_unit_test(test_remeasure),
+      cmocka_unit_test(test_baseline),       cmocka_unit_test(test_conv_baseline),
+      cmocka_unit_test(test_remeasure),
       cmocka_unit_test(test_remeasure_blis), cmocka_unit_test(test_tuned_vs_untiled_512),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
