@@ -103,6 +103,12 @@ modelShape "BERT attention scores, wide space, Xeon" data/host-attn-scores-wide-
 # The ResNet conv's complete wide space (9,984 configs) on the same Xeon, host version 2.
 modelShape "ResNet-50 3x3 conv, wide space, Xeon" data/host-resnet-conv-wide-intel.jsonl \
   1 32 128 512 2000
+# ResNet-50's stage-3 and stage-4 3x3 convs, complete wide spaces on the same Xeon, host
+# version 4 (10,872 and 7,488 configs), 2026-12-06.
+modelShape "ResNet-50 stage-3 conv, wide space, Xeon" \
+  data/host-resnet-conv-s3-wide-intel.jsonl 1 32 128 512 2000
+modelShape "ResNet-50 stage-4 conv, wide space, Xeon" \
+  data/host-resnet-conv-s4-wide-intel.jsonl 1 32 128 512 2000
 # BERT's FFN up's complete wide AVX-512 space (16,848 configs) on the same Xeon, host
 # version 2: with the two above, the three model shapes on one machine.
 modelShape "BERT FFN up, wide space, Xeon" data/host-ffn-up-wide-intel.jsonl \
