@@ -59,6 +59,15 @@
 #ifndef HOISTED_CONV_ACCUMULATOR_SHARE /* study builds: the hoisted conv's knee, 0: none */
 #define HOISTED_CONV_ACCUMULATOR_SHARE 0.0
 #endif
+/* The register demand of a hoisted conv's step with a single tap (kw step 1) counts one
+ * live broadcast, not one per tile row: each input pixel then feeds one row of FMAs and
+ * is dead after it (llvm-objdump of the Xeon's AVX2 6 x 2 tiles: 7 stack accesses per
+ * step with one tap, 32 with three). Chosen leave-one-dataset-out over the five version-4
+ * conv datasets (scripts/draft-lowo-conv-hoisted.sh, docs/quality.md "Five version-4 conv
+ * files"): four folds of five choose it. A study build may set it to 0 (one per row). */
+#ifndef CONV2D_ONE_TAP_BROADCASTS
+#define CONV2D_ONE_TAP_BROADCASTS 1
+#endif
 /* Fixed cost of one run of an innermost loop that is not a reduction (elementwise): its
  * mispredicted exit, 11-18 cycles on current x86 cores (Agner Fog, "The microarchitecture
  * of Intel, AMD and VIA CPUs": 15). A reduction loop's run (one register tile in one cache
@@ -510,7 +519,12 @@ static void hostDraftRegisterEfficiency(HostDraft *h) {
   h->reg_eff = h->latency_cover * h->port_balance * (1.0 - dmin(0.9, h->peel_loss)) *
                h->vector_fill;
   if (vector_conv && (acc_trips > 0 || CONV2D_HOISTED_SPILLS)) {
-    double over = h->acc + h->rows + h->vectors - h->t->regs_per_sm - CONV2D_REGISTER_SLACK;
+    double taps = 1;
+    for (int l = 0; l < h->n; ++l)
+      if (w->loop_roles[l] == PRUNER_ROLE_FILTER_H || w->loop_roles[l] == PRUNER_ROLE_FILTER_W)
+        taps *= (double)h->reg[l];
+    double broadcasts = CONV2D_ONE_TAP_BROADCASTS && acc_trips == 0 && taps == 1 ? 1 : h->rows;
+    double over = h->acc + broadcasts + h->vectors - h->t->regs_per_sm - CONV2D_REGISTER_SLACK;
     if (over > 0)
       h->reg_eff /= 1.0 + CONV2D_SPILL_COST_PER_REGISTER * over;
   }
