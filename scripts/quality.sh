@@ -109,6 +109,12 @@ modelShape "ResNet-50 stage-3 conv, wide space, Xeon" \
   data/host-resnet-conv-s3-wide-intel.jsonl 1 32 128 512 2000
 modelShape "ResNet-50 stage-4 conv, wide space, Xeon" \
   data/host-resnet-conv-s4-wide-intel.jsonl 1 32 128 512 2000
+# MobileNet-V2's depthwise 3x3 convs (112x112x32, 28x28x192), complete spaces on the same
+# Xeon, host version 4 (4,620 and 4,920 configs), 2026-12-06.
+modelShape "MobileNet-V2 depthwise conv 112x112x32, Xeon" data/host-dw-112x32-intel.jsonl \
+  1 32 128 512 2000
+modelShape "MobileNet-V2 depthwise conv 28x28x192, Xeon" data/host-dw-28x192-intel.jsonl \
+  1 32 128 512 2000
 # BERT's FFN up's complete wide AVX-512 space (16,848 configs) on the same Xeon, host
 # version 2: with the two above, the three model shapes on one machine.
 modelShape "BERT FFN up, wide space, Xeon" data/host-ffn-up-wide-intel.jsonl \
