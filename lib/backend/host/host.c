@@ -951,7 +951,10 @@ static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostReme
   if (req->onednn) {
     if (!ch->onednn_tried) {
       ch->onednn_tried = true;
-      ch->onednn = hostOnednnOpen(ch->onednn_error, sizeof ch->onednn_error);
+      /* A narrowed target caps oneDNN's ISA, as it picks OpenBLAS' core (prunerHostCreate). */
+      bool narrowed = prunerHostTargetFeatures(&req->target)[0] != '\0';
+      ch->onednn = hostOnednnOpen(narrowed ? prunerHostTargetSimdLanes(&req->target) : 0,
+                                  ch->onednn_error, sizeof ch->onednn_error);
     }
     snprintf(conv_why, sizeof conv_why, "%s", ch->onednn_error);
     if (ch->onednn) {

@@ -53,9 +53,10 @@ void hostKernelDestroy(HostKernel *k);
 /* ---- oneDNN's convolution, the conv library baseline (onednn.c; measuring child only) ---- */
 typedef struct HostOnednn HostOnednn;         /* the loaded library, a CPU engine and stream */
 typedef struct HostOnednnConv HostOnednnConv; /* one workload's primitive on fixed buffers */
-/* Loads libdnnl.so.2; NULL with the reason in `why` (not installed, an ASan build, a build
- * without oneDNN's header). Close with hostOnednnClose. */
-HostOnednn *hostOnednnOpen(char *why, size_t size);
+/* Loads libdnnl.so.2, its kernels capped at `max_lanes` f32 SIMD lanes (16: AVX-512, 8:
+ * AVX2, 4: SSE4.1; 0: the CPU's own); NULL with the reason in `why` (not installed, an
+ * ASan build, a build without oneDNN's header). Close with hostOnednnClose. */
+HostOnednn *hostOnednnOpen(int max_lanes, char *why, size_t size);
 void hostOnednnClose(HostOnednn *d);
 const char *hostOnednnVersion(const HostOnednn *d); /* "2.6.3" */
 void hostOnednnSetThreads(HostOnednn *d, int threads);

@@ -29,7 +29,7 @@
   X(dnnl_primitive_desc_create) X(dnnl_primitive_desc_destroy) X(dnnl_primitive_desc_query)  \
   X(dnnl_primitive_desc_query_md) X(dnnl_memory_create) X(dnnl_memory_destroy)               \
   X(dnnl_reorder_primitive_desc_create) X(dnnl_primitive_create) X(dnnl_primitive_destroy)   \
-  X(dnnl_primitive_execute) X(dnnl_version)
+  X(dnnl_primitive_execute) X(dnnl_version) X(dnnl_set_max_cpu_isa)
 
 struct HostOnednn {
   void *lib;
@@ -49,7 +49,7 @@ struct HostOnednnConv {
   char impl[48];
 };
 
-HostOnednn *hostOnednnOpen(char *why, size_t size) {
+HostOnednn *hostOnednnOpen(int max_lanes, char *why, size_t size) {
   if (prunerBuiltWithAddressSanitizer()) {
     /* ASan ends the process on a dlopen with RTLD_DEEPBIND (google/sanitizers issue 611). */
     snprintf(why, size, "libdnnl.so.2 is not loaded in an AddressSanitizer build (ASan "
@@ -76,6 +76,17 @@ HostOnednn *hostOnednnOpen(char *why, size_t size) {
   d->set_threads = (void (*)(int))dlsym(d->lib, "omp_set_num_threads");
   if (missing) {
     snprintf(why, size, "libdnnl.so.2 has no %s", missing);
+    hostOnednnClose(d);
+    return NULL;
+  }
+  /* A target narrower than the CPU (host:avx2 on an AVX-512 machine) gets oneDNN's kernels
+   * of that ISA, as it gets OpenBLAS' (docs/host.md, "Baseline: OpenBLAS"); set before the
+   * first kernel is generated, which is when oneDNN reads it. */
+  if (max_lanes > 0 &&
+      d->dnnl_set_max_cpu_isa(max_lanes >= 16  ? dnnl_cpu_isa_avx512_core
+                              : max_lanes >= 8 ? dnnl_cpu_isa_avx2
+                                               : dnnl_cpu_isa_sse41) != dnnl_success) {
+    snprintf(why, size, "oneDNN refused the target's ISA cap (%d lanes)", max_lanes);
     hostOnednnClose(d);
     return NULL;
   }
@@ -271,7 +282,8 @@ struct HostOnednn {
   int unused;
 };
 
-HostOnednn *hostOnednnOpen(char *why, size_t size) {
+HostOnednn *hostOnednnOpen(int max_lanes, char *why, size_t size) {
+  (void)max_lanes;
   snprintf(why, size, "built without oneDNN's header (libdnnl-dev, scripts/setup.sh)");
   return NULL;
 }
