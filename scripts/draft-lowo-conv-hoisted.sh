@@ -40,32 +40,5 @@ for share in 0 0.25 0.375 0.5; do
     done
   done
 done
-python3 - "$table" <<'PY'
-import math, sys
-rows = {}
-for line in open(sys.argv[1]):
-    share, spills, onetap, s, sp, r16, r64, first = line.split()
-    rows.setdefault((share, spills, onetap), {})[s] = (float(sp), float(r16), float(r64),
-                                                       int(first))
-sets = sorted({s for v in rows.values() for s in v})
-default = ('0', '1', '0')  # the draft before the one-tap choice: a broadcast per row
-
-def score(key, among):
-    v = rows[key]
-    top = sum(math.log(v[s][1]) + math.log(v[s][2]) for s in among) / len(among)
-    return (round(top, 4), -sum(v[s][0] for s in among) / len(among))
-
-print('%-8s %-7s %-7s %s' % ('share', 'spills', 'onetap',
-                             '  '.join('%s: r16 r64 first sp' % s for s in sets)))
-for k in sorted(rows):
-    print('%-8s %-7s %-7s %s' % (k[0], k[1], k[2], '  '.join('%.3f %.3f %d %.3f' % (
-        rows[k][s][1], rows[k][s][2], rows[k][s][3], rows[k][s][0]) for s in sets)))
-print('\nleave one dataset out (share/spills/onetap chosen on the others)')
-print('%-28s %-14s %-15s %-15s %-11s %s' % ('held out', 'chose', 'regret@16', 'regret@64',
-      'first 2%', 'spearman'))
-for held in sets:
-    chosen = min(rows, key=lambda k: score(k, [s for s in sets if s != held]))
-    b, a = rows[default][held], rows[chosen][held]
-    print('%-28s %-14s %.3f -> %.3f  %.3f -> %.3f  %4d -> %-4d %.3f -> %.3f' % (
-        held, '/'.join(chosen), b[1], a[1], b[2], a[2], b[3], a[3], b[0], a[0]))
-PY
+# default: the draft before the one-tap choice (a broadcast per row).
+python3 "$root/scripts/draft-study-lowo.py" "$table" share,spills,onetap 0,1,0

@@ -40,33 +40,8 @@ for share in 0.375 0.4375 0.5; do
     done
   done
 done
-python3 - "$table" <<'PY'
-import math, sys
-rows = {}
-for line in open(sys.argv[1]):
-    share, slack, cost, s, sp, r16, r64, first = line.split()
-    rows.setdefault((share, slack, cost), {})[s] = (float(sp), float(r16), float(r64), int(first))
-sets = sorted({s for v in rows.values() for s in v})
-default = ('0.5', '2', '0')  # no charge: the draft before the spill charge
-
-def score(key, among):
-    v = rows[key]
-    top = sum(math.log(v[s][1]) + math.log(v[s][2]) for s in among) / len(among)
-    return (round(top, 4), -sum(v[s][0] for s in among) / len(among))
-
-def lowo(title, candidates):
-    print('\n' + title)
-    print('%-28s %-18s %-15s %-15s %-11s %s' % ('held out', 'chose share/slack/cost',
-          'regret@16', 'regret@64', 'first 2%', 'spearman'))
-    for held in sets:
-        chosen = min(candidates, key=lambda k: score(k, [s for s in sets if s != held]))
-        b, a = rows[default][held], rows[chosen][held]
-        print('%-28s %-22s %.3f -> %.3f  %.3f -> %.3f  %4d -> %-4d %.3f -> %.3f' % (
-            held, '/'.join(chosen), b[1], a[1], b[2], a[2], b[3], a[3], b[0], a[0]))
-
-keys = list(rows)
-lowo('cost chosen (knee 0.5, slack 2): the shipped choice',
-     [k for k in keys if k[0] == '0.5' and k[1] == '2'])
-lowo('knee and cost chosen (slack 2)', [k for k in keys if k[1] == '2'])
-lowo('slack and cost chosen (knee 0.5)', [k for k in keys if k[0] == '0.5'])
-PY
+# default: no charge, the draft before the spill charge.
+python3 "$root/scripts/draft-study-lowo.py" "$table" share,slack,cost 0.5,2,0 \
+  "cost chosen (knee 0.5, slack 2): the shipped choice" share=0.5,slack=2 \
+  "knee and cost chosen (slack 2)" slack=2 \
+  "slack and cost chosen (knee 0.5)" share=0.5

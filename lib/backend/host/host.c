@@ -91,7 +91,7 @@ typedef struct HostChild {
   HostOnednn *onednn;
   char onednn_error[160];
   /* The child's CPUs before the kernels' libomp binds this thread to its first place
-   * (OMP_PROC_BIND): BLIS runs with them (runBlisFn). */
+   * (OMP_PROC_BIND): BLIS and oneDNN run with them (childCpusEnter). */
   cpu_set_t cpus;
   bool has_cpus;
   /* Inputs and reference of the current workload. */
@@ -682,28 +682,36 @@ static bool runBlasFn(HostChild *ch, const PrunerWorkload *w, void *user) {
   return true;
 }
 
-/* BLIS's libgomp pool is created by, and inherits the affinity of, the calling thread,
- * which the kernels' libomp has bound to one CPU (OMP_PROC_BIND): its threads shared
- * that CPU and a 2-thread 1024^3 BLIS call took 9x its 1-thread time. So BLIS is called
- * with the child's whole CPU set, and the thread's binding is restored after. */
+/* A libgomp pool (BLIS's, oneDNN's) is created by, and inherits the affinity of, the
+ * calling thread, which the kernels' libomp has bound to one CPU (OMP_PROC_BIND): its
+ * threads shared that CPU and a 2-thread 1024^3 BLIS call took 9x its 1-thread time. So
+ * such libraries are called with the child's whole CPU set, and the thread's binding is
+ * restored after. */
+static void childCpusEnter(HostChild *ch, cpu_set_t *bound, bool *rebind) {
+  *rebind = ch->has_cpus && sched_getaffinity(0, sizeof *bound, bound) == 0 &&
+            sched_setaffinity(0, sizeof ch->cpus, &ch->cpus) == 0;
+}
+
+static void childCpusLeave(const cpu_set_t *bound, bool rebind) {
+  if (rebind)
+    sched_setaffinity(0, sizeof *bound, bound);
+}
+
 static bool runBlisFn(HostChild *ch, const PrunerWorkload *w) {
   cpu_set_t bound;
-  bool rebind = ch->has_cpus && sched_getaffinity(0, sizeof bound, &bound) == 0 &&
-                sched_setaffinity(0, sizeof ch->cpus, &ch->cpus) == 0;
+  bool rebind;
+  childCpusEnter(ch, &bound, &rebind);
   blasCompute(ch->blis_sgemm, w, ch->data[0], ch->data[1], ch->data[w->num_inputs], ch->col);
-  if (rebind)
-    sched_setaffinity(0, sizeof bound, &bound);
+  childCpusLeave(&bound, rebind);
   return true;
 }
 
-/* oneDNN's pool is libgomp's too: called with the child's whole CPU set, as BLIS is. */
 static bool runOnednnFn(HostChild *ch, HostOnednnConv *conv) {
   cpu_set_t bound;
-  bool rebind = ch->has_cpus && sched_getaffinity(0, sizeof bound, &bound) == 0 &&
-                sched_setaffinity(0, sizeof ch->cpus, &ch->cpus) == 0;
+  bool rebind;
+  childCpusEnter(ch, &bound, &rebind);
   bool ok = hostOnednnConvRun(conv);
-  if (rebind)
-    sched_setaffinity(0, sizeof bound, &bound);
+  childCpusLeave(&bound, rebind);
   return ok;
 }
 
