@@ -73,6 +73,10 @@ PrunerStatus prunerScheduleBuildChecked(const PrunerWorkload *w, const PrunerCon
 PrunerStatus prunerSchedulePayload(const PrunerWorkload *w, const char *func_name,
                                    bool with_fill, char **text);
 
+/* MLIR spelling of a dtype ("f32"), NULL if unknown; whether it is a float type. */
+const char *prunerScheduleMlirType(PrunerDType dtype);
+bool prunerScheduleIsFloat(PrunerDType dtype);
+
 /* The op name the payload uses for the workload ("linalg.matmul", "linalg.generic"): what
  * a schedule matches. */
 const char *prunerSchedulePayloadOpName(const PrunerWorkload *w);

@@ -8,9 +8,6 @@
 #include "pruner/text.h"
 #include "pruner/workload.h"
 
-/* MLIR spelling of a dtype ("f32"), NULL if unknown. */
-const char *prunerScheduleMlirType(PrunerDType dtype);
-bool prunerScheduleIsFloat(PrunerDType dtype);
 /* True for kinds whose accumulator is initialised by a fill (contractions, convs). */
 bool prunerScheduleHasFill(const PrunerWorkload *w);
 

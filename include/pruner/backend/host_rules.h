@@ -43,8 +43,10 @@
  * the kernels of bodies with those ops: prunerHostCodegenVersionOf. 4: NHWC and depthwise
  * 2-D convolutions keep their output register tile in registers across the reduction
  * steps (the bufferized self-copies that blocked the hoist are erased), which changed
- * only their kernels (NCHW convs are scalar and compile as before). */
-#define PRUNER_HOST_CODEGEN_VERSION 4
+ * only their kernels (NCHW convs are scalar and compile as before). 5: NCHW 2-D
+ * convolutions run as their channels-last twin, transposes around a vectorized NHWC conv
+ * (docs/host.md), which changed only their kernels. */
+#define PRUNER_HOST_CODEGEN_VERSION 5
 
 #ifdef __cplusplus
 extern "C" {
@@ -74,7 +76,8 @@ void prunerHostDescribe(PrunerHostInfo *out);
 
 /* The version of the kernel this build makes of `w`'s configs: the last version that
  * changed it (PRUNER_HOST_CODEGEN_VERSION's history), so that a change to some kernels
- * leaves the records of the others current: 4 for an NHWC or depthwise 2-D convolution,
+ * leaves the records of the others current: 5 for an NCHW 2-D convolution, 4 for an NHWC
+ * or depthwise 2-D convolution,
  * 3 for a body with
  * erf, exp, log or tanh (whatever its element type: only f32 vectors changed, and the
  * host measures f32 only), else 2. What host records carry and are checked against
@@ -178,6 +181,24 @@ int prunerHostVectorLoop(const PrunerWorkload *w);
  * contraction (matmul, batch_matmul, contraction generic) whose last index is the
  * vectorized loop alone and which some parallel loop does not index; -1 when none. */
 int prunerHostPackableOperand(const PrunerWorkload *w);
+
+/* ---- NCHW convolutions run channels-last (channels_last.c; docs/host.md) --------- */
+
+/* Whether the host kernel of `w` is an NCHW 2-D convolution run as its channels-last twin:
+ * input, filter and output transposed to NHWC / HWCF / NHWC around the conv_2d_nhwc_hwcf
+ * the config schedules, and the result transposed back. Host targets (or t NULL) only:
+ * IREE's CPU backend compiles NCHW convs its own way. */
+bool prunerHostRunsChannelsLast(const PrunerWorkload *w, const PrunerTargetDesc *t);
+/* The twin: `w`'s conv as conv_2d_nhwc_hwcf, loops (n, oh, ow, f, kh, kw, c); its key,
+ * op_name (for messages), body, strides and dilations stay `w`'s. twin_loop[l] is the
+ * twin's loop of `w`'s loop l (PRUNER_MAX_LOOPS entries). False when `w` is not one. */
+bool prunerHostChannelsLastWorkload(const PrunerWorkload *w, PrunerWorkload *twin,
+                                    int *twin_loop);
+/* A config of `w` in the twin's loop order, and back (n = w's loop count). */
+void prunerHostConfigToTwin(const PrunerConfig *c, const int *twin_loop, int n,
+                            PrunerConfig *out);
+void prunerHostConfigFromTwin(const PrunerConfig *twin_config, const int *twin_loop, int n,
+                              PrunerConfig *out);
 
 /* ---- draft (draft_host.c; docs/host.md, "Draft") --------------------------------- */
 

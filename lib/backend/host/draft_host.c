@@ -807,6 +807,15 @@ static void addPart(PrunerDraftSymbols *s, const PrunerDraftSymbols *p) {
 
 bool prunerHostDraftScore(const PrunerWorkload *w, const PrunerTargetDesc *t,
                           const PrunerConfig *c, PrunerDraftSymbols *out) {
+  /* An NCHW conv runs as its channels-last twin: the conv is scored; its transposes cost
+   * the same for every config, so they change no ranking (docs/host.md). */
+  PrunerWorkload twin;
+  int twin_loop[PRUNER_MAX_LOOPS];
+  if (prunerHostRunsChannelsLast(w, t) && prunerHostChannelsLastWorkload(w, &twin, twin_loop)) {
+    PrunerConfig tc;
+    prunerHostConfigToTwin(c, twin_loop, w->num_loops, &tc);
+    return prunerHostDraftScore(&twin, t, &tc, out);
+  }
   PrunerDraftSymbols s;
   int split_loops[PRUNER_HOST_MAX_SPLIT_LOOPS];
   if (prunerHostSplitLoops(w, c, split_loops) == 0) {

@@ -299,7 +299,7 @@ static void appendDecomposeAndBufferize(PrunerText *t, const PrunerWorkload *w, 
 
 /* 6. Vectorize, hoist the accumulator, lower to 1-D vectors and FMAs (vector_width > 1
  * only). Returns the function handle after it. */
-static const char *appendVectorize(PrunerText *t, const PrunerConfig *c) {
+static const char *appendVectorize(PrunerText *t, const PrunerConfig *c, bool channels_last) {
   if (c->vector_width <= 1)
     return "f";
   prunerTextAppend(
@@ -313,6 +313,7 @@ static const char *appendVectorize(PrunerText *t, const PrunerConfig *c) {
          "    // Keep the accumulator in registers across the inner reduction loop.\n"
          "    %%fh = transform.structured.hoist_redundant_vector_transfers %%fv : (" ANY ") -> " ANY
          "\n"
+         "%s"
          "    transform.apply_patterns to %%fh {\n"
          "      transform.apply_patterns.vector.lower_contraction lowering_strategy = "
          "\"outerproduct\"\n"
@@ -328,7 +329,16 @@ static const char *appendVectorize(PrunerText *t, const PrunerConfig *c) {
          "      transform.apply_patterns.vector.lower_transpose lowering_strategy = "
          "\"shuffle_1d\"\n"
          "      transform.apply_patterns.vector.lower_broadcast\n"
-         "    } : " ANY "\n");
+         "    } : " ANY "\n",
+      /* The channels-last transposes' 16 x 16 blocks (AVX-512) as AVX-512-style
+       * two-source shuffles: shuffle_1d makes one 256-element shuffle of them, which LLVM
+       * lowers element by element. Before the general lowering, which takes the rest. */
+      channels_last ? "    transform.apply_patterns to %fh {\n"
+                      "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+                      "      transform.apply_patterns.vector.lower_transpose lowering_strategy = "
+                      "\"shuffle_16x16\"\n"
+                      "    } : " ANY "\n"
+                    : "");
   return "fh";
 }
 
@@ -343,8 +353,123 @@ PrunerStatus prunerHostScheduleBuild(const PrunerWorkload *w, const PrunerConfig
   return hostScheduleBuildChecked(w, c, text);
 }
 
+/* The largest divisor of `extent` of at most `cap` (the whole extent when it fits). */
+static int64_t transposeTile(int64_t extent, int64_t cap) {
+  for (int64_t d = extent < cap ? extent : cap; d > 1; --d)
+    if (extent % d == 0)
+      return d;
+  return 1;
+}
+
+/* An NCHW conv's kernel (schedule_module.c): the input's and the filter's transposes
+ * (%tr0, %tr1), the zero fill of the NHWC result (%zfill) and the generic that transposes
+ * it and adds it into the output (%back). */
+static void appendMatchChannelsLast(PrunerText *t) {
+  prunerTextAppend(t,
+                   "    // The ops around the channels-last conv (docs/host.md).\n"
+                   "    %%tr = transform.structured.match ops{[\"linalg.transpose\"]} in %%root "
+                   ": (" ANY ") -> " ANY "\n"
+                   "    %%tr0, %%tr1 = transform.split_handle %%tr : (" ANY ") -> (" ANY ", " ANY
+                   ")\n"
+                   "    %%zfill = transform.structured.match ops{[\"linalg.fill\"]} in %%root "
+                   ": (" ANY ") -> " ANY "\n"
+                   "    %%back = transform.structured.match ops{[\"linalg.generic\"]} in %%root "
+                   ": (" ANY ") -> " ANY "\n");
+}
+
+/* Transpose-like op `in` (its result's shape `shape`; its source walks result dim
+ * `source_dim` contiguously) tiled so that each step moves a 2-D block of at most `lanes` x
+ * `lanes` elements: the result's last dim and `source_dim`, each by its largest divisor of
+ * at most `lanes`. The vectorizer then reads the block's rows and shuffles them. */
+static void appendTransposeBlocks(PrunerText *t, const char *in, const int64_t *shape,
+                                  int source_dim, int64_t lanes) {
+  int64_t tiles[4] = {1, 1, 1, 1};
+  tiles[3] = transposeTile(shape[3], lanes);
+  tiles[source_dim] = transposeTile(shape[source_dim], lanes);
+  char res[HANDLE_NAME], loops[HANDLE_NAME];
+  snprintf(res, sizeof res, "%sb", in);
+  snprintf(loops, sizeof loops, "%sl", in);
+  appendTileFor(t, res, loops, in, tiles, 4);
+}
+
+/* The zero fill of the NHWC result `in`, one row of f per step (left whole, a task's tile
+ * would vectorize into one unrolled store per vector of it). */
+static void appendFillRows(PrunerText *t, const char *in) {
+  const int64_t rows[4] = {1, 1, 1, 0};
+  char res[HANDLE_NAME], loops[HANDLE_NAME];
+  snprintf(res, sizeof res, "%sr", in);
+  snprintf(loops, sizeof loops, "%sl", in);
+  appendTileFor(t, res, loops, in, rows, 4);
+}
+
+/* 1'. Tasks of an NCHW conv (more than one): the generic that adds the conv's NHWC result
+ * into the NCHW output is tiled by the task tile of the output's loops, and the conv and
+ * its zero fill are fused into each task, so that every task computes its output tile in
+ * a task-sized buffer in cache and adds it to the output itself; leaves the conv's task
+ * tile in `cur`. `op_w`, `op_c`: the NCHW op's workload and config (loops n, f, oh, ow,
+ * ...); `lanes`: the transposes' block. */
+static void appendChannelsLastTasks(PrunerText *t, const PrunerWorkload *op_w,
+                                    const PrunerConfig *op_c, int64_t lanes, char *cur) {
+  const PrunerOperand *out = &op_w->operands[op_w->num_inputs];
+  int64_t task[4], tasks = 1;
+  for (int d = 0; d < 4; ++d) {
+    task[d] = out->shape[d];
+    for (int l = 0; l < op_w->num_loops; ++l)
+      if (out->index_coeff[d][l])
+        task[d] = op_c->workgroup[l];
+    tasks *= out->shape[d] / task[d];
+  }
+  prunerTextAppend(t, "    // %lld tasks, run in parallel by OpenMP, each with its own output "
+                      "tile in NHWC.\n", (long long)tasks);
+  prunerTextAppend(t, "    %%backt, %%forall0 = transform.structured.tile_using_forall %%back "
+                      "tile_sizes ");
+  appendTiles(t, task, 4);
+  prunerTextAppend(t,
+                   " : (" ANY ") -> (" ANY ", " ANY ")\n"
+                   "    %%t0, %%forall1 = transform.structured.fuse_into_containing_op %%%s "
+                   "into %%forall0 : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n"
+                   "    %%zfillt, %%forall = transform.structured.fuse_into_containing_op "
+                   "%%zfill into %%forall1 : (" ANY ", " ANY ") -> (" ANY ", " ANY ")\n",
+                   cur);
+  appendFillRows(t, "zfillt");
+  if (lanes > 1)
+    appendTransposeBlocks(t, "backt", task, 1, lanes);
+  snprintf(cur, HANDLE_NAME, "t0");
+}
+
+/* The ops not in the tasks: the input's and the filter's transposes in 2-D blocks, and the
+ * fill and the generic back into the output when the conv is one task or split into parts
+ * (`whole_output`). Scalar configs keep the transposes whole (lowered to loops). */
+static void appendChannelsLastWhole(PrunerText *t, const PrunerWorkload *op_w,
+                                    const PrunerWorkload *twin, int64_t lanes,
+                                    bool whole_output) {
+  const PrunerOperand *tin = &twin->operands[0], *tfil = &twin->operands[1];
+  const PrunerOperand *out = &op_w->operands[op_w->num_inputs];
+  if (whole_output)
+    appendFillRows(t, "zfill");
+  if (lanes <= 1)
+    return;
+  appendTransposeBlocks(t, "tr0", tin->shape, 2, lanes);
+  appendTransposeBlocks(t, "tr1", tfil->shape, 1, lanes);
+  if (whole_output)
+    appendTransposeBlocks(t, "back", out->shape, 1, lanes);
+}
+
 PrunerStatus hostScheduleBuildChecked(const PrunerWorkload *w, const PrunerConfig *c, char **text) {
   *text = NULL;
+  /* An NCHW conv: its channels-last twin is scheduled (schedule_module.c has rewritten the
+   * op into it and four transposes by then). */
+  PrunerWorkload twin;
+  PrunerConfig twin_config;
+  int twin_loop[PRUNER_MAX_LOOPS];
+  const PrunerWorkload *op_w = w;
+  const PrunerConfig *op_c = c;
+  const bool channels_last = c && prunerHostChannelsLastWorkload(w, &twin, twin_loop);
+  if (channels_last) {
+    prunerHostConfigToTwin(c, twin_loop, w->num_loops, &twin_config);
+    w = &twin;
+    c = &twin_config;
+  }
   PrunerText t;
   prunerTextInit(&t);
   /* 2-D convolutions are tiled and decomposed on tensors (the decomposition has no buffer
@@ -366,6 +491,14 @@ PrunerStatus hostScheduleBuildChecked(const PrunerWorkload *w, const PrunerConfi
   const int num_parts = prunerHostConfigParts(w, c, parts);
   if (num_parts > 1)
     appendSplits(&t, w, c);
+  /* An NCHW conv of several tasks (and one part) transposes its output per task. */
+  int64_t conv_tasks = 1;
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_PARALLEL)
+      conv_tasks *= w->bounds[l] / c->workgroup[l];
+  const bool tasks_transpose = channels_last && num_parts == 1 && conv_tasks > 1;
+  if (channels_last)
+    appendMatchChannelsLast(&t);
   int tasked = 0; /* parts with more than one task: a forall each */
   bool any_pack = false;
   for (int p = 0; p < num_parts; ++p) {
@@ -377,8 +510,11 @@ PrunerStatus hostScheduleBuildChecked(const PrunerWorkload *w, const PrunerConfi
     snprintf(cur, sizeof cur, "op%s", sx);
     if (num_parts > 1)
       prunerTextAppend(&t, "    // Part %d.\n", p);
-    int64_t tasks;
-    appendTaskTile(&t, pw, pc, sx, cur, &tasks);
+    int64_t tasks = conv_tasks;
+    if (tasks_transpose)
+      appendChannelsLastTasks(&t, op_w, op_c, c->vector_width, cur);
+    else
+      appendTaskTile(&t, pw, pc, sx, cur, &tasks);
     appendCacheTile(&t, pw, pc, sx, cur);
     appendPackPanel(&t, pw, pc, sx, cur);
     /* One part: the copies right after the promote, as before loops could split. */
@@ -390,12 +526,14 @@ PrunerStatus hostScheduleBuildChecked(const PrunerWorkload *w, const PrunerConfi
   }
   if (any_pack && num_parts > 1)
     appendPackCopies(&t, w);
+  if (channels_last)
+    appendChannelsLastWhole(&t, op_w, w, c->vector_width, !tasks_transpose);
   prunerTextAppend(&t, "    %%f0 = transform.structured.match ops{[\"func.func\"]} in "
                        "%%root : (" ANY ") -> " ANY "\n"
                        "    transform.apply_patterns to %%f0 { "
                        "transform.apply_patterns.canonicalization } : " ANY "\n");
   appendDecomposeAndBufferize(&t, w, on_tensors);
-  const char *fh = appendVectorize(&t, c);
+  const char *fh = appendVectorize(&t, c, channels_last);
   if (tasked == 1)
     prunerTextAppend(&t,
                      "    %%fa = transform.structured.match ops{[\"scf.forall\"]} in %%%s : (" ANY

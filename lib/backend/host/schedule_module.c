@@ -19,6 +19,8 @@
 #include "pruner/backend/host.h"
 #include "pruner/backend/host_ir.h"
 #include "pruner/ir.h"
+#include "pruner/schedule.h"
+#include "pruner/text.h"
 
 /* One-shot bufferization with identity layouts at the function boundary; results equal
  * to an argument are dropped (the kernel writes its output argument in place); the
@@ -69,6 +71,227 @@ static bool applySchedule(MlirModule m, const char *schedule) {
   return ok;
 }
 
+/* ---- an NCHW conv's kernel: transposes around its channels-last twin ---------------- */
+
+static void appendTensor(PrunerText *t, const PrunerOperand *o) {
+  prunerTextAppend(t, "tensor<");
+  for (int d = 0; d < o->rank; ++d)
+    prunerTextAppend(t, "%lldx", (long long)o->shape[d]);
+  prunerTextAppend(t, "%s>", prunerScheduleMlirType(o->dtype));
+}
+
+/* `%dst = linalg.transpose ins(%src : from) outs(%init : to) permutation = perm`. */
+static void appendTranspose(PrunerText *t, const char *dst, const char *src,
+                            const PrunerOperand *from, const char *init,
+                            const PrunerOperand *to, const char *perm) {
+  prunerTextAppend(t, "  %%%s = linalg.transpose ins(%%%s : ", dst, src);
+  appendTensor(t, from);
+  prunerTextAppend(t, ") outs(%%%s : ", init);
+  appendTensor(t, to);
+  prunerTextAppend(t, ") permutation = [%s]\n", perm);
+}
+
+/* The kernel of an NCHW conv as a function of the op's operands (docs/host.md, "NCHW
+ * convolutions run channels-last"): input and filter transposed to NHWC and HWCF, the
+ * twin's conv_2d_nhwc_hwcf into a zero-filled NHWC buffer, and that buffer transposed and
+ * added into the output (a linalg.generic: each output element is read and written by the
+ * same iteration, so a task's tile bufferizes in place). */
+static PrunerStatus channelsLastBody(const PrunerWorkload *w, const PrunerWorkload *twin,
+                                     char **text) {
+  const PrunerOperand *in = &w->operands[0], *fil = &w->operands[1], *out = &w->operands[2];
+  const PrunerOperand *tin = &twin->operands[0], *tfil = &twin->operands[1],
+                      *tout = &twin->operands[2];
+  for (int o = 0; o < 3; ++o)
+    if (!prunerScheduleMlirType(w->operands[o].dtype))
+      return prunerStatusError("%s: operand %d has no MLIR element type", w->key, o);
+  const char *acc = prunerScheduleMlirType(out->dtype);
+  const bool fp = prunerScheduleIsFloat(out->dtype);
+  PrunerText t;
+  prunerTextInit(&t);
+  prunerTextAppend(&t, "func.func private @__pruner_channels_last(%%in: ");
+  appendTensor(&t, in);
+  prunerTextAppend(&t, ", %%fil: ");
+  appendTensor(&t, fil);
+  prunerTextAppend(&t, ", %%out: ");
+  appendTensor(&t, out);
+  prunerTextAppend(&t, ") -> ");
+  appendTensor(&t, out);
+  prunerTextAppend(&t, " {\n  %%e0 = tensor.empty() : ");
+  appendTensor(&t, tin);
+  prunerTextAppend(&t, "\n");
+  appendTranspose(&t, "tin", "in", in, "e0", tin, "0, 2, 3, 1");
+  prunerTextAppend(&t, "  %%e1 = tensor.empty() : ");
+  appendTensor(&t, tfil);
+  prunerTextAppend(&t, "\n");
+  appendTranspose(&t, "tfil", "fil", fil, "e1", tfil, "2, 3, 1, 0");
+  prunerTextAppend(&t, "  %%e2 = tensor.empty() : ");
+  appendTensor(&t, tout);
+  prunerTextAppend(&t, "\n  %%zero = arith.constant %s : %s\n  %%z = linalg.fill ins(%%zero : %s) "
+                       "outs(%%e2 : ", fp ? "0.0" : "0", acc, acc);
+  appendTensor(&t, tout);
+  prunerTextAppend(&t, ") -> ");
+  appendTensor(&t, tout);
+  prunerTextAppend(&t,
+                   "\n  %%conv = linalg.conv_2d_nhwc_hwcf {dilations = dense<[%lld, %lld]> : "
+                   "tensor<2xi64>, strides = dense<[%lld, %lld]> : tensor<2xi64>}\n"
+                   "      ins(%%tin, %%tfil : ",
+                   (long long)w->dilations[0], (long long)w->dilations[1],
+                   (long long)w->strides[0], (long long)w->strides[1]);
+  appendTensor(&t, tin);
+  prunerTextAppend(&t, ", ");
+  appendTensor(&t, tfil);
+  prunerTextAppend(&t, ") outs(%%z : ");
+  appendTensor(&t, tout);
+  prunerTextAppend(&t, ") -> ");
+  appendTensor(&t, tout);
+  prunerTextAppend(&t,
+                   "\n  %%r = linalg.generic {indexing_maps = [affine_map<(n, f, h, w) -> (n, h, "
+                   "w, f)>, affine_map<(n, f, h, w) -> (n, f, h, w)>], iterator_types = "
+                   "[\"parallel\", \"parallel\", \"parallel\", \"parallel\"]}\n"
+                   "      ins(%%conv : ");
+  appendTensor(&t, tout);
+  prunerTextAppend(&t, ") outs(%%out : ");
+  appendTensor(&t, out);
+  prunerTextAppend(&t,
+                   ") {\n  ^bb0(%%a: %s, %%o: %s):\n    %%s = %s %%o, %%a : %s\n"
+                   "    linalg.yield %%s : %s\n  } -> ",
+                   acc, acc, fp ? "arith.addf" : "arith.addi", acc, acc);
+  appendTensor(&t, out);
+  prunerTextAppend(&t, "\n  return %%r : ");
+  appendTensor(&t, out);
+  prunerTextAppend(&t, "\n}\n");
+  return prunerTextFinish(&t, "channels-last kernel", text);
+}
+
+typedef struct FoundOp {
+  const char *name;
+  MlirOperation op;
+} FoundOp;
+
+static MlirWalkResult findOp(MlirOperation op, void *user) {
+  FoundOp *f = user;
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  if (n.length == strlen(f->name) && memcmp(n.data, f->name, n.length) == 0) {
+    f->op = op;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+/* Replaces the NCHW conv of `m` by the ops of channelsLastBody, cloned in place with the
+ * conv's operands for the function's arguments (no call + inline: the inliner would also
+ * erase a private kernel function that nothing in its module calls). */
+static PrunerStatus rewriteChannelsLast(MlirModule m, const PrunerWorkload *w) {
+  PrunerWorkload twin;
+  int twin_loop[PRUNER_MAX_LOOPS];
+  if (!prunerHostChannelsLastWorkload(w, &twin, twin_loop))
+    return prunerStatusError("%s: not an NCHW conv with a channels-last twin", w->key);
+  FoundOp found = {prunerSchedulePayloadOpName(w), {NULL}};
+  mlirOperationWalk(mlirModuleGetOperation(m), findOp, &found, MlirWalkPreOrder);
+  if (mlirOperationIsNull(found.op))
+    return prunerStatusError("%s: no %s in the kernel's module", w->key, found.name);
+  MlirOperation conv = found.op;
+  char *text = NULL;
+  PrunerStatus st = channelsLastBody(w, &twin, &text);
+  if (!st.ok)
+    return st;
+  MlirModule helper =
+      mlirModuleCreateParse(mlirModuleGetContext(m), mlirStringRefCreateFromCString(text));
+  free(text);
+  if (mlirModuleIsNull(helper))
+    return prunerStatusError("%s: the channels-last kernel does not parse", w->key);
+  MlirOperation func = mlirBlockGetFirstOperation(mlirModuleGetBody(helper));
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  /* Values of the helper and their counterparts in `m`: 3 arguments, then one result per
+   * cloned op (each op here has one). */
+  enum { MAX_VALUES = 16 };
+  MlirValue from[MAX_VALUES], to[MAX_VALUES];
+  int mapped = 0;
+  for (int a = 0; a < 3; ++a) {
+    from[mapped] = mlirBlockGetArgument(body, a);
+    to[mapped++] = mlirOperationGetOperand(conv, a);
+  }
+  MlirValue result = {NULL};
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+    bool ret = n.length == 11 && memcmp(n.data, "func.return", 11) == 0;
+    MlirOperation copy = ret ? op : mlirOperationClone(op);
+    for (intptr_t i = 0; i < mlirOperationGetNumOperands(copy); ++i)
+      for (int v = 0; v < mapped; ++v)
+        if (mlirValueEqual(mlirOperationGetOperand(copy, i), from[v])) {
+          if (ret)
+            result = to[v];
+          else
+            mlirOperationSetOperand(copy, i, to[v]);
+          break;
+        }
+    if (ret)
+      break;
+    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(conv), conv, copy);
+    if (mlirOperationGetNumResults(op) == 1 && mapped < MAX_VALUES) {
+      from[mapped] = mlirOperationGetResult(op, 0);
+      to[mapped++] = mlirOperationGetResult(copy, 0);
+    }
+  }
+  if (mlirValueIsNull(result)) {
+    mlirModuleDestroy(helper);
+    return prunerStatusError("%s: the channels-last kernel returns nothing", w->key);
+  }
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(conv, 0), result);
+  mlirOperationDestroy(conv);
+  mlirModuleDestroy(helper);
+  return prunerStatusOk();
+}
+
+typedef struct AllocList {
+  MlirOperation ops[64];
+  int count;
+  bool overflow;
+} AllocList;
+
+static MlirWalkResult collectAllocs(MlirOperation op, void *user) {
+  AllocList *l = user;
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  if (n.length == 12 && memcmp(n.data, "memref.alloc", 12) == 0) {
+    if (l->count == 64) {
+      l->overflow = true;
+      return MlirWalkResultInterrupt;
+    }
+    l->ops[l->count++] = op;
+  }
+  return MlirWalkResultAdvance;
+}
+
+/* The channels-last kernel's buffers (the transposed input and filter, the NHWC result or
+ * each task's tile of it) are the only ones a host schedule allocates without freeing them:
+ * one-shot bufferization inserts no deallocation, and the deallocation pipeline would also
+ * copy the output the kernel returns. Each is freed before the terminator of its block
+ * (none escapes it: the kernel returns its output argument); left alone, every call leaks
+ * them and pays fresh pages. */
+static bool freeLocalBuffers(MlirModule m) {
+  AllocList list = {.count = 0, .overflow = false};
+  mlirOperationWalk(mlirModuleGetOperation(m), collectAllocs, &list, MlirWalkPreOrder);
+  if (list.overflow)
+    return false;
+  for (int i = 0; i < list.count; ++i) {
+    MlirOperation alloc = list.ops[i];
+    MlirBlock block = mlirOperationGetBlock(alloc);
+    MlirOperation term = mlirBlockGetTerminator(block);
+    MlirValue buffer = mlirOperationGetResult(alloc, 0);
+    if (mlirOperationIsNull(term))
+      return false;
+    for (intptr_t o = 0; o < mlirOperationGetNumOperands(term); ++o)
+      if (mlirValueEqual(mlirOperationGetOperand(term, o), buffer))
+        return false; /* escapes: not the kernel built here */
+    MlirOperationState st = mlirOperationStateGet(mlirStringRefCreateFromCString("memref.dealloc"),
+                                                  mlirOperationGetLocation(alloc));
+    mlirOperationStateAddOperands(&st, 1, &buffer);
+    mlirBlockInsertOwnedOperationBefore(block, term, mlirOperationCreate(&st));
+  }
+  return true;
+}
+
 /* `checked`: the caller ran prunerHostConfigCheck already (the config is checked once
  * per path). */
 static PrunerStatus prepareModule(MlirModule m, const PrunerWorkload *w, const PrunerConfig *c,
@@ -80,6 +303,14 @@ static PrunerStatus prepareModule(MlirModule m, const PrunerWorkload *w, const P
     return st;
   /* Schedules that start on tensors bufferize themselves (untiled: bufferize here). */
   const bool tensors = c && hostScheduleOnTensors(w);
+  const bool channels_last = c && schedule && prunerHostRunsChannelsLast(w, t);
+  if (channels_last) {
+    st = rewriteChannelsLast(m, w);
+    if (!st.ok) {
+      free(text);
+      return st;
+    }
+  }
   const char *phase = "bufferize";
   bool ok = tensors || runPipeline(m, BUFFERIZE_PIPELINE);
   if (ok && schedule) {
@@ -87,6 +318,8 @@ static PrunerStatus prepareModule(MlirModule m, const PrunerWorkload *w, const P
     ok = applySchedule(m, text);
     if (ok && tensors)
       ok = runPipeline(m, "builtin.module(drop-equivalent-buffer-results,canonicalize,cse)");
+    if (ok && channels_last)
+      ok = freeLocalBuffers(m);
   }
   free(text);
   if (ok)

@@ -59,8 +59,10 @@ static int lanes(const PrunerWorkload *w, const PrunerTargetDesc *t) {
   return l > 0 ? l : 1;
 }
 
-/* NCHW convolutions stay scalar: their output's contiguous loop is ow, and the 1-D conv
- * vectorizer drops rows of strided NCW convs (docs/schedule.md, G6). */
+/* NCHW convolutions are scalar where they do not run as their channels-last twin (host
+ * targets do: prunerHostRunsChannelsLast; the rules IREE's CPU backend borrows do not):
+ * their output's contiguous loop is ow, and the 1-D conv vectorizer drops rows of strided
+ * NCW convs (docs/schedule.md, G6). */
 static bool scalarOnly(const PrunerWorkload *w) { return w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW; }
 
 int prunerHostVectorLoop(const PrunerWorkload *w) {
@@ -69,6 +71,10 @@ int prunerHostVectorLoop(const PrunerWorkload *w) {
 }
 
 int prunerHostVectorWidth(const PrunerWorkload *w, const PrunerTargetDesc *t) {
+  PrunerWorkload twin;
+  int twin_loop[PRUNER_MAX_LOOPS];
+  if (prunerHostRunsChannelsLast(w, t) && prunerHostChannelsLastWorkload(w, &twin, twin_loop))
+    return prunerHostVectorWidth(&twin, t);
   int vl = prunerHostVectorLoop(w), simd = lanes(w, t);
   if (vl < 0 || scalarOnly(w) || w->bounds[vl] < simd)
     return 1;
@@ -536,23 +542,96 @@ int prunerHostConfigParts(const PrunerWorkload *w, const PrunerConfig *c, Pruner
   return 1 << k;
 }
 
+/* An NCHW conv's configs are checked on its channels-last twin (channels_last.c). */
+typedef struct TwinView {
+  PrunerWorkload workload;
+  PrunerConfig config;
+  int loop[PRUNER_MAX_LOOPS];
+} TwinView;
+
+static bool twinOf(const PrunerWorkload *w, const PrunerTargetDesc *t, const PrunerConfig *c,
+                   TwinView *v) {
+  if (!prunerHostRunsChannelsLast(w, t) || !prunerHostChannelsLastWorkload(w, &v->workload,
+                                                                          v->loop))
+    return false;
+  if (c)
+    prunerHostConfigToTwin(c, v->loop, w->num_loops, &v->config);
+  return true;
+}
+
 PrunerStatus prunerHostConfigCheck(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                    const PrunerSpaceOptions *opts, const PrunerConfig *config) {
   PrunerSpaceOptions defaults = prunerHostSpaceDefaultOptions();
   PrunerStatus st = prunerStatusOk();
-  check(w, t, opts ? opts : &defaults, config, &st);
+  TwinView v;
+  if (!twinOf(w, t, config, &v)) {
+    check(w, t, opts ? opts : &defaults, config, &st);
+    return st;
+  }
+  if (!check(&v.workload, t, opts ? opts : &defaults, &v.config, &st)) {
+    size_t len = strlen(st.message);
+    snprintf(st.message + len, sizeof st.message - len,
+             " (an NCHW conv runs as its channels-last twin, loops n, oh, ow, f, kh, kw, c: "
+             "loop numbers are the twin's)");
+  }
   return st;
 }
 
 bool prunerHostConfigIsValid(const PrunerWorkload *w, const PrunerTargetDesc *t,
                              const PrunerSpaceOptions *opts, const PrunerConfig *config) {
   PrunerSpaceOptions defaults = prunerHostSpaceDefaultOptions();
+  TwinView v;
+  if (twinOf(w, t, config, &v))
+    return check(&v.workload, t, opts ? opts : &defaults, &v.config, NULL);
   return check(w, t, opts ? opts : &defaults, config, NULL);
 }
 
+static PrunerStatus spaceKnobs(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                               const PrunerSpaceOptions *opts, PrunerKnob *knobs, int cap,
+                               int *num_knobs);
+
+/* An NCHW conv's knobs are its twin's, each loop's knob moved to the loop of the same role
+ * in the op's order (so the knob order stays: parallel loops ascending, then reduction
+ * loops, promote, vector width). */
 PrunerStatus prunerHostSpaceKnobs(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                   const PrunerSpaceOptions *opts, PrunerKnob *knobs, int cap,
                                   int *num_knobs) {
+  TwinView *v = malloc(sizeof *v);
+  if (!v)
+    return prunerStatusError("host space of %s: out of memory", w->key);
+  PrunerStatus st;
+  if (!twinOf(w, t, NULL, v)) {
+    st = spaceKnobs(w, t, opts, knobs, cap, num_knobs);
+  } else {
+    st = spaceKnobs(&v->workload, t, opts, knobs, cap, num_knobs);
+    for (int k = 0; st.ok && k < *num_knobs; ++k)
+      for (int l = 0; l < w->num_loops; ++l)
+        if (knobs[k].loop >= 0 && v->loop[l] == knobs[k].loop) {
+          knobs[k].loop = l;
+          break;
+        }
+    /* Back in the op's loop order within each kind (TILE knobs come first, then
+     * REDUCTION): a stable insertion sort by (kind, loop). */
+    for (int k = 1; st.ok && k < *num_knobs; ++k) {
+      if (knobs[k].loop < 0)
+        continue;
+      PrunerKnob moving = knobs[k];
+      int j = k;
+      while (j > 0 && knobs[j - 1].loop >= 0 && knobs[j - 1].kind == moving.kind &&
+             knobs[j - 1].loop > moving.loop) {
+        knobs[j] = knobs[j - 1];
+        --j;
+      }
+      knobs[j] = moving;
+    }
+  }
+  free(v);
+  return st;
+}
+
+static PrunerStatus spaceKnobs(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                               const PrunerSpaceOptions *opts, PrunerKnob *knobs, int cap,
+                               int *num_knobs) {
   int k = 0;
   *num_knobs = 0;
   for (int l = 0; l < w->num_loops; ++l) {

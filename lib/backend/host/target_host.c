@@ -177,8 +177,10 @@ static int isaRank(const char *name) {
 }
 
 int prunerHostCodegenVersionOf(const PrunerWorkload *w) {
+  if (w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW)
+    return 5; /* channels-last: transposes around a vectorized NHWC conv */
   /* The output tile hoisted across the reduction steps: vector kernels only (NCHW convs
-   * are scalar, and their kernels did not change). */
+   * were scalar, and their kernels did not change then). */
   if (w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF || w->kind == PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC)
     return 4;
   for (int i = 0; i < w->body_len; ++i)

@@ -256,6 +256,98 @@ static void test_conv_nchw_strided(void **state) {
   checkSpace(&w, 4);
 }
 
+/* A config of the NCHW conv below, its (n, f, oh, ow) task and register tiles given. */
+static PrunerConfig nchwConfig(int64_t n, int64_t f, int64_t oh, int64_t ow, int64_t f_reg,
+                               int64_t ow_reg, int vector_width) {
+  PrunerConfig c = {.workgroup = {n, f, oh, ow, 0, 0, 0}, .reduction = {0, 0, 0, 0, 5, 1, 3},
+                    .thread = {1, f_reg, 1, ow_reg, 0, 0, 0}, .vector_width = vector_width};
+  return c;
+}
+
+/* NCHW convs run as their channels-last twin (docs/host.md, "NCHW convolutions run
+ * channels-last"): the twin is the NHWC conv (loops, shapes and index maps), configs map
+ * to it by role and back, its space vectorizes f; kernels of several tasks (each with its
+ * own output tile), of one task and of a split loop, vectorized or scalar, are checked
+ * against the reference, with strides and dilations that differ between h and w and two
+ * images. IREE's CPU backend keeps the NCHW op. */
+static void test_conv_nchw_channels_last(void **state) {
+  (void)state;
+  PrunerWorkload w, twin, nhwc;
+  workloadFromText(
+      "func.func @f(%I: tensor<2x5x13x14xf32>, %W: tensor<32x5x3x3xf32>, %O: tensor<2x32x6x10xf32>) -> tensor<2x32x6x10xf32> {\n"
+      "  %r = linalg.conv_2d_nchw_fchw {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>}\n"
+      "      ins(%I, %W : tensor<2x5x13x14xf32>, tensor<32x5x3x3xf32>) outs(%O : tensor<2x32x6x10xf32>) -> tensor<2x32x6x10xf32>\n"
+      "  return %r : tensor<2x32x6x10xf32>\n}\n",
+      &w);
+  int twin_loop[PRUNER_MAX_LOOPS];
+  assert_true(prunerHostRunsChannelsLast(&w, &target));
+  PrunerTargetDesc iree = target;
+  iree.kind = PRUNER_TARGET_IREE_CPU;
+  assert_false(prunerHostRunsChannelsLast(&w, &iree));
+  assert_true(prunerHostChannelsLastWorkload(&w, &twin, twin_loop));
+  assert_true(prunerWorkloadVerify(&twin).ok);
+  assert_string_equal(twin.key, w.key); /* messages and records name the op */
+  /* Equal strides: the twin is the NHWC conv of the same sizes, loop for loop. */
+  PrunerWorkload square;
+  prunerWorkloadConv2dNchwFchw(&square, 2, 5, 13, 14, 32, 3, 3, 2, 1, PRUNER_DTYPE_F32);
+  assert_true(prunerHostChannelsLastWorkload(&square, &twin, twin_loop));
+  prunerWorkloadConv2dNhwcHwcf(&nhwc, 2, 13, 14, 5, 3, 3, 32, 2, 1, PRUNER_DTYPE_F32);
+  assert_int_equal(twin.kind, PRUNER_OP_CONV_2D_NHWC_HWCF);
+  assert_memory_equal(twin.bounds, nhwc.bounds, sizeof twin.bounds);
+  assert_memory_equal(twin.loop_roles, nhwc.loop_roles, sizeof twin.loop_roles);
+  for (int o = 0; o < 3; ++o) {
+    assert_memory_equal(twin.operands[o].shape, nhwc.operands[o].shape,
+                        sizeof nhwc.operands[o].shape);
+    assert_memory_equal(twin.operands[o].index_coeff, nhwc.operands[o].index_coeff,
+                        sizeof nhwc.operands[o].index_coeff);
+  }
+  const int lanes = prunerHostTargetSimdLanes(&target);
+  PrunerConfig c = nchwConfig(1, 32, 2, 10, lanes, 5, lanes), back, in_twin;
+  prunerHostConfigToTwin(&c, twin_loop, 7, &in_twin);
+  assert_int_equal(in_twin.workgroup[3], 32); /* f is the twin's loop 3 */
+  assert_int_equal(in_twin.reduction[6], 5);  /* c its loop 6 */
+  prunerHostConfigFromTwin(&in_twin, twin_loop, 7, &back);
+  assert_memory_equal(&back, &c, sizeof c);
+  /* f is vectorized (32 is a multiple of every x86 lane count). */
+  assert_int_equal(prunerHostVectorWidth(&w, &target), lanes);
+  assert_int_equal(prunerHostVectorWidth(&w, &iree), 1);
+
+  const struct {
+    PrunerConfig config;
+    bool tasks_transpose; /* several tasks, one part: the output tile moves per task */
+  } cases[] = {
+      {nchwConfig(1, 32, 2, 10, lanes, 5, lanes), true},
+      {nchwConfig(2, 32, 6, 10, lanes, 5, lanes), false}, /* one task */
+      {nchwConfig(1, 32, 4, 10, lanes, 5, lanes), false}, /* oh split: 4 + 2 */
+      {nchwConfig(1, 32, 2, 10, 4, 5, 1), true},          /* scalar */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    char label[256], *text = NULL;
+    prunerConfigFormatShort(&w, &cases[i].config, label, sizeof label);
+    PrunerStatus st = prunerHostScheduleBuild(&w, &cases[i].config, &target, &text);
+    if (!st.ok)
+      fail_msg("%s: %s", label, st.message);
+    assert_non_null(strstr(text, "match ops{[\"linalg.conv_2d_nhwc_hwcf\"]}"));
+    assert_true((strstr(text, "fuse_into_containing_op %zfill") != NULL) ==
+                cases[i].tasks_transpose);
+    free(text);
+    PrunerHostResult r;
+    prunerHostMeasure(host, &w, &cases[i].config, &r);
+    printf("  nchw channels-last %-36s %-12s %10.1f us  err %g\n", label,
+           prunerRecordStatusName(r.record.status), r.record.median_us, r.record.max_abs_error);
+    if (r.record.status != PRUNER_RECORD_OK)
+      fail_msg("%s: %s: %s", label, prunerRecordStatusName(r.record.status), r.record.error);
+    assert_true(r.record.max_abs_error <= 1e-4);
+  }
+  /* A bad config is named in the twin's terms, and says so. */
+  PrunerConfig bad = nchwConfig(1, 32, 2, 10, lanes, 5, lanes);
+  bad.thread[2] = 2; /* oh */
+  PrunerStatus st = prunerConfigCheck(&w, &target, &bad);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "2-D convolutions keep it at 1"));
+  assert_non_null(strstr(st.message, "channels-last twin"));
+}
+
 static void test_elementwise(void **state) {
   (void)state;
   PrunerWorkload w;
@@ -799,6 +891,7 @@ int main(void) {
       cmocka_unit_test(test_matmul_narrow_vectors),
       cmocka_unit_test(test_split_loops),
       cmocka_unit_test(test_conv_nhwc),      cmocka_unit_test(test_conv_nchw_strided),
+      cmocka_unit_test(test_conv_nchw_channels_last),
       cmocka_unit_test(test_elementwise),    cmocka_unit_test(test_reduction),
       cmocka_unit_test(test_baseline),       cmocka_unit_test(test_conv_baseline),
       cmocka_unit_test(test_remeasure),

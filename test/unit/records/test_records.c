@@ -1126,9 +1126,9 @@ static void test_check_codegen(void **state) {
 }
 
 /* A change to some kernels only (host version 3: vector erf / exp / log / tanh; 4: 2-D
- * convs) leaves the other workloads' records current: the filter asks the version of each
- * record's own workload. A GELU timed by version 2 is measured again; a matmul of version
- * 2 is not. */
+ * convs; 5: NCHW convs) leaves the other workloads' records current: the filter asks the
+ * version of each record's own workload. A GELU timed by version 2 is measured again; a
+ * matmul of version 2 is not. */
 static void test_check_codegen_per_workload(void **state) {
   (void)state;
   PrunerTargetDesc host = {.kind = PRUNER_TARGET_HOST};
@@ -1142,10 +1142,11 @@ static void test_check_codegen_per_workload(void **state) {
   PrunerWorkload conv;
   prunerWorkloadConv2dNhwcHwcf(&conv, 1, 10, 10, 8, 3, 3, 32, 1, 1, PRUNER_DTYPE_F32);
   assert_int_equal(prunerTargetCodegenVersionOf(&host, &conv), 4);
-  PrunerWorkload nchw; /* scalar kernels, unchanged */
+  /* Version 5: NCHW convs run channels-last (they were scalar, version 2, until then). */
+  PrunerWorkload nchw;
   prunerWorkloadConv2dNchwFchw(&nchw, 1, 8, 10, 10, 32, 3, 3, 1, 1, PRUNER_DTYPE_F32);
-  assert_int_equal(prunerTargetCodegenVersionOf(&host, &nchw), 2);
-  assert_int_equal(prunerTargetCodegenVersion(&host), 4); /* the newest */
+  assert_int_equal(prunerTargetCodegenVersionOf(&host, &nchw), 5);
+  assert_int_equal(prunerTargetCodegenVersion(&host), 5); /* the newest */
   PrunerTargetDesc gpu = {.kind = PRUNER_TARGET_GPU};
   assert_int_equal(prunerTargetCodegenVersionOf(&gpu, &gelu), prunerTargetCodegenVersion(&gpu));
 

@@ -1,6 +1,6 @@
 /* test/lit/cpu-pipeline/Inputs/driver.c: calls the kernels of kernels.mlir compiled by
  * pruner-cpu-pipeline + mlir-translate + llc, and checks them: the dense layer against
- * OpenBLAS cblas_sgemm (+ bias, ReLU), the row max and the convolution against plain C.
+ * OpenBLAS cblas_sgemm (+ bias, ReLU), the row max and the two convolutions against plain C.
  *
  * The C entry points are the `_mlir_ciface_<name>` functions of llvm.emit_c_interface:
  * one pointer to a memref descriptor per tensor argument (docs/host.md, "ABI"); the
@@ -23,6 +23,7 @@
 void _mlir_ciface_dense(Memref2 *x, Memref2 *w, Memref1 *b, Memref2 *out);
 void _mlir_ciface_rowmax(Memref2 *x, Memref1 *out);
 void _mlir_ciface_conv(Memref4 *in, Memref4 *f, Memref4 *out);
+void _mlir_ciface_conv_nchw(Memref4 *in, Memref4 *f, Memref4 *out);
 
 static float *array(int64_t n, bool random) {
   float *p = malloc((size_t)n * sizeof *p);
@@ -151,6 +152,36 @@ static bool testConv(void) {
   return ok;
 }
 
+/* NCHW: strides (2, 1), dilations (1, 2), two images (kernels.mlir's @conv_nchw). */
+static bool testConvNchw(void) {
+  enum { N = 2, C = 5, H = 13, W = 14, F = 32, KH = 3, KW = 3, SH = 2, SW = 1, DH = 1, DW = 2 };
+  enum { OH = (H - DH * (KH - 1) - 1) / SH + 1, OW = (W - DW * (KW - 1) - 1) / SW + 1 };
+  float *in = array(N * C * H * W, true), *f = array(F * C * KH * KW, true);
+  float *out = array(N * F * OH * OW, false), *want = array(N * F * OH * OW, false);
+  Memref4 mi, mf, mo;
+  DESC(mi, in, 4, N, C, H, W);
+  DESC(mf, f, 4, F, C, KH, KW);
+  DESC(mo, out, 4, N, F, OH, OW);
+  _mlir_ciface_conv_nchw(&mi, &mf, &mo);
+  if (corrupt)
+    out[11] -= 0.5f;
+  for (int n = 0; n < N; ++n)
+    for (int o = 0; o < F; ++o)
+      for (int oh = 0; oh < OH; ++oh)
+        for (int ow = 0; ow < OW; ++ow) {
+          double s = 0;
+          for (int c = 0; c < C; ++c)
+            for (int kh = 0; kh < KH; ++kh)
+              for (int kw = 0; kw < KW; ++kw)
+                s += (double)in[((n * C + c) * H + oh * SH + kh * DH) * W + ow * SW + kw * DW] *
+                     f[((o * C + c) * KH + kh) * KW + kw];
+          want[((n * F + o) * OH + oh) * OW + ow] = (float)s;
+        }
+  bool ok = check("conv_nchw (conv_2d_nchw_fchw vs C)", out, want, N * F * OH * OW);
+  free(in), free(f), free(out), free(want);
+  return ok;
+}
+
 int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--corrupt") == 0) {
@@ -163,5 +194,6 @@ int main(int argc, char **argv) {
   bool ok = testDense();
   ok = testRowmax() && ok;
   ok = testConv() && ok;
+  ok = testConvNchw() && ok;
   return ok ? 0 : 1;
 }

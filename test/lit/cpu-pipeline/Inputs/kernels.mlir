@@ -44,3 +44,15 @@ func.func @conv(%in: tensor<1x10x10x16xf32>, %f: tensor<3x3x16x32xf32>,
       outs(%acc : tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32>
   return %r : tensor<1x8x8x32xf32>
 }
+
+// An NCHW convolution, run as its channels-last twin (docs/host.md): strides and
+// dilations that differ between h and w, two images.
+func.func @conv_nchw(%in: tensor<2x5x13x14xf32>, %f: tensor<32x5x3x3xf32>,
+                     %out: tensor<2x32x6x10xf32>) -> tensor<2x32x6x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %acc = linalg.fill ins(%zero : f32) outs(%out : tensor<2x32x6x10xf32>) -> tensor<2x32x6x10xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>}
+      ins(%in, %f : tensor<2x5x13x14xf32>, tensor<32x5x3x3xf32>)
+      outs(%acc : tensor<2x32x6x10xf32>) -> tensor<2x32x6x10xf32>
+  return %r : tensor<2x32x6x10xf32>
+}
