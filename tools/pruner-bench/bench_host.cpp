@@ -108,6 +108,19 @@ std::string convModule(int64_t oh, int64_t ow, int64_t c, int64_t kh, int64_t kw
          "\n}\n";
 }
 
+// An NCHW conv at batch 1 on an input already padded: n x c x ih x iw, filter f x c x k x
+// k, `stride` both ways (ResNet's stem is 3 x 230 x 230, 64 x 3 x 7 x 7, stride 2).
+std::string nchwConvModule(int64_t c, int64_t ih, int64_t k, int64_t f, int64_t stride) {
+  int64_t oh = (ih - k) / stride + 1;
+  std::string in = tensor({1, c, ih, ih}), fl = tensor({f, c, k, k}), out = tensor({1, f, oh, oh});
+  std::string s = std::to_string(stride);
+  return "func.func @conv(%i: " + in + ", %f: " + fl + ", %o: " + out + ") -> " + out +
+         " {\n  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = "
+         "dense<" + s + "> : tensor<2xi64>} ins(%i, %f : " +
+         in + ", " + fl + ") outs(%o : " + out + ") -> " + out + "\n  return %r : " + out +
+         "\n}\n";
+}
+
 // The tuner's pick for `threads` cores: a session of kTrials trials with the process's
 // affinity narrowed to the first `threads` CPUs it may use (the host target's cores come
 // from the affinity mask, docs/host.md), restored after.
@@ -288,6 +301,18 @@ void BM_HostConvVsOpenBLAS(benchmark::State &state) {
   tunedVsBlas(state, w, convModule(oh, oh, c, k, k, f), static_cast<int>(state.range(0)), true);
 }
 
+// NCHW convs (docs/host.md, "NCHW convolutions run channels-last": transposes around the
+// NHWC twin): ResNet-50's stem and its stage-1 3x3 conv in NCHW, against im2col + OpenBLAS
+// (one sgemm per image) and oneDNN's direct conv on the same NCHW buffers.
+void BM_HostConvNchwVsOpenBLAS(benchmark::State &state) {
+  int64_t c = state.range(1), ih = state.range(2), k = state.range(3), f = state.range(4),
+          stride = state.range(5);
+  PrunerWorkload w;
+  prunerWorkloadConv2dNchwFchw(&w, 1, c, ih, ih, f, k, k, stride, 1, PRUNER_DTYPE_F32);
+  tunedVsBlas(state, w, nchwConvModule(c, ih, k, f, stride), static_cast<int>(state.range(0)),
+              true);
+}
+
 // The tuned pick against the untiled lowering (linalg to plain loops), one run each,
 // alternating for kUntiledRounds rounds in this run: both medians and ranges are this
 // run's, so the ratio compares kernels, not moments (the tuned time used to come from the
@@ -379,6 +404,14 @@ BENCHMARK(BM_HostConvVsOpenBLAS)
     ->Args({1, 14, 256, 3, 256})
     ->Args({1, 7, 512, 3, 512})
     ->Args({1, 56, 64, 1, 256})
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+// ResNet-50's stem (7x7, stride 2) and stage-1 3x3 conv, NCHW, one core.
+BENCHMARK(BM_HostConvNchwVsOpenBLAS)
+    ->ArgNames({"threads", "c", "ih", "k", "f", "stride"})
+    ->Args({1, 3, 230, 7, 64, 2})
+    ->Args({1, 64, 58, 3, 64, 1})
     ->UseManualTime()
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);

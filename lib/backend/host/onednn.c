@@ -29,7 +29,7 @@
   X(dnnl_primitive_desc_create) X(dnnl_primitive_desc_destroy) X(dnnl_primitive_desc_query)  \
   X(dnnl_primitive_desc_query_md) X(dnnl_memory_create) X(dnnl_memory_destroy)               \
   X(dnnl_reorder_primitive_desc_create) X(dnnl_primitive_create) X(dnnl_primitive_destroy)   \
-  X(dnnl_primitive_execute) X(dnnl_version) X(dnnl_set_max_cpu_isa)
+  X(dnnl_primitive_execute) X(dnnl_version) X(dnnl_set_max_cpu_isa) X(dnnl_memory_desc_equal)
 
 struct HostOnednn {
   void *lib;
@@ -46,6 +46,10 @@ struct HostOnednnConv {
   HostOnednn *lib;
   dnnl_primitive_t conv;
   dnnl_memory_t src, weights, dst;
+  /* An NCHW conv in the layouts oneDNN chose: the workload's src and dst, and the
+   * reorders into and out of them that every run does (NULL when it runs on them). */
+  dnnl_memory_t user_src, user_dst;
+  dnnl_primitive_t src_in, dst_in, dst_out;
   char impl[48];
 };
 
@@ -153,6 +157,37 @@ static void convGeometry(const PrunerWorkload *w, dnnl_dims_t src, dnnl_dims_t s
   }
 }
 
+/* A reorder primitive from `from` to `to`. */
+static bool reorderCreate(HostOnednn *d, const dnnl_memory_desc_t *from,
+                          const dnnl_memory_desc_t *to, dnnl_primitive_t *out) {
+  dnnl_primitive_desc_t rpd = NULL;
+  bool ok = d->dnnl_reorder_primitive_desc_create(&rpd, from, d->engine, to, d->engine, NULL) ==
+                dnnl_success &&
+            d->dnnl_primitive_create(out, rpd) == dnnl_success;
+  if (rpd)
+    d->dnnl_primitive_desc_destroy(rpd);
+  return ok;
+}
+
+static bool reorderRun(HostOnednn *d, dnnl_primitive_t r, dnnl_memory_t from, dnnl_memory_t to) {
+  dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+  return d->dnnl_primitive_execute(r, d->stream, 2, args) == dnnl_success;
+}
+
+/* The workload's buffer `user` (`user_md`) as the primitive wants it (`want_md`): the user's
+ * memory itself when the layouts are equal; else a buffer of oneDNN's layout and the
+ * reorders into it (`in`) and, for the dst, back out of it (`out`), run with the conv. */
+static bool bindLayout(HostOnednn *d, const dnnl_memory_desc_t *user_md, void *user,
+                       const dnnl_memory_desc_t *want_md, bool write_back, dnnl_memory_t *mem,
+                       dnnl_memory_t *user_mem, dnnl_primitive_t *in, dnnl_primitive_t *out) {
+  if (d->dnnl_memory_desc_equal(user_md, want_md))
+    return d->dnnl_memory_create(mem, user_md, d->engine, user) == dnnl_success;
+  return d->dnnl_memory_create(user_mem, user_md, d->engine, user) == dnnl_success &&
+         d->dnnl_memory_create(mem, want_md, d->engine, DNNL_MEMORY_ALLOCATE) == dnnl_success &&
+         reorderCreate(d, user_md, want_md, in) &&
+         (!write_back || reorderCreate(d, want_md, user_md, out));
+}
+
 /* The weights in the user's layout reordered into `conv_pd`'s (once, not timed: a
  * framework does it when it loads the model). */
 static bool reorderWeights(HostOnednn *d, const dnnl_memory_desc_t *user_md, const float *filter,
@@ -200,7 +235,7 @@ HostOnednnConv *hostOnednnConvCreate(HostOnednn *d, const PrunerWorkload *w, con
   c->lib = d;
   dnnl_dims_t sd, ss, wd, ws, dd, ds;
   convGeometry(w, sd, ss, wd, ws, dd, ds);
-  dnnl_memory_desc_t src_md, user_wei_md, any_wei_md, dst_md;
+  dnnl_memory_desc_t src_md, user_wei_md, any_wei_md, dst_md, any_src_md, any_dst_md;
   dnnl_convolution_desc_t cd;
   dnnl_primitive_attr_t attr = NULL;
   dnnl_post_ops_t ops = NULL;
@@ -213,13 +248,24 @@ HostOnednnConv *hostOnednnConvCreate(HostOnednn *d, const PrunerWorkload *w, con
       d->dnnl_memory_desc_init_by_strides(&src_md, 4, sd, dnnl_f32, ss) == dnnl_success &&
       d->dnnl_memory_desc_init_by_strides(&user_wei_md, 4, wd, dnnl_f32, ws) == dnnl_success &&
       d->dnnl_memory_desc_init_by_strides(&dst_md, 4, dd, dnnl_f32, ds) == dnnl_success;
+  /* NCHW: src and dst in the layouts oneDNN chooses too (blocked), reordered into and out
+   * of them on every run, as a framework calling it on plain NCHW tensors does: on the
+   * NCHW buffers themselves oneDNN 2.6 runs a GEMM-based conv or, for a 3-channel stem,
+   * its reference loops (5.7 s for ResNet's stem). NHWC keeps the workload's layouts, which
+   * its brgemm kernels take as they are. */
+  const bool nchw = w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW;
   if (ok) {
     /* dst += conv(src, weights), as the linalg op accumulates into its output. */
     ok = d->dnnl_memory_desc_init_by_tag(&any_wei_md, 4, wd, dnnl_f32, dnnl_format_tag_any) ==
              dnnl_success &&
+         d->dnnl_memory_desc_init_by_tag(&any_src_md, 4, sd, dnnl_f32, dnnl_format_tag_any) ==
+             dnnl_success &&
+         d->dnnl_memory_desc_init_by_tag(&any_dst_md, 4, dd, dnnl_f32, dnnl_format_tag_any) ==
+             dnnl_success &&
          d->dnnl_dilated_convolution_forward_desc_init(
-             &cd, dnnl_forward_inference, dnnl_convolution_direct, &src_md, &any_wei_md, NULL,
-             &dst_md, strides, dilates, pad, pad) == dnnl_success &&
+             &cd, dnnl_forward_inference, dnnl_convolution_direct, nchw ? &any_src_md : &src_md,
+             &any_wei_md, NULL, nchw ? &any_dst_md : &dst_md, strides, dilates, pad, pad) ==
+             dnnl_success &&
          d->dnnl_post_ops_create(&ops) == dnnl_success &&
          d->dnnl_post_ops_append_sum(ops, 1.0f) == dnnl_success &&
          d->dnnl_primitive_attr_create(&attr) == dnnl_success &&
@@ -234,9 +280,14 @@ HostOnednnConv *hostOnednnConvCreate(HostOnednn *d, const PrunerWorkload *w, con
        reorderWeights(d, &user_wei_md, filter,
                       d->dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0),
                       &c->weights) &&
-       d->dnnl_memory_create(&c->src, &src_md, d->engine, (void *)src) == dnnl_success &&
-       d->dnnl_memory_create(&c->dst, &dst_md, d->engine, dst) == dnnl_success &&
+       bindLayout(d, &src_md, (void *)src,
+                  d->dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0), false, &c->src,
+                  &c->user_src, &c->src_in, NULL) &&
+       bindLayout(d, &dst_md, dst, d->dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0),
+                  true, &c->dst, &c->user_dst, &c->dst_in, &c->dst_out) &&
        d->dnnl_primitive_create(&c->conv, pd) == dnnl_success;
+  if (ok && (c->src_in || c->dst_in)) /* "jit:avx512_core +reorders" */
+    snprintf(c->impl + strlen(c->impl), sizeof c->impl - strlen(c->impl), " +reorders");
   if (pd)
     d->dnnl_primitive_desc_destroy(pd);
   if (attr)
@@ -255,7 +306,10 @@ bool hostOnednnConvRun(HostOnednnConv *c) {
   HostOnednn *d = c->lib;
   dnnl_exec_arg_t args[3] = {
       {DNNL_ARG_SRC, c->src}, {DNNL_ARG_WEIGHTS, c->weights}, {DNNL_ARG_DST, c->dst}};
-  return d->dnnl_primitive_execute(c->conv, d->stream, 3, args) == dnnl_success &&
+  return (!c->src_in || reorderRun(d, c->src_in, c->user_src, c->src)) &&
+         (!c->dst_in || reorderRun(d, c->dst_in, c->user_dst, c->dst)) &&
+         d->dnnl_primitive_execute(c->conv, d->stream, 3, args) == dnnl_success &&
+         (!c->dst_out || reorderRun(d, c->dst_out, c->dst, c->user_dst)) &&
          d->dnnl_stream_wait(d->stream) == dnnl_success;
 }
 
@@ -267,6 +321,14 @@ void hostOnednnConvDestroy(HostOnednnConv *c) {
   HostOnednn *d = c->lib;
   if (c->conv)
     d->dnnl_primitive_destroy(c->conv);
+  dnnl_primitive_t reorders[3] = {c->src_in, c->dst_in, c->dst_out};
+  for (int i = 0; i < 3; ++i)
+    if (reorders[i])
+      d->dnnl_primitive_destroy(reorders[i]);
+  if (c->user_src)
+    d->dnnl_memory_destroy(c->user_src);
+  if (c->user_dst)
+    d->dnnl_memory_destroy(c->user_dst);
   if (c->src)
     d->dnnl_memory_destroy(c->src);
   if (c->weights)
