@@ -142,6 +142,10 @@ void prunerOperationLocationString(MlirOperation op, char *buf, size_t size);
  * and pruner-apply-config find their ops by such tags. */
 int prunerIrCountTagged(MlirOperation root, const char *tag, MlirOperation *found);
 
+/* How many ops under `root` (itself included) are named `name` ("memref.alloc"); the first
+ * `cap` of them in walk order (pre-order) in `out` (may be NULL with cap 0). */
+int prunerIrOpsNamed(MlirOperation root, const char *name, MlirOperation *out, int cap);
+
 /* The `pruner.space` dictionary: workload, knobs, target limits, valid count. */
 MlirAttribute prunerSpaceToAttribute(MlirContext ctx, PrunerSpace space);
 

@@ -209,17 +209,6 @@ static MlirOperation topLevelAncestor(MlirOperation op, MlirOperation module) {
 
 static bool runPipeline(MlirOperation module, const char *pipeline);
 
-typedef struct OpCount {
-  const char *name;
-  int n;
-} OpCount;
-
-static MlirWalkResult countNamed(MlirOperation op, void *user) {
-  OpCount *c = user;
-  c->n += nameIs(op, c->name);
-  return MlirWalkResultAdvance;
-}
-
 /* Replaces k->op by `func.call @name(operands..., captured non-constants...)` and puts
  * `func.func private @name` holding a copy of the op before the op's enclosing function;
  * the copy, in a module of its own, is written in the form the tuner measured. */
@@ -329,10 +318,7 @@ static PrunerStatus outline(Kernel *k, MlirOperation module, int index) {
                                   : "builtin.module(func.func(linalg-generalize-named-ops,"
                                     "linalg-specialize-generic-ops))");
     MlirOperation kernel = mlirBlockGetFirstOperation(mlirModuleGetBody(k->scheduled));
-    OpCount count = {payload, 0};
-    if (ok)
-      mlirOperationWalk(kernel, countNamed, &count, MlirWalkPreOrder);
-    if (count.n != 1)
+    if (!ok || prunerIrOpsNamed(kernel, payload, NULL, 0) != 1)
       return failAt(k->loc, prunerStatusError("pruner-cpu-pipeline: %s could not be written as "
                                               "the %s the tuner measured",
                                               k->w.op_name, payload));

@@ -109,3 +109,25 @@ int prunerIrCountTagged(MlirOperation root, const char *tag, MlirOperation *foun
     *found = t.found;
   return t.count;
 }
+
+typedef struct NameSearch {
+  MlirStringRef name;
+  MlirOperation *out;
+  int cap, count;
+} NameSearch;
+
+static MlirWalkResult findNamed(MlirOperation op, void *user) {
+  NameSearch *s = user;
+  if (mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(op)), s->name)) {
+    if (s->count < s->cap)
+      s->out[s->count] = op;
+    s->count++;
+  }
+  return MlirWalkResultAdvance;
+}
+
+int prunerIrOpsNamed(MlirOperation root, const char *name, MlirOperation *out, int cap) {
+  NameSearch s = {mlirStringRefCreateFromCString(name), out, out ? cap : 0, 0};
+  mlirOperationWalk(root, findNamed, &s, MlirWalkPreOrder);
+  return s.count;
+}

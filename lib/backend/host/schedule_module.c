@@ -163,21 +163,6 @@ static PrunerStatus channelsLastBody(const PrunerWorkload *w, const PrunerWorklo
   return prunerTextFinish(&t, "channels-last kernel", text);
 }
 
-typedef struct FoundOp {
-  const char *name;
-  MlirOperation op;
-} FoundOp;
-
-static MlirWalkResult findOp(MlirOperation op, void *user) {
-  FoundOp *f = user;
-  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
-  if (n.length == strlen(f->name) && memcmp(n.data, f->name, n.length) == 0) {
-    f->op = op;
-    return MlirWalkResultInterrupt;
-  }
-  return MlirWalkResultAdvance;
-}
-
 /* Replaces the NCHW conv of `m` by the ops of channelsLastBody, cloned in place with the
  * conv's operands for the function's arguments (no call + inline: the inliner would also
  * erase a private kernel function that nothing in its module calls). */
@@ -186,11 +171,10 @@ static PrunerStatus rewriteChannelsLast(MlirModule m, const PrunerWorkload *w) {
   int twin_loop[PRUNER_MAX_LOOPS];
   if (!prunerHostChannelsLastWorkload(w, &twin, twin_loop))
     return prunerStatusError("%s: not an NCHW conv with a channels-last twin", w->key);
-  FoundOp found = {prunerSchedulePayloadOpName(w), {NULL}};
-  mlirOperationWalk(mlirModuleGetOperation(m), findOp, &found, MlirWalkPreOrder);
-  if (mlirOperationIsNull(found.op))
-    return prunerStatusError("%s: no %s in the kernel's module", w->key, found.name);
-  MlirOperation conv = found.op;
+  MlirOperation conv;
+  const char *name = prunerSchedulePayloadOpName(w);
+  if (prunerIrOpsNamed(mlirModuleGetOperation(m), name, &conv, 1) != 1)
+    return prunerStatusError("%s: not one %s in the kernel's module", w->key, name);
   char *text = NULL;
   PrunerStatus st = channelsLastBody(w, &twin, &text);
   if (!st.ok)
@@ -244,25 +228,6 @@ static PrunerStatus rewriteChannelsLast(MlirModule m, const PrunerWorkload *w) {
   return prunerStatusOk();
 }
 
-typedef struct AllocList {
-  MlirOperation ops[64];
-  int count;
-  bool overflow;
-} AllocList;
-
-static MlirWalkResult collectAllocs(MlirOperation op, void *user) {
-  AllocList *l = user;
-  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
-  if (n.length == 12 && memcmp(n.data, "memref.alloc", 12) == 0) {
-    if (l->count == 64) {
-      l->overflow = true;
-      return MlirWalkResultInterrupt;
-    }
-    l->ops[l->count++] = op;
-  }
-  return MlirWalkResultAdvance;
-}
-
 /* The channels-last kernel's buffers (the transposed input and filter, the NHWC result or
  * each task's tile of it) are the only ones a host schedule allocates without freeing them:
  * one-shot bufferization inserts no deallocation, and the deallocation pipeline would also
@@ -270,12 +235,13 @@ static MlirWalkResult collectAllocs(MlirOperation op, void *user) {
  * (none escapes it: the kernel returns its output argument); left alone, every call leaks
  * them and pays fresh pages. */
 static bool freeLocalBuffers(MlirModule m) {
-  AllocList list = {.count = 0, .overflow = false};
-  mlirOperationWalk(mlirModuleGetOperation(m), collectAllocs, &list, MlirWalkPreOrder);
-  if (list.overflow)
+  enum { MAX_ALLOCS = 64 };
+  MlirOperation allocs[MAX_ALLOCS];
+  int n = prunerIrOpsNamed(mlirModuleGetOperation(m), "memref.alloc", allocs, MAX_ALLOCS);
+  if (n > MAX_ALLOCS)
     return false;
-  for (int i = 0; i < list.count; ++i) {
-    MlirOperation alloc = list.ops[i];
+  for (int i = 0; i < n; ++i) {
+    MlirOperation alloc = allocs[i];
     MlirBlock block = mlirOperationGetBlock(alloc);
     MlirOperation term = mlirBlockGetTerminator(block);
     MlirValue buffer = mlirOperationGetResult(alloc, 0);
