@@ -68,8 +68,10 @@ static void appendTiles(PrunerText *t, const int64_t *tiles, int n) {
 }
 
 /* `%res, %loops...` = tile_using_for; returns the number of loop handles. */
-static int appendTileFor(PrunerText *t, const char *res, const char *loops, const char *in,
-                         const int64_t *tiles, int n) {
+/* `interchange` (n entries, or NULL): the order of the tile loops, outermost first. */
+static int appendTileForOrdered(PrunerText *t, const char *res, const char *loops,
+                                const char *in, const int64_t *tiles, int n,
+                                const int64_t *interchange) {
   int count = 0;
   for (int l = 0; l < n; ++l)
     count += tiles[l] > 0;
@@ -78,11 +80,20 @@ static int appendTileFor(PrunerText *t, const char *res, const char *loops, cons
     prunerTextAppend(t, ", %%%s:%d", loops, count);
   prunerTextAppend(t, " = transform.structured.tile_using_for %%%s tile_sizes ", in);
   appendTiles(t, tiles, n);
+  if (interchange) {
+    prunerTextAppend(t, " interchange = ");
+    appendTiles(t, interchange, n);
+  }
   prunerTextAppend(t, " : (" ANY ") -> (" ANY);
   for (int i = 0; i < count; ++i)
     prunerTextAppend(t, ", " ANY);
   prunerTextAppend(t, ")\n");
   return count;
+}
+
+static int appendTileFor(PrunerText *t, const char *res, const char *loops, const char *in,
+                         const int64_t *tiles, int n) {
+  return appendTileForOrdered(t, res, loops, in, tiles, n, NULL);
 }
 
 /* The schedule's steps, in the order of the file comment (docs/host.md, "The loop
@@ -382,14 +393,14 @@ static void appendMatchChannelsLast(PrunerText *t) {
  * `lanes` elements: the result's last dim and `source_dim`, each by its largest divisor of
  * at most `lanes`. The vectorizer then reads the block's rows and shuffles them. */
 static void appendTransposeBlocks(PrunerText *t, const char *in, const int64_t *shape,
-                                  int source_dim, int64_t lanes) {
+                                  int source_dim, int64_t lanes, const int64_t *interchange) {
   int64_t tiles[4] = {1, 1, 1, 1};
   tiles[3] = transposeTile(shape[3], lanes);
   tiles[source_dim] = transposeTile(shape[source_dim], lanes);
   char res[HANDLE_NAME], loops[HANDLE_NAME];
   snprintf(res, sizeof res, "%sb", in);
   snprintf(loops, sizeof loops, "%sl", in);
-  appendTileFor(t, res, loops, in, tiles, 4);
+  appendTileForOrdered(t, res, loops, in, tiles, 4, interchange);
 }
 
 /* The zero fill of the NHWC result `in`, one row of f per step (left whole, a task's tile
@@ -433,7 +444,7 @@ static void appendChannelsLastTasks(PrunerText *t, const PrunerWorkload *op_w,
                    cur);
   appendFillRows(t, "zfillt");
   if (lanes > 1)
-    appendTransposeBlocks(t, "backt", task, 1, lanes);
+    appendTransposeBlocks(t, "backt", task, 1, lanes, NULL);
   snprintf(cur, HANDLE_NAME, "t0");
 }
 
@@ -449,10 +460,16 @@ static void appendChannelsLastWhole(PrunerText *t, const PrunerWorkload *op_w,
     appendFillRows(t, "zfill");
   if (lanes <= 1)
     return;
-  appendTransposeBlocks(t, "tr0", tin->shape, 2, lanes);
-  appendTransposeBlocks(t, "tr1", tfil->shape, 1, lanes);
+  /* The filter's blocks (kh, kw taps x c x f) walk c, then f, then kh innermost: one
+   * source row (one f, one c: its taps, contiguous) is read while it is in cache, the
+   * filter is read once. In the result's order (kh outermost) it was read KH times: on
+   * ResNet's 3x3x512x512 filter (9.4 MB) the stage-4 NCHW conv took 4.5-5.6 ms against
+   * 3.0-3.5 ms so (its NHWC twin alone: 1.5-2.3 ms). */
+  static const int64_t filter_order[4] = {2, 3, 0, 1};
+  appendTransposeBlocks(t, "tr0", tin->shape, 2, lanes, NULL);
+  appendTransposeBlocks(t, "tr1", tfil->shape, 1, lanes, filter_order);
   if (whole_output)
-    appendTransposeBlocks(t, "back", out->shape, 1, lanes);
+    appendTransposeBlocks(t, "back", out->shape, 1, lanes, NULL);
 }
 
 PrunerStatus hostScheduleBuildChecked(const PrunerWorkload *w, const PrunerConfig *c, char **text) {

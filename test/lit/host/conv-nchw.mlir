@@ -29,6 +29,8 @@
 // SCHED: fuse_into_containing_op %op into %forall0
 // SCHED: fuse_into_containing_op %zfill into %forall1
 // SCHED: tile_using_for %t1 tile_sizes [1, 1, 5, 16, 0, 0, 1]
+// The filter (kh, kw, c, f) in blocks of its taps x a vector of f, walking c, f, then kh.
+// SCHED: tile_using_for %tr1 tile_sizes [1, 3, 1, {{[0-9]+}}] interchange = [2, 3, 0, 1]
 // SCHED: transform.structured.decompose
 // SCHED: lower_transpose lowering_strategy = "shuffle_16x16"
 
