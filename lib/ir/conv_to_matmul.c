@@ -7,7 +7,12 @@
  * (N*H*W) x F: three tensor.collapse_shape ops (pure reshapes, no copy), a linalg.matmul,
  * and a tensor.expand_shape back to the conv's result type. The conv's M = N*H*W then
  * tiles freely (a conv's M tile must stay inside one output row, docs/config.md rule 12),
- * which is what tensor-core tiles of 16 rows need on ResNet's widths (7, 14, 28, 56). */
+ * which is what tensor-core tiles of 16 rows need on ResNet's widths (7, 14, 28, 56).
+ *
+ * A 1x1 stride-1 linalg.conv_2d_nchw_fchw of one image is a GEMM too, the other way round:
+ * the filter (F x C x 1 x 1) is the F x C matrix A, the image (1 x C x H x W) the C x (H*W)
+ * matrix B and the output (1 x F x H x W) F x (H*W). Several images would be one GEMM
+ * each; such convs stay convs (the host runs them channels-last, docs/host.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +46,8 @@ static MlirWalkResult collectConv(MlirOperation op, const PrunerWorkload *w,
   ConvList *list = user;
   char name[64];
   prunerIrOpName(op, name, sizeof name);
-  if (strcmp(name, "linalg.conv_2d_nhwc_hwcf") != 0)
+  if (strcmp(name, "linalg.conv_2d_nhwc_hwcf") != 0 &&
+      strcmp(name, "linalg.conv_2d_nchw_fchw") != 0)
     return MlirWalkResultAdvance;
   if (list->count == list->cap) {
     int cap = list->cap ? 2 * list->cap : 16;
@@ -72,9 +78,13 @@ static const char *whyNot(MlirOperation conv, const PrunerWorkload *w,
   if (mlirOperationGetNumResults(conv) != 1)
     return "it writes a memref (the rewrite reshapes tensors)";
   const PrunerOperand *in = &w->operands[0], *f = &w->operands[1], *out = &w->operands[2];
-  if (f->shape[0] != 1 || f->shape[1] != 1) {
-    snprintf(buf, size, "its filter is %lldx%lld, not 1x1", (long long)f->shape[0],
-             (long long)f->shape[1]);
+  /* Dims of the filter's taps and of the images' pixels: NHWC/HWCF (0, 1) and (1, 2);
+   * NCHW/FCHW (2, 3) and (2, 3). */
+  const bool nchw = w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW;
+  const int tap = nchw ? 2 : 0, pixel = nchw ? 2 : 1;
+  if (f->shape[tap] != 1 || f->shape[tap + 1] != 1) {
+    snprintf(buf, size, "its filter is %lldx%lld, not 1x1", (long long)f->shape[tap],
+             (long long)f->shape[tap + 1]);
     return buf;
   }
   if (w->strides[0] != 1 || w->strides[1] != 1) {
@@ -82,39 +92,50 @@ static const char *whyNot(MlirOperation conv, const PrunerWorkload *w,
              (long long)w->strides[1]);
     return buf;
   }
-  int64_t rows;
-  if (!prunerCheckedProduct(out->shape, 3, &rows)) {
-    snprintf(buf, size, "its N*H*W = %lld*%lld*%lld does not fit in 64 bits",
-             (long long)out->shape[0], (long long)out->shape[1], (long long)out->shape[2]);
+  if (nchw && in->shape[0] != 1) {
+    snprintf(buf, size, "it is NCHW with %lld images: one GEMM per image, not one GEMM",
+             (long long)in->shape[0]);
     return buf;
   }
-  if (in->shape[1] != out->shape[1] || in->shape[2] != out->shape[2]) {
+  int64_t rows;
+  if (!prunerCheckedProduct(out->shape, 3 + nchw, &rows)) {
+    snprintf(buf, size, "its N*H*W = %lld*%lld*%lld does not fit in 64 bits",
+             (long long)out->shape[0], (long long)out->shape[pixel],
+             (long long)out->shape[pixel + 1]);
+    return buf;
+  }
+  if (in->shape[pixel] != out->shape[pixel] || in->shape[pixel + 1] != out->shape[pixel + 1]) {
     snprintf(buf, size,
              "its input is %lldx%lld pixels and its output %lldx%lld: only equal sizes "
-             "make the input the matrix (N*H*W) x C",
-             (long long)in->shape[1], (long long)in->shape[2], (long long)out->shape[1],
-             (long long)out->shape[2]);
+             "make the input the matrix %s",
+             (long long)in->shape[pixel], (long long)in->shape[pixel + 1],
+             (long long)out->shape[pixel], (long long)out->shape[pixel + 1],
+             nchw ? "C x (H*W)" : "(N*H*W) x C");
     return buf;
   }
   return NULL;
 }
 
-static MlirAttribute reassociation4to2(MlirContext ctx) {
-  MlirAttribute first[3] = {prunerIrI64(ctx, 0), prunerIrI64(ctx, 1), prunerIrI64(ctx, 2)};
-  MlirAttribute last[1] = {prunerIrI64(ctx, 3)};
-  MlirAttribute groups[2] = {mlirArrayAttrGet(ctx, 3, first), mlirArrayAttrGet(ctx, 1, last)};
+/* The reassociation of a rank-4 shape into two dims, the first `lead` dims and the rest. */
+static MlirAttribute reassociation4to2(MlirContext ctx, int lead) {
+  MlirAttribute dims[4] = {prunerIrI64(ctx, 0), prunerIrI64(ctx, 1), prunerIrI64(ctx, 2),
+                           prunerIrI64(ctx, 3)};
+  MlirAttribute groups[2] = {mlirArrayAttrGet(ctx, lead, dims),
+                             mlirArrayAttrGet(ctx, 4 - lead, dims + lead)};
   return mlirArrayAttrGet(ctx, 2, groups);
 }
 
-/* `value` (a rank-4 tensor) collapsed to rows x cols, inserted before `before`. */
-static MlirValue collapse(MlirValue value, int64_t rows, int64_t cols, MlirLocation loc,
-                          MlirOperation before) {
+/* `value` (a rank-4 tensor) collapsed to rows x cols, its first `lead` dims the rows,
+ * inserted before `before`. */
+static MlirValue collapse(MlirValue value, int lead, int64_t rows, int64_t cols,
+                          MlirLocation loc, MlirOperation before) {
   MlirContext ctx = mlirLocationGetContext(loc);
   MlirType type = mlirValueGetType(value);
   int64_t shape[2] = {rows, cols};
   MlirType result = mlirRankedTensorTypeGet(2, shape, mlirShapedTypeGetElementType(type),
                                             mlirRankedTensorTypeGetEncoding(type));
-  MlirNamedAttribute reassoc = prunerIrNamed(ctx, "reassociation", reassociation4to2(ctx));
+  MlirNamedAttribute reassoc =
+      prunerIrNamed(ctx, "reassociation", reassociation4to2(ctx, lead));
   MlirOperationState st = mlirOperationStateGet(str("tensor.collapse_shape"), loc);
   mlirOperationStateAddOperands(&st, 1, &value);
   mlirOperationStateAddResults(&st, 1, &result);
@@ -165,9 +186,22 @@ static void rewriteOne(MlirOperation conv, const PrunerWorkload *w) {
   MlirContext ctx = mlirOperationGetContext(conv);
   MlirLocation loc = mlirOperationGetLocation(conv);
   const int64_t *in = w->operands[0].shape, *out = w->operands[2].shape;
-  int64_t m = out[0] * out[1] * out[2], c = in[3], f = out[3];
-  MlirValue a = collapse(mlirOperationGetOperand(conv, 0), m, c, loc, conv);
-  MlirValue b = collapse(mlirOperationGetOperand(conv, 1), c, f, loc, conv);
+  /* NHWC: A = the input (N*H*W) x C, B = the filter C x F, the output (N*H*W) x F, each
+   * collapsed after its first 3 dims. NCHW: A = the filter F x C (after 1 dim), B = the
+   * image C x (H*W) and the output F x (H*W) (after 2). */
+  const bool nchw = w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW;
+  const int out_lead = nchw ? 2 : 3;
+  int64_t m, n, k;
+  MlirValue a, b;
+  if (nchw) {
+    m = out[1], n = out[2] * out[3], k = in[1];
+    a = collapse(mlirOperationGetOperand(conv, 1), 1, m, k, loc, conv);
+    b = collapse(mlirOperationGetOperand(conv, 0), 2, k, n, loc, conv);
+  } else {
+    m = out[0] * out[1] * out[2], n = out[3], k = in[3];
+    a = collapse(mlirOperationGetOperand(conv, 0), 3, m, k, loc, conv);
+    b = collapse(mlirOperationGetOperand(conv, 1), 3, k, n, loc, conv);
+  }
   /* A fill of the output moves past the reshape (a fill's producer-consumer fusion into
    * the GEMM's blocks needs the fill to be the matmul's init itself). */
   MlirValue init = mlirOperationGetOperand(conv, 2);
@@ -175,11 +209,11 @@ static void rewriteOne(MlirOperation conv, const PrunerWorkload *w) {
   MlirValue acc;
   if (!mlirOperationIsNull(fill)) {
     MlirValue value = mlirOperationGetOperand(fill, 0);
-    MlirValue dest = collapse(mlirOperationGetOperand(fill, 1), m, f, loc, conv);
+    MlirValue dest = collapse(mlirOperationGetOperand(fill, 1), out_lead, m, n, loc, conv);
     acc = mlirOperationGetResult(
         namedLinalg("linalg.fill", &value, 1, dest, mlirOperationGetLocation(fill), conv), 0);
   } else {
-    acc = collapse(init, m, f, loc, conv);
+    acc = collapse(init, out_lead, m, n, loc, conv);
   }
   MlirValue ab[2] = {a, b};
   MlirOperation matmul = namedLinalg("linalg.matmul", ab, 2, acc, loc, conv);
@@ -187,7 +221,7 @@ static void rewriteOne(MlirOperation conv, const PrunerWorkload *w) {
   MlirValue product = mlirOperationGetResult(matmul, 0);
   MlirType result = mlirValueGetType(mlirOperationGetResult(conv, 0));
   MlirNamedAttribute attrs[2] = {
-      prunerIrNamed(ctx, "reassociation", reassociation4to2(ctx)),
+      prunerIrNamed(ctx, "reassociation", reassociation4to2(ctx, out_lead)),
       prunerIrNamed(ctx, "static_output_shape", mlirDenseI64ArrayGet(ctx, 4, out)),
   };
   MlirOperationState st = mlirOperationStateGet(str("tensor.expand_shape"), loc);

@@ -299,7 +299,7 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
     int convs = prunerIrCountConv1x1AsMatmul(mlirModuleGetOperation(s->module));
     if (convs > 0)
       tuneNote(&s->engine, -1,
-               "remark: %d 1x1 stride-1 conv_2d_nhwc_hwcf op(s) are GEMMs but are tuned "
+               "remark: %d 1x1 stride-1 conv op(s) are GEMMs but are tuned "
                "here as convs: rewritten as linalg.matmul first (pruner-tune's default; "
                "prunerIrConv1x1ToMatmul) they get GEMM tiles, tensor cores for f16/bf16 on "
                "GPUs (docs/tune.md)",
@@ -314,7 +314,7 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
     s->convs_rewritten = rewritten;
     if (rewritten > 0)
       tuneNote(&s->engine, -1,
-               "remark: %d 1x1 stride-1 conv_2d_nhwc_hwcf op(s) rewritten as "
+               "remark: %d 1x1 stride-1 conv op(s) rewritten as "
                "linalg.matmul (conv1x1_as_matmul): tuned and written as GEMMs (docs/tune.md)",
                rewritten);
   }
@@ -681,7 +681,7 @@ char *prunerTuneSessionSpecText(PrunerTuneSession s) {
     /* The spec matches the matmuls, not the convs of the input (docs/tuning-spec.md). */
     PrunerText b = {0};
     prunerTextAppend(&b,
-                     "// %d 1x1 stride-1 conv_2d_nhwc_hwcf op(s) of the input were tuned as "
+                     "// %d 1x1 stride-1 conv op(s) of the input were tuned as "
                      "the linalg.matmul they are (pruner-conv1x1-to-matmul) and are matched "
                      "as such: run that pass on the original IR before this spec (IREE "
                      "rewrites such convs itself when the batch is 1).\n%s",

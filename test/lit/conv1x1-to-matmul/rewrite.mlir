@@ -1,6 +1,7 @@
-// pruner-conv1x1-to-matmul: a 1x1 stride-1 conv_2d_nhwc_hwcf becomes collapse_shape ops, a
-// linalg.matmul at the conv's location and an expand_shape back (docs/plugin.md); a fill
-// of the output moves past the reshape. Every other conv stays, with a remark saying why.
+// pruner-conv1x1-to-matmul: a 1x1 stride-1 conv_2d_nhwc_hwcf (or conv_2d_nchw_fchw of one
+// image) becomes collapse_shape ops, a linalg.matmul at the conv's location and an
+// expand_shape back (docs/plugin.md); a fill of the output moves past the reshape. Every
+// other conv stays, with a remark saying why.
 // RUN: %pruner_opt -p 'builtin.module(pruner-conv1x1-to-matmul)' %s -split-input-file -verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: func.func @resnet_1x1
@@ -48,6 +49,45 @@ func.func @shared_fill(%in: tensor<2x7x7x32xf32>, %w: tensor<1x1x32x16xf32>, %o:
   %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
      ins(%in, %w : tensor<2x7x7x32xf32>, tensor<1x1x32x16xf32>) outs(%f : tensor<2x7x7x16xf32>) -> tensor<2x7x7x16xf32>
   return %r, %f : tensor<2x7x7x16xf32>, tensor<2x7x7x16xf32>
+}
+
+// -----
+
+// NCHW, one image: the GEMM the other way round, filter F x C times image C x (H*W) into
+// output F x (H*W); the fill moves past the reshape as in NHWC.
+// CHECK-LABEL: func.func @nchw_1x1
+// CHECK-SAME: (%[[I:.*]]: tensor<1x64x56x56xf32>, %[[W:.*]]: tensor<256x64x1x1xf32>, %[[O:.*]]: tensor<1x256x56x56xf32>)
+// CHECK-DAG: %[[A:.*]] = tensor.collapse_shape %[[W]] {{\[}}[0], [1, 2, 3]] : tensor<256x64x1x1xf32> into tensor<256x64xf32>
+// CHECK-DAG: %[[B:.*]] = tensor.collapse_shape %[[I]] {{\[}}[0, 1], [2, 3]] : tensor<1x64x56x56xf32> into tensor<64x3136xf32>
+// CHECK-DAG: %[[C:.*]] = tensor.collapse_shape %[[O]] {{\[}}[0, 1], [2, 3]] : tensor<1x256x56x56xf32> into tensor<256x3136xf32>
+// CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[C]] : tensor<256x3136xf32>)
+// CHECK: %[[M:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<256x64xf32>, tensor<64x3136xf32>) outs(%[[F]] : tensor<256x3136xf32>)
+// CHECK: %[[R:.*]] = tensor.expand_shape %[[M]] {{\[}}[0, 1], [2, 3]] output_shape [1, 256, 56, 56] : tensor<256x3136xf32> into tensor<1x256x56x56xf32>
+// CHECK-NOT: linalg.conv
+// CHECK: return %[[R]]
+func.func @nchw_1x1(%in: tensor<1x64x56x56xf32>, %w: tensor<256x64x1x1xf32>, %o: tensor<1x256x56x56xf32>) -> tensor<1x256x56x56xf32> {
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%o : tensor<1x256x56x56xf32>) -> tensor<1x256x56x56xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%in, %w : tensor<1x64x56x56xf32>, tensor<256x64x1x1xf32>) outs(%f : tensor<1x256x56x56xf32>) -> tensor<1x256x56x56xf32>
+  return %r : tensor<1x256x56x56xf32>
+}
+
+// -----
+
+// NCHW convs that stay convs: two images (one GEMM each), a 3x3 filter.
+// CHECK-LABEL: func.func @nchw_kept
+// CHECK-COUNT-2: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: linalg.matmul
+func.func @nchw_kept(%i2: tensor<2x8x7x7xf32>, %w1: tensor<4x8x1x1xf32>, %o2: tensor<2x4x7x7xf32>,
+                     %i9: tensor<1x8x9x9xf32>, %w3: tensor<4x8x3x3xf32>, %o7: tensor<1x4x7x7xf32>) -> (tensor<2x4x7x7xf32>, tensor<1x4x7x7xf32>) {
+  // expected-remark @below {{pruner: conv kept as a conv, not a GEMM: it is NCHW with 2 images: one GEMM per image, not one GEMM}}
+  %a = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%i2, %w1 : tensor<2x8x7x7xf32>, tensor<4x8x1x1xf32>) outs(%o2 : tensor<2x4x7x7xf32>) -> tensor<2x4x7x7xf32>
+  // expected-remark @below {{pruner: conv kept as a conv, not a GEMM: its filter is 3x3, not 1x1}}
+  %b = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%i9, %w3 : tensor<1x8x9x9xf32>, tensor<4x8x3x3xf32>) outs(%o7 : tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32>
+  return %a, %b : tensor<2x4x7x7xf32>, tensor<1x4x7x7xf32>
 }
 
 // -----

@@ -1,6 +1,6 @@
 /* test/lit/cpu-pipeline/Inputs/driver.c: calls the kernels of kernels.mlir compiled by
  * pruner-cpu-pipeline + mlir-translate + llc, and checks them: the dense layer against
- * OpenBLAS cblas_sgemm (+ bias, ReLU), the row max and the two convolutions against plain C.
+ * OpenBLAS cblas_sgemm (+ bias, ReLU), the row max and the three convolutions against plain C.
  *
  * The C entry points are the `_mlir_ciface_<name>` functions of llvm.emit_c_interface:
  * one pointer to a memref descriptor per tensor argument (docs/host.md, "ABI"); the
@@ -24,6 +24,7 @@ void _mlir_ciface_dense(Memref2 *x, Memref2 *w, Memref1 *b, Memref2 *out);
 void _mlir_ciface_rowmax(Memref2 *x, Memref1 *out);
 void _mlir_ciface_conv(Memref4 *in, Memref4 *f, Memref4 *out);
 void _mlir_ciface_conv_nchw(Memref4 *in, Memref4 *f, Memref4 *out);
+void _mlir_ciface_conv_nchw_1x1(Memref4 *in, Memref4 *f, Memref4 *out);
 
 static float *array(int64_t n, bool random) {
   float *p = malloc((size_t)n * sizeof *p);
@@ -182,6 +183,30 @@ static bool testConvNchw(void) {
   return ok;
 }
 
+/* A 1x1 NCHW conv of one image (kernels.mlir's @conv_nchw_1x1, tuned as a matmul). */
+static bool testConvNchw1x1(void) {
+  enum { C = 16, H = 8, W = 8, F = 24 };
+  float *in = array(C * H * W, true), *f = array(F * C, true);
+  float *out = array(F * H * W, false), *want = array(F * H * W, false);
+  Memref4 mi, mf, mo;
+  DESC(mi, in, 4, 1, C, H, W);
+  DESC(mf, f, 4, F, C, 1, 1);
+  DESC(mo, out, 4, 1, F, H, W);
+  _mlir_ciface_conv_nchw_1x1(&mi, &mf, &mo);
+  if (corrupt)
+    out[5] += 0.5f;
+  for (int o = 0; o < F; ++o)
+    for (int p = 0; p < H * W; ++p) {
+      double s = 0;
+      for (int c = 0; c < C; ++c)
+        s += (double)f[o * C + c] * in[c * H * W + p];
+      want[o * H * W + p] = (float)s;
+    }
+  bool ok = check("conv_nchw_1x1 (conv_2d_nchw_fchw as matmul vs C)", out, want, F * H * W);
+  free(in), free(f), free(out), free(want);
+  return ok;
+}
+
 int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--corrupt") == 0) {
@@ -195,5 +220,6 @@ int main(int argc, char **argv) {
   ok = testRowmax() && ok;
   ok = testConv() && ok;
   ok = testConvNchw() && ok;
+  ok = testConvNchw1x1() && ok;
   return ok ? 0 : 1;
 }

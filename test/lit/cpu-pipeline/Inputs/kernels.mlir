@@ -56,3 +56,15 @@ func.func @conv_nchw(%in: tensor<2x5x13x14xf32>, %f: tensor<32x5x3x3xf32>,
       outs(%acc : tensor<2x32x6x10xf32>) -> tensor<2x32x6x10xf32>
   return %r : tensor<2x32x6x10xf32>
 }
+
+// A 1x1 NCHW convolution of one image: pruner-tune tunes it as the linalg.matmul it is
+// (filter F x C times image C x (H*W); docs/tune.md).
+func.func @conv_nchw_1x1(%in: tensor<1x16x8x8xf32>, %f: tensor<24x16x1x1xf32>,
+                         %out: tensor<1x24x8x8xf32>) -> tensor<1x24x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %acc = linalg.fill ins(%zero : f32) outs(%out : tensor<1x24x8x8xf32>) -> tensor<1x24x8x8xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %f : tensor<1x16x8x8xf32>, tensor<24x16x1x1xf32>)
+      outs(%acc : tensor<1x24x8x8xf32>) -> tensor<1x24x8x8xf32>
+  return %r : tensor<1x24x8x8xf32>
+}
