@@ -97,11 +97,15 @@ static const char *whyNot(MlirOperation conv, const PrunerWorkload *w,
              (long long)in->shape[0]);
     return buf;
   }
-  int64_t rows;
-  if (!prunerCheckedProduct(out->shape, 3 + nchw, &rows)) {
-    snprintf(buf, size, "its N*H*W = %lld*%lld*%lld does not fit in 64 bits",
-             (long long)out->shape[0], (long long)out->shape[pixel],
-             (long long)out->shape[pixel + 1]);
+  int64_t rows; /* the GEMM's pixel dim: N*H*W (NHWC), H*W (NCHW, one image) */
+  if (!prunerCheckedProduct(out->shape + pixel - 1 + nchw, 3 - nchw, &rows)) {
+    if (nchw)
+      snprintf(buf, size, "its H*W = %lld*%lld does not fit in 64 bits",
+               (long long)out->shape[pixel], (long long)out->shape[pixel + 1]);
+    else
+      snprintf(buf, size, "its N*H*W = %lld*%lld*%lld does not fit in 64 bits",
+               (long long)out->shape[0], (long long)out->shape[pixel],
+               (long long)out->shape[pixel + 1]);
     return buf;
   }
   if (in->shape[pixel] != out->shape[pixel] || in->shape[pixel + 1] != out->shape[pixel + 1]) {

@@ -303,7 +303,8 @@ void BM_HostConvVsOpenBLAS(benchmark::State &state) {
 
 // NCHW convs (docs/host.md, "NCHW convolutions run channels-last": transposes around the
 // NHWC twin): ResNet-50's stem and two of its 3x3 convs in NCHW, against im2col + OpenBLAS
-// (one sgemm per image) and oneDNN's direct conv on the same NCHW buffers.
+// (one sgemm per image) and oneDNN's direct conv, its reorders from and to the NCHW
+// buffers timed with it ("oneDNN: a conv library baseline").
 void BM_HostConvNchwVsOpenBLAS(benchmark::State &state) {
   int64_t c = state.range(1), ih = state.range(2), k = state.range(3), f = state.range(4),
           stride = state.range(5);

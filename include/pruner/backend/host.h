@@ -36,8 +36,10 @@ extern "C" {
 /* ---- schedule and measurement (schedule_host.c, jit.c, host.c; MLIR) ------------------ */
 
 /* The host transform schedule for `config` (a module holding @__transform_main that
- * acts on the bufferized payload of prunerHostPayload); malloc'ed, caller frees. With
- * `config` NULL: the untiled lowering (no transform at all, an empty sequence). */
+ * acts on the bufferized payload of prunerHostPayload; 2-D convs on the tensor payload,
+ * an NCHW conv on the channels-last kernel its module is rewritten into first,
+ * pruner/backend/host_ir.h); malloc'ed, caller frees. With `config` NULL: the untiled
+ * lowering (no transform at all, an empty sequence). */
 PrunerStatus prunerHostScheduleBuild(const PrunerWorkload *w, const PrunerConfig *config,
                                      const PrunerTargetDesc *t, char **text);
 

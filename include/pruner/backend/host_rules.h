@@ -186,8 +186,10 @@ int prunerHostPackableOperand(const PrunerWorkload *w);
 
 /* Whether the host kernel of `w` is an NCHW 2-D convolution run as its channels-last twin:
  * input, filter and output transposed to NHWC / HWCF / NHWC around the conv_2d_nhwc_hwcf
- * the config schedules, and the result transposed back. Host targets (or t NULL) only:
- * IREE's CPU backend compiles NCHW convs its own way. */
+ * the config schedules, and the result transposed back. Host targets of this build's
+ * kernels (codegen_version 0 or from 5 on) or t NULL (the kernel this build makes) only:
+ * IREE's CPU backend compiles NCHW convs its own way, and an older host dataset timed
+ * scalar NCHW kernels. */
 bool prunerHostRunsChannelsLast(const PrunerWorkload *w, const PrunerTargetDesc *t);
 /* The twin: `w`'s conv as conv_2d_nhwc_hwcf, loops (n, oh, ow, f, kh, kw, c); its key,
  * op_name (for messages), body, strides and dilations stay `w`'s. twin_loop[l] is the

@@ -11,9 +11,13 @@
 
 #include "pruner/backend/host_rules.h"
 
+/* A dataset of an earlier host version timed the scalar NCHW kernels (version 2): its
+ * study keeps their rules and draft (PrunerTargetDesc.codegen_version). */
 bool prunerHostRunsChannelsLast(const PrunerWorkload *w, const PrunerTargetDesc *t) {
   return w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW && w->num_loops == 7 && w->num_inputs == 2 &&
-         w->num_outputs == 1 && (t == NULL || t->kind == PRUNER_TARGET_HOST);
+         w->num_outputs == 1 &&
+         (t == NULL || (t->kind == PRUNER_TARGET_HOST &&
+                        (t->codegen_version == 0 || t->codegen_version >= 5)));
 }
 
 /* The twin's loop order, conv_2d_nhwc_hwcf's: (n, oh, ow, f, kh, kw, c). */
@@ -29,13 +33,15 @@ bool prunerHostChannelsLastWorkload(const PrunerWorkload *w, PrunerWorkload *twi
                                     int *twin_loop) {
   if (!prunerHostRunsChannelsLast(w, NULL))
     return false;
+  bool taken[7] = {false};
   for (int l = 0; l < 7; ++l) {
     twin_loop[l] = -1;
     for (int j = 0; j < 7; ++j)
       if (kTwinRoles[j] == w->loop_roles[l])
         twin_loop[l] = j;
-    if (twin_loop[l] < 0)
-      return false;
+    if (twin_loop[l] < 0 || taken[twin_loop[l]])
+      return false; /* not the seven roles of a 2-D conv, once each */
+    taken[twin_loop[l]] = true;
   }
   /* Body, strides, dilations, key and op_name stay the op's: messages name the op the
    * user wrote; the host schedule matches ops by kind (prunerSchedulePayloadOpName). */

@@ -807,8 +807,10 @@ static void addPart(PrunerDraftSymbols *s, const PrunerDraftSymbols *p) {
 
 bool prunerHostDraftScore(const PrunerWorkload *w, const PrunerTargetDesc *t,
                           const PrunerConfig *c, PrunerDraftSymbols *out) {
-  /* An NCHW conv runs as its channels-last twin: the conv is scored; its transposes cost
-   * the same for every config, so they change no ranking (docs/host.md). */
+  /* An NCHW conv runs as its channels-last twin: the twin's conv is scored, not the
+   * transposes around it (docs/host.md). The input's and the filter's cost the same for
+   * every config; the output's add-back runs per task with several tasks and whole on one
+   * thread otherwise, which the model does not see. */
   PrunerWorkload twin;
   int twin_loop[PRUNER_MAX_LOOPS];
   if (prunerHostRunsChannelsLast(w, t) && prunerHostChannelsLastWorkload(w, &twin, twin_loop)) {

@@ -232,8 +232,9 @@ static PrunerStatus rewriteChannelsLast(MlirModule m, const PrunerWorkload *w) {
  * each task's tile of it) are the only ones a host schedule allocates without freeing them:
  * one-shot bufferization inserts no deallocation, and the deallocation pipeline would also
  * copy the output the kernel returns. Each is freed before the terminator of its block
- * (none escapes it: the kernel returns its output argument); left alone, every call leaks
- * them and pays fresh pages. */
+ * (none escapes it: the kernel returns its output argument; a buffer the terminator uses
+ * fails the kernel, one already freed is left alone); left alone, every call leaks them
+ * and pays fresh pages. */
 static bool freeLocalBuffers(MlirModule m) {
   enum { MAX_ALLOCS = 64 };
   MlirOperation allocs[MAX_ALLOCS];
@@ -247,6 +248,15 @@ static bool freeLocalBuffers(MlirModule m) {
     MlirValue buffer = mlirOperationGetResult(alloc, 0);
     if (mlirOperationIsNull(term))
       return false;
+    bool freed = false; /* a buffer the schedule frees itself (a packed panel) */
+    for (MlirOpOperand u = mlirValueGetFirstUse(buffer); !mlirOpOperandIsNull(u);
+         u = mlirOpOperandGetNextUse(u)) {
+      MlirOperation user = mlirOpOperandGetOwner(u);
+      freed |= mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(user)),
+                                  mlirStringRefCreateFromCString("memref.dealloc"));
+    }
+    if (freed)
+      continue;
     for (intptr_t o = 0; o < mlirOperationGetNumOperands(term); ++o)
       if (mlirValueEqual(mlirOperationGetOperand(term, o), buffer))
         return false; /* escapes: not the kernel built here */
@@ -269,7 +279,8 @@ static PrunerStatus prepareModule(MlirModule m, const PrunerWorkload *w, const P
     return st;
   /* Schedules that start on tensors bufferize themselves (untiled: bufferize here). */
   const bool tensors = c && hostScheduleOnTensors(w);
-  const bool channels_last = c && schedule && prunerHostRunsChannelsLast(w, t);
+  /* The kernel this build makes: the test the schedule makes (hostScheduleBuildChecked). */
+  const bool channels_last = c && schedule && prunerHostRunsChannelsLast(w, NULL);
   if (channels_last) {
     st = rewriteChannelsLast(m, w);
     if (!st.ok) {

@@ -596,6 +596,8 @@ static PrunerStatus spaceKnobs(const PrunerWorkload *w, const PrunerTargetDesc *
 PrunerStatus prunerHostSpaceKnobs(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                   const PrunerSpaceOptions *opts, PrunerKnob *knobs, int cap,
                                   int *num_knobs) {
+  if (!prunerHostRunsChannelsLast(w, t))
+    return spaceKnobs(w, t, opts, knobs, cap, num_knobs);
   TwinView *v = malloc(sizeof *v);
   if (!v)
     return prunerStatusError("host space of %s: out of memory", w->key);

@@ -48,7 +48,7 @@
 // IR-NOT: memref.copy
 // IR: return %arg2
 
-// MEASURED: tuned ok {{.*}} max_abs_error {{0|[0-9.]+e-0[5-9]}}
+// MEASURED: tuned ok {{.*}} max_abs_error {{(0|[0-9.]+e-0[5-9])}} jit_s
 
 // ONE-NOT: tile_using_forall
 // ONE-NOT: fuse_into_containing_op

@@ -274,9 +274,12 @@ static void test_conv_nchw_channels_last(void **state) {
   (void)state;
   PrunerWorkload w, twin, nhwc;
   workloadFromText(
-      "func.func @f(%I: tensor<2x5x13x14xf32>, %W: tensor<32x5x3x3xf32>, %O: tensor<2x32x6x10xf32>) -> tensor<2x32x6x10xf32> {\n"
-      "  %r = linalg.conv_2d_nchw_fchw {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>}\n"
-      "      ins(%I, %W : tensor<2x5x13x14xf32>, tensor<32x5x3x3xf32>) outs(%O : tensor<2x32x6x10xf32>) -> tensor<2x32x6x10xf32>\n"
+      "func.func @f(%I: tensor<2x5x13x14xf32>, %W: tensor<32x5x3x3xf32>,\n"
+      "             %O: tensor<2x32x6x10xf32>) -> tensor<2x32x6x10xf32> {\n"
+      "  %r = linalg.conv_2d_nchw_fchw {dilations = dense<[1, 2]> : tensor<2xi64>,\n"
+      "                                 strides = dense<[2, 1]> : tensor<2xi64>}\n"
+      "      ins(%I, %W : tensor<2x5x13x14xf32>, tensor<32x5x3x3xf32>)\n"
+      "      outs(%O : tensor<2x32x6x10xf32>) -> tensor<2x32x6x10xf32>\n"
       "  return %r : tensor<2x32x6x10xf32>\n}\n",
       &w);
   int twin_loop[PRUNER_MAX_LOOPS];
@@ -284,6 +287,11 @@ static void test_conv_nchw_channels_last(void **state) {
   PrunerTargetDesc iree = target;
   iree.kind = PRUNER_TARGET_IREE_CPU;
   assert_false(prunerHostRunsChannelsLast(&w, &iree));
+  /* A dataset of host version 2 timed scalar NCHW kernels: its study keeps their rules. */
+  PrunerTargetDesc version2 = target;
+  version2.codegen_version = 2;
+  assert_false(prunerHostRunsChannelsLast(&w, &version2));
+  assert_int_equal(prunerHostVectorWidth(&w, &version2), 1);
   assert_true(prunerHostChannelsLastWorkload(&w, &twin, twin_loop));
   assert_true(prunerWorkloadVerify(&twin).ok);
   assert_string_equal(twin.key, w.key); /* messages and records name the op */
@@ -292,6 +300,9 @@ static void test_conv_nchw_channels_last(void **state) {
   prunerWorkloadConv2dNchwFchw(&square, 2, 5, 13, 14, 32, 3, 3, 2, 1, PRUNER_DTYPE_F32);
   assert_true(prunerHostChannelsLastWorkload(&square, &twin, twin_loop));
   prunerWorkloadConv2dNhwcHwcf(&nhwc, 2, 13, 14, 5, 3, 3, 32, 2, 1, PRUNER_DTYPE_F32);
+  PrunerWorkload none;
+  int none_loop[PRUNER_MAX_LOOPS];
+  assert_false(prunerHostChannelsLastWorkload(&nhwc, &none, none_loop)); /* NCHW only */
   assert_int_equal(twin.kind, PRUNER_OP_CONV_2D_NHWC_HWCF);
   assert_memory_equal(twin.bounds, nhwc.bounds, sizeof twin.bounds);
   assert_memory_equal(twin.loop_roles, nhwc.loop_roles, sizeof twin.loop_roles);
