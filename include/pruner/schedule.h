@@ -76,6 +76,8 @@ PrunerStatus prunerSchedulePayload(const PrunerWorkload *w, const char *func_nam
 /* MLIR spelling of a dtype ("f32"), NULL if unknown; whether it is a float type. */
 const char *prunerScheduleMlirType(PrunerDType dtype);
 bool prunerScheduleIsFloat(PrunerDType dtype);
+/* Appends operand `o`'s tensor type ("tensor<1x64x56x56xf32>") to `t`. */
+void prunerScheduleAppendTensorType(PrunerText *t, const PrunerOperand *o);
 
 /* The op name the payload uses for the workload ("linalg.matmul", "linalg.generic"): what
  * a schedule matches. */

@@ -57,7 +57,7 @@ bool prunerScheduleHasFill(const PrunerWorkload *w) {
          w->kind == PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC;
 }
 
-static void appendTensorType(PrunerText *t, const PrunerOperand *o) {
+void prunerScheduleAppendTensorType(PrunerText *t, const PrunerOperand *o) {
   prunerTextAppend(t, "tensor<");
   for (int d = 0; d < o->rank; ++d)
     prunerTextAppend(t, "%lldx", (long long)o->shape[d]);
@@ -68,7 +68,7 @@ static void appendTensorType(PrunerText *t, const PrunerOperand *o) {
 static void appendTensorTypes(PrunerText *t, const PrunerWorkload *w, int first, int last) {
   for (int o = first; o < last; ++o) {
     prunerTextAppend(t, "%s", o > first ? ", " : "");
-    appendTensorType(t, &w->operands[o]);
+    prunerScheduleAppendTensorType(t, &w->operands[o]);
   }
 }
 
@@ -296,11 +296,11 @@ static void appendNamed(PrunerText *t, const PrunerWorkload *w, const char *out)
                      (long long)w->dilations[0], (long long)w->dilations[1],
                      (long long)w->strides[0], (long long)w->strides[1]);
   prunerTextAppend(t, "ins(%%a0, %%a1 : ");
-  appendTensorType(t, &w->operands[0]);
+  prunerScheduleAppendTensorType(t, &w->operands[0]);
   prunerTextAppend(t, ", ");
-  appendTensorType(t, &w->operands[1]);
+  prunerScheduleAppendTensorType(t, &w->operands[1]);
   prunerTextAppend(t, ") outs(%s : ", out);
-  appendTensorType(t, &w->operands[2]);
+  prunerScheduleAppendTensorType(t, &w->operands[2]);
   prunerTextAppend(t, ") -> ");
 }
 
@@ -326,7 +326,7 @@ PrunerStatus prunerSchedulePayload(const PrunerWorkload *w, const char *func_nam
   prunerTextAppend(&t, "func.func @%s(", func_name);
   for (int o = 0; o < nops; ++o) {
     prunerTextAppend(&t, "%s%%a%d: ", o ? ", " : "", o);
-    appendTensorType(&t, &w->operands[o]);
+    prunerScheduleAppendTensorType(&t, &w->operands[o]);
   }
   prunerTextAppend(&t, ") -> (");
   appendTensorTypes(&t, w, w->num_inputs, nops);
@@ -341,9 +341,9 @@ PrunerStatus prunerSchedulePayload(const PrunerWorkload *w, const char *func_nam
     prunerTextAppend(&t, "  %%zero = arith.constant %s : %s\n",
                      prunerScheduleIsFloat(out->dtype) ? "0.0" : "0", ty);
     prunerTextAppend(&t, "  %%init = linalg.fill ins(%%zero : %s) outs(%s : ", ty, outs[0]);
-    appendTensorType(&t, out);
+    prunerScheduleAppendTensorType(&t, out);
     prunerTextAppend(&t, ") -> ");
-    appendTensorType(&t, out);
+    prunerScheduleAppendTensorType(&t, out);
     prunerTextAppend(&t, "\n");
     snprintf(outs[0], sizeof outs[0], "%%init");
   }

@@ -193,23 +193,14 @@ static bool bindLayout(HostOnednn *d, const dnnl_memory_desc_t *user_md, void *u
 static bool reorderWeights(HostOnednn *d, const dnnl_memory_desc_t *user_md, const float *filter,
                            const dnnl_memory_desc_t *want_md, dnnl_memory_t *out) {
   dnnl_memory_t user = NULL;
-  dnnl_primitive_desc_t rpd = NULL;
   dnnl_primitive_t r = NULL;
   bool ok = d->dnnl_memory_create(&user, user_md, d->engine, (void *)filter) == dnnl_success &&
             d->dnnl_memory_create(out, want_md, d->engine, DNNL_MEMORY_ALLOCATE) ==
                 dnnl_success &&
-            d->dnnl_reorder_primitive_desc_create(&rpd, user_md, d->engine, want_md, d->engine,
-                                                  NULL) == dnnl_success &&
-            d->dnnl_primitive_create(&r, rpd) == dnnl_success;
-  if (ok) {
-    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, *out}};
-    ok = d->dnnl_primitive_execute(r, d->stream, 2, args) == dnnl_success &&
-         d->dnnl_stream_wait(d->stream) == dnnl_success;
-  }
+            reorderCreate(d, user_md, want_md, &r) && reorderRun(d, r, user, *out) &&
+            d->dnnl_stream_wait(d->stream) == dnnl_success;
   if (r)
     d->dnnl_primitive_destroy(r);
-  if (rpd)
-    d->dnnl_primitive_desc_destroy(rpd);
   if (user)
     d->dnnl_memory_destroy(user);
   return ok;

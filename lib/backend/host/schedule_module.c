@@ -74,17 +74,17 @@ static bool applySchedule(MlirModule m, const char *schedule) {
 /* ---- an NCHW conv's kernel: transposes around its channels-last twin ---------------- */
 
 static void appendTensor(PrunerText *t, const PrunerOperand *o) {
-  prunerTextAppend(t, "tensor<");
-  for (int d = 0; d < o->rank; ++d)
-    prunerTextAppend(t, "%lldx", (long long)o->shape[d]);
-  prunerTextAppend(t, "%s>", prunerScheduleMlirType(o->dtype));
+  prunerScheduleAppendTensorType(t, o);
 }
 
-/* `%dst = linalg.transpose ins(%src : from) outs(%init : to) permutation = perm`. */
+/* `%init = tensor.empty() : to` and `%dst = linalg.transpose ins(%src : from) outs(%init :
+ * to) permutation = perm`. */
 static void appendTranspose(PrunerText *t, const char *dst, const char *src,
                             const PrunerOperand *from, const char *init,
                             const PrunerOperand *to, const char *perm) {
-  prunerTextAppend(t, "  %%%s = linalg.transpose ins(%%%s : ", dst, src);
+  prunerTextAppend(t, "  %%%s = tensor.empty() : ", init);
+  appendTensor(t, to);
+  prunerTextAppend(t, "\n  %%%s = linalg.transpose ins(%%%s : ", dst, src);
   appendTensor(t, from);
   prunerTextAppend(t, ") outs(%%%s : ", init);
   appendTensor(t, to);
@@ -116,13 +116,8 @@ static PrunerStatus channelsLastBody(const PrunerWorkload *w, const PrunerWorklo
   appendTensor(&t, out);
   prunerTextAppend(&t, ") -> ");
   appendTensor(&t, out);
-  prunerTextAppend(&t, " {\n  %%e0 = tensor.empty() : ");
-  appendTensor(&t, tin);
-  prunerTextAppend(&t, "\n");
+  prunerTextAppend(&t, " {\n");
   appendTranspose(&t, "tin", "in", in, "e0", tin, "0, 2, 3, 1");
-  prunerTextAppend(&t, "  %%e1 = tensor.empty() : ");
-  appendTensor(&t, tfil);
-  prunerTextAppend(&t, "\n");
   appendTranspose(&t, "tfil", "fil", fil, "e1", tfil, "2, 3, 1, 0");
   prunerTextAppend(&t, "  %%e2 = tensor.empty() : ");
   appendTensor(&t, tout);

@@ -892,6 +892,14 @@ static void test_measurable(void **state) {
   prunerWorkloadElementwiseAdd(&w, big, 2, PRUNER_DTYPE_F32);
   assert_false(prunerHostMeasurable(&w, why, sizeof why));
   assert_non_null(strstr(why, "its operands need 20480 MB in the measuring worker"));
+  /* An NCHW conv's kernel holds channels-last copies too: 1.5 GiB of input and of output
+   * need 2 x 1.5 + 4 x 1.5 = 9 GiB with them, past the limit; the same conv in NHWC
+   * (no copies: 1.5 + 3 x 1.5 = 6 GiB) fits. */
+  prunerWorkloadConv2dNchwFchw(&w, 1, 256, 1024, 1536, 256, 1, 1, 1, 1, PRUNER_DTYPE_F32);
+  assert_false(prunerHostMeasurable(&w, why, sizeof why));
+  assert_non_null(strstr(why, "its operands and their channels-last copies need 92"));
+  prunerWorkloadConv2dNhwcHwcf(&w, 1, 1024, 1536, 256, 1, 1, 256, 1, 1, PRUNER_DTYPE_F32);
+  assert_true(prunerHostMeasurable(&w, why, sizeof why));
 }
 
 int main(void) {
