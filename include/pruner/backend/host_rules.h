@@ -165,9 +165,16 @@ PrunerStatus prunerHostSpaceKnobs(const PrunerWorkload *w, const PrunerTargetDes
 int prunerHostTileCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
                              const PrunerSpaceOptions *opts, int loop, int64_t *workgroup,
                              int64_t *thread, int cap);
+/* The same at vector width `vector_width` alone (the vectorized loop's register tiles are
+ * whole vectors of it; other loops do not depend on it): where the host space offers two
+ * widths (prunerHostVectorCandidates), prunerHostTileCandidates is the union of both. */
+int prunerHostTileCandidatesAtWidth(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                    const PrunerSpaceOptions *opts, int loop, int vector_width,
+                                    int64_t *workgroup, int64_t *thread, int cap);
 /* Reduction steps of loop l, at most `cap`. */
 int prunerHostReductionCandidates(const PrunerWorkload *w, int loop, int64_t *steps, int cap);
-/* Vector widths: the one of prunerHostVectorWidth. */
+/* Vector widths: the one of prunerHostVectorWidth, and where that is narrower than the
+ * SIMD lanes (a bound they do not divide) the lanes too, with the loop split. */
 int prunerHostVectorCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                int64_t *widths, int cap);
 /* The vector width of the host space for `w`: the SIMD lanes of its element type when

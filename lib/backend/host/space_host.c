@@ -201,16 +201,15 @@ int prunerHostPackableOperand(const PrunerWorkload *w) {
   return reduction && reused ? 1 : -1;
 }
 
-int prunerHostTileCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
-                             const PrunerSpaceOptions *opts, int loop, int64_t *workgroup,
-                             int64_t *thread, int cap) {
+int prunerHostTileCandidatesAtWidth(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                    const PrunerSpaceOptions *opts, int loop, int vw,
+                                    int64_t *workgroup, int64_t *thread, int cap) {
   PrunerSpaceOptions defaults = prunerHostSpaceDefaultOptions();
   if (!opts)
     opts = &defaults;
   int64_t bound = w->bounds[loop];
   int vl = prunerHostVectorLoop(w), simd = lanes(w, t);
-  /* The vector loop's register tiles are whole vectors of the space's width. */
-  int vw = prunerHostVectorWidth(w, t);
+  /* The vector loop's register tiles are whole vectors of width vw. */
   bool contraction = w->kind == PRUNER_OP_MATMUL || w->kind == PRUNER_OP_BATCH_MATMUL ||
                      w->kind == PRUNER_OP_CONTRACTION;
   /* Contractions: tasks of at least MIN_TASK_TILE rows; a batch loop (one attention head
@@ -271,6 +270,35 @@ int prunerHostTileCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
   return n;
 }
 
+int prunerHostTileCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                             const PrunerSpaceOptions *opts, int loop, int64_t *workgroup,
+                             int64_t *thread, int cap) {
+  int64_t widths[2];
+  int nw = loop == prunerHostVectorLoop(w) ? prunerHostVectorCandidates(w, t, widths, 2) : 1;
+  if (nw < 2)
+    return prunerHostTileCandidatesAtWidth(w, t, opts, loop, prunerHostVectorWidth(w, t),
+                                           workgroup, thread, cap);
+  /* Both widths' (task, register) pairs; with the other width such a pair is an invalid
+   * config (prunerHostConfigCheck: the narrow vector's tiles divide the bound, the full
+   * lanes' split it), which the space leaves out. */
+  int n = 0;
+  for (int i = 0; i < nw; ++i) {
+    int64_t wg[PRUNER_MAX_KNOB_VALUES * 4], th[PRUNER_MAX_KNOB_VALUES * 4];
+    int m = prunerHostTileCandidatesAtWidth(w, t, opts, loop, (int)widths[i], wg, th,
+                                            PRUNER_MAX_KNOB_VALUES * 4);
+    for (int j = 0; j < m && n < cap; ++j) {
+      bool seen = false;
+      for (int k = 0; k < n && !seen; ++k)
+        seen = workgroup[k] == wg[j] && thread[k] == th[j];
+      if (!seen) {
+        workgroup[n] = wg[j];
+        thread[n++] = th[j];
+      }
+    }
+  }
+  return n;
+}
+
 int prunerHostReductionCandidates(const PrunerWorkload *w, int loop, int64_t *steps, int cap) {
   int64_t bound = w->bounds[loop];
   PrunerLoopRole r = w->loop_roles[loop];
@@ -300,6 +328,14 @@ int prunerHostVectorCandidates(const PrunerWorkload *w, const PrunerTargetDesc *
   /* Scalar code is never faster when a whole vector fits (docs/host.md, H2: the untiled,
    * scalar lowering is ~300x slower); 1 is offered only where no vector fits. */
   widths[0] = prunerHostVectorWidth(w, t);
+  /* A narrower vector that divides the bound does a half or a quarter of the lanes' work
+   * per instruction: the full lanes with the loop split are offered beside it, and the
+   * draft weighs the two (docs/host.md, "Narrow vectors or the full lanes"). */
+  int simd = lanes(w, t);
+  if (widths[0] > 1 && widths[0] < simd && cap > 1) {
+    widths[1] = simd;
+    return 2;
+  }
   return 1;
 }
 
@@ -427,6 +463,13 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
              "vector_width %d dividing the workgroup tile %lld",
              op, (long long)th, l, role, (int)c->vector_width, (long long)wg);
       vectors = th / c->vector_width;
+      /* The narrower vector is there for whole tasks; a split loop has the full lanes. */
+      if (c->vector_width < simd && w->bounds[l] % wg)
+        FAIL("workgroup tile %lld of the vectorized loop %d (%s) does not divide its bound "
+             "%lld: a vector narrower than the %d lanes (vector_width %d) takes dividing "
+             "task tiles only; a split loop takes the full lanes",
+             op, (long long)wg, l, role, (long long)w->bounds[l], simd,
+             (int)c->vector_width);
     } else if (l == vl && wg % th) { /* (a split loop's remainder peels it: its own tile) */
       FAIL("thread tile %lld of the contiguous loop %d (%s) does not divide the workgroup "
            "tile %lld",

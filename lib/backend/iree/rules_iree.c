@@ -153,8 +153,19 @@ PrunerStatus prunerIreeCpuSpaceKnobs(const PrunerWorkload *w, const PrunerTarget
   PrunerStatus st = prunerHostSpaceKnobs(w, t, opts, knobs, cap, num_knobs);
   if (!st.ok)
     return st;
+  /* One vector width (IREE picks its own; below), and the vectorized loop's tiles at it:
+   * the host's second width, the full lanes with the loop split, is the host schedule's. */
+  int vl = prunerHostVectorLoop(w), width = prunerHostVectorWidth(w, t);
   for (int k = 0; k < *num_knobs; ++k) {
     PrunerKnob *knob = &knobs[k];
+    if (knob->kind == PRUNER_KNOB_VECTOR_WIDTH) {
+      knob->values[0] = width;
+      knob->num_values = 1;
+    }
+    if (knob->kind == PRUNER_KNOB_TILE && knob->loop == vl && vl >= 0)
+      knob->num_values = prunerHostTileCandidatesAtWidth(w, t, opts, vl, width, knob->values,
+                                                         knob->thread_values,
+                                                         PRUNER_MAX_KNOB_VALUES * 4);
     if (knob->kind == PRUNER_KNOB_REDUCTION)
       knob->num_values =
           reductionCandidates(w, knob->loop, knob->values, PRUNER_MAX_KNOB_VALUES * 4);

@@ -25,6 +25,7 @@
 
 #include "pruner/backend/host.h"
 #include "pruner/backend/host_rules.h"
+#include "pruner/draft.h"
 #include "pruner/ir.h"
 #include "pruner/ir_context.h"
 
@@ -122,6 +123,94 @@ static void test_matmul_narrow_vectors(void **state) {
   prunerWorkloadMatmul(&w, 97, 61, 53, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   assert_int_equal(prunerHostVectorWidth(&w, &target), lanes);
   checkSpace(&w, 3);
+}
+
+/* A bound the lanes do not divide but half of them do (6.5 vectors): the space offers the
+ * narrower vector, every task tile dividing the loop, and the full lanes, every task
+ * tile splitting it (docs/host.md, "Narrow vectors or the full lanes"); iree-cpu keeps the
+ * one width. The draft ranks a full-lanes config first on this compute-bound GEMM (a
+ * quarter-width vector ran a 256x196x2304 GEMM 3.6x slower than the full lanes split);
+ * the best config of each width is measured and checked against the reference. */
+static void test_narrow_or_full_lanes(void **state) {
+  (void)state;
+  int lanes = prunerHostTargetSimdLanes(&target);
+  if (lanes < 8)
+    skip(); /* half of 4 lanes is no vector the space offers */
+  int64_t cols = 6 * lanes + lanes / 2;
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 192, cols, 256, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_int_equal(prunerHostVectorWidth(&w, &target), lanes / 2);
+  int64_t widths[4];
+  assert_int_equal(prunerHostVectorCandidates(&w, &target, widths, 4), 2);
+  assert_true(widths[0] == lanes / 2 && widths[1] == lanes);
+
+  PrunerSpace space;
+  PrunerDraft draft;
+  PrunerStatus s = prunerSpaceCreate(&w, &target, NULL, &space);
+  if (!s.ok)
+    fail_msg("%s", s.message);
+  s = prunerDraftCreate(&w, &target, &draft);
+  if (!s.ok)
+    fail_msg("%s", s.message);
+  uint64_t count = prunerSpaceCount(space), per_width[2] = {0, 0};
+  PrunerConfig c, best[2] = {0}, top = {0};
+  double best_us[2] = {INFINITY, INFINITY}, top_us = INFINITY;
+  for (uint64_t i = 0; i < count; ++i) {
+    assert_true(prunerSpaceGetConfig(space, i, &c).ok);
+    assert_true(prunerConfigCheck(&w, &target, &c).ok);
+    int k = c.vector_width == lanes;
+    assert_true(k || c.vector_width == lanes / 2);
+    ++per_width[k];
+    /* Narrow: whole tasks; full lanes: the loop split at a multiple of the lanes. */
+    assert_int_equal(cols % c.workgroup[1] != 0, k);
+    assert_int_equal(c.workgroup[1] % c.vector_width, 0);
+    double us = prunerDraftPredictUs(draft, &c);
+    if (us < best_us[k]) {
+      best_us[k] = us;
+      best[k] = c;
+    }
+    if (us < top_us) {
+      top_us = us;
+      top = c;
+    }
+  }
+  printf("  %s: %llu configs at %d lanes, %llu at %d; draft's best %.1f / %.1f us\n", w.key,
+         (unsigned long long)per_width[0], lanes / 2, (unsigned long long)per_width[1], lanes,
+         best_us[0], best_us[1]);
+  assert_true(per_width[0] > 0 && per_width[1] > 0);
+  assert_int_equal(top.vector_width, lanes);
+  PrunerConfig split_narrow = best[0]; /* the narrow vector on a split loop: refused */
+  split_narrow.workgroup[1] = 3 * lanes;
+  split_narrow.thread[1] = lanes / 2;
+  s = prunerConfigCheck(&w, &target, &split_narrow);
+  assert_false(s.ok);
+  assert_non_null(strstr(s.message, "takes dividing task tiles only"));
+  prunerDraftDestroy(draft);
+  prunerSpaceDestroy(space);
+
+  PrunerTargetDesc iree = target;
+  iree.kind = PRUNER_TARGET_IREE_CPU;
+  s = prunerSpaceCreate(&w, &iree, NULL, &space);
+  if (!s.ok)
+    fail_msg("%s", s.message);
+  for (uint64_t i = 0; i < prunerSpaceCount(space); ++i) {
+    assert_true(prunerSpaceGetConfig(space, i, &c).ok);
+    assert_int_equal(c.vector_width, lanes / 2);
+  }
+  prunerSpaceDestroy(space);
+
+  for (int k = 0; k < 2; ++k) {
+    PrunerHostResult r;
+    prunerHostMeasure(host, &w, &best[k], &r);
+    char label[256];
+    prunerConfigFormatShort(&w, &best[k], label, sizeof label);
+    printf("  %-36s %-12s %10.1f us  err %g\n", label, prunerRecordStatusName(r.record.status),
+           r.record.median_us, r.record.max_abs_error);
+    if (r.record.status != PRUNER_RECORD_OK)
+      fail_msg("%s %s: %s: %s", w.key, label, prunerRecordStatusName(r.record.status),
+               r.record.error);
+    assert_true(r.record.max_abs_error <= 1e-4);
+  }
 }
 
 /* Split loops (docs/host.md, "Split loops"): bounds with no dividing task tile (521 rows
@@ -908,6 +997,7 @@ int main(void) {
       cmocka_unit_test(test_space_rules),    cmocka_unit_test(test_packing),
       cmocka_unit_test(test_matmul),         cmocka_unit_test(test_batch_matmul),
       cmocka_unit_test(test_matmul_narrow_vectors),
+      cmocka_unit_test(test_narrow_or_full_lanes),
       cmocka_unit_test(test_split_loops),
       cmocka_unit_test(test_conv_nhwc),      cmocka_unit_test(test_conv_nchw_strided),
       cmocka_unit_test(test_conv_nchw_channels_last),
