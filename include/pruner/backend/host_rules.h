@@ -173,14 +173,16 @@ int prunerHostTileCandidatesAtWidth(const PrunerWorkload *w, const PrunerTargetD
                                     int64_t *workgroup, int64_t *thread, int cap);
 /* Reduction steps of loop l, at most `cap`. */
 int prunerHostReductionCandidates(const PrunerWorkload *w, int loop, int64_t *steps, int cap);
-/* Vector widths: the one of prunerHostVectorWidth, and where that is narrower than the
- * SIMD lanes (a bound they do not divide) the lanes too, with the loop split. */
+/* Vector widths: the one of prunerHostVectorWidth, and where that is a narrower vector
+ * dividing the bound, the widest that fits in the bound (at most the SIMD lanes) too,
+ * with the loop split. */
 int prunerHostVectorCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
                                int64_t *widths, int cap);
 /* The vector width of the host space for `w`: the SIMD lanes of its element type when
  * the vectorized loop's bound is a multiple of them; else the widest power of two below
- * that divides it, down to 4; else the lanes again (the loop is split); 1 (scalar) when
- * there is no vectorized loop, for NCHW convs and a loop shorter than the lanes. */
+ * that divides it, down to 4; else the lanes again (the loop is split) when the bound
+ * exceeds them; 1 (scalar) when there is no vectorized loop, for NCHW convs (other than
+ * the host's channels-last twins) and otherwise. */
 int prunerHostVectorWidth(const PrunerWorkload *w, const PrunerTargetDesc *t);
 /* The loop that is vectorized: the output's contiguous loop (-1: none, scalar only). */
 int prunerHostVectorLoop(const PrunerWorkload *w);

@@ -76,16 +76,32 @@ int prunerHostVectorWidth(const PrunerWorkload *w, const PrunerTargetDesc *t) {
   if (prunerHostRunsChannelsLast(w, t) && prunerHostChannelsLastWorkload(w, &twin, twin_loop))
     return prunerHostVectorWidth(&twin, t);
   int vl = prunerHostVectorLoop(w), simd = lanes(w, t);
-  if (vl < 0 || scalarOnly(w) || w->bounds[vl] < simd)
+  if (vl < 0 || scalarOnly(w) || w->bounds[vl] < 4)
     return 1;
   /* The widest vector of at most the lanes that divides the bound, down to 4 (1,000
-   * classes on a 16-lane CPU: 8 lanes, an AVX2-sized ymm), so that whole vectors tile the
-   * loop; a bound none of them divides (a prime, 30,522 = 2 x 3 x 5,087) takes the full
-   * lanes and is split: its task tile does not divide it (prunerHostConfigParts). */
+   * classes on a 16-lane CPU: 8 lanes, an AVX2-sized ymm; 8 output channels: the same),
+   * so that whole vectors tile the loop; a bound none of them divides (a prime, 30,522 =
+   * 2 x 3 x 5,087) takes the full lanes and is split: its task tile does not divide it
+   * (prunerHostConfigParts); one below the lanes stays scalar. */
   for (int v = simd; v >= 4; v /= 2)
     if (w->bounds[vl] % v == 0)
       return v;
-  return simd;
+  return w->bounds[vl] > simd ? simd : 1;
+}
+
+/* The host space's second vector width (0: none): where the first is a narrower vector
+ * that divides the vectorized bound, the widest one that fits in the bound, at most the
+ * lanes, which does not divide it and so splits the loop (196 columns on AVX-512: 4 and
+ * 16; 12: 4 and 8). A quarter-width vector ran a compute-bound GEMM 3.6x slower than the
+ * full lanes split (docs/host.md, "Narrow vectors or the full lanes"). */
+static int splitVectorWidth(const PrunerWorkload *w, const PrunerTargetDesc *t) {
+  int first = prunerHostVectorWidth(w, t), vl = prunerHostVectorLoop(w);
+  if (first <= 1 || vl < 0 || scalarOnly(w))
+    return 0;
+  int wide = lanes(w, t);
+  while (wide > first && wide > w->bounds[vl])
+    wide /= 2;
+  return wide > first ? wide : 0;
 }
 
 static int compareInt64(const void *a, const void *b) {
@@ -331,9 +347,9 @@ int prunerHostVectorCandidates(const PrunerWorkload *w, const PrunerTargetDesc *
   /* A narrower vector that divides the bound does a half or a quarter of the lanes' work
    * per instruction: the full lanes with the loop split are offered beside it, and the
    * draft weighs the two (docs/host.md, "Narrow vectors or the full lanes"). */
-  int simd = lanes(w, t);
-  if (widths[0] > 1 && widths[0] < simd && cap > 1) {
-    widths[1] = simd;
+  int wide = splitVectorWidth(w, t);
+  if (wide > 0 && cap > 1) {
+    widths[1] = wide;
     return 2;
   }
   return 1;
@@ -405,11 +421,13 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
   if (c->promote_operands && c->vector_width <= 1)
     FAIL("promote_operands = [1] packs a vectorized register panel; vector_width is %d", op,
          (int)c->vector_width);
-  int narrow = prunerHostVectorWidth(w, t);
-  if (c->vector_width != 1 && c->vector_width != simd && c->vector_width != narrow)
-    FAIL("vector_width = %d is neither 1 nor the %d SIMD lanes of this CPU%s", op,
+  int narrow = prunerHostVectorWidth(w, t), wide = splitVectorWidth(w, t);
+  if (c->vector_width != 1 && c->vector_width != simd && c->vector_width != narrow &&
+      c->vector_width != wide)
+    FAIL("vector_width = %d is neither 1 nor the %d SIMD lanes of this CPU%s%s", op,
          (int)c->vector_width, simd,
-         narrow > 1 && narrow < simd ? " nor the narrower vector that divides the loop" : "");
+         narrow > 1 && narrow < simd ? " nor the narrower vector that divides the loop" : "",
+         wide > 0 && wide < simd ? " nor the widest vector that fits in it" : "");
   if (c->vector_width > 1 && scalarOnly(w))
     FAIL("vector_width = %d: NCHW convolutions are not vectorized on the host", op,
          (int)c->vector_width);
@@ -463,11 +481,12 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
              "vector_width %d dividing the workgroup tile %lld",
              op, (long long)th, l, role, (int)c->vector_width, (long long)wg);
       vectors = th / c->vector_width;
-      /* The narrower vector is there for whole tasks; a split loop has the full lanes. */
-      if (c->vector_width < simd && w->bounds[l] % wg)
+      /* A narrower vector that divides the bound is there for whole tasks; a split loop
+       * takes the wider one (splitVectorWidth). */
+      if (c->vector_width < simd && w->bounds[l] % c->vector_width == 0 && w->bounds[l] % wg)
         FAIL("workgroup tile %lld of the vectorized loop %d (%s) does not divide its bound "
-             "%lld: a vector narrower than the %d lanes (vector_width %d) takes dividing "
-             "task tiles only; a split loop takes the full lanes",
+             "%lld: a vector narrower than the %d lanes that divides the bound (vector_width "
+             "%d) takes dividing task tiles only; a split loop takes the wider vector",
              op, (long long)wg, l, role, (long long)w->bounds[l], simd,
              (int)c->vector_width);
     } else if (l == vl && wg % th) { /* (a split loop's remainder peels it: its own tile) */

@@ -127,7 +127,7 @@ static void test_matmul_narrow_vectors(void **state) {
 
 /* A bound the lanes do not divide but half of them do (6.5 vectors): the space offers the
  * narrower vector, every task tile dividing the loop, and the full lanes, every task
- * tile splitting it (docs/host.md, "Narrow vectors or the full lanes"); iree-cpu keeps the
+ * tile splitting it (a bound below the lanes the widest vector that fits) (docs/host.md, "Narrow vectors or the full lanes"); iree-cpu keeps the
  * one width. The draft ranks a full-lanes config first on this compute-bound GEMM (a
  * quarter-width vector ran a 256x196x2304 GEMM 3.6x slower than the full lanes split);
  * the best config of each width is measured and checked against the reference. */
@@ -143,6 +143,15 @@ static void test_narrow_or_full_lanes(void **state) {
   int64_t widths[4];
   assert_int_equal(prunerHostVectorCandidates(&w, &target, widths, 4), 2);
   assert_true(widths[0] == lanes / 2 && widths[1] == lanes);
+  /* Below the lanes: 8 columns take 8-lane vectors (they were scalar, 0.13x OpenBLAS on a
+   * 512x8x512 GEMM), 12 take 4 lanes whole or 8 split. */
+  PrunerWorkload small;
+  prunerWorkloadMatmul(&small, 64, 8, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_int_equal(prunerHostVectorCandidates(&small, &target, widths, 4), 1);
+  assert_int_equal(widths[0], 8);
+  prunerWorkloadMatmul(&small, 64, 12, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_int_equal(prunerHostVectorCandidates(&small, &target, widths, 4), 2);
+  assert_true(widths[0] == 4 && widths[1] == 8);
 
   PrunerSpace space;
   PrunerDraft draft;
