@@ -72,6 +72,21 @@ static void workloadFromText(const char *text, PrunerWorkload *w) {
   mlirContextDestroy(ctx);
 }
 
+/* Measures config `c` of `w`, prints it, and fails unless it ran and matched the
+ * reference. */
+static void measureChecked(const PrunerWorkload *w, const PrunerConfig *c) {
+  PrunerHostResult r;
+  prunerHostMeasure(host, w, c, &r);
+  char label[256];
+  prunerConfigFormatShort(w, c, label, sizeof label);
+  printf("  %-36s %-12s %10.1f us  err %g\n", label, prunerRecordStatusName(r.record.status),
+         r.record.median_us, r.record.max_abs_error);
+  if (r.record.status != PRUNER_RECORD_OK)
+    fail_msg("%s %s: %s: %s", w->key, label, prunerRecordStatusName(r.record.status),
+             r.record.error);
+  assert_true(r.record.max_abs_error <= 1e-4);
+}
+
 /* Measures `samples` configs evenly spread over the space (first and last included). */
 static void checkSpace(const PrunerWorkload *w, int samples) {
   PrunerSpace space;
@@ -208,18 +223,8 @@ static void test_narrow_or_full_lanes(void **state) {
   }
   prunerSpaceDestroy(space);
 
-  for (int k = 0; k < 2; ++k) {
-    PrunerHostResult r;
-    prunerHostMeasure(host, &w, &best[k], &r);
-    char label[256];
-    prunerConfigFormatShort(&w, &best[k], label, sizeof label);
-    printf("  %-36s %-12s %10.1f us  err %g\n", label, prunerRecordStatusName(r.record.status),
-           r.record.median_us, r.record.max_abs_error);
-    if (r.record.status != PRUNER_RECORD_OK)
-      fail_msg("%s %s: %s: %s", w.key, label, prunerRecordStatusName(r.record.status),
-               r.record.error);
-    assert_true(r.record.max_abs_error <= 1e-4);
-  }
+  for (int k = 0; k < 2; ++k)
+    measureChecked(&w, &best[k]);
 }
 
 /* Split loops (docs/host.md, "Split loops"): bounds with no dividing task tile (521 rows
@@ -285,18 +290,8 @@ static void test_split_loops(void **state) {
          (unsigned long long)two, (unsigned long long)packed_two);
   assert_true(count > 0 && pick.vector_width > 0 && pick_packed.vector_width > 0);
   const PrunerConfig *measured[2] = {&pick, &pick_packed};
-  for (int i = 0; i < 2; ++i) {
-    PrunerHostResult r;
-    prunerHostMeasure(host, &w, measured[i], &r);
-    char label[256];
-    prunerConfigFormatShort(&w, measured[i], label, sizeof label);
-    printf("  %-36s %-12s %10.1f us  err %g\n", label, prunerRecordStatusName(r.record.status),
-           r.record.median_us, r.record.max_abs_error);
-    if (r.record.status != PRUNER_RECORD_OK)
-      fail_msg("%s %s: %s: %s", w.key, label, prunerRecordStatusName(r.record.status),
-               r.record.error);
-    assert_true(r.record.max_abs_error <= 1e-4);
-  }
+  for (int i = 0; i < 2; ++i)
+    measureChecked(&w, measured[i]);
   prunerSpaceDestroy(space);
   /* Packing is judged on the main part: 512 rows in one task, all of n and k, a panel as
    * wide as the task tile nothing there, and the remainders do not pack. */
