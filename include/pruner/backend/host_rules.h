@@ -161,16 +161,12 @@ PrunerStatus prunerHostSpaceKnobs(const PrunerWorkload *w, const PrunerTargetDes
                                   int *num_knobs);
 
 /* Candidate values of the host knobs (space.c builds its mixed-radix index from them).
- * Task tile candidates of loop l with their register tiles (pairs), at most `cap`. */
+ * Task tile candidates of loop l with their register tiles (pairs), at most `cap`; where
+ * the space has two vector widths (prunerHostVectorCandidates), the vectorized loop's
+ * pairs of both. */
 int prunerHostTileCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
                              const PrunerSpaceOptions *opts, int loop, int64_t *workgroup,
                              int64_t *thread, int cap);
-/* The same at vector width `vector_width` alone (the vectorized loop's register tiles are
- * whole vectors of it; other loops do not depend on it): where the host space offers two
- * widths (prunerHostVectorCandidates), prunerHostTileCandidates is the union of both. */
-int prunerHostTileCandidatesAtWidth(const PrunerWorkload *w, const PrunerTargetDesc *t,
-                                    const PrunerSpaceOptions *opts, int loop, int vector_width,
-                                    int64_t *workgroup, int64_t *thread, int cap);
 /* Reduction steps of loop l, at most `cap`. */
 int prunerHostReductionCandidates(const PrunerWorkload *w, int loop, int64_t *steps, int cap);
 /* Vector widths: the one of prunerHostVectorWidth, and where that is a narrower vector

@@ -217,9 +217,12 @@ int prunerHostPackableOperand(const PrunerWorkload *w) {
   return reduction && reused ? 1 : -1;
 }
 
-int prunerHostTileCandidatesAtWidth(const PrunerWorkload *w, const PrunerTargetDesc *t,
-                                    const PrunerSpaceOptions *opts, int loop, int vw,
-                                    int64_t *workgroup, int64_t *thread, int cap) {
+/* Task tile candidates of `loop` with their register tiles at vector width `vw` alone
+ * (the vectorized loop's register tiles are whole vectors of it; other loops do not
+ * depend on it). */
+static int tileCandidatesAtWidth(const PrunerWorkload *w, const PrunerTargetDesc *t,
+                                 const PrunerSpaceOptions *opts, int loop, int vw,
+                                 int64_t *workgroup, int64_t *thread, int cap) {
   PrunerSpaceOptions defaults = prunerHostSpaceDefaultOptions();
   if (!opts)
     opts = &defaults;
@@ -292,16 +295,16 @@ int prunerHostTileCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
   int64_t widths[2];
   int nw = loop == prunerHostVectorLoop(w) ? prunerHostVectorCandidates(w, t, widths, 2) : 1;
   if (nw < 2)
-    return prunerHostTileCandidatesAtWidth(w, t, opts, loop, prunerHostVectorWidth(w, t),
-                                           workgroup, thread, cap);
+    return tileCandidatesAtWidth(w, t, opts, loop, prunerHostVectorWidth(w, t), workgroup,
+                                 thread, cap);
   /* Both widths' (task, register) pairs; with the other width such a pair is an invalid
    * config (prunerHostConfigCheck: the narrow vector's tiles divide the bound, the full
    * lanes' split it), which the space leaves out. */
   int n = 0;
   for (int i = 0; i < nw; ++i) {
     int64_t wg[PRUNER_MAX_KNOB_VALUES * 4], th[PRUNER_MAX_KNOB_VALUES * 4];
-    int m = prunerHostTileCandidatesAtWidth(w, t, opts, loop, (int)widths[i], wg, th,
-                                            PRUNER_MAX_KNOB_VALUES * 4);
+    int m = tileCandidatesAtWidth(w, t, opts, loop, (int)widths[i], wg, th,
+                                  PRUNER_MAX_KNOB_VALUES * 4);
     for (int j = 0; j < m && n < cap; ++j) {
       bool seen = false;
       for (int k = 0; k < n && !seen; ++k)

@@ -153,19 +153,8 @@ PrunerStatus prunerIreeCpuSpaceKnobs(const PrunerWorkload *w, const PrunerTarget
   PrunerStatus st = prunerHostSpaceKnobs(w, t, opts, knobs, cap, num_knobs);
   if (!st.ok)
     return st;
-  /* One vector width (IREE picks its own; below), and the vectorized loop's tiles at it:
-   * the host's second width, the full lanes with the loop split, is the host schedule's. */
-  int vl = prunerHostVectorLoop(w), width = prunerHostVectorWidth(w, t);
   for (int k = 0; k < *num_knobs; ++k) {
     PrunerKnob *knob = &knobs[k];
-    if (knob->kind == PRUNER_KNOB_VECTOR_WIDTH) {
-      knob->values[0] = width;
-      knob->num_values = 1;
-    }
-    if (knob->kind == PRUNER_KNOB_TILE && knob->loop == vl && vl >= 0)
-      knob->num_values = prunerHostTileCandidatesAtWidth(w, t, opts, vl, width, knob->values,
-                                                         knob->thread_values,
-                                                         PRUNER_MAX_KNOB_VALUES * 4);
     if (knob->kind == PRUNER_KNOB_REDUCTION)
       knob->num_values =
           reductionCandidates(w, knob->loop, knob->values, PRUNER_MAX_KNOB_VALUES * 4);
@@ -216,14 +205,21 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
     FAIL("promote_operands = %s; IREE's CPU lowering config does not take it (the host's "
          "packing is the host backend's own schedule)",
          op, prunerConfigFormatPromote(c->promote_operands, list, sizeof list));
-  /* IREE vectorizes every config itself and the lowering config has no vector width: of
-   * the host space's widths, one stands for all, the one it offers (the SIMD lanes, or the
-   * widest narrower vector dividing the bound: an output of 72 or 100 columns had no
-   * config at all when only the full lanes were accepted). */
-  int want_width = prunerHostVectorWidth(w, t);
-  if (c->vector_width != want_width)
-    FAIL("vector_width = %d; iree-cpu configs use %d (the SIMD lanes where a vector fits)", op,
-         (int)c->vector_width, want_width);
+  /* IREE vectorizes every config itself and the lowering config has no vector width: the
+   * width is the host space's, which says which vector tiles the space offers and counts
+   * the register budget (the SIMD lanes, or the widest narrower vector dividing the bound:
+   * an output of 72 or 100 columns had no config at all when only the full lanes were
+   * accepted; and beside that one the widest that fits, on a split loop: docs/iree.md). */
+  int64_t widths[2];
+  int num_widths = prunerHostVectorCandidates(w, t, widths, 2);
+  if (c->vector_width != widths[0] && (num_widths < 2 || c->vector_width != widths[1])) {
+    if (num_widths < 2)
+      FAIL("vector_width = %d; iree-cpu configs use %d (the SIMD lanes where a vector fits)",
+           op, (int)c->vector_width, (int)widths[0]);
+    FAIL("vector_width = %d; iree-cpu configs use %d (dividing the loop) or %d (the loop "
+         "split)",
+         op, (int)c->vector_width, (int)widths[0], (int)widths[1]);
+  }
   for (int l = 0; l < w->num_loops; ++l) {
     const char *role = prunerLoopRoleName(w->loop_roles[l]);
     if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) {
