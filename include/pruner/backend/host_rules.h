@@ -176,9 +176,10 @@ int prunerHostVectorCandidates(const PrunerWorkload *w, const PrunerTargetDesc *
                                int64_t *widths, int cap);
 /* The vector width of the host space for `w`: the SIMD lanes of its element type when
  * the vectorized loop's bound is a multiple of them; else the widest power of two below
- * that divides it, down to 4; else the lanes again (the loop is split) when the bound
- * exceeds them; 1 (scalar) when there is no vectorized loop, for NCHW convs (other than
- * the host's channels-last twins) and otherwise. */
+ * that divides it, down to 4; else the widest vector of at least 4 that fits in the
+ * bound, at most the lanes (the loop is split); 1 (scalar) when there is no vectorized
+ * loop, its bound is below 4, and for NCHW convs (other than the host's channels-last
+ * twins). */
 int prunerHostVectorWidth(const PrunerWorkload *w, const PrunerTargetDesc *t);
 /* The loop that is vectorized: the output's contiguous loop (-1: none, scalar only). */
 int prunerHostVectorLoop(const PrunerWorkload *w);

@@ -3,7 +3,8 @@
  * A host config tiles the op three times: per task (workgroup: parallel loops, tasks are
  * spread over the cores by OpenMP), per cache block of the reduction loops (reduction),
  * and per register block (thread: parallel loops). The innermost loop of the output is
- * vectorized with the full SIMD width. Tile candidates are the bound's divisors, as
+ * vectorized: with the full SIMD width, or a narrower vector that divides it and the widest
+ * that fits beside it (prunerHostVectorCandidates). Tile candidates are the bound's divisors, as
  * Ansor/TVM draw them, and register tiles whatever the register rule admits, so that a
  * space is large enough for a search study to tell methods apart (docs/host.md, "Space");
  * a loop with no useful divisor gets tiles that split it (prunerHostConfigParts).
@@ -81,12 +82,15 @@ int prunerHostVectorWidth(const PrunerWorkload *w, const PrunerTargetDesc *t) {
   /* The widest vector of at most the lanes that divides the bound, down to 4 (1,000
    * classes on a 16-lane CPU: 8 lanes, an AVX2-sized ymm; 8 output channels: the same),
    * so that whole vectors tile the loop; a bound none of them divides (a prime, 30,522 =
-   * 2 x 3 x 5,087) takes the full lanes and is split: its task tile does not divide it
-   * (prunerHostConfigParts); one below the lanes stays scalar. */
+   * 2 x 3 x 5,087; 10) takes the widest vector that fits in it, at most the lanes, and is
+   * split: its task tile does not divide it (prunerHostConfigParts). */
   for (int v = simd; v >= 4; v /= 2)
     if (w->bounds[vl] % v == 0)
       return v;
-  return w->bounds[vl] > simd ? simd : 1;
+  int fits = simd;
+  while (fits > 4 && fits > w->bounds[vl])
+    fits /= 2;
+  return fits;
 }
 
 /* The host space's second vector width (0: none): where the first is a narrower vector
@@ -95,6 +99,10 @@ int prunerHostVectorWidth(const PrunerWorkload *w, const PrunerTargetDesc *t) {
  * 16; 12: 4 and 8). A quarter-width vector ran a compute-bound GEMM 3.6x slower than the
  * full lanes split (docs/host.md, "Narrow vectors or the full lanes"). */
 static int splitVectorWidth(const PrunerWorkload *w, const PrunerTargetDesc *t) {
+  PrunerWorkload twin;
+  int twin_loop[PRUNER_MAX_LOOPS];
+  if (prunerHostRunsChannelsLast(w, t) && prunerHostChannelsLastWorkload(w, &twin, twin_loop))
+    return splitVectorWidth(&twin, t);
   int first = prunerHostVectorWidth(w, t), vl = prunerHostVectorLoop(w);
   if (first <= 1 || vl < 0 || scalarOnly(w))
     return 0;
@@ -248,10 +256,13 @@ static int tileCandidatesAtWidth(const PrunerWorkload *w, const PrunerTargetDesc
     nt = m;
   }
   /* No dividing task tile of at least four vectors (the vectorized loop) or of
-   * min_tile (the others): the loop is split (docs/host.md, "Split loops"). */
+   * min_tile (the others): the loop is split (docs/host.md, "Split loops"); a narrower
+   * vector that divides the bound takes whole tasks only (the split is the wider
+   * vector's: prunerHostConfigCheck). */
   int64_t want = loop == vl && vw > 1 ? 4 * (int64_t)vw : min_tile;
-  nt = splitTaskTiles(bound, min_tile, opts->max_workgroup_tile, loop == vl ? vw : 1,
-                      want < bound ? want : bound, tiles, nt, 64);
+  if (!(loop == vl && vw > 1 && vw < simd && bound % vw == 0))
+    nt = splitTaskTiles(bound, min_tile, opts->max_workgroup_tile, loop == vl ? vw : 1,
+                        want < bound ? want : bound, tiles, nt, 64);
   int n = 0;
   for (int i = 0; i < nt; ++i) {
     int64_t wg = tiles[i];
@@ -298,8 +309,8 @@ int prunerHostTileCandidates(const PrunerWorkload *w, const PrunerTargetDesc *t,
     return tileCandidatesAtWidth(w, t, opts, loop, prunerHostVectorWidth(w, t), workgroup,
                                  thread, cap);
   /* Both widths' (task, register) pairs; with the other width such a pair is an invalid
-   * config (prunerHostConfigCheck: the narrow vector's tiles divide the bound, the full
-   * lanes' split it), which the space leaves out. */
+   * config (prunerHostConfigCheck: the narrow vector's task tiles divide the bound, the
+   * wider vector's split it), which the space leaves out. */
   int n = 0;
   for (int i = 0; i < nw; ++i) {
     int64_t wg[PRUNER_MAX_KNOB_VALUES * 4], th[PRUNER_MAX_KNOB_VALUES * 4];

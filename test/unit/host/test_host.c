@@ -161,7 +161,8 @@ static void test_narrow_or_full_lanes(void **state) {
   assert_int_equal(prunerHostVectorCandidates(&w, &target, widths, 4), 2);
   assert_true(widths[0] == lanes / 2 && widths[1] == lanes);
   /* Below the lanes: 8 columns take 8-lane vectors (they were scalar, 0.13x OpenBLAS on a
-   * 512x8x512 GEMM), 12 take 4 lanes whole or 8 split. */
+   * 512x8x512 GEMM), 12 take 4 lanes whole or 8 split; the same on every ISA of 8 or more
+   * lanes. */
   PrunerWorkload small;
   prunerWorkloadMatmul(&small, 64, 8, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   assert_int_equal(prunerHostVectorCandidates(&small, &target, widths, 4), 1);
@@ -169,6 +170,14 @@ static void test_narrow_or_full_lanes(void **state) {
   prunerWorkloadMatmul(&small, 64, 12, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   assert_int_equal(prunerHostVectorCandidates(&small, &target, widths, 4), 2);
   assert_true(widths[0] == 4 && widths[1] == 8);
+  /* No vector of 4 or more divides 10 or 5: the widest that fits, split (8 + 2, 4 + 1). */
+  prunerWorkloadMatmul(&small, 64, 10, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_int_equal(prunerHostVectorCandidates(&small, &target, widths, 4), 1);
+  assert_int_equal(widths[0], 8);
+  prunerWorkloadMatmul(&small, 64, 5, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  assert_int_equal(prunerHostVectorCandidates(&small, &target, widths, 4), 1);
+  assert_int_equal(widths[0], 4);
+  checkSpace(&small, 3);
 
   PrunerSpace space;
   PrunerDraft draft;
