@@ -279,8 +279,8 @@ void tunedVsBlas(benchmark::State &state, const PrunerWorkload &w, const std::st
   prunerHostDestroy(host);
 }
 
-// Shapes: 1024^3, the two BERT-base FFN matmuls at 128 tokens (M x N x K), and two
-// shapes whose loops are split.
+// Shapes: 1024^3, the two BERT-base FFN matmuls at 128 tokens (M x N x K), two shapes
+// whose loops are split, and two output widths the lanes do not divide.
 void BM_HostMatmulVsOpenBLAS(benchmark::State &state) {
   int64_t m = state.range(1), n = state.range(2), k = state.range(3);
   PrunerWorkload w;
@@ -392,6 +392,11 @@ BENCHMARK(BM_HostMatmulVsOpenBLAS)
     // "Split loops"): a prime cube, and an output width no vector divides.
     ->Args({0, 521, 521, 521})
     ->Args({0, 32, 5094, 256})
+    // Output widths the lanes do not divide: 196 (ResNet-50's stage-3 conv as a GEMM; a
+    // 4-lane vector divides it, the full lanes split it) and 8, below the lanes
+    // (docs/host.md, "Narrow vectors or the full lanes").
+    ->Args({1, 256, 196, 2304})
+    ->Args({1, 512, 8, 512})
     ->UseManualTime()
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
