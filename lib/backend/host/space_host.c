@@ -93,23 +93,28 @@ int prunerHostVectorWidth(const PrunerWorkload *w, const PrunerTargetDesc *t) {
   return fits;
 }
 
-/* The host space's second vector width (0: none): where the first is a narrower vector
- * that divides the vectorized bound, the widest one that fits in the bound, at most the
- * lanes, which does not divide it and so splits the loop (196 columns on AVX-512: 4 and
- * 16; 12: 4 and 8). A quarter-width vector ran a compute-bound GEMM 3.6x slower than the
+/* The host space's second vector width (0: none) beside its first, `first`: where that is
+ * a narrower vector that divides the vectorized bound, the widest one that fits in the
+ * bound, at most the lanes, which does not divide it and so splits the loop (196 columns
+ * on AVX-512: 4 and 16; 12: 4 and 8). A quarter-width vector ran a compute-bound GEMM 3.6x slower than the
  * full lanes split (docs/host.md, "Narrow vectors or the full lanes"). */
-static int splitVectorWidth(const PrunerWorkload *w, const PrunerTargetDesc *t) {
-  PrunerWorkload twin;
-  int twin_loop[PRUNER_MAX_LOOPS];
-  if (prunerHostRunsChannelsLast(w, t) && prunerHostChannelsLastWorkload(w, &twin, twin_loop))
-    return splitVectorWidth(&twin, t);
-  int first = prunerHostVectorWidth(w, t), vl = prunerHostVectorLoop(w);
+static int widerVectorWidth(const PrunerWorkload *w, const PrunerTargetDesc *t, int first) {
+  int vl = prunerHostVectorLoop(w);
   if (first <= 1 || vl < 0 || scalarOnly(w))
     return 0;
   int wide = lanes(w, t);
   while (wide > first && wide > w->bounds[vl])
     wide /= 2;
   return wide > first ? wide : 0;
+}
+
+/* The same for `w` itself: an NCHW conv the host runs channels-last has its twin's. */
+static int splitVectorWidth(const PrunerWorkload *w, const PrunerTargetDesc *t) {
+  PrunerWorkload twin;
+  int twin_loop[PRUNER_MAX_LOOPS];
+  if (prunerHostRunsChannelsLast(w, t) && prunerHostChannelsLastWorkload(w, &twin, twin_loop))
+    return splitVectorWidth(&twin, t);
+  return widerVectorWidth(w, t, prunerHostVectorWidth(w, t));
 }
 
 static int compareInt64(const void *a, const void *b) {
@@ -435,7 +440,8 @@ static bool check(const PrunerWorkload *w, const PrunerTargetDesc *t,
   if (c->promote_operands && c->vector_width <= 1)
     FAIL("promote_operands = [1] packs a vectorized register panel; vector_width is %d", op,
          (int)c->vector_width);
-  int narrow = prunerHostVectorWidth(w, t), wide = splitVectorWidth(w, t);
+  /* Per config scored: the second width from the first, not both from scratch. */
+  int narrow = prunerHostVectorWidth(w, t), wide = widerVectorWidth(w, t, narrow);
   if (c->vector_width != 1 && c->vector_width != simd && c->vector_width != narrow &&
       c->vector_width != wide)
     FAIL("vector_width = %d is neither 1 nor the %d SIMD lanes of this CPU%s%s", op,
