@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The leave-one-dataset-out choice of the draft's study scripts (draft-lowo-conv.sh,
-draft-lowo-conv-hoisted.sh): reads their table and prints every candidate's figures, then
-per held-out dataset the candidate chosen on the others and its figures there.
+draft-lowo-conv-hoisted.sh, draft-lowo-window.sh): reads their table and prints every
+candidate's figures, then per held-out dataset the candidate chosen on the others and its
+figures there.
 
   draft-study-lowo.py TABLE KNOBS DEFAULT [TITLE FILTER]...
 

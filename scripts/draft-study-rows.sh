@@ -1,5 +1,5 @@
 # scripts/draft-study-rows.sh: sourced by the draft's leave-one-dataset-out scripts
-# (draft-lowo-conv.sh, draft-lowo-conv-hoisted.sh); not run on its own.
+# (draft-lowo-conv.sh, draft-lowo-conv-hoisted.sh, draft-lowo-window.sh); not run on its own.
 #
 # draftStudySetsPresent NAME ROOT SET...: fails, naming NAME and the file, unless every
 # data/SET.jsonl exists.

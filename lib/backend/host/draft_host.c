@@ -68,6 +68,19 @@
 #ifndef CONV2D_ONE_TAP_BROADCASTS
 #define CONV2D_ONE_TAP_BROADCASTS 1
 #endif
+/* Independent accumulator chains in flight when runs are short: while one register tile's
+ * chains wait on FMA latency, the out-of-order core already issues the next tiles' loads
+ * and FMAs, whose accumulators are other registers; a run of `chain` FMAs per accumulator
+ * (its reduction block: 3 for a depthwise conv's kw taps) leaves up to OOO_WINDOW_FMAS /
+ * chain chains in flight, however few accumulators one tile has. Without it the draft
+ * charged a depthwise conv's 1-row tiles 8x the FMA time and they measure 1.0-1.5x the
+ * best tile's (docs/quality.md, "Short runs overlap"). Chosen leave-one-dataset-out over
+ * the 27 host datasets (scripts/draft-lowo-window.sh: 0, 8, 16, 24, 32, 64, 128, 256): 16
+ * in 26 folds, 128 in one; larger windows rank the bulk of the depthwise spaces as well
+ * but push near-best configs down. 0 turns the overlap off (a study build may set it). */
+#ifndef OOO_WINDOW_FMAS
+#define OOO_WINDOW_FMAS 16.0
+#endif
 /* Fixed cost of one run of an innermost loop that is not a reduction (elementwise): its
  * mispredicted exit, 11-18 cycles on current x86 cores (Agner Fog, "The microarchitecture
  * of Intel, AMD and VIA CPUs": 15). A reduction loop's run (one register tile in one cache
@@ -513,7 +526,17 @@ static void hostDraftRegisterEfficiency(HostDraft *h) {
                                     : FMA_LATENCY * h->pipes;
   if (vector_conv && acc_trips == 0)
     needed_acc = dmax(needed_acc, HOISTED_CONV_ACCUMULATOR_SHARE * h->t->regs_per_sm);
-  h->latency_cover = dmin(1.0, h->acc / needed_acc);
+  /* Chains of register tiles that follow one another overlap when a run is short
+   * (OOO_WINDOW_FMAS says when): each accumulator's chain is its run's reduction block. */
+  double chains = h->acc;
+  if (acc_trips == 0 && OOO_WINDOW_FMAS > 0) {
+    double chain = 1;
+    for (int l = 0; l < h->n; ++l)
+      if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+        chain *= (double)c->reduction[l];
+    chains = dmax(chains, OOO_WINDOW_FMAS / chain);
+  }
+  h->latency_cover = dmin(1.0, chains / needed_acc);
   h->port_balance =
       dmin(1.0, fma_cycles / dmax(dmax(load_cycles, store_cycles), issue_cycles));
   h->reg_eff = h->latency_cover * h->port_balance * (1.0 - dmin(0.9, h->peel_loss)) *

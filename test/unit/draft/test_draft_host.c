@@ -263,6 +263,26 @@ static void test_conv_tile_over_the_register_file_spills(void **state) {
   assert_true(s12.predicted_us > s8.predicted_us);
 }
 
+/* A tile's accumulator chains are as long as its run's reduction block; when the block is
+ * short the next tiles' chains overlap them (OOO_WINDOW_FMAS, 16 FMAs: docs/quality.md
+ * "Short runs overlap"). On the Xeon (FMA latency 4 x 2 pipes: 8 chains needed) a 1 x 16
+ * matmul tile with k steps of 4 has 16 / 4 = 4 chains in flight, cover 4 / 8; with k steps
+ * of 64 only its own accumulator, cover 1 / 8, as a long-k tile always had. */
+static void test_short_runs_overlap(void **state) {
+  (void)state;
+  PrunerTargetDesc xeon = xeonCore();
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 64, 64, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerConfig short_k = matmulConfig(64, 64, 4, 1, 16), long_k = matmulConfig(64, 64, 64, 1, 16);
+  PrunerDraftSymbols ss = scoreOn(&xeon, &w, &short_k), sl = scoreOn(&xeon, &w, &long_k);
+  assert_true(fabs(ss.occupancy - 0.5) < 1e-9);
+  assert_true(fabs(sl.occupancy - 0.125) < 1e-9);
+  assert_true(ss.compute_us < sl.compute_us);
+  /* A tile with the 8 chains of its own is covered either way. */
+  PrunerConfig wide = matmulConfig(64, 64, 4, 2, 64);
+  assert_true(fabs(scoreOn(&xeon, &w, &wide).occupancy - 1.0) < 1e-9);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_llc_rereads_of_b_per_row_task),
@@ -273,6 +293,7 @@ int main(void) {
       cmocka_unit_test(test_batch_tile_loads_b_per_batch),
       cmocka_unit_test(test_conv_tile_over_the_register_file_spills),
       cmocka_unit_test(test_run_cost_of_a_short_k_step),
+      cmocka_unit_test(test_short_runs_overlap),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
