@@ -33,6 +33,10 @@
 typedef void (*SgemmFn)(int, int, int, int, int, int, float, const float *, int, const float *,
                         int, float, float *, int);
 typedef void (*SetThreadsFn)(int);
+typedef int (*OmpIntFn)(void);
+/* libgomp's entry point for `#pragma omp parallel` (GCC's ABI, which LLVM's libomp also
+ * exports): runs fn(data) on `threads` threads of the pool, the caller among them. */
+typedef void (*GompParallelFn)(void (*fn)(void *), void *data, unsigned threads, unsigned flags);
 typedef char *(*CorenameFn)(void);
 /* BLIS (blis.h): dim_t is int64_t in Debian's build (BLIS_INT_TYPE_SIZE 64), arch_t an
  * enum. */
@@ -79,6 +83,10 @@ typedef struct HostChild {
   CorenameFn corename;
   void *omp;
   SetThreadsFn omp_threads;
+  /* The same pool runs the BLAS baselines' im2col copy (blasColumnsCopy). */
+  GompParallelFn omp_parallel;
+  OmpIntFn omp_thread_num, omp_num_threads;
+  int threads; /* the last setThreads */
   /* BLIS: loaded on the first request that asks for it (blis_tried). */
   bool blis_tried;
   void *blis;
@@ -253,12 +261,17 @@ static void childStart(HostChild *ch) {
   }
   /* The same library the ExecutionEngine loads for the kernels' __kmpc_* calls. */
   ch->omp = dlopen(PRUNER_HOST_LIBOMP, RTLD_NOW | RTLD_GLOBAL);
-  if (ch->omp)
+  if (ch->omp) {
     ch->omp_threads = (SetThreadsFn)dlsym(ch->omp, "omp_set_num_threads");
+    ch->omp_parallel = (GompParallelFn)dlsym(ch->omp, "GOMP_parallel");
+    ch->omp_thread_num = (OmpIntFn)dlsym(ch->omp, "omp_get_thread_num");
+    ch->omp_num_threads = (OmpIntFn)dlsym(ch->omp, "omp_get_num_threads");
+  }
   ch->ctx = hostContextCreate();
 }
 
 static void setThreads(HostChild *ch, int threads) {
+  ch->threads = threads;
   if (ch->omp_threads)
     ch->omp_threads(threads);
   if (ch->blas_threads)
@@ -394,54 +407,100 @@ static void interpret(const PrunerWorkload *w, double *const *ops) {
   }
 }
 
-/* The im2col matrix of an NHWC image batch: row (n, oh, ow) holds the taps (kh, kw) in
- * order, each the C channels of input pixel (oh*sh + kh*dh, ow*sw + kw*dw), one copy. */
-static void im2colNhwc(const PrunerWorkload *w, const float *in, float *col) {
+/* Rows [begin, end) of the im2col matrix of an NHWC image batch: row (n, oh, ow) holds the
+ * taps (kh, kw) in order, each the C channels of input pixel (oh*sh + kh*dh, ow*sw +
+ * kw*dw), one copy. */
+static void im2colNhwcRows(const PrunerWorkload *w, const float *in, float *col, int64_t begin,
+                           int64_t end) {
   const int64_t *is = w->operands[0].shape, *fs = w->operands[1].shape;
   const int64_t *os = w->operands[w->num_inputs].shape;
-  int64_t H = is[1], W = is[2], C = is[3], KH = fs[0], KW = fs[1];
+  int64_t H = is[1], W = is[2], C = is[3], KH = fs[0], KW = fs[1], OH = os[1], OW = os[2];
   int64_t sh = w->strides[0], sw = w->strides[1], dh = w->dilations[0], dw = w->dilations[1];
-  for (int64_t n = 0; n < os[0]; ++n)
-    for (int64_t oh = 0; oh < os[1]; ++oh)
-      for (int64_t ow = 0; ow < os[2]; ++ow)
-        for (int64_t kh = 0; kh < KH; ++kh)
-          for (int64_t kw = 0; kw < KW; ++kw) {
-            const float *src = in + ((n * H + oh * sh + kh * dh) * W + ow * sw + kw * dw) * C;
-            memcpy(col, src, (size_t)C * sizeof(float));
-            col += C;
-          }
+  col += begin * KH * KW * C;
+  for (int64_t r = begin; r < end; ++r) {
+    int64_t n = r / (OH * OW), oh = r / OW % OH, ow = r % OW;
+    for (int64_t kh = 0; kh < KH; ++kh)
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        const float *src = in + ((n * H + oh * sh + kh * dh) * W + ow * sw + kw * dw) * C;
+        memcpy(col, src, (size_t)C * sizeof(float));
+        col += C;
+      }
+  }
 }
 
-/* The im2col matrix of one NCHW image: row (c, kh, kw), column (oh, ow). */
-static void im2colNchw(const PrunerWorkload *w, const float *image, float *col) {
+/* Rows [begin, end) of the im2col matrix of one NCHW image: row (c, kh, kw), column
+ * (oh, ow). */
+static void im2colNchwRows(const PrunerWorkload *w, const float *image, float *col,
+                           int64_t begin, int64_t end) {
   const int64_t *is = w->operands[0].shape, *fs = w->operands[1].shape;
   const int64_t *os = w->operands[w->num_inputs].shape;
-  int64_t C = is[1], H = is[2], W = is[3], KH = fs[2], KW = fs[3], OH = os[2], OW = os[3];
+  int64_t H = is[2], W = is[3], KH = fs[2], KW = fs[3], OH = os[2], OW = os[3];
   int64_t sh = w->strides[0], sw = w->strides[1], dh = w->dilations[0], dw = w->dilations[1];
-  for (int64_t c = 0; c < C; ++c)
-    for (int64_t kh = 0; kh < KH; ++kh)
-      for (int64_t kw = 0; kw < KW; ++kw)
-        for (int64_t oh = 0; oh < OH; ++oh) {
-          const float *row = image + (c * H + oh * sh + kh * dh) * W + kw * dw;
-          if (sw == 1)
-            memcpy(col, row, (size_t)OW * sizeof(float));
-          else
-            for (int64_t ow = 0; ow < OW; ++ow)
-              col[ow] = row[ow * sw];
-          col += OW;
-        }
+  col += begin * OH * OW;
+  for (int64_t r = begin; r < end; ++r) {
+    int64_t c = r / (KH * KW), kh = r / KW % KH, kw = r % KW;
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      const float *row = image + (c * H + oh * sh + kh * dh) * W + kw * dw;
+      if (sw == 1)
+        memcpy(col, row, (size_t)OW * sizeof(float));
+      else
+        for (int64_t ow = 0; ow < OW; ++ow)
+          col[ow] = row[ow * sw];
+      col += OW;
+    }
+  }
+}
+
+/* One im2col copy, its rows split evenly over the threads of a parallel region. */
+typedef struct Im2colCopy {
+  const HostChild *ch;
+  const PrunerWorkload *w;
+  const float *in;
+  float *col;
+  int64_t rows;
+} Im2colCopy;
+
+static void im2colCopyPart(void *arg) {
+  const Im2colCopy *copy = arg;
+  int64_t part = copy->ch->omp_thread_num(), parts = copy->ch->omp_num_threads();
+  int64_t begin = copy->rows * part / parts, end = copy->rows * (part + 1) / parts;
+  if (copy->w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF)
+    im2colNhwcRows(copy->w, copy->in, copy->col, begin, end);
+  else
+    im2colNchwRows(copy->w, copy->in, copy->col, begin, end);
+}
+
+/* The im2col matrix of `in` (an NHWC batch, or one NCHW image) into `col`, on as many
+ * threads as the baseline's GEMM (setThreads), in the kernels' libomp pool: a framework's
+ * im2col runs on its threads too (Caffe2's and PyTorch's are OpenMP loops), and a serial
+ * copy held a 2-thread baseline to 1.3x its 1-thread time (docs/host.md). */
+static void blasColumnsCopy(const HostChild *ch, const PrunerWorkload *w, const float *in,
+                            float *col) {
+  const int64_t *os = w->operands[w->num_inputs].shape, *fs = w->operands[1].shape;
+  Im2colCopy copy = {ch, w, in, col,
+                     w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF ? os[0] * os[1] * os[2]
+                                                            : fs[1] * fs[2] * fs[3]};
+  if (ch->threads > 1 && ch->omp_parallel && ch->omp_thread_num && ch->omp_num_threads) {
+    ch->omp_parallel(im2colCopyPart, &copy, (unsigned)ch->threads, 0);
+    return;
+  }
+  if (w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF)
+    im2colNhwcRows(w, in, col, 0, copy.rows);
+  else
+    im2colNchwRows(w, in, col, 0, copy.rows);
 }
 
 /* C += A B for `w` with `sgemm` (OpenBLAS' or BLIS'): `a`, `b` the inputs, `c` the output,
- * `col` the im2col buffer (blasColumns; unused when the GEMM needs none). */
-static void blasCompute(SgemmFn sgemm, const PrunerWorkload *w, const float *a, const float *b,
-                        float *c, float *col) {
+ * `col` the im2col buffer (blasColumns; unused when the GEMM needs none), copied on the
+ * child's threads (blasColumnsCopy). */
+static void blasCompute(const HostChild *ch, SgemmFn sgemm, const PrunerWorkload *w,
+                        const float *a, const float *b, float *c, float *col) {
   BlasGemm g;
   blasGemmOf(w, &g); /* callers checked prunerHostHasBlasBaseline */
   int m = (int)g.m, n = (int)g.n, k = (int)g.k;
   if (w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF) {
     if (g.col > 0)
-      im2colNhwc(w, a, col);
+      blasColumnsCopy(ch, w, a, col);
     sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0f, g.col > 0 ? col : a,
           k, b, n, 1.0f, c, n);
     return;
@@ -451,7 +510,7 @@ static void blasCompute(SgemmFn sgemm, const PrunerWorkload *w, const float *a, 
     int64_t image = is[1] * is[2] * is[3];
     for (int64_t i = 0; i < g.calls; ++i) {
       if (g.col > 0)
-        im2colNchw(w, a + i * image, col);
+        blasColumnsCopy(ch, w, a + i * image, col);
       sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0f, b, k,
             g.col > 0 ? col : a + i * image, n, 1.0f, c + i * g.m * g.n, n);
     }
@@ -489,7 +548,7 @@ static bool blasColumns(HostChild *ch, const PrunerWorkload *w, char *why, size_
 
 static void blasRun(HostChild *ch, const PrunerWorkload *w, const float *a, const float *b,
                        float *c) {
-  blasCompute(ch->sgemm, w, a, b, c, ch->col);
+  blasCompute(ch, ch->sgemm, w, a, b, c, ch->col);
 }
 
 /* BLIS beside OpenBLAS in one process: both export cblas_sgemm. RTLD_LOCAL keeps BLIS's
@@ -701,7 +760,8 @@ static bool runBlisFn(HostChild *ch, const PrunerWorkload *w) {
   cpu_set_t bound;
   bool rebind;
   childCpusEnter(ch, &bound, &rebind);
-  blasCompute(ch->blis_sgemm, w, ch->data[0], ch->data[1], ch->data[w->num_inputs], ch->col);
+  blasCompute(ch, ch->blis_sgemm, w, ch->data[0], ch->data[1], ch->data[w->num_inputs],
+              ch->col);
   childCpusLeave(&bound, rebind);
   return true;
 }

@@ -604,34 +604,42 @@ static PrunerConfig firstConfig(const PrunerWorkload *w) {
  * image), or sgemm on the input itself for a 1x1 stride-1 conv. The worker checks each
  * against the interpreter's reference, so a wrong im2col (a stride, a dilation, a batch
  * offset) fails here as WRONG_RESULT. */
+/* The convs of the BLAS baseline's tests: strided, dilated, batched and 1x1, both layouts. */
+static const struct {
+  bool nchw;
+  int64_t n, ih, iw, c, kh, kw, f, stride, dilation;
+  const char *method;
+} conv_cases[] = {
+    {false, 2, 11, 13, 8, 3, 3, 16, 2, 1, "im2col + sgemm"},
+    {false, 1, 12, 12, 5, 3, 2, 7, 1, 2, "im2col + sgemm"},
+    {false, 2, 6, 5, 16, 1, 1, 24, 1, 1, "sgemm on the input (1x1 conv)"},
+    {false, 1, 7, 7, 16, 1, 1, 8, 2, 1, "im2col + sgemm"}, /* 1x1 but strided */
+    {false, 1, 12, 12, 4, 3, 3, 8, 2, 1, "im2col + sgemm"}, /* an unused last row and column */
+    {true, 2, 15, 14, 3, 3, 3, 8, 2, 1, "im2col + sgemm"},
+    {true, 1, 9, 9, 4, 2, 3, 5, 1, 2, "im2col + sgemm"},
+    {true, 2, 6, 6, 8, 1, 1, 4, 1, 1, "sgemm on the input (1x1 conv)"},
+};
+
+static void convCase(size_t i, PrunerWorkload *w) {
+  if (conv_cases[i].nchw)
+    prunerWorkloadConv2dNchwFchw(w, conv_cases[i].n, conv_cases[i].c, conv_cases[i].ih,
+                                 conv_cases[i].iw, conv_cases[i].f, conv_cases[i].kh,
+                                 conv_cases[i].kw, conv_cases[i].stride,
+                                 conv_cases[i].dilation, PRUNER_DTYPE_F32);
+  else
+    prunerWorkloadConv2dNhwcHwcf(w, conv_cases[i].n, conv_cases[i].ih, conv_cases[i].iw,
+                                 conv_cases[i].c, conv_cases[i].kh, conv_cases[i].kw,
+                                 conv_cases[i].f, conv_cases[i].stride,
+                                 conv_cases[i].dilation, PRUNER_DTYPE_F32);
+}
+
 static void test_conv_baseline(void **state) {
   (void)state;
-  struct {
-    bool nchw;
-    int64_t n, ih, iw, c, kh, kw, f, stride, dilation;
-    const char *method;
-  } cases[] = {
-      {false, 2, 11, 13, 8, 3, 3, 16, 2, 1, "im2col + sgemm"},
-      {false, 1, 12, 12, 5, 3, 2, 7, 1, 2, "im2col + sgemm"},
-      {false, 2, 6, 5, 16, 1, 1, 24, 1, 1, "sgemm on the input (1x1 conv)"},
-      {false, 1, 7, 7, 16, 1, 1, 8, 2, 1, "im2col + sgemm"}, /* 1x1 but strided */
-      {false, 1, 12, 12, 4, 3, 3, 8, 2, 1, "im2col + sgemm"}, /* an unused last row and column */
-      {true, 2, 15, 14, 3, 3, 3, 8, 2, 1, "im2col + sgemm"},
-      {true, 1, 9, 9, 4, 2, 3, 5, 1, 2, "im2col + sgemm"},
-      {true, 2, 6, 6, 8, 1, 1, 4, 1, 1, "sgemm on the input (1x1 conv)"},
-  };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+  for (size_t i = 0; i < sizeof conv_cases / sizeof conv_cases[0]; ++i) {
     PrunerWorkload w;
-    if (cases[i].nchw)
-      prunerWorkloadConv2dNchwFchw(&w, cases[i].n, cases[i].c, cases[i].ih, cases[i].iw,
-                                   cases[i].f, cases[i].kh, cases[i].kw, cases[i].stride,
-                                   cases[i].dilation, PRUNER_DTYPE_F32);
-    else
-      prunerWorkloadConv2dNhwcHwcf(&w, cases[i].n, cases[i].ih, cases[i].iw, cases[i].c,
-                                   cases[i].kh, cases[i].kw, cases[i].f, cases[i].stride,
-                                   cases[i].dilation, PRUNER_DTYPE_F32);
+    convCase(i, &w);
     assert_true(prunerHostHasBlasBaseline(&w));
-    assert_string_equal(prunerHostBlasBaselineMethod(&w), cases[i].method);
+    assert_string_equal(prunerHostBlasBaselineMethod(&w), conv_cases[i].method);
     PrunerHostResult r;
     prunerHostMeasureBaseline(host, &w, &r);
     if (r.record.status != PRUNER_RECORD_OK)
@@ -672,6 +680,34 @@ static void test_conv_baseline(void **state) {
   for (int i = 0; i < 2; ++i)
     if (rem.entries[i].status != PRUNER_RECORD_OK)
       fail_msg("entry %d: %s", i, rem.entries[i].error);
+}
+
+/* The im2col copy runs on the baseline's threads (docs/host.md, "The OpenBLAS baseline of
+ * a convolution"): rows split over 3 threads, whatever the machine's cores, must give the
+ * reference's output in both layouts. */
+static void test_conv_baseline_threads(void **state) {
+  (void)state;
+  PrunerHostOptions o = prunerHostDefaultOptions();
+  o.threads = 3;
+  o.min_samples = 1;
+  o.max_samples = 2;
+  o.min_sample_seconds = 0;
+  o.timeout_seconds = 120;
+  PrunerHost threaded;
+  PrunerStatus st = prunerHostCreate(&o, &threaded);
+  if (!st.ok)
+    fail_msg("%s", st.message);
+  for (size_t i = 0; i < sizeof conv_cases / sizeof conv_cases[0]; ++i) {
+    PrunerWorkload w;
+    convCase(i, &w);
+    PrunerHostResult r;
+    prunerHostMeasureBaseline(threaded, &w, &r);
+    if (r.record.status != PRUNER_RECORD_OK)
+      fail_msg("%s on 3 threads: %s %s", w.key, prunerRecordStatusName(r.record.status),
+               r.record.error);
+    assert_true(r.record.max_abs_error < 1e-3);
+  }
+  prunerHostDestroy(threaded);
 }
 
 /* The final check's back-to-back re-measurement: every good kernel gets one sample per
@@ -1023,6 +1059,7 @@ int main(void) {
       cmocka_unit_test(test_conv_nchw_channels_last),
       cmocka_unit_test(test_elementwise),    cmocka_unit_test(test_reduction),
       cmocka_unit_test(test_baseline),       cmocka_unit_test(test_conv_baseline),
+      cmocka_unit_test(test_conv_baseline_threads),
       cmocka_unit_test(test_remeasure),
       cmocka_unit_test(test_remeasure_blis), cmocka_unit_test(test_tuned_vs_untiled_512),
   };
