@@ -18,9 +18,16 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/draft-study-rows.sh"
 build=${1:-$root/out/draft-study-build}
-mapfile -t sets < <(cd "$root/data" && ls host-*.jsonl | grep -v '^host-pack-pairs' |
-                    sed 's/\.jsonl$//')
-[ "${#sets[@]}" -gt 1 ] || { echo "draft-lowo-window.sh: no host datasets in data/" >&2; exit 1; }
+sets=()
+shopt -s nullglob
+for f in "$root"/data/host-*.jsonl; do
+  b=${f##*/}
+  if [[ -f $f && $b != host-pack-pairs* ]]; then
+    sets+=("${b%.jsonl}")
+  fi
+done
+[ "${#sets[@]}" -gt 1 ] ||
+  { echo "draft-lowo-window.sh: need at least two host datasets in data/" >&2; exit 1; }
 table=$(mktemp "${TMPDIR:-/tmp}"/pruner-draft-lowo-XXXXXX.tsv)
 log=$(mktemp "${TMPDIR:-/tmp}"/pruner-draft-lowo-XXXXXX.log)
 trap 'rm -f "$table" "$log"' EXIT

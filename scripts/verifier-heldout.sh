@@ -1,11 +1,12 @@
 #!/bin/bash
 # scripts/verifier-heldout.sh [BUILD_DIR]: the verifier against the draft in the tuner's
-# view on the eleven held-out sets of docs/quality.md ("All six conv datasets", "Batch
+# view on the twelve held-out sets of docs/quality.md ("All six conv datasets", "Batch
 # tiles in the host draft", the wide Zen 4 conv, the wide Xeon attention, the Xeon's three
-# wide model shapes, its three wide version-4 ResNet convs): per set, pruner-eval
-# leave-one-workload-out with 16 and 48 own records (the tuner's first batch on the host, --first-batch-tiles=0.5: the draft's best 8 and
-# the draft's best of 8 more thread tiles; then the draft's best) ranking the rest of the
-# draft's top 512, with the 95% paired-bootstrap interval of verifier minus draft.
+# wide model shapes, its three wide version-4 ResNet convs, its two depthwise convs): per
+# set, pruner-eval leave-one-workload-out with 16 and 48 own records (the tuner's first
+# batch on the host, --first-batch-tiles=0.5: the draft's best 8 and the draft's best of 8
+# more thread tiles; then the draft's best) ranking the rest of the draft's top 512, with
+# the 95% paired-bootstrap interval of verifier minus draft.
 # FIRST_BATCH_TILES=0 gives the view before 2026-12-05 (the draft's best 16 / 48). One
 # line per held-out workload: verifier pair/top-1, draft pair/top-1, and which side the
 # intervals favour ("tie" when they hold 0). Nothing is measured; any machine, 2-3 minutes.
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/.."
 B=${1:-build}/bin
 D=data
 SETS=(zen4 xeon avx2 2c shapes shapes-wide zen3-wide zen4-wide xeon-wide xeon-shapes
-      xeon-convs)
+      xeon-convs xeon-dw)
 FILES_zen4="$D/host-matmul-512.jsonl $D/host-conv-nhwc.jsonl $D/host-bmm.jsonl"
 FILES_xeon="$D/host-matmul-512-intel.jsonl $D/host-conv-nhwc-intel.jsonl $D/host-bmm-intel.jsonl"
 FILES_avx2="$D/host-matmul-512-intel-avx2.jsonl $D/host-conv-nhwc-intel-avx2.jsonl"
@@ -34,6 +35,7 @@ FILES_xeon_shapes+=" $D/host-ffn-up-wide-intel.jsonl"
 # ResNet-50's 3x3 convs of stages 1, 3 and 4, wide spaces on the Xeon, host version 4.
 FILES_xeon_convs="$D/host-resnet-conv-wide-intel.jsonl $D/host-resnet-conv-s3-wide-intel.jsonl"
 FILES_xeon_convs+=" $D/host-resnet-conv-s4-wide-intel.jsonl"
+FILES_xeon_dw="$D/host-dw-112x32-intel.jsonl $D/host-dw-28x192-intel.jsonl"
 # The host tuner's first-batch share (the host backend's first_batch_tiles).
 TILES=${FIRST_BATCH_TILES:-0.5}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}"/pruner-heldout-XXXXXX)

@@ -527,14 +527,19 @@ static void hostDraftRegisterEfficiency(HostDraft *h) {
   if (vector_conv && acc_trips == 0)
     needed_acc = dmax(needed_acc, HOISTED_CONV_ACCUMULATOR_SHARE * h->t->regs_per_sm);
   /* Chains of register tiles that follow one another overlap when a run is short
-   * (OOO_WINDOW_FMAS says when): each accumulator's chain is its run's reduction block. */
+   * (OOO_WINDOW_FMAS says when): each accumulator's chain is its run's reduction block.
+   * Only contractions have such chains; elementwise tiles keep the cover they had. */
   double chains = h->acc;
   if (acc_trips == 0 && OOO_WINDOW_FMAS > 0) {
     double chain = 1;
+    bool contraction = false;
     for (int l = 0; l < h->n; ++l)
-      if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) {
         chain *= (double)c->reduction[l];
-    chains = dmax(chains, OOO_WINDOW_FMAS / chain);
+        contraction = true;
+      }
+    if (contraction && chain > 0)
+      chains = dmax(chains, OOO_WINDOW_FMAS / chain);
   }
   h->latency_cover = dmin(1.0, chains / needed_acc);
   h->port_balance =

@@ -451,6 +451,21 @@ static void im2colNchwRows(const PrunerWorkload *w, const float *image, float *c
   }
 }
 
+/* A libgomp pool (BLIS's, oneDNN's) is created by, and inherits the affinity of, the
+ * calling thread, which the kernels' libomp has bound to one CPU (OMP_PROC_BIND): its
+ * threads shared that CPU and a 2-thread 1024^3 BLIS call took 9x its 1-thread time. So
+ * such libraries are called with the child's whole CPU set, and the thread's binding is
+ * restored after. */
+static void childCpusEnter(const HostChild *ch, cpu_set_t *bound, bool *rebind) {
+  *rebind = ch->has_cpus && sched_getaffinity(0, sizeof *bound, bound) == 0 &&
+            sched_setaffinity(0, sizeof ch->cpus, &ch->cpus) == 0;
+}
+
+static void childCpusLeave(const cpu_set_t *bound, bool rebind) {
+  if (rebind)
+    sched_setaffinity(0, sizeof *bound, bound);
+}
+
 /* One im2col copy, its rows split evenly over the threads of a parallel region. */
 typedef struct Im2colCopy {
   const HostChild *ch;
@@ -475,11 +490,8 @@ static void im2colCopyPart(void *arg) {
  * im2col runs on its threads too (Caffe2's and PyTorch's are OpenMP loops), and a serial
  * copy held a 2-thread baseline to 1.3x its 1-thread time (docs/host.md). */
 static void blasColumnsCopy(const HostChild *ch, const PrunerWorkload *w, const float *in,
-                            float *col) {
-  const int64_t *os = w->operands[w->num_inputs].shape, *fs = w->operands[1].shape;
-  Im2colCopy copy = {ch, w, in, col,
-                     w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF ? os[0] * os[1] * os[2]
-                                                            : fs[1] * fs[2] * fs[3]};
+                            float *col, int64_t rows) {
+  Im2colCopy copy = {ch, w, in, col, rows};
   if (ch->threads > 1 && ch->omp_parallel && ch->omp_thread_num && ch->omp_num_threads) {
     ch->omp_parallel(im2colCopyPart, &copy, (unsigned)ch->threads, 0);
     return;
@@ -490,19 +502,32 @@ static void blasColumnsCopy(const HostChild *ch, const PrunerWorkload *w, const 
     im2colNchwRows(w, in, col, 0, copy.rows);
 }
 
-/* C += A B for `w` with `sgemm` (OpenBLAS' or BLIS'): `a`, `b` the inputs, `c` the output,
- * `col` the im2col buffer (blasColumns; unused when the GEMM needs none), copied on the
- * child's threads (blasColumnsCopy). */
-static void blasCompute(const HostChild *ch, SgemmFn sgemm, const PrunerWorkload *w,
-                        const float *a, const float *b, float *c, float *col) {
+/* One sgemm call; with `own_cpus` (BLIS) on the child's whole CPU set (childCpusEnter). */
+static void blasSgemm(const HostChild *ch, SgemmFn sgemm, bool own_cpus, int m, int n, int k,
+                      const float *a, int lda, const float *b, int ldb, float *c, int ldc) {
+  cpu_set_t bound;
+  bool rebind = false;
+  if (own_cpus)
+    childCpusEnter(ch, &bound, &rebind);
+  sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0f, a, lda, b, ldb, 1.0f, c,
+        ldc);
+  childCpusLeave(&bound, rebind);
+}
+
+/* C += A B for `w` with `sgemm` (OpenBLAS' or BLIS', `own_cpus` for BLIS: blasSgemm): `a`,
+ * `b` the inputs, `c` the output, `col` the im2col buffer (blasColumns; unused when the
+ * GEMM needs none), copied on the child's threads in the kernels' pool (blasColumnsCopy),
+ * outside the CPU set BLIS runs with. */
+static void blasCompute(const HostChild *ch, SgemmFn sgemm, bool own_cpus,
+                        const PrunerWorkload *w, const float *a, const float *b, float *c,
+                        float *col) {
   BlasGemm g;
   blasGemmOf(w, &g); /* callers checked prunerHostHasBlasBaseline */
   int m = (int)g.m, n = (int)g.n, k = (int)g.k;
   if (w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF) {
     if (g.col > 0)
-      blasColumnsCopy(ch, w, a, col);
-    sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0f, g.col > 0 ? col : a,
-          k, b, n, 1.0f, c, n);
+      blasColumnsCopy(ch, w, a, col, g.m);
+    blasSgemm(ch, sgemm, own_cpus, m, n, k, g.col > 0 ? col : a, k, b, n, c, n);
     return;
   }
   if (w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW) {
@@ -510,16 +535,16 @@ static void blasCompute(const HostChild *ch, SgemmFn sgemm, const PrunerWorkload
     int64_t image = is[1] * is[2] * is[3];
     for (int64_t i = 0; i < g.calls; ++i) {
       if (g.col > 0)
-        blasColumnsCopy(ch, w, a + i * image, col);
-      sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0f, b, k,
-            g.col > 0 ? col : a + i * image, n, 1.0f, c + i * g.m * g.n, n);
+        blasColumnsCopy(ch, w, a + i * image, col, g.k);
+      blasSgemm(ch, sgemm, own_cpus, m, n, k, b, k, g.col > 0 ? col : a + i * image, n,
+                c + i * g.m * g.n, n);
     }
     return;
   }
   /* matmul: A[m,k] B[k,n] C[m,n]; batch_matmul: one sgemm per batch. */
   for (int64_t i = 0; i < g.calls; ++i)
-    sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0f, a + i * g.m * g.k, k,
-          b + i * g.k * g.n, n, 1.0f, c + i * g.m * g.n, n);
+    blasSgemm(ch, sgemm, own_cpus, m, n, k, a + i * g.m * g.k, k, b + i * g.k * g.n, n,
+              c + i * g.m * g.n, n);
 }
 
 /* The im2col buffer the baseline of `w` needs, allocated once per workload; false, with a
@@ -548,7 +573,7 @@ static bool blasColumns(HostChild *ch, const PrunerWorkload *w, char *why, size_
 
 static void blasRun(HostChild *ch, const PrunerWorkload *w, const float *a, const float *b,
                        float *c) {
-  blasCompute(ch, ch->sgemm, w, a, b, c, ch->col);
+  blasCompute(ch, ch->sgemm, false, w, a, b, c, ch->col);
 }
 
 /* BLIS beside OpenBLAS in one process: both export cblas_sgemm. RTLD_LOCAL keeps BLIS's
@@ -741,28 +766,9 @@ static bool runBlasFn(HostChild *ch, const PrunerWorkload *w, void *user) {
   return true;
 }
 
-/* A libgomp pool (BLIS's, oneDNN's) is created by, and inherits the affinity of, the
- * calling thread, which the kernels' libomp has bound to one CPU (OMP_PROC_BIND): its
- * threads shared that CPU and a 2-thread 1024^3 BLIS call took 9x its 1-thread time. So
- * such libraries are called with the child's whole CPU set, and the thread's binding is
- * restored after. */
-static void childCpusEnter(HostChild *ch, cpu_set_t *bound, bool *rebind) {
-  *rebind = ch->has_cpus && sched_getaffinity(0, sizeof *bound, bound) == 0 &&
-            sched_setaffinity(0, sizeof ch->cpus, &ch->cpus) == 0;
-}
-
-static void childCpusLeave(const cpu_set_t *bound, bool rebind) {
-  if (rebind)
-    sched_setaffinity(0, sizeof *bound, bound);
-}
-
 static bool runBlisFn(HostChild *ch, const PrunerWorkload *w) {
-  cpu_set_t bound;
-  bool rebind;
-  childCpusEnter(ch, &bound, &rebind);
-  blasCompute(ch, ch->blis_sgemm, w, ch->data[0], ch->data[1], ch->data[w->num_inputs],
+  blasCompute(ch, ch->blis_sgemm, true, w, ch->data[0], ch->data[1], ch->data[w->num_inputs],
               ch->col);
-  childCpusLeave(&bound, rebind);
   return true;
 }
 

@@ -267,7 +267,9 @@ static void test_conv_tile_over_the_register_file_spills(void **state) {
  * short the next tiles' chains overlap them (OOO_WINDOW_FMAS, 16 FMAs: docs/quality.md
  * "Short runs overlap"). On the Xeon (FMA latency 4 x 2 pipes: 8 chains needed) a 1 x 16
  * matmul tile with k steps of 4 has 16 / 4 = 4 chains in flight, cover 4 / 8; with k steps
- * of 64 only its own accumulator, cover 1 / 8, as a long-k tile always had. */
+ * of 64 only its own accumulator, cover 1 / 8, as a long-k tile always had. (The host
+ * space's k steps are 32 and more where K allows: a shipped matmul changes only for K
+ * under 16; a depthwise conv's 3 kw taps are the case that matters.) */
 static void test_short_runs_overlap(void **state) {
   (void)state;
   PrunerTargetDesc xeon = xeonCore();

@@ -32,17 +32,25 @@
 static PrunerHost host;
 static PrunerTargetDesc target;
 
-static int setup(void **state) {
-  (void)state;
+/* A host measuring on `threads` threads with few, short samples (these tests check
+ * results, not times). */
+static PrunerHost createTestHost(int threads) {
   PrunerHostOptions o = prunerHostDefaultOptions();
-  o.threads = 1;
+  o.threads = threads;
   o.min_samples = 1;
   o.max_samples = 3;
   o.min_sample_seconds = 0;
   o.timeout_seconds = 120;
-  PrunerStatus s = prunerHostCreate(&o, &host);
+  PrunerHost h;
+  PrunerStatus s = prunerHostCreate(&o, &h);
   if (!s.ok)
     fail_msg("%s", s.message);
+  return h;
+}
+
+static int setup(void **state) {
+  (void)state;
+  host = createTestHost(1);
   target = *prunerHostGetTarget(host);
   return 0;
 }
@@ -600,10 +608,6 @@ static PrunerConfig firstConfig(const PrunerWorkload *w) {
   return c;
 }
 
-/* Convolutions' baseline: im2col + sgemm (NHWC: one GEMM over the batch; NCHW: one per
- * image), or sgemm on the input itself for a 1x1 stride-1 conv. The worker checks each
- * against the interpreter's reference, so a wrong im2col (a stride, a dilation, a batch
- * offset) fails here as WRONG_RESULT. */
 /* The convs of the BLAS baseline's tests: strided, dilated, batched and 1x1, both layouts. */
 static const struct {
   bool nchw;
@@ -633,6 +637,10 @@ static void convCase(size_t i, PrunerWorkload *w) {
                                  conv_cases[i].dilation, PRUNER_DTYPE_F32);
 }
 
+/* Convolutions' baseline: im2col + sgemm (NHWC: one GEMM over the batch; NCHW: one per
+ * image), or sgemm on the input itself for a 1x1 stride-1 conv. The worker checks each
+ * against the interpreter's reference, so a wrong im2col (a stride, a dilation, a batch
+ * offset) fails here as WRONG_RESULT. */
 static void test_conv_baseline(void **state) {
   (void)state;
   for (size_t i = 0; i < sizeof conv_cases / sizeof conv_cases[0]; ++i) {
@@ -687,16 +695,7 @@ static void test_conv_baseline(void **state) {
  * reference's output in both layouts. */
 static void test_conv_baseline_threads(void **state) {
   (void)state;
-  PrunerHostOptions o = prunerHostDefaultOptions();
-  o.threads = 3;
-  o.min_samples = 1;
-  o.max_samples = 2;
-  o.min_sample_seconds = 0;
-  o.timeout_seconds = 120;
-  PrunerHost threaded;
-  PrunerStatus st = prunerHostCreate(&o, &threaded);
-  if (!st.ok)
-    fail_msg("%s", st.message);
+  PrunerHost threaded = createTestHost(3);
   for (size_t i = 0; i < sizeof conv_cases / sizeof conv_cases[0]; ++i) {
     PrunerWorkload w;
     convCase(i, &w);
