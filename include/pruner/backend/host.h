@@ -93,6 +93,8 @@ typedef struct PrunerHostResult {
   PrunerRecord record;
   double compile_seconds;
   char baseline_core[32]; /* OpenBLAS core name, baseline only */
+  /* Threads the baseline's im2col copy ran on (a conv's baseline; 0: no copy). */
+  int baseline_copy_threads;
   bool interrupted;       /* cut short by options.stop: not a measurement, keep no record */
 } PrunerHostResult;
 

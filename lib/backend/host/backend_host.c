@@ -106,9 +106,12 @@ static PrunerStatus hostMeasure(PrunerBackendState s, const PrunerBackendBatch *
       /* Ctrl-C during the baseline: nothing to keep */
     } else if (r->record.status == PRUNER_RECORD_OK) {
       st = sink->baseline(sink->user, &r->record);
-      prunerBackendNote(sink, false, "%s: OpenBLAS %s (core %s) %.2f us", b->workload->key,
+      char copy[40] = "";
+      if (r->baseline_copy_threads > 0)
+        snprintf(copy, sizeof copy, ", im2col on %d thread(s)", r->baseline_copy_threads);
+      prunerBackendNote(sink, false, "%s: OpenBLAS %s (core %s%s) %.2f us", b->workload->key,
                         prunerHostBlasBaselineMethod(b->workload),
-                        r->baseline_core[0] ? r->baseline_core : "?", r->record.median_us);
+                        r->baseline_core[0] ? r->baseline_core : "?", copy, r->record.median_us);
     } else {
       prunerBackendNote(sink, false, "%s: OpenBLAS baseline failed: %s", b->workload->key,
                         r->record.error);

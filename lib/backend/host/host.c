@@ -485,6 +485,13 @@ static void im2colCopyPart(void *arg) {
     im2colNchwRows(copy->w, copy->in, copy->col, begin, end);
 }
 
+/* Threads the im2col copy runs on: the baseline's (setThreads) where the kernels' libomp
+ * gives the parallel region's entry points, else 1. */
+static int blasCopyThreads(const HostChild *ch) {
+  bool pool = ch->omp_parallel && ch->omp_thread_num && ch->omp_num_threads;
+  return pool && ch->threads > 1 ? ch->threads : 1;
+}
+
 /* The im2col matrix of `in` (an NHWC batch, or one NCHW image) into `col`, on as many
  * threads as the baseline's GEMM (setThreads), in the kernels' libomp pool: a framework's
  * im2col runs on its threads too (Caffe2's and PyTorch's are OpenMP loops), and a serial
@@ -492,7 +499,7 @@ static void im2colCopyPart(void *arg) {
 static void blasColumnsCopy(const HostChild *ch, const PrunerWorkload *w, const float *in,
                             float *col, int64_t rows) {
   Im2colCopy copy = {ch, w, in, col, rows};
-  if (ch->threads > 1 && ch->omp_parallel && ch->omp_thread_num && ch->omp_num_threads) {
+  if (blasCopyThreads(ch) > 1) {
     ch->omp_parallel(im2colCopyPart, &copy, (unsigned)ch->threads, 0);
     return;
   }
@@ -923,6 +930,8 @@ static void childBaselineRun(HostChild *ch, const HostRequest *req, PrunerHostRe
     snprintf(rep->baseline_core, sizeof rep->baseline_core, "%.31s", ch->corename());
   int threads = req->opts.threads > 0 ? req->opts.threads : prunerHostTargetCores(&req->target);
   setThreads(ch, threads > 0 ? threads : 1);
+  BlasGemm g;
+  rep->baseline_copy_threads = blasGemmOf(w, &g) && g.col > 0 ? blasCopyThreads(ch) : 0;
   char data_why[200] = "";
   if (!prepareData(ch, w, req->opts.seed, data_why, sizeof data_why)) {
     r->status = PRUNER_RECORD_LAUNCH_ERROR;
@@ -1167,6 +1176,7 @@ static bool childHandle(void *context, const void *request, void *reply) {
     return true;
   }
   PrunerHostResult *rep = &((HostReply *)reply)->result;
+  memset(rep, 0, sizeof *rep); /* fields a path leaves unset read as none */
   prunerRecordInit(&rep->record);
   char why[200];
   if (!supported(&req->w, why, sizeof why)) {

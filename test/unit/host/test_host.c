@@ -655,6 +655,8 @@ static void test_conv_baseline(void **state) {
     assert_true(r.record.is_baseline);
     assert_true(r.record.median_us > 0);
     assert_true(r.record.max_abs_error < 1e-3);
+    assert_int_equal(r.baseline_copy_threads,
+                     strcmp(conv_cases[i].method, "im2col + sgemm") == 0 ? 1 : 0);
     /* oneDNN's convolution on the same buffers, checked against the same reference. Where
      * the library is missing (or in an ASan build) the entry must say so; where it loads,
      * it must compute the conv right. */
@@ -705,6 +707,8 @@ static void test_conv_baseline_threads(void **state) {
       fail_msg("%s on 3 threads: %s %s", w.key, prunerRecordStatusName(r.record.status),
                r.record.error);
     assert_true(r.record.max_abs_error < 1e-3);
+    bool copy = strcmp(conv_cases[i].method, "im2col + sgemm") == 0;
+    assert_int_equal(r.baseline_copy_threads, copy ? 3 : 0);
   }
   prunerHostDestroy(threaded);
 }
