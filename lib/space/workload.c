@@ -492,6 +492,30 @@ void prunerWorkloadConv2dNchwFchw(PrunerWorkload *w, int64_t n, int64_t c, int64
   prunerWorkloadComputeKey(w);
 }
 
+void prunerWorkloadDepthwiseConv2dNhwcHwc(PrunerWorkload *w, int64_t n, int64_t ih,
+                                         int64_t iw, int64_t c, int64_t kh, int64_t kw,
+                                         int64_t stride, int64_t dilation, PrunerDType dtype) {
+  if (stride <= 0) stride = 1;
+  if (dilation <= 0) dilation = 1;
+  beginWorkload(w, PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC, "linalg.depthwise_conv_2d_nhwc_hwc");
+  w->strides[0] = w->strides[1] = stride;
+  w->dilations[0] = w->dilations[1] = dilation;
+  /* Loops (n, oh, ow, c, kh, kw) = d0 .. d5: each channel is its own filter. */
+  addLoop(w, n, PRUNER_LOOP_PARALLEL, PRUNER_ROLE_IMAGE);
+  addLoop(w, convOut(ih, kh, stride, dilation), PRUNER_LOOP_PARALLEL, PRUNER_ROLE_OUT_H);
+  addLoop(w, convOut(iw, kw, stride, dilation), PRUNER_LOOP_PARALLEL, PRUNER_ROLE_OUT_W);
+  addLoop(w, c, PRUNER_LOOP_PARALLEL, PRUNER_ROLE_OUT_CHANNEL);
+  addLoop(w, kh, PRUNER_LOOP_REDUCTION, PRUNER_ROLE_FILTER_H);
+  addLoop(w, kw, PRUNER_LOOP_REDUCTION, PRUNER_ROLE_FILTER_W);
+  PrunerOperand *in = addOperand(w, dtype, 0, 4, (const int[]){0, -1, -1, 3});
+  windowDim(in, 1, 1, 4, stride, dilation, ih);
+  windowDim(in, 2, 2, 5, stride, dilation, iw);
+  addOperand(w, dtype, 0, 3, (const int[]){4, 5, 3});
+  addOperand(w, dtype, 1, 4, (const int[]){0, 1, 2, 3});
+  macBody(w);
+  prunerWorkloadComputeKey(w);
+}
+
 /* The GEMM that transform.structured.convert_conv2d_to_img2col makes of a
  * conv_2d_nhwc_hwcf: loops (n, m = oh * ow, f, k = kh * kw * c), A = the im2col tensor
  * [n, m, k], B = the filter collapsed to [k, f], C = the output collapsed to [n, m, f]. */

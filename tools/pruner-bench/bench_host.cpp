@@ -1,5 +1,6 @@
 // Host backend: tuned f32 matmuls (1024^3 and the BERT FFN shapes) and ResNet-50's convs
-// against OpenBLAS and BLIS (a conv: im2col, then their sgemm), in the same child process
+// against OpenBLAS and BLIS (a conv: im2col, then their sgemm) and oneDNN (convs; and
+// MobileNet-V2's depthwise convs, against oneDNN alone), in the same child process
 // on the same inputs, re-measured back to back in rotating rounds
 // (prunerHostRemeasureBaselines), with one thread and with every core, and 1024^3 against
 // the untiled lowering. "Tuned" is the tuner's own pick: a pruner-tune session through
@@ -108,6 +109,18 @@ std::string convModule(int64_t oh, int64_t ow, int64_t c, int64_t kh, int64_t kw
          "\n}\n";
 }
 
+// A depthwise conv at batch 1, NHWC, stride 1, on an input already padded: oh x oh x c,
+// a k x k filter per channel (HWC).
+std::string depthwiseModule(int64_t oh, int64_t c, int64_t k) {
+  std::string in = tensor({1, oh + k - 1, oh + k - 1, c}), fl = tensor({k, k, c}),
+              out = tensor({1, oh, oh, c});
+  return "func.func @dw(%i: " + in + ", %f: " + fl + ", %o: " + out + ") -> " + out +
+         " {\n  %r = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, "
+         "strides = dense<1> : tensor<2xi64>} ins(%i, %f : " +
+         in + ", " + fl + ") outs(%o : " + out + ") -> " + out + "\n  return %r : " + out +
+         "\n}\n";
+}
+
 // An NCHW conv at batch 1 on an input already padded: n x c x ih x iw, filter f x c x k x
 // k, `stride` both ways (ResNet's stem is 3 x 230 x 230, 64 x 3 x 7 x 7, stride 2).
 std::string nchwConvModule(int64_t c, int64_t ih, int64_t k, int64_t f, int64_t stride) {
@@ -208,7 +221,8 @@ Tuned tune(const std::string &module, int threads) {
 }
 
 // The tuner's pick for `module` (whose one op is `w`) against the BLAS baseline and BLIS,
-// back to back: the matmul and conv benchmarks' shared body.
+// back to back: the matmul and conv benchmarks' shared body. A workload with no sgemm form
+// (a depthwise conv) is compared with oneDNN alone.
 void tunedVsBlas(benchmark::State &state, const PrunerWorkload &w, const std::string &module,
                  int threads, bool onednn) {
   PrunerHost host = nullptr;
@@ -224,6 +238,7 @@ void tunedVsBlas(benchmark::State &state, const PrunerWorkload &w, const std::st
   PrunerHostRemeasure rem;
   std::memset(&rem, 0, sizeof rem);
   std::string blis_note, onednn_note;
+  const bool blas = prunerHostHasBlasBaseline(&w);
   for (auto _ : state) {
     if (!best.ok) {
       state.SkipWithError((std::string("tuning failed: ") + best.error).c_str());
@@ -231,10 +246,10 @@ void tunedVsBlas(benchmark::State &state, const PrunerWorkload &w, const std::st
     }
     // The pick, OpenBLAS and BLIS back to back in the same rounds (rotating order), so
     // load on the shared machine hits all three alike (docs/measurement.md).
-    prunerHostRemeasureBaselines(host, &w, &best.config, 1, true, true, onednn, &rem);
+    prunerHostRemeasureBaselines(host, &w, &best.config, 1, blas, blas, onednn, &rem);
     const PrunerHostRemeasureEntry &t = rem.entries[0], &ob = rem.entries[1],
-                                   &bl = rem.entries[2], &dn = rem.entries[3];
-    if (t.status != PRUNER_RECORD_OK || ob.status != PRUNER_RECORD_OK) {
+                                   &bl = rem.entries[2], &dn = rem.entries[blas ? 3 : 1];
+    if (t.status != PRUNER_RECORD_OK || (blas && ob.status != PRUNER_RECORD_OK)) {
       state.SkipWithError(t.status != PRUNER_RECORD_OK ? t.error : ob.error);
       break;
     }
@@ -242,18 +257,20 @@ void tunedVsBlas(benchmark::State &state, const PrunerWorkload &w, const std::st
     state.counters["tuned_gflops"] = flops / t.median_us * 1e-3;
     state.counters["tuned_ms"] = t.median_us * 1e-3;
     state.counters["tuned_iqr_ms"] = (t.p75_us - t.p25_us) * 1e-3;
-    state.counters["openblas_gflops"] = flops / ob.median_us * 1e-3;
-    state.counters["openblas_ms"] = ob.median_us * 1e-3;
-    state.counters["openblas_iqr_ms"] = (ob.p75_us - ob.p25_us) * 1e-3;
-    state.counters["vs_openblas"] = ob.median_us / t.median_us;
-    if (bl.status == PRUNER_RECORD_OK) {
-      state.counters["blis_gflops"] = flops / bl.median_us * 1e-3;
-      state.counters["blis_ms"] = bl.median_us * 1e-3;
-      state.counters["blis_iqr_ms"] = (bl.p75_us - bl.p25_us) * 1e-3;
-      state.counters["vs_blis"] = bl.median_us / t.median_us;
-    } else {
-      // No BLIS here (libblis.so.4 missing): its columns are left out, with why.
-      blis_note = std::string(", no BLIS: ") + bl.error;
+    if (blas) { // without a BLAS form (a depthwise conv) only oneDNN's counters follow
+      state.counters["openblas_gflops"] = flops / ob.median_us * 1e-3;
+      state.counters["openblas_ms"] = ob.median_us * 1e-3;
+      state.counters["openblas_iqr_ms"] = (ob.p75_us - ob.p25_us) * 1e-3;
+      state.counters["vs_openblas"] = ob.median_us / t.median_us;
+      if (bl.status == PRUNER_RECORD_OK) {
+        state.counters["blis_gflops"] = flops / bl.median_us * 1e-3;
+        state.counters["blis_ms"] = bl.median_us * 1e-3;
+        state.counters["blis_iqr_ms"] = (bl.p75_us - bl.p25_us) * 1e-3;
+        state.counters["vs_blis"] = bl.median_us / t.median_us;
+      } else {
+        // No BLIS here (libblis.so.4 missing): its columns are left out, with why.
+        blis_note = std::string(", no BLIS: ") + bl.error;
+      }
     }
     if (onednn && dn.status == PRUNER_RECORD_OK) {
       state.counters["onednn_gflops"] = flops / dn.median_us * 1e-3;
@@ -272,10 +289,12 @@ void tunedVsBlas(benchmark::State &state, const PrunerWorkload &w, const std::st
   char cfg[256];
   prunerConfigFormatShort(&w, &best.config, cfg, sizeof cfg);
   const char *method = prunerHostBlasBaselineMethod(&w);
-  state.SetLabel(std::string(method ? method : "no baseline") + ", openblas core " +
+  std::string blas_label =
+      blas ? std::string(method ? method : "no baseline") + ", openblas core " +
                  rem.baseline_core +
-                 (blis_note.empty() ? ", blis core " + std::string(rem.blis_core) : blis_note) +
-                 onednn_note + ", tuned " + cfg);
+                 (blis_note.empty() ? ", blis core " + std::string(rem.blis_core) : blis_note)
+           : std::string("no BLAS form");
+  state.SetLabel(blas_label + onednn_note + ", tuned " + cfg);
   prunerHostDestroy(host);
 }
 
@@ -312,6 +331,18 @@ void BM_HostConvNchwVsOpenBLAS(benchmark::State &state) {
   prunerWorkloadConv2dNchwFchw(&w, 1, c, ih, ih, f, k, k, stride, 1, PRUNER_DTYPE_F32);
   tunedVsBlas(state, w, nchwConvModule(c, ih, k, f, stride), static_cast<int>(state.range(0)),
               true);
+}
+
+// MobileNet-V2's stride-1 depthwise 3x3 convs at batch 1 (NHWC, f32, input padded: its
+// 112x112x32, 56x56x144, 28x28x192, 14x14x384 and 7x7x960 blocks) against oneDNN's
+// depthwise convolution (grouped, `brdgmm_dw` on AVX-512), the only library baseline a
+// depthwise conv has here (docs/host.md, "oneDNN: a conv library baseline").
+void BM_HostDepthwiseVsOneDNN(benchmark::State &state) {
+  int64_t oh = state.range(1), c = state.range(2), k = state.range(3);
+  PrunerWorkload w;
+  prunerWorkloadDepthwiseConv2dNhwcHwc(&w, 1, oh + k - 1, oh + k - 1, c, k, k, 1, 1,
+                                       PRUNER_DTYPE_F32);
+  tunedVsBlas(state, w, depthwiseModule(oh, c, k), static_cast<int>(state.range(0)), true);
 }
 
 // The tuned pick against the untiled lowering (linalg to plain loops), one run each,
@@ -410,6 +441,17 @@ BENCHMARK(BM_HostConvVsOpenBLAS)
     ->Args({1, 14, 256, 3, 256})
     ->Args({1, 7, 512, 3, 512})
     ->Args({1, 56, 64, 1, 256})
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_HostDepthwiseVsOneDNN)
+    ->ArgNames({"threads", "oh", "c", "k"})
+    ->Args({1, 112, 32, 3})
+    ->Args({1, 56, 144, 3})
+    ->Args({1, 28, 192, 3})
+    ->Args({0, 28, 192, 3})
+    ->Args({1, 14, 384, 3})
+    ->Args({1, 7, 960, 3})
     ->UseManualTime()
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);

@@ -180,10 +180,13 @@ void prunerHostRemeasure(PrunerHost host, const PrunerWorkload *w, const PrunerC
  * cblas_sgemm handle, so its CBLAS symbols and OpenBLAS' never resolve to each other.
  * Without libblis.so.4 the BLIS entry has status LAUNCH_ERROR saying why; the others are
  * unaffected (docs/host.md). A workload without an sgemm form (prunerHostHasBlasBaseline)
- * gets neither baseline entry. When `onednn` and `w` is an f32 NHWC or NCHW 2-D conv,
- * oneDNN's direct convolution (Debian's libdnnl.so.2, dlopen'ed the same way) is the last
+ * gets neither baseline entry. When `onednn` and `w` is an f32 NHWC or NCHW 2-D conv or
+ * NHWC depthwise conv (prunerHostHasOnednnBaseline), oneDNN's direct convolution (Debian's
+ * libdnnl.so.2, dlopen'ed the same way; grouped for a depthwise conv) is the last
  * entry: the conv library a framework calls on a CPU (docs/host.md, "oneDNN: a conv
  * library baseline"); without it the entry says why. */
+/* True if `w` is a conv kind the oneDNN entry covers (its dtypes are checked when it runs). */
+bool prunerHostHasOnednnBaseline(const PrunerWorkload *w);
 void prunerHostRemeasureBaselines(PrunerHost host, const PrunerWorkload *w,
                                   const PrunerConfig *configs, int n, bool openblas, bool blis,
                                   bool onednn, PrunerHostRemeasure *out);

@@ -1356,6 +1356,11 @@ void prunerHostRemeasure(PrunerHost host, const PrunerWorkload *w, const PrunerC
   prunerHostRemeasureBaselines(host, w, configs, n, baseline, false, false, out);
 }
 
+bool prunerHostHasOnednnBaseline(const PrunerWorkload *w) {
+  return w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF || w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW ||
+         w->kind == PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC;
+}
+
 void prunerHostRemeasureBaselines(PrunerHost host, const PrunerWorkload *w,
                                   const PrunerConfig *configs, int n, bool baseline, bool blis,
                                   bool onednn, PrunerHostRemeasure *out) {
@@ -1364,8 +1369,7 @@ void prunerHostRemeasureBaselines(PrunerHost host, const PrunerWorkload *w,
     n = PRUNER_HOST_REMEASURE_MAX;
   baseline = baseline && prunerHostHasBlasBaseline(w);
   blis = blis && prunerHostHasBlasBaseline(w);
-  onednn = onednn && (w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF ||
-                      w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW);
+  onednn = onednn && prunerHostHasOnednnBaseline(w);
   HostRequest *req = calloc(1, sizeof *req);
   HostReply *reply = malloc(sizeof *reply);
   char why[200] = "";

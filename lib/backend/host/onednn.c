@@ -123,17 +123,21 @@ void hostOnednnSetThreads(HostOnednn *d, int threads) {
     d->set_threads(threads > 0 ? threads : 1);
 }
 
-/* The logical dims oneDNN wants (src N C H W, weights F C KH KW, dst N F OH OW) and each
- * one's stride in the workload's own buffers. The src extent is what the conv reads: an
- * input with unused last rows or columns is described as the part that is read. */
-static void convGeometry(const PrunerWorkload *w, dnnl_dims_t src, dnnl_dims_t src_strides,
-                         dnnl_dims_t wei, dnnl_dims_t wei_strides, dnnl_dims_t dst,
-                         dnnl_dims_t dst_strides) {
+/* The logical dims oneDNN wants (src N C H W, weights F C KH KW, dst N F OH OW; a depthwise
+ * conv's weights grouped, G 1 1 KH KW with G = C = F) and each one's stride in the
+ * workload's own buffers; returns the weights' rank (4, or 5 when grouped). The src extent
+ * is what the conv reads: an input with unused last rows or columns is described as the
+ * part that is read. */
+static int convGeometry(const PrunerWorkload *w, dnnl_dims_t src, dnnl_dims_t src_strides,
+                        dnnl_dims_t wei, dnnl_dims_t wei_strides, dnnl_dims_t dst,
+                        dnnl_dims_t dst_strides) {
   const int64_t *is = w->operands[0].shape, *fs = w->operands[1].shape;
   const int64_t *os = w->operands[w->num_inputs].shape;
-  bool nhwc = w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF;
+  bool depthwise = w->kind == PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC;
+  bool nhwc = w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF || depthwise;
   int64_t N = is[0], C = nhwc ? is[3] : is[1], H = nhwc ? is[1] : is[2], W = nhwc ? is[2] : is[3];
-  int64_t F = nhwc ? fs[3] : fs[0], KH = nhwc ? fs[0] : fs[2], KW = nhwc ? fs[1] : fs[3];
+  int64_t F = depthwise ? C : nhwc ? fs[3] : fs[0], KH = nhwc ? fs[0] : fs[2];
+  int64_t KW = nhwc ? fs[1] : fs[3];
   int64_t OH = nhwc ? os[1] : os[2], OW = nhwc ? os[2] : os[3];
   int64_t rows = (OH - 1) * w->strides[0] + (KH - 1) * w->dilations[0] + 1;
   int64_t cols = (OW - 1) * w->strides[1] + (KW - 1) * w->dilations[1] + 1;
@@ -155,6 +159,16 @@ static void convGeometry(const PrunerWorkload *w, dnnl_dims_t src, dnnl_dims_t s
     dst[i] = d[i];
     dst_strides[i] = dss[i];
   }
+  if (!depthwise)
+    return 4;
+  /* HWC filter [KH, KW, C] as goihw [C, 1, 1, KH, KW]: channel g at g, tap (kh, kw) at
+   * (kh * KW + kw) * C; the unit dims' strides are any that keep the layout dense. */
+  int64_t g[5] = {C, 1, 1, KH, KW}, gs[5] = {1, KH * KW * C, KH * KW * C, KW * C, C};
+  for (int i = 0; i < 5; ++i) {
+    wei[i] = g[i];
+    wei_strides[i] = gs[i];
+  }
+  return 5;
 }
 
 /* A reorder primitive from `from` to `to`. */
@@ -208,8 +222,11 @@ static bool reorderWeights(HostOnednn *d, const dnnl_memory_desc_t *user_md, con
 
 HostOnednnConv *hostOnednnConvCreate(HostOnednn *d, const PrunerWorkload *w, const float *src,
                                      const float *filter, float *dst, char *why, size_t size) {
-  if (w->kind != PRUNER_OP_CONV_2D_NHWC_HWCF && w->kind != PRUNER_OP_CONV_2D_NCHW_FCHW) {
-    snprintf(why, size, "no oneDNN convolution for %.100s (NHWC or NCHW 2-D convs only)",
+  if (w->kind != PRUNER_OP_CONV_2D_NHWC_HWCF && w->kind != PRUNER_OP_CONV_2D_NCHW_FCHW &&
+      w->kind != PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC) {
+    snprintf(why, size,
+             "no oneDNN convolution for %.100s (NHWC or NCHW 2-D convs and NHWC depthwise "
+             "convs only)",
              w->key);
     return NULL;
   }
@@ -225,7 +242,7 @@ HostOnednnConv *hostOnednnConvCreate(HostOnednn *d, const PrunerWorkload *w, con
   }
   c->lib = d;
   dnnl_dims_t sd, ss, wd, ws, dd, ds;
-  convGeometry(w, sd, ss, wd, ws, dd, ds);
+  int wei_rank = convGeometry(w, sd, ss, wd, ws, dd, ds);
   dnnl_memory_desc_t src_md, user_wei_md, any_wei_md, dst_md, any_src_md, any_dst_md;
   dnnl_convolution_desc_t cd;
   dnnl_primitive_attr_t attr = NULL;
@@ -237,7 +254,8 @@ HostOnednnConv *hostOnednnConvCreate(HostOnednn *d, const PrunerWorkload *w, con
   dnnl_dims_t pad = {0, 0};
   bool ok =
       d->dnnl_memory_desc_init_by_strides(&src_md, 4, sd, dnnl_f32, ss) == dnnl_success &&
-      d->dnnl_memory_desc_init_by_strides(&user_wei_md, 4, wd, dnnl_f32, ws) == dnnl_success &&
+      d->dnnl_memory_desc_init_by_strides(&user_wei_md, wei_rank, wd, dnnl_f32, ws) ==
+          dnnl_success &&
       d->dnnl_memory_desc_init_by_strides(&dst_md, 4, dd, dnnl_f32, ds) == dnnl_success;
   /* NCHW: src and dst in the layouts oneDNN chooses too (blocked), reordered into and out
    * of them on every run, as a framework calling it on plain NCHW tensors does: on the
@@ -247,8 +265,8 @@ HostOnednnConv *hostOnednnConvCreate(HostOnednn *d, const PrunerWorkload *w, con
   const bool nchw = w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW;
   if (ok) {
     /* dst += conv(src, weights), as the linalg op accumulates into its output. */
-    ok = d->dnnl_memory_desc_init_by_tag(&any_wei_md, 4, wd, dnnl_f32, dnnl_format_tag_any) ==
-             dnnl_success &&
+    ok = d->dnnl_memory_desc_init_by_tag(&any_wei_md, wei_rank, wd, dnnl_f32,
+                                         dnnl_format_tag_any) == dnnl_success &&
          d->dnnl_memory_desc_init_by_tag(&any_src_md, 4, sd, dnnl_f32, dnnl_format_tag_any) ==
              dnnl_success &&
          d->dnnl_memory_desc_init_by_tag(&any_dst_md, 4, dd, dnnl_f32, dnnl_format_tag_any) ==

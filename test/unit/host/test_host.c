@@ -692,6 +692,37 @@ static void test_conv_baseline(void **state) {
       fail_msg("entry %d: %s", i, rem.entries[i].error);
 }
 
+/* oneDNN's depthwise convolution (grouped, one channel per group) as the conv library
+ * baseline of a depthwise conv, which has no BLAS one: checked against the reference like
+ * every entry (a stride, a dilation, the HWC filter's grouping), or, where the library is
+ * missing or the build has ASan, an entry that says so. */
+static void test_onednn_depthwise(void **state) {
+  (void)state;
+  const int64_t cases[][6] = {/* ih, iw, c, k, stride, dilation */
+                              {30, 30, 48, 3, 1, 1},
+                              {17, 15, 32, 3, 2, 1},
+                              {12, 12, 16, 3, 1, 2}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    PrunerWorkload w;
+    prunerWorkloadDepthwiseConv2dNhwcHwc(&w, 1, cases[i][0], cases[i][1], cases[i][2],
+                                         cases[i][3], cases[i][3], cases[i][4], cases[i][5],
+                                         PRUNER_DTYPE_F32);
+    assert_false(prunerHostHasBlasBaseline(&w));
+    static PrunerHostRemeasure rem;
+    prunerHostRemeasureBaselines(host, &w, NULL, 0, false, false, true, &rem);
+    assert_int_equal(rem.num_entries, 1);
+    const PrunerHostRemeasureEntry *e = &rem.entries[0];
+    if (e->status == PRUNER_RECORD_OK) {
+      assert_true(e->median_us > 0);
+      if (i == 0)
+        printf("  oneDNN %s: %.1f us (%s)\n", rem.onednn_impl, e->median_us, w.key);
+    } else if (!strstr(e->error, "could not be loaded") && !strstr(e->error, "built without") &&
+               !strstr(e->error, "AddressSanitizer")) {
+      fail_msg("oneDNN on %s: %s %s", w.key, prunerRecordStatusName(e->status), e->error);
+    }
+  }
+}
+
 /* The im2col copy runs on the baseline's threads (docs/host.md, "The OpenBLAS baseline of
  * a convolution"): rows split over 3 threads, whatever the machine's cores, must give the
  * reference's output in both layouts. */
@@ -1063,6 +1094,7 @@ int main(void) {
       cmocka_unit_test(test_elementwise),    cmocka_unit_test(test_reduction),
       cmocka_unit_test(test_baseline),       cmocka_unit_test(test_conv_baseline),
       cmocka_unit_test(test_conv_baseline_threads),
+      cmocka_unit_test(test_onednn_depthwise),
       cmocka_unit_test(test_remeasure),
       cmocka_unit_test(test_remeasure_blis), cmocka_unit_test(test_tuned_vs_untiled_512),
   };

@@ -277,6 +277,9 @@ static void test_depthwise_and_mixed_precision(void **state) {
   assert_int_equal(w.loop_roles[3], PRUNER_ROLE_OUT_CHANNEL); /* the depth channel */
   assert_int_equal(w.loop_roles[4], PRUNER_ROLE_FILTER_H);
   assert_int_equal(w.bounds[3], 64);
+  prunerWorkloadDepthwiseConv2dNhwcHwc(&ref, 1, 58, 58, 64, 3, 3, 1, 1, PRUNER_DTYPE_F32);
+  assert_string_equal(w.key, ref.key);
+  assert_int_equal(memcmp(w.operands, ref.operands, sizeof w.operands), 0);
 
   /* Named ops with narrower inputs get extf casts in their region: same body as the
    * builder's (cast, cast, mul, add), so the same key. */
