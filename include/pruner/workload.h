@@ -186,9 +186,9 @@ void prunerWorkloadConv2dNhwcHwcf(PrunerWorkload *w, int64_t n, int64_t ih, int6
                                   int64_t c, int64_t kh, int64_t kw, int64_t f, int64_t stride,
                                   int64_t dilation, PrunerDType dtype);
 /* depthwise_conv_2d_nhwc_hwc: input n x ih x iw x c, filter kh x kw x c (one per channel). */
-void prunerWorkloadDepthwiseConv2dNhwcHwc(PrunerWorkload *w, int64_t n, int64_t ih,
-                                         int64_t iw, int64_t c, int64_t kh, int64_t kw,
-                                         int64_t stride, int64_t dilation, PrunerDType dtype);
+void prunerWorkloadDepthwiseConv2dNhwcHwc(PrunerWorkload *w, int64_t n, int64_t ih, int64_t iw,
+                                          int64_t c, int64_t kh, int64_t kw, int64_t stride,
+                                          int64_t dilation, PrunerDType dtype);
 /* The implicit GEMM of a conv_2d_nhwc_hwcf (what convert_conv2d_to_img2col builds): a
  * contraction generic with loops (n, m = oh * ow, f, k = kh * kw * c), A [n, m, k],
  * B [k, f], C [n, m, f]. False (gemm untouched) for any other op. */

@@ -492,11 +492,13 @@ void prunerWorkloadConv2dNchwFchw(PrunerWorkload *w, int64_t n, int64_t c, int64
   prunerWorkloadComputeKey(w);
 }
 
-void prunerWorkloadDepthwiseConv2dNhwcHwc(PrunerWorkload *w, int64_t n, int64_t ih,
-                                         int64_t iw, int64_t c, int64_t kh, int64_t kw,
-                                         int64_t stride, int64_t dilation, PrunerDType dtype) {
-  if (stride <= 0) stride = 1;
-  if (dilation <= 0) dilation = 1;
+void prunerWorkloadDepthwiseConv2dNhwcHwc(PrunerWorkload *w, int64_t n, int64_t ih, int64_t iw,
+                                          int64_t c, int64_t kh, int64_t kw, int64_t stride,
+                                          int64_t dilation, PrunerDType dtype) {
+  if (stride <= 0)
+    stride = 1;
+  if (dilation <= 0)
+    dilation = 1;
   beginWorkload(w, PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC, "linalg.depthwise_conv_2d_nhwc_hwc");
   w->strides[0] = w->strides[1] = stride;
   w->dilations[0] = w->dilations[1] = dilation;

@@ -117,8 +117,7 @@ std::string depthwiseModule(int64_t oh, int64_t c, int64_t k) {
   return "func.func @dw(%i: " + in + ", %f: " + fl + ", %o: " + out + ") -> " + out +
          " {\n  %r = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, "
          "strides = dense<1> : tensor<2xi64>} ins(%i, %f : " +
-         in + ", " + fl + ") outs(%o : " + out + ") -> " + out + "\n  return %r : " + out +
-         "\n}\n";
+         in + ", " + fl + ") outs(%o : " + out + ") -> " + out + "\n  return %r : " + out + "\n}\n";
 }
 
 // An NCHW conv at batch 1 on an input already padded: n x c x ih x iw, filter f x c x k x
@@ -247,8 +246,9 @@ void tunedVsBlas(benchmark::State &state, const PrunerWorkload &w, const std::st
     // The pick, OpenBLAS and BLIS back to back in the same rounds (rotating order), so
     // load on the shared machine hits all three alike (docs/measurement.md).
     prunerHostRemeasureBaselines(host, &w, &best.config, 1, blas, blas, onednn, &rem);
-    const PrunerHostRemeasureEntry &t = rem.entries[0], &ob = rem.entries[1],
-                                   &bl = rem.entries[2], &dn = rem.entries[blas ? 3 : 1];
+    // oneDNN's entry is the last one, when the request has it (rem.has_onednn).
+    const PrunerHostRemeasureEntry &t = rem.entries[0], &ob = rem.entries[1], &bl = rem.entries[2],
+                                   &dn = rem.entries[rem.num_entries - 1];
     if (t.status != PRUNER_RECORD_OK || (blas && ob.status != PRUNER_RECORD_OK)) {
       state.SkipWithError(t.status != PRUNER_RECORD_OK ? t.error : ob.error);
       break;
@@ -272,13 +272,13 @@ void tunedVsBlas(benchmark::State &state, const PrunerWorkload &w, const std::st
         blis_note = std::string(", no BLIS: ") + bl.error;
       }
     }
-    if (onednn && dn.status == PRUNER_RECORD_OK) {
+    if (rem.has_onednn && dn.status == PRUNER_RECORD_OK) {
       state.counters["onednn_gflops"] = flops / dn.median_us * 1e-3;
       state.counters["onednn_ms"] = dn.median_us * 1e-3;
       state.counters["onednn_iqr_ms"] = (dn.p75_us - dn.p25_us) * 1e-3;
       state.counters["vs_onednn"] = dn.median_us / t.median_us;
       onednn_note = std::string(", onednn ") + rem.onednn_impl;
-    } else if (onednn) {
+    } else if (rem.has_onednn) {
       onednn_note = std::string(", no oneDNN: ") + dn.error;
     }
     state.counters["rounds"] = rem.rounds;
@@ -290,8 +290,7 @@ void tunedVsBlas(benchmark::State &state, const PrunerWorkload &w, const std::st
   prunerConfigFormatShort(&w, &best.config, cfg, sizeof cfg);
   const char *method = prunerHostBlasBaselineMethod(&w);
   std::string blas_label =
-      blas ? std::string(method ? method : "no baseline") + ", openblas core " +
-                 rem.baseline_core +
+      blas ? std::string(method ? method : "no baseline") + ", openblas core " + rem.baseline_core +
                  (blis_note.empty() ? ", blis core " + std::string(rem.blis_core) : blis_note)
            : std::string("no BLAS form");
   state.SetLabel(blas_label + onednn_note + ", tuned " + cfg);

@@ -92,10 +92,9 @@ PrunerHostOptions prunerHostDefaultOptions(void);
 typedef struct PrunerHostResult {
   PrunerRecord record;
   double compile_seconds;
-  char baseline_core[32]; /* OpenBLAS core name, baseline only */
-  /* Threads the baseline's im2col copy ran on (a conv's baseline; 0: no copy). */
-  int baseline_copy_threads;
-  bool interrupted;       /* cut short by options.stop: not a measurement, keep no record */
+  char baseline_core[32];    /* OpenBLAS core name, baseline only */
+  int baseline_copy_threads; /* threads its im2col copy ran on (an ok conv baseline; else 0) */
+  bool interrupted;          /* cut short by options.stop: not a measurement, keep no record */
 } PrunerHostResult;
 
 typedef struct PrunerHostImpl *PrunerHost;
@@ -174,6 +173,9 @@ typedef struct PrunerHostRemeasure {
 void prunerHostRemeasure(PrunerHost host, const PrunerWorkload *w, const PrunerConfig *configs,
                          int n, bool baseline, PrunerHostRemeasure *out);
 
+/* True if `w` is a conv kind the oneDNN entry covers (its dtypes are checked when it runs). */
+bool prunerHostHasOnednnBaseline(const PrunerWorkload *w);
+
 /* prunerHostRemeasure with a second baseline: when `blis`, BLIS sgemm (Debian's
  * libblis.so.4) is timed as one more entry after OpenBLAS, in the same rounds. BLIS is
  * dlopen'ed by the child with RTLD_LOCAL | RTLD_DEEPBIND and called through its own
@@ -185,8 +187,6 @@ void prunerHostRemeasure(PrunerHost host, const PrunerWorkload *w, const PrunerC
  * libdnnl.so.2, dlopen'ed the same way; grouped for a depthwise conv) is the last
  * entry: the conv library a framework calls on a CPU (docs/host.md, "oneDNN: a conv
  * library baseline"); without it the entry says why. */
-/* True if `w` is a conv kind the oneDNN entry covers (its dtypes are checked when it runs). */
-bool prunerHostHasOnednnBaseline(const PrunerWorkload *w);
 void prunerHostRemeasureBaselines(PrunerHost host, const PrunerWorkload *w,
                                   const PrunerConfig *configs, int n, bool openblas, bool blis,
                                   bool onednn, PrunerHostRemeasure *out);

@@ -86,7 +86,8 @@ typedef struct HostChild {
   /* The same pool runs the BLAS baselines' im2col copy (blasColumnsCopy). */
   GompParallelFn omp_parallel;
   OmpIntFn omp_thread_num, omp_num_threads;
-  int threads; /* the last setThreads */
+  int threads;      /* the last setThreads */
+  int copy_threads; /* the OpenBLAS baseline's last im2col copy ran on (0: none) */
   /* BLIS: loaded on the first request that asks for it (blis_tried). */
   bool blis_tried;
   void *blis;
@@ -430,8 +431,8 @@ static void im2colNhwcRows(const PrunerWorkload *w, const float *in, float *col,
 
 /* Rows [begin, end) of the im2col matrix of one NCHW image: row (c, kh, kw), column
  * (oh, ow). */
-static void im2colNchwRows(const PrunerWorkload *w, const float *image, float *col,
-                           int64_t begin, int64_t end) {
+static void im2colNchwRows(const PrunerWorkload *w, const float *image, float *col, int64_t begin,
+                           int64_t end) {
   const int64_t *is = w->operands[0].shape, *fs = w->operands[1].shape;
   const int64_t *os = w->operands[w->num_inputs].shape;
   int64_t H = is[2], W = is[3], KH = fs[2], KW = fs[3], OH = os[2], OW = os[3];
@@ -473,11 +474,14 @@ typedef struct Im2colCopy {
   const float *in;
   float *col;
   int64_t rows;
+  int threads; /* the region's threads, as the runtime gave them (thread 0 writes it) */
 } Im2colCopy;
 
 static void im2colCopyPart(void *arg) {
-  const Im2colCopy *copy = arg;
+  Im2colCopy *copy = arg;
   int64_t part = copy->ch->omp_thread_num(), parts = copy->ch->omp_num_threads();
+  if (part == 0)
+    copy->threads = (int)parts;
   int64_t begin = copy->rows * part / parts, end = copy->rows * (part + 1) / parts;
   if (copy->w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF)
     im2colNhwcRows(copy->w, copy->in, copy->col, begin, end);
@@ -485,8 +489,8 @@ static void im2colCopyPart(void *arg) {
     im2colNchwRows(copy->w, copy->in, copy->col, begin, end);
 }
 
-/* Threads the im2col copy runs on: the baseline's (setThreads) where the kernels' libomp
- * gives the parallel region's entry points, else 1. */
+/* Threads the im2col copy asks for: the baseline's (setThreads) where the kernels' libomp
+ * gives the parallel region's entry points, else 1 (the runtime may give fewer). */
 static int blasCopyThreads(const HostChild *ch) {
   bool pool = ch->omp_parallel && ch->omp_thread_num && ch->omp_num_threads;
   return pool && ch->threads > 1 ? ch->threads : 1;
@@ -496,17 +500,18 @@ static int blasCopyThreads(const HostChild *ch) {
  * threads as the baseline's GEMM (setThreads), in the kernels' libomp pool: a framework's
  * im2col runs on its threads too (Caffe2's and PyTorch's are OpenMP loops), and a serial
  * copy held a 2-thread baseline to 1.3x its 1-thread time (docs/host.md). */
-static void blasColumnsCopy(const HostChild *ch, const PrunerWorkload *w, const float *in,
-                            float *col, int64_t rows) {
-  Im2colCopy copy = {ch, w, in, col, rows};
+static int blasColumnsCopy(const HostChild *ch, const PrunerWorkload *w, const float *in,
+                           float *col, int64_t rows) {
+  Im2colCopy copy = {ch, w, in, col, rows, 1};
   if (blasCopyThreads(ch) > 1) {
     ch->omp_parallel(im2colCopyPart, &copy, (unsigned)ch->threads, 0);
-    return;
+    return copy.threads;
   }
   if (w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF)
     im2colNhwcRows(w, in, col, 0, copy.rows);
   else
     im2colNchwRows(w, in, col, 0, copy.rows);
+  return 1;
 }
 
 /* One sgemm call; with `own_cpus` (BLIS) on the child's whole CPU set (childCpusEnter). */
@@ -524,34 +529,34 @@ static void blasSgemm(const HostChild *ch, SgemmFn sgemm, bool own_cpus, int m, 
 /* C += A B for `w` with `sgemm` (OpenBLAS' or BLIS', `own_cpus` for BLIS: blasSgemm): `a`,
  * `b` the inputs, `c` the output, `col` the im2col buffer (blasColumns; unused when the
  * GEMM needs none), copied on the child's threads in the kernels' pool (blasColumnsCopy),
- * outside the CPU set BLIS runs with. */
-static void blasCompute(const HostChild *ch, SgemmFn sgemm, bool own_cpus,
-                        const PrunerWorkload *w, const float *a, const float *b, float *c,
-                        float *col) {
+ * outside the CPU set BLIS runs with. Returns the threads the copy ran on, 0: no copy. */
+static int blasCompute(const HostChild *ch, SgemmFn sgemm, bool own_cpus, const PrunerWorkload *w,
+                       const float *a, const float *b, float *c, float *col) {
   BlasGemm g;
   blasGemmOf(w, &g); /* callers checked prunerHostHasBlasBaseline */
-  int m = (int)g.m, n = (int)g.n, k = (int)g.k;
+  int m = (int)g.m, n = (int)g.n, k = (int)g.k, copied = 0;
   if (w->kind == PRUNER_OP_CONV_2D_NHWC_HWCF) {
     if (g.col > 0)
-      blasColumnsCopy(ch, w, a, col, g.m);
+      copied = blasColumnsCopy(ch, w, a, col, g.m);
     blasSgemm(ch, sgemm, own_cpus, m, n, k, g.col > 0 ? col : a, k, b, n, c, n);
-    return;
+    return copied;
   }
   if (w->kind == PRUNER_OP_CONV_2D_NCHW_FCHW) {
     const int64_t *is = w->operands[0].shape;
     int64_t image = is[1] * is[2] * is[3];
     for (int64_t i = 0; i < g.calls; ++i) {
       if (g.col > 0)
-        blasColumnsCopy(ch, w, a + i * image, col, g.k);
+        copied = blasColumnsCopy(ch, w, a + i * image, col, g.k);
       blasSgemm(ch, sgemm, own_cpus, m, n, k, b, k, g.col > 0 ? col : a + i * image, n,
                 c + i * g.m * g.n, n);
     }
-    return;
+    return copied;
   }
   /* matmul: A[m,k] B[k,n] C[m,n]; batch_matmul: one sgemm per batch. */
   for (int64_t i = 0; i < g.calls; ++i)
     blasSgemm(ch, sgemm, own_cpus, m, n, k, a + i * g.m * g.k, k, b + i * g.k * g.n, n,
               c + i * g.m * g.n, n);
+  return 0;
 }
 
 /* The im2col buffer the baseline of `w` needs, allocated once per workload; false, with a
@@ -579,8 +584,8 @@ static bool blasColumns(HostChild *ch, const PrunerWorkload *w, char *why, size_
 }
 
 static void blasRun(HostChild *ch, const PrunerWorkload *w, const float *a, const float *b,
-                       float *c) {
-  blasCompute(ch, ch->sgemm, false, w, a, b, c, ch->col);
+                    float *c) {
+  ch->copy_threads = blasCompute(ch, ch->sgemm, false, w, a, b, c, ch->col);
 }
 
 /* BLIS beside OpenBLAS in one process: both export cblas_sgemm. RTLD_LOCAL keeps BLIS's
@@ -930,8 +935,6 @@ static void childBaselineRun(HostChild *ch, const HostRequest *req, PrunerHostRe
     snprintf(rep->baseline_core, sizeof rep->baseline_core, "%.31s", ch->corename());
   int threads = req->opts.threads > 0 ? req->opts.threads : prunerHostTargetCores(&req->target);
   setThreads(ch, threads > 0 ? threads : 1);
-  BlasGemm g;
-  rep->baseline_copy_threads = blasGemmOf(w, &g) && g.col > 0 ? blasCopyThreads(ch) : 0;
   char data_why[200] = "";
   if (!prepareData(ch, w, req->opts.seed, data_why, sizeof data_why)) {
     r->status = PRUNER_RECORD_LAUNCH_ERROR;
@@ -953,6 +956,8 @@ static void childBaselineRun(HostChild *ch, const HostRequest *req, PrunerHostRe
   }
   r->status = timeRuns(ch, w, &req->opts, runBlasFn, NULL, r) ? PRUNER_RECORD_OK
                                                               : PRUNER_RECORD_LAUNCH_ERROR;
+  if (r->status == PRUNER_RECORD_OK)
+    rep->baseline_copy_threads = ch->copy_threads; /* as the timed runs' copies ran */
 }
 
 static void childBaseline(HostChild *ch, const HostRequest *req, PrunerHostResult *rep) {
@@ -1176,7 +1181,6 @@ static bool childHandle(void *context, const void *request, void *reply) {
     return true;
   }
   PrunerHostResult *rep = &((HostReply *)reply)->result;
-  memset(rep, 0, sizeof *rep); /* fields a path leaves unset read as none */
   prunerRecordInit(&rep->record);
   char why[200];
   if (!supported(&req->w, why, sizeof why)) {

@@ -235,6 +235,15 @@ HostOnednnConv *hostOnednnConvCreate(HostOnednn *d, const PrunerWorkload *w, con
       snprintf(why, size, "no oneDNN convolution for %.100s (f32 only)", w->key);
       return NULL;
     }
+  /* The descriptions below take C from the input: the filter and the output must agree
+   * (linalg's verifier makes them; a hand-built workload might not). */
+  const int64_t *is = w->operands[0].shape, *fs = w->operands[1].shape;
+  const int64_t *os = w->operands[w->num_inputs].shape;
+  if (w->kind == PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC &&
+      (fs[2] != is[3] || os[3] != is[3] || os[0] != is[0])) {
+    snprintf(why, size, "no oneDNN convolution for %.100s (its channel counts differ)", w->key);
+    return NULL;
+  }
   HostOnednnConv *c = calloc(1, sizeof *c);
   if (!c) {
     snprintf(why, size, "out of memory");
@@ -252,11 +261,10 @@ HostOnednnConv *hostOnednnConvCreate(HostOnednn *d, const PrunerWorkload *w, con
   dnnl_dims_t strides = {w->strides[0], w->strides[1]};
   dnnl_dims_t dilates = {w->dilations[0] - 1, w->dilations[1] - 1}; /* 0: dense */
   dnnl_dims_t pad = {0, 0};
-  bool ok =
-      d->dnnl_memory_desc_init_by_strides(&src_md, 4, sd, dnnl_f32, ss) == dnnl_success &&
-      d->dnnl_memory_desc_init_by_strides(&user_wei_md, wei_rank, wd, dnnl_f32, ws) ==
-          dnnl_success &&
-      d->dnnl_memory_desc_init_by_strides(&dst_md, 4, dd, dnnl_f32, ds) == dnnl_success;
+  bool ok = d->dnnl_memory_desc_init_by_strides(&src_md, 4, sd, dnnl_f32, ss) == dnnl_success &&
+            d->dnnl_memory_desc_init_by_strides(&user_wei_md, wei_rank, wd, dnnl_f32, ws) ==
+                dnnl_success &&
+            d->dnnl_memory_desc_init_by_strides(&dst_md, 4, dd, dnnl_f32, ds) == dnnl_success;
   /* NCHW: src and dst in the layouts oneDNN chooses too (blocked), reordered into and out
    * of them on every run, as a framework calling it on plain NCHW tensors does: on the
    * NCHW buffers themselves oneDNN 2.6 runs a GEMM-based conv or, for a 3-channel stem,
@@ -273,8 +281,8 @@ HostOnednnConv *hostOnednnConvCreate(HostOnednn *d, const PrunerWorkload *w, con
              dnnl_success &&
          d->dnnl_dilated_convolution_forward_desc_init(
              &cd, dnnl_forward_inference, dnnl_convolution_direct, nchw ? &any_src_md : &src_md,
-             &any_wei_md, NULL, nchw ? &any_dst_md : &dst_md, strides, dilates, pad, pad) ==
-             dnnl_success &&
+             &any_wei_md, NULL, nchw ? &any_dst_md : &dst_md, strides, dilates, pad,
+             pad) == dnnl_success &&
          d->dnnl_post_ops_create(&ops) == dnnl_success &&
          d->dnnl_post_ops_append_sum(ops, 1.0f) == dnnl_success &&
          d->dnnl_primitive_attr_create(&attr) == dnnl_success &&

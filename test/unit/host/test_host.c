@@ -617,7 +617,7 @@ static const struct {
     {false, 2, 11, 13, 8, 3, 3, 16, 2, 1, "im2col + sgemm"},
     {false, 1, 12, 12, 5, 3, 2, 7, 1, 2, "im2col + sgemm"},
     {false, 2, 6, 5, 16, 1, 1, 24, 1, 1, "sgemm on the input (1x1 conv)"},
-    {false, 1, 7, 7, 16, 1, 1, 8, 2, 1, "im2col + sgemm"}, /* 1x1 but strided */
+    {false, 1, 7, 7, 16, 1, 1, 8, 2, 1, "im2col + sgemm"},  /* 1x1 but strided */
     {false, 1, 12, 12, 4, 3, 3, 8, 2, 1, "im2col + sgemm"}, /* an unused last row and column */
     {true, 2, 15, 14, 3, 3, 3, 8, 2, 1, "im2col + sgemm"},
     {true, 1, 9, 9, 4, 2, 3, 5, 1, 2, "im2col + sgemm"},
@@ -628,13 +628,13 @@ static void convCase(size_t i, PrunerWorkload *w) {
   if (conv_cases[i].nchw)
     prunerWorkloadConv2dNchwFchw(w, conv_cases[i].n, conv_cases[i].c, conv_cases[i].ih,
                                  conv_cases[i].iw, conv_cases[i].f, conv_cases[i].kh,
-                                 conv_cases[i].kw, conv_cases[i].stride,
-                                 conv_cases[i].dilation, PRUNER_DTYPE_F32);
+                                 conv_cases[i].kw, conv_cases[i].stride, conv_cases[i].dilation,
+                                 PRUNER_DTYPE_F32);
   else
     prunerWorkloadConv2dNhwcHwcf(w, conv_cases[i].n, conv_cases[i].ih, conv_cases[i].iw,
                                  conv_cases[i].c, conv_cases[i].kh, conv_cases[i].kw,
-                                 conv_cases[i].f, conv_cases[i].stride,
-                                 conv_cases[i].dilation, PRUNER_DTYPE_F32);
+                                 conv_cases[i].f, conv_cases[i].stride, conv_cases[i].dilation,
+                                 PRUNER_DTYPE_F32);
 }
 
 /* Convolutions' baseline: im2col + sgemm (NHWC: one GEMM over the batch; NCHW: one per
@@ -698,22 +698,28 @@ static void test_conv_baseline(void **state) {
  * missing or the build has ASan, an entry that says so. */
 static void test_onednn_depthwise(void **state) {
   (void)state;
-  const int64_t cases[][6] = {/* ih, iw, c, k, stride, dilation */
-                              {30, 30, 48, 3, 1, 1},
-                              {17, 15, 32, 3, 2, 1},
-                              {12, 12, 16, 3, 1, 2}};
+  const int64_t cases[][7] = {/* n, ih, iw, c, k, stride, dilation */
+                              {1, 30, 30, 48, 3, 1, 1},
+                              {1, 17, 15, 32, 3, 2, 1},
+                              {1, 12, 12, 16, 3, 1, 2},
+                              {2, 12, 12, 16, 3, 2, 1}}; /* two images, an unused last row */
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     PrunerWorkload w;
-    prunerWorkloadDepthwiseConv2dNhwcHwc(&w, 1, cases[i][0], cases[i][1], cases[i][2],
-                                         cases[i][3], cases[i][3], cases[i][4], cases[i][5],
+    prunerWorkloadDepthwiseConv2dNhwcHwc(&w, cases[i][0], cases[i][1], cases[i][2], cases[i][3],
+                                         cases[i][4], cases[i][4], cases[i][5], cases[i][6],
                                          PRUNER_DTYPE_F32);
     assert_false(prunerHostHasBlasBaseline(&w));
+    assert_true(prunerHostHasOnednnBaseline(&w));
     static PrunerHostRemeasure rem;
     prunerHostRemeasureBaselines(host, &w, NULL, 0, false, false, true, &rem);
     assert_int_equal(rem.num_entries, 1);
+    assert_true(rem.has_onednn);
     const PrunerHostRemeasureEntry *e = &rem.entries[0];
     if (e->status == PRUNER_RECORD_OK) {
       assert_true(e->median_us > 0);
+      /* A narrowed target (PRUNER_HOST_ISA=avx2) caps oneDNN's ISA here too. */
+      if (prunerHostTargetFeatures(&target)[0] && prunerHostTargetSimdLanes(&target) < 16)
+        assert_null(strstr(rem.onednn_impl, "avx512"));
       if (i == 0)
         printf("  oneDNN %s: %.1f us (%s)\n", rem.onednn_impl, e->median_us, w.key);
     } else if (!strstr(e->error, "could not be loaded") && !strstr(e->error, "built without") &&
@@ -1084,19 +1090,25 @@ static void test_measurable(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_measurable),
-      cmocka_unit_test(test_space_rules),    cmocka_unit_test(test_packing),
-      cmocka_unit_test(test_matmul),         cmocka_unit_test(test_batch_matmul),
+      cmocka_unit_test(test_space_rules),
+      cmocka_unit_test(test_packing),
+      cmocka_unit_test(test_matmul),
+      cmocka_unit_test(test_batch_matmul),
       cmocka_unit_test(test_matmul_narrow_vectors),
       cmocka_unit_test(test_narrow_or_full_lanes),
       cmocka_unit_test(test_split_loops),
-      cmocka_unit_test(test_conv_nhwc),      cmocka_unit_test(test_conv_nchw_strided),
+      cmocka_unit_test(test_conv_nhwc),
+      cmocka_unit_test(test_conv_nchw_strided),
       cmocka_unit_test(test_conv_nchw_channels_last),
-      cmocka_unit_test(test_elementwise),    cmocka_unit_test(test_reduction),
-      cmocka_unit_test(test_baseline),       cmocka_unit_test(test_conv_baseline),
+      cmocka_unit_test(test_elementwise),
+      cmocka_unit_test(test_reduction),
+      cmocka_unit_test(test_baseline),
+      cmocka_unit_test(test_conv_baseline),
       cmocka_unit_test(test_conv_baseline_threads),
       cmocka_unit_test(test_onednn_depthwise),
       cmocka_unit_test(test_remeasure),
-      cmocka_unit_test(test_remeasure_blis), cmocka_unit_test(test_tuned_vs_untiled_512),
+      cmocka_unit_test(test_remeasure_blis),
+      cmocka_unit_test(test_tuned_vs_untiled_512),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
