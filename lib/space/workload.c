@@ -442,14 +442,23 @@ static void windowDim(PrunerOperand *o, int d, int out_loop, int filter_loop, in
   o->shape[d] = size;
 }
 
+/* A 2-D conv's start: its kind and op name, its stride and dilation both ways (made 1 in
+ * place where not positive, for the window dims the builder adds next). */
+static void beginConv(PrunerWorkload *w, PrunerOpKind kind, const char *op_name, int64_t *stride,
+                      int64_t *dilation) {
+  if (*stride <= 0)
+    *stride = 1;
+  if (*dilation <= 0)
+    *dilation = 1;
+  beginWorkload(w, kind, op_name);
+  w->strides[0] = w->strides[1] = *stride;
+  w->dilations[0] = w->dilations[1] = *dilation;
+}
+
 void prunerWorkloadConv2dNhwcHwcf(PrunerWorkload *w, int64_t n, int64_t ih, int64_t iw,
                                   int64_t c, int64_t kh, int64_t kw, int64_t f, int64_t stride,
                                   int64_t dilation, PrunerDType dtype) {
-  if (stride <= 0) stride = 1;
-  if (dilation <= 0) dilation = 1;
-  beginWorkload(w, PRUNER_OP_CONV_2D_NHWC_HWCF, "linalg.conv_2d_nhwc_hwcf");
-  w->strides[0] = w->strides[1] = stride;
-  w->dilations[0] = w->dilations[1] = dilation;
+  beginConv(w, PRUNER_OP_CONV_2D_NHWC_HWCF, "linalg.conv_2d_nhwc_hwcf", &stride, &dilation);
   /* Loops (n, oh, ow, f, kh, kw, c) = d0 .. d6. */
   addLoop(w, n, PRUNER_LOOP_PARALLEL, PRUNER_ROLE_IMAGE);
   addLoop(w, convOut(ih, kh, stride, dilation), PRUNER_LOOP_PARALLEL, PRUNER_ROLE_OUT_H);
@@ -470,11 +479,7 @@ void prunerWorkloadConv2dNhwcHwcf(PrunerWorkload *w, int64_t n, int64_t ih, int6
 void prunerWorkloadConv2dNchwFchw(PrunerWorkload *w, int64_t n, int64_t c, int64_t ih,
                                   int64_t iw, int64_t f, int64_t kh, int64_t kw, int64_t stride,
                                   int64_t dilation, PrunerDType dtype) {
-  if (stride <= 0) stride = 1;
-  if (dilation <= 0) dilation = 1;
-  beginWorkload(w, PRUNER_OP_CONV_2D_NCHW_FCHW, "linalg.conv_2d_nchw_fchw");
-  w->strides[0] = w->strides[1] = stride;
-  w->dilations[0] = w->dilations[1] = dilation;
+  beginConv(w, PRUNER_OP_CONV_2D_NCHW_FCHW, "linalg.conv_2d_nchw_fchw", &stride, &dilation);
   /* Loops (n, f, oh, ow, c, kh, kw) = d0 .. d6. */
   addLoop(w, n, PRUNER_LOOP_PARALLEL, PRUNER_ROLE_IMAGE);
   addLoop(w, f, PRUNER_LOOP_PARALLEL, PRUNER_ROLE_OUT_CHANNEL);
@@ -495,13 +500,8 @@ void prunerWorkloadConv2dNchwFchw(PrunerWorkload *w, int64_t n, int64_t c, int64
 void prunerWorkloadDepthwiseConv2dNhwcHwc(PrunerWorkload *w, int64_t n, int64_t ih, int64_t iw,
                                           int64_t c, int64_t kh, int64_t kw, int64_t stride,
                                           int64_t dilation, PrunerDType dtype) {
-  if (stride <= 0)
-    stride = 1;
-  if (dilation <= 0)
-    dilation = 1;
-  beginWorkload(w, PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC, "linalg.depthwise_conv_2d_nhwc_hwc");
-  w->strides[0] = w->strides[1] = stride;
-  w->dilations[0] = w->dilations[1] = dilation;
+  beginConv(w, PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC, "linalg.depthwise_conv_2d_nhwc_hwc", &stride,
+            &dilation);
   /* Loops (n, oh, ow, c, kh, kw) = d0 .. d5: each channel is its own filter. */
   addLoop(w, n, PRUNER_LOOP_PARALLEL, PRUNER_ROLE_IMAGE);
   addLoop(w, convOut(ih, kh, stride, dilation), PRUNER_LOOP_PARALLEL, PRUNER_ROLE_OUT_H);

@@ -222,8 +222,7 @@ static bool reorderWeights(HostOnednn *d, const dnnl_memory_desc_t *user_md, con
 
 HostOnednnConv *hostOnednnConvCreate(HostOnednn *d, const PrunerWorkload *w, const float *src,
                                      const float *filter, float *dst, char *why, size_t size) {
-  if (w->kind != PRUNER_OP_CONV_2D_NHWC_HWCF && w->kind != PRUNER_OP_CONV_2D_NCHW_FCHW &&
-      w->kind != PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC) {
+  if (!prunerHostHasOnednnBaseline(w)) {
     snprintf(why, size,
              "no oneDNN convolution for %.100s (NHWC or NCHW 2-D convs and NHWC depthwise "
              "convs only)",

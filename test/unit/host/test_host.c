@@ -637,6 +637,29 @@ static void convCase(size_t i, PrunerWorkload *w) {
                                  PRUNER_DTYPE_F32);
 }
 
+/* oneDNN's entry alone for `w` (a conv kind it covers), checked against the reference:
+ * where it loads it must compute `w` right, name its implementation and, on a narrowed
+ * target (PRUNER_HOST_ISA=avx2), run no AVX-512 kernel, as OpenBLAS does not; where the
+ * library is missing (or in an ASan build) the entry must say why. */
+static void measureOnednn(const PrunerWorkload *w) {
+  assert_true(prunerHostHasOnednnBaseline(w));
+  static PrunerHostRemeasure rem;
+  prunerHostRemeasureBaselines(host, w, NULL, 0, false, false, true, &rem);
+  assert_int_equal(rem.num_entries, 1);
+  assert_true(rem.has_onednn);
+  const PrunerHostRemeasureEntry *e = &rem.entries[0];
+  if (e->status == PRUNER_RECORD_OK) {
+    assert_true(e->median_us > 0);
+    assert_true(rem.onednn_impl[0] != '\0');
+    if (prunerHostTargetFeatures(&target)[0] && prunerHostTargetSimdLanes(&target) < 16)
+      assert_null(strstr(rem.onednn_impl, "avx512"));
+    printf("  oneDNN %s: %.1f us (%s)\n", rem.onednn_impl, e->median_us, w->key);
+  } else if (!strstr(e->error, "could not be loaded") && !strstr(e->error, "built without") &&
+             !strstr(e->error, "AddressSanitizer")) {
+    fail_msg("oneDNN on %s: %s %s", w->key, prunerRecordStatusName(e->status), e->error);
+  }
+}
+
 /* Convolutions' baseline: im2col + sgemm (NHWC: one GEMM over the batch; NCHW: one per
  * image), or sgemm on the input itself for a 1x1 stride-1 conv. The worker checks each
  * against the interpreter's reference, so a wrong im2col (a stride, a dilation, a batch
@@ -657,27 +680,8 @@ static void test_conv_baseline(void **state) {
     assert_true(r.record.max_abs_error < 1e-3);
     assert_int_equal(r.baseline_copy_threads,
                      strcmp(conv_cases[i].method, "im2col + sgemm") == 0 ? 1 : 0);
-    /* oneDNN's convolution on the same buffers, checked against the same reference. Where
-     * the library is missing (or in an ASan build) the entry must say so; where it loads,
-     * it must compute the conv right. */
-    static PrunerHostRemeasure rem;
-    prunerHostRemeasureBaselines(host, &w, NULL, 0, false, false, true, &rem);
-    assert_int_equal(rem.num_entries, 1);
-    assert_true(rem.has_onednn);
-    const PrunerHostRemeasureEntry *e = &rem.entries[0];
-    if (e->status == PRUNER_RECORD_OK) {
-      assert_true(e->median_us > 0);
-      assert_true(rem.onednn_impl[0] != '\0');
-      /* A narrowed target (PRUNER_HOST_ISA=avx2) caps oneDNN's ISA as it does OpenBLAS'. */
-      if (prunerHostTargetFeatures(&target)[0] && prunerHostTargetSimdLanes(&target) < 16)
-        assert_null(strstr(rem.onednn_impl, "avx512"));
-      if (i == 0)
-        printf("  oneDNN %s: %.1f us, OpenBLAS im2col + sgemm %.1f us (%s)\n", rem.onednn_impl,
-               e->median_us, r.record.median_us, w.key);
-    } else if (!strstr(e->error, "could not be loaded") && !strstr(e->error, "built without") &&
-               !strstr(e->error, "AddressSanitizer")) {
-      fail_msg("oneDNN on %s: %s %s", w.key, prunerRecordStatusName(e->status), e->error);
-    }
+    /* oneDNN's convolution on the same buffers, checked against the same reference. */
+    measureOnednn(&w);
   }
   /* The final check's path: a conv config and its baseline back to back. */
   PrunerWorkload w;
@@ -709,23 +713,7 @@ static void test_onednn_depthwise(void **state) {
                                          cases[i][4], cases[i][4], cases[i][5], cases[i][6],
                                          PRUNER_DTYPE_F32);
     assert_false(prunerHostHasBlasBaseline(&w));
-    assert_true(prunerHostHasOnednnBaseline(&w));
-    static PrunerHostRemeasure rem;
-    prunerHostRemeasureBaselines(host, &w, NULL, 0, false, false, true, &rem);
-    assert_int_equal(rem.num_entries, 1);
-    assert_true(rem.has_onednn);
-    const PrunerHostRemeasureEntry *e = &rem.entries[0];
-    if (e->status == PRUNER_RECORD_OK) {
-      assert_true(e->median_us > 0);
-      /* A narrowed target (PRUNER_HOST_ISA=avx2) caps oneDNN's ISA here too. */
-      if (prunerHostTargetFeatures(&target)[0] && prunerHostTargetSimdLanes(&target) < 16)
-        assert_null(strstr(rem.onednn_impl, "avx512"));
-      if (i == 0)
-        printf("  oneDNN %s: %.1f us (%s)\n", rem.onednn_impl, e->median_us, w.key);
-    } else if (!strstr(e->error, "could not be loaded") && !strstr(e->error, "built without") &&
-               !strstr(e->error, "AddressSanitizer")) {
-      fail_msg("oneDNN on %s: %s %s", w.key, prunerRecordStatusName(e->status), e->error);
-    }
+    measureOnednn(&w);
   }
 }
 
