@@ -134,6 +134,18 @@
  * page offset; rows of an operand a multiple of 4 KiB apart map onto the same sets, and
  * the cache's ways are what holds them (ways = L1 size / 4 KiB). */
 #define L1_SET_SPAN_BYTES 4096.0
+/* Lines an L1 fill brings per line a task uses when the task's slice of an operand's
+ * contiguous dim is one 64-byte line or less and the dim goes on (a depthwise conv's
+ * 16-channel task, a matmul task 16 columns wide): the hardware prefetchers fetch lines
+ * beside the ones loaded (Intel's L1 next-line and L2 adjacent-line "spatial"
+ * prefetchers, Intel optimization manual, "Data prefetching"; AMD's L1 and L2 stream and
+ * up/down prefetchers, AMD 57647, "Hardware prefetching"), and here the line beside is
+ * another task's, evicted before that task runs. Chosen leave-one-dataset-out over the
+ * 27 host datasets (scripts/draft-lowo-lines.sh: 1, 1.5, 2, 3; 2 in every fold), not
+ * measured per prefetcher (docs/quality.md, "One-line tasks"). A study build may set it. */
+#ifndef ONE_LINE_TASK_FILLS
+#define ONE_LINE_TASK_FILLS 2.0
+#endif
 /* Data TLB: 4 KiB pages (Linux's default; transparent huge pages are applied only to
  * madvise'd memory on Debian's default, and the harness does not madvise), first-level
  * DTLB entries (Zen 4: 72, AMD 57647, "Translation-lookaside buffer"; Golden Cove: 96 for loads;
@@ -325,10 +337,12 @@ static void hostNest(const PrunerWorkload *w, const PrunerConfig *c, const int64
 /* Bytes of all operands over a box: the working set (`traffic` false) or the bytes
  * moved when the box is brought in (`traffic` true: the output is read and written back,
  * so it counts twice). */
-static double boxBytes(const PrunerWorkload *w, const int64_t *ext, bool traffic) {
+static double boxBytes(const PrunerWorkload *w, const int64_t *ext, bool traffic,
+                       const double *weight) {
   double bytes = 0;
   for (int o = 0; o < w->num_inputs + w->num_outputs; ++o)
-    bytes += footprintBytes(w, o, ext) * (traffic && w->operands[o].is_output ? 2.0 : 1.0);
+    bytes += footprintBytes(w, o, ext) * (traffic && w->operands[o].is_output ? 2.0 : 1.0) *
+             (traffic && weight ? weight[o] : 1.0);
   return bytes;
 }
 
@@ -355,34 +369,35 @@ static bool boxFits(const PrunerWorkload *w, const int64_t *ext, double capacity
  * loops outside it. If the whole problem fits, each byte comes once; if not even one
  * register step fits, every access misses. `*fit_bytes` is the fitting working set. */
 static double fillsIfReused(const PrunerWorkload *w, const HostNest *nest, double capacity,
-                            int strided, double *fit_bytes) {
+                            int strided, const double *weight, double *fit_bytes) {
   int64_t ext[PRUNER_MAX_LOOPS], prev[PRUNER_MAX_LOOPS];
   for (int l = 0; l < w->num_loops; ++l)
     ext[l] = w->bounds[l];
-  *fit_bytes = boxBytes(w, ext, false);
+  *fit_bytes = boxBytes(w, ext, false, NULL);
   if (boxFits(w, ext, capacity, strided, *fit_bytes))
-    return boxBytes(w, ext, true);
+    return boxBytes(w, ext, true, weight);
   double outside = 1; /* iterations of the loops outside the current depth */
   for (int d = 0; d < nest->depth; ++d) {
     const HostNestLoop *e = &nest->loops[d];
     memcpy(prev, ext, sizeof ext);
     ext[e->loop] = e->inner;
-    *fit_bytes = boxBytes(w, ext, false);
+    *fit_bytes = boxBytes(w, ext, false, NULL);
     if (boxFits(w, ext, capacity, strided, *fit_bytes))
-      return boxBytes(w, prev, true) * outside;
+      return boxBytes(w, prev, true, weight) * outside;
     outside *= ceil((double)e->outer / (double)e->inner);
   }
-  return boxBytes(w, ext, true) * outside;
+  return boxBytes(w, ext, true, weight) * outside;
 }
 
 /* The fills of a real cache of `size` bytes: a working set up to CACHE_USABLE x size is
  * reused fully, one that fills the whole cache not at all (set conflicts and the streamed
  * data evict it), linearly in between (an interpolation, not a measurement); so the
  * estimate moves smoothly as a block grows instead of jumping at one threshold. */
-static double cacheFills(const PrunerWorkload *w, const HostNest *nest, double size, int strided) {
+static double cacheFills(const PrunerWorkload *w, const HostNest *nest, double size, int strided,
+                         const double *weight) {
   double fit_full = 0, fit_half = 0;
-  double fills_full = fillsIfReused(w, nest, size, strided, &fit_full);
-  double fills_half = fillsIfReused(w, nest, CACHE_USABLE * size, strided, &fit_half);
+  double fills_full = fillsIfReused(w, nest, size, strided, weight, &fit_full);
+  double fills_half = fillsIfReused(w, nest, CACHE_USABLE * size, strided, weight, &fit_half);
   if (fills_full == fills_half || fit_full <= CACHE_USABLE * size)
     return fills_half;
   double crowded = (fit_full - CACHE_USABLE * size) / ((1.0 - CACHE_USABLE) * size);
@@ -672,6 +687,23 @@ static double hostDraftComputeUs(HostDraft *h, double flops) {
   return us + hostDraftPackUs(h);
 }
 
+/* Per operand, the factor its L1 fills are counted with: ONE_LINE_TASK_FILLS where a
+ * task's slice of the operand's contiguous dim is one line or less while the dim goes on
+ * (the line beside is another task's), 1 elsewhere. */
+static void oneLineTaskWeights(const HostDraft *h, double *weight) {
+  const PrunerWorkload *w = h->w;
+  int64_t task[PRUNER_MAX_LOOPS];
+  for (int l = 0; l < h->n; ++l)
+    task[l] = w->loop_kinds[l] == PRUNER_LOOP_PARALLEL ? h->c->workgroup[l] : w->bounds[l];
+  for (int o = 0; o < h->nops; ++o) {
+    const PrunerOperand *op = &w->operands[o];
+    double eb = prunerDTypeBytes(op->dtype);
+    double slice = (double)dimExtent(w, o, op->rank - 1, task) * eb;
+    weight[o] =
+        slice <= 64.0 && (double)op->shape[op->rank - 1] * eb > slice ? ONE_LINE_TASK_FILLS : 1.0;
+  }
+}
+
 /* Traffic. Register level: what the innermost loop loads from L1. Cache levels: the bytes
  * each level fetches from the next (cacheFills). L1 and L2 are private, so each busy core
  * has its own; the last-level cache is shared by the tasks running at once. When the
@@ -695,8 +727,10 @@ static void hostDraftTraffic(HostDraft *h) {
   double llc = t->smem_per_block > 0 ? (double)t->smem_per_block : (double)t->l2_bytes;
   /* Set conflicts matter in the L1 only (the L2's sets span 64-128 KiB). */
   int strided = h->packed < 0 ? prunerHostPackableOperand(w) : -1;
-  h->l2 = cacheFills(w, &h->nest, t->smem_per_sm, strided);
-  h->llc_bytes = cacheFills(w, &h->nest, (double)t->l2_bytes, -1);
+  double lines[PRUNER_MAX_OPERANDS];
+  oneLineTaskWeights(h, lines);
+  h->l2 = cacheFills(w, &h->nest, t->smem_per_sm, strided, lines);
+  h->llc_bytes = cacheFills(w, &h->nest, (double)t->l2_bytes, -1, NULL);
   double resident = 0;
   for (int o = 0; o < h->nops; ++o) {
     int64_t whole[PRUNER_MAX_LOOPS];
@@ -704,7 +738,7 @@ static void hostDraftTraffic(HostDraft *h) {
       whole[l] = w->bounds[l];
     resident += footprintBytes(w, o, whole);
   }
-  h->dram = resident <= CACHE_USABLE * llc ? 0.0 : cacheFills(w, &h->nest, llc / h->used, -1);
+  h->dram = resident <= CACHE_USABLE * llc ? 0.0 : cacheFills(w, &h->nest, llc / h->used, -1, NULL);
 }
 
 /* L1 load bandwidth, bytes per cycle: LOADS_PER_CYCLE loads of one vector each. Intel's

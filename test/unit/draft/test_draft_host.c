@@ -285,6 +285,35 @@ static void test_short_runs_overlap(void **state) {
   assert_true(fabs(scoreOn(&xeon, &w, &wide).occupancy - 1.0) < 1e-9);
 }
 
+/* A task whose slice of an operand's contiguous dim is one 64-byte line, with the dim
+ * going on, has its L1 fills counted twice (ONE_LINE_TASK_FILLS: the prefetchers fetch
+ * the line beside, another task's; docs/quality.md "One-line tasks"). A depthwise conv
+ * of 32 channels in tasks of 16 runs two tasks, each the nest of the 16-channel conv
+ * below: without the charge twice its fills, with it four times. The 16-channel conv's
+ * dim ends with its line, so it pays nothing; nor does a task of 32 channels. */
+static void test_one_line_tasks_fetch_the_line_beside(void **state) {
+  (void)state;
+  PrunerTargetDesc xeon = xeonCore();
+  PrunerWorkload w16, w32;
+  prunerWorkloadDepthwiseConv2dNhwcHwc(&w16, 1, 30, 30, 16, 3, 3, 1, 1, PRUNER_DTYPE_F32);
+  prunerWorkloadDepthwiseConv2dNhwcHwc(&w32, 1, 30, 30, 32, 3, 3, 1, 1, PRUNER_DTYPE_F32);
+  PrunerConfig c;
+  memset(&c, 0, sizeof c);
+  c.workgroup[0] = 1;
+  c.workgroup[1] = c.workgroup[2] = 28;
+  c.workgroup[3] = 16;
+  c.thread[0] = c.thread[1] = c.thread[2] = 1;
+  c.thread[3] = 16;
+  c.reduction[4] = c.reduction[5] = 1;
+  c.vector_width = 16;
+  PrunerDraftSymbols s16 = scoreOn(&xeon, &w16, &c), s32 = scoreOn(&xeon, &w32, &c);
+  assert_true(s16.global_load_bytes > 0);
+  assert_true(fabs(s32.global_load_bytes / s16.global_load_bytes - 4.0) < 1e-9);
+  c.workgroup[3] = 32;
+  PrunerDraftSymbols whole = scoreOn(&xeon, &w32, &c);
+  assert_true(whole.global_load_bytes < s32.global_load_bytes);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_llc_rereads_of_b_per_row_task),
@@ -296,6 +325,7 @@ int main(void) {
       cmocka_unit_test(test_conv_tile_over_the_register_file_spills),
       cmocka_unit_test(test_run_cost_of_a_short_k_step),
       cmocka_unit_test(test_short_runs_overlap),
+      cmocka_unit_test(test_one_line_tasks_fetch_the_line_beside),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
