@@ -115,6 +115,11 @@ modelShape "MobileNet-V2 depthwise conv 112x112x32, Xeon" data/host-dw-112x32-in
   1 32 128 512 2000
 modelShape "MobileNet-V2 depthwise conv 28x28x192, Xeon" data/host-dw-28x192-intel.jsonl \
   1 32 128 512 2000
+# Two more (56x56x144, 14x14x384; 2,640 and 2,832 configs), 2026-12-07.
+modelShape "MobileNet-V2 depthwise conv 56x56x144, Xeon" data/host-dw-56x144-intel.jsonl \
+  1 32 128 512 2000
+modelShape "MobileNet-V2 depthwise conv 14x14x384, Xeon" data/host-dw-14x384-intel.jsonl \
+  1 32 128 512 2000
 # BERT's FFN up's complete wide AVX-512 space (16,848 configs) on the same Xeon, host
 # version 2: with the two above, the three model shapes on one machine.
 modelShape "BERT FFN up, wide space, Xeon" data/host-ffn-up-wide-intel.jsonl \

@@ -35,7 +35,9 @@ FILES_xeon_shapes+=" $D/host-ffn-up-wide-intel.jsonl"
 # ResNet-50's 3x3 convs of stages 1, 3 and 4, wide spaces on the Xeon, host version 4.
 FILES_xeon_convs="$D/host-resnet-conv-wide-intel.jsonl $D/host-resnet-conv-s3-wide-intel.jsonl"
 FILES_xeon_convs+=" $D/host-resnet-conv-s4-wide-intel.jsonl"
-FILES_xeon_dw="$D/host-dw-112x32-intel.jsonl $D/host-dw-28x192-intel.jsonl"
+# MobileNet-V2's four stride-1 depthwise convs measured on the Xeon, host version 4.
+FILES_xeon_dw="$D/host-dw-112x32-intel.jsonl $D/host-dw-56x144-intel.jsonl"
+FILES_xeon_dw+=" $D/host-dw-28x192-intel.jsonl $D/host-dw-14x384-intel.jsonl"
 # The host tuner's first-batch share (the host backend's first_batch_tiles).
 TILES=${FIRST_BATCH_TILES:-0.5}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}"/pruner-heldout-XXXXXX)
