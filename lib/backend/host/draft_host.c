@@ -92,6 +92,13 @@
  * faster at a 512 k step than at 32 where it measures 7% faster (docs/quality.md, "The
  * runs' fixed cost"). */
 #define LOOP_EXIT_CYCLES 15.0
+/* Trip counts up to which a loop's exit is taken as predicted (not charged): a loop of a
+ * few trips, run again and again, ends on a branch pattern the predictor learns. Chosen
+ * leave-one-dataset-out (scripts/draft-lowo-runs.sh; docs/quality.md "Short loops and
+ * the depthwise conv's runs"); 1 charges every exit. A study build may set it. */
+#ifndef SHORT_LOOP_TRIPS
+#define SHORT_LOOP_TRIPS 16.0
+#endif
 /* Loads per cycle: two on both families (same sources). Stores: 64 bytes per cycle to
  * L1 (Zen 4: two 32-byte store pipes, AMD 56665 sec. 2.12; Golden Cove: two stores of
  * up to 32 bytes or one of 64), i.e. one 512-bit or two 256-bit vector stores. */
@@ -673,17 +680,35 @@ static double hostDraftComputeUs(HostDraft *h, double flops) {
     if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
       h->runs /= (double)(h->c->reduction[l] / h->reg[l]);
   hostNest(w, h->c, h->reg, h->packed, &h->nest);
-  double loop_runs = 1, run_cycles = LOOP_EXIT_CYCLES;
-  for (int d = 0; d + 1 < h->nest.depth; ++d)
-    loop_runs *= ceil((double)h->nest.loops[d].outer / (double)h->nest.loops[d].inner);
   bool reduction_runs = h->nest.depth > 0 && w->loop_kinds[h->nest.loops[h->nest.depth - 1].loop] ==
                                                  PRUNER_LOOP_REDUCTION;
+  double out_bytes = prunerDTypeBytes(w->operands[w->num_inputs].dtype);
+  double acc_cycles =
+      h->acc / LOADS_PER_CYCLE + h->acc * h->simd * out_bytes / STORE_BYTES_PER_CYCLE;
+  /* The loop whose exits are charged: the innermost, or where that one and the loops
+   * around it run SHORT_LOOP_TRIPS times or fewer, the first enclosing loop that runs more
+   * (a short loop's exit follows a pattern the branch predictor learns). */
+  int exiting = h->nest.depth - 1;
+  if (!reduction_runs)
+    while (exiting > 0 && ceil((double)h->nest.loops[exiting].outer /
+                               (double)h->nest.loops[exiting].inner) <= SHORT_LOOP_TRIPS)
+      --exiting;
+  double loop_runs = 1;
+  for (int d = 0; d < exiting; ++d)
+    loop_runs *= ceil((double)h->nest.loops[d].outer / (double)h->nest.loops[d].inner);
   if (reduction_runs) {
-    double out_bytes = prunerDTypeBytes(w->operands[w->num_inputs].dtype);
-    run_cycles = h->acc / LOADS_PER_CYCLE + h->acc * h->simd * out_bytes / STORE_BYTES_PER_CYCLE +
-                 hostDraftTlbCycles(h);
+    us += loop_runs * (acc_cycles + hostDraftTlbCycles(h)) / (h->clock * h->used) * 1e6;
+  } else {
+    us += loop_runs * LOOP_EXIT_CYCLES / (h->clock * h->used) * 1e6;
+    /* A contraction whose innermost loop is a parallel register loop (a depthwise conv's
+     * channel tiles) still loads and stores its accumulators once per run of its
+     * register tile over a cache block, as every other contraction does. */
+    bool contraction = false;
+    for (int l = 0; l < h->n; ++l)
+      contraction = contraction || w->loop_kinds[l] == PRUNER_LOOP_REDUCTION;
+    if (contraction)
+      us += h->runs * acc_cycles / (h->clock * h->used) * 1e6;
   }
-  us += loop_runs * run_cycles / (h->clock * h->used) * 1e6;
   return us + hostDraftPackUs(h);
 }
 
