@@ -285,6 +285,23 @@ static void test_short_runs_overlap(void **state) {
   assert_true(fabs(scoreOn(&xeon, &w, &wide).occupancy - 1.0) < 1e-9);
 }
 
+/* A depthwise conv config of the 28x28 convs below: tasks of the whole 28 x 28 pixels and
+ * `task_channels` channels, one-pixel register tiles of 16 channels, kh one tap a step and
+ * kw `kw` taps. */
+static PrunerConfig depthwiseConfig(int64_t task_channels, int64_t kw) {
+  PrunerConfig c;
+  memset(&c, 0, sizeof c);
+  c.workgroup[0] = 1;
+  c.workgroup[1] = c.workgroup[2] = 28;
+  c.workgroup[3] = task_channels;
+  c.thread[0] = c.thread[1] = c.thread[2] = 1;
+  c.thread[3] = 16;
+  c.reduction[4] = 1;
+  c.reduction[5] = kw;
+  c.vector_width = 16;
+  return c;
+}
+
 /* A task whose slice of an operand's contiguous dim is one 64-byte line, with the dim
  * going on, has its L1 fills counted twice (ONE_LINE_TASK_FILLS: the prefetchers fetch
  * the line beside, another task's; docs/quality.md "One-line tasks"). A depthwise conv
@@ -297,15 +314,7 @@ static void test_one_line_tasks_fetch_the_line_beside(void **state) {
   PrunerWorkload w16, w32;
   prunerWorkloadDepthwiseConv2dNhwcHwc(&w16, 1, 30, 30, 16, 3, 3, 1, 1, PRUNER_DTYPE_F32);
   prunerWorkloadDepthwiseConv2dNhwcHwc(&w32, 1, 30, 30, 32, 3, 3, 1, 1, PRUNER_DTYPE_F32);
-  PrunerConfig c;
-  memset(&c, 0, sizeof c);
-  c.workgroup[0] = 1;
-  c.workgroup[1] = c.workgroup[2] = 28;
-  c.workgroup[3] = 16;
-  c.thread[0] = c.thread[1] = c.thread[2] = 1;
-  c.thread[3] = 16;
-  c.reduction[4] = c.reduction[5] = 1;
-  c.vector_width = 16;
+  PrunerConfig c = depthwiseConfig(16, 1);
   PrunerDraftSymbols s16 = scoreOn(&xeon, &w16, &c), s32 = scoreOn(&xeon, &w32, &c);
   assert_true(s16.global_load_bytes > 0);
   assert_true(fabs(s32.global_load_bytes / s16.global_load_bytes - 4.0) < 1e-9);
@@ -327,16 +336,7 @@ static void test_short_loop_exits_are_predicted(void **state) {
   PrunerTargetDesc xeon = xeonCore();
   PrunerWorkload w;
   prunerWorkloadDepthwiseConv2dNhwcHwc(&w, 1, 30, 30, 32, 3, 3, 1, 1, PRUNER_DTYPE_F32);
-  PrunerConfig c;
-  memset(&c, 0, sizeof c);
-  c.workgroup[0] = 1;
-  c.workgroup[1] = c.workgroup[2] = 28;
-  c.workgroup[3] = 16;
-  c.thread[0] = c.thread[1] = c.thread[2] = 1;
-  c.thread[3] = 16;
-  c.reduction[4] = 1;
-  c.reduction[5] = 3;
-  c.vector_width = 16;
+  PrunerConfig c = depthwiseConfig(16, 3);
   PrunerDraftSymbols one = scoreOn(&xeon, &w, &c);
   c.workgroup[3] = 32;
   PrunerDraftSymbols two = scoreOn(&xeon, &w, &c);
