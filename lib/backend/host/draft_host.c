@@ -45,8 +45,9 @@
  * CONV2D_SPILL_COST_PER_REGISTER, chosen leave-one-dataset-out over the seven conv
  * datasets (scripts/draft-lowo-conv.sh, docs/quality.md "Spills in the host draft"): 0.04
  * in five folds, 0.02 and 0.08 in the others, which rank the top alike; fitted on the
- * timings too, the slack is 2 in every fold. Measured: the Zen 4's 14 x 2 (10 over the slack) 1.36x its best tile, 12 x 2 (4
- * over) 1.18x; the Zen 3's 6 x 2 (2 over) 1.35x, the Xeon's under AVX2 1.02x. */
+ * timings too, the slack is 2 in every fold. Measured: the Zen 4's 14 x 2 (10 over the
+ * slack) 1.36x its best tile, 12 x 2 (4 over) 1.18x; the Zen 3's 6 x 2 (2 over) 1.35x, the
+ * Xeon's under AVX2 1.02x. */
 #ifndef CONV2D_REGISTER_SLACK /* a study build may set these: PRUNER_HOST_DRAFT_STUDY */
 #define CONV2D_REGISTER_SLACK 2.0
 #endif
