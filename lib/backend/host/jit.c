@@ -135,7 +135,8 @@ static PrunerStatus jitModule(MlirContext ctx, const PrunerWorkload *w, const Pr
   if (mlirExecutionEngineIsNull(jit))
     return prunerStatusError("host JIT of %s failed: %s", w->key,
                              diag.text[0] ? diag.text : "mlirExecutionEngineCreate returned null");
-  if (!mlirExecutionEngineLookupPacked(jit, mlirStringRefCreateFromCString("_mlir_ciface_kernel"))) {
+  MlirStringRef entry = mlirStringRefCreateFromCString("_mlir_ciface_kernel");
+  if (!mlirExecutionEngineLookupPacked(jit, entry)) {
     mlirExecutionEngineDestroy(jit);
     return prunerStatusError("host JIT of %s: no _mlir_ciface_kernel entry point", w->key);
   }

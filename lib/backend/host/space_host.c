@@ -96,8 +96,8 @@ int prunerHostVectorWidth(const PrunerWorkload *w, const PrunerTargetDesc *t) {
 /* The host space's second vector width (0: none) beside its first, `first`: where that is
  * a narrower vector that divides the vectorized bound, the widest one that fits in the
  * bound, at most the lanes, which does not divide it and so splits the loop (196 columns
- * on AVX-512: 4 and 16; 12: 4 and 8). A quarter-width vector ran a compute-bound GEMM 3.6x slower than the
- * full lanes split (docs/host.md, "Narrow vectors or the full lanes"). */
+ * on AVX-512: 4 and 16; 12: 4 and 8). A quarter-width vector ran a compute-bound GEMM 3.6x
+ * slower than the full lanes split (docs/host.md, "Narrow vectors or the full lanes"). */
 static int widerVectorWidth(const PrunerWorkload *w, const PrunerTargetDesc *t, int first) {
   int vl = prunerHostVectorLoop(w);
   if (first <= 1 || vl < 0 || scalarOnly(w))
@@ -745,7 +745,8 @@ static PrunerStatus spaceKnobs(const PrunerWorkload *w, const PrunerTargetDesc *
     memset(knob, 0, sizeof *knob);
     knob->kind = PRUNER_KNOB_REDUCTION;
     knob->loop = l;
-    knob->num_values = prunerHostReductionCandidates(w, l, knob->values, PRUNER_MAX_KNOB_VALUES * 4);
+    knob->num_values =
+        prunerHostReductionCandidates(w, l, knob->values, PRUNER_MAX_KNOB_VALUES * 4);
   }
   if (k + 2 > cap)
     return prunerStatusError("host space of %s: too many knobs", w->key);
