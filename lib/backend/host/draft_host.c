@@ -312,6 +312,15 @@ static void hostNestAdd(HostNest *nest, int loop, int64_t outer, int64_t inner) 
     nest->loops[nest->depth++] = (HostNestLoop){loop, outer, inner};
 }
 
+/* Whether the workload is a contraction: it has a reduction loop (elementwise ops have
+ * none). */
+static bool isContraction(const PrunerWorkload *w) {
+  for (int l = 0; l < w->num_loops; ++l)
+    if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
+      return true;
+  return false;
+}
+
 /* Whether operand o is indexed by loop l. */
 static bool indexes(const PrunerWorkload *w, int o, int l) {
   for (int d = 0; d < w->operands[o].rank; ++d)
@@ -494,10 +503,7 @@ static void hostDraftExtents(HostDraft *h) {
 static double hostDraftStepLoads(const HostDraft *h) {
   const PrunerWorkload *w = h->w;
   int vl = prunerHostVectorLoop(w);
-  bool contraction = false;
-  for (int l = 0; l < h->n; ++l)
-    contraction = contraction || w->loop_kinds[l] == PRUNER_LOOP_REDUCTION;
-  if (h->c->vector_width <= 1 || !contraction || vl < 0)
+  if (h->c->vector_width <= 1 || !isContraction(w) || vl < 0)
     return h->rows + h->vectors;
   double loads = 0;
   for (int o = 0; o < w->num_inputs; ++o) {
@@ -555,13 +561,10 @@ static void hostDraftRegisterEfficiency(HostDraft *h) {
   double chains = h->acc;
   if (acc_trips == 0 && OOO_WINDOW_FMAS > 0) {
     double chain = 1;
-    bool contraction = false;
     for (int l = 0; l < h->n; ++l)
-      if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION) {
+      if (w->loop_kinds[l] == PRUNER_LOOP_REDUCTION)
         chain *= (double)c->reduction[l];
-        contraction = true;
-      }
-    if (contraction && chain > 0)
+    if (isContraction(w) && chain > 0)
       chains = dmax(chains, OOO_WINDOW_FMAS / chain);
   }
   h->latency_cover = dmin(1.0, chains / needed_acc);
@@ -704,10 +707,7 @@ static double hostDraftComputeUs(HostDraft *h, double flops) {
     /* A contraction whose innermost loop is a parallel register loop (a depthwise conv's
      * channel tiles) still loads and stores its accumulators once per run of its
      * register tile over a cache block, as every other contraction does. */
-    bool contraction = false;
-    for (int l = 0; l < h->n; ++l)
-      contraction = contraction || w->loop_kinds[l] == PRUNER_LOOP_REDUCTION;
-    if (contraction)
+    if (isContraction(w))
       us += h->runs * acc_cycles / (h->clock * h->used) * 1e6;
   }
   return us + hostDraftPackUs(h);
