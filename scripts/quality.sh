@@ -86,9 +86,15 @@ modelShape "BERT FFN up" data/host-ffn-up.jsonl 1 32 128 512
 # 11,004 configs, a uniform sample of 10,000 of its 20,128 plus the draft's top 2,000.
 modelShape "BERT attention scores, wide space" data/host-attn-scores-wide.jsonl 1 32 128 512 2000
 # ResNet-50's 3x3 conv in the wide space, the complete space (11,552 configs) on a Zen 3
-# EPYC as an AVX2 machine (data/README.md).
+# EPYC as an AVX2 machine (data/README.md), host version 4 since 2026-12-07.
 modelShape "ResNet-50 3x3 conv, wide space, Zen 3 AVX2" data/host-resnet-conv-wide-zen3.jsonl \
   1 32 128 512 2000
+# The small NHWC conv's complete AVX2 space (2,892 configs) on a Zen 3, host version 4,
+# 2026-12-07.
+modelShape "conv nhwc, Zen 3 AVX2" data/host-conv-nhwc-zen3.jsonl 1 32 128 512 2000
+# ResNet-50's stage-3 3x3 conv, complete wide AVX2 space (11,268 configs), same Zen 3.
+modelShape "ResNet-50 stage-3 conv, wide space, Zen 3 AVX2" \
+  data/host-resnet-conv-s3-wide-zen3.jsonl 1 32 128 512 2000
 # BERT's FFN up in the wide space, the complete space (14,976 configs), same Zen 3.
 modelShape "BERT FFN up, wide space, Zen 3 AVX2" data/host-ffn-up-wide-zen3.jsonl \
   1 32 128 512 2000
