@@ -425,6 +425,7 @@ int main(int argc, char **argv) {
   MlirModule m = mlirModuleCreateParseFromFile(ctx, mlirStringRefCreateFromCString(input));
   if (mlirModuleIsNull(m)) {
     fprintf(stderr, "pruner-host-tool: %s does not parse\n", input);
+    mlirContextDestroy(ctx);
     return 1;
   }
   Found found = {{NULL}};
@@ -432,6 +433,8 @@ int main(int argc, char **argv) {
   PrunerWorkload w;
   if (mlirOperationIsNull(found.op)) {
     fprintf(stderr, "pruner-host-tool: no tunable linalg op in %s\n", input);
+    mlirModuleDestroy(m);
+    mlirContextDestroy(ctx);
     return 1;
   }
   st = prunerWorkloadFromOperation(found.op, &w);
