@@ -161,6 +161,7 @@ static int gen(int argc, char **argv) {
   free(text);
   if (mlirModuleIsNull(m)) {
     fprintf(stderr, "replaygen: cannot parse %s\n", module_path);
+    mlirContextDestroy(ctx);
     return 1;
   }
   mlirOperationWalk(mlirModuleGetOperation(m), visit, g, MlirWalkPreOrder);
