@@ -373,16 +373,20 @@ int prunerConfigFormatShort(const PrunerWorkload *w, const PrunerConfig *config,
                             size_t size);
 
 bool prunerConfigEqual(const PrunerConfig *a, const PrunerConfig *b);
-/* Whether a and b have the same thread tile (the register tile on the host): the unit the
- * tuner's first batch spreads over (docs/tune.md, "Strategies"). */
-bool prunerConfigSameThreadTile(const PrunerConfig *a, const PrunerConfig *b);
-/* The tuner's first batch over `n` configs in rank order (best first), without its random
- * share: writes to order[0..n) a permutation of 0..n-1 in which the first `batch` slots
- * are the ranked ones, except that from slot batch - round(batch x share) on each takes
- * the best-ranked config of a thread tile the earlier slots lack (none left: the next in
- * rank order); the rest follow in rank order. share in [0, 1]; 0 is the identity. */
-void prunerConfigFirstBatchOrder(const PrunerConfig *ranked, size_t n, size_t batch,
-                                 double share, size_t *order);
+/* Whether a and b of workload w step alike in registers: the same thread tile (the
+ * register tile on the host) and, for a conv, the same filter-window steps (kh, kw: the
+ * taps one innermost step unrolls). The unit the tuner's first batch spreads over
+ * (docs/tune.md, "Strategies"). */
+bool prunerConfigSameRegisterStep(const PrunerWorkload *w, const PrunerConfig *a,
+                                  const PrunerConfig *b);
+/* The tuner's first batch over `n` configs of w in rank order (best first), without its
+ * random share: writes to order[0..n) a permutation of 0..n-1 in which the first `batch`
+ * slots are the ranked ones, except that from slot batch - round(batch x share) on each
+ * takes the best-ranked config of a register step (prunerConfigSameRegisterStep) the
+ * earlier slots lack (none left: the next in rank order); the rest follow in rank order.
+ * share in [0, 1]; 0 is the identity. */
+void prunerConfigFirstBatchOrder(const PrunerWorkload *w, const PrunerConfig *ranked, size_t n,
+                                 size_t batch, double share, size_t *order);
 
 /* Keeps (true) or drops a config while sampling. */
 typedef bool (*PrunerConfigFilter)(const PrunerConfig *config, void *user);

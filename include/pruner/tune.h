@@ -125,8 +125,9 @@ typedef struct PrunerTuneOptions {
   double first_batch_tiles;  /* draft+verifier: this share of a task's first batch (no
                                 record of it yet), its last slots, each take the
                                 best-ranked config (the draft's order, or a prior's
-                                blend) of a thread tile not yet in the batch, so that
-                                the verifier's first records compare tiles
+                                blend) of a register step (thread tile; a conv's
+                                taps too) not yet in the batch, so that the
+                                verifier's first records compare steps
                                 (docs/tune.md); 0: the ranking's order. In [0, 1], or
                                 < 0: the backend's (PRUNER_TUNE_FIRST_BATCH_TILES)    */
   int batch;                 /* K: candidates measured per round; default 16          */

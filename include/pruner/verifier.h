@@ -104,9 +104,10 @@ typedef struct PrunerVerifierOptions {
   /* Cross-validation only, in the tuner's view (prunerVerifierCrossValidateAsTuned,
    * pruner-eval --first-batch-tiles): the held-out workload's first 16 own records (the
    * tuner's default batch) are the draft's best, except that from slot 16 - round(16 x
-   * share) on each takes the draft's best config of a thread tile not among the earlier
-   * ones, as the tuner's first batch does on the host (PrunerTuneOptions.first_batch_tiles;
-   * host share 0.5). 0, the default: the draft's best 16. In [0, 1]. */
+   * share) on each takes the draft's best config of a register step (thread tile; a
+   * conv's taps too; prunerConfigSameRegisterStep) not among the earlier ones, as the
+   * tuner's first batch does on the host (PrunerTuneOptions.first_batch_tiles; host share
+   * 0.5). 0, the default: the draft's best 16. In [0, 1]. */
   double eval_first_batch_tiles;
 } PrunerVerifierOptions;
 

@@ -989,12 +989,23 @@ void prunerConfigSetCacheSplit(const PrunerWorkload *w, int64_t value, PrunerCon
   }
 }
 
-bool prunerConfigSameThreadTile(const PrunerConfig *a, const PrunerConfig *b) {
-  return memcmp(a->thread, b->thread, sizeof a->thread) == 0;
+bool prunerConfigSameRegisterStep(const PrunerWorkload *w, const PrunerConfig *a,
+                                  const PrunerConfig *b) {
+  if (memcmp(a->thread, b->thread, sizeof a->thread) != 0)
+    return false;
+  /* A conv's innermost step unrolls its filter-window steps (kw = 3: three taps' FMAs in
+   * one body), so they shape the step as much as the thread tile does. */
+  for (int l = 0; l < w->num_loops; ++l) {
+    PrunerLoopRole role = w->loop_roles[l];
+    if ((role == PRUNER_ROLE_FILTER_H || role == PRUNER_ROLE_FILTER_W) &&
+        a->reduction[l] != b->reduction[l])
+      return false;
+  }
+  return true;
 }
 
-void prunerConfigFirstBatchOrder(const PrunerConfig *ranked, size_t n, size_t batch,
-                                 double share, size_t *order) {
+void prunerConfigFirstBatchOrder(const PrunerWorkload *w, const PrunerConfig *ranked, size_t n,
+                                 size_t batch, double share, size_t *order) {
   for (size_t i = 0; i < n; ++i)
     order[i] = i;
   size_t last = batch < n ? batch : n;
@@ -1004,7 +1015,7 @@ void prunerConfigFirstBatchOrder(const PrunerConfig *ranked, size_t n, size_t ba
     for (size_t k = slot; k < n && found == n; ++k) {
       bool seen = false;
       for (size_t j = 0; j < slot && !seen; ++j)
-        seen = prunerConfigSameThreadTile(&ranked[order[j]], &ranked[order[k]]);
+        seen = prunerConfigSameRegisterStep(w, &ranked[order[j]], &ranked[order[k]]);
       if (!seen)
         found = k;
     }

@@ -520,10 +520,11 @@ static bool tuneInList(const TuneCandidate *list, size_t n, const PrunerConfig *
   return false;
 }
 
-/* Whether one of list[0..n) has `c`'s thread tile. */
-static bool tuneTileInList(const TuneCandidate *list, size_t n, const PrunerConfig *c) {
+/* Whether one of list[0..n) steps like `c` in registers (prunerConfigSameRegisterStep). */
+static bool tuneStepInList(const PrunerWorkload *w, const TuneCandidate *list, size_t n,
+                           const PrunerConfig *c) {
   for (size_t i = 0; i < n; ++i)
-    if (prunerConfigSameThreadTile(&list[i].config, c))
+    if (prunerConfigSameRegisterStep(w, &list[i].config, c))
       return true;
   return false;
 }
@@ -666,9 +667,10 @@ static size_t tunePick(TuneEngine *e, TuneTask *t, size_t k, TuneCandidate *out)
   size_t next = 0, n = 0;
   bool random_strategy = e->opts.strategy == PRUNER_TUNE_RANDOM;
   /* draft+verifier's first batch: from slot `tiles_from` on, the best-ranked config of a
-   * thread tile the batch lacks. The draft's top is often one tile in many workgroup and
-   * k variants; when the draft misjudges that tile, a batch of it teaches the verifier
-   * nothing about the others (docs/tune.md, "Strategies"). */
+   * register step (thread tile; a conv's taps too) the batch lacks. The draft's top is
+   * often one tile in many workgroup and k variants; when the draft misjudges that tile,
+   * a batch of it teaches the verifier nothing about the others (docs/tune.md,
+   * "Strategies"). */
   size_t tiles_from = k;
   double share = e->opts.first_batch_tiles < 0 ? e->backend->first_batch_tiles
                                                : e->opts.first_batch_tiles;
@@ -690,7 +692,7 @@ static size_t tunePick(TuneEngine *e, TuneTask *t, size_t k, TuneCandidate *out)
       /* The best-ranked new tile moves up to `next`; none left: the next in order. */
       size_t j = next;
       while (j < n_ranked && (tuneInList(out, n, &ranked[j].config) ||
-                              tuneTileInList(out, n, &ranked[j].config)))
+                              tuneStepInList(&t->w, out, n, &ranked[j].config)))
         ++j;
       if (j < n_ranked) {
         TuneCandidate c = ranked[j];

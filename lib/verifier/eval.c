@@ -208,7 +208,7 @@ static PrunerStatus spreadFirstBatch(VerifierItem *items, size_t begin, size_t e
     configs[i] = items[begin + i].record->config;
     copy[i] = items[begin + i];
   }
-  prunerConfigFirstBatchOrder(configs, m, batch, share, order);
+  prunerConfigFirstBatchOrder(&items[begin].record->workload, configs, m, batch, share, order);
   for (size_t i = 0; i < m; ++i)
     items[begin + i] = copy[order[i]];
   free(configs);

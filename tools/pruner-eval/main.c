@@ -50,9 +50,9 @@ static void usage(FILE *out) {
                "top P (the pool the tuner's verifier ranks; 0: all records).\n"
                "--first-batch-tiles=S: with --as-tuned, the first 16 own records are the\n"
                "tuner's first batch: from slot 16 - round(16 S) on, each is the draft's best\n"
-               "config of a thread tile the earlier ones lack (pruner-tune\n"
-               "--first-batch-tiles; the host tuner's share is 0.5). Default 0: the draft's\n"
-               "best 16.\n"
+               "config of a register step (thread tile; a conv's taps too) the earlier\n"
+               "ones lack (pruner-tune --first-batch-tiles; the host tuner's share is\n"
+               "0.5). Default 0: the draft's best 16.\n"
                "--draft-free: the verifier column is the draft-free model (model-only).\n"
                "--no-draft-margin: the model learns from its features alone, without the\n"
                "draft as its margin (the verifier before 2026-12-03; docs/verifier.md).\n"
@@ -430,7 +430,7 @@ int main(int argc, char **argv) {
            "another)\n", other);
   if (as_tuned >= 0 && opts.eval_first_batch_tiles > 0)
     printf("as tuned: own = the tuner's first batch of 16 (from slot %ld on, the draft's best "
-           "of each new thread tile), then the draft's order, %ld in all; ranked: the next "
+           "of each new register step), then the draft's order, %ld in all; ranked: the next "
            "%s%ld\n",
            16 - lround(16 * opts.eval_first_batch_tiles), own, as_tuned ? "" : "all but ",
            as_tuned ? as_tuned - own : own);

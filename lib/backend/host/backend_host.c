@@ -182,9 +182,10 @@ static const PrunerBackend hostBackend = {
     .recheck = hostRecheck,
     .measurable = prunerHostMeasurable,
     .autoStrategy = hostAutoStrategy,
-    /* Half of draft+verifier's first batch on new thread tiles: chosen leave-one-dataset-
-     * out on the 23 host datasets (docs/quality.md, "A first batch of several thread
-     * tiles"). The GPU and IREE backends keep 0 (the draft's order). */
+    /* Half of draft+verifier's first batch on new register steps (thread tiles, a conv's
+     * taps too): chosen leave-one-dataset-out on the 23 host datasets (docs/quality.md,
+     * "A first batch of several thread tiles", "A first batch over taps per step"). The
+     * GPU and IREE backends keep 0 (the draft's order). */
     .first_batch_tiles = 0.5,
 };
 

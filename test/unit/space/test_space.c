@@ -1353,6 +1353,8 @@ static void restrictCheck(const PrunerWorkload *w, const PrunerTargetDesc *t) {
 static void firstBatchOrder(void **state) {
   (void)state;
   enum { N = 20 };
+  PrunerWorkload w;
+  elementwise2d(&w, 64, 64); /* no filter window: the thread tile alone */
   PrunerConfig ranked[N];
   memset(ranked, 0, sizeof ranked);
   for (int i = 0; i < N; ++i) {
@@ -1360,19 +1362,66 @@ static void firstBatchOrder(void **state) {
     ranked[i].thread[0] = i == 12 ? 2 : i == 14 ? 3 : 1; /* B at 12, C at 14, else A */
   }
   size_t order[N];
-  prunerConfigFirstBatchOrder(ranked, N, 8, 0.5, order);
+  prunerConfigFirstBatchOrder(&w, ranked, N, 8, 0.5, order);
   const size_t want[N] = {0, 1, 2, 3, 12, 14, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 16, 17, 18, 19};
   for (int i = 0; i < N; ++i)
     assert_int_equal(order[i], want[i]);
-  prunerConfigFirstBatchOrder(ranked, N, 8, 0.0, order);
+  prunerConfigFirstBatchOrder(&w, ranked, N, 8, 0.0, order);
   for (int i = 0; i < N; ++i)
     assert_int_equal(order[i], i);
   /* A share of 1 spreads from the first slot after the first config. */
-  prunerConfigFirstBatchOrder(ranked, N, 8, 1.0, order);
+  prunerConfigFirstBatchOrder(&w, ranked, N, 8, 1.0, order);
   assert_int_equal(order[0], 0);
   assert_int_equal(order[1], 12);
   assert_int_equal(order[2], 14);
   assert_int_equal(order[3], 1);
+}
+
+/* A conv's register step is its thread tile and its taps per step (the kh and kw
+ * reduction steps); the channel step is not part of it. */
+static void convRegisterStep(void **state) {
+  (void)state;
+  PrunerWorkload w;
+  prunerWorkloadConv2dNhwcHwcf(&w, 1, 58, 58, 64, 3, 3, 64, 1, 1, PRUNER_DTYPE_F32);
+  int kh = -1, kw = -1, c = -1;
+  for (int l = 0; l < w.num_loops; ++l) {
+    if (w.loop_roles[l] == PRUNER_ROLE_FILTER_H)
+      kh = l;
+    if (w.loop_roles[l] == PRUNER_ROLE_FILTER_W)
+      kw = l;
+    if (w.loop_roles[l] == PRUNER_ROLE_IN_CHANNEL)
+      c = l;
+  }
+  assert_true(kh >= 0 && kw >= 0 && c >= 0);
+  PrunerConfig a;
+  memset(&a, 0, sizeof a);
+  a.thread[2] = 4;
+  a.thread[3] = 16;
+  a.reduction[kh] = 1;
+  a.reduction[kw] = 3;
+  a.reduction[c] = 32;
+  PrunerConfig b = a;
+  b.reduction[c] = 64; /* another channel step: the same step in registers */
+  b.workgroup[1] = 8;
+  assert_true(prunerConfigSameRegisterStep(&w, &a, &b));
+  b.reduction[kw] = 1; /* one tap per step */
+  assert_false(prunerConfigSameRegisterStep(&w, &a, &b));
+  b = a;
+  b.thread[2] = 2;
+  assert_false(prunerConfigSameRegisterStep(&w, &a, &b));
+  /* In a first batch of 4 with share 0.5, the one-tap config of the leading tile takes a
+   * slot before the ranked three-tap ones. */
+  PrunerConfig ranked[6];
+  for (int i = 0; i < 6; ++i) {
+    ranked[i] = a;
+    ranked[i].workgroup[1] = i + 1;
+  }
+  ranked[4].reduction[kw] = 1;
+  size_t order[6];
+  prunerConfigFirstBatchOrder(&w, ranked, 6, 4, 0.5, order);
+  const size_t want[6] = {0, 1, 4, 2, 3, 5};
+  for (int i = 0; i < 6; ++i)
+    assert_int_equal(order[i], want[i]);
 }
 
 static void restrictToSubset(void **state) {
@@ -1555,6 +1604,7 @@ int main(void) {
       cmocka_unit_test(hostCandidatesHugeBounds),
       cmocka_unit_test(restrictToSubset),
       cmocka_unit_test(firstBatchOrder),
+      cmocka_unit_test(convRegisterStep),
       cmocka_unit_test(workloadSizeChecks),
       cmocka_unit_test(schedulable),
   };

@@ -388,8 +388,9 @@ static void test_neighbours(void **state) {
 }
 
 /* draft+verifier's first batch (PrunerTuneOptions.first_batch_tiles): its first K - M
- * slots are the draft's top, the last M each take the draft's best config of a thread
- * tile the batch does not hold yet. With M = 0, for draft-only, and by default on a GPU
+ * slots are the draft's top, the last M each take the draft's best config of a register
+ * step (a matmul's is its thread tile; a conv's taps: test_space.c) the batch does not
+ * hold yet. With M = 0, for draft-only, and by default on a GPU
  * target (the GPU backend's share is 0, the host's is not), the batch is the draft's top
  * K. Epsilon 0, so no slot is random. */
 static void test_first_batch_tiles(void **state) {
