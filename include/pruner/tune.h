@@ -330,6 +330,9 @@ typedef struct PrunerTuneStudyOptions {
    * table's first line says what was assumed. NULL: off.                              */
   const char *dataset_target;
   int seeds;                /* repetitions per strategy; default 5                    */
+  /* The first seed: seeds first_seed .. first_seed + seeds - 1 (default 1). Another
+   * range repeats a study on fresh seeds, to confirm a choice made on the first.      */
+  int first_seed;
   double within;            /* "good enough": best * (1 + within); default 0.05       */
   double within_tight;      /* the second goal; default 0.02                          */
   int64_t max_trials;       /* per run; 0: the workload's space size                  */

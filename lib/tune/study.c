@@ -2,6 +2,7 @@
  * replay file to come within 5% / 2% / the noise of the best config, over seeds
  * (docs/tune.md, "Search study"; docs/quality.md). */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@ PrunerTuneStudyOptions prunerTuneStudyDefaultOptions(void) {
   memset(&o, 0, sizeof o);
   o.target = "sm_90";
   o.seeds = 5;
+  o.first_seed = 1;
   o.within = 0.05;
   o.within_tight = 0.02;
   o.draft_size = 512;
@@ -408,6 +410,10 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
   *num_rows = 0;
   if (so->seeds < 1)
     return prunerStatusError("--seeds must be at least 1 (got %d)", so->seeds);
+  if (so->first_seed < 1 || so->first_seed > INT_MAX - so->seeds)
+    return prunerStatusError("--study-first-seed must be at least 1 and leave room for "
+                             "--seeds=%d (got %d)",
+                             so->seeds, so->first_seed);
   if (!(so->within > 0 && so->within_tight > 0 && so->within_tight <= so->within))
     return prunerStatusError("the study's goals must satisfy 0 < --within-tight <= --within "
                              "(got %g and %g): the second goal is the tighter one",
@@ -589,14 +595,15 @@ PrunerStatus prunerTuneStudy(const PrunerTuneStudyOptions *so, PrunerTuneStudyRo
       if (!(methods & (1u << s)))
         continue;
       int done = 0; /* seeds run to their end (an interrupted one is not counted) */
-      for (int seed = 1; st.ok && seed <= so->seeds && !stopped; ++seed) {
+      for (int i = 0; st.ok && i < so->seeds && !stopped; ++i) {
+        int seed = so->first_seed + i;
         int64_t t[PRUNER_TUNE_GOAL_COUNT];
         StudyCost c[PRUNER_TUNE_GOAL_COUNT] = {{0}};
         st = tuneStudyRun(so, replay, &target, w, s, (uint64_t)seed, row->goal_us, t, c,
                           &row->space_size, trace, row->best_us);
         for (int g = 0; g < PRUNER_TUNE_GOAL_COUNT; ++g) {
-          trials[g * so->seeds + seed - 1] = t[g];
-          cost[g * so->seeds + seed - 1] = c[g];
+          trials[g * so->seeds + i] = t[g];
+          cost[g * so->seeds + i] = c[g];
         }
         if (so->on_event) {
           char text[256];
@@ -647,6 +654,10 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
   char tiles[32] = "the backend's";
   if (so->first_batch_tiles >= 0)
     snprintf(tiles, sizeof tiles, "%g", so->first_batch_tiles);
+  char seed_range[48] = ""; /* said only when not the default 1..N */
+  if (so->first_seed != 1)
+    snprintf(seed_range, sizeof seed_range, ", %d-%d", so->first_seed,
+             so->first_seed + so->seeds - 1);
   if (num_rows > 0 && rows[0].target_note[0])
     prunerTextAppend(&b, "%s\n", rows[0].target_note);
   if (num_rows > 0 && rows[0].records_note[0])
@@ -655,11 +666,11 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
     if (rows[i].reach_note[0])
       prunerTextAppend(&b, "warning: %s\n", rows[i].reach_note);
   prunerTextAppend(&b,
-                   "search study: trials (over %d seeds) to come within %.3g%% / %.3g%% / the "
-                   "noise of the best config; batch %d, epsilon %.2f, draft size %d, "
+                   "search study: trials (over %d seeds%s) to come within %.3g%% / %.3g%% / "
+                   "the noise of the best config; batch %d, epsilon %.2f, draft size %d, "
                    "neighbours %d, first-batch tiles %s\n",
-                   so->seeds, so->within * 100, so->within_tight * 100, so->batch, so->epsilon,
-                   so->draft_size, so->neighbours, tiles);
+                   so->seeds, seed_range, so->within * 100, so->within_tight * 100, so->batch,
+                   so->epsilon, so->draft_size, so->neighbours, tiles);
   if (so->prior_path)
     prunerTextAppend(&b, "verifier prior (pretrained methods): %s\n", so->prior_path);
   prunerTextAppend(&b, "ratio = random / method on the medians, vs_dv = draft+verifier / "

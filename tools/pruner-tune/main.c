@@ -199,6 +199,8 @@ static void usage(FILE *f) {
           "                           the noise of the best, on a complete-space replay file\n"
           "                           (median, IQR, mean, min-max over seeds)\n"
           "      --seeds=N            seeds per strategy for --study (default 5)\n"
+          "      --study-first-seed=S --study's seeds are S..S+N-1 (default 1): another\n"
+          "                           range confirms a choice on fresh seeds\n"
           "      --max-trials=N       cap per study run (default: the space size)\n"
           "      --within=F           --study's first goal: within F of the best (default 0.05)\n"
           "      --within-tight=F     --study's second goal (default 0.02)\n"
@@ -643,6 +645,7 @@ static int tuneCommand(int argc, char **argv) {
     O_TOP,
     O_STUDY,
     O_SEEDS,
+    O_STUDY_FIRST_SEED,
     O_MAX_TRIALS,
     O_INTERRUPT,
     O_WARMUP,
@@ -694,6 +697,7 @@ static int tuneCommand(int argc, char **argv) {
       {"top", required_argument, 0, O_TOP},
       {"study", required_argument, 0, O_STUDY},
       {"seeds", required_argument, 0, O_SEEDS},
+      {"study-first-seed", required_argument, 0, O_STUDY_FIRST_SEED},
       {"max-trials", required_argument, 0, O_MAX_TRIALS},
       {"within", required_argument, 0, O_WITHIN},
       {"within-tight", required_argument, 0, O_WITHIN_TIGHT},
@@ -829,6 +833,10 @@ static int tuneCommand(int argc, char **argv) {
     case O_TOP: fs = prunerParseInt("--top", optarg, 1, MAX_TOP, &v); cli.top = (int)v; break;
     case O_STUDY: fs = pathArg("--study", optarg, &cli.study); break;
     case O_SEEDS: fs = prunerParseInt("--seeds", optarg, 1, 1000, &v); so.seeds = (int)v; break;
+    case O_STUDY_FIRST_SEED:
+      fs = prunerParseInt("--study-first-seed", optarg, 1, 1000000, &v);
+      so.first_seed = (int)v;
+      break;
     case O_MAX_TRIALS:
       fs = prunerParseInt("--max-trials", optarg, 0, MAX_TRIALS, &so.max_trials);
       break;
@@ -880,6 +888,7 @@ static int tuneCommand(int argc, char **argv) {
       const char *name;
       bool study;
     } roles[] = {{O_SEEDS, "--seeds", true},
+                 {O_STUDY_FIRST_SEED, "--study-first-seed", true},
                  {O_MAX_TRIALS, "--max-trials", true},
                  {O_WITHIN, "--within", true},
                  {O_WITHIN_TIGHT, "--within-tight", true},
