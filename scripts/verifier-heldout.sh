@@ -6,8 +6,9 @@
 # Zen 3's three version-4 convs): per
 # set, pruner-eval leave-one-workload-out with 16 and 48 own records (the tuner's first
 # batch on the host, --first-batch-tiles=0.5: the draft's best 8 and the draft's best of 8
-# more register steps, thread tiles with a conv's taps; then the draft's best) ranking the rest of the draft's top 512, with
-# the 95% paired-bootstrap interval of verifier minus draft.
+# more register steps, thread tiles with a conv's taps; then the draft's best) ranking the
+# rest of the draft's top 512, with the 95% paired-bootstrap interval of verifier minus
+# draft.
 # FIRST_BATCH_TILES=0 gives the view before 2026-12-05 (the draft's best 16 / 48). One
 # line per held-out workload: verifier pair/top-1, draft pair/top-1, and which side the
 # intervals favour ("tie" when they hold 0). Nothing is measured; any machine, 2-3 minutes.

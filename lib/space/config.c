@@ -997,8 +997,12 @@ bool prunerConfigSameRegisterStep(const PrunerWorkload *w, const PrunerConfig *a
    * one body), so they shape the step as much as the thread tile does. */
   for (int l = 0; l < w->num_loops; ++l) {
     PrunerLoopRole role = w->loop_roles[l];
-    if ((role == PRUNER_ROLE_FILTER_H || role == PRUNER_ROLE_FILTER_W) &&
-        a->reduction[l] != b->reduction[l])
+    if (role != PRUNER_ROLE_FILTER_H && role != PRUNER_ROLE_FILTER_W)
+      continue;
+    /* 0 is the untiled loop: one step of the whole window. */
+    int64_t sa = a->reduction[l] > 0 ? a->reduction[l] : w->bounds[l];
+    int64_t sb = b->reduction[l] > 0 ? b->reduction[l] : w->bounds[l];
+    if (sa != sb)
       return false;
   }
   return true;

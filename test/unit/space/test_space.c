@@ -1404,6 +1404,8 @@ static void convRegisterStep(void **state) {
   b.reduction[c] = 64; /* another channel step: the same step in registers */
   b.workgroup[1] = 8;
   assert_true(prunerConfigSameRegisterStep(&w, &a, &b));
+  b.reduction[kw] = 0; /* untiled: the whole window of 3, the same step */
+  assert_true(prunerConfigSameRegisterStep(&w, &a, &b));
   b.reduction[kw] = 1; /* one tap per step */
   assert_false(prunerConfigSameRegisterStep(&w, &a, &b));
   b = a;

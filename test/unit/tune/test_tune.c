@@ -2,12 +2,13 @@
  * (budget, no re-measurement, best = minimum of what was measured), the spec text, the
  * study. Latencies come from a replay file this test writes: latency = a known function
  * of the config. */
+#include <limits.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -275,6 +276,16 @@ static void test_study(void **state) {
   assert_non_null(strstr(table, "draft+verifier"));
   free(table);
   free(rows);
+  /* A first seed below 1, or a range past INT_MAX, is refused by name (the library's own
+   * check; the CLI's range is narrower). */
+  so.first_seed = 0;
+  st = prunerTuneStudy(&so, &rows, &n);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "--study-first-seed"));
+  so.first_seed = INT_MAX;
+  st = prunerTuneStudy(&so, &rows, &n);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "--study-first-seed"));
 }
 
 /* The draft-free baseline never runs the draft (the records of what it measured carry
