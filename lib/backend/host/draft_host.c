@@ -82,6 +82,24 @@
 #ifndef OOO_WINDOW_FMAS
 #define OOO_WINDOW_FMAS 16.0
 #endif
+/* Extra latency, in cycles per FMA, of the accumulator chains of a full 2-D conv's step
+ * that unrolls several kw taps (each accumulator takes kw dependent FMAs a step): such a
+ * tile needs (FMA_LATENCY + MULTI_TAP_CHAIN_LATENCY) x pipes accumulators to cover them.
+ * Seen in the version-4 conv files' near-best configs (within 1.3x of the best), against
+ * the same tile's one-tap steps: three-tap 4 x 2 and 2 x 4 tiles (8 accumulators, the
+ * FMA_LATENCY x pipes the draft had) measured 10-19% slower than the draft said on the Zen
+ * 3 and on the Xeon under AVX2, 4-11% on the Xeon with AVX-512; 5 x 2 (10) 1-5%; a
+ * quiet Zen 3 times the one-tap step of those tiles 5% faster where the draft had said
+ * 10% slower (data/README.md, "Taps per step"). Why is not measured (these machines have
+ * no performance counters). Chosen leave-one-dataset-out over the 31 host sets
+ * (scripts/draft-lowo-constant.sh MULTI_TAP_CHAIN_LATENCY 0 0.5 1 1.5 2 3): 1.5 in 30
+ * folds, 0.5 in one; judged by the search study (docs/quality.md "Chains of taps"). Not
+ * for depthwise convs: their runs are short (3-9 FMAs per accumulator) and the next tiles'
+ * chains already overlap them (OOO_WINDOW_FMAS); applied there it cost two of the four
+ * depthwise files trials to 2%. 0 turns it off (a study build may set it). */
+#ifndef MULTI_TAP_CHAIN_LATENCY
+#define MULTI_TAP_CHAIN_LATENCY 1.5
+#endif
 /* Fixed cost of one run of an innermost loop that is not a reduction (elementwise): its
  * mispredicted exit, 11-18 cycles on current x86 cores (Agner Fog, "The microarchitecture
  * of Intel, AMD and VIA CPUs": 15). A reduction loop's run (one register tile in one cache
@@ -576,6 +594,8 @@ static void hostDraftRegisterEfficiency(HostDraft *h) {
     if (isContraction(w) && chain > 0)
       chains = dmax(chains, OOO_WINDOW_FMAS / chain);
   }
+  if (acc_trips == 0 && red_ext > 1 && w->kind != PRUNER_OP_DEPTHWISE_CONV_2D_NHWC_HWC)
+    needed_acc += MULTI_TAP_CHAIN_LATENCY * h->pipes;
   h->latency_cover = dmin(1.0, chains / needed_acc);
   h->port_balance =
       dmin(1.0, fma_cycles / dmax(dmax(load_cycles, store_cycles), issue_cycles));
