@@ -92,11 +92,12 @@
  * quiet Zen 3 times the one-tap step of those tiles 5% faster where the draft had said
  * 10% slower (data/README.md, "Taps per step"). Why is not measured (these machines have
  * no performance counters). Chosen leave-one-dataset-out over the 31 host sets
- * (scripts/draft-lowo-constant.sh MULTI_TAP_CHAIN_LATENCY 0 0.5 1 1.5 2 3): 1.5 in 30
- * folds, 0.5 in one; judged by the search study (docs/quality.md "Chains of taps"). Not
- * for depthwise convs: their runs are short (3-9 FMAs per accumulator) and the next tiles'
- * chains already overlap them (OOO_WINDOW_FMAS); applied there it cost two of the four
- * depthwise files trials to 2%. 0 turns it off (a study build may set it). */
+ * (scripts/draft-lowo-constant.sh MULTI_TAP_CHAIN_LATENCY 0 0 0.5 1 1.5 2 3: the default
+ * 0, then the candidates): 1.5 in 30 folds, 0.5 in one; judged by the search study
+ * (docs/quality.md "Chains of taps"). Not for depthwise convs: their runs are short (3-9
+ * FMAs per accumulator) and the next tiles' chains already overlap them (OOO_WINDOW_FMAS);
+ * applied there it cost two of the four depthwise files trials to 2%. 0 turns it off (a
+ * study build may set it). */
 #ifndef MULTI_TAP_CHAIN_LATENCY
 #define MULTI_TAP_CHAIN_LATENCY 1.5
 #endif
