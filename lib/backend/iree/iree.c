@@ -1420,6 +1420,29 @@ static PrunerStatus compileTimed(PrunerIree s, const char *module, const char *s
   return st;
 }
 
+/* One module of n functions, main_i holding the op with configs[i] as its
+ * compilation_info. *out (the caller frees it) is NULL on error. */
+static PrunerStatus candidatesModuleText(PrunerIree s, const PrunerWorkload *w,
+                                         const PrunerConfig *configs, int n, char **out) {
+  *out = NULL;
+  PrunerStatus st = prunerStatusOk();
+  PrunerText b = {0};
+  prunerTextAppend(&b, "module {\n");
+  for (int i = 0; i < n && st.ok; ++i) {
+    char func[32], *text = NULL;
+    textf(func, sizeof func, "main_%d", i);
+    st = annotatedText(w, &s->t, &configs[i], func, &text);
+    if (st.ok)
+      prunerTextAppend(&b, "%s\n", text);
+    free(text);
+  }
+  prunerTextAppend(&b, "}\n");
+  if (st.ok)
+    return prunerTextFinish(&b, "the candidates' module", out);
+  free(b.data);
+  return st;
+}
+
 PrunerStatus prunerIreeCompileCost(PrunerIree s, const PrunerWorkload *w,
                                    const PrunerConfig *configs, int n, bool one_module,
                                    double *seconds, int *applied) {
@@ -1458,23 +1481,8 @@ PrunerStatus prunerIreeCompileCost(PrunerIree s, const PrunerWorkload *w,
     }
     return st;
   }
-  /* One module: function main_i holds the op with configs[i] as its compilation_info. */
-  PrunerText b = {0};
-  prunerTextAppend(&b, "module {\n");
-  for (int i = 0; i < n && st.ok; ++i) {
-    char func[32], *text = NULL;
-    textf(func, sizeof func, "main_%d", i);
-    st = annotatedText(w, &s->t, &configs[i], func, &text);
-    if (st.ok)
-      prunerTextAppend(&b, "%s\n", text);
-    free(text);
-  }
-  prunerTextAppend(&b, "}\n");
   char *module = NULL;
-  if (st.ok)
-    st = prunerTextFinish(&b, "the candidates' module", &module);
-  else
-    free(b.data);
+  st = candidatesModuleText(s, w, configs, n, &module);
   filePath(s, path, sizeof path, "cost_module.mlir", 0);
   if (st.ok)
     st = writeText(path, module);
@@ -1498,23 +1506,8 @@ PrunerStatus prunerIreeCompileCost(PrunerIree s, const PrunerWorkload *w,
  * then builds the candidates one by one, so one bad config cannot fail the others. */
 static bool measureTogether(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *configs,
                             int n, PrunerRecord *out, double *compile_seconds) {
-  PrunerText b = {0};
-  prunerTextAppend(&b, "module {\n");
-  PrunerStatus st = prunerStatusOk();
-  for (int i = 0; i < n && st.ok; ++i) {
-    char func[32], *text = NULL;
-    textf(func, sizeof func, "main_%d", i);
-    st = annotatedText(w, &s->t, &configs[i], func, &text);
-    if (st.ok)
-      prunerTextAppend(&b, "%s\n", text);
-    free(text);
-  }
-  prunerTextAppend(&b, "}\n");
   char *module = NULL;
-  if (st.ok)
-    st = prunerTextFinish(&b, "the candidates' module", &module);
-  else
-    free(b.data);
+  PrunerStatus st = candidatesModuleText(s, w, configs, n, &module);
   char path[PATH_SIZE], cfg[PATH_SIZE], vmfb[PATH_SIZE], prefix[PATH_SIZE];
   ++s->seq;
   filePath(s, path, sizeof path, "batch_%d.mlir", s->seq);
