@@ -21,7 +21,8 @@
  *          sampled dataset's passes: data/host-attn-scores-wide.jsonl; how
  *          data/host-pack-pairs-amd.jsonl was made: docs/host.md, "Packing B").
  *   pruner-host-tool --merge-faster A.jsonl B.jsonl [C.jsonl ...] OUT.jsonl
- *          per record of A, with every ok pass's median (passes_us), the fastest ok
+ *          per record of A (only A's: a later file's other records are left out, with a
+ *          warning), with every ok pass's median (passes_us), the fastest ok
  *          measurement of all passes (same workload,
  *          target and config; or the baseline): contention from other users of a shared
  *          machine only slows a run down, so the fastest pass is the best estimate.
@@ -197,6 +198,17 @@ static PrunerStatus checkPasses(PrunerRecords *passes, char **paths, int n) {
       fprintf(stderr, "pruner-host-tool: warning: %s holds %zu of the %zu records of %s; the "
                       "others are merged from the passes that hold them\n",
               paths[p], found, total, paths[0]);
+    /* The output holds the first pass's configs only: a later pass's own configs (a
+     * pass 1 measured in halves and not concatenated) would vanish without a word. */
+    size_t m = prunerRecordsCount(passes[p]), extra = 0;
+    for (size_t j = 0; j < m; ++j)
+      extra += passRecord(passes[0], prunerRecordsGet(passes[p], j)) == NULL;
+    if (extra > 0)
+      fprintf(stderr,
+              "pruner-host-tool: warning: %zu of the %zu records of %s are not in %s "
+              "and are left out (the merge keeps the first file's configs; "
+              "concatenate a pass measured in parts into one file first)\n",
+              extra, m, paths[p], paths[0]);
   }
   return prunerStatusOk();
 }
