@@ -95,8 +95,14 @@ modelShape "conv nhwc, Zen 3 AVX2" data/host-conv-nhwc-zen3.jsonl 1 32 128 512 2
 # ResNet-50's stage-3 3x3 conv, complete wide AVX2 space (11,268 configs), same Zen 3.
 modelShape "ResNet-50 stage-3 conv, wide space, Zen 3 AVX2" \
   data/host-resnet-conv-s3-wide-zen3.jsonl 1 32 128 512 2000
+# ResNet-50's stage-4 conv, complete wide AVX2 space (7,328 configs), same Zen 3.
+modelShape "ResNet-50 stage-4 conv, wide space, Zen 3 AVX2" \
+  data/host-resnet-conv-s4-wide-zen3.jsonl 1 32 128 512 2000
 # BERT's FFN up in the wide space, the complete space (14,976 configs), same Zen 3.
 modelShape "BERT FFN up, wide space, Zen 3 AVX2" data/host-ffn-up-wide-zen3.jsonl \
+  1 32 128 512 2000
+# BERT's attention scores, the complete AVX2 wide space (15,000 configs), same Zen 3.
+modelShape "BERT attention scores, wide space, Zen 3 AVX2" data/host-attn-scores-wide-zen3.jsonl \
   1 32 128 512 2000
 # ResNet-50's 3x3 conv in the wide space on this project's Zen 4 (AVX-512): the complete
 # space (9,984 configs), 2026-12-05 (data/README.md).

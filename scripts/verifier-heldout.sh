@@ -1,9 +1,9 @@
 #!/bin/bash
 # scripts/verifier-heldout.sh [BUILD_DIR]: the verifier against the draft in the tuner's
-# view on the thirteen held-out sets of docs/quality.md ("All six conv datasets", "Batch
+# view on the fourteen held-out sets of docs/quality.md ("All six conv datasets", "Batch
 # tiles in the host draft", the wide Zen 4 conv, the wide Xeon attention, the Xeon's three
 # wide model shapes, its three wide version-4 ResNet convs, its four depthwise convs, the
-# Zen 3's three version-4 convs): per
+# Zen 3's four version-4 convs, the Zen 3's three wide model shapes): per
 # set, pruner-eval leave-one-workload-out with 16 and 48 own records (the tuner's first
 # batch on the host, --first-batch-tiles=0.5: the draft's best 8 and the draft's best of 8
 # more register steps, thread tiles with a conv's taps; then the draft's best) ranking the
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 B=${1:-build}/bin
 D=data
 SETS=(zen4 xeon avx2 2c shapes shapes-wide zen3-wide zen4-wide xeon-wide xeon-shapes
-      xeon-convs xeon-dw zen3-convs)
+      xeon-convs xeon-dw zen3-convs zen3-shapes)
 FILES_zen4="$D/host-matmul-512.jsonl $D/host-conv-nhwc.jsonl $D/host-bmm.jsonl"
 FILES_xeon="$D/host-matmul-512-intel.jsonl $D/host-conv-nhwc-intel.jsonl $D/host-bmm-intel.jsonl"
 FILES_avx2="$D/host-matmul-512-intel-avx2.jsonl $D/host-conv-nhwc-intel-avx2.jsonl"
@@ -40,9 +40,14 @@ FILES_xeon_convs+=" $D/host-resnet-conv-s4-wide-intel.jsonl"
 # MobileNet-V2's four stride-1 depthwise convs measured on the Xeon, host version 4.
 FILES_xeon_dw="$D/host-dw-112x32-intel.jsonl $D/host-dw-56x144-intel.jsonl"
 FILES_xeon_dw+=" $D/host-dw-28x192-intel.jsonl $D/host-dw-14x384-intel.jsonl"
-# The small, stage-1 and stage-3 convs on a Zen 3 under AVX2, host version 4 (2026-12-07).
+# The small, stage-1, stage-3 and stage-4 convs on a Zen 3 under AVX2, host version 4
+# (2026-12-07; the stage-4 conv added later that day).
 FILES_zen3_convs="$D/host-conv-nhwc-zen3.jsonl $D/host-resnet-conv-wide-zen3.jsonl"
-FILES_zen3_convs+=" $D/host-resnet-conv-s3-wide-zen3.jsonl"
+FILES_zen3_convs+=" $D/host-resnet-conv-s3-wide-zen3.jsonl $D/host-resnet-conv-s4-wide-zen3.jsonl"
+# Issue 14's three model shapes in wide spaces on the Zen 3: the attention scores' complete
+# AVX2 space (2026-12-07, later) with the conv and the FFN of zen3-wide.
+FILES_zen3_shapes="$D/host-attn-scores-wide-zen3.jsonl $D/host-resnet-conv-wide-zen3.jsonl"
+FILES_zen3_shapes+=" $D/host-ffn-up-wide-zen3.jsonl"
 # The host tuner's first-batch share (the host backend's first_batch_tiles).
 TILES=${FIRST_BATCH_TILES:-0.5}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}"/pruner-heldout-XXXXXX)
