@@ -3,7 +3,7 @@
 # (host code-generator version 4, docs/host.md "Schedule"), chosen leave-one-dataset-out
 # over the conv datasets measured with those kernels (docs/quality.md, "Conv accumulators
 # in registers" and "The Zen 3 conv with host version 4"; lib/backend/host/draft_host.c,
-# HOISTED_CONV_ACCUMULATOR_SHARE): five on an Intel Xeon, three on a Zen 3 EPYC.
+# HOISTED_CONV_ACCUMULATOR_SHARE): five on an Intel Xeon, four on a Zen 3 EPYC.
 #
 #   scripts/draft-lowo-conv-hoisted.sh [STUDY_BUILD]
 #
@@ -26,7 +26,8 @@ source "$root/scripts/draft-study-rows.sh"
 build=${1:-$root/out/draft-study-build}
 sets=(host-conv-nhwc-intel host-conv-nhwc-intel-avx2 host-resnet-conv-wide-intel
       host-resnet-conv-s3-wide-intel host-resnet-conv-s4-wide-intel
-      host-resnet-conv-wide-zen3 host-conv-nhwc-zen3 host-resnet-conv-s3-wide-zen3)
+      host-resnet-conv-wide-zen3 host-conv-nhwc-zen3 host-resnet-conv-s3-wide-zen3
+      host-resnet-conv-s4-wide-zen3)
 draftStudySetsPresent draft-lowo-conv-hoisted.sh "$root" "${sets[@]}"
 table=$(mktemp "${TMPDIR:-/tmp}"/pruner-draft-lowo-XXXXXX.tsv)
 log=$(mktemp "${TMPDIR:-/tmp}"/pruner-draft-lowo-XXXXXX.log)
