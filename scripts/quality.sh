@@ -98,8 +98,11 @@ modelShape "ResNet-50 stage-3 conv, wide space, Zen 3 AVX2" \
 # ResNet-50's stage-4 conv, complete wide AVX2 space (7,328 configs), same Zen 3.
 modelShape "ResNet-50 stage-4 conv, wide space, Zen 3 AVX2" \
   data/host-resnet-conv-s4-wide-zen3.jsonl 1 32 128 512 2000
-# MobileNet-V2's depthwise 56x56x144 conv, complete AVX2 space (7,056 configs), same Zen 3.
+# MobileNet-V2's depthwise 56x56x144 and 112x112x32 convs, complete AVX2 spaces (7,056 and
+# 6,960 configs), same Zen 3.
 modelShape "MobileNet-V2 depthwise conv 56x56x144, Zen 3 AVX2" data/host-dw-56x144-zen3.jsonl \
+  1 32 128 512 2000
+modelShape "MobileNet-V2 depthwise conv 112x112x32, Zen 3 AVX2" data/host-dw-112x32-zen3.jsonl \
   1 32 128 512 2000
 # BERT's FFN up in the wide space, the complete space (14,976 configs), same Zen 3.
 modelShape "BERT FFN up, wide space, Zen 3 AVX2" data/host-ffn-up-wide-zen3.jsonl \

@@ -3,7 +3,7 @@
 # view on the fourteen held-out sets of docs/quality.md ("All six conv datasets", "Batch
 # tiles in the host draft", the wide Zen 4 conv, the wide Xeon attention, the Xeon's three
 # wide model shapes, its three wide version-4 ResNet convs, its four depthwise convs, the
-# Zen 3's five version-4 convs (one depthwise), the Zen 3's three wide model shapes): per
+# Zen 3's six version-4 convs (two depthwise), the Zen 3's three wide model shapes): per
 # set, pruner-eval leave-one-workload-out with 16 and 48 own records (the tuner's first
 # batch on the host, --first-batch-tiles=0.5: the draft's best 8 and the draft's best of 8
 # more register steps, thread tiles with a conv's taps; then the draft's best) ranking the
@@ -42,10 +42,10 @@ FILES_xeon_dw="$D/host-dw-112x32-intel.jsonl $D/host-dw-56x144-intel.jsonl"
 FILES_xeon_dw+=" $D/host-dw-28x192-intel.jsonl $D/host-dw-14x384-intel.jsonl"
 # The small, stage-1, stage-3 and stage-4 convs on a Zen 3 under AVX2, host version 4
 # (2026-12-07; the stage-4 conv added later that day, MobileNet-V2's depthwise 56x56x144
-# that night).
+# and 112x112x32 that night).
 FILES_zen3_convs="$D/host-conv-nhwc-zen3.jsonl $D/host-resnet-conv-wide-zen3.jsonl"
 FILES_zen3_convs+=" $D/host-resnet-conv-s3-wide-zen3.jsonl $D/host-resnet-conv-s4-wide-zen3.jsonl"
-FILES_zen3_convs+=" $D/host-dw-56x144-zen3.jsonl"
+FILES_zen3_convs+=" $D/host-dw-56x144-zen3.jsonl $D/host-dw-112x32-zen3.jsonl"
 # Issue 14's three model shapes in wide spaces on the Zen 3: the attention scores' complete
 # AVX2 space (2026-12-07, later) with the conv and the FFN of zen3-wide.
 FILES_zen3_shapes="$D/host-attn-scores-wide-zen3.jsonl $D/host-resnet-conv-wide-zen3.jsonl"
