@@ -240,14 +240,21 @@ static void childStart(HostChild *ch) {
   /* OpenBLAS reads OPENBLAS_CORETYPE when it loads: set it first, then dlopen. */
   if (ch->coretype[0])
     setenv("OPENBLAS_CORETYPE", ch->coretype, 1);
-  /* Idle worker threads sleep at once instead of spinning (docs/measurement.md, "Host:
-   * thread pools"): the kernels' libomp pool (OMP_WAIT_POLICY, read by libomp and BLIS'
-   * libgomp when they start), OpenBLAS' pthreads (OPENBLAS_THREAD_TIMEOUT=4: 2^4 cycles,
-   * its minimum). Spinning pools of one library took a core from the other in the final
-   * check's interleaved rounds: a 2-thread 1024^3 kernel timed 10.4 ms alone measured
-   * 17.1 ms there, OpenBLAS 20.4 ms. A user's own setting is kept. */
+  /* Idle worker threads sleep instead of spinning on (docs/measurement.md, "Host: thread
+   * pools"): the kernels' libomp pool and BLIS' libgomp (OMP_WAIT_POLICY, read when they
+   * start), OpenBLAS' pthreads. Pools spinning for their default times (libomp 200 ms)
+   * took a core from the other library in the final check's interleaved rounds: a
+   * 2-thread 1024^3 kernel timed 10.4 ms alone measured 17.1 ms there, OpenBLAS 20.4 ms.
+   * A user's own setting is kept. */
   setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
-  setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+  /* Yet not at once: the kernels' libomp threads spin 1 ms after a parallel region
+   * (KMP_BLOCKTIME, which overrides the passive policy's 0) and OpenBLAS' 2^20 cycles
+   * (OPENBLAS_THREAD_TIMEOUT, 0.3-0.5 ms), so back-to-back samples time the call, not the
+   * wake-up of sleeping threads, which on a KVM guest cost a 2-thread depthwise conv
+   * about 150 us a call (kernels of 56 us timed 180-240 us); the final check sleeps past
+   * the spinning between libraries (childRemeasure). A user's own setting is kept. */
+  setenv("KMP_BLOCKTIME", "1", 0);
+  setenv("OPENBLAS_THREAD_TIMEOUT", "20", 0);
   /* Sleeping OpenMP threads are woken where the scheduler likes, at times onto the core
    * of the thread that woke them: a 2-thread kernel then ran at half speed in one
    * process of three. Bound to one core each (the cores of the affinity mask), the
@@ -1122,13 +1129,29 @@ static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostReme
    * (slow kernels get fewer rounds rather than a killed child). */
   double start = prunerNowSeconds();
   double cap = 0.5 * req->opts.timeout_seconds;
+  /* With several threads each entry is timed with its own pool awake and the others'
+   * asleep (docs/measurement.md, "Host: thread pools"): a pool spins for a millisecond
+   * or so after its run (KMP_BLOCKTIME and OPENBLAS_THREAD_TIMEOUT above; libgomp,
+   * loaded with the tool, its GOMP_SPINCOUNT: about 3 ms by default), so where the next
+   * entry is another library's (the kernels share one) the child sleeps 5 ms first, and
+   * each entry runs once untimed before its timed run, waking its pool as the previous
+   * call of a program would have. */
+  bool pools = ch->threads > 1;
+  int prev = -1;
   for (int r = 0; r < PRUNER_MAX_SAMPLES; ++r) {
     for (int j = 0; j < m; ++j) {
       int i = (j + r) % m;
       if (!live[i])
         continue;
+      bool ok = true;
+      if (pools) {
+        if (prev >= 0 && prev != i && (prev >= n || i >= n))
+          nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
+        ok = runEntry(ch, w, k, i, n, blis, onednn, conv);
+      }
+      prev = i;
       double t0 = prunerNowSeconds();
-      bool ok = runEntry(ch, w, k, i, n, blis, onednn, conv);
+      ok = ok && runEntry(ch, w, k, i, n, blis, onednn, conv);
       double t1 = prunerNowSeconds();
       if (!ok) {
         live[i] = false;
