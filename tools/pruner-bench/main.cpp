@@ -16,9 +16,10 @@ int main(int argc, char **argv) {
   // child) ran on one CPU, and the all-core rows timed one core. The measuring child
   // binds its own pools (lib/backend/host/host.c).
   // GOMP_SPINCOUNT: yet spin about 1 ms first (100,000 spins, libgomp's own estimate of
-  // a millisecond), as the kernels' libomp does (KMP_BLOCKTIME=1, set by the measuring
-  // child): without it a 2-thread oneDNN call paid its threads' wake-up, 131 us against
-  // 69 us on a KVM guest, while the tuned kernel's pool was awake.
+  // a millisecond), as the measuring child asks of the pools it loads (KMP_BLOCKTIME=1
+  // for the kernels' libomp): libgomp is loaded here already, so the child's setting
+  // would come too late. Without it a 2-thread oneDNN call paid its threads' wake-up,
+  // 131 us against 69 us on a KVM guest, while the tuned kernel's pool was awake.
   if (!std::getenv("OMP_WAIT_POLICY")) {
     setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
     setenv("GOMP_SPINCOUNT", "100000", 0);

@@ -252,9 +252,13 @@ static void childStart(HostChild *ch) {
    * (OPENBLAS_THREAD_TIMEOUT, 0.3-0.5 ms), so back-to-back samples time the call, not the
    * wake-up of sleeping threads, which on a KVM guest cost a 2-thread depthwise conv
    * about 150 us a call (kernels of 56 us timed 180-240 us); the final check sleeps past
-   * the spinning between libraries (childRemeasure). A user's own setting is kept. */
+   * the spinning between libraries (childRemeasure). libgomp (oneDNN's, BLIS') spins
+   * GOMP_SPINCOUNT 100,000 (its own estimate of 1 ms) where this child is the first to
+   * load it (pruner-host-tool); a tool that links it read its variables at start
+   * (pruner-bench sets them there). A user's own setting is kept. */
   setenv("KMP_BLOCKTIME", "1", 0);
   setenv("OPENBLAS_THREAD_TIMEOUT", "20", 0);
+  setenv("GOMP_SPINCOUNT", "100000", 0);
   /* Sleeping OpenMP threads are woken where the scheduler likes, at times onto the core
    * of the thread that woke them: a 2-thread kernel then ran at half speed in one
    * process of three. Bound to one core each (the cores of the affinity mask), the
@@ -1131,8 +1135,8 @@ static void childRemeasure(HostChild *ch, const HostRequest *req, PrunerHostReme
   double cap = 0.5 * req->opts.timeout_seconds;
   /* With several threads each entry is timed with its own pool awake and the others'
    * asleep (docs/measurement.md, "Host: thread pools"): a pool spins for a millisecond
-   * or so after its run (KMP_BLOCKTIME and OPENBLAS_THREAD_TIMEOUT above; libgomp,
-   * loaded with the tool, its GOMP_SPINCOUNT: about 3 ms by default), so where the next
+   * or so after its run (KMP_BLOCKTIME, OPENBLAS_THREAD_TIMEOUT and GOMP_SPINCOUNT above;
+   * libgomp loaded with the tool at its default, about 3 ms), so where the next
    * entry is another library's (the kernels share one) the child sleeps 5 ms first, and
    * each entry runs once untimed before its timed run, waking its pool as the previous
    * call of a program would have. */
