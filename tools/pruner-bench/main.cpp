@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <unistd.h>
 
+#include "pruner/backend/host.h"
+
 int main(int argc, char **argv) {
   // Idle OpenMP threads must sleep, not spin: the host benchmarks time kernels (LLVM's
   // libomp), OpenBLAS and BLIS (GNU libgomp) in one measuring child, and a pool that
@@ -15,14 +17,13 @@ int main(int argc, char **argv) {
   // with it, so this process and every child it forks (the measuring worker, the tuning
   // child) ran on one CPU, and the all-core rows timed one core. The measuring child
   // binds its own pools (lib/backend/host/host.c).
-  // GOMP_SPINCOUNT: yet spin about 1 ms first (100,000 spins, libgomp's own estimate of
-  // a millisecond), as the measuring child asks of the pools it loads (KMP_BLOCKTIME=1
-  // for the kernels' libomp): libgomp is loaded here already, so the child's setting
-  // would come too late. Without it a 2-thread oneDNN call paid its threads' wake-up,
-  // 131 us against 69 us on a KVM guest, while the tuned kernel's pool was awake.
+  // The spin before sleeping (GOMP_SPINCOUNT for libgomp, ...: the measuring child's own
+  // settings, prunerHostSetThreadPoolEnvironment) comes with it: libgomp is loaded here
+  // already, so the child's setting would come too late. Without it a 2-thread oneDNN
+  // call paid its threads' wake-up, 131 us against 69 us on a KVM guest, while the tuned
+  // kernel's pool was awake.
   if (!std::getenv("OMP_WAIT_POLICY")) {
-    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
-    setenv("GOMP_SPINCOUNT", "100000", 0);
+    prunerHostSetThreadPoolEnvironment();
     execv("/proc/self/exe", argv);
     // Not re-executed (no /proc): run as is; the spinning only costs accuracy.
   }

@@ -106,6 +106,16 @@ PrunerStatus prunerHostCreate(const PrunerHostOptions *opts, PrunerHost *out);
 void prunerHostDestroy(PrunerHost host);
 const PrunerTargetDesc *prunerHostGetTarget(PrunerHost host);
 
+/* Sets, in this process's environment, the variables under which the thread pools the
+ * host measures with sleep when idle, after spinning about a millisecond
+ * (docs/measurement.md, "Host: thread pools"): OMP_WAIT_POLICY=PASSIVE, KMP_BLOCKTIME=1
+ * (LLVM's libomp: the kernels), GOMP_SPINCOUNT=100000 (GNU libgomp: oneDNN, BLIS),
+ * OPENBLAS_THREAD_TIMEOUT=20 (OpenBLAS). A variable already set, a user's, is kept. The
+ * libraries read them when they start, so it is called before they load: the measuring
+ * child calls it first thing; a tool that links one of them calls it and restarts
+ * itself (pruner-bench, which links libgomp through XGBoost). */
+void prunerHostSetThreadPoolEnvironment(void);
+
 /* Measures `config` of `w` (NULL config: the untiled lowering). Never fails as a whole:
  * a rejected, crashing, hanging or wrong candidate gets the matching record status. */
 void prunerHostMeasure(PrunerHost host, const PrunerWorkload *w, const PrunerConfig *config,

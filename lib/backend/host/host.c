@@ -231,6 +231,26 @@ const char *prunerHostBlasBaselineMethod(const PrunerWorkload *w) {
 
 /* ---- the child: libraries, data, reference -------------------------------------------- */
 
+void prunerHostSetThreadPoolEnvironment(void) {
+  /* Idle worker threads sleep instead of spinning on (docs/measurement.md, "Host: thread
+   * pools"): the kernels' libomp pool and oneDNN's and BLIS' libgomp (OMP_WAIT_POLICY,
+   * read when they start), OpenBLAS' pthreads. Pools spinning for their default times
+   * (libomp 200 ms) took a core from the other library in the final check's interleaved
+   * rounds: a 2-thread 1024^3 kernel timed 10.4 ms alone measured 17.1 ms there, OpenBLAS
+   * 20.4 ms. */
+  setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+  /* Yet not at once: libomp's threads spin 1 ms after a parallel region (KMP_BLOCKTIME,
+   * which overrides the passive policy's 0), libgomp's 100,000 spins (GOMP_SPINCOUNT, its
+   * own estimate of 1 ms) and OpenBLAS' 2^20 cycles (OPENBLAS_THREAD_TIMEOUT, 0.3-0.5 ms),
+   * so back-to-back samples time the call, not the wake-up of sleeping threads, which on
+   * a KVM guest cost a 2-thread depthwise conv about 150 us a call (kernels of 56 us timed
+   * 180-240 us); the final check sleeps past the spinning between libraries
+   * (childRemeasure). A user's own settings are kept (the 0 of setenv). */
+  setenv("KMP_BLOCKTIME", "1", 0);
+  setenv("GOMP_SPINCOUNT", "100000", 0);
+  setenv("OPENBLAS_THREAD_TIMEOUT", "20", 0);
+}
+
 static void childStart(HostChild *ch) {
   if (ch->started)
     return;
@@ -240,25 +260,7 @@ static void childStart(HostChild *ch) {
   /* OpenBLAS reads OPENBLAS_CORETYPE when it loads: set it first, then dlopen. */
   if (ch->coretype[0])
     setenv("OPENBLAS_CORETYPE", ch->coretype, 1);
-  /* Idle worker threads sleep instead of spinning on (docs/measurement.md, "Host: thread
-   * pools"): the kernels' libomp pool and BLIS' libgomp (OMP_WAIT_POLICY, read when they
-   * start), OpenBLAS' pthreads. Pools spinning for their default times (libomp 200 ms)
-   * took a core from the other library in the final check's interleaved rounds: a
-   * 2-thread 1024^3 kernel timed 10.4 ms alone measured 17.1 ms there, OpenBLAS 20.4 ms.
-   * A user's own setting is kept. */
-  setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
-  /* Yet not at once: the kernels' libomp threads spin 1 ms after a parallel region
-   * (KMP_BLOCKTIME, which overrides the passive policy's 0) and OpenBLAS' 2^20 cycles
-   * (OPENBLAS_THREAD_TIMEOUT, 0.3-0.5 ms), so back-to-back samples time the call, not the
-   * wake-up of sleeping threads, which on a KVM guest cost a 2-thread depthwise conv
-   * about 150 us a call (kernels of 56 us timed 180-240 us); the final check sleeps past
-   * the spinning between libraries (childRemeasure). libgomp (oneDNN's, BLIS') spins
-   * GOMP_SPINCOUNT 100,000 (its own estimate of 1 ms) where this child is the first to
-   * load it (pruner-host-tool); a tool that links it read its variables at start
-   * (pruner-bench sets them there). A user's own setting is kept. */
-  setenv("KMP_BLOCKTIME", "1", 0);
-  setenv("OPENBLAS_THREAD_TIMEOUT", "20", 0);
-  setenv("GOMP_SPINCOUNT", "100000", 0);
+  prunerHostSetThreadPoolEnvironment();
   /* Sleeping OpenMP threads are woken where the scheduler likes, at times onto the core
    * of the thread that woke them: a 2-thread kernel then ran at half speed in one
    * process of three. Bound to one core each (the cores of the affinity mask), the

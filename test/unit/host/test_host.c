@@ -9,7 +9,9 @@
  *   a quiet machine, is printed, not asserted: it depends on the machine's load; speed
  *   targets belong to tools/pruner-bench).
  * - Space rules: every enumerated config passes prunerConfigCheck, bad ones are named.
- * - Packing B: packable ops, packed configs in the space and measured exact. */
+ * - Packing B: packable ops, packed configs in the space and measured exact.
+ * - The thread pools' environment: set where unset, a user's setting kept, and the
+ *   kernels' libomp really spins 1 ms under the passive policy. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -28,6 +34,8 @@
 #include "pruner/draft.h"
 #include "pruner/ir.h"
 #include "pruner/ir_context.h"
+
+#include "../../../lib/backend/host/host_internal.h" /* PRUNER_HOST_LIBOMP */
 
 static PrunerHost host;
 static PrunerTargetDesc target;
@@ -1075,8 +1083,55 @@ static void test_measurable(void **state) {
   assert_true(prunerHostMeasurable(&w, why, sizeof why));
 }
 
+/* prunerHostSetThreadPoolEnvironment in a forked process (its environment and libomp are
+ * its own): every variable is set where it was unset, a user's value is kept, and the
+ * kernels' libomp honours KMP_BLOCKTIME under OMP_WAIT_POLICY=PASSIVE (1 ms; the passive
+ * policy alone makes it 0 ms, and sleeping threads' wake-up is what the spin avoids). */
+static void test_thread_pool_environment(void **state) {
+  (void)state;
+  static const char *const names[] = {"OMP_WAIT_POLICY", "KMP_BLOCKTIME", "GOMP_SPINCOUNT",
+                                      "OPENBLAS_THREAD_TIMEOUT"};
+  static const char *const wanted[] = {"PASSIVE", "1", "100000", "7"};
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    int failed = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+      unsetenv(names[i]);
+    setenv("OPENBLAS_THREAD_TIMEOUT", "7", 1); /* the user's */
+    /* libomp reads its variables once, when it starts: it must not have started here. */
+    if (dlopen(PRUNER_HOST_LIBOMP, RTLD_NOW | RTLD_NOLOAD)) {
+      fprintf(stderr, "libomp is loaded in the test process already: run this test first\n");
+      _exit(2);
+    }
+    prunerHostSetThreadPoolEnvironment();
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+      const char *v = getenv(names[i]);
+      if (!v || strcmp(v, wanted[i]) != 0) {
+        fprintf(stderr, "%s=%s, expected %s\n", names[i], v ? v : "(unset)", wanted[i]);
+        failed = 1;
+      }
+    }
+    void *omp = dlopen(PRUNER_HOST_LIBOMP, RTLD_NOW | RTLD_LOCAL);
+    int (*blocktime)(void) = omp ? (int (*)(void))dlsym(omp, "kmp_get_blocktime") : NULL;
+    int ms = blocktime ? blocktime() : -1;
+    if (ms != 1) {
+      fprintf(stderr, "libomp's blocktime %d ms (%s), expected 1\n", ms,
+              omp ? "kmp_get_blocktime" : dlerror());
+      failed = 1;
+    }
+    _exit(failed);
+  }
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_thread_pool_environment), /* first: before libomp starts */
       cmocka_unit_test(test_measurable),
       cmocka_unit_test(test_space_rules),
       cmocka_unit_test(test_packing),
