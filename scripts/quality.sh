@@ -104,9 +104,12 @@ modelShape "MobileNet-V2 depthwise conv 56x56x144, Zen 3 AVX2" data/host-dw-56x1
   1 32 128 512 2000
 modelShape "MobileNet-V2 depthwise conv 112x112x32, Zen 3 AVX2" data/host-dw-112x32-zen3.jsonl \
   1 32 128 512 2000
-# The small conv on both cores of the same Zen 3 (two threads, 2,892 configs): noise-bound
-# per call, so docs/quality.md reads it by the fastest pass and by the median of passes.
+# The small conv on both cores of the same Zen 3 (two threads, 2,892 configs): noise-bound,
+# so docs/quality.md reads it by the fastest pass and by the median of passes.
 modelShape "conv nhwc, Zen 3 AVX2, 2 cores" data/host-conv-nhwc-2c-zen3.jsonl 1 32 128 512 2000
+# The 512^3 matmul on both cores of the same Zen 3 (two threads, 7,380 configs).
+modelShape "matmul 512^3, Zen 3 AVX2, 2 cores" data/host-matmul-512-2c-zen3.jsonl \
+  1 32 128 512 2000
 # BERT's FFN up in the wide space, the complete space (14,976 configs), same Zen 3.
 modelShape "BERT FFN up, wide space, Zen 3 AVX2" data/host-ffn-up-wide-zen3.jsonl \
   1 32 128 512 2000

@@ -1,14 +1,14 @@
 #!/bin/bash
 # scripts/verifier-heldout.sh [BUILD_DIR]: the verifier against the draft in the tuner's
-# view on the fourteen held-out sets of docs/quality.md ("All six conv datasets", "Batch
+# view on the fifteen held-out sets of docs/quality.md ("All six conv datasets", "Batch
 # tiles in the host draft", the wide Zen 4 conv, the wide Xeon attention, the Xeon's three
 # wide model shapes, its three wide version-4 ResNet convs, its four depthwise convs, the
-# Zen 3's six version-4 convs (two depthwise), the Zen 3's three wide model shapes): per
-# set, pruner-eval leave-one-workload-out with 16 and 48 own records (the tuner's first
-# batch on the host, --first-batch-tiles=0.5: the draft's best 8 and the draft's best of 8
-# more register steps, thread tiles with a conv's taps; then the draft's best) ranking the
-# rest of the draft's top 512, with the 95% paired-bootstrap interval of verifier minus
-# draft.
+# Zen 3's six version-4 convs (two depthwise), the Zen 3's three wide model shapes, the
+# Zen 3's two-core conv and matmul): per set, pruner-eval leave-one-workload-out with 16
+# and 48 own records (the tuner's first batch on the host, --first-batch-tiles=0.5: the
+# draft's best 8 and the draft's best of 8 more register steps, thread tiles with a conv's
+# taps; then the draft's best) ranking the rest of the draft's top 512, with the 95%
+# paired-bootstrap interval of verifier minus draft.
 # FIRST_BATCH_TILES=0 gives the view before 2026-12-05 (the draft's best 16 / 48). One
 # line per held-out workload: verifier pair/top-1, draft pair/top-1, and which side the
 # intervals favour ("tie" when they hold 0). Nothing is measured; any machine, 2-3 minutes.
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 B=${1:-build}/bin
 D=data
 SETS=(zen4 xeon avx2 2c shapes shapes-wide zen3-wide zen4-wide xeon-wide xeon-shapes
-      xeon-convs xeon-dw zen3-convs zen3-shapes)
+      xeon-convs xeon-dw zen3-convs zen3-shapes zen3-2c)
 FILES_zen4="$D/host-matmul-512.jsonl $D/host-conv-nhwc.jsonl $D/host-bmm.jsonl"
 FILES_xeon="$D/host-matmul-512-intel.jsonl $D/host-conv-nhwc-intel.jsonl $D/host-bmm-intel.jsonl"
 FILES_avx2="$D/host-matmul-512-intel-avx2.jsonl $D/host-conv-nhwc-intel-avx2.jsonl"
@@ -50,6 +50,9 @@ FILES_zen3_convs+=" $D/host-dw-56x144-zen3.jsonl $D/host-dw-112x32-zen3.jsonl"
 # AVX2 space (2026-12-07, later) with the conv and the FFN of zen3-wide.
 FILES_zen3_shapes="$D/host-attn-scores-wide-zen3.jsonl $D/host-resnet-conv-wide-zen3.jsonl"
 FILES_zen3_shapes+=" $D/host-ffn-up-wide-zen3.jsonl"
+# The small conv and the 512^3 matmul on both cores of the same Zen 3 (two threads, host
+# version 4, 2026-12-07, evening): what a default run on that machine kind targets.
+FILES_zen3_2c="$D/host-conv-nhwc-2c-zen3.jsonl $D/host-matmul-512-2c-zen3.jsonl"
 # The host tuner's first-batch share (the host backend's first_batch_tiles).
 TILES=${FIRST_BATCH_TILES:-0.5}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}"/pruner-heldout-XXXXXX)
