@@ -13,7 +13,8 @@ SEEDS=${2:-50}
 # and an Intel Xeon (Emerald Rapids), both AVX-512, one core each, and on the Intel one
 # under the AVX2 description (intel-avx2: a second ISA, the same CPU). Each set is
 # studied on its own (the verifier's folds stay within one set).
-# amd-2c: the AMD CPU's three workloads on both of its cores (the only multi-core set).
+# amd-2c: the AMD CPU's three workloads on both of its cores (the only multi-core set of
+# three; the Zen 3's two-core conv and matmul are studied on their own below).
 MACHINES=(amd intel intel-avx2 amd-2c)
 SET_amd=(data/host-matmul-512.jsonl data/host-conv-nhwc.jsonl data/host-bmm.jsonl)
 SET_intel=(data/host-matmul-512-intel.jsonl data/host-conv-nhwc-intel.jsonl
