@@ -358,6 +358,12 @@ typedef struct PrunerTuneStudyOptions {
    * method's trial count can be traced to the configs it measured (docs/tune.md,
    * "Search study"). NULL: none. */
   const char *trace_path;
+  /* When set, each replayed measurement answers with one of the config's recorded passes
+   * (passes_us), drawn per seed, instead of its kept time (median_us), so that a run
+   * learns from the pass-to-pass noise a tuning run on that machine sees; the goals and
+   * the best stay on the kept times. A record of fewer than two passes answers with its
+   * kept time. Default false (docs/tune.md, "Search study"). */
+  bool replay_one_pass;
   const volatile sig_atomic_t *stop;
   PrunerTuneEventFn on_event; /* NOTEs (per-run results) */
   void *user;

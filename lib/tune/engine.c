@@ -721,6 +721,15 @@ static void tuneFillRecord(TuneEngine *e, TuneTask *t, const TuneCandidate *c,
   r->timestamp = (double)time(NULL);
 }
 
+/* The time a study judges `r` by: the replay file's kept time where the run was answered
+ * with one of the config's passes (replay_one_pass), else what was measured. */
+static double tuneReplayKeptUs(TuneEngine *e, const TuneTask *t, const PrunerRecord *r) {
+  if (!e->replay_one_pass)
+    return r->median_us;
+  const PrunerRecord *kept = prunerRecordsFind(e->replay, t->w.key, e->target_key, &r->config);
+  return kept ? kept->median_us : r->median_us;
+}
+
 static PrunerStatus tuneAppend(TuneEngine *e, TuneTask *t, const TuneCandidate *c,
                                const PrunerRecord *r, int64_t *round_trials) {
   PrunerStatus st = prunerRecordsAppend(e->records, r);
@@ -730,7 +739,7 @@ static PrunerStatus tuneAppend(TuneEngine *e, TuneTask *t, const TuneCandidate *
   t->new_trials++;
   (*round_trials)++;
   if (e->target_us > 0 && t->reached_at == 0 && r->status == PRUNER_RECORD_OK &&
-      r->median_us <= e->target_us)
+      tuneReplayKeptUs(e, t, r) <= e->target_us)
     t->reached_at = t->trials;
   PrunerTuneEvent ev = {.kind = PRUNER_TUNE_EVENT_CANDIDATE,
                         .task = (int)(t - e->tasks),
@@ -757,6 +766,11 @@ static PrunerStatus tuneMeasureReplay(TuneEngine *e, TuneTask *t, const TuneCand
     PrunerRecord r;
     if (src) {
       r = *src;
+      /* One pass of the config, as a tuning run would have timed it then. */
+      if (e->replay_one_pass && r.status == PRUNER_RECORD_OK && r.num_passes >= 2) {
+        int k = (int)(prunerRandomUniform(&e->pass_rng) * r.num_passes);
+        r.median_us = r.passes_us[k < r.num_passes ? k : r.num_passes - 1];
+      }
     } else {
       /* Kernel Tuner's replay convention: a config the file lacks is invalid here. */
       prunerRecordInit(&r);

@@ -87,6 +87,11 @@ typedef struct TuneEngine {
   /* Study: never give a task up for lack of a valid measurement (tuneTaskGaveUp): with
    * one task that would end the run and count as never reaching the goals. */
   bool keep_searching;
+  /* Study (PrunerTuneStudyOptions.replay_one_pass): a replayed config answers with one of
+   * its recorded passes, drawn with pass_rng; reaching target_us is judged on the file's
+   * kept time. */
+  bool replay_one_pass;
+  uint64_t pass_rng;
   const PrunerBackend *backend;     /* the target's (pruner/backend.h)                  */
   PrunerBackendState backend_state; /* started on first use (backend->create)           */
 } TuneEngine;

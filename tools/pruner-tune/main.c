@@ -210,6 +210,10 @@ static void usage(FILE *f) {
           "      --study-trace=FILE   --study also writes every run's measurements in order,\n"
           "                           one JSON line each (method, seed, trial, config,\n"
           "                           median_us, of_best)\n"
+          "      --study-one-pass     --study answers each measurement with one of the\n"
+          "                           config's recorded passes (passes_us), drawn per seed,\n"
+          "                           as a run on that noisy machine would have timed it;\n"
+          "                           the goals stay on the file's kept times\n"
           "      --dataset-target=KEY --study records measured elsewhere: KEY is their target\n"
           "                           key (host: that CPU's cores and ISA, the records'\n"
           "                           caches and clock, else this machine's), or 'records'\n"
@@ -665,6 +669,7 @@ static int tuneCommand(int argc, char **argv) {
     O_PRIOR_UNSEEN,
     O_STUDY_METHODS,
     O_STUDY_TRACE,
+    O_STUDY_ONE_PASS,
     O_SCHEDULES,
     O_CONV1X1,
     O_NO_CONV1X1
@@ -716,6 +721,7 @@ static int tuneCommand(int argc, char **argv) {
       {"prior-unseen", required_argument, 0, O_PRIOR_UNSEEN},
       {"study-methods", required_argument, 0, O_STUDY_METHODS},
       {"study-trace", required_argument, 0, O_STUDY_TRACE},
+      {"study-one-pass", no_argument, 0, O_STUDY_ONE_PASS},
       {"verbose", no_argument, 0, 'v'},
       {"quiet", no_argument, 0, 'q'},
       {"help", no_argument, 0, 'h'},
@@ -869,6 +875,9 @@ static int tuneCommand(int argc, char **argv) {
       fs = prunerTuneStudyParseMethods(optarg, &so.methods);
       break;
     case O_STUDY_TRACE: fs = pathArg("--study-trace", optarg, &so.trace_path); break;
+    case O_STUDY_ONE_PASS:
+      so.replay_one_pass = true;
+      break;
     case O_INTERRUPT:
       fs = prunerParseInt("--interrupt-after", optarg, 1, MAX_TRIALS, &cli.interrupt_after);
       break;
@@ -895,6 +904,7 @@ static int tuneCommand(int argc, char **argv) {
                  {O_DATASET_TARGET, "--dataset-target", true},
                  {O_STUDY_METHODS, "--study-methods", true},
                  {O_STUDY_TRACE, "--study-trace", true},
+                 {O_STUDY_ONE_PASS, "--study-one-pass", true},
                  {'o', "-o", false},
                  {O_SPEC, "--spec", false},
                  {O_TRIALS, "--trials", false},

@@ -76,8 +76,10 @@ static void replaySpaceDraftCreate(ReplaySpace *rs, PrunerDraft *draft) {
   assert_true(prunerDraftCreate(&rs->w, &rs->t, draft).ok);
 }
 
-static void appendReplayRecord(PrunerRecords r, const ReplaySpace *rs, const PrunerConfig *c,
-                               double us) {
+/* A record of `us`; with slow > 0 it also carries four passes, as --merge-faster writes
+ * them: its kept time (the fastest) and three `slow` times as long. */
+static void appendReplayRecordPasses(PrunerRecords r, const ReplaySpace *rs, const PrunerConfig *c,
+                                     double us, double slow) {
   PrunerRecord rec;
   prunerRecordInit(&rec);
   snprintf(rec.workload_key, sizeof rec.workload_key, "%s", rs->w.key);
@@ -88,11 +90,23 @@ static void appendReplayRecord(PrunerRecords r, const ReplaySpace *rs, const Pru
   rec.status = PRUNER_RECORD_OK;
   rec.num_samples = 1;
   rec.samples_us[0] = rec.median_us = us;
+  if (slow > 0) {
+    rec.num_passes = 4;
+    rec.passes_us[0] = us;
+    for (int k = 1; k < 4; ++k)
+      rec.passes_us[k] = slow * us;
+  }
   assert_true(prunerRecordsAppend(r, &rec).ok);
 }
 
-/* Writes the complete-space replay file; returns the space size and the minimum. */
-static uint64_t writeReplay(const char *file, double *min_us) {
+static void appendReplayRecord(PrunerRecords r, const ReplaySpace *rs, const PrunerConfig *c,
+                               double us) {
+  appendReplayRecordPasses(r, rs, c, us, 0);
+}
+
+/* Writes the complete-space replay file (with passes: appendReplayRecordPasses); returns
+ * the space size and the minimum. */
+static uint64_t writeReplayPasses(const char *file, double slow, double *min_us) {
   ReplaySpace rs;
   replaySpaceCreate(&rs);
   PrunerSpace s = rs.space;
@@ -106,12 +120,16 @@ static uint64_t writeReplay(const char *file, double *min_us) {
     double us = latency(&c, n);
     if (us < *min_us)
       *min_us = us;
-    appendReplayRecord(r, &rs, &c, us);
+    appendReplayRecordPasses(r, &rs, &c, us, slow);
     ++n;
   }
   prunerRecordsDestroy(r);
   prunerSpaceDestroy(s);
   return n;
+}
+
+static uint64_t writeReplay(const char *file, double *min_us) {
+  return writeReplayPasses(file, 0, min_us);
 }
 
 /* Tunes mm.mlir with `o` and opens its log, which must hold `trials` records (the
@@ -286,6 +304,52 @@ static void test_study(void **state) {
   st = prunerTuneStudy(&so, &rows, &n);
   assert_false(st.ok);
   assert_non_null(strstr(st.message, "--study-first-seed"));
+}
+
+/* Traced answers (--study-trace) at least `factor` times the workload's best. */
+static int slowAnswers(const char *trace, double factor) {
+  char *text = NULL;
+  size_t size = 0;
+  assert_true(prunerReadFile(trace, &text, &size).ok);
+  int n = 0;
+  for (const char *p = text; (p = strstr(p, "\"of_best\":")) != NULL; p += 10)
+    n += strtod(p + 10, NULL) >= factor;
+  free(text);
+  return n;
+}
+
+/* --study-one-pass: a run is answered with one recorded pass per measurement and the
+ * goals stay on the kept times. Every config's passes are its kept time and three 1000
+ * times as long, so most answers are slow (the trace shows them; none without the
+ * option), and every run still reaches the optimum alone within the space, which goals
+ * judged on the answers would miss whenever the optimum answered slow. */
+static void test_study_one_pass(void **state) {
+  (void)state;
+  double min_us;
+  uint64_t size = writeReplayPasses(path("replay-passes.jsonl"), 1000.0, &min_us);
+  PrunerTuneStudyOptions so = prunerTuneStudyDefaultOptions();
+  so.replay_path = path("replay-passes.jsonl");
+  so.trace_path = path("trace-passes.jsonl");
+  so.seeds = 3;
+  so.within_tight = 1e-9;
+  so.methods = (1u << PRUNER_TUNE_RANDOM) | (1u << PRUNER_TUNE_DRAFT_VERIFIER);
+  for (int one_pass = 0; one_pass < 2; ++one_pass) {
+    so.replay_one_pass = one_pass;
+    PrunerTuneStudyRow *rows = NULL;
+    size_t n = 0;
+    assert_true(prunerTuneStudy(&so, &rows, &n).ok);
+    assert_int_equal(n, 1);
+    assert_true(fabs(rows[0].best_us - min_us) < 1e-6 * min_us);
+    for (int m = PRUNER_TUNE_DRAFT_VERIFIER; m <= PRUNER_TUNE_RANDOM; ++m)
+      if (so.methods & (1u << m))
+        assert_true(rows[0].stats[PRUNER_TUNE_GOAL_TIGHT][m].max <= (int64_t)size);
+    free(rows);
+    int slow = slowAnswers(path("trace-passes.jsonl"), 100.0);
+    if (one_pass)
+      assert_true(slow > 0);
+    else
+      assert_int_equal(slow, 0);
+  }
 }
 
 /* The draft-free baseline never runs the draft (the records of what it measured carry
@@ -493,6 +557,7 @@ int main(void) {
       cmocka_unit_test(test_replay_search),
       cmocka_unit_test(test_strategy_auto),
       cmocka_unit_test(test_study),
+      cmocka_unit_test(test_study_one_pass),
       cmocka_unit_test(test_model_only),
       cmocka_unit_test(test_neighbours),
       cmocka_unit_test(test_first_batch_tiles),
