@@ -766,10 +766,19 @@ static PrunerStatus tuneMeasureReplay(TuneEngine *e, TuneTask *t, const TuneCand
     PrunerRecord r;
     if (src) {
       r = *src;
-      /* One pass of the config, as a tuning run would have timed it then. */
-      if (e->replay_one_pass && r.status == PRUNER_RECORD_OK && r.num_passes >= 2) {
+      /* One pass of the config, as a tuning run would have timed it then; the kept
+       * pass's samples and spread scaled to it, so that the record stays whole (its
+       * median among its samples) and the study's run time is that pass's. */
+      if (e->replay_one_pass && r.status == PRUNER_RECORD_OK && r.num_passes >= 2 &&
+          r.median_us > 0) {
         int k = (int)(prunerRandomUniform(&e->pass_rng) * r.num_passes);
-        r.median_us = r.passes_us[k < r.num_passes ? k : r.num_passes - 1];
+        double pass_us = r.passes_us[k < r.num_passes ? k : r.num_passes - 1];
+        double scale = pass_us / r.median_us;
+        for (int s = 0; s < r.num_samples; ++s)
+          r.samples_us[s] *= scale;
+        if (isfinite(r.spread_us))
+          r.spread_us *= scale;
+        r.median_us = pass_us;
       }
     } else {
       /* Kernel Tuner's replay convention: a config the file lacks is invalid here. */

@@ -321,8 +321,10 @@ static int slowAnswers(const char *trace, double factor) {
 /* --study-one-pass: a run is answered with one recorded pass per measurement and the
  * goals stay on the kept times. Every config's passes are its kept time and three 1000
  * times as long, so most answers are slow (the trace shows them; none without the
- * option), and every run still reaches the optimum alone within the space, which goals
- * judged on the answers would miss whenever the optimum answered slow. */
+ * option), random search's run time to the goal (the same configs in the same order
+ * either way) is that of the slow passes, and every run still reaches the optimum alone
+ * within the space, which goals judged on the answers would miss whenever the optimum
+ * answered slow. */
 static void test_study_one_pass(void **state) {
   (void)state;
   double min_us;
@@ -333,6 +335,7 @@ static void test_study_one_pass(void **state) {
   so.seeds = 3;
   so.within_tight = 1e-9;
   so.methods = (1u << PRUNER_TUNE_RANDOM) | (1u << PRUNER_TUNE_DRAFT_VERIFIER);
+  double random_run_s[2] = {0, 0};
   for (int one_pass = 0; one_pass < 2; ++one_pass) {
     so.replay_one_pass = one_pass;
     PrunerTuneStudyRow *rows = NULL;
@@ -343,6 +346,7 @@ static void test_study_one_pass(void **state) {
     for (int m = PRUNER_TUNE_DRAFT_VERIFIER; m <= PRUNER_TUNE_RANDOM; ++m)
       if (so.methods & (1u << m))
         assert_true(rows[0].stats[PRUNER_TUNE_GOAL_TIGHT][m].max <= (int64_t)size);
+    random_run_s[one_pass] = rows[0].stats[PRUNER_TUNE_GOAL_TIGHT][PRUNER_TUNE_RANDOM].run_s_median;
     free(rows);
     int slow = slowAnswers(path("trace-passes.jsonl"), 100.0);
     if (one_pass)
@@ -350,6 +354,8 @@ static void test_study_one_pass(void **state) {
     else
       assert_int_equal(slow, 0);
   }
+  assert_true(random_run_s[0] > 0);
+  assert_true(random_run_s[1] > 100 * random_run_s[0]);
 }
 
 /* The draft-free baseline never runs the draft (the records of what it measured carry
