@@ -671,6 +671,14 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
   for (size_t i = 0; i < num_rows; ++i)
     if (rows[i].reach_note[0])
       prunerTextAppend(&b, "warning: %s\n", rows[i].reach_note);
+  /* Without passes one-pass answers are the kept times: say so rather than print a table
+   * that looks like a noisy study and is not. */
+  for (size_t i = 0; so->replay_one_pass && i < num_rows; ++i)
+    if (!rows[i].noise_from_passes)
+      prunerTextAppend(&b,
+                       "warning: %s: its best config carries no recorded passes; "
+                       "--study-one-pass answers a config without them with its kept time\n",
+                       rows[i].workload_key);
   prunerTextAppend(&b,
                    "search study: trials (over %d seeds%s) to come within %.3g%% / %.3g%% / "
                    "the noise of the best config; batch %d, epsilon %.2f, draft size %d, "
