@@ -9,7 +9,9 @@
 # draft's best 8 and the draft's best of 8 more register steps, thread tiles with a conv's
 # taps; then the draft's best) ranking the rest of the draft's top 512, with the 95%
 # paired-bootstrap interval of verifier minus draft.
-# FIRST_BATCH_TILES=0 gives the view before 2026-12-05 (the draft's best 16 / 48). One
+# FIRST_BATCH_TILES=0 gives the view before 2026-12-05 (the draft's best 16 / 48);
+# EVAL_FLAGS adds pruner-eval flags (EVAL_FLAGS=--pooled-draft-scale: the verifier before
+# 2026-12-07, one draft scale for every workload). One
 # line per held-out workload: verifier pair/top-1, draft pair/top-1, and which side the
 # intervals favour ("tie" when they hold 0). Nothing is measured; any machine, 2-3 minutes.
 # The zen4 set's three datasets are the ones the blend constants were chosen on
@@ -55,6 +57,7 @@ FILES_zen3_shapes+=" $D/host-ffn-up-wide-zen3.jsonl"
 FILES_zen3_2c="$D/host-conv-nhwc-2c-zen3.jsonl $D/host-matmul-512-2c-zen3.jsonl"
 # The host tuner's first-batch share (the host backend's first_batch_tiles).
 TILES=${FIRST_BATCH_TILES:-0.5}
+EVAL_FLAGS=${EVAL_FLAGS:-}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}"/pruner-heldout-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 printf '%-11s %-40s %3s  %-13s %-13s %-16s %s\n' set workload M "verifier" "draft" \
@@ -68,7 +71,7 @@ for s in "${SETS[@]}"; do
   cat "${files[@]}" > "$TMP/set.jsonl"
   for m in 16 48; do
     "$B/pruner-eval" "$TMP/set.jsonl" --folds=${#files[@]} --dataset-target=records \
-        --as-tuned=512 --own=$m --first-batch-tiles="$TILES" --interval |
+        --as-tuned=512 --own=$m --first-batch-tiles="$TILES" --interval $EVAL_FLAGS |
       awk -v s="$s" -v m=$m '
         NF == 8 && $2 ~ /^[0-9]+$/ && $1 != "overall" {
           split($1, k, ":"); w = k[1] ":" k[2]; v = $3 "/" $4; d = $6 "/" $7; next }

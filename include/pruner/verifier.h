@@ -90,6 +90,12 @@ typedef struct PrunerVerifierOptions {
    * draft_free. A model file keeps its c ("pruner_draft_scale"); one without it (older
    * files) predicts by its trees alone. */
   bool draft_margin;
+  /* Each workload's margin takes its own draft scale (docs/verifier.md, "The draft's
+   * scale per workload"): the pooled c times the ratio of the draft's error deviation
+   * over all workloads to that on the workload's own records, its variance shrunk
+   * towards the pooled one with the weight of blend_records records. Default true;
+   * false (or blend_records 0) gives every workload the pooled c. */
+  bool draft_scale_per_workload;
   /* Cross-validation only (prunerVerifierCrossValidate*, pruner-eval --interval): the
    * resamples of each held-out workload's verifier-minus-draft interval
    * (PrunerEvalWorkload.difference); 0, the default, computes none (it costs resamples x
@@ -148,6 +154,10 @@ size_t prunerVerifierTrainedRecords(PrunerVerifier verifier);
 /* The draft's fitted scale in the online model's margin (PrunerVerifierOptions.
  * draft_margin): 0 when there is no online model or it has no margin. */
 double prunerVerifierDraftScale(PrunerVerifier verifier);
+/* The draft's scale in the online model's margin for workload `workload_key`
+ * (PrunerVerifierOptions.draft_scale_per_workload): that workload's own where it had
+ * records at the last Train, else prunerVerifierDraftScale. */
+double prunerVerifierWorkloadDraftScale(PrunerVerifier verifier, const char *workload_key);
 /* Current weight of the prior in the blend with the online model (0 when there is no
  * prior, 1 while there is no online model or the prior is frozen). */
 double prunerVerifierPriorWeight(PrunerVerifier verifier);
@@ -156,7 +166,9 @@ double prunerVerifierPriorWeight(PrunerVerifier verifier);
 double prunerVerifierModelWeight(PrunerVerifier verifier, const char *workload_key);
 
 /* Saves the online model (XGBoost's JSON model format; the file name should end in
- * .json). Fails if there is no online model. */
+ * .json). Fails if there is no online model. The file keeps the pooled draft scale only
+ * (prunerVerifierDraftScale), not the per-workload ones: a model loaded from it predicts
+ * every workload with that one scale. */
 PrunerStatus prunerVerifierSave(PrunerVerifier verifier, const char *path);
 /* Replaces the online model with one saved by prunerVerifierSave; fails, naming the
  * file, if it is unreadable or has another feature count. */
@@ -182,7 +194,9 @@ bool prunerVerifierPriorApplies(PrunerVerifier verifier, const char *workload_ke
  * attributes (prunerVerifierPriorSource / PriorKnows read them back), and "pruner_unseen"
  * "skip" when opts->prior_unseen is SKIP. `*used` and `*workloads`
  * (either may be NULL) get the training records and workloads. Fails, saying why, when they are too
- * few to train on (fewer than opts->min_records, or no two distinct latencies). */
+ * few to train on (fewer than opts->min_records, or no two distinct latencies). Trained
+ * with one draft scale for all workloads (opts->draft_scale_per_workload is ignored): the
+ * file keeps one, and a prior predicts with it. */
 PrunerStatus prunerVerifierTrainAndSave(PrunerRecords records, const PrunerTargetDesc *target,
                                         const char *target_key, const PrunerVerifierOptions *opts,
                                         const char *path, size_t *used, size_t *workloads);

@@ -34,6 +34,7 @@ struct PrunerVerifierImpl {
   /* Usable records per workload at the last Train (keys sorted), for the draft blend. */
   char (*blend_keys)[PRUNER_WORKLOAD_KEY_SIZE];
   size_t *blend_counts;
+  double *blend_scales; /* the draft's scale in the margin per workload (0: the pooled) */
   size_t blend_n;
   /* One cached draft (the last workload predicted), so repeated Predict calls for one
    * workload do not rebuild it. */
@@ -207,6 +208,52 @@ static double draftScaleFromErrors(const float *d, const float *labels,
   return deviation > 0 ? fmin(1.702 / (sqrt(2.0) * deviation), 256.0) : 256.0;
 }
 
+/* Each group's own scale (PrunerVerifierOptions.draft_scale_per_workload): the pooled
+ * scale times how much tighter the draft's errors are on that group than on the pool,
+ * deviation for deviation (c ~ 1 / s, as above), so that the trees' corrections, learned
+ * mostly on other workloads, weigh less where the draft has been right. The group's
+ * variance is shrunk towards the pooled one as an estimate from its m records towards a
+ * prior worth k records (the blend's K). Groups of < 2 scorable records keep `pooled`. */
+static void groupDraftScales(const float *d, const float *labels, const unsigned *groups,
+                             size_t num_groups, double pooled, double k, double *out) {
+  double total = 0;
+  size_t used = 0, begin = 0;
+  double *variance = calloc(num_groups ? num_groups : 1, sizeof *variance);
+  size_t *count = calloc(num_groups ? num_groups : 1, sizeof *count);
+  for (size_t g = 0; g < num_groups; begin += groups[g++]) {
+    out[g] = pooled;
+    double sum = 0, squares = 0;
+    size_t m = 0;
+    for (size_t i = begin; i < begin + groups[g]; ++i) {
+      if (isnan(d[i]) || !(labels[i] > 0))
+        continue;
+      double error = (double)d[i] - log((double)labels[i]);
+      sum += error;
+      squares += error * error;
+      ++m;
+    }
+    if (m < 2 || !variance || !count)
+      continue;
+    double mean = sum / (double)m;
+    variance[g] = fmax(squares - (double)m * mean * mean, 0.0) / (double)(m - 1);
+    count[g] = m;
+    total += variance[g];
+    ++used;
+  }
+  if (k > 0 && used && total > 0 && variance && count) {
+    double pool = total / (double)used;
+    for (size_t g = 0; g < num_groups; ++g) {
+      if (count[g] < 2)
+        continue;
+      double shrunk = ((double)count[g] * variance[g] + k * pool) / ((double)count[g] + k);
+      if (shrunk > 0)
+        out[g] = fmin(pooled * sqrt(pool / shrunk), 256.0);
+    }
+  }
+  free(variance);
+  free(count);
+}
+
 /* margin[i] = scale x d[i], NaN (configs the draft cannot score) at the lowest d minus one,
  * so they stay last on the draft's side. */
 static void draftMargins(const float *d, size_t n, double scale, float *margin) {
@@ -235,6 +282,7 @@ PrunerVerifierOptions prunerVerifierDefaultOptions(void) {
   o.min_records = 8;
   o.draft_free = false;
   o.draft_margin = true;
+  o.draft_scale_per_workload = true;
   o.eval_interval_resamples = 0;
   o.eval_tie_within = 0.0;
   o.eval_first_batch_tiles = 0.0;
@@ -301,6 +349,7 @@ void prunerVerifierDestroy(PrunerVerifier v) {
     prunerDraftDestroy(v->draft);
   free(v->blend_keys);
   free(v->blend_counts);
+  free(v->blend_scales);
   free(v);
 }
 
@@ -350,6 +399,15 @@ size_t prunerVerifierDraftRuns(PrunerVerifier v) { return v->draft_runs; }
 
 double prunerVerifierDraftScale(PrunerVerifier v) {
   return v->online ? v->online_draft_scale : 0.0;
+}
+
+double prunerVerifierWorkloadDraftScale(PrunerVerifier v, const char *workload_key) {
+  if (!v->online)
+    return 0.0;
+  for (size_t i = 0; v->blend_scales && i < v->blend_n; ++i)
+    if (strcmp(v->blend_keys[i], workload_key) == 0)
+      return v->blend_scales[i];
+  return v->online_draft_scale;
 }
 
 size_t prunerVerifierTrainedRecords(PrunerVerifier v) {
@@ -526,6 +584,8 @@ PrunerStatus prunerVerifierTrain(PrunerVerifier v, PrunerRecords records,
    * a prior blends by them too). */
   free(v->blend_keys);
   free(v->blend_counts);
+  free(v->blend_scales);
+  v->blend_scales = NULL;
   v->blend_n = 0;
   v->blend_keys = malloc((num_groups ? num_groups : 1) * sizeof(*v->blend_keys));
   v->blend_counts = malloc((num_groups ? num_groups : 1) * sizeof(*v->blend_counts));
@@ -606,6 +666,7 @@ PrunerStatus prunerVerifierTrain(PrunerVerifier v, PrunerRecords records,
    * Xeon's 512^3 matmul under AVX2 (60%), leaving the draft alone (docs/quality.md, "The
    * draft's scale when the fit fails"). */
   double scale = 0.0;
+  double *group_scales = NULL;
   if (drafted) {
     memcpy(unfilled, drafted, n * sizeof *unfilled);
     /* Each group's unscorable configs last on the draft's side. */
@@ -614,8 +675,18 @@ PrunerStatus prunerVerifierTrain(PrunerVerifier v, PrunerRecords records,
     scale = fitDraftScale(drafted, labels, groups, num_groups);
     if (scale <= 0.0 || scale >= 256.0)
       scale = draftScaleFromErrors(unfilled, labels, groups, num_groups);
-    for (size_t i = 0; i < n; ++i)
-      drafted[i] = (float)(scale * drafted[i]);
+    /* Per workload, parallel to blend_keys (same sort); NULL: the pooled scale. */
+    bool per_workload = v->opts.draft_scale_per_workload && v->opts.blend_records > 0 &&
+                        scale > 0 && v->blend_n == num_groups;
+    group_scales = per_workload ? malloc(num_groups * sizeof *group_scales) : NULL;
+    if (group_scales)
+      groupDraftScales(unfilled, labels, groups, num_groups, scale, (double)v->opts.blend_records,
+                       group_scales);
+    for (size_t k = 0, begin = 0; k < num_groups; begin += groups[k++]) {
+      double c = group_scales ? group_scales[k] : scale;
+      for (size_t i = begin; i < begin + groups[k]; ++i)
+        drafted[i] = (float)(c * drafted[i]);
+    }
   }
   BoosterHandle booster = NULL;
   PrunerStatus status =
@@ -634,10 +705,13 @@ PrunerStatus prunerVerifierTrain(PrunerVerifier v, PrunerRecords records,
   free(labels);
   free(groups);
   free(items);
-  if (!status.ok)
+  if (!status.ok) {
+    free(group_scales);
     return status;
+  }
   freeBooster(&v->online);
   v->online = booster;
+  v->blend_scales = group_scales;
   v->online_draft_scale = scale;
   v->trained_records = n;
   return prunerStatusOk();
@@ -793,7 +867,7 @@ PrunerStatus prunerVerifierPredict(PrunerVerifier v, const PrunerWorkload *w,
   }
   /* a > 0 here: a prior that does not apply to this workload leaves the online model. */
   bool prior_here = prunerVerifierPriorApplies(v, w->key);
-  double online_scale = v->online ? v->online_draft_scale : 0.0;
+  double online_scale = prunerVerifierWorkloadDraftScale(v, w->key);
   double prior_scale = prior_here ? v->prior_draft_scale : 0.0;
   /* -log of the draft's latency per candidate (NaN: invalid), for the models' margins
    * and the blend. */
@@ -944,6 +1018,8 @@ PrunerStatus prunerVerifierLoad(PrunerVerifier v, const char *path) {
   freeBooster(&v->online);
   v->online = b;
   v->online_draft_scale = boosterDraftScale(b);
+  free(v->blend_scales); /* the loaded model's one scale for every workload */
+  v->blend_scales = NULL;
   v->trained_records = 0;
   return status;
 }
@@ -978,8 +1054,12 @@ PrunerStatus prunerVerifierSetPriorFile(PrunerVerifier v, const char *path) {
 PrunerStatus prunerVerifierTrainAndSave(PrunerRecords records, const PrunerTargetDesc *target,
                                         const char *target_key, const PrunerVerifierOptions *opts,
                                         const char *path, size_t *used, size_t *workloads) {
+  /* A model file keeps one draft scale (pruner_draft_scale), which is all a prior
+   * predicts with: trained with that one scale, so that training and use agree. */
+  PrunerVerifierOptions o = opts ? *opts : prunerVerifierDefaultOptions();
+  o.draft_scale_per_workload = false;
   PrunerVerifier v = NULL;
-  PrunerStatus st = prunerVerifierCreate(target, opts, &v);
+  PrunerStatus st = prunerVerifierCreate(target, &o, &v);
   if (!st.ok)
     return st;
   st = prunerVerifierTrain(v, records, target_key);

@@ -26,7 +26,8 @@ static void usage(FILE *out) {
   fprintf(out, "usage: pruner-eval RECORDS [--target KEY] [--folds=K] [--blend-records=N] "
                "[--blend-floor=F] [--own=M] [--as-tuned=P] [--first-batch-tiles=S]\n"
                "                   [--draft-free]"
-               " [--no-draft-margin] [--interval] [--ties-within=F] [--quiet]\n"
+               " [--no-draft-margin] [--pooled-draft-scale] [--interval]\n"
+               "                   [--ties-within=F] [--quiet]\n"
                "       pruner-eval --synthetic=OUT [--workloads=N] [--per-workload=M] "
                "[--target NAME] [--seed=S]\n"
                "       pruner-eval --train RECORDS... -o MODEL [--dataset-target=KEY] "
@@ -56,6 +57,8 @@ static void usage(FILE *out) {
                "--draft-free: the verifier column is the draft-free model (model-only).\n"
                "--no-draft-margin: the model learns from its features alone, without the\n"
                "draft as its margin (the verifier before 2026-12-03; docs/verifier.md).\n"
+               "--pooled-draft-scale: one draft scale in the margin for every workload (the\n"
+               "verifier before 2026-12-07) instead of each workload's own.\n"
                "--interval: under each workload, the 95%% paired-bootstrap interval of verifier\n"
                "minus draft (1,000 resamples of its scored configs; up to 4,096 of them) for\n"
                "pairwise and top-1, and whether it holds 0 (a tie).\n"
@@ -297,6 +300,9 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "--draft-free")) {
       noteFlag(given, &num_given, a, FORM_EVAL | FORM_TRAIN);
       opts.draft_free = true;
+    } else if (!strcmp(a, "--pooled-draft-scale")) {
+      noteFlag(given, &num_given, a, FORM_EVAL | FORM_TRAIN);
+      opts.draft_scale_per_workload = false;
     } else if (!strcmp(a, "--no-draft-margin")) {
       noteFlag(given, &num_given, a, FORM_EVAL | FORM_TRAIN);
       opts.draft_margin = false;

@@ -438,6 +438,68 @@ static void test_draft_scale_when_fit_fails(void **state) {
   prunerRecordsDestroy(synthetic);
 }
 
+/* Each workload's margin scale: where the draft's errors are tight the scale is larger
+ * than the pooled one, where they are loose smaller; the ratio of the two is below the
+ * unshrunk ratio of deviations (the variances are shrunk towards the pool by
+ * blend_records records); off, or for a workload without records, the pooled one. */
+static void test_draft_scale_per_workload(void **state) {
+  Fixture *f = *state;
+  PrunerRecords synthetic = prunerRecordsCreateInMemory();
+  assert_true(prunerSyntheticRecords(&f->h100, 2, 100, 11, synthetic).ok);
+  size_t n = prunerRecordsCount(synthetic);
+  assert_int_equal(n, 200);
+  const char *keys[2] = {prunerRecordsGet(synthetic, 0)->workload_key, NULL};
+  PrunerRecords records = prunerRecordsCreateInMemory();
+  double sum[2] = {0, 0}, squares[2] = {0, 0};
+  size_t count[2] = {0, 0};
+  for (size_t i = 0; i < n; ++i) {
+    PrunerRecord r = *prunerRecordsGet(synthetic, i);
+    int w = strcmp(r.workload_key, keys[0]) != 0;
+    if (w)
+      keys[1] = prunerRecordsGet(synthetic, i)->workload_key;
+    PrunerDraft draft;
+    assert_true(prunerDraftCreate(&r.workload, &f->h100, &draft).ok);
+    PrunerDraftSymbols s;
+    assert_true(prunerDraftScore(draft, &r.config, NULL, &s));
+    prunerDraftDestroy(draft);
+    /* Errors of deviation ~1.4% on the first workload, ~21% on the second. */
+    double error = (w ? 0.3 : 0.02) * sin(1.0 + 2.7 * (double)i);
+    r.median_us = s.predicted_us * exp(error);
+    sum[w] += error;
+    squares[w] += error * error;
+    count[w]++;
+    assert_true(prunerRecordsAppend(records, &r).ok);
+  }
+  assert_non_null(keys[1]);
+  double variance[2];
+  for (int w = 0; w < 2; ++w)
+    variance[w] = (squares[w] - sum[w] * sum[w] / (double)count[w]) / (double)(count[w] - 1);
+  for (int per_workload = 0; per_workload < 2; ++per_workload) {
+    PrunerVerifierOptions o = prunerVerifierDefaultOptions();
+    o.draft_scale_per_workload = per_workload;
+    PrunerVerifier v;
+    assert_true(prunerVerifierCreate(&f->h100, &o, &v).ok);
+    assert_true(prunerVerifierTrain(v, records, NULL).ok);
+    double pooled = prunerVerifierDraftScale(v);
+    double tight = prunerVerifierWorkloadDraftScale(v, keys[0]);
+    double loose = prunerVerifierWorkloadDraftScale(v, keys[1]);
+    printf("per workload %d: pooled %.3f, tight errors %.3f, loose errors %.3f\n", per_workload,
+           pooled, tight, loose);
+    assert_true(pooled > 0);
+    assert_true(prunerVerifierWorkloadDraftScale(v, "no-such-workload") == pooled);
+    if (!per_workload) {
+      assert_true(tight == pooled && loose == pooled);
+    } else {
+      assert_true(tight > pooled && pooled > loose);
+      double unshrunk = sqrt(variance[1] / variance[0]);
+      assert_true(tight / loose > 1.5 && tight / loose < unshrunk);
+    }
+    prunerVerifierDestroy(v);
+  }
+  prunerRecordsDestroy(records);
+  prunerRecordsDestroy(synthetic);
+}
+
 /* Zero or one record: the draft's order, flagged. */
 static void test_fallback_to_draft(void **state) {
   Fixture *f = *state;
@@ -916,6 +978,7 @@ int main(void) {
       cmocka_unit_test(test_draft_free),
       cmocka_unit_test(test_draft_margin),
       cmocka_unit_test(test_draft_scale_when_fit_fails),
+      cmocka_unit_test(test_draft_scale_per_workload),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
