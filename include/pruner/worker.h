@@ -49,6 +49,9 @@ typedef struct PrunerWorkerSpec {
   /* Set by the caller's signal handler (Ctrl-C): a wait notices it within
    * PRUNER_WORKER_STOP_POLL_MS, kills the child and returns PRUNER_WORKER_INTERRUPTED. */
   const volatile sig_atomic_t *stop;
+  /* In the parent, after each child is reaped (it exited, crashed or was killed):
+   * removes what the child could not remove itself (files named by its pid). */
+  void (*child_reaped)(void *context, int pid);
 } PrunerWorkerSpec;
 
 /* How often a waiting call looks at PrunerWorkerSpec.stop. */

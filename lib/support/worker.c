@@ -164,6 +164,8 @@ static void reap(PrunerWorker worker, int *wait_status) {
     }
     if (wait_status)
       *wait_status = st;
+    if (worker->spec.child_reaped)
+      worker->spec.child_reaped(worker->spec.context, (int)worker->pid);
   }
   worker->pid = -1;
   worker->busy = false;
@@ -438,6 +440,8 @@ void prunerWorkerDestroy(PrunerWorker worker) {
       int st;
       pid_t r = waitpid(worker->pid, &st, WNOHANG);
       if (r == worker->pid || (r < 0 && errno != EINTR)) {
+        if (r == worker->pid && worker->spec.child_reaped)
+          worker->spec.child_reaped(worker->spec.context, (int)worker->pid);
         worker->pid = -1;
         break;
       }

@@ -8,18 +8,22 @@
  * reference, then warms up and times it. A crash or hang kills only the child. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <sched.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "host_internal.h"
 #include "pruner/checked.h"
-#include "pruner/measure.h"
 #include "pruner/clock.h"
+#include "pruner/file.h"
+#include "pruner/measure.h"
 #include "pruner/random.h"
 #include "pruner/schedule.h"
 #include "pruner/text.h"
@@ -74,6 +78,9 @@ typedef union HostReply {
 /* The child's state (the parent's copy stays empty). */
 typedef struct HostChild {
   bool started;
+  /* JITDUMPDIR for the child: the folder where LLVM's perf listener (on in MLIR's
+   * ExecutionEngine) writes each JIT's dump; "" when the user set JITDUMPDIR. */
+  char jit_dir[PATH_MAX];
   char coretype[32];
   int64_t memory_limit_mb;
   MlirContext ctx;
@@ -267,6 +274,8 @@ static void childStart(HostChild *ch) {
    * same kernel measured 3.47-3.64 ms in six processes instead of 3.63-4.80. */
   setenv("OMP_PROC_BIND", "true", 0);
   setenv("OMP_PLACES", "cores", 0);
+  if (ch->jit_dir[0])
+    setenv("JITDUMPDIR", ch->jit_dir, 1);
   ch->blas = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
   if (ch->blas) {
     ch->sgemm = (SgemmFn)dlsym(ch->blas, "cblas_sgemm");
@@ -1227,6 +1236,25 @@ static bool childHandle(void *context, const void *request, void *reply) {
 
 /* ---- the parent ------------------------------------------------------------------------- */
 
+/* What a measuring child leaves behind when it is killed or leaves by _exit (its exit
+ * handlers never run): libomp's registration of the process (a shared-memory object, or
+ * a file in /tmp where /dev/shm is missing, named by pid and user; libomp removes it only
+ * at a normal exit) and the perf listener's JIT dumps. The folder is emptied after each
+ * child, so a long run keeps at most one child's dumps. */
+static void childReaped(void *context, int pid) {
+  HostChild *ch = context;
+  char name[96];
+  snprintf(name, sizeof name, "/__KMP_REGISTERED_LIB_%d_%d", pid, (int)getuid());
+  shm_unlink(name);
+  char file[112];
+  snprintf(file, sizeof file, "/tmp%s", name);
+  unlink(file);
+  char dumps[PATH_MAX + 8];
+  if (ch->jit_dir[0] &&
+      (size_t)snprintf(dumps, sizeof dumps, "%s/.debug", ch->jit_dir) < sizeof dumps)
+    prunerRemoveTree(dumps); /* LLVM makes it again: <JITDUMPDIR>/.debug/jit/<run>/ */
+}
+
 PrunerStatus prunerHostCreate(const PrunerHostOptions *opts, PrunerHost *out) {
   *out = NULL;
   struct PrunerHostImpl *h = calloc(1, sizeof *h);
@@ -1260,13 +1288,25 @@ PrunerStatus prunerHostCreate(const PrunerHostOptions *opts, PrunerHost *out) {
                                                        : "Nehalem";
   snprintf(h->child.coretype, sizeof h->child.coretype, "%.31s", ct);
   h->child.memory_limit_mb = h->opts.memory_limit_mb;
+  /* The children's JIT dumps go to a folder of this host's, removed with it; a user's
+   * JITDUMPDIR is kept (they asked for the dumps). No folder: LLVM's default place. */
+  if (!getenv("JITDUMPDIR")) {
+    const char *tmp = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
+    if ((size_t)snprintf(h->child.jit_dir, sizeof h->child.jit_dir, "%s/pruner-jit-XXXXXX", tmp) >=
+            sizeof h->child.jit_dir ||
+        !mkdtemp(h->child.jit_dir))
+      h->child.jit_dir[0] = '\0';
+  }
   PrunerWorkerSpec spec = {.handler = childHandle,
                            .context = &h->child,
                            .request_size = sizeof(HostRequest),
                            .reply_size = sizeof(HostReply),
-                           .stop = h->opts.stop};
+                           .stop = h->opts.stop,
+                           .child_reaped = childReaped};
   st = prunerWorkerCreate(&spec, &h->worker);
   if (!st.ok) {
+    if (h->child.jit_dir[0])
+      rmdir(h->child.jit_dir);
     free(h);
     return st;
   }
@@ -1278,6 +1318,8 @@ void prunerHostDestroy(PrunerHost host) {
   if (!host)
     return;
   prunerWorkerDestroy(host->worker);
+  if (host->child.jit_dir[0])
+    prunerRemoveTree(host->child.jit_dir);
   free(host);
 }
 

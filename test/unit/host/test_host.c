@@ -34,6 +34,7 @@
 #include "pruner/draft.h"
 #include "pruner/ir.h"
 #include "pruner/ir_context.h"
+#include "pruner/space.h"
 
 #include "../../../lib/backend/host/host_internal.h" /* PRUNER_HOST_LIBOMP */
 
@@ -1129,10 +1130,94 @@ static void test_thread_pool_environment(void **state) {
   assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* This process's children as /proc lists them ("" when it does not). */
+static void childrenList(char *out, size_t size) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+  out[0] = '\0';
+  FILE *f = fopen(path, "r");
+  if (f) {
+    if (!fgets(out, (int)size, f))
+      out[0] = '\0';
+    fclose(f);
+  }
+}
+
+/* A child listed now that `before` did not list; 0 when none (or no list). */
+static int newChild(const char *before) {
+  char now[256];
+  childrenList(now, sizeof now);
+  for (char *p = strtok(now, " \n"); p; p = strtok(NULL, " \n")) {
+    char word[32];
+    snprintf(word, sizeof word, " %s ", p);
+    char padded[260];
+    snprintf(padded, sizeof padded, " %s ", before);
+    if (!strstr(padded, word))
+      return atoi(p);
+  }
+  return 0;
+}
+
+/* A measuring child ends without its exit handlers (killed, or _exit), so what it made
+ * is removed by the parent: the perf listener's JIT dumps (in a folder of the host's
+ * under TMPDIR, gone with the host) and libomp's registration of the child's pid in
+ * /dev/shm. Before, every measuring child left one of each behind. */
+static void test_leaves_no_files(void **state) {
+  (void)state;
+  char dir[] = "/tmp/pruner-host-files-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  const char *old_tmp = getenv("TMPDIR");
+  char *saved_tmp = old_tmp ? strdup(old_tmp) : NULL;
+  const char *old_dump = getenv("JITDUMPDIR");
+  char *saved_dump = old_dump ? strdup(old_dump) : NULL;
+  setenv("TMPDIR", dir, 1);
+  unsetenv("JITDUMPDIR");
+  char before[256];
+  childrenList(before, sizeof before);
+  PrunerHost h = createTestHost(1);
+  PrunerWorkload w;
+  prunerWorkloadMatmul(&w, 32, 32, 32, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  PrunerSpace space;
+  assert_true(prunerSpaceCreate(&w, &target, NULL, &space).ok);
+  PrunerConfig c;
+  assert_true(prunerSpaceGetConfig(space, 0, &c).ok);
+  prunerSpaceDestroy(space);
+  PrunerHostResult r;
+  prunerHostMeasure(h, &w, &c, &r);
+  assert_int_equal(r.record.status, PRUNER_RECORD_OK);
+  /* The measuring child: the child of this process that was not there before the host
+   * (/proc lists a thread's children; without the list the libomp part is not checked). */
+  int child = newChild(before);
+  char registration[96] = "";
+  if (child > 0) {
+    snprintf(registration, sizeof registration, "/dev/shm/__KMP_REGISTERED_LIB_%d_%d", child,
+             (int)getuid());
+    if (access(registration, F_OK) != 0) /* none made (no /dev/shm): nothing to check */
+      registration[0] = '\0';
+  }
+  prunerHostDestroy(h);
+  if (registration[0] && access(registration, F_OK) == 0)
+    fail_msg("%s is left behind", registration);
+  printf("libomp's registration of child %d: %s\n", child,
+         registration[0] ? "made and removed" : "not checked");
+  if (saved_tmp)
+    setenv("TMPDIR", saved_tmp, 1);
+  else
+    unsetenv("TMPDIR");
+  if (saved_dump)
+    setenv("JITDUMPDIR", saved_dump, 1);
+  free(saved_tmp);
+  free(saved_dump);
+  /* Nothing of the host's left in its TMPDIR: rmdir fails on a folder with anything in. */
+  if (rmdir(dir) != 0)
+    fail_msg("%s is not empty after the host is gone", dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_thread_pool_environment), /* first: before libomp starts */
       cmocka_unit_test(test_measurable),
+      cmocka_unit_test(test_leaves_no_files),
       cmocka_unit_test(test_space_rules),
       cmocka_unit_test(test_packing),
       cmocka_unit_test(test_matmul),

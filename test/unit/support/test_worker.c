@@ -99,6 +99,68 @@ static void test_watchdog(void **state) {
   prunerWorkerDestroy(w);
 }
 
+/* child_reaped runs in the parent once for every child, however it ended: killed by the
+ * watchdog, crashed, retired after answering, or ended at destroy. */
+typedef struct Reaped {
+  int pids[16];
+  int n;
+} Reaped;
+
+static void onReaped(void *context, int pid) {
+  Reaped *r = context;
+  if (r->n < 16)
+    r->pids[r->n++] = pid;
+}
+
+static int countPid(const Reaped *r, int pid) {
+  int c = 0;
+  for (int i = 0; i < r->n; ++i)
+    c += r->pids[i] == pid;
+  return c;
+}
+
+static void test_child_reaped(void **state) {
+  (void)state;
+  Reaped reaped = {{0}, 0};
+  PrunerWorkerSpec spec = {.handler = handler,
+                           .context = &reaped,
+                           .request_size = sizeof(Req),
+                           .reply_size = sizeof(Rep),
+                           .child_reaped = onReaped};
+  PrunerWorker w;
+  assert_true(prunerWorkerCreate(&spec, &w).ok);
+  Req q = {0, 1};
+  Rep r;
+  int pids[4];
+  /* Killed by the watchdog. */
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, NULL, 0), PRUNER_WORKER_DONE);
+  pids[0] = r.pid;
+  q.op = 1;
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 0.2, NULL, 0), PRUNER_WORKER_TIMEOUT);
+  assert_int_equal(countPid(&reaped, pids[0]), 1);
+  /* Crashed. */
+  q.op = 0;
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, NULL, 0), PRUNER_WORKER_DONE);
+  pids[1] = r.pid;
+  q.op = 2;
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, NULL, 0), PRUNER_WORKER_CRASHED);
+  assert_int_equal(countPid(&reaped, pids[1]), 1);
+  /* Retired after its answer. */
+  q.op = 3;
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, NULL, 0), PRUNER_WORKER_DONE);
+  pids[2] = r.pid;
+  /* Ended at destroy (EOF on its input). */
+  q.op = 0;
+  assert_int_equal(prunerWorkerCall(w, &q, &r, 5, NULL, 0), PRUNER_WORKER_DONE);
+  pids[3] = r.pid;
+  assert_int_equal(countPid(&reaped, pids[2]), 1);
+  assert_int_equal(countPid(&reaped, pids[3]), 0);
+  prunerWorkerDestroy(w);
+  for (int i = 0; i < 4; ++i)
+    assert_int_equal(countPid(&reaped, pids[i]), 1);
+  assert_int_equal(reaped.n, 4);
+}
+
 /* The stop flag (a tool's Ctrl-C handler sets it): a wait on a hanging child notices it,
  * kills the child and reports INTERRUPTED instead of waiting out the timeout; set by a
  * real signal handler (SIGALRM after 0.2 s) and set before the wait. Without the flag
@@ -374,7 +436,7 @@ int main(void) {
       cmocka_unit_test(test_watchdog),        cmocka_unit_test(test_bad_spec),
       cmocka_unit_test(test_stop_flag),       cmocka_unit_test(test_tail_and_child_state),
       cmocka_unit_test(test_several_workers), cmocka_unit_test(test_group_killed),
-      cmocka_unit_test(test_memory_limit),
+      cmocka_unit_test(test_memory_limit),    cmocka_unit_test(test_child_reaped),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
