@@ -49,8 +49,23 @@ typedef bool (*PrunerFileWriter)(FILE *f, void *user);
  * permissions; a new one gets 0666 less the umask. */
 PrunerStatus prunerWriteFileAtomic(const char *path, PrunerFileWriter write, void *user);
 
+/* One output file of prunerWriteFilesAtomic. */
+typedef struct PrunerFileOutput {
+  const char *path;
+  PrunerFileWriter write;
+  void *user;
+} PrunerFileOutput;
+
+/* Writes all `n` files or none, each as prunerWriteFileAtomic does: every temporary file
+ * is written and synced first; a failure removes them all and leaves every path as it
+ * was; only then are they renamed over their paths, in order. (A rename within one
+ * directory needs no space; one failing after another succeeded is the only way to a
+ * partial result, and the message names its file.) */
+PrunerStatus prunerWriteFilesAtomic(const PrunerFileOutput *files, size_t n);
+
 /* Checks before a long run that `path` can be written by prunerWriteFileAtomic: absent
- * or a regular file, in an existing directory. `what` names the flag in the message
+ * or a regular file, in an existing directory where a file can be created (tried: a
+ * probe file is made and removed). `what` names the flag in the message
  * ("--spec /dev/full: not a regular file ..."). */
 PrunerStatus prunerCheckOutputPath(const char *what, const char *path);
 

@@ -288,6 +288,12 @@ PrunerStatus prunerTuneSessionWriteOutput(PrunerTuneSession session, const char 
 /* Writes the transform-dialect tuning spec (docs/tuning-spec.md). */
 PrunerStatus prunerTuneSessionWriteSpec(PrunerTuneSession session, const char *path);
 
+/* Both of the above in one step, all or nothing (prunerWriteFilesAtomic): the module to
+ * `output` and the spec to `spec` (either may be NULL); when one cannot be written,
+ * neither file changes. */
+PrunerStatus prunerTuneSessionWriteOutputs(PrunerTuneSession session, const char *output,
+                                           const char *spec);
+
 /* The spec as text (malloc'ed, caller frees); NULL on allocation failure. */
 char *prunerTuneSessionSpecText(PrunerTuneSession session);
 

@@ -116,42 +116,62 @@ PrunerStatus prunerCheckOutputPath(const char *what, const char *path) {
   struct stat st;
   if (!path[0])
     return prunerStatusError("%s: empty path", what);
-  if (stat(path, &st) == 0) {
-    if (!S_ISREG(st.st_mode))
-      return prunerStatusError("%s %s: not a regular file; an output must be a file (it is "
-                               "written to a temporary file and renamed)",
-                               what, path);
-    return prunerStatusOk();
-  }
-  if (errno != ENOENT)
+  bool exists = stat(path, &st) == 0;
+  if (exists && !S_ISREG(st.st_mode))
+    return prunerStatusError("%s %s: not a regular file; an output must be a file (it is "
+                             "written to a temporary file and renamed)",
+                             what, path);
+  if (!exists && errno != ENOENT)
     return prunerStatusError("%s %s: %s", what, path, strerror(errno));
-  char real[PATH_MAX], dir[PATH_MAX];
+  char real[PATH_MAX], dir[PATH_MAX], probe[PATH_MAX + 32];
   const char *base;
   resolvePath(path, real, sizeof real);
   splitPath(real, dir, sizeof dir, &base);
   if (!base[0])
     return prunerStatusError("%s %s: names a directory, not a file", what, path);
-  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+  if (!exists && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
     return prunerStatusError("%s %s: directory '%s' does not exist", what, path, dir);
+  /* The write creates a temporary file beside `path`: try it now, so that a directory
+   * the run cannot write in (read-only, /proc, /sys, another user's) is refused before
+   * the run and not after it (permission bits do not tell: root passes them, and /sys
+   * refuses root). */
+  if ((size_t)snprintf(probe, sizeof probe, "%s/.%s.%ld.probe", dir, base, (long)getpid()) >=
+      sizeof probe)
+    return prunerStatusError("%s %s: path too long", what, path);
+  int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0 && errno != EEXIST)
+    return prunerStatusError("%s %s: cannot create a file in '%s': %s", what, path, dir,
+                             strerror(errno));
+  if (fd >= 0) {
+    close(fd);
+    unlink(probe);
+  }
   return prunerStatusOk();
 }
 
-PrunerStatus prunerWriteFileAtomic(const char *path, PrunerFileWriter write, void *user) {
+/* One output on its way: its temporary file, written, flushed and synced, not renamed. */
+typedef struct StagedFile {
+  char real[PATH_MAX];
+  char tmp[PATH_MAX + 32];
+} StagedFile;
+
+static PrunerStatus stageFile(const PrunerFileOutput *out, StagedFile *staged) {
+  const char *path = out->path;
   PrunerStatus check = prunerCheckOutputPath("cannot write", path);
   if (!check.ok)
     return check;
-  char real[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX + 32];
+  char dir[PATH_MAX];
   const char *base;
-  resolvePath(path, real, sizeof real);
-  splitPath(real, dir, sizeof dir, &base);
+  resolvePath(path, staged->real, sizeof staged->real);
+  splitPath(staged->real, dir, sizeof dir, &base);
   /* Same directory: rename is atomic only within one file system. O_EXCL with the
    * process id makes the name ours; a new file gets 0666 less the umask from open. */
   int fd = -1;
   for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s/.%s.%ld.%d.tmp", dir, base, (long)getpid(),
-                         attempt) >= sizeof tmp)
+    if ((size_t)snprintf(staged->tmp, sizeof staged->tmp, "%s/.%s.%ld.%d.tmp", dir, base,
+                         (long)getpid(), attempt) >= sizeof staged->tmp)
       return prunerStatusError("cannot write %s: path too long", path);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    fd = open(staged->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno != EEXIST)
       break;
   }
@@ -159,15 +179,15 @@ PrunerStatus prunerWriteFileAtomic(const char *path, PrunerFileWriter write, voi
     return prunerStatusError("cannot write %s: cannot create a temporary file in %s: %s", path, dir,
                              strerror(errno));
   struct stat st;
-  bool existed = stat(real, &st) == 0;
+  bool existed = stat(staged->real, &st) == 0;
   FILE *f = fdopen(fd, "w");
   if (!f) {
     int err = errno;
     close(fd);
-    unlink(tmp);
+    unlink(staged->tmp);
     return prunerStatusError("cannot write %s: %s", path, strerror(err));
   }
-  bool written = write(f, user);
+  bool written = out->write(f, out->user);
   /* Every step checked: fwrite's errors surface at the latest in fflush or fclose. */
   errno = 0;
   bool ok = written && fflush(f) == 0 && !ferror(f);
@@ -177,17 +197,46 @@ PrunerStatus prunerWriteFileAtomic(const char *path, PrunerFileWriter write, voi
     ok = false;
     err = errno;
   }
-  if (ok && rename(tmp, real) != 0) {
-    ok = false;
-    err = errno;
-  }
   if (!ok) {
-    unlink(tmp);
+    unlink(staged->tmp);
     if (!written)
       return prunerStatusError("cannot write %s: the content could not be produced", path);
     return prunerStatusError("cannot write %s: %s", path, strerror(err ? err : EIO));
   }
   return prunerStatusOk();
+}
+
+PrunerStatus prunerWriteFilesAtomic(const PrunerFileOutput *files, size_t n) {
+  StagedFile *staged = calloc(n ? n : 1, sizeof *staged);
+  if (!staged)
+    return prunerStatusError("cannot write %s: out of memory", n ? files[0].path : "outputs");
+  PrunerStatus st = prunerStatusOk();
+  size_t done = 0;
+  for (; done < n && st.ok; ++done) {
+    st = stageFile(&files[done], &staged[done]);
+    if (!st.ok)
+      break;
+  }
+  /* All written or none: a failed one takes the others' temporary files with it. */
+  if (!st.ok) {
+    for (size_t i = 0; i < done; ++i)
+      unlink(staged[i].tmp);
+    free(staged);
+    return st;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (st.ok && rename(staged[i].tmp, staged[i].real) != 0)
+      st = prunerStatusError("cannot write %s: %s", files[i].path, strerror(errno));
+    if (!st.ok)
+      unlink(staged[i].tmp);
+  }
+  free(staged);
+  return st;
+}
+
+PrunerStatus prunerWriteFileAtomic(const char *path, PrunerFileWriter write, void *user) {
+  PrunerFileOutput out = {path, write, user};
+  return prunerWriteFilesAtomic(&out, 1);
 }
 
 bool prunerSameFile(const char *a, const char *b) {

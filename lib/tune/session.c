@@ -644,14 +644,35 @@ PrunerStatus prunerTuneSessionAnnotateModule(PrunerTuneSession s) {
   return prunerStatusOk();
 }
 
+PrunerStatus prunerTuneSessionWriteOutputs(PrunerTuneSession s, const char *output,
+                                           const char *spec) {
+  PrunerFileOutput files[2];
+  size_t n = 0;
+  if (output) {
+    /* A file with nothing to tune is copied byte for byte (comments and all). */
+    if (s->engine.num_tasks == 0 && s->input_text && s->convs_rewritten == 0) {
+      files[n++] = (PrunerFileOutput){output, tuneWriteInput, s};
+    } else {
+      PrunerStatus st = prunerTuneSessionAnnotateModule(s);
+      if (!st.ok)
+        return st;
+      files[n++] = (PrunerFileOutput){output, tuneWriteModule, s};
+    }
+  }
+  char *text = NULL;
+  if (spec) {
+    text = prunerTuneSessionSpecText(s);
+    if (!text)
+      return prunerStatusError("out of memory writing the tuning spec");
+    files[n++] = (PrunerFileOutput){spec, tuneWriteText, text};
+  }
+  PrunerStatus st = prunerWriteFilesAtomic(files, n);
+  free(text);
+  return st;
+}
+
 PrunerStatus prunerTuneSessionWriteOutput(PrunerTuneSession s, const char *path) {
-  /* A file with nothing to tune is copied byte for byte (comments and all). */
-  if (s->engine.num_tasks == 0 && s->input_text && s->convs_rewritten == 0)
-    return prunerWriteFileAtomic(path, tuneWriteInput, s);
-  PrunerStatus st = prunerTuneSessionAnnotateModule(s);
-  if (!st.ok)
-    return st;
-  return prunerWriteFileAtomic(path, tuneWriteModule, s);
+  return prunerTuneSessionWriteOutputs(s, path, NULL);
 }
 
 char *prunerTuneSessionSpecText(PrunerTuneSession s) {
@@ -803,12 +824,7 @@ PrunerStatus prunerTuneSessionCheckModule(PrunerTuneSession s, const char *spec_
 }
 
 PrunerStatus prunerTuneSessionWriteSpec(PrunerTuneSession s, const char *path) {
-  char *text = prunerTuneSessionSpecText(s);
-  if (!text)
-    return prunerStatusError("out of memory writing the tuning spec");
-  PrunerStatus st = prunerWriteFileAtomic(path, tuneWriteText, text);
-  free(text);
-  return st;
+  return prunerTuneSessionWriteOutputs(s, NULL, path);
 }
 
 /* ---------------------------------------------------------------------------------- */

@@ -537,9 +537,7 @@ static int tuneMain(Cli *cli_, PrunerTuneOptions *o_, PrunerTuneStudyOptions *so
   }
   bool written = false;
   if (rc == 0 || interrupted || stopped) {
-    PrunerStatus w = prunerTuneSessionWriteOutput(cli.session, cli.output);
-    if (w.ok && cli.spec)
-      w = prunerTuneSessionWriteSpec(cli.session, cli.spec);
+    PrunerStatus w = prunerTuneSessionWriteOutputs(cli.session, cli.output, cli.spec);
     written = w.ok;
     if (!w.ok) {
       fprintf(stderr, "pruner-tune: error: %s\n", w.message);

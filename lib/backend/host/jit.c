@@ -5,9 +5,12 @@
  * argument, so the kernel writes its output argument in place; then the host transform
  * schedule: the code pruner-cpu-pipeline runs too) -> OpenMP + LLVM lowering ->
  * mlirExecutionEngineCreate with libomp and the C runner utils. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
@@ -18,9 +21,10 @@
 
 #include "host_internal.h"
 #include "pruner/backend/host_ir.h"
+#include "pruner/file.h"
+#include "pruner/ir.h"
 #include "pruner/ir_context.h"
 #include "pruner/schedule.h"
-#include "pruner/ir.h"
 
 typedef struct Diag {
   char text[PRUNER_STATUS_MESSAGE_SIZE];
@@ -151,19 +155,24 @@ PrunerStatus hostJit(MlirContext ctx, const PrunerWorkload *w, const PrunerConfi
 
 PrunerStatus prunerHostWriteObject(const PrunerWorkload *w, const PrunerConfig *config,
                                    const PrunerTargetDesc *t, int opt_level, const char *path) {
+  /* A directory or a device is refused before anything is compiled; an old file is
+   * removed first, so that the check below sees what this call wrote (the engine only
+   * prints its own failure). */
+  PrunerStatus st = prunerCheckOutputPath("-o", path);
+  if (!st.ok)
+    return st;
+  if (unlink(path) != 0 && errno != ENOENT)
+    return prunerStatusError("-o %s: cannot replace it: %s", path, strerror(errno));
   MlirContext ctx = hostContextCreate();
   HostKernel k;
-  PrunerStatus st = jitModule(ctx, w, config, t, false, opt_level, true, &k);
+  st = jitModule(ctx, w, config, t, false, opt_level, true, &k);
   if (st.ok) {
     /* The lookup above compiled the module; its object is in the engine's cache. */
-    remove(path);
     mlirExecutionEngineDumpToObjectFile(k.jit, mlirStringRefCreateFromCString(path));
     hostKernelDestroy(&k);
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    struct stat written;
+    if (stat(path, &written) != 0 || !S_ISREG(written.st_mode) || written.st_size == 0)
       st = prunerStatusError("host JIT of %s: no object file written to %s", w->key, path);
-    else
-      fclose(f);
   }
   mlirContextDestroy(ctx);
   return st;

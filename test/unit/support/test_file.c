@@ -176,6 +176,46 @@ static void test_atomic_write(void **state) {
   rmdir(dir);
 }
 
+/* Several outputs: all or none. The second producer failing leaves the first file as it
+ * was (absent, or its old content), with no temporary file behind; both written when
+ * both succeed. A directory where no file can be created (/proc) is refused by the
+ * check, before anything runs; permission bits would not tell (root passes them). */
+static void test_atomic_write_several(void **state) {
+  (void)state;
+  char dir[] = "/tmp/pruner-test-dir-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char a[128], b[128];
+  snprintf(a, sizeof a, "%s/out.mlir", dir);
+  snprintf(b, sizeof b, "%s/spec.mlir", dir);
+  PrunerFileOutput failing[2] = {{a, writeHello, NULL}, {b, writeNothing, NULL}};
+  PrunerStatus st = prunerWriteFilesAtomic(failing, 2);
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, b));
+  assert_int_equal(countEntries(dir), 0); /* neither file, no temporary */
+  writeBytes(a, "old\n", 4);
+  st = prunerWriteFilesAtomic(failing, 2);
+  assert_false(st.ok);
+  char *got = NULL;
+  assert_true(prunerReadFile(a, &got, NULL).ok);
+  assert_string_equal(got, "old\n");
+  free(got);
+  assert_int_equal(countEntries(dir), 1);
+  PrunerFileOutput both[2] = {{a, writeHello, NULL}, {b, writeHello, NULL}};
+  assert_true(prunerWriteFilesAtomic(both, 2).ok);
+  for (int i = 0; i < 2; ++i) {
+    assert_true(prunerReadFile(i ? b : a, &got, NULL).ok);
+    assert_string_equal(got, "hello\n");
+    free(got);
+  }
+  assert_int_equal(countEntries(dir), 2);
+  st = prunerCheckOutputPath("-o", "/proc/pruner-no-such-output.mlir");
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "cannot create a file in '/proc'"));
+  unlink(a);
+  unlink(b);
+  rmdir(dir);
+}
+
 static void test_same_file(void **state) {
   (void)state;
   char dir[] = "/tmp/pruner-test-dir-XXXXXX";
@@ -260,6 +300,7 @@ int main(void) {
       cmocka_unit_test(test_missing_file_names_path),
       cmocka_unit_test(test_read_cap),
       cmocka_unit_test(test_atomic_write),
+      cmocka_unit_test(test_atomic_write_several),
       cmocka_unit_test(test_same_file),
       cmocka_unit_test(test_remove_tree),
       cmocka_unit_test(test_text_append_bytes),
