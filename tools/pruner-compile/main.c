@@ -272,10 +272,16 @@ typedef struct OpSearch {
 
 static MlirWalkResult findTunableOp(MlirOperation op, const PrunerWorkload *w,
                                     const PrunerStatus *why, void *userData) {
-  (void)op, (void)why;
   OpSearch *s = userData;
-  if (!w)
-    return MlirWalkResultAdvance; /* not tunable: not counted */
+  if (!w) {
+    /* Not tunable (dynamic or empty shapes, an unsupported op): said with its location,
+     * as pruner-draft and pruner-tune do, so "0 tunable ops" has its reasons. */
+    char loc[256];
+    prunerOperationLocationString(op, loc, sizeof loc);
+    fprintf(stderr, "pruner-compile: remark: %s: skipped: %s\n", loc,
+            why ? why->message : "not tunable");
+    return MlirWalkResultAdvance;
+  }
   if (s->seen++ == s->wanted) {
     *s->out = *w;
     s->found = true;
@@ -284,29 +290,36 @@ static MlirWalkResult findTunableOp(MlirOperation op, const PrunerWorkload *w,
   return MlirWalkResultAdvance;
 }
 
-static PrunerStatus workloadFromText(MlirContext ctx, const char *text, long index,
-                                     PrunerWorkload *w) {
-  PrunerStatus crashed = prunerIrCheckParseIsolated(text, strlen(text), "the module");
+/* `text` (`size` bytes) is the content of `path`. A file is parsed from its path, so that
+ * locations and errors name it and MLIR bytecode is read too; standard input ("-") from
+ * the bytes read, all of them (a NUL inside the text does not end it). */
+static PrunerStatus workloadFromText(MlirContext ctx, const char *path, const char *text,
+                                     size_t size, long index, PrunerWorkload *w) {
+  PrunerStatus crashed = prunerIrCheckParseIsolated(text, size, path);
   if (!crashed.ok)
     return crashed;
-  MlirModule module = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));
+  MlirModule module =
+      strcmp(path, "-") == 0
+          ? mlirModuleCreateParse(ctx, mlirStringRefCreate(text, size))
+          : mlirModuleCreateParseFromFile(ctx, mlirStringRefCreateFromCString(path));
   if (mlirModuleIsNull(module))
-    return prunerStatusError("the module does not parse (see MLIR's message above)");
+    return prunerStatusError("'%s' does not parse (see MLIR's message above)", path);
   OpSearch s = {.wanted = index, .seen = 0, .out = w, .found = false};
   prunerWalkTunableOps(mlirModuleGetOperation(module), findTunableOp, &s);
   mlirModuleDestroy(module);
   if (!s.found)
-    return prunerStatusError("op index %ld: the module has %ld tunable linalg ops", index, s.seen);
+    return prunerStatusError("op index %ld: '%s' has %ld tunable linalg ops", index, path, s.seen);
   return prunerStatusOk();
 }
 
 static PrunerStatus buildWorkload(const Args *a, MlirContext ctx, PrunerWorkload *w) {
   if (a->input) {
     char *text = NULL;
-    PrunerStatus read = prunerReadFile(a->input, &text, NULL);
+    size_t size = 0;
+    PrunerStatus read = prunerReadFile(a->input, &text, &size);
     if (!read.ok)
       return read;
-    PrunerStatus s = workloadFromText(ctx, text, a->op_index, w);
+    PrunerStatus s = workloadFromText(ctx, a->input, text, size, a->op_index, w);
     free(text);
     return s;
   }
@@ -535,6 +548,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "pruner-compile: --target: %s\n", s.message);
     return 2;
   }
+  if (t.kind != PRUNER_TARGET_GPU) { /* said once, not once per candidate */
+    fprintf(stderr,
+            "pruner-compile: --target: %s is not a GPU; pruner-compile builds GPU kernels "
+            "(the host's are compiled and timed by pruner-tune --target=host)\n",
+            t.name);
+    return 2;
+  }
   /* The context parses generics, --input and --config; it is gone before the workers
    * fork, which build their own. */
   MlirContext ctx = prunerIrContextCreate();
@@ -640,6 +660,9 @@ int main(int argc, char **argv) {
   free(indices);
   if (space)
     prunerSpaceDestroy(space);
-  /* A single --config that fails is a failed command; random sweeps report and succeed. */
-  return (a.config && ok == 0) || study_rc || bundle_failed ? 1 : 0;
+  /* A single --config that fails is a failed command; a random sweep reports and succeeds
+   * when some of its candidates compiled, and fails when none did. */
+  if (!a.config && n > 0 && ok == 0)
+    fprintf(stderr, "pruner-compile: none of the %zu candidates compiled\n", n);
+  return ok == 0 || study_rc || bundle_failed ? 1 : 0;
 }
