@@ -28,6 +28,10 @@ extern "C" {
 #define PRUNER_RECORDS_VERSION 1
 #define PRUNER_MAX_SAMPLES 64
 #define PRUNER_MAX_PASSES 16
+/* The longest time a record may hold, in µs: one day, the longest per-candidate watchdog
+ * (--timeout) of every tool. A longer latency was not measured by them; the reader
+ * refuses it (1e300 µs would be printed as a 300-digit number and tuned towards). */
+#define PRUNER_RECORD_MAX_US 86400e6
 #define PRUNER_MAX_CODEGEN_VERSION 1000000
 
 typedef enum PrunerRecordStatus {

@@ -145,6 +145,10 @@ static PrunerStatus readTimes(const cJSON *parent, const char *key, int max, boo
     if (!isfinite(v) || v < 0 || (positive && v == 0))
       return prunerStatusError("key '%s': entry %d is not a finite, %s number", key, *n,
                                positive ? "positive" : "non-negative");
+    if (v > PRUNER_RECORD_MAX_US)
+      return prunerStatusError("key '%s': entry %d, %g us, is longer than a day (the "
+                               "longest watchdog): not a measurement",
+                               key, *n, v);
     out[(*n)++] = v;
   }
   return prunerStatusOk();
@@ -734,6 +738,10 @@ static PrunerStatus recordFromJson(const cJSON *json, PrunerRecord *out) {
   out->median_us = readNumberOr(json, "median_us", NAN);
   if (out->status == PRUNER_RECORD_OK && !(out->median_us > 0.0 && isfinite(out->median_us)))
     return prunerStatusError("key 'median_us': an ok record needs a positive, finite latency");
+  if (out->median_us > PRUNER_RECORD_MAX_US)
+    return prunerStatusError("key 'median_us': %g us is longer than a day (the longest "
+                             "watchdog): not a measurement",
+                             out->median_us);
   /* The median of its own samples lies among them: 5e-324 or 0.01 beside samples of
    * 1.1-1.3 us would become the best config unmeasured. */
   if (out->status == PRUNER_RECORD_OK && out->num_samples > 0) {
