@@ -335,6 +335,14 @@ static PrunerStatus tuneAttachPrior(TuneEngine *e) {
     PrunerStatus st = prunerVerifierSetPriorFile(e->verifier, e->opts.prior_path);
     if (!st.ok)
       return prunerStatusError("--pretrained=%s: %s", e->opts.prior_path, st.message);
+    /* Features mean other things on another kind of target (a GPU's draft symbols are
+     * not a CPU's): such a model is no prior here, only a wrong one. */
+    const char *source = prunerVerifierPriorSource(e->verifier);
+    if (source[0] && prunerTargetKeyKind(source) != prunerTargetKeyKind(e->target_key))
+      return prunerStatusError("--pretrained=%s: trained on %s, another kind of target than "
+                               "%s tuned here; a prior transfers between machines of one kind "
+                               "(docs/transfer.md)",
+                               e->opts.prior_path, source, e->target_key);
     tuneNotePrior(e, e->opts.prior_path, NULL);
     return st;
   }
