@@ -23,6 +23,7 @@ header which includes compile.h is caught as well. The rules:
 """
 import os
 import re
+import shutil
 import sys
 import tempfile
 
@@ -190,8 +191,18 @@ def check(root):
 
 
 def self_test():
+    made = []  # the trees, removed at the end, pass or fail
+    try:
+        self_test_in(made)
+    finally:
+        for d in made:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def self_test_in(made):
     def tree(files):
         d = tempfile.mkdtemp(prefix="pruner-deps-")
+        made.append(d)
         for rel, text in files.items():
             path = os.path.join(d, rel)
             os.makedirs(os.path.dirname(path), exist_ok=True)
