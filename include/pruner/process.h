@@ -21,7 +21,9 @@ extern "C" {
  * bytes dropped); log == NULL: the child shares ours. timeout_seconds > 0: the child is
  * killed (SIGKILL) when it runs longer, and the status says "timeout after Ns in argv[0]";
  * <= 0: no limit. On success *wait_status holds waitpid's status (use WIFSIGNALED /
- * WEXITSTATUS). Fails, naming argv[0], when it cannot be started. */
+ * WEXITSTATUS). Fails, naming argv[0], when it cannot be started. The child gets our
+ * environment without an MPI launcher's variables (OMPI_*, PMIX_*, PMI_*, HYDI_*,
+ * MPI_LOCALRANKID, MPI_LOCALNRANKS): a tool run by a rank is not a rank itself. */
 PrunerStatus prunerProcessRun(char *const argv[], double timeout_seconds, char *log,
                               size_t log_size, int *wait_status);
 

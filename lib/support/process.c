@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -84,6 +85,36 @@ PrunerStatus prunerProcessRun(char *const argv[], double timeout_seconds, char *
   return prunerProcessRunStoppable(argv, timeout_seconds, NULL, log, log_size, wait_status);
 }
 
+/* An MPI launcher's variables, which tell a program it is a rank of a job: a tool the
+ * tuner runs is not one. IREE's runtime, for one, checks OMPI_COMM_WORLD_SIZE and calls
+ * MPI_Init, which aborted every iree-run-module started by a rank under mpirun (Open MPI:
+ * OMPI_*, PMIX_*; MPICH's Hydra: PMI_*, HYDI_*, MPI_LOCALRANKID, MPI_LOCALNRANKS). */
+static bool launcherVariable(const char *entry) {
+  static const char *const prefixes[] = {
+      "OMPI_", "PMIX_", "PMI_", "HYDI_", "MPI_LOCALRANKID=", "MPI_LOCALNRANKS="};
+  for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; ++i)
+    if (strncmp(entry, prefixes[i], strlen(prefixes[i])) == 0)
+      return true;
+  return false;
+}
+
+/* Our environment without the launcher's variables (a new array of the same strings;
+ * free the array only), or NULL when out of memory. */
+static char **childEnvironment(void) {
+  size_t n = 0;
+  while (environ[n])
+    ++n;
+  char **env = malloc((n + 1) * sizeof *env);
+  if (!env)
+    return NULL;
+  size_t j = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (!launcherVariable(environ[i]))
+      env[j++] = environ[i];
+  env[j] = NULL;
+  return env;
+}
+
 /* The spawn and wait of both public forms; `stdout_to_stderr` (without a log): the
  * child's stdout is our stderr. */
 static PrunerStatus spawnAndWait(char *const argv[], double timeout_seconds,
@@ -101,7 +132,9 @@ static PrunerStatus spawnAndWait(char *const argv[], double timeout_seconds,
     posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
   }
   pid_t pid;
-  int err = posix_spawnp(&pid, argv[0], &actions, NULL, argv, environ);
+  char **env = childEnvironment();
+  int err = env ? posix_spawnp(&pid, argv[0], &actions, NULL, argv, env) : ENOMEM;
+  free(env);
   posix_spawn_file_actions_destroy(&actions);
   if (log)
     close(fds[1]);

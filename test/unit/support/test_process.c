@@ -146,6 +146,33 @@ static void test_missing_program(void **state) {
   assert_non_null(strstr(st.message, "cannot run /nonexistent/pruner-nothing"));
 }
 
+/* A tool run by an MPI rank does not see the launcher's variables (IREE's runtime took
+ * them for a job of its own and aborted in MPI_Init); the rest of the environment stays. */
+static void test_no_launcher_environment(void **state) {
+  (void)state;
+  setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+  setenv("PMIX_RANK", "1", 1);
+  setenv("PMI_RANK", "1", 1);
+  setenv("MPI_LOCALRANKID", "1", 1);
+  setenv("PRUNER_TEST_KEPT", "yes", 1);
+  static char log[1 << 17]; /* the whole environment */
+  int ws = -1;
+  char *argv[] = {"env", NULL};
+  PrunerStatus st = prunerProcessRun(argv, 10, log, sizeof log, &ws);
+  unsetenv("OMPI_COMM_WORLD_SIZE");
+  unsetenv("PMIX_RANK");
+  unsetenv("PMI_RANK");
+  unsetenv("MPI_LOCALRANKID");
+  assert_true(st.ok);
+  assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+  assert_non_null(strstr(log, "PRUNER_TEST_KEPT=yes"));
+  assert_null(strstr(log, "OMPI_COMM_WORLD_SIZE"));
+  assert_null(strstr(log, "PMIX_RANK"));
+  assert_null(strstr(log, "PMI_RANK"));
+  assert_null(strstr(log, "MPI_LOCALRANKID"));
+  unsetenv("PRUNER_TEST_KEPT");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_captures_both_streams_and_exit),
@@ -154,6 +181,7 @@ int main(void) {
       cmocka_unit_test(test_stop_flag_kills),
       cmocka_unit_test(test_stdout_to_stderr),
       cmocka_unit_test(test_missing_program),
+      cmocka_unit_test(test_no_launcher_environment),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
