@@ -7,10 +7,14 @@
  * JIT-compiles the candidate, runs it once from the initial output and compares with the
  * reference, then warms up and times it. A crash or hang kills only the child. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,8 +278,18 @@ static void childStart(HostChild *ch) {
    * same kernel measured 3.47-3.64 ms in six processes instead of 3.63-4.80. */
   setenv("OMP_PROC_BIND", "true", 0);
   setenv("OMP_PLACES", "cores", 0);
-  if (ch->jit_dir[0])
+  if (ch->jit_dir[0]) {
     setenv("JITDUMPDIR", ch->jit_dir, 1);
+    /* This child's mark, so that a later host can clean up after it if the tuner dies
+     * before reaping it (hostCollectStale). */
+    char mark[PATH_MAX + 32];
+    if ((size_t)snprintf(mark, sizeof mark, "%s/child-%ld", ch->jit_dir, (long)getpid()) <
+        sizeof mark) {
+      int fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+      if (fd >= 0)
+        close(fd);
+    }
+  }
   ch->blas = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
   if (ch->blas) {
     ch->sgemm = (SgemmFn)dlsym(ch->blas, "cblas_sgemm");
@@ -1241,18 +1255,57 @@ static bool childHandle(void *context, const void *request, void *reply) {
  * a file in /tmp where /dev/shm is missing, named by pid and user; libomp removes it only
  * at a normal exit) and the perf listener's JIT dumps. The folder is emptied after each
  * child, so a long run keeps at most one child's dumps. */
-static void childReaped(void *context, int pid) {
-  HostChild *ch = context;
+static void removeRegistration(long pid) {
   char name[96];
-  snprintf(name, sizeof name, "/__KMP_REGISTERED_LIB_%d_%d", pid, (int)getuid());
+  snprintf(name, sizeof name, "/__KMP_REGISTERED_LIB_%ld_%d", pid, (int)getuid());
   shm_unlink(name);
   char file[112];
   snprintf(file, sizeof file, "/tmp%s", name);
   unlink(file);
-  char dumps[PATH_MAX + 8];
+}
+
+static void childReaped(void *context, int pid) {
+  HostChild *ch = context;
+  removeRegistration(pid);
+  char path[PATH_MAX + 32];
+  if (ch->jit_dir[0] && (size_t)snprintf(path, sizeof path, "%s/.debug", ch->jit_dir) < sizeof path)
+    prunerRemoveTree(path); /* LLVM makes it again: <JITDUMPDIR>/.debug/jit/<run>/ */
   if (ch->jit_dir[0] &&
-      (size_t)snprintf(dumps, sizeof dumps, "%s/.debug", ch->jit_dir) < sizeof dumps)
-    prunerRemoveTree(dumps); /* LLVM makes it again: <JITDUMPDIR>/.debug/jit/<run>/ */
+      (size_t)snprintf(path, sizeof path, "%s/child-%d", ch->jit_dir, pid) < sizeof path)
+    unlink(path);
+}
+
+static bool processGone(long pid) { return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH; }
+
+/* A tuner killed outright (SIGKILL, or the second Ctrl-C's _exit) never destroys its
+ * host: its folder "pruner-jit-<pid>-*" and its last child's registration stay. Each new
+ * host removes those of tuners that are gone, with the registrations of their children
+ * (the children's marks, "child-<pid>"), so leftovers do not pile up. */
+static void hostCollectStale(const char *tmp) {
+  DIR *d = opendir(tmp);
+  if (!d)
+    return;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    long owner = 0;
+    if (strncmp(e->d_name, "pruner-jit-", 11) != 0 || sscanf(e->d_name + 11, "%ld-", &owner) != 1 ||
+        !processGone(owner))
+      continue;
+    char dir[PATH_MAX];
+    if ((size_t)snprintf(dir, sizeof dir, "%s/%s", tmp, e->d_name) >= sizeof dir)
+      continue;
+    DIR *marks = opendir(dir);
+    struct dirent *m;
+    while (marks && (m = readdir(marks)) != NULL) {
+      long child = 0;
+      if (sscanf(m->d_name, "child-%ld", &child) == 1 && processGone(child))
+        removeRegistration(child);
+    }
+    if (marks)
+      closedir(marks);
+    prunerRemoveTree(dir);
+  }
+  closedir(d);
 }
 
 PrunerStatus prunerHostCreate(const PrunerHostOptions *opts, PrunerHost *out) {
@@ -1292,8 +1345,9 @@ PrunerStatus prunerHostCreate(const PrunerHostOptions *opts, PrunerHost *out) {
    * JITDUMPDIR is kept (they asked for the dumps). No folder: LLVM's default place. */
   if (!getenv("JITDUMPDIR")) {
     const char *tmp = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
-    if ((size_t)snprintf(h->child.jit_dir, sizeof h->child.jit_dir, "%s/pruner-jit-XXXXXX", tmp) >=
-            sizeof h->child.jit_dir ||
+    hostCollectStale(tmp);
+    if ((size_t)snprintf(h->child.jit_dir, sizeof h->child.jit_dir, "%s/pruner-jit-%ld-XXXXXX", tmp,
+                         (long)getpid()) >= sizeof h->child.jit_dir ||
         !mkdtemp(h->child.jit_dir))
       h->child.jit_dir[0] = '\0';
   }

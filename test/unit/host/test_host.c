@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1172,9 +1173,32 @@ static void test_leaves_no_files(void **state) {
   char *saved_dump = old_dump ? strdup(old_dump) : NULL;
   setenv("TMPDIR", dir, 1);
   unsetenv("JITDUMPDIR");
+  /* A tuner that died without destroying its host (a pid that is gone: a child reaped
+   * at once) left its folder, with a child's mark and that child's registration. */
+  pid_t gone = fork();
+  assert_true(gone >= 0);
+  if (gone == 0)
+    _exit(0);
+  assert_int_equal(waitpid(gone, NULL, 0), gone);
+  char stale[160], mark[200], stale_registration[96];
+  snprintf(stale, sizeof stale, "%s/pruner-jit-%d-AbCdEf", dir, (int)gone);
+  snprintf(mark, sizeof mark, "%s/child-%d", stale, (int)gone);
+  snprintf(stale_registration, sizeof stale_registration, "/dev/shm/__KMP_REGISTERED_LIB_%d_%d",
+           (int)gone, (int)getuid());
+  assert_int_equal(mkdir(stale, 0700), 0);
+  FILE *touch = fopen(mark, "w");
+  assert_non_null(touch);
+  fclose(touch);
+  FILE *shm = fopen(stale_registration, "w"); /* NULL without /dev/shm: not checked */
+  if (shm)
+    fclose(shm);
   char before[256];
   childrenList(before, sizeof before);
   PrunerHost h = createTestHost(1);
+  if (access(stale, F_OK) == 0)
+    fail_msg("%s of a tuner that is gone was not removed", stale);
+  if (shm && access(stale_registration, F_OK) == 0)
+    fail_msg("%s of a child that is gone was not removed", stale_registration);
   PrunerWorkload w;
   prunerWorkloadMatmul(&w, 32, 32, 32, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   PrunerSpace space;
