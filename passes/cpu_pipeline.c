@@ -71,8 +71,12 @@ static MlirWalkResult checkIsa(MlirOperation op, void *user) {
 
 PrunerStatus prunerCpuPipelineCheckTarget(const char *target_name, PrunerTargetDesc *target) {
   PrunerStatus s = prunerTargetLookup(target_name, target);
-  if (s.ok && target->kind != PRUNER_TARGET_HOST)
+  if (s.ok && target->kind == PRUNER_TARGET_GPU)
     s = prunerStatusError("'%s' is not a host target (pruner-gpu-pipeline lowers GPU configs)",
+                          target_name);
+  else if (s.ok && target->kind != PRUNER_TARGET_HOST)
+    s = prunerStatusError("'%s' is not a host target (an IREE target's configs are compiled "
+                          "by IREE with the tuning spec: docs/iree.md)",
                           target_name);
   return s.ok ? s : prunerStatusError("pruner-cpu-pipeline: target: %s", s.message);
 }

@@ -238,6 +238,17 @@ static PrunerStatus tuneSessionStart(PrunerTuneSession s, const PrunerTuneOption
   return tuneEnginePrepare(&s->engine);
 }
 
+/* A session that fails to start leaves no records file it created: an empty log named by
+ * --records was left behind by a module that did not parse. */
+static PrunerStatus tuneSessionCreateFailed(PrunerTuneSession s, const char *records_path,
+                                            bool records_new, PrunerStatus st) {
+  prunerTuneSessionDestroy(s); /* closes (and unlocks) the records file first */
+  struct stat sb;
+  if (records_new && stat(records_path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
+    unlink(records_path);
+  return st;
+}
+
 PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOptions *opts,
                                      PrunerTuneSession *out) {
   *out = NULL;
@@ -247,20 +258,18 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
   PrunerTuneSession s = calloc(1, sizeof *s);
   if (!s)
     return prunerStatusError("out of memory");
+  const char *records = opts->records_path;
+  bool records_new = records && access(records, F_OK) != 0;
   PrunerStatus st = tuneEngineInit(&s->engine, opts);
   if (st.ok)
     st = prunerReadFile(input_path, &s->input_text, &s->input_size);
-  if (!st.ok) {
-    prunerTuneSessionDestroy(s);
-    return st;
-  }
+  if (!st.ok)
+    return tuneSessionCreateFailed(s, records, records_new, st);
   s->input_path = strdup(input_path);
   if (!opts || !opts->input_parse_checked)
     st = prunerIrCheckParseIsolated(s->input_text, s->input_size, input_path);
-  if (!st.ok) {
-    prunerTuneSessionDestroy(s);
-    return st;
-  }
+  if (!st.ok)
+    return tuneSessionCreateFailed(s, records, records_new, st);
   s->ctx = prunerIrContextCreate();
   s->owns_module = true;
   mlirContextAttachDiagnosticHandler(s->ctx, tuneDiagnostic, s, NULL);
@@ -292,8 +301,7 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
   if (mlirModuleIsNull(s->module) || !mlirOperationIsNull(unknown)) {
     st = prunerStatusError("%s: cannot parse the module: %s", input_path,
                            s->first_error[0] ? s->first_error : "unknown parse error");
-    prunerTuneSessionDestroy(s);
-    return st;
+    return tuneSessionCreateFailed(s, records, records_new, st);
   }
   if (!opts || !opts->conv1x1_as_matmul) {
     int convs = prunerIrCountConv1x1AsMatmul(mlirModuleGetOperation(s->module));
@@ -307,10 +315,8 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
   } else {
     int rewritten = 0;
     st = prunerIrConv1x1ToMatmul(mlirModuleGetOperation(s->module), &rewritten);
-    if (!st.ok) {
-      prunerTuneSessionDestroy(s);
-      return st;
-    }
+    if (!st.ok)
+      return tuneSessionCreateFailed(s, records, records_new, st);
     s->convs_rewritten = rewritten;
     if (rewritten > 0)
       tuneNote(&s->engine, -1,
@@ -319,10 +325,8 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
                rewritten);
   }
   st = tuneSessionStart(s, opts, input_path);
-  if (!st.ok) {
-    prunerTuneSessionDestroy(s);
-    return st;
-  }
+  if (!st.ok)
+    return tuneSessionCreateFailed(s, records, records_new, st);
   *out = s;
   return prunerStatusOk();
 }
@@ -836,8 +840,18 @@ static void tuneShape(const PrunerWorkload *w, char *buf, size_t size) {
   for (int l = 0; l < w->num_loops && used < size; ++l)
     used += (size_t)snprintf(buf + used, size - used, "%s%lld", l ? "x" : "",
                              (long long)w->bounds[l]);
-  if (used < size)
-    snprintf(buf + used, size - used, " %s", prunerDTypeName(w->operands[0].dtype));
+  /* The inputs' element type ("f16" for f16 x f16 -> f32, as always), or every operand's
+   * when the inputs differ ("f16,bf16->f32"): the first input's alone hid mixed inputs. */
+  int n = w->num_inputs + w->num_outputs;
+  bool mixed = false;
+  for (int i = 1; i < w->num_inputs; ++i)
+    mixed = mixed || w->operands[i].dtype != w->operands[0].dtype;
+  for (int i = 0; i < (mixed ? n : 1) && used < size; ++i)
+    used += (size_t)snprintf(buf + used, size - used, "%s%s",
+                             i == 0               ? " "
+                             : i == w->num_inputs ? "->"
+                                                  : ",",
+                             prunerDTypeName(w->operands[i].dtype));
 }
 
 /* Why task i has no best config, for the table's config column: no trials, or what its

@@ -151,7 +151,8 @@ static void usage(FILE *f) {
           "                           cross-thread, tensor-core, tensor-core-staged,\n"
           "                           implicit-gemm, split-k (default: all; docs/tune.md)\n"
           "      --no-conv1x1-as-matmul  tune 1x1 stride-1 convs (NHWC, or NCHW of one\n"
-          "                           image) as convs;\n"
+          "                           image) as convs (--conv1x1-as-matmul: the default,\n"
+          "                           said explicitly);\n"
           "                           by default each is tuned as the linalg.matmul it is\n"
           "                           (reshapes, no copy; -o and the spec hold the matmul):\n"
           "                           GEMM tiles, tensor cores for f16/bf16 on GPUs\n"
@@ -246,9 +247,13 @@ static void usage(FILE *f) {
 
 /* A file flag's value: "--records=" named no file, and the open that failed said ": No
  * such file or directory" about an empty name. */
+/* A file flag given twice is refused: the last one silently won, and the first file
+ * named (an output the user meant to get) was never written. */
 static PrunerStatus pathArg(const char *flag, const char *value, const char **out) {
   if (!value[0])
     return prunerStatusError("%s: empty path", flag);
+  if (*out)
+    return prunerStatusError("%s given twice (%s, %s): give it once", flag, *out, value);
   *out = value;
   return prunerStatusOk();
 }
@@ -736,8 +741,12 @@ static int tuneCommand(int argc, char **argv) {
     bool bad = false;
     PrunerStatus fs = prunerStatusOk(); /* a numeric flag's parse (pruner/flags.h) */
     switch (c) {
-    case 'o': cli.output = optarg; break;
-    case O_SPEC: cli.spec = optarg; break;
+    case 'o':
+      fs = pathArg("-o", optarg, &cli.output);
+      break;
+    case O_SPEC:
+      fs = pathArg("--spec", optarg, &cli.spec);
+      break;
     case O_TARGET:
       o.target = so.target = optarg;
       target_given = true;
