@@ -171,6 +171,26 @@ static double fitDraftScale(const float *d, const float *labels, const unsigned 
   return c;
 }
 
+/* The variance of the draft's errors over one group's records d[0..n) (labels alike),
+ * and in *m how many could be scored (NaN d, unscorable, are left out); 0 when m < 2. */
+static double groupErrorVariance(const float *d, const float *labels, size_t n, size_t *m) {
+  double sum = 0, squares = 0;
+  *m = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (isnan(d[i]) || !(labels[i] > 0))
+      continue;
+    /* label = best / measured, so log(measured / predicted) = d - log(label) + const. */
+    double error = (double)d[i] - log((double)labels[i]);
+    sum += error;
+    squares += error * error;
+    ++*m;
+  }
+  if (*m < 2)
+    return 0.0;
+  double mean = sum / (double)*m;
+  return fmax(squares - (double)*m * mean * mean, 0.0) / (double)(*m - 1);
+}
+
 /* The same scale from the spread of the draft's errors, for when the likelihood has no
  * interior maximum. If the measured log latency is the draft's plus an error of deviation
  * s (within a group: each workload's own offset cancels in its pairs), then P(i faster
@@ -185,21 +205,11 @@ static double draftScaleFromErrors(const float *d, const float *labels,
   double variance = 0;
   size_t used = 0, begin = 0;
   for (size_t g = 0; g < num_groups; begin += groups[g++]) {
-    double sum = 0, squares = 0;
-    size_t m = 0;
-    for (size_t i = begin; i < begin + groups[g]; ++i) {
-      if (isnan(d[i]) || !(labels[i] > 0))
-        continue;
-      /* label = best / measured, so log(measured / predicted) = d - log(label) + const. */
-      double error = (double)d[i] - log((double)labels[i]);
-      sum += error;
-      squares += error * error;
-      ++m;
-    }
+    size_t m;
+    double v = groupErrorVariance(d + begin, labels + begin, groups[g], &m);
     if (m < 2)
       continue;
-    double mean = sum / (double)m;
-    variance += fmax(squares - (double)m * mean * mean, 0.0) / (double)(m - 1);
+    variance += v;
     ++used;
   }
   if (!used)
@@ -222,25 +232,18 @@ static void groupDraftScales(const float *d, const float *labels, const unsigned
   size_t *count = calloc(num_groups ? num_groups : 1, sizeof *count);
   for (size_t g = 0; g < num_groups; begin += groups[g++]) {
     out[g] = pooled;
-    double sum = 0, squares = 0;
-    size_t m = 0;
-    for (size_t i = begin; i < begin + groups[g]; ++i) {
-      if (isnan(d[i]) || !(labels[i] > 0))
-        continue;
-      double error = (double)d[i] - log((double)labels[i]);
-      sum += error;
-      squares += error * error;
-      ++m;
-    }
+    size_t m;
+    double v = groupErrorVariance(d + begin, labels + begin, groups[g], &m);
     if (m < 2 || !variance || !count)
       continue;
-    double mean = sum / (double)m;
-    variance[g] = fmax(squares - (double)m * mean * mean, 0.0) / (double)(m - 1);
+    variance[g] = v;
     count[g] = m;
     total += variance[g];
     ++used;
   }
-  if (k > 0 && used && total > 0 && variance && count) {
+  /* One workload with errors (a study's replay, a module of one op): its scale is the
+   * pooled one, exactly (the ratio below would be 1 up to rounding). */
+  if (k > 0 && used >= 2 && total > 0 && variance && count) {
     double pool = total / (double)used;
     for (size_t g = 0; g < num_groups; ++g) {
       if (count[g] < 2)

@@ -471,6 +471,19 @@ static void test_draft_scale_per_workload(void **state) {
     assert_true(prunerRecordsAppend(records, &r).ok);
   }
   assert_non_null(keys[1]);
+  /* One workload alone: its scale is the pooled one, bit for bit. */
+  PrunerRecords alone = prunerRecordsCreateInMemory();
+  for (size_t i = 0; i < prunerRecordsCount(records); ++i)
+    if (strcmp(prunerRecordsGet(records, i)->workload_key, keys[1]) == 0)
+      assert_true(prunerRecordsAppend(alone, prunerRecordsGet(records, i)).ok);
+  PrunerVerifier single;
+  assert_true(prunerVerifierCreate(&f->h100, NULL, &single).ok);
+  assert_true(prunerVerifierTrain(single, alone, NULL).ok);
+  assert_true(prunerVerifierDraftScale(single) > 0);
+  assert_true(prunerVerifierWorkloadDraftScale(single, keys[1]) ==
+              prunerVerifierDraftScale(single));
+  prunerVerifierDestroy(single);
+  prunerRecordsDestroy(alone);
   double variance[2];
   for (int w = 0; w < 2; ++w)
     variance[w] = (squares[w] - sum[w] * sum[w] / (double)count[w]) / (double)(count[w] - 1);
