@@ -370,6 +370,11 @@ typedef struct PrunerTuneStudyOptions {
    * the best stay on the kept times. A record of fewer than two passes answers with its
    * kept time. Default false (docs/tune.md, "Search study"). */
   bool replay_one_pass;
+  /* When set, each run's log starts with every ok record of the file's other workloads
+   * of the target, as a tuner's records file holds the ops it tuned before: its verifier
+   * trains on them from the first round (the held-out situation of
+   * scripts/verifier-heldout.sh, in the search). Default false: the log starts empty. */
+  bool context;
   const volatile sig_atomic_t *stop;
   PrunerTuneEventFn on_event; /* NOTEs (per-run results) */
   void *user;

@@ -253,6 +253,13 @@ static PrunerStatus tuneStudyRun(const PrunerTuneStudyOptions *so, PrunerRecords
     e.keep_searching = true; /* a run that gives up would count as never reaching */
     e.replay_one_pass = so->replay_one_pass;
     e.pass_rng = seed ^ 0x9e3779b97f4a7c15u; /* its own stream: the run's draws unchanged */
+    /* The other workloads' records (never this one's: the run measures those). */
+    for (size_t i = 0; so->context && st.ok && i < prunerRecordsCount(replay); ++i) {
+      const PrunerRecord *r = prunerRecordsGet(replay, i);
+      if (r->status == PRUNER_RECORD_OK && !r->is_baseline &&
+          strcmp(r->workload_key, w->key) != 0 && strcmp(r->target_key, e.target_key) == 0)
+        st = prunerRecordsAppend(e.records, r);
+    }
     *space_size = e.tasks[0].space_size;
     /* No run measures a config twice: more trials than the space are never taken. */
     max = so->max_trials > 0 && so->max_trials < (int64_t)e.tasks[0].space_size
@@ -690,6 +697,9 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
   if (so->replay_one_pass)
     prunerTextAppend(&b, "each measurement answers with one of the config's recorded passes, "
                          "drawn per seed; the goals are on the kept times\n");
+  if (so->context)
+    prunerTextAppend(&b, "each run's log starts with the file's other workloads' records "
+                         "(--study-context)\n");
   prunerTextAppend(&b, "ratio = random / method on the medians, vs_dv = draft+verifier / "
                        "method (higher is better); noise: "
                        "the best config's second fastest pass when the records carry their "

@@ -215,6 +215,9 @@ static void usage(FILE *f) {
           "                           config's recorded passes (passes_us), drawn per seed,\n"
           "                           as a run on that noisy machine would have timed it;\n"
           "                           the goals stay on the file's kept times\n"
+          "      --study-context      --study starts each run's log with the file's other\n"
+          "                           workloads' records (a records file of ops tuned\n"
+          "                           before): the verifier learns from them from round 1\n"
           "      --dataset-target=KEY --study records measured elsewhere: KEY is their target\n"
           "                           key (host: that CPU's cores and ISA, the records'\n"
           "                           caches and clock, else this machine's), or 'records'\n"
@@ -673,6 +676,7 @@ static int tuneCommand(int argc, char **argv) {
     O_STUDY_METHODS,
     O_STUDY_TRACE,
     O_STUDY_ONE_PASS,
+    O_STUDY_CONTEXT,
     O_SCHEDULES,
     O_CONV1X1,
     O_NO_CONV1X1
@@ -725,6 +729,7 @@ static int tuneCommand(int argc, char **argv) {
       {"study-methods", required_argument, 0, O_STUDY_METHODS},
       {"study-trace", required_argument, 0, O_STUDY_TRACE},
       {"study-one-pass", no_argument, 0, O_STUDY_ONE_PASS},
+      {"study-context", no_argument, 0, O_STUDY_CONTEXT},
       {"verbose", no_argument, 0, 'v'},
       {"quiet", no_argument, 0, 'q'},
       {"help", no_argument, 0, 'h'},
@@ -885,6 +890,9 @@ static int tuneCommand(int argc, char **argv) {
     case O_STUDY_ONE_PASS:
       so.replay_one_pass = true;
       break;
+    case O_STUDY_CONTEXT:
+      so.context = true;
+      break;
     case O_INTERRUPT:
       fs = prunerParseInt("--interrupt-after", optarg, 1, MAX_TRIALS, &cli.interrupt_after);
       break;
@@ -912,6 +920,7 @@ static int tuneCommand(int argc, char **argv) {
                  {O_STUDY_METHODS, "--study-methods", true},
                  {O_STUDY_TRACE, "--study-trace", true},
                  {O_STUDY_ONE_PASS, "--study-one-pass", true},
+                 {O_STUDY_CONTEXT, "--study-context", true},
                  {'o', "-o", false},
                  {O_SPEC, "--spec", false},
                  {O_TRIALS, "--trials", false},
