@@ -700,6 +700,11 @@ char *prunerTuneStudyFormat(const PrunerTuneStudyRow *rows, size_t num_rows,
   if (so->context)
     prunerTextAppend(&b, "each run's log starts with the file's other workloads' records "
                          "(--study-context)\n");
+  /* One workload: nothing to preload, so the runs are a plain study's; said, not silent. */
+  if (so->context && num_rows == 1)
+    prunerTextAppend(&b, "warning: --study-context: the file holds one workload of the "
+                         "target, so no run starts with other records; give it several "
+                         "workloads of one machine\n");
   prunerTextAppend(&b, "ratio = random / method on the medians, vs_dv = draft+verifier / "
                        "method (higher is better); noise: "
                        "the best config's second fastest pass when the records carry their "
