@@ -84,6 +84,13 @@ typedef struct PrunerBackendSink {
   bool (*stopRequested)(void *user);
   /* A line for the user. `session`: about the whole session, not the batch's workload. */
   void (*note)(void *user, bool session, const char *message);
+  /* Nothing of the batch's workload can be measured here (`why`, one line: what every
+   * candidate depends on failed, such as the compiler's own build of the op that the
+   * outputs are checked against). Not a verdict on the candidates: the backend reports
+   * none of the batch, and the tuner keeps no record of it, spends no more trials on the
+   * workload and gives it the models' choice marked unmeasured, as for a workload that
+   * PrunerBackend.measurable refuses. */
+  void (*unmeasurable)(void *user, const char *why);
 } PrunerBackendSink;
 
 /* sink->note with printf formatting (at most 1 KiB of text), for the backends. */

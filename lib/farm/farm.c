@@ -174,6 +174,7 @@ typedef struct FarmResultHeader {
   uint32_t has_baseline;
   uint32_t adopted;
   char adopted_key[FARM_KEY];
+  char unmeasurable[PRUNER_STATUS_MESSAGE_SIZE]; /* "": the workload was measurable   */
   uint64_t notes_len;
   uint64_t blob_len;
 } /* then: n present flags (uint8), n PrunerRecord, baseline (if any), notes, blob */
@@ -289,6 +290,7 @@ typedef struct FarmChunkResult {
   PrunerRecord baseline;
   bool adopted;
   char adopted_key[FARM_KEY];
+  char unmeasurable[PRUNER_STATUS_MESSAGE_SIZE]; /* sink->unmeasurable's why; "": none */
   FarmBuf notes; /* lines: '1'/'0' (session note or not), text, '\n'                */
   void *blob;
   size_t blob_len;
@@ -358,6 +360,11 @@ static void farmSinkNote(void *user, bool session, const char *message) {
   farmPut(&s->out->notes, "\n", 1);
 }
 
+static void farmSinkUnmeasurable(void *user, const char *why) {
+  FarmLocalSink *s = user;
+  snprintf(s->out->unmeasurable, sizeof s->out->unmeasurable, "%s", why);
+}
+
 static PrunerStatus farmRunChunk(const PrunerBackend *backend, PrunerBackendState state,
                                  const FarmWorkHeader *work, const PrunerBackendBatch *batch,
                                  const void *blob, size_t blob_len,
@@ -379,7 +386,8 @@ static PrunerStatus farmRunChunk(const PrunerBackend *backend, PrunerBackendStat
                             .adoptTargetKey = farmSinkAdoptTargetKey,
                             .nextSeed = farmSinkNextSeed,
                             .stopRequested = farmSinkStopRequested,
-                            .note = farmSinkNote};
+                            .note = farmSinkNote,
+                            .unmeasurable = farmSinkUnmeasurable};
   if (work->kind == JOB_MEASURE)
     out->status = backend->measure(state, batch, &sink);
   else if (work->kind == JOB_MEASURE_BUILT)
@@ -428,6 +436,7 @@ static bool farmPackResult(FarmBuf *b, uint64_t job, const FarmChunkResult *res)
   h.has_baseline = res->has_baseline;
   h.adopted = res->adopted;
   snprintf(h.adopted_key, sizeof h.adopted_key, "%s", res->adopted_key);
+  snprintf(h.unmeasurable, sizeof h.unmeasurable, "%s", res->unmeasurable);
   h.notes_len = res->notes.len;
   h.blob_len = res->blob_len;
   farmPut(b, &h, sizeof h);
@@ -472,6 +481,8 @@ static bool farmUnpackResult(FarmReader *r, uint64_t *job, FarmChunkResult *res)
     return false;
   res->adopted = h.adopted != 0;
   snprintf(res->adopted_key, sizeof res->adopted_key, "%s", h.adopted_key);
+  snprintf(res->unmeasurable, sizeof res->unmeasurable, "%.*s", (int)sizeof h.unmeasurable - 1,
+           h.unmeasurable);
   const void *notes = farmTake(r, h.notes_len);
   if (!notes && h.notes_len)
     return false;
@@ -1252,6 +1263,8 @@ static PrunerStatus farmFlush(FarmRun *run, PrunerBackendBatch *built) {
           st = run->sink->candidate(run->sink->user, c->begin + i, &res->records[i]);
       if (st.ok && res->has_baseline && !run->sink->hasBaseline(run->sink->user))
         st = run->sink->baseline(run->sink->user, &res->baseline);
+      if (st.ok && res->unmeasurable[0])
+        run->sink->unmeasurable(run->sink->user, res->unmeasurable);
     } else {
       PrunerBackendBatch sub = farmSubBatch(run->batch, c->begin, c->n);
       st = run->backend->exportAddBuilt(run->local, &sub, res->blob, res->blob_len, run->sink);

@@ -856,6 +856,23 @@ static void tuneSinkNote(void *user, bool session, const char *message) {
   tuneNote(c->e, session || !c->t ? -1 : (int)(c->t - c->e->tasks), "%s", message);
 }
 
+/* The task ends here, unmeasured, as one PrunerBackend.measurable refuses (prepare). */
+static void tuneSinkUnmeasurable(void *user, const char *why) {
+  TuneSinkContext *c = user;
+  TuneTask *t = c->t;
+  if (!t || t->unmeasurable[0])
+    return; /* said once (each rank of a farm may say it) */
+  snprintf(t->unmeasurable, sizeof t->unmeasurable, "%s", why);
+  for (size_t n = strlen(t->unmeasurable); n > 0 && isspace((unsigned char)t->unmeasurable[n - 1]);)
+    t->unmeasurable[--n] = '\0'; /* a tool's last line may end in blanks */
+  t->done = true;
+  tuneNote(c->e, (int)(t - c->e->tasks),
+           "warning: %s%s %s: not measured: %s; no more trials are spent on it, and it gets "
+           "%s",
+           t->where, t->w.op_name, t->w.key, t->unmeasurable,
+           t->has_best ? "its best measured config" : "the models' choice, marked unmeasured");
+}
+
 static PrunerBackendSink tuneSink(TuneSinkContext *c) {
   PrunerBackendSink s = {.user = c,
                          .candidate = tuneSinkCandidate,
@@ -865,7 +882,8 @@ static PrunerBackendSink tuneSink(TuneSinkContext *c) {
                          .adoptTargetKey = tuneSinkAdoptTargetKey,
                          .nextSeed = tuneSinkNextSeed,
                          .stopRequested = tuneSinkStopRequested,
-                         .note = tuneSinkNote};
+                         .note = tuneSinkNote,
+                         .unmeasurable = tuneSinkUnmeasurable};
   return s;
 }
 

@@ -9,7 +9,10 @@
  * Without a launcher it runs the batches as a plain run does (backend->measure). Under
  * mpirun each rank takes ROLE (compile, measure, both); rank 0 runs the batches through
  * prunerFarmMeasure and writes OUT: one line per record in the order the tuner got them
- * (status, median, seed, error), then one "by" line per ok record with its provenance.
+ * (status, median, seed, error), an "unmeasurable" line for the last batch (its workload
+ * has no reference, as when IREE's own build of an op does not run: the backend reports
+ * no candidate and says so through sink->unmeasurable, once per chunk; the tuner's side
+ * keeps one), then one "by" line per ok record with its provenance.
  * A measuring rank given DIE_AFTER > 0 ends itself (_exit) after that many measured
  * chunks, to lose it mid-run. test/farm/farm_test.py (scenario pipeline) compares OUT
  * with the plain run's and checks who built and measured what. */
@@ -21,7 +24,7 @@
 
 #include "pruner/farm.h"
 
-#define BATCHES 3
+#define BATCHES 4 /* the last one's workload cannot be measured */
 #define PER_BATCH 12
 
 static int g_rank;
@@ -45,6 +48,14 @@ static PrunerStatus fakeCreate(const PrunerTargetDesc *t, const PrunerBackendOpt
 }
 
 static void fakeDestroy(PrunerBackendState s) { free(s); }
+
+/* The fake's workload without a reference: nothing of it can be measured. */
+static bool unmeasurable(const PrunerBackendBatch *b, const PrunerBackendSink *sink) {
+  if (strstr(b->workload->key, "32x32x32") == NULL)
+    return false;
+  sink->unmeasurable(sink->user, "fake: no reference build of matmul 32x32x32");
+  return true;
+}
 
 static PrunerStatus report(const PrunerBackendBatch *b, size_t i, bool ok, double v, int builder,
                            uint64_t seed, const PrunerBackendSink *sink) {
@@ -83,6 +94,10 @@ static PrunerStatus fakeMeasure(PrunerBackendState s, const PrunerBackendBatch *
                                 const PrunerBackendSink *sink) {
   (void)s;
   uint64_t seed = sink->nextSeed(sink->user);
+  if (unmeasurable(b, sink)) {
+    maybeDie();
+    return prunerStatusOk();
+  }
   PrunerStatus st = prunerStatusOk();
   for (size_t i = 0; i < b->n && st.ok; ++i)
     st = report(b, i, builds(&b->configs[i]), value(&b->configs[i]), g_rank, seed, sink);
@@ -121,6 +136,10 @@ static PrunerStatus fakeMeasureBuilt(PrunerBackendState s, const PrunerBackendBa
     return prunerStatusError("built batch of %zu bytes for %zu candidates", size, b->n);
   const Built *in = blob;
   uint64_t seed = sink->nextSeed(sink->user);
+  if (unmeasurable(b, sink)) {
+    maybeDie();
+    return prunerStatusOk();
+  }
   PrunerStatus st = prunerStatusOk();
   for (size_t i = 0; i < b->n && st.ok; ++i)
     st = report(b, i, in[i].ok, in[i].value, in[i].builder, seed, sink);
@@ -153,6 +172,7 @@ typedef struct Out {
   FILE *f;
   int batch;
   bool has_baseline;
+  int unmeasurable_batch; /* the last batch said unmeasurable + 1; 0: none */
   uint64_t next_seed;
   char by[BATCHES * PER_BATCH][96];
   int n_by;
@@ -180,6 +200,14 @@ static bool outStop(void *user) { return (void)user, false; }
 static void outNote(void *user, bool session, const char *message) {
   (void)user, (void)session;
   fprintf(stderr, "note: %s\n", message);
+}
+/* Once per batch, as the tuner takes it (each chunk of a farm says it). */
+static void outUnmeasurable(void *user, const char *why) {
+  Out *o = user;
+  if (o->unmeasurable_batch == o->batch + 1)
+    return;
+  o->unmeasurable_batch = o->batch + 1;
+  fprintf(o->f, "unmeasurable %d %s\n", o->batch, why);
 }
 
 int main(int argc, char **argv) {
@@ -226,11 +254,13 @@ int main(int argc, char **argv) {
                             .adoptTargetKey = outAdopt,
                             .nextSeed = outNextSeed,
                             .stopRequested = outStop,
-                            .note = outNote};
+                            .note = outNote,
+                            .unmeasurable = outUnmeasurable};
   PrunerBackendState state = NULL;
   PrunerStatus st = kFake.create(&target, NULL, &state);
-  PrunerWorkload w;
+  PrunerWorkload w, w_unmeasurable;
   prunerWorkloadMatmul(&w, 64, 64, 64, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
+  prunerWorkloadMatmul(&w_unmeasurable, 32, 32, 32, PRUNER_DTYPE_F32, PRUNER_DTYPE_F32);
   for (int k = 0; k < BATCHES && st.ok; ++k) {
     PrunerConfig configs[PER_BATCH];
     double draft[PER_BATCH] = {0}, scores[PER_BATCH] = {0};
@@ -240,7 +270,7 @@ int main(int argc, char **argv) {
       configs[i].thread[0] = 1 + (i % 4); /* every fourth fails to build */
       configs[i].thread[1] = i;
     }
-    PrunerBackendBatch b = {.workload = &w,
+    PrunerBackendBatch b = {.workload = k == BATCHES - 1 ? &w_unmeasurable : &w,
                             .configs = configs,
                             .draft_us = draft,
                             .verifier_scores = scores,

@@ -90,6 +90,12 @@ void prunerIreeDestroy(PrunerIree iree); /* NULL: no-op */
 void prunerIreeMeasure(PrunerIree iree, const PrunerWorkload *w, const PrunerConfig *config,
                        PrunerRecord *out, double *compile_seconds);
 
+/* IREE's default build of `w`, compiled and run once (kept per workload): the baseline,
+ * and the reference every candidate's outputs are compared with. Its failure (the
+ * message names the workload and the tool's last lines) means no candidate of `w` can be
+ * measured or checked: prunerIreeMeasure would mark each one with it. */
+PrunerStatus prunerIreePrepare(PrunerIree iree, const PrunerWorkload *w);
+
 /* prunerIreeMeasure of n configs with one compile for all (iree-cpu, n > 1): a module of
  * n functions, each holding the op with its config as compilation_info (the way IREE
  * takes a config besides a spec; a spec cannot tell copies of one op apart), compiled

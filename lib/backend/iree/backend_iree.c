@@ -127,6 +127,15 @@ static PrunerStatus ireeMeasure(PrunerBackendState s, const PrunerBackendBatch *
    * compile time per candidate, docs/iree.md "Tuning cost"), in slices so that Ctrl-C
    * is seen between them. */
   enum { SLICE = 8 };
+  /* Without IREE's own build of the op there is no reference to check outputs against:
+   * a failure there says nothing about the configs (it was MPI's launcher variables once,
+   * docs/hardening.md), so it ends the workload, not the candidates. */
+  PrunerStatus prepared = prunerIreePrepare(s->iree, b->workload);
+  if (!prepared.ok) {
+    if (!sink->stopRequested(sink->user))
+      sink->unmeasurable(sink->user, prepared.message);
+    return prunerStatusOk();
+  }
   PrunerRecord *recs = malloc(SLICE * sizeof *recs), *r = recs;
   if (!recs)
     return prunerStatusError("out of memory");

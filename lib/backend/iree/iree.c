@@ -1559,6 +1559,8 @@ static bool measureTogether(PrunerIree s, const PrunerWorkload *w, const PrunerC
   return true;
 }
 
+PrunerStatus prunerIreePrepare(PrunerIree s, const PrunerWorkload *w) { return prepare(s, w); }
+
 void prunerIreeMeasureBatch(PrunerIree s, const PrunerWorkload *w, const PrunerConfig *configs,
                             int n, PrunerRecord *out, double *compile_seconds) {
   PrunerStatus st = n > 1 && !isCuda(s) ? prepare(s, w) : prunerStatusOk();
