@@ -545,7 +545,7 @@ PrunerStatus prunerWorkloadCheckSize(const PrunerWorkload *w, const PrunerTarget
   const char *op = w->op_name[0] ? w->op_name : "op";
   int64_t points;
   if (!prunerCheckedProduct(w->bounds, w->num_loops, &points))
-    return prunerStatusError("%s %s: the iteration space has more than 2^63 points", op, w->key);
+    return prunerStatusError("%s %s: the iteration space has at least 2^63 points", op, w->key);
   int64_t total = 0;
   for (int i = 0; i < w->num_inputs + w->num_outputs; ++i) {
     const PrunerOperand *o = &w->operands[i];
@@ -553,7 +553,7 @@ PrunerStatus prunerWorkloadCheckSize(const PrunerWorkload *w, const PrunerTarget
     if (!prunerCheckedProduct(o->shape, o->rank, &elems) ||
         !prunerCheckedMul(elems, prunerDTypeBytes(o->dtype), &bytes) ||
         !prunerCheckedAdd(total, bytes, &total))
-      return prunerStatusError("%s %s: operand %d has more than 2^63 bytes; no kernel can "
+      return prunerStatusError("%s %s: operand %d has at least 2^63 bytes; no kernel can "
                                "index it",
                                op, w->key, i);
   }
