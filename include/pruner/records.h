@@ -126,6 +126,13 @@ PrunerStatus prunerRecordsCreateReadOnly(const char *path, PrunerRecords *out);
 PrunerRecords prunerRecordsCreateInMemory(void);
 /* Closes the file, releases its lock and frees the log; NULL is a no-op. */
 void prunerRecordsDestroy(PrunerRecords records);
+/* Removes the file of a log opened by prunerRecordsCreate when that open created it and
+ * nothing was ever written to it (a tuner that failed to start or stopped before its
+ * first measurement leaves no empty file behind). Done while the log still holds its
+ * lock; a file that existed before, holds a line, or is another process's (two tuners
+ * started on one new path: only the one holding the lock may remove it) is left. True
+ * when the file was removed; the log stays usable in memory. Call before Destroy. */
+bool prunerRecordsDiscardIfNew(PrunerRecords records);
 
 /* Appends, writes the line and flushes (fflush + fsync) before returning. */
 PrunerStatus prunerRecordsAppend(PrunerRecords records, const PrunerRecord *record);

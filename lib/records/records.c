@@ -9,6 +9,7 @@
 #include "pruner/records.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,7 @@ struct PrunerRecordsImpl {
   char path[1024];
   bool needs_newline; /* the file ends in a torn line without '\n' */
   bool read_only;     /* prunerRecordsCreateReadOnly: loaded, never written */
+  bool created;       /* this log's open made the file (prunerRecordsDiscardIfNew) */
   PrunerRecord **chunks;
   size_t num_chunks;
   size_t count;
@@ -463,11 +465,62 @@ static const char *firstSkipReason(PrunerRecords r, int *len) {
 static PrunerStatus lockForWriting(PrunerRecords r) {
   if (flock(fileno(r->file), LOCK_EX | LOCK_NB) == 0)
     return prunerStatusOk();
+  r->created = false; /* never ours to remove: the holder of the lock writes to it */
   if (errno == EWOULDBLOCK)
     return prunerStatusError("%s: records file is in use by another process (locked for "
                              "writing); wait for it to finish or give another --records file",
                              r->path);
   return prunerStatusError("%s: cannot lock records file: %s", r->path, strerror(errno));
+}
+
+static PrunerStatus openFile(PrunerRecords r, const char *mode) {
+  r->file = fopen(r->path, mode);
+  if (!r->file)
+    return prunerStatusError("%s: cannot open records file: %s", r->path, strerror(errno));
+  return prunerStatusOk();
+}
+
+/* Whether the open file is still the one `path` names (not removed or replaced). */
+static bool stillNamed(PrunerRecords r) {
+  struct stat open_st, path_st;
+  return fstat(fileno(r->file), &open_st) == 0 && stat(r->path, &path_st) == 0 &&
+         open_st.st_dev == path_st.st_dev && open_st.st_ino == path_st.st_ino;
+}
+
+/* Opens for appending, creating the file if absent (and remembering that this open made
+ * it: O_EXCL tells, where two tuners start together), and locks it. A new file another
+ * process made and removed between our open and our lock (a tuner that failed to start,
+ * prunerRecordsDiscardIfNew) is opened again: appends to it would be lost. */
+static PrunerStatus openForAppending(PrunerRecords r) {
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    int fd = open(r->path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    r->created = fd >= 0;
+    if (fd >= 0) {
+      r->file = fdopen(fd, "a+");
+      if (!r->file) {
+        int err = errno;
+        close(fd);
+        unlink(r->path);
+        return prunerStatusError("%s: cannot open records file: %s", r->path, strerror(err));
+      }
+    } else if (errno != EEXIST) {
+      return prunerStatusError("%s: cannot open records file: %s", r->path, strerror(errno));
+    } else {
+      PrunerStatus st = openFile(r, "a+e");
+      if (!st.ok)
+        return st;
+    }
+    PrunerStatus st = checkRegular(r);
+    if (st.ok)
+      st = lockForWriting(r);
+    if (!st.ok || stillNamed(r))
+      return st;
+    fclose(r->file); /* removed or replaced before the lock was ours: open it again */
+    r->file = NULL;
+  }
+  return prunerStatusError("%s: the records file kept being removed or replaced while it was "
+                           "opened; is another process recreating it?",
+                           r->path);
 }
 
 static PrunerStatus openWithMode(const char *path, bool read_only, PrunerRecords *out) {
@@ -490,13 +543,9 @@ static PrunerStatus openWithMode(const char *path, bool read_only, PrunerRecords
     prunerRecordsDestroy(r);
     return status;
   }
-  r->file = fopen(path, read_only ? "re" : "a+e");
-  if (!r->file)
-    status = prunerStatusError("%s: cannot open records file: %s", path, strerror(errno));
+  status = read_only ? openFile(r, "re") : openForAppending(r);
   if (status.ok)
     status = checkRegular(r);
-  if (status.ok && !read_only)
-    status = lockForWriting(r);
   if (status.ok)
     status = loadFile(r);
   /* A file with content of which no line is a record is something else (a module or a
@@ -526,6 +575,20 @@ PrunerStatus prunerRecordsCreate(const char *path, PrunerRecords *out) {
 
 PrunerStatus prunerRecordsCreateReadOnly(const char *path, PrunerRecords *out) {
   return openWithMode(path, true, out);
+}
+
+bool prunerRecordsDiscardIfNew(PrunerRecords r) {
+  if (!r || !r->file || r->read_only || !r->created || r->file_lines > 0)
+    return false;
+  struct stat st;
+  /* Still locked by us, still empty and still the file the path names: no other process
+   * can have written a line, and one that opened it meanwhile opens it again (above). */
+  if (fstat(fileno(r->file), &st) != 0 || st.st_size != 0 || !stillNamed(r))
+    return false;
+  if (unlink(r->path) != 0)
+    return false;
+  r->created = false;
+  return true;
 }
 
 void prunerRecordsDestroy(PrunerRecords r) {

@@ -499,6 +499,9 @@ void tuneEngineDestroy(TuneEngine *e) {
     e->backend->destroy(e->backend_state);
   if (e->verifier)
     prunerVerifierDestroy(e->verifier);
+  /* A records file this run created and never wrote a line to is not left behind (a run
+   * that failed to start, or was stopped before its first measurement). */
+  prunerRecordsDiscardIfNew(e->records);
   if (e->records)
     prunerRecordsDestroy(e->records);
   if (e->replay && e->owns_replay)
@@ -1198,6 +1201,7 @@ static PrunerStatus tuneExportOnly(TuneEngine *e) {
 
 PrunerStatus tuneEngineRun(TuneEngine *e) {
   e->interrupted = false;
+  e->stopped_on_error = false;
   e->time_up = false;
   e->start_time = prunerNowSeconds(); /* --time counts tuning, not start-up */
   if (e->opts.measure == PRUNER_TUNE_MEASURE_NONE) {
@@ -1226,8 +1230,10 @@ PrunerStatus tuneEngineRun(TuneEngine *e) {
     if (!t)
       break;
     PrunerStatus st = tuneRound(e, t, tuneEngineRoundSize(e, t, left));
-    if (!st.ok)
+    if (!st.ok) {
+      e->stopped_on_error = true; /* the tasks not reached say so, not "no budget left" */
       return st;
+    }
   }
   tuneRankUnmeasurable(e);
   if (!tuneStopRequested(e))

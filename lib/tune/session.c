@@ -238,14 +238,11 @@ static PrunerStatus tuneSessionStart(PrunerTuneSession s, const PrunerTuneOption
   return tuneEnginePrepare(&s->engine);
 }
 
-/* A session that fails to start leaves no records file it created: an empty log named by
- * --records was left behind by a module that did not parse. */
-static PrunerStatus tuneSessionCreateFailed(PrunerTuneSession s, const char *records_path,
-                                            bool records_new, PrunerStatus st) {
-  prunerTuneSessionDestroy(s); /* closes (and unlocks) the records file first */
-  struct stat sb;
-  if (records_new && stat(records_path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
-    unlink(records_path);
+/* A session that fails to start leaves no records file it created (an empty log named by
+ * --records was left behind by a module that did not parse): the engine removes it
+ * (tuneEngineDestroy, prunerRecordsDiscardIfNew). */
+static PrunerStatus tuneSessionCreateFailed(PrunerTuneSession s, PrunerStatus st) {
+  prunerTuneSessionDestroy(s);
   return st;
 }
 
@@ -258,18 +255,16 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
   PrunerTuneSession s = calloc(1, sizeof *s);
   if (!s)
     return prunerStatusError("out of memory");
-  const char *records = opts->records_path;
-  bool records_new = records && access(records, F_OK) != 0;
   PrunerStatus st = tuneEngineInit(&s->engine, opts);
   if (st.ok)
     st = prunerReadFile(input_path, &s->input_text, &s->input_size);
   if (!st.ok)
-    return tuneSessionCreateFailed(s, records, records_new, st);
+    return tuneSessionCreateFailed(s, st);
   s->input_path = strdup(input_path);
   if (!opts || !opts->input_parse_checked)
     st = prunerIrCheckParseIsolated(s->input_text, s->input_size, input_path);
   if (!st.ok)
-    return tuneSessionCreateFailed(s, records, records_new, st);
+    return tuneSessionCreateFailed(s, st);
   s->ctx = prunerIrContextCreate();
   s->owns_module = true;
   mlirContextAttachDiagnosticHandler(s->ctx, tuneDiagnostic, s, NULL);
@@ -301,7 +296,7 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
   if (mlirModuleIsNull(s->module) || !mlirOperationIsNull(unknown)) {
     st = prunerStatusError("%s: cannot parse the module: %s", input_path,
                            s->first_error[0] ? s->first_error : "unknown parse error");
-    return tuneSessionCreateFailed(s, records, records_new, st);
+    return tuneSessionCreateFailed(s, st);
   }
   if (!opts || !opts->conv1x1_as_matmul) {
     int convs = prunerIrCountConv1x1AsMatmul(mlirModuleGetOperation(s->module));
@@ -316,7 +311,7 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
     int rewritten = 0;
     st = prunerIrConv1x1ToMatmul(mlirModuleGetOperation(s->module), &rewritten);
     if (!st.ok)
-      return tuneSessionCreateFailed(s, records, records_new, st);
+      return tuneSessionCreateFailed(s, st);
     s->convs_rewritten = rewritten;
     if (rewritten > 0)
       tuneNote(&s->engine, -1,
@@ -326,7 +321,7 @@ PrunerStatus prunerTuneSessionCreate(const char *input_path, const PrunerTuneOpt
   }
   st = tuneSessionStart(s, opts, input_path);
   if (!st.ok)
-    return tuneSessionCreateFailed(s, records, records_new, st);
+    return tuneSessionCreateFailed(s, st);
   *out = s;
   return prunerStatusOk();
 }
@@ -871,9 +866,10 @@ static void tuneNoBestReason(TuneEngine *e, size_t i, const PrunerTuneTaskInfo *
   if (info->trials == 0) {
     snprintf(buf, size, "not measured: %s",
              e->opts.measure == PRUNER_TUNE_MEASURE_BUNDLE ? "bundle written, no results yet"
-             : e->interrupted ? "the run was interrupted before its turn"
-             : e->time_up     ? "the --time limit came before its turn"
-                              : "no trials left in the budget");
+             : e->interrupted      ? "the run was interrupted before its turn"
+             : e->stopped_on_error ? "the run stopped on an error before its turn"
+             : e->time_up          ? "the --time limit came before its turn"
+                                   : "no trials left in the budget");
     return;
   }
   int count[PRUNER_RECORD_STATUS_COUNT] = {0};

@@ -75,6 +75,7 @@ typedef struct TuneEngine {
   PrunerVerifier verifier;
   uint64_t rng;
   bool interrupted;
+  bool stopped_on_error; /* the run ended on an error (a records file that took no line) */
   bool time_up; /* the run stopped at --time */
   double start_time;
   char measure_path[1024]; /* copy: the caller's string need not outlive Init */

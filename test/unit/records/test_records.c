@@ -1082,6 +1082,55 @@ static void test_one_writer(void **state) {
   unlink(path);
 }
 
+/* prunerRecordsDiscardIfNew removes only a file its own open created and nothing was
+ * written to, and only while it is still the file the path names: never the file of a
+ * tuner that holds the lock (two tuners started on one new path), never one that existed
+ * or holds a line. */
+static void test_discard_if_new(void **state) {
+  (void)state;
+  char path[64];
+  tempPath(path, sizeof(path));
+  unlink(path); /* a new path */
+  PrunerRecords first = NULL, second = NULL;
+  assert_true(prunerRecordsCreate(path, &first).ok);
+  PrunerStatus st = prunerRecordsCreate(path, &second); /* the other tuner: locked out */
+  assert_false(st.ok);
+  assert_non_null(strstr(st.message, "in use by another process"));
+  assert_int_equal(access(path, F_OK), 0);
+  assert_true(prunerRecordsDiscardIfNew(first));
+  assert_int_equal(access(path, F_OK), -1);
+  assert_false(prunerRecordsDiscardIfNew(first)); /* once */
+  prunerRecordsDestroy(first);
+
+  /* A line appended: kept. */
+  assert_true(prunerRecordsCreate(path, &first).ok);
+  PrunerRecord r;
+  makeRecord(&r, "host:x", 8, 10.0);
+  assert_true(prunerRecordsAppend(first, &r).ok);
+  assert_false(prunerRecordsDiscardIfNew(first));
+  prunerRecordsDestroy(first);
+  assert_int_equal(access(path, F_OK), 0);
+  unlink(path);
+
+  /* An empty file that existed before: kept. */
+  writeFile(path, "");
+  assert_true(prunerRecordsCreate(path, &first).ok);
+  assert_false(prunerRecordsDiscardIfNew(first));
+  prunerRecordsDestroy(first);
+  assert_int_equal(access(path, F_OK), 0);
+  unlink(path);
+
+  /* Created here, then the path was given to another file: that file is left. */
+  assert_true(prunerRecordsCreate(path, &first).ok);
+  unlink(path);
+  writeFile(path, "");
+  assert_false(prunerRecordsDiscardIfNew(first));
+  prunerRecordsDestroy(first);
+  assert_int_equal(access(path, F_OK), 0);
+  unlink(path);
+  prunerRecordsDiscardIfNew(NULL);
+}
+
 static PrunerStatus dropTile(const PrunerRecord *r, void *user) {
   int64_t tile = *(const int64_t *)user;
   if (r->config.workgroup[0] == tile)
@@ -1307,6 +1356,7 @@ int main(void) {
       cmocka_unit_test(test_not_a_records_file),
       cmocka_unit_test(test_long_line_skipped),
       cmocka_unit_test(test_one_writer),
+      cmocka_unit_test(test_discard_if_new),
       cmocka_unit_test(test_check_codegen),
       cmocka_unit_test(test_check_codegen_per_workload),
       cmocka_unit_test(test_filter),
