@@ -63,6 +63,11 @@ typedef struct PrunerFileOutput {
  * partial result, and the message names its file.) */
 PrunerStatus prunerWriteFilesAtomic(const PrunerFileOutput *files, size_t n);
 
+/* Removes the temporary files of writes in progress (prunerWriteFilesAtomic), for a
+ * signal handler about to end the process with _exit: async-signal-safe (unlink over
+ * lock-free atomics). The paths themselves are left as they were. */
+void prunerRemoveStagedFiles(void);
+
 /* Checks before a long run that `path` can be written by prunerWriteFileAtomic: absent
  * or a regular file, in an existing directory where a file can be created (tried: a
  * probe file is made and removed). `what` names the flag in the message

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,7 +154,39 @@ PrunerStatus prunerCheckOutputPath(const char *what, const char *path) {
 typedef struct StagedFile {
   char real[PATH_MAX];
   char tmp[PATH_MAX + 32];
+  int slot; /* in g_staged (prunerRemoveStagedFiles); -1: none */
 } StagedFile;
+
+/* The temporary files being written, for a signal handler that ends the process before
+ * they are renamed or removed (prunerRemoveStagedFiles). A slot is 0 free, 1 claimed, 2
+ * holding a path; lock-free atomics, so the handler may read them. */
+enum { STAGED_MAX = 8 };
+static char g_staged_path[STAGED_MAX][PATH_MAX + 32];
+static atomic_int g_staged[STAGED_MAX];
+
+static int stagedAdd(const char *tmp) {
+  for (int i = 0; i < STAGED_MAX; ++i) {
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&g_staged[i], &expected, 1)) {
+      snprintf(g_staged_path[i], sizeof g_staged_path[i], "%s", tmp);
+      atomic_store(&g_staged[i], 2);
+      return i;
+    }
+  }
+  return -1; /* more at once than slots: not removed by a signal, still by every error */
+}
+
+static void stagedDone(StagedFile *f) {
+  if (f->slot >= 0)
+    atomic_store(&g_staged[f->slot], 0);
+  f->slot = -1;
+}
+
+void prunerRemoveStagedFiles(void) {
+  for (int i = 0; i < STAGED_MAX; ++i)
+    if (atomic_load(&g_staged[i]) == 2)
+      unlink(g_staged_path[i]); /* async-signal-safe */
+}
 
 static PrunerStatus stageFile(const PrunerFileOutput *out, StagedFile *staged) {
   const char *path = out->path;
@@ -167,6 +200,7 @@ static PrunerStatus stageFile(const PrunerFileOutput *out, StagedFile *staged) {
   /* Same directory: rename is atomic only within one file system. O_EXCL with the
    * process id makes the name ours; a new file gets 0666 less the umask from open. */
   int fd = -1;
+  staged->slot = -1;
   for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
     if ((size_t)snprintf(staged->tmp, sizeof staged->tmp, "%s/.%s.%ld.%d.tmp", dir, base,
                          (long)getpid(), attempt) >= sizeof staged->tmp)
@@ -178,6 +212,7 @@ static PrunerStatus stageFile(const PrunerFileOutput *out, StagedFile *staged) {
   if (fd < 0)
     return prunerStatusError("cannot write %s: cannot create a temporary file in %s: %s", path, dir,
                              strerror(errno));
+  staged->slot = stagedAdd(staged->tmp);
   struct stat st;
   bool existed = stat(staged->real, &st) == 0;
   FILE *f = fdopen(fd, "w");
@@ -185,9 +220,14 @@ static PrunerStatus stageFile(const PrunerFileOutput *out, StagedFile *staged) {
     int err = errno;
     close(fd);
     unlink(staged->tmp);
+    stagedDone(staged);
     return prunerStatusError("cannot write %s: %s", path, strerror(err));
   }
+  errno = 0;
   bool written = out->write(f, out->user);
+  /* A writer that stopped on the stream's error (a full disk) failed to write, not to
+   * produce its content: the message says which. */
+  int write_err = ferror(f) ? (errno ? errno : EIO) : 0;
   /* Every step checked: fwrite's errors surface at the latest in fflush or fclose. */
   errno = 0;
   bool ok = written && fflush(f) == 0 && !ferror(f);
@@ -199,6 +239,9 @@ static PrunerStatus stageFile(const PrunerFileOutput *out, StagedFile *staged) {
   }
   if (!ok) {
     unlink(staged->tmp);
+    stagedDone(staged);
+    if (!written && write_err)
+      return prunerStatusError("cannot write %s: %s", path, strerror(write_err));
     if (!written)
       return prunerStatusError("cannot write %s: the content could not be produced", path);
     return prunerStatusError("cannot write %s: %s", path, strerror(err ? err : EIO));
@@ -219,8 +262,10 @@ PrunerStatus prunerWriteFilesAtomic(const PrunerFileOutput *files, size_t n) {
   }
   /* All written or none: a failed one takes the others' temporary files with it. */
   if (!st.ok) {
-    for (size_t i = 0; i < done; ++i)
+    for (size_t i = 0; i < done; ++i) {
       unlink(staged[i].tmp);
+      stagedDone(&staged[i]);
+    }
     free(staged);
     return st;
   }
@@ -229,6 +274,7 @@ PrunerStatus prunerWriteFilesAtomic(const PrunerFileOutput *files, size_t n) {
       st = prunerStatusError("cannot write %s: %s", files[i].path, strerror(errno));
     if (!st.ok)
       unlink(staged[i].tmp);
+    stagedDone(&staged[i]);
   }
   free(staged);
   return st;
@@ -239,6 +285,38 @@ PrunerStatus prunerWriteFileAtomic(const char *path, PrunerFileWriter write, voi
   return prunerWriteFilesAtomic(&out, 1);
 }
 
+/* Where opening `path` with O_CREAT would create the file: symbolic links of the last
+ * component followed (a dangling one names its target), the directory made canonical.
+ * False when that cannot be told (a missing directory, a loop of links). */
+static bool createdAt(const char *path, char *out, size_t size) {
+  char cur[PATH_MAX], dir[PATH_MAX], real[PATH_MAX];
+  const char *base;
+  if (snprintf(cur, sizeof cur, "%s", path) >= (int)sizeof cur)
+    return false;
+  for (int hops = 0;; ++hops) {
+    struct stat st;
+    if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+      break;
+    char target[PATH_MAX];
+    ssize_t n = readlink(cur, target, sizeof target - 1);
+    if (n < 0 || hops >= 40)
+      return false;
+    target[n] = '\0';
+    if (target[0] == '/') {
+      snprintf(cur, sizeof cur, "%s", target);
+    } else {
+      splitPath(cur, dir, sizeof dir, &base);
+      if (snprintf(real, sizeof real, "%s/%s", dir, target) >= (int)sizeof real)
+        return false;
+      snprintf(cur, sizeof cur, "%s", real);
+    }
+  }
+  splitPath(cur, dir, sizeof dir, &base);
+  if (!realpath(dir, real))
+    return false;
+  return snprintf(out, size, "%s/%s", real, base) < (int)size;
+}
+
 bool prunerSameFile(const char *a, const char *b) {
   struct stat sa, sb;
   bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
@@ -246,16 +324,12 @@ bool prunerSameFile(const char *a, const char *b) {
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
   if (ea != eb)
     return false; /* one exists, the other does not */
-  /* Neither exists yet: compare where they would be created. */
-  char ra[PATH_MAX], rb[PATH_MAX], da[PATH_MAX], db[PATH_MAX];
+  /* Neither exists yet: compare where they would be created, through dangling links
+   * (--records=link -o target, link naming target: the records file would become the
+   * output). */
   char ca[2 * PATH_MAX + 2], cb[2 * PATH_MAX + 2];
-  const char *ba, *bb;
-  splitPath(a, da, sizeof da, &ba);
-  splitPath(b, db, sizeof db, &bb);
-  if (!realpath(da, ra) || !realpath(db, rb))
+  if (!createdAt(a, ca, sizeof ca) || !createdAt(b, cb, sizeof cb))
     return strcmp(a, b) == 0;
-  snprintf(ca, sizeof ca, "%s/%s", ra, ba);
-  snprintf(cb, sizeof cb, "%s/%s", rb, bb);
   return strcmp(ca, cb) == 0;
 }
 

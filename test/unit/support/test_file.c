@@ -1,14 +1,18 @@
 /* test_file.c: pruner/file.h (whole-file reads: contents, sizes past the first chunk,
  * embedded NULs, the error naming the path). */
+#include <cmocka.h>
+#include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <sys/stat.h>
@@ -239,10 +243,63 @@ static void test_same_file(void **state) {
   assert_false(prunerSameFile(a, new1));
   assert_true(prunerSameFile(new1, new2)); /* neither exists yet */
   assert_false(prunerSameFile(new1, b));
+  /* A dangling link names the file it would create: --records=link -o target. */
+  char dangling[128], relative[128], loop[128];
+  snprintf(dangling, sizeof dangling, "%s/dangling.jsonl", dir);
+  snprintf(relative, sizeof relative, "%s/relative.jsonl", dir);
+  snprintf(loop, sizeof loop, "%s/loop.jsonl", dir);
+  assert_int_equal(symlink(new1, dangling), 0);
+  assert_int_equal(symlink("new.mlir", relative), 0);
+  assert_int_equal(symlink("loop.jsonl", loop), 0);
+  assert_true(prunerSameFile(dangling, new1));
+  assert_true(prunerSameFile(new2, relative));
+  assert_true(prunerSameFile(dangling, relative));
+  assert_false(prunerSameFile(dangling, b));
+  assert_false(prunerSameFile(loop, new1)); /* a loop of links names no file */
+  unlink(dangling);
+  unlink(relative);
+  unlink(loop);
   unlink(a);
   unlink(b);
   unlink(hard);
   unlink(soft);
+  rmdir(dir);
+}
+
+static bool writeMuch(FILE *f, void *user) {
+  (void)user;
+  static char line[1024];
+  memset(line, 'x', sizeof line - 2);
+  line[sizeof line - 2] = '\n';
+  for (int i = 0; i < 256; ++i)
+    if (fputs(line, f) == EOF)
+      return false;
+  return true;
+}
+
+/* A writer stopped by the stream's error (a full disk; here the file size limit) is
+ * reported with that error, not as content that could not be produced; nothing stays. */
+static void test_atomic_write_stream_error(void **state) {
+  (void)state;
+  char dir[] = "/tmp/pruner-test-dir-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[128];
+  snprintf(path, sizeof path, "%s/out.mlir", dir);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN); /* writes past the limit fail with EFBIG instead */
+    struct rlimit lim = {16384, 16384};
+    if (setrlimit(RLIMIT_FSIZE, &lim) != 0)
+      _exit(5);
+    PrunerStatus st = prunerWriteFileAtomic(path, writeMuch, NULL);
+    _exit(st.ok ? 1 : strstr(st.message, strerror(EFBIG)) == NULL ? 2 : 0);
+  }
+  int status = 0;
+  assert_int_equal(waitpid(child, &status, 0), child);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+  assert_int_equal(countEntries(dir), 0);
   rmdir(dir);
 }
 
@@ -302,6 +359,7 @@ int main(void) {
       cmocka_unit_test(test_atomic_write),
       cmocka_unit_test(test_atomic_write_several),
       cmocka_unit_test(test_same_file),
+      cmocka_unit_test(test_atomic_write_stream_error),
       cmocka_unit_test(test_remove_tree),
       cmocka_unit_test(test_text_append_bytes),
   };
