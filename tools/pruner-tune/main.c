@@ -55,6 +55,7 @@ static void onSignal(int sig, siginfo_t *info, void *context) {
     static const char msg[] = "\npruner-tune: second interrupt: exiting now\n";
     ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
     (void)ignored;
+    prunerRemoveStagedFiles(); /* an output half written stays as it was */
     _exit(128 + sig);
   }
   g_first_sig = sig;
@@ -75,7 +76,8 @@ typedef struct Cli {
   const char *study;
   bool pretrained_none;    /* --pretrained=none: no shipped prior either */
   bool module_check;       /* the whole-module check after tuning (IREE CPU; default on) */
-  int64_t interrupt_after; /* testing: raise SIGINT after this many new trials */
+  int64_t interrupt_after; /* testing: raise SIGINT after this many new trials (0: before
+                              the first; -1: never) */
   int64_t new_trials;
   size_t num_tasks;
   PrunerTuneSession session;
@@ -227,6 +229,7 @@ static void usage(FILE *f) {
           "  -v, --verbose            one line per measured candidate\n"
           "  -q, --quiet              no progress lines\n"
           "      --interrupt-after=N  (testing) raise SIGINT after N new measurements\n"
+          "                           (0: before the first)\n"
           "  -h, --help               this text\n"
           "\n"
           "Outputs are written to a temporary file and renamed; an output naming the same file\n"
@@ -523,6 +526,8 @@ static int tuneMain(Cli *cli_, PrunerTuneOptions *o_, PrunerTuneStudyOptions *so
     fprintf(stderr, "pruner-tune: %zu workload(s) on %s, budget %lld trials, measure=%s\n",
             cli.num_tasks, o.target, (long long)o.trials,
             prunerTuneSessionMeasureDescription(cli.session));
+  if (cli.interrupt_after == 0)
+    raise(SIGINT); /* a Ctrl-C before the first measurement */
   st = prunerTuneSessionRun(cli.session);
   if (cli.tty && !cli.quiet)
     fputs("\n", stderr);
@@ -537,21 +542,29 @@ static int tuneMain(Cli *cli_, PrunerTuneOptions *o_, PrunerTuneStudyOptions *so
    * best so far, of this run or of the records it resumed, is written and the command
    * still fails. An error with nothing measured at all (no GPU driver, a fresh log)
    * writes nothing. */
-  bool stopped = false;
-  for (size_t i = 0; !st.ok && i < cli.num_tasks; ++i) {
-    PrunerTuneTaskInfo info; /* something is measured: keep it */
+  bool measured = false; /* anything measured, in this run or in the records it resumed */
+  for (size_t i = 0; i < cli.num_tasks; ++i) {
+    PrunerTuneTaskInfo info;
     prunerTuneSessionGetTask(cli.session, i, &info);
-    stopped = stopped || info.new_trials > 0 || (info.has_best && info.measured);
+    measured = measured || info.new_trials > 0 || (info.has_best && info.measured);
   }
-  bool written = false;
-  if (rc == 0 || interrupted || stopped) {
+  bool stopped = !st.ok && measured;
+  /* Interrupted before any measurement: the outputs would be the input without a config,
+   * written over the results of an earlier run; they are left as they are. */
+  bool write = interrupted ? measured : rc == 0 || stopped;
+  bool written = false, write_failed = false;
+  if (write) {
     PrunerStatus w = prunerTuneSessionWriteOutputs(cli.session, cli.output, cli.spec);
     written = w.ok;
+    write_failed = !w.ok;
     if (!w.ok) {
       fprintf(stderr, "pruner-tune: error: %s\n", w.message);
       rc = 1;
     }
   }
+  /* Ctrl-C while the outputs were written: they are whole (all or nothing), and the run
+   * ends as interrupted, so that a shell loop over modules stops too. */
+  interrupted = interrupted || g_stop;
   /* The module as the user compiles it, with the spec just written (docs/iree.md). */
   char *module_report = NULL;
   if (rc == 0 && !interrupted && cli.module_check &&
@@ -568,7 +581,9 @@ static int tuneMain(Cli *cli_, PrunerTuneOptions *o_, PrunerTuneStudyOptions *so
      * with the check silently cut short). The outputs are written already. */
     interrupted = interrupted || g_stop;
   }
-  if (cli.num_tasks > 0 && (rc == 0 || interrupted || stopped || module_report)) {
+  /* The table also after outputs that could not be written: the final check's choice
+   * and medians are nowhere else. */
+  if (cli.num_tasks > 0 && (rc == 0 || interrupted || stopped || module_report || st.ok)) {
     char *table = prunerTuneSessionSummary(cli.session);
     if (table)
       fputs(table, stdout);
@@ -596,18 +611,29 @@ static int tuneMain(Cli *cli_, PrunerTuneOptions *o_, PrunerTuneStudyOptions *so
                       "%zu result(s) are measurements from the records, the rest model "
                       "predictions (unmeasured)\n", from_log, cli.num_tasks);
   }
-  if (rc == 0)
+  if (rc == 0 && written)
     fprintf(stderr, "pruner-tune: wrote %s%s%s\n", cli.output, cli.spec ? " and " : "",
             cli.spec ? cli.spec : "");
   prunerTuneSessionDestroy(cli.session);
   if (stopped && !interrupted && written)
     fprintf(stderr, "pruner-tune: the run stopped on the error above: best-so-far written to "
                     "%s%s%s\n", cli.output, cli.spec ? " and " : "", cli.spec ? cli.spec : "");
-  if (interrupted) {
+  if (interrupted && write_failed) {
+    fprintf(stderr, "pruner-tune: interrupted: records kept; the outputs could not be written "
+                    "(the error above)\n");
+    return rc; /* 1: a script must not take them as written */
+  }
+  if (interrupted && written)
     fprintf(stderr, "pruner-tune: interrupted: records kept, best-so-far written to %s\n",
             cli.output);
+  else if (interrupted)
+    fprintf(stderr,
+            "pruner-tune: interrupted before anything was measured: nothing recorded "
+            "or written (%s%s%s left as %s)\n",
+            cli.output, cli.spec ? " and " : "", cli.spec ? cli.spec : "",
+            cli.spec ? "they were" : "it was");
+  if (interrupted)
     return 128 + (g_stop ? (int)g_stop : SIGINT); /* 130 for SIGINT, 143 for SIGTERM */
-  }
   return rc;
 }
 
@@ -625,7 +651,8 @@ int main(int argc, char **argv) {
 }
 
 static int tuneCommand(int argc, char **argv) {
-  Cli cli = {.top = 10, .tty = isatty(STDERR_FILENO) != 0, .module_check = true};
+  Cli cli = {
+      .top = 10, .tty = isatty(STDERR_FILENO) != 0, .module_check = true, .interrupt_after = -1};
   PrunerTuneOptions o = prunerTuneDefaultOptions();
   /* The tool rewrites 1x1 convs as GEMMs unless told not to (docs/tune.md); the library
    * leaves that to its caller. */
@@ -894,7 +921,7 @@ static int tuneCommand(int argc, char **argv) {
       so.context = true;
       break;
     case O_INTERRUPT:
-      fs = prunerParseInt("--interrupt-after", optarg, 1, MAX_TRIALS, &cli.interrupt_after);
+      fs = prunerParseInt("--interrupt-after", optarg, 0, MAX_TRIALS, &cli.interrupt_after);
       break;
     case O_TIMEOUT: /* finite, positive, at most a day */
       fs = prunerParsePositiveDouble("--timeout", optarg, 86400, &o.candidate_timeout_s);
