@@ -1,12 +1,13 @@
 /* test_file.c: pruner/file.h (whole-file reads: contents, sizes past the first chunk,
  * embedded NULs, the error naming the path). */
-#include <cmocka.h>
-#include <errno.h>
 #include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <sys/stat.h>
 
 #include "pruner/file.h"
 #include "pruner/text.h"
