@@ -497,10 +497,9 @@ static PrunerStatus openForAppending(PrunerRecords r) {
     r->created = fd >= 0;
     if (fd >= 0) {
       r->file = fdopen(fd, "a+");
-      if (!r->file) {
+      if (!r->file) { /* the empty file stays: it is removed only under its lock */
         int err = errno;
         close(fd);
-        unlink(r->path);
         return prunerStatusError("%s: cannot open records file: %s", r->path, strerror(err));
       }
     } else if (errno != EEXIST) {
